@@ -1,0 +1,3 @@
+from memverbs.cli.main import main
+
+raise SystemExit(main())

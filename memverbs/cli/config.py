@@ -1,0 +1,100 @@
+"""`memverbs config get|set|unset`: dotted keys (`mcp.strict_params`) over config.toml.
+
+A value is validated against the settings model before the file is written, so
+a typo cannot leave a config that stops the server.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import tempfile
+import tomllib
+from pathlib import Path
+
+from memverbs.cli.configfile import read_config, write_config
+from memverbs.cli.output import fail, print_json
+from memverbs.server.errors import ConfigError
+from memverbs.server.home import Home
+from memverbs.server.protocol.params import nearest
+from memverbs.server.settings import known_keys, load_settings
+
+
+def run_config(args) -> int:
+    home = Home.from_env()
+    keys = known_keys()
+    if args.config_command == "get":
+        try:
+            settings = load_settings(home)
+        except ConfigError as exc:
+            return fail(exc.message, exc.fix)
+        values = {key: _lookup(settings.model_dump(), key) for key in keys}
+        if args.key:
+            if args.key not in keys:
+                return _unknown(args.key, keys)
+            values = {args.key: values[args.key]}
+        if args.json:
+            print_json(values)
+        else:
+            for key, value in values.items():
+                print(f"{key} = {json.dumps(value)}")
+        return 0
+    if args.key not in keys:
+        return _unknown(args.key, keys)
+    try:
+        data = read_config(home.config_path)
+    except tomllib.TOMLDecodeError as exc:
+        return fail(f"config file {home.config_path} is not valid TOML ({exc})", f"Fix the syntax in {home.config_path} first.")
+    updated = _assign(data, args.key, None if args.config_command == "unset" else _parse_value(args.value))
+    try:
+        _validate(updated)
+    except ConfigError as exc:
+        return fail(exc.message.replace("config has invalid values", f"{args.key} cannot be {args.value!r}"), exc.fix)
+    write_config(home.config_path, updated)
+    print(f"{args.key} = {json.dumps(_lookup(updated, args.key))}" if args.config_command == "set" else f"{args.key} unset")
+    return 0
+
+
+def _parse_value(text: str):
+    lowered = text.strip().lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def _lookup(data: dict, key: str):
+    node = data
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _assign(data: dict, key: str, value) -> dict:
+    out = copy.deepcopy(data)
+    parts = key.split(".")
+    node = out
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+    if value is None:
+        node.pop(parts[-1], None)
+    else:
+        node[parts[-1]] = value
+    return out
+
+
+def _validate(data: dict) -> None:
+    """Load the would-be file through the real settings model (env included) before writing it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        write_config(Path(tmp) / "config.toml", data)
+        load_settings(Home(Path(tmp)))
+
+
+def _unknown(key: str, keys: dict) -> int:
+    near = nearest(key, keys)
+    hint = f'Did you mean "{near}"? ' if near else ""
+    return fail(f'unknown setting "{key}"', f"{hint}Known settings: {', '.join(keys)}.")

@@ -1,0 +1,126 @@
+"""`memverbs doctor`: is this home healthy, and if not, what is the fix?
+
+Read-only: the brain is inspected through a read-only connection, so running
+doctor never migrates, creates or repairs anything by surprise.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime, timedelta
+
+from memverbs.cli.output import print_json
+from memverbs.server.brain import migrations
+from memverbs.server.errors import ConfigError
+from memverbs.server.home import Home
+from memverbs.server.settings import Settings, load_settings
+from memverbs.server.usage import read_events
+
+MARKS = {"ok": "✓", "warn": "!", "fail": "✗"}
+
+
+@dataclass
+class Check:
+    name: str
+    status: str  # ok | warn | fail
+    detail: str
+    fix: str | None = None
+
+
+def run_checks(home: Home) -> list[Check]:
+    checks: list[Check] = []
+    if not home.root.is_dir():
+        checks.append(Check("home", "fail", f"no memverbs home at {home.root}", "Run `memverbs init` to create it."))
+        return checks
+    checks.append(Check("home", "ok", str(home.root)))
+    settings: Settings | None = None
+    try:
+        settings = load_settings(home)
+        where = home.config_path if home.config_path.exists() else "defaults (no config.toml)"
+        checks.append(Check("config", "ok", f"{where}; source {settings.source}"))
+    except ConfigError as exc:
+        checks.append(Check("config", "fail", exc.message, exc.fix))
+    brain_path = home.resolve(settings.brain.path if settings else "brain.db")
+    checks += brain_checks(brain_path)
+    checks.append(usage_check(home))
+    return checks
+
+
+def brain_checks(path) -> list[Check]:
+    if not path.is_file():
+        return [Check("brain", "fail", f"no brain at {path}", "Run `memverbs init` to create it.")]
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+    except sqlite3.Error as exc:
+        return [Check("brain", "fail", f"cannot open {path}: {exc}", f"Check the permissions of {path}.")]
+    try:
+        quick = db.execute("PRAGMA quick_check").fetchone()[0]
+        if quick != "ok":
+            return [
+                Check(
+                    "brain",
+                    "fail",
+                    f"{path} failed its integrity check: {quick}",
+                    f"Restore {path} from a backup, or salvage it with `sqlite3 {path} .recover`.",
+                )
+            ]
+        out = [Check("brain", "ok", f"{path} readable, integrity ok")]
+        newer = migrations.unknown(db)
+        waiting = [m.name for m in migrations.pending(db)]
+        if newer:
+            out.append(
+                Check(
+                    "schema",
+                    "fail",
+                    f"the brain has schema steps this memverbs does not know ({', '.join(newer)}): a newer memverbs wrote it",
+                    "Upgrade memverbs (pip install -U memverbs); the brain was not changed.",
+                )
+            )
+        elif waiting:
+            out.append(Check("schema", "warn", f"{len(waiting)} migration(s) pending: {', '.join(waiting)}", "Run `memverbs init` to apply them."))
+        else:
+            out.append(Check("schema", "ok", f"current ({len(migrations.MIGRATIONS)} steps)"))
+        return out
+    except sqlite3.DatabaseError as exc:
+        return [
+            Check(
+                "brain",
+                "fail",
+                f"{path} is not a readable brain ({exc})",
+                f"Move {path} aside and run `memverbs init` for a fresh brain, or restore it from a backup.",
+            )
+        ]
+    finally:
+        db.close()
+
+
+def usage_check(home: Home, days: int = 30) -> Check:
+    path = home.usage_log
+    if not path.exists():
+        return Check("memory_verbs_usage", "ok", "no verb calls logged yet")
+    try:
+        events = read_events(path)
+    except OSError as exc:
+        return Check("memory_verbs_usage", "warn", f"cannot read {path}: {exc.strerror}", f"Check the permissions of {path}.")
+    horizon = (datetime.now(UTC) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%S")
+    recent = [e for e in events if e["ts"] >= horizon]
+    if not recent:
+        return Check("memory_verbs_usage", "ok", f"no verb calls in the last {days} days")
+    mix = ", ".join(f"{verb} {n}" for verb, n in Counter(e["verb"] for e in recent).most_common())
+    return Check("memory_verbs_usage", "ok", f"{len(recent)} calls in {days} days ({mix}); last {max(e['ts'] for e in recent)}")
+
+
+def run_doctor(args) -> int:
+    checks = run_checks(Home.from_env())
+    failed = any(c.status == "fail" for c in checks)
+    if args.json:
+        print_json({"ok": not failed, "checks": [asdict(c) for c in checks]})
+    else:
+        for c in checks:
+            print(f"{MARKS[c.status]} {c.name}: {c.detail}")
+            if c.fix:
+                print(f"    fix: {c.fix}")
+        print("healthy" if not failed else "problems found")
+    return 1 if failed else 0

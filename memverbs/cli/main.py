@@ -1,0 +1,115 @@
+"""The `memverbs` command: argument parsing and routing, nothing heavy.
+
+Every operation in the protocol registry is a subcommand whose options are
+generated from its params (the first required param is positional), so the CLI
+cannot drift from the tools the server lists. Subcommand modules are imported
+only when chosen: `memverbs hook` must not pay for `serve`'s imports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from memverbs import __version__
+
+
+def _ops_parser(sub) -> None:
+    from memverbs.server.protocol.registry import OPERATIONS  # noqa: PLC0415 - registry is plain data
+
+    for op in OPERATIONS:
+        if op.name == "whoami":
+            continue
+        cli_name = op.name.replace("_", "-")
+        p = sub.add_parser(cli_name, help=op.description.removeprefix("MEMORY VERB (v1): ").split(". ")[0])
+        p.set_defaults(command="op", op=op.name)
+        positional_done = False
+        for param in op.params:
+            dest = f"p_{param.name}"
+            flag = "--" + param.name.replace("_", "-")
+            if op.name == "put_page" and param.name == "content":
+                p.add_argument("file", nargs="?", default="-", help="markdown file to read ('-' or nothing: stdin)")
+                continue
+            if param.required and not positional_done:
+                p.add_argument(dest, metavar=param.name.upper(), help=param.description)
+                positional_done = True
+                continue
+            if param.type == "boolean":
+                p.add_argument(flag, dest=dest, action="store_true", default=None, help=param.description)
+            elif param.type == "number":
+                p.add_argument(flag, dest=dest, type=_number, required=param.required, help=param.description)
+            else:
+                p.add_argument(
+                    flag, dest=dest, required=param.required, choices=param.enum, help=param.description
+                )
+        p.add_argument("--json", action="store_true", help="print the response JSON")
+
+
+def _number(text: str) -> float | int:
+    value = float(text)
+    return int(value) if value.is_integer() else value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memverbs", description="Memory for coding agents: the MEMORY_VERBS v1 brain, server, installers and hooks."
+    )
+    parser.add_argument("--version", action="version", version=f"memverbs {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("init", help="create the home, its config and the brain")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("serve", help="run the MCP server over stdio")
+    p.add_argument("--surface", choices=("verbs", "starter", "full"), help="tools to expose (default: config mcp_surface, else full)")
+
+    p = sub.add_parser("config", help="read or change settings")
+    csub = p.add_subparsers(dest="config_command", metavar="ACTION", required=True)
+    g = csub.add_parser("get", help="print one setting, or all of them")
+    g.add_argument("key", nargs="?")
+    g.add_argument("--json", action="store_true")
+    s = csub.add_parser("set", help="change a setting in config.toml")
+    s.add_argument("key")
+    s.add_argument("value")
+    u = csub.add_parser("unset", help="remove a setting from config.toml (back to its default)")
+    u.add_argument("key")
+
+    p = sub.add_parser("doctor", help="check the home, config and brain, with a fix for each problem")
+    p.add_argument("--json", action="store_true")
+
+    _ops_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        if args.command == "init":
+            from memverbs.cli.init import run_init  # noqa: PLC0415
+
+            return run_init(args)
+        if args.command == "serve":
+            from memverbs.cli.serve import run_serve  # noqa: PLC0415
+
+            return run_serve(args)
+        if args.command == "config":
+            from memverbs.cli.config import run_config  # noqa: PLC0415
+
+            return run_config(args)
+        if args.command == "doctor":
+            from memverbs.cli.doctor import run_doctor  # noqa: PLC0415
+
+            return run_doctor(args)
+        from memverbs.cli.ops import run_op  # noqa: PLC0415
+
+        return run_op(args)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

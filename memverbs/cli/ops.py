@@ -1,0 +1,86 @@
+"""Running an operation from the command line, as the trusted local caller.
+
+The CLI calls the same dispatch as MCP (one implementation per verb), on the
+'local' lane and the full surface, and never writes to the usage log.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from memverbs.cli.output import fail, print_json
+from memverbs.server.protocol.registry import BY_NAME
+from memverbs.server.runtime import Runtime
+
+
+def run_op(args) -> int:
+    op = BY_NAME[args.op]
+    params: dict = {}
+    for param in op.params:
+        value = getattr(args, f"p_{param.name}", None)
+        if value is not None:
+            params[param.name] = value
+    if op.name == "put_page":
+        params["content"] = _read_content(args.file)
+    runtime = Runtime()
+    try:
+        outcome = runtime.local_dispatcher().call(op.name, params)
+    finally:
+        runtime.close()
+    if args.json:
+        print_json(outcome.body)
+        return 1 if outcome.is_error else 0
+    if outcome.is_error:
+        return fail(outcome.body.get("message", "failed"), outcome.body.get("suggestion"))
+    print(render(op.name, outcome.body))
+    return 0
+
+
+def _read_content(path: str) -> str:
+    if path == "-":
+        if sys.stdin.isatty():
+            print("memverbs: reading the page from stdin (end with Ctrl-D)...", file=sys.stderr)
+        return sys.stdin.read()
+    with open(path, encoding="utf-8") as fh:
+        return fh.read()
+
+
+def render(name: str, body: dict) -> str:
+    """A readable rendering; `--json` gives the exact wire body."""
+    if name == "remember":
+        until = f" (expires {body['valid_until']})" if body.get("valid_until") else ""
+        entity = f" about {body['entity_slug']}" if body.get("entity_slug") else ""
+        return f"{body['status_text']}{entity}{until}"
+    if name == "forget":
+        return f"fact #{body['id']} expired" if body["expired"] else f"fact #{body['id']} was already expired"
+    if name == "recall":
+        lines = [_fact_line(f) for f in body["facts"]] or ["(no facts)"]
+        for r in body.get("results", []):
+            lines.append(f"page  {r['slug']}  {r['title'] or ''}  [{r['evidence']}]")
+        return "\n".join(lines)
+    if name == "entity":
+        if not body["found"]:
+            near = ", ".join(s["slug"] for s in body.get("suggestions", [])) or "none"
+            return f"not found (near: {near})"
+        card = body["card"]
+        lines = [f"{card['entity']['title']}  ({card['entity']['slug']}, {card['entity']['type'] or 'untyped'})"]
+        if card["summary"]:
+            lines.append(card["summary"])
+        if card["aka"]:
+            lines.append("aka: " + ", ".join(card["aka"]))
+        lines += [f"[{t['kind']}] {t['text']} ({t['date']})" for t in card["open_threads"]]
+        lines += [f"{e['direction']} {e['type']} {e['slug']}" for e in card["edges"]]
+        lines.append(f"{card['active_fact_count']} active facts, {card['backlink_count']} backlinks")
+        return "\n".join(lines)
+    if name in ("context_pack", "delta"):
+        return body["text"] or "(nothing to report)"
+    if name == "synthesize":
+        return body["answer"]
+    return json.dumps(body, indent=2, ensure_ascii=False)
+
+
+def _fact_line(f: dict) -> str:
+    entity = f" [{f['entity_slug']}]" if f.get("entity_slug") else ""
+    gone = " (expired)" if f.get("expired_at") else ""
+    return f"#{f['fact_id']} {f['kind']}: {f['fact']}{entity} — {f['provenance']}{gone}"

@@ -1,0 +1,217 @@
+"""Schema migrations: an ordered registry of named steps with a record table.
+
+Each step is SQL that runs in its own transaction together with its record row
+in `_migrations` (inserted first, so a second process racing to apply the same
+step fails on the record's key and rolls back instead of applying it twice).
+A brain that records a step this code does not know was written by a newer
+memverbs: it is refused (never "downgraded") with the fix, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from memverbs.server.errors import BrainError
+from memverbs.server.timeparse import now_ms
+
+@dataclass(frozen=True)
+class Migration:
+    name: str
+    sql: str
+
+
+_CORE_TABLES = """
+        CREATE TABLE pages (
+            id                INTEGER PRIMARY KEY,
+            source_id         TEXT NOT NULL,
+            slug              TEXT NOT NULL,
+            slug_rev          TEXT NOT NULL,          -- slug reversed: suffix match as an index range
+            title             TEXT,
+            type              TEXT,
+            body              TEXT NOT NULL DEFAULT '',
+            frontmatter       TEXT NOT NULL DEFAULT '{}',
+            summary           TEXT,                   -- frontmatter summary, if any
+            visibility        TEXT NOT NULL DEFAULT 'world' CHECK (visibility IN ('world', 'private')),
+            origin            TEXT NOT NULL DEFAULT 'put_page',
+            created_at        INTEGER NOT NULL,
+            updated_at        INTEGER NOT NULL,
+            last_retrieved_at INTEGER,
+            deleted_at        INTEGER,
+            UNIQUE (source_id, slug)
+        );
+        CREATE INDEX pages_title ON pages (source_id, lower(title)) WHERE deleted_at IS NULL;
+        CREATE INDEX pages_slug_rev ON pages (source_id, slug_rev) WHERE deleted_at IS NULL;
+        CREATE INDEX pages_changed ON pages (source_id, updated_at, slug) WHERE deleted_at IS NULL;
+
+        CREATE TABLE aliases (
+            id         INTEGER PRIMARY KEY,
+            source_id  TEXT NOT NULL,
+            slug       TEXT NOT NULL,
+            alias      TEXT NOT NULL,
+            alias_norm TEXT NOT NULL,
+            origin     TEXT NOT NULL DEFAULT 'manual',   -- frontmatter | manual
+            UNIQUE (source_id, slug, alias_norm)
+        );
+        CREATE INDEX aliases_norm ON aliases (source_id, alias_norm);
+
+        CREATE TABLE links (
+            id          INTEGER PRIMARY KEY,
+            source_id   TEXT NOT NULL,
+            from_slug   TEXT NOT NULL,
+            to_slug     TEXT NOT NULL,
+            link_type   TEXT NOT NULL,
+            link_source TEXT,                            -- markdown | frontmatter | manual | mentions
+            context     TEXT,
+            created_at  INTEGER NOT NULL,
+            UNIQUE (source_id, from_slug, to_slug, link_type, link_source)
+        );
+        CREATE INDEX links_to ON links (source_id, to_slug);
+
+        CREATE TABLE timeline (
+            id         INTEGER PRIMARY KEY,
+            source_id  TEXT NOT NULL,
+            slug       TEXT NOT NULL,
+            date       TEXT NOT NULL,                    -- YYYY-MM-DD as written
+            summary    TEXT NOT NULL,
+            detail     TEXT,
+            origin     TEXT NOT NULL DEFAULT 'manual',   -- markdown | manual
+            created_at INTEGER NOT NULL
+        );
+        CREATE INDEX timeline_slug ON timeline (source_id, slug, date DESC);
+
+        CREATE TABLE facts (
+            id                INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: ids are handed out
+            source_id         TEXT NOT NULL,
+            fact              TEXT NOT NULL,
+            fact_norm         TEXT NOT NULL,          -- whitespace-collapsed, lowercased: exact dedup
+            kind              TEXT NOT NULL,
+            entity_slug       TEXT,
+            visibility        TEXT NOT NULL CHECK (visibility IN ('world', 'private')),
+            notability        TEXT NOT NULL DEFAULT 'medium',
+            provenance        TEXT NOT NULL,
+            source_session    TEXT,
+            context           TEXT,
+            confidence        REAL NOT NULL DEFAULT 1.0,
+            valid_from        INTEGER NOT NULL,
+            valid_until       INTEGER,
+            expired_at        INTEGER,
+            expiry_reason     TEXT,                   -- the audit trail: why it stopped being active
+            superseded_by     INTEGER REFERENCES facts (id),
+            consolidated_at   INTEGER,
+            consolidated_into INTEGER,
+            created_at        INTEGER NOT NULL
+        );
+        CREATE INDEX facts_entity ON facts (source_id, entity_slug, valid_from DESC, id DESC);
+        CREATE INDEX facts_created ON facts (source_id, created_at);
+        CREATE INDEX facts_event ON facts (source_id, valid_from);
+        CREATE INDEX facts_session ON facts (source_id, source_session, created_at) WHERE source_session IS NOT NULL;
+        CREATE INDEX facts_superseded ON facts (source_id, expired_at) WHERE superseded_by IS NOT NULL;
+
+        CREATE TABLE session_cursors (
+            source_id    TEXT NOT NULL,
+            client_id    TEXT NOT NULL,
+            session_id   TEXT NOT NULL,
+            last_wake_at INTEGER NOT NULL,
+            cursor_slug  TEXT NOT NULL DEFAULT '',
+            created_at   INTEGER NOT NULL,
+            updated_at   INTEGER NOT NULL,
+            PRIMARY KEY (source_id, client_id, session_id)
+        );
+        CREATE INDEX session_cursors_idle ON session_cursors (updated_at);
+"""
+
+# External-content FTS5 tables kept in step by triggers: the text lives once.
+_KEYWORD_INDEX = """
+        CREATE VIRTUAL TABLE pages_fts USING fts5(
+            title, body, content='pages', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER pages_fts_ai AFTER INSERT ON pages BEGIN
+            INSERT INTO pages_fts (rowid, title, body) VALUES (new.id, new.title, new.body);
+        END;
+        CREATE TRIGGER pages_fts_ad AFTER DELETE ON pages BEGIN
+            INSERT INTO pages_fts (pages_fts, rowid, title, body) VALUES ('delete', old.id, old.title, old.body);
+        END;
+        CREATE TRIGGER pages_fts_au AFTER UPDATE OF title, body ON pages BEGIN
+            INSERT INTO pages_fts (pages_fts, rowid, title, body) VALUES ('delete', old.id, old.title, old.body);
+            INSERT INTO pages_fts (rowid, title, body) VALUES (new.id, new.title, new.body);
+        END;
+
+        CREATE VIRTUAL TABLE facts_fts USING fts5(
+            fact, content='facts', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER facts_fts_ai AFTER INSERT ON facts BEGIN
+            INSERT INTO facts_fts (rowid, fact) VALUES (new.id, new.fact);
+        END;
+        CREATE TRIGGER facts_fts_ad AFTER DELETE ON facts BEGIN
+            INSERT INTO facts_fts (facts_fts, rowid, fact) VALUES ('delete', old.id, old.fact);
+        END;
+"""
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration("0001_core_tables", _CORE_TABLES),
+    Migration("0002_keyword_index", _KEYWORD_INDEX),
+)
+
+
+def _ensure_record_table(db: sqlite3.Connection) -> None:
+    db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)")
+
+
+def applied(db: sqlite3.Connection) -> list[str]:
+    exists = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'").fetchone()
+    if not exists:
+        return []
+    return [r[0] for r in db.execute("SELECT name FROM _migrations ORDER BY name")]
+
+
+def pending(db: sqlite3.Connection) -> list[Migration]:
+    done = set(applied(db))
+    return [m for m in MIGRATIONS if m.name not in done]
+
+
+def unknown(db: sqlite3.Connection) -> list[str]:
+    """Steps recorded in the brain that this code does not know: a newer memverbs wrote them."""
+    known = {m.name for m in MIGRATIONS}
+    return [name for name in applied(db) if name not in known]
+
+
+def check_not_future(db: sqlite3.Connection, path: object) -> None:
+    newer = unknown(db)
+    if newer:
+        raise BrainError(
+            f"brain {path} has schema steps this memverbs does not know ({', '.join(newer)}): "
+            "it was written by a newer memverbs",
+            "Upgrade memverbs (pip install -U memverbs) to use this brain; nothing in it was changed.",
+        )
+
+
+def migrate(db: sqlite3.Connection, path: object = "brain") -> list[str]:
+    """Apply pending steps, each in one transaction; returns the names applied here."""
+    check_not_future(db, path)
+    _ensure_record_table(db)
+    done: list[str] = []
+    for step in pending(db):
+        # executescript would commit an open transaction first, so the script
+        # carries its own BEGIN/COMMIT; the record row goes first (see above).
+        script = (
+            "BEGIN IMMEDIATE;\n"
+            f"INSERT INTO _migrations (name, applied_at) VALUES ('{step.name}', {now_ms()});\n"
+            f"{step.sql}\nCOMMIT;"
+        )
+        try:
+            db.executescript(script)
+        except sqlite3.IntegrityError:
+            _rollback(db)  # another process applied this step first
+            continue
+        except BaseException:
+            _rollback(db)
+            raise
+        done.append(step.name)
+    return done
+
+
+def _rollback(db: sqlite3.Connection) -> None:
+    if db.in_transaction:
+        db.execute("ROLLBACK")

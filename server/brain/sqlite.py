@@ -1,0 +1,133 @@
+"""SqliteBrain: the embedded default brain, one file under `$MEMVERBS_HOME`.
+
+Several processes share one brain (the stdio servers of different harnesses,
+hooks, the CLI): WAL lets readers run beside a writer, every write transaction
+starts with BEGIN IMMEDIATE so two writers queue on the busy timeout instead of
+deadlocking on a lock upgrade, and a write is committed before it is
+acknowledged. Storage errors become BrainError here, once, with the fix.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from memverbs.server.brain import migrations
+from memverbs.server.brain.sqlite_facts import FactStore
+from memverbs.server.brain.sqlite_pages import PageStore
+from memverbs.server.brain.sqlite_sessions import CursorStore
+from memverbs.server.errors import BrainError, BrainMissing
+
+
+class SqliteBrain(PageStore, FactStore, CursorStore):
+    backend = "sqlite"
+
+    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
+        self.db = db
+        self.path = path
+
+    @classmethod
+    def open(cls, path: Path, *, create: bool = False, busy_timeout_ms: int = 10_000) -> SqliteBrain:
+        """Open (and with `create`, initialise) the brain at `path`, schema current or refused."""
+        if not create and not path.is_file():
+            raise BrainMissing(
+                f"no brain at {path}",
+                "Run `memverbs init` to create one (or point MEMVERBS_HOME at the home that has it).",
+            )
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout_ms / 1000, check_same_thread=False)
+        except (sqlite3.Error, OSError) as exc:
+            raise BrainError(f"cannot open brain {path}: {exc}", f"Check that {path.parent} is writable.") from exc
+        try:
+            db.row_factory = sqlite3.Row
+            db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")  # durable across process crashes in WAL mode
+            db.execute("PRAGMA foreign_keys = ON")
+            if create:
+                migrations.migrate(db, path)
+            else:
+                migrations.check_not_future(db, path)
+                waiting = migrations.pending(db)
+                if waiting:
+                    migrations.migrate(db, path)
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            raise translate(exc, path) from exc
+        return cls(db, path)
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: IMMEDIATE (queue for the write lock up front), commit or roll back."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.DatabaseError as exc:
+            raise translate(exc, self.path) from exc
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        try:
+            self.db.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise translate(exc, self.path) from exc
+
+    def query(self, sql: str, params: tuple | dict = ()) -> list[sqlite3.Row]:
+        try:
+            return self.db.execute(sql, params).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise translate(exc, self.path) from exc
+
+    def one(self, sql: str, params: tuple | dict = ()):
+        try:
+            return self.db.execute(sql, params).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise translate(exc, self.path) from exc
+
+    # -- health, for doctor -------------------------------------------------
+
+    def schema_status(self) -> dict:
+        return {
+            "applied": migrations.applied(self.db),
+            "pending": [m.name for m in migrations.pending(self.db)],
+            "unknown": migrations.unknown(self.db),
+        }
+
+    def integrity(self) -> str:
+        return self.db.execute("PRAGMA quick_check").fetchone()[0]
+
+    def counts(self, source_id: str) -> dict:
+        pages = self.one("SELECT count(*) FROM pages WHERE source_id = ? AND deleted_at IS NULL", (source_id,))[0]
+        facts = self.one("SELECT count(*) FROM facts WHERE source_id = ?", (source_id,))[0]
+        return {"pages": pages, "facts": facts}
+
+
+def translate(exc: sqlite3.DatabaseError, path: Path) -> BrainError:
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return BrainError(
+            f"brain {path} is locked by another process ({text})",
+            "Another memverbs process holds a long write; retry in a moment. If it persists, find the stuck "
+            "process (`fuser` on the brain file) and stop it.",
+        )
+    if isinstance(exc, sqlite3.DatabaseError) and (
+        "not a database" in text or "malformed" in text or "corrupt" in text
+    ):
+        return BrainError(
+            f"brain {path} is corrupt ({text})",
+            f"Move {path} aside and restore a backup, or run `memverbs init` for a fresh brain; "
+            "`sqlite3 <file> .recover` can salvage rows.",
+        )
+    if "readonly" in text or "unable to open" in text:
+        return BrainError(f"brain {path} cannot be written ({text})", f"Check the permissions of {path} and its folder.")
+    return BrainError(f"brain {path} failed: {text}", "Run `memverbs doctor` for a diagnosis.")

@@ -1,0 +1,185 @@
+"""Facts in the SQLite brain: written once, expired with a reason, never deleted.
+
+"Active" means not expired and, since memverbs honours ttl (PROTOCOL.md B1),
+not past its `valid_until` either. `world_only` is how untrusted callers read.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+FACT_COLS = (
+    "id, fact, kind, entity_slug, visibility, notability, valid_from, valid_until, expired_at, superseded_by, "
+    "consolidated_at, consolidated_into, provenance, source_session, context, confidence, created_at"
+)
+_ACTIVE = "expired_at IS NULL AND (valid_until IS NULL OR valid_until > ?)"
+_WORLD = "(NOT ? OR visibility = 'world')"
+
+
+@dataclass
+class NewFact:
+    fact: str
+    fact_norm: str
+    kind: str
+    entity_slug: str | None
+    visibility: str
+    provenance: str
+    valid_until: int | None
+    source_session: str | None = None
+    context: str | None = None
+    confidence: float = 1.0
+    notability: str = "medium"
+
+
+@dataclass
+class FactFilter:
+    """What recall's facts arm asks for; `arm` picks the ordering."""
+
+    arm: str  # supersessions | entity | session | recent
+    now: int
+    world_only: bool
+    active_only: bool
+    limit: int
+    entity_slug: str | None = None
+    session_id: str | None = None
+    since: int | None = None
+
+
+class FactStore:
+    db: sqlite3.Connection
+
+    def insert_fact(self, source: str, new: NewFact, now: int) -> int:
+        with self.write() as db:
+            return self._insert(db, source, new, now)
+
+    def _insert(self, db: sqlite3.Connection, source: str, new: NewFact, now: int) -> int:
+        cur = db.execute(
+            "INSERT INTO facts (source_id, fact, fact_norm, kind, entity_slug, visibility, notability, provenance, "
+            "source_session, context, confidence, valid_from, valid_until, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                source,
+                new.fact,
+                new.fact_norm,
+                new.kind,
+                new.entity_slug,
+                new.visibility,
+                new.notability,
+                new.provenance,
+                new.source_session,
+                new.context,
+                new.confidence,
+                now,
+                new.valid_until,
+                now,
+            ),
+        )
+        return cur.lastrowid
+
+    def insert_unless_duplicate(self, source: str, new: NewFact, now: int) -> tuple[int, sqlite3.Row | None]:
+        """Insert, unless an active fact with the same normalised text sits in the same entity bucket.
+
+        The check and the insert share one write transaction, so two processes
+        remembering the same fact at once cannot both insert it.
+        """
+        with self.write() as db:
+            if new.entity_slug is not None:
+                dup = db.execute(
+                    f"SELECT id, valid_until FROM facts WHERE source_id = ? AND entity_slug = ? AND fact_norm = ? "
+                    f"AND {_ACTIVE} ORDER BY id LIMIT 1",
+                    (source, new.entity_slug, new.fact_norm, now),
+                ).fetchone()
+                if dup is not None:
+                    return dup["id"], dup
+            return self._insert(db, source, new, now), None
+
+    def fact(self, fact_id: int):
+        return self.one(f"SELECT source_id, {FACT_COLS}, expiry_reason FROM facts WHERE id = ?", (fact_id,))
+
+    def expire_fact(self, fact_id: int, now: int, reason: str) -> bool:
+        with self.write() as db:
+            cur = db.execute(
+                "UPDATE facts SET expired_at = ?, expiry_reason = ? WHERE id = ? AND expired_at IS NULL",
+                (now, reason, fact_id),
+            )
+            return cur.rowcount > 0
+
+    def facts(self, source: str, f: FactFilter) -> list[sqlite3.Row]:
+        where = ["source_id = ?", _WORLD]
+        args: list = [source, f.world_only]
+        if f.active_only and f.arm != "supersessions":
+            where.append(_ACTIVE)
+            args.append(f.now)
+        if f.arm == "supersessions":
+            where.append("superseded_by IS NOT NULL")
+            if f.since is not None:
+                where.append("COALESCE(expired_at, valid_until) >= ?")
+                args.append(f.since)
+            order = "COALESCE(expired_at, valid_until) DESC, id DESC"
+        else:
+            if f.entity_slug is not None:
+                where.append("entity_slug = ?")
+                args.append(f.entity_slug)
+            if f.session_id is not None:
+                where.append("source_session = ?")
+                args.append(f.session_id)
+            if f.since is not None:
+                where.append("valid_from >= ?")
+                args.append(f.since)
+            order = {
+                "entity": "valid_from DESC, id DESC",
+                "session": "created_at DESC, id DESC",
+            }.get(f.arm, "valid_from DESC, id DESC")
+        sql = f"SELECT {FACT_COLS} FROM facts WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?"
+        args.append(f.limit)
+        return self.query(sql, tuple(args))
+
+    # -- card and pack arms --------------------------------------------------
+
+    def active_commitments(self, source: str, slug: str, *, world_only: bool, now: int, limit: int) -> list[sqlite3.Row]:
+        return self.query(
+            f"SELECT fact, valid_from FROM facts WHERE source_id = ? AND entity_slug = ? AND kind = 'commitment' "
+            f"AND {_ACTIVE} AND {_WORLD} ORDER BY valid_from DESC, id DESC LIMIT ?",
+            (source, slug, now, world_only, limit),
+        )
+
+    def active_fact_count(self, source: str, slug: str, *, world_only: bool, now: int, cap: int = 100) -> int:
+        return self.one(
+            f"SELECT count(*) FROM (SELECT 1 FROM facts WHERE source_id = ? AND entity_slug = ? AND {_ACTIVE} "
+            f"AND {_WORLD} LIMIT ?)",
+            (source, slug, now, world_only, cap),
+        )[0]
+
+    def entity_facts(self, source: str, slugs: list[str], *, world_only: bool, now: int, limit: int):
+        if not slugs:
+            return []
+        marks = ",".join("?" * len(slugs))
+        return self.query(
+            f"SELECT {FACT_COLS} FROM facts WHERE source_id = ? AND entity_slug IN ({marks}) AND {_ACTIVE} AND {_WORLD} "
+            "ORDER BY valid_from DESC, id DESC LIMIT ?",
+            (source, *slugs, now, world_only, limit),
+        )
+
+    def session_facts(self, source: str, session_id: str, *, world_only: bool, now: int, limit: int):
+        return self.query(
+            f"SELECT {FACT_COLS} FROM facts WHERE source_id = ? AND source_session = ? AND {_ACTIVE} AND {_WORLD} "
+            "ORDER BY created_at DESC, id DESC LIMIT ?",
+            (source, session_id, now, world_only, limit),
+        )
+
+    def recent_facts(self, source: str, created_after: int, *, world_only: bool, now: int, limit: int):
+        """Active facts recorded at or after `created_after`, newest first."""
+        return self.query(
+            f"SELECT {FACT_COLS} FROM facts WHERE source_id = ? AND created_at >= ? AND {_ACTIVE} AND {_WORLD} "
+            "ORDER BY created_at DESC, id DESC LIMIT ?",
+            (source, created_after, now, world_only, limit),
+        )
+
+    def facts_recorded_after(self, source: str, since: int, *, world_only: bool, now: int, limit: int):
+        """delta's facts arm: active facts recorded strictly after `since`, newest first."""
+        return self.query(
+            f"SELECT {FACT_COLS} FROM facts WHERE source_id = ? AND created_at > ? AND {_ACTIVE} AND {_WORLD} "
+            "ORDER BY created_at DESC, id DESC LIMIT ?",
+            (source, since, now, world_only, limit),
+        )

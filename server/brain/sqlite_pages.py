@@ -1,0 +1,282 @@
+"""Pages, aliases, links and timeline in the SQLite brain.
+
+Every read is isolated to one source and takes `allow_private`: untrusted
+callers pass False and private pages simply are not there for them.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+
+from memverbs.server.names import normalize_alias
+
+_LIVE = "deleted_at IS NULL AND (? OR visibility = 'world')"
+_PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_retrieved_at"
+
+
+@dataclass
+class PageDraft:
+    """A page as put_page parsed it: everything a save replaces."""
+
+    slug: str
+    title: str
+    type: str | None
+    body: str
+    frontmatter: dict
+    summary: str | None
+    visibility: str
+    aliases: list[str] = field(default_factory=list)
+    links: list[tuple[str, str, str, str | None]] = field(default_factory=list)  # to, type, link_source, context
+    timeline: list[tuple[str, str, str | None]] = field(default_factory=list)  # date, summary, detail
+
+
+def reverse(slug: str) -> str:
+    return slug[::-1]
+
+
+def _prefix_upper(prefix: str) -> str:
+    """The smallest string greater than every string starting with `prefix`."""
+    return prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
+class PageStore:
+    db: sqlite3.Connection
+
+    # -- single pages --------------------------------------------------------
+
+    def page(self, source: str, slug: str, *, allow_private: bool = True):
+        return self.one(
+            f"SELECT id, {_PAGE_COLS}, frontmatter, created_at FROM pages WHERE source_id = ? AND slug = ? AND {_LIVE}",
+            (source, slug, allow_private),
+        )
+
+    def pages_by_slugs(self, source: str, slugs: list[str], *, allow_private: bool) -> dict[str, sqlite3.Row]:
+        if not slugs:
+            return {}
+        marks = ",".join("?" * len(slugs))
+        rows = self.query(
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND slug IN ({marks}) AND {_LIVE}",
+            (source, *slugs, allow_private),
+        )
+        return {r["slug"]: r for r in rows}
+
+    # -- entity resolution ---------------------------------------------------
+
+    def alias_slugs(self, source: str, alias_norm: str) -> list[str]:
+        rows = self.query("SELECT DISTINCT slug FROM aliases WHERE source_id = ? AND alias_norm = ?", (source, alias_norm))
+        return [r[0] for r in rows]
+
+    def pages_titled(self, source: str, title_lower: str, *, allow_private: bool) -> list[sqlite3.Row]:
+        return self.query(
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND lower(title) = ? AND {_LIVE}",
+            (source, title_lower, allow_private),
+        )
+
+    def pages_with_suffix(self, source: str, tail: str, *, allow_private: bool, limit: int = 50) -> list[sqlite3.Row]:
+        """Live pages whose slug ends with '/<tail>', through the reversed-slug index."""
+        lo = reverse("/" + tail)
+        return self.query(
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND slug_rev >= ? AND slug_rev < ? AND {_LIVE} LIMIT ?",
+            (source, lo, _prefix_upper(lo), allow_private, limit),
+        )
+
+    def pages_with_prefix(self, source: str, prefix: str, *, allow_private: bool, limit: int = 50) -> list[sqlite3.Row]:
+        return self.query(
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND slug >= ? AND slug < ? AND {_LIVE} LIMIT ?",
+            (source, prefix, _prefix_upper(prefix), allow_private, limit),
+        )
+
+    # -- card parts ----------------------------------------------------------
+
+    def aliases_of(self, source: str, slug: str) -> list[str]:
+        rows = self.query(
+            "SELECT DISTINCT alias_norm FROM aliases WHERE source_id = ? AND slug = ? ORDER BY alias_norm", (source, slug)
+        )
+        return [r[0] for r in rows]
+
+    def timeline_newest(self, source: str, slug: str, limit: int = 5) -> list[sqlite3.Row]:
+        return self.query(
+            "SELECT date, summary, detail FROM timeline WHERE source_id = ? AND slug = ? ORDER BY date DESC, id DESC LIMIT ?",
+            (source, slug, limit),
+        )
+
+    def edges_out(self, source: str, slug: str, limit: int) -> list[sqlite3.Row]:
+        return self.query(
+            "SELECT link_type, to_slug AS slug, context FROM links WHERE source_id = ? AND from_slug = ? "
+            "AND link_source IS NOT 'mentions' ORDER BY id LIMIT ?",
+            (source, slug, limit),
+        )
+
+    def edges_in(self, source: str, slug: str, limit: int) -> list[sqlite3.Row]:
+        return self.query(
+            "SELECT link_type, from_slug AS slug, context FROM links WHERE source_id = ? AND to_slug = ? "
+            "AND link_source IS NOT 'mentions' ORDER BY id LIMIT ?",
+            (source, slug, limit),
+        )
+
+    def backlink_count(self, source: str, slug: str) -> int:
+        return self.one(
+            "SELECT count(*) FROM links WHERE source_id = ? AND to_slug = ? AND link_source IS NOT 'mentions'",
+            (source, slug),
+        )[0]
+
+    # -- lists and search ----------------------------------------------------
+
+    def list_pages(self, source: str, *, type_: str | None, prefix: str | None, limit: int, allow_private: bool):
+        sql = f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND {_LIVE}"
+        args: list = [source, allow_private]
+        if type_:
+            sql += " AND type = ?"
+            args.append(type_)
+        if prefix:
+            sql += " AND slug >= ? AND slug < ?"
+            args += [prefix, _prefix_upper(prefix)]
+        sql += " ORDER BY updated_at DESC, slug LIMIT ?"
+        args.append(limit)
+        return self.query(sql, tuple(args))
+
+    def keyword_search(self, source: str, match: str, *, limit: int, allow_private: bool) -> list[sqlite3.Row]:
+        """Pages matching an FTS5 expression, best first (title weighs more than body)."""
+        return self.query(
+            "SELECT p.slug, p.title, p.body, snippet(pages_fts, 1, '', '', '…', 48) AS chunk, "
+            "bm25(pages_fts, 10.0, 1.0) AS rank "
+            "FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid "
+            "WHERE pages_fts MATCH ? AND p.source_id = ? AND p.deleted_at IS NULL AND (? OR p.visibility = 'world') "
+            "ORDER BY rank LIMIT ?",
+            (match, source, allow_private, limit),
+        )
+
+    def aliased_slugs(self, source: str, slugs: list[str], alias_norm: str) -> set[str]:
+        if not slugs:
+            return set()
+        marks = ",".join("?" * len(slugs))
+        rows = self.query(
+            f"SELECT slug FROM aliases WHERE source_id = ? AND alias_norm = ? AND slug IN ({marks})",
+            (source, alias_norm, *slugs),
+        )
+        return {r[0] for r in rows}
+
+    def changed_pages(self, source: str, since: int, since_slug: str | None, *, limit: int, allow_private: bool):
+        """Pages changed after the keyset cursor (updated_at, slug), oldest first."""
+        if since_slug is None:
+            where, args = "updated_at > ?", (since,)
+        else:
+            where, args = "(updated_at > ? OR (updated_at = ? AND slug > ?))", (since, since, since_slug)
+        return self.query(
+            f"SELECT slug, source_id, title, updated_at FROM pages WHERE source_id = ? AND {where} AND {_LIVE} "
+            "ORDER BY updated_at, slug LIMIT ?",
+            (source, *args, allow_private, limit),
+        )
+
+    # -- writes --------------------------------------------------------------
+
+    def save_page(self, source: str, draft: PageDraft, now: int) -> bool:
+        """Create or replace a page with what its markdown declares; True when created."""
+        with self.write() as db:
+            existing = db.execute("SELECT id, deleted_at FROM pages WHERE source_id = ? AND slug = ?", (source, draft.slug)).fetchone()
+            values = (
+                draft.title,
+                draft.type,
+                draft.body,
+                json.dumps(draft.frontmatter, default=str),
+                draft.summary,
+                draft.visibility,
+                now,
+            )
+            if existing is None:
+                db.execute(
+                    "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
+                    "updated_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (source, draft.slug, reverse(draft.slug), *values, now),
+                )
+            else:
+                db.execute(
+                    "UPDATE pages SET title = ?, type = ?, body = ?, frontmatter = ?, summary = ?, visibility = ?, "
+                    "updated_at = ?, deleted_at = NULL WHERE id = ?",
+                    (*values, existing["id"]),
+                )
+            # What the markdown declares is replaced; what was added by hand is kept.
+            db.execute("DELETE FROM aliases WHERE source_id = ? AND slug = ? AND origin = 'frontmatter'", (source, draft.slug))
+            for alias, norm in draft_aliases(draft):
+                db.execute(
+                    "INSERT OR IGNORE INTO aliases (source_id, slug, alias, alias_norm, origin) VALUES (?, ?, ?, ?, 'frontmatter')",
+                    (source, draft.slug, alias, norm),
+                )
+            db.execute(
+                "DELETE FROM links WHERE source_id = ? AND from_slug = ? AND link_source IN ('markdown', 'frontmatter')",
+                (source, draft.slug),
+            )
+            for to_slug, link_type, link_source, context in draft.links:
+                db.execute(
+                    "INSERT OR IGNORE INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (source, draft.slug, to_slug, link_type, link_source, context, now),
+                )
+            db.execute("DELETE FROM timeline WHERE source_id = ? AND slug = ? AND origin = 'markdown'", (source, draft.slug))
+            for date, summary, detail in draft.timeline:
+                db.execute(
+                    "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, 'markdown', ?)",
+                    (source, draft.slug, date, summary, detail, now),
+                )
+        return existing is None or existing["deleted_at"] is not None
+
+    def delete_page(self, source: str, slug: str, now: int) -> bool:
+        with self.write() as db:
+            cur = db.execute(
+                "UPDATE pages SET deleted_at = ?, updated_at = ? WHERE source_id = ? AND slug = ? AND deleted_at IS NULL",
+                (now, now, source, slug),
+            )
+            return cur.rowcount > 0
+
+    def add_alias(self, source: str, slug: str, alias: str, alias_norm: str) -> bool:
+        with self.write() as db:
+            cur = db.execute(
+                "INSERT OR IGNORE INTO aliases (source_id, slug, alias, alias_norm, origin) VALUES (?, ?, ?, ?, 'manual')",
+                (source, slug, alias, alias_norm),
+            )
+            return cur.rowcount > 0
+
+    def add_link(self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context, now: int) -> bool:
+        with self.write() as db:
+            cur = db.execute(
+                "INSERT OR IGNORE INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (source, from_slug, to_slug, link_type, link_source, context, now),
+            )
+            return cur.rowcount > 0
+
+    def add_timeline_entry(self, source: str, slug: str, date: str, summary: str, detail, now: int) -> int:
+        with self.write() as db:
+            cur = db.execute(
+                "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at) VALUES (?, ?, ?, ?, ?, 'manual', ?)",
+                (source, slug, date, summary, detail, now),
+            )
+            db.execute("UPDATE pages SET updated_at = ? WHERE source_id = ? AND slug = ?", (now, source, slug))
+            return cur.lastrowid
+
+    def touch_retrieved(self, source: str, slugs: list[str], now: int) -> None:
+        if not slugs:
+            return
+        marks = ",".join("?" * len(slugs))
+        with self.write() as db:
+            db.execute(
+                f"UPDATE pages SET last_retrieved_at = ? WHERE source_id = ? AND slug IN ({marks})", (now, source, *slugs)
+            )
+
+    def page_links(self, source: str, slug: str) -> list[sqlite3.Row]:
+        return self.query(
+            "SELECT to_slug, link_type, link_source, context FROM links WHERE source_id = ? AND from_slug = ? ORDER BY id",
+            (source, slug),
+        )
+
+
+def draft_aliases(draft: PageDraft) -> list[tuple[str, str]]:
+    seen: dict[str, str] = {}
+    for alias in draft.aliases:
+        norm = normalize_alias(alias)
+        if norm and norm not in seen:
+            seen[norm] = alias
+    return [(alias, norm) for norm, alias in seen.items()]

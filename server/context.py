@@ -1,0 +1,61 @@
+"""Who is asking, and what a verb call runs against.
+
+`Caller` is built once at the edge (CLI, hook, MCP transport) and passed down;
+nothing lower guesses it. Every MCP caller is remote (stdio included): only the
+in-process CLI and lifecycle hooks are trusted-local and own the 'local' lane.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.sqlite import SqliteBrain
+
+LOCAL_LANE = "local"
+REMOTE_LANE = "remote"
+ALL_SCOPES = frozenset({"read", "write"})
+
+
+@dataclass(frozen=True)
+class Caller:
+    remote: bool
+    client_id: str
+    source_id: str
+    scopes: frozenset[str] = ALL_SCOPES
+
+    @classmethod
+    def local(cls, source_id: str) -> Caller:
+        return cls(remote=False, client_id=LOCAL_LANE, source_id=source_id)
+
+    @classmethod
+    def mcp(cls, source_id: str, client_id: str | None = None, scopes: frozenset[str] = ALL_SCOPES) -> Caller:
+        lane = (client_id or "").strip() or REMOTE_LANE
+        if lane == LOCAL_LANE:
+            # The trusted lane is never reachable from a transport, whatever a token is called.
+            lane = f"{REMOTE_LANE}:{LOCAL_LANE}"
+        return cls(remote=True, client_id=lane[:200], source_id=source_id, scopes=scopes)
+
+    @property
+    def trusted(self) -> bool:
+        return self.remote is False
+
+
+@dataclass
+class VerbContext:
+    brain: SqliteBrain
+    caller: Caller
+    # Operator opt-in (config search.remote_private_pages): untrusted callers may read private pages.
+    remote_private_pages: bool = False
+    dry_run: bool = False
+    extras: dict = field(default_factory=dict)
+
+    @property
+    def source(self) -> str:
+        return self.caller.source_id
+
+    @property
+    def pages_private_ok(self) -> bool:
+        """May this caller read private pages? Fail closed for anyone untrusted."""
+        return self.caller.trusted or self.remote_private_pages

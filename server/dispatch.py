@@ -1,0 +1,132 @@
+"""Dispatch: the one path every tool call takes, whatever the transport.
+
+Order (PROTOCOL.md §2.5): surface gate and unknown names (byte-identical
+`unknown_tool` envelopes), scope, optional-param normalisation, validation in
+declaration order, unknown-param warnings or rejection, then the handler.
+Errors are translated here, once: a VerbError is its envelope, a brain or
+config failure is `unavailable` with the fix, anything else is `internal`
+(logged to stderr with its traceback — stdout belongs to the protocol).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from memverbs.server.context import Caller, VerbContext
+from memverbs.server.errors import (
+    INTERNAL_SUGGESTION,
+    PROTOCOL_VERSION,
+    BrainError,
+    ConfigError,
+    MemverbsError,
+    VerbError,
+    invalid,
+)
+from memverbs.server.protocol import params as pipeline
+from memverbs.server.protocol.registry import BY_NAME, Operation
+from memverbs.server.protocol.surfaces import allowed
+
+log = logging.getLogger("memverbs.dispatch")
+
+_handlers: dict[str, Callable] = {}
+
+
+@dataclass
+class Outcome:
+    """A tool call's result before a transport encodes it."""
+
+    body: dict
+    is_error: bool = False
+    warnings: list[str] = field(default_factory=list)  # extra text lines (unknown params)
+    meta: dict | None = None
+
+
+@dataclass
+class Dispatcher:
+    """Per-connection dispatch state: who calls, on which surface, against which brain."""
+
+    caller: Caller
+    surface: str
+    open_brain: Callable[[], object]  # raises BrainError/ConfigError when the brain cannot serve
+    strict_params: bool = False
+    remote_private_pages: bool = False
+    on_call: Callable[[str, bool, int, dict | None], None] | None = None  # usage log hook
+
+    def visible(self) -> frozenset[str]:
+        return allowed(self.surface)
+
+    def call(self, name: str, arguments: dict | None) -> Outcome:
+        started = time.perf_counter()
+        op = BY_NAME.get(name)
+        if op is None or name not in self.visible():
+            return Outcome(unknown_tool(name, self.visible()), is_error=True)
+        outcome = self._run(op, arguments)
+        if self.on_call is not None and op.verb:
+            latency = round((time.perf_counter() - started) * 1000)
+            self.on_call(name, not outcome.is_error, latency, None if outcome.is_error else outcome.body)
+        return outcome
+
+    def _run(self, op: Operation, arguments: dict | None) -> Outcome:
+        try:
+            if op.scope not in self.caller.scopes:
+                raise VerbError(
+                    "scope_denied",
+                    f"{op.name} needs the '{op.scope}' scope; this connection has: {', '.join(sorted(self.caller.scopes)) or 'none'}.",
+                    f"This token cannot {op.scope}. Ask the brain's operator for a token with the {op.scope} scope "
+                    "(`memverbs auth create NAME --scopes read,write`), or use a read verb instead.",
+                )
+            if arguments is not None and not isinstance(arguments, dict):
+                raise invalid("Tool arguments must be a JSON object.")
+            checked = pipeline.check(op, arguments, strict=self.strict_params)
+            ctx = VerbContext(
+                brain=self.open_brain(),
+                caller=self.caller,
+                remote_private_pages=self.remote_private_pages,
+                dry_run=bool((arguments or {}).get("dry_run")),
+                extras={"surface": self.surface},
+            )
+            body = handler(op)(ctx, checked.params)
+        except VerbError as exc:
+            return Outcome(exc.envelope(), is_error=True)
+        except (BrainError, ConfigError) as exc:
+            return Outcome(unavailable(exc), is_error=True)
+        except MemverbsError as exc:
+            return Outcome(internal(exc.message), is_error=True)
+        except Exception as exc:  # noqa: BLE001 - the boundary: a bug must not kill the connection
+            log.exception("internal error in %s", op.name)
+            return Outcome(internal(str(exc) or type(exc).__name__), is_error=True)
+        outcome = Outcome(body)
+        if checked.unknown:
+            outcome.warnings = checked.warning_lines()
+            outcome.meta = {"warnings": checked.warnings_meta()}
+        return outcome
+
+
+def handler(op: Operation) -> Callable:
+    fn = _handlers.get(op.name)
+    if fn is None:
+        module, _, attr = op.handler.partition(":")
+        fn = getattr(importlib.import_module(module), attr)
+        _handlers[op.name] = fn
+    return fn
+
+
+def unknown_tool(name: str, visible: frozenset[str]) -> dict:
+    """The same bytes for a hidden tool and a nonexistent one: nothing about the hidden set leaks."""
+    body: dict = {"error": "unknown_tool", "message": f"Unknown tool: {name}"}
+    near = pipeline.nearest(name, visible)
+    if near:
+        body["suggestion"] = f'Did you mean "{near}"?'
+    return body
+
+
+def unavailable(exc: MemverbsError) -> dict:
+    return VerbError("unavailable", f"The brain cannot serve this call: {exc.message}", exc.fix or "Run `memverbs doctor`.").envelope()
+
+
+def internal(message: str) -> dict:
+    return {"error": "internal", "message": message, "suggestion": INTERNAL_SUGGESTION, "protocol_version": PROTOCOL_VERSION}

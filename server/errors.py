@@ -1,0 +1,77 @@
+"""The one rooted exception tree of memverbs.
+
+    MemverbsError
+     ├── VerbError            a protocol error envelope for the caller (enumerated code)
+     ├── BrainError           the brain cannot serve (missing, locked, corrupt, future schema)
+     │    └── BrainMissing
+     └── ConfigError          the config file cannot be read or is invalid
+
+Storage and config errors are translated into `VerbError(unavailable, ...)` once,
+at the dispatch boundary; the CLI and `doctor` print them with their fix.
+"""
+
+from __future__ import annotations
+
+PROTOCOL_VERSION = 1
+
+# The codes MEMORY_VERBS v1 enumerates (ERROR_SCHEMA). Order is the registry's.
+ERROR_CODES = (
+    "invalid_params",
+    "provenance_required",
+    "not_found",
+    "scope_denied",
+    "unavailable",
+    "budget_unsatisfiable",
+    "internal",
+)
+
+GENERIC_PARAM_SUGGESTION = "Check the tool schema — required params and types are declared there."
+INTERNAL_SUGGESTION = (
+    "This is a server-side failure, not a caller mistake. Retry once; if it persists, run `memverbs doctor`."
+)
+
+
+class MemverbsError(Exception):
+    """Root of every error memverbs raises on purpose."""
+
+    def __init__(self, message: str, fix: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.fix = fix
+
+
+class VerbError(MemverbsError):
+    """A protocol error: serialised as the v1 error envelope, never as a traceback."""
+
+    def __init__(self, code: str, message: str, suggestion: str, detail: str | None = None) -> None:
+        if code not in ERROR_CODES:
+            raise ValueError(f"not an enumerated MEMORY_VERBS error code: {code}")
+        if not suggestion.strip():
+            raise ValueError("a verb error needs a populated suggestion")
+        super().__init__(message, suggestion)
+        self.code = code
+        self.suggestion = suggestion
+        self.detail = detail
+
+    def envelope(self) -> dict:
+        body: dict = {"error": self.code, "message": self.message, "suggestion": self.suggestion}
+        if self.detail is not None:
+            body["detail"] = self.detail
+        body["protocol_version"] = PROTOCOL_VERSION
+        return body
+
+
+class BrainError(MemverbsError):
+    """The brain cannot serve this call; `fix` tells the operator what to do."""
+
+
+class BrainMissing(BrainError):
+    """No brain database where the settings point."""
+
+
+class ConfigError(MemverbsError):
+    """The config file is unreadable or holds an invalid value."""
+
+
+def invalid(message: str, suggestion: str = GENERIC_PARAM_SUGGESTION) -> VerbError:
+    return VerbError("invalid_params", message, suggestion)

@@ -1,0 +1,111 @@
+"""Runtime: one home's settings and brain, opened once per process and handed out.
+
+A broken config or a missing brain does not stop a server from starting: the
+failure is kept and every call answers `unavailable` with its fix, so a harness
+shows the user the fix instead of a dead tool list. A later `memverbs init`
+heals a running server without a restart (the open is retried per call).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from memverbs.server.brain.sqlite import SqliteBrain
+from memverbs.server.context import Caller
+from memverbs.server.dispatch import Dispatcher
+from memverbs.server.errors import ConfigError
+from memverbs.server.home import Home, source_from_env
+from memverbs.server.protocol.surfaces import DEFAULT_SURFACE, SURFACES, narrower
+from memverbs.server.settings import Settings, load_settings
+from memverbs.server import usage
+
+
+class Runtime:
+    def __init__(self, home: Home | None = None) -> None:
+        self.home = home or Home.from_env()
+        self.settings: Settings | None = None
+        self.config_error: ConfigError | None = None
+        try:
+            self.settings = load_settings(self.home)
+        except ConfigError as exc:
+            self.config_error = exc
+        self._brain: SqliteBrain | None = None
+
+    @property
+    def source(self) -> str:
+        return self.settings.source if self.settings else source_from_env()
+
+    @property
+    def brain_path(self):
+        rel = self.settings.brain.path if self.settings else "brain.db"
+        return self.home.resolve(rel)
+
+    def brain(self) -> SqliteBrain:
+        if self.config_error is not None:
+            raise self.config_error
+        if self._brain is None:
+            self._brain = SqliteBrain.open(self.brain_path, busy_timeout_ms=self.settings.brain.busy_timeout_ms)
+        return self._brain
+
+    def create_brain(self) -> SqliteBrain:
+        if self.config_error is not None:
+            raise self.config_error
+        self._brain = SqliteBrain.open(self.brain_path, create=True, busy_timeout_ms=self.settings.brain.busy_timeout_ms)
+        return self._brain
+
+    def close(self) -> None:
+        if self._brain is not None:
+            self._brain.close()
+            self._brain = None
+
+    def surface(self, flag: str | None) -> str:
+        """--surface flag > config mcp_surface > full; MEMVERBS_MCP_FORCE_SURFACE can only narrow."""
+        if flag is not None:
+            chosen = flag
+        elif self.config_error is not None:
+            chosen = "verbs"  # cannot read the configured surface: serve the smallest one
+        else:
+            chosen = self.settings.mcp_surface or DEFAULT_SURFACE
+        forced = os.environ.get("MEMVERBS_MCP_FORCE_SURFACE", "").strip()
+        if forced:
+            if forced in SURFACES:
+                chosen = narrower(chosen, forced)
+            else:
+                print(f"memverbs: ignoring MEMVERBS_MCP_FORCE_SURFACE={forced!r} (not one of {', '.join(SURFACES)})", file=sys.stderr)
+        return chosen
+
+    def mcp_dispatcher(self, surface: str, caller: Caller | None = None) -> Dispatcher:
+        caller = caller or Caller.mcp(self.source)
+        brain_id = str(self.home.root)
+
+        def log_call(verb: str, ok: bool, latency_ms: int, result: dict | None) -> None:
+            usage.record(
+                self.home.usage_log,
+                brain_id=brain_id,
+                verb=verb,
+                surface=surface,
+                remote=caller.remote,
+                ok=ok,
+                latency_ms=latency_ms,
+                source_id=caller.source_id,
+                result=result,
+            )
+
+        return Dispatcher(
+            caller=caller,
+            surface=surface,
+            open_brain=self.brain,
+            strict_params=bool(self.settings and self.settings.mcp.strict_params == "reject"),
+            remote_private_pages=self._remote_private_pages(),
+            on_call=log_call,
+        )
+
+    def local_dispatcher(self, surface: str = "full") -> Dispatcher:
+        """The trusted in-process caller (CLI, hooks): lane 'local', not usage-logged."""
+        return Dispatcher(caller=Caller.local(self.source), surface=surface, open_brain=self.brain)
+
+    def _remote_private_pages(self) -> bool:
+        if os.environ.get("MEMVERBS_REMOTE_PRIVATE_PAGES", "").strip() == "1":
+            return True
+        return bool(self.settings and self.settings.search.remote_private_pages)

@@ -1,0 +1,113 @@
+"""Settings: environment (`MEMVERBS_*`, nested keys with `__`) over `$MEMVERBS_HOME/config.toml`.
+
+Built explicitly and passed down (no module-level cache): `load_settings(home)`.
+Dotted names (`mcp.strict_params`) address the nested tables, the same way the
+config file and `memverbs config get/set` spell them.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+
+from memverbs.server.errors import ConfigError
+from memverbs.server.home import DEFAULT_BRAIN_NAME, Home
+
+Surface = Literal["verbs", "starter", "full"]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class BrainSettings(_Section):
+    backend: Literal["sqlite"] = "sqlite"
+    path: str = Field(DEFAULT_BRAIN_NAME, description="SQLite brain file, relative to the home.")
+    busy_timeout_ms: int = Field(10_000, ge=0, description="How long a writer waits for another's lock.")
+
+
+class McpSettings(_Section):
+    strict_params: Literal["warn", "reject"] = Field(
+        "warn", description="Unknown tool params: warn (accept, with a warning) or reject (invalid_params)."
+    )
+
+
+class SearchSettings(_Section):
+    remote_private_pages: bool = Field(
+        False, description="Let untrusted (MCP) callers see private pages. Off: fail closed."
+    )
+
+
+class HookSettings(_Section):
+    entities: str = Field("", description="Standing entities for session-start packs, comma-separated.")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="MEMVERBS_", env_nested_delimiter="__", extra="forbid")
+
+    source: str = Field("default", description="Source (namespace) every read and write belongs to.")
+    mcp_surface: Surface | None = Field(None, description="Default MCP surface: verbs, starter or full.")
+    protocol_installed_at: str | None = Field(None, description="When `memverbs init` ran (for protocol stats).")
+    brain: BrainSettings = BrainSettings()
+    mcp: McpSettings = McpSettings()
+    search: SearchSettings = SearchSettings()
+    hooks: HookSettings = HookSettings()
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # The file's path is bound per home by load_settings (model_config["toml_file"]).
+        return init_settings, env_settings, TomlConfigSettingsSource(settings_cls)
+
+
+def load_settings(home: Home) -> Settings:
+    """Settings for this home; raises ConfigError with the fix when the file or a value is bad."""
+    path = home.config_path
+
+    class HomeSettings(Settings):
+        model_config = SettingsConfigDict(toml_file=path)
+
+    try:
+        return HomeSettings()
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            f"config file {path} is not valid TOML ({exc})",
+            f"Fix the syntax in {path}, or move it aside and run `memverbs init` to write a fresh one.",
+        ) from exc
+    except ValidationError as exc:
+        raise ConfigError(
+            f"config has invalid values: {_describe(exc)}",
+            f"Correct them in {path} or the MEMVERBS_* environment (see `memverbs config get`).",
+        ) from exc
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}", f"Check the permissions of {path}.") from exc
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"])
+        parts.append(f"{where}: {err['msg']}")
+    return "; ".join(parts)
+
+
+def known_keys() -> dict[str, str]:
+    """Every dotted setting name with its description, for `config` and the docs test."""
+    out: dict[str, str] = {}
+    for name, info in Settings.model_fields.items():
+        ann = info.annotation
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            for sub, sub_info in ann.model_fields.items():
+                out[f"{name}.{sub}"] = sub_info.description or ""
+        else:
+            out[name] = info.description or ""
+    return out

@@ -1,0 +1,123 @@
+"""Instants on the wire: parsing what callers send, formatting what we emit.
+
+Storage keeps integer epoch milliseconds (exact, index-friendly); every emitted
+timestamp is `YYYY-MM-DDTHH:MM:SS.mmmZ`, the form JS `Date.toISOString()` gives.
+Input is as lenient as the reference's `Date.parse`: ISO 8601 dates and
+datetimes (a datetime without an offset is read as UTC, so a result never
+depends on the server's time zone), RFC 2822 dates, and "Month D, YYYY [time]".
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import UTC, datetime, timedelta
+from email.utils import parsedate_to_datetime
+
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_DURATION = r"(\d+)\s*(s|sec|seconds?|m|min|minutes?|h|hr|hours?|d|days?)"
+DURATION_RE = re.compile(rf"^{_DURATION}$", re.IGNORECASE)
+AGO_RE = re.compile(rf"^{_DURATION}(?:\s+ago)?$", re.IGNORECASE)
+ISO_DURATION_START = re.compile(r"^P(T|\d)", re.IGNORECASE)
+ISO_DURATION_FULL = re.compile(r"^P(?:\d+[YMWD])*(?:T(?:\d+[HMS])+)?$", re.IGNORECASE)
+
+_ISO_RE = re.compile(
+    r"^(?P<y>[+-]\d{6}|\d{4})(?:-(?P<mo>\d{2})(?:-(?P<d>\d{2}))?)?"
+    r"(?:[T ](?P<h>\d{2}):(?P<mi>\d{2})(?::(?P<s>\d{2})(?:[.,](?P<f>\d+))?)?"
+    r"\s*(?P<tz>Z|z|[+-]\d{2}(?::?\d{2})?)?)?$"
+)
+_WORDY_FORMATS = (
+    "%B %d, %Y %H:%M:%S",
+    "%B %d, %Y %H:%M",
+    "%B %d, %Y",
+    "%b %d, %Y %H:%M:%S",
+    "%b %d, %Y",
+    "%d %B %Y",
+    "%d %b %Y",
+    "%Y/%m/%d %H:%M:%S",
+    "%Y/%m/%d",
+)
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def iso(ms: int | None) -> str | None:
+    if ms is None:
+        return None
+    dt = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=ms)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+
+
+def _to_ms(dt: datetime) -> int:
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    delta = dt - datetime(1970, 1, 1, tzinfo=UTC)
+    return (delta.days * 86400 + delta.seconds) * 1000 + delta.microseconds // 1000
+
+
+def parse_instant(text: str) -> int | None:
+    """Epoch ms for an absolute timestamp, or None when it does not parse."""
+    s = text.strip()
+    if not s:
+        return None
+    m = _ISO_RE.match(s)
+    if m:
+        try:
+            return _iso_ms(m)
+        except ValueError:
+            return None
+    try:
+        return _to_ms(parsedate_to_datetime(s))
+    except (TypeError, ValueError, IndexError):
+        pass
+    cleaned = re.sub(r"\s+(GMT|UTC|Z)$", "", s, flags=re.IGNORECASE)
+    for fmt in _WORDY_FORMATS:
+        try:
+            return _to_ms(datetime.strptime(cleaned, fmt))
+        except ValueError:
+            continue
+    return None
+
+
+def _iso_ms(m: re.Match) -> int:
+    year = int(m["y"])
+    if not 1 <= year <= 9999:
+        raise ValueError("year out of range")
+    frac = (m["f"] or "0")[:6].ljust(6, "0")
+    dt = datetime(
+        year,
+        int(m["mo"] or 1),
+        int(m["d"] or 1),
+        int(m["h"] or 0),
+        int(m["mi"] or 0),
+        int(m["s"] or 0),
+        int(frac),
+        tzinfo=UTC,
+    )
+    tz = m["tz"]
+    if tz and tz not in ("Z", "z"):
+        sign = 1 if tz[0] == "+" else -1
+        digits = tz[1:].replace(":", "")
+        offset = timedelta(hours=int(digits[:2]), minutes=int(digits[2:4] or 0))
+        dt = dt - sign * offset
+    return _to_ms(dt)
+
+
+def duration_ms(match: re.Match) -> int:
+    n = int(match.group(1))
+    unit = match.group(2).lower()
+    key = "m" if unit.startswith("mi") or unit == "m" else unit[0]
+    return n * _UNIT_SECONDS[key] * 1000
+
+
+def parse_since(text: str, now: int | None = None) -> int | None:
+    """recall's `since`: an absolute instant, or "N units [ago]" meaning now minus N units."""
+    at = parse_instant(text)
+    if at is not None:
+        return at
+    m = AGO_RE.match(text.strip())
+    if m:
+        return (now if now is not None else now_ms()) - duration_ms(m)
+    return None

@@ -1,0 +1,132 @@
+"""delta: what changed since a cursor, for heartbeats. Zero LLM; O(changes).
+
+Pages come oldest first through the keyset (updated_at, slug), so a cluster of
+pages sharing one timestamp drains across wakes instead of livelocking. A
+session cursor (source, client lane, session) advances only to the newest page
+actually delivered: at-least-once, never silently lost. Cursor reads and writes
+fail open to a stateless delta. Untrusted callers never see private pages here
+either (PROTOCOL.md B3), and a facts overflow sets has_more (B4).
+"""
+
+from __future__ import annotations
+
+from memverbs.server.context import VerbContext
+from memverbs.server.errors import PROTOCOL_VERSION, BrainError, invalid
+from memverbs.server.names import estimate_tokens
+from memverbs.server.protocol.params import budget as parse_budget
+from memverbs.server.timeparse import iso, now_ms
+from memverbs.server.verbs.budget import budget_fields, pack_two
+from memverbs.server.verbs.context_pack import pack_cards, parse_window_since, thread_after
+from memverbs.server.verbs.render import render_delta
+from memverbs.server.verbs.shapes import brief_fact, split_entities
+
+PAGE_LIMIT = 50
+FACT_LIMIT = 50
+IN_FLIGHT_LAG_MS = 2000  # covers transactions that stamp updated_at when they start
+
+
+def delta(ctx: VerbContext, params: dict) -> dict:
+    brain, source, client = ctx.brain, ctx.source, ctx.caller.client_id
+    since = parse_window_since("delta", params.get("since"))
+    raw_session = params.get("session_id")
+    session = raw_session[:200] if raw_session and raw_session.strip() else None
+    include_private = params.get("include_private") is True and ctx.caller.trusted
+    budget = parse_budget(params.get("budget_tokens"))
+    now = now_ms()
+
+    row = _fail_open(lambda: brain.cursor(source, client, session)) if session else None
+    effective = since if since is not None else (row["last_wake_at"] if row else None)
+    if effective is None and session is None:
+        raise invalid(
+            "delta requires `since` (ISO 8601) or a `session_id` with an established cursor.",
+            "Pass since (e.g. since: \"2026-08-11T00:00:00Z\") for a stateless delta, or a stable session_id: "
+            "the first call establishes the cursor and later calls return what changed since the previous one.",
+        )
+    if effective is None:
+        return _first_wake(ctx, session, budget, now)
+
+    since_slug = params.get("since_slug")
+    if since_slug is None and row is not None and row["cursor_slug"]:
+        since_slug = row["cursor_slug"]
+    allow_private = include_private or ctx.remote_private_pages
+    page_rows = brain.changed_pages(source, effective, since_slug, limit=PAGE_LIMIT + 1, allow_private=allow_private)
+    page_overflow = len(page_rows) > PAGE_LIMIT
+    pages = [
+        {"slug": r["slug"], "source_id": r["source_id"], "title": r["title"] or r["slug"], "updated_at": iso(r["updated_at"])}
+        for r in page_rows[:PAGE_LIMIT]
+    ]
+    page_times = [r["updated_at"] for r in page_rows[:PAGE_LIMIT]]
+    fact_rows = brain.facts_recorded_after(source, effective, world_only=not include_private, now=now, limit=FACT_LIMIT + 1)
+    fact_overflow = len(fact_rows) > FACT_LIMIT
+    facts = [brief_fact(r, r["confidence"]) for r in fact_rows[:FACT_LIMIT]]
+    threads = [
+        t
+        for card in pack_cards(ctx, split_entities(params.get("entities")), include_private=include_private, now=now)
+        for t in card["open_threads"]
+        if thread_after(t, effective)
+    ]
+
+    fields: dict = {}
+    dropped_pages = dropped_facts = 0
+    if budget is not None:
+        a, b = pack_two(
+            pages, lambda p: estimate_tokens(f"{p['title']} {p['slug']}"), facts, lambda f: estimate_tokens(f["fact"]), budget
+        )
+        pages, facts = a.kept, b.kept
+        dropped_pages, dropped_facts = a.dropped, b.dropped
+        fields = budget_fields(budget, a, b)
+    has_more = page_overflow or fact_overflow or dropped_pages > 0 or dropped_facts > 0
+
+    if pages:
+        last_at, last_slug = page_times[len(pages) - 1], pages[-1]["slug"]
+        next_cursor = {"since": iso(last_at), "slug": last_slug}
+    else:
+        next_cursor = {"since": iso(effective), "slug": since_slug or ""}
+    if session is not None:
+        if pages:
+            _fail_open(lambda: brain.save_cursor(source, client, session, last_at, last_slug, now))
+        elif not has_more:
+            _fail_open(lambda: brain.save_cursor(source, client, session, now - IN_FLIGHT_LAG_MS, "", now))
+
+    since_iso = iso(effective)
+    body = {
+        "protocol_version": PROTOCOL_VERSION,
+        "since": since_iso,
+        "pages": pages,
+        "facts": facts,
+        "threads": threads,
+        "text": render_delta(since_iso, pages, facts, threads),
+        "has_more": has_more,
+        "next_cursor": next_cursor,
+    }
+    body.update(fields)
+    return body
+
+
+def _first_wake(ctx: VerbContext, session: str, budget: int | None, now: int) -> dict:
+    """A new session: establish its cursor at now and report nothing yet."""
+    brain, source, client = ctx.brain, ctx.source, ctx.caller.client_id
+    _fail_open(lambda: brain.save_cursor(source, client, session, now, "", now))
+    _fail_open(lambda: brain.gc_cursors(now, source, client))
+    at = iso(now)
+    body = {
+        "protocol_version": PROTOCOL_VERSION,
+        "since": at,
+        "pages": [],
+        "facts": [],
+        "threads": [],
+        "text": "",
+        "has_more": False,
+        "next_cursor": {"since": at, "slug": ""},
+    }
+    if budget is not None:
+        body.update(budget_tokens=budget, budget_used=0, dropped_count=0)
+    return body
+
+
+def _fail_open(action):
+    """Cursor state is an optimisation: an outage degrades to a stateless delta, never an error."""
+    try:
+        return action()
+    except BrainError:
+        return None

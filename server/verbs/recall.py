@@ -1,0 +1,103 @@
+"""recall: facts (one arm, by precedence) and, with a query, page results. Zero LLM.
+
+memverbs honours `since` in every facts arm (PROTOCOL.md B2): it narrows the
+entity and session arms too, and an unparseable value is invalid_params rather
+than a silent empty answer.
+"""
+
+from __future__ import annotations
+
+from memverbs.server.brain.sqlite_facts import FactFilter
+from memverbs.server.context import VerbContext
+from memverbs.server.errors import PROTOCOL_VERSION, invalid
+from memverbs.server.names import estimate_tokens
+from memverbs.server.protocol.params import budget as parse_budget
+from memverbs.server.timeparse import now_ms, parse_since
+from memverbs.server.verbs.budget import budget_fields, pack_two
+from memverbs.server.verbs.cards import resolve_entity_slug
+from memverbs.server.verbs.search import keyword_search
+from memverbs.server.verbs.shapes import recall_fact
+
+DEFAULT_LIMIT = 50
+MAX_LIMIT = 100
+SEARCH_DEGRADED = "keyword_only_no_embedding_provider"
+
+
+def recall_limit(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value <= 0:
+        return DEFAULT_LIMIT
+    return min(int(value), MAX_LIMIT)
+
+
+def recall(ctx: VerbContext, params: dict) -> dict:
+    now = now_ms()
+    limit = recall_limit(params.get("limit"))
+    since = None
+    if params.get("since") is not None and params["since"].strip():
+        since = parse_since(params["since"], now)
+        if since is None:
+            raise invalid(
+                f'recall: since is not a parseable timestamp: "{params["since"][:60]}"',
+                'Pass an ISO 8601 date or datetime, e.g. since: "2026-08-11T00:00:00Z" (or "24h ago").',
+            )
+    entity = (params.get("entity") or "").strip()
+    session = (params.get("session_id") or "").strip()
+    if params.get("supersessions") is True:
+        arm = "supersessions"
+    elif entity:
+        arm = "entity"
+    elif session:
+        arm = "session"
+    else:
+        arm = "recent"
+    f = FactFilter(
+        arm=arm,
+        now=now,
+        world_only=ctx.caller.remote,
+        active_only=params.get("include_expired") is not True,
+        limit=limit,
+        entity_slug=resolve_entity_slug(ctx, entity) if arm == "entity" else None,
+        session_id=session if arm == "session" else None,
+        since=since,
+    )
+    facts = [recall_fact(r) for r in ctx.brain.facts(ctx.source, f)]
+
+    query = (params.get("query") or "").strip()
+    results: list[dict] | None = None
+    if query:
+        allow_private = ctx.pages_private_ok
+        results = keyword_search(ctx, query, limit, allow_private=allow_private)
+
+    budget = parse_budget(params.get("budget_tokens"))
+    packed_facts, packed_results = facts, results
+    fields: dict = {}
+    if budget is not None:
+        a, b = pack_two(
+            facts,
+            lambda x: estimate_tokens(x["fact"]),
+            results or [],
+            lambda r: estimate_tokens(r["title"]) + estimate_tokens(r["chunk"]),
+            budget,
+        )
+        packed_facts = a.kept
+        packed_results = b.kept if results is not None else None
+        if results is None:
+            b.dropped = 0
+        fields = budget_fields(budget, a, b)
+
+    grep = params.get("grep")
+    if grep:
+        needle = grep.lower()
+        packed_facts = [x for x in packed_facts if needle in x["fact"].lower()]
+
+    body: dict = {"facts": packed_facts, "total": len(packed_facts)}
+    if params.get("include_pending") is True:
+        body["pending_consolidation_count"] = 0  # memverbs has no consolidation queue
+    body["protocol_version"] = PROTOCOL_VERSION
+    if packed_results is not None:
+        body["results"] = packed_results
+        body["search_degraded"] = SEARCH_DEGRADED
+        if packed_results:
+            ctx.brain.touch_retrieved(ctx.source, [r["slug"] for r in packed_results], now)
+    body.update(fields)
+    return body

@@ -1,0 +1,35 @@
+"""remember's `ttl`: shorthand durations or an absolute instant; ISO-8601 durations are a trap."""
+
+from __future__ import annotations
+
+from memverbs.server.errors import invalid
+from memverbs.server.timeparse import (
+    DURATION_RE,
+    ISO_DURATION_FULL,
+    ISO_DURATION_START,
+    duration_ms,
+    parse_instant,
+)
+
+_FORMS = 'Use a duration shorthand ("30d", "12h", "45m") or an absolute ISO 8601 expiry timestamp ("2026-12-31T00:00:00Z").'
+
+
+def parse_ttl(raw: str | None, now: int) -> int | None:
+    """valid_until in epoch ms, or None for "never expires"."""
+    if raw is None or not raw.strip():
+        return None
+    s = raw.strip()
+    if ISO_DURATION_START.match(s) and ISO_DURATION_FULL.match(s):
+        shorthand = s[2:] if s[:2].upper() == "PT" else s[1:]
+        raise invalid(
+            f'ttl "{raw}" looks like an ISO-8601 duration, which is not accepted.',
+            f'ttl takes the shorthand form: "{shorthand.lower()}" instead of "{raw}" '
+            '(e.g. "30d", "12h"), or an absolute ISO 8601 expiry timestamp.',
+        )
+    m = DURATION_RE.match(s)
+    if m:
+        return now + duration_ms(m)
+    at = parse_instant(s)
+    if at is not None:
+        return at
+    raise invalid(f'Cannot parse ttl "{raw}".', f"ttl was not understood. {_FORMS} Omit ttl for a fact that never expires.")

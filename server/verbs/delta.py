@@ -104,9 +104,14 @@ def delta(ctx: VerbContext, params: dict) -> dict:
 
 
 def _first_wake(ctx: VerbContext, session: str, budget: int | None, now: int) -> dict:
-    """A new session: establish its cursor at now and report nothing yet."""
+    """A new session: establish its cursor and report nothing yet.
+
+    The stored cursor trails now by the in-flight lag, like every page-less
+    advance: a page written in the same instant is delivered (perhaps twice)
+    rather than never.
+    """
     brain, source, client = ctx.brain, ctx.source, ctx.caller.client_id
-    _fail_open(lambda: brain.save_cursor(source, client, session, now, "", now))
+    _fail_open(lambda: brain.save_cursor(source, client, session, now - IN_FLIGHT_LAG_MS, "", now))
     _fail_open(lambda: brain.gc_cursors(now, source, client))
     at = iso(now)
     body = {

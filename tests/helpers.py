@@ -1,0 +1,37 @@
+"""Test helpers: a dispatcher client and a page writer (import with `from helpers import ...`)."""
+
+from __future__ import annotations
+
+import json
+
+from memverbs.server.dispatch import Dispatcher
+
+
+class Client:
+    """Calls tools through the real dispatcher and returns (body, is_error)."""
+
+    def __init__(self, dispatcher: Dispatcher) -> None:
+        self.dispatcher = dispatcher
+
+    def __call__(self, tool: str, /, **params):
+        outcome = self.dispatcher.call(tool, params)
+        return outcome.body, outcome.is_error
+
+    def ok(self, tool: str, /, **params) -> dict:
+        body, is_error = self(tool, **params)
+        assert not is_error, body
+        return body
+
+    def err(self, tool: str, /, **params) -> dict:
+        body, is_error = self(tool, **params)
+        assert is_error, body
+        return body
+
+
+
+def page(client: Client, slug: str, title: str, *, body: str = "", **frontmatter) -> dict:
+    lines = ["---", f"title: {title}"]
+    for key, value in frontmatter.items():
+        lines.append(f"{key}: {json.dumps(value)}")
+    lines += ["---", f"# {title}", "", body]
+    return client.ok("put_page", slug=slug, content="\n".join(lines) + "\n")

@@ -1,0 +1,89 @@
+"""remember: validation order, statuses, nulls, provenance verbatim, ttl."""
+
+from memverbs.server.timeparse import now_ms, parse_instant
+
+
+def test_inserted_shape_and_nulls(local):
+    body = local.ok("remember", fact="Alice prefers async standups", provenance="chat 2026-06-12")
+    assert list(body) == ["id", "status", "status_text", "entity_slug", "valid_until", "degraded_dedup", "protocol_version"]
+    assert body["status"] == "inserted"
+    assert isinstance(body["id"], str)
+    assert body["status_text"] == f"remembered as fact #{body['id']}"
+    assert body["entity_slug"] is None and body["valid_until"] is None
+    assert body["degraded_dedup"] is True and body["protocol_version"] == 1
+
+
+def test_blank_fact_then_blank_provenance(local):
+    err = local.err("remember", fact="   ", provenance="   ")
+    assert err["error"] == "invalid_params" and err["message"] == "fact must be a non-empty string."
+    err = local.err("remember", fact="x", provenance="  \t ")
+    assert err["error"] == "provenance_required"
+    assert err["message"] == "provenance is required and must be non-empty."
+    assert err["suggestion"].strip() and err["protocol_version"] == 1
+
+
+def test_missing_provenance_is_invalid_params_not_provenance_required(remote):
+    err = remote.err("remember", fact="x")
+    assert err == {
+        "error": "invalid_params",
+        "message": "Missing required parameter: provenance",
+        "suggestion": "Check the tool schema — required params and types are declared there.",
+        "protocol_version": 1,
+    }
+
+
+def test_provenance_too_long(local):
+    err = local.err("remember", fact="x", provenance="p" * 501)
+    assert err["message"] == "provenance exceeds 500 chars (got 501)."
+    assert "pointer, not a transcript" in err["suggestion"]
+
+
+def test_provenance_stored_verbatim(local):
+    local.ok("remember", fact="x", provenance="  chat, 2026  ", entity="people/a")
+    facts = local.ok("recall", entity="people/a")["facts"]
+    assert facts[0]["provenance"] == "  chat, 2026  " and facts[0]["source"] == "  chat, 2026  "
+
+
+def test_ttl_sets_valid_until(local):
+    before = now_ms()
+    body = local.ok("remember", fact="x", provenance="p", ttl="30d")
+    until = parse_instant(body["valid_until"])
+    assert before + 30 * 86_400_000 <= until <= now_ms() + 30 * 86_400_000
+    assert body["valid_until"].endswith("Z") and len(body["valid_until"]) == 24
+
+
+def test_iso_duration_ttl_is_rejected_with_fix(local):
+    err = local.err("remember", fact="x", provenance="p", ttl="P30D")
+    assert err["error"] == "invalid_params" and "30d" in err["suggestion"]
+
+
+def test_entity_is_canonicalised(local):
+    from helpers import page
+
+    page(local, "people/alice-example", "Alice Example", aliases=["Ali"])
+    assert local.ok("remember", fact="a", provenance="p", entity="Ali")["entity_slug"] == "people/alice-example"
+    assert local.ok("remember", fact="b", provenance="p", entity="Alice Example")["entity_slug"] == "people/alice-example"
+    assert local.ok("remember", fact="c", provenance="p", entity="alice")["entity_slug"] == "people/alice-example"
+    assert local.ok("remember", fact="d", provenance="p", entity="People/New Person")["entity_slug"] == "people/new-person"
+
+
+def test_exact_restatement_is_duplicate(local):
+    first = local.ok("remember", fact="Alice likes tea", provenance="p", entity="people/alice")
+    again = local.ok("remember", fact="  alice   LIKES tea ", provenance="q", entity="people/alice")
+    assert again["status"] == "duplicate" and again["id"] == first["id"]
+    assert again["status_text"] == f"already knew this — kept fact #{first['id']}"
+    other = local.ok("remember", fact="Alice likes tea", provenance="p", entity="people/bob")
+    assert other["status"] == "inserted"  # another entity is never a candidate
+
+
+def test_forgotten_fact_is_not_a_duplicate_candidate(local):
+    first = local.ok("remember", fact="Alice likes tea", provenance="p", entity="people/alice")
+    local.ok("forget", id=first["id"])
+    again = local.ok("remember", fact="Alice likes tea", provenance="p", entity="people/alice")
+    assert again["status"] == "inserted" and again["id"] != first["id"]
+
+
+def test_dry_run_writes_nothing(remote):
+    body = remote.ok("remember", fact="x", provenance="p", dry_run=True)
+    assert body == {"dry_run": True, "action": "remember", "fact": "x", "protocol_version": 1}
+    assert remote.ok("recall")["total"] == 0

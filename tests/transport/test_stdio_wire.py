@@ -1,0 +1,147 @@
+"""The stdio wire, byte for byte: what every harness sees from `memverbs serve`."""
+
+import json
+import os
+
+import pytest
+
+from memverbs.server.protocol.surfaces import SURFACES, tool_defs
+
+from rawmcp import RawMcp
+
+SNAPSHOT = os.path.join(os.path.dirname(__file__), os.pardir, "snapshots", "tools_full.json")
+
+
+@pytest.fixture
+def serve(memverbs_cmd, env):
+    peers = []
+
+    def start(*args: str, **extra_env) -> RawMcp:
+        peer = RawMcp([*memverbs_cmd, "serve", *args], {**env, **extra_env})
+        peers.append(peer)
+        return peer
+
+    yield start
+    for peer in peers:
+        peer.close()
+
+
+def test_initialize_identifies_memverbs(serve):
+    init = serve("--surface", "verbs").handshake()["result"]
+    assert init["serverInfo"]["name"] == "memverbs"
+    assert "tools" in init["capabilities"]
+
+
+@pytest.mark.parametrize("surface", SURFACES)
+def test_tools_list_per_surface(serve, surface):
+    peer = serve("--surface", surface)
+    peer.handshake()
+    tools = peer.send("tools/list", {})["result"]["tools"]
+    assert tools == tool_defs(surface)
+    assert all("outputSchema" not in t for t in tools)
+
+
+def test_tool_definitions_match_the_snapshot(serve):
+    """The frozen tool list: a change here is a wire change and must show in review."""
+    peer = serve()
+    peer.handshake()
+    tools = peer.send("tools/list", {})["result"]["tools"]
+    if os.environ.get("MEMVERBS_UPDATE_SNAPSHOTS") == "1":
+        with open(SNAPSHOT, "w", encoding="utf-8") as fh:
+            json.dump(tools, fh, indent=2, ensure_ascii=False)
+            fh.write("\n")
+    with open(SNAPSHOT, encoding="utf-8") as fh:
+        assert tools == json.load(fh)
+    synth = next(t for t in tools if t["name"] == "synthesize")
+    assert synth["description"].startswith("[EXPENSIVE")
+    assert [list(p) for p in next(t for t in tools if t["name"] == "remember")["inputSchema"]["properties"].values()][4] == [
+        "type", "description", "enum", "default",
+    ]
+
+
+def test_success_is_one_pretty_text_block_without_is_error(serve):
+    peer = serve("--surface", "verbs")
+    peer.handshake()
+    result = peer.call("remember", {"fact": "wire fact", "provenance": "test"})
+    assert set(result) <= {"content", "_meta", "resultType"}
+    assert "isError" not in result and "structuredContent" not in result
+    [block] = result["content"]
+    body = json.loads(block["text"])
+    assert block["text"] == json.dumps(body, indent=2, ensure_ascii=False)
+    assert body["status"] == "inserted"
+
+
+def test_error_is_an_envelope_with_is_error_true(serve):
+    peer = serve("--surface", "verbs")
+    peer.handshake()
+    result = peer.call("remember", {"fact": "x", "provenance": "  "})
+    assert result["isError"] is True
+    assert json.loads(result["content"][0]["text"])["error"] == "provenance_required"
+
+
+def test_unknown_param_warning_block_and_meta(serve):
+    peer = serve("--surface", "verbs")
+    peer.handshake()
+    result = peer.call("recall", {"entty": "people/x"})
+    assert len(result["content"]) == 2
+    assert result["content"][1]["text"].startswith('warning: unknown parameter "entty" ignored — did you mean "entity"?')
+    assert result["_meta"]["warnings"] == [{"code": "unknown_param", "param": "entty", "suggestion": "entity"}]
+
+
+def test_hidden_tool_bytes_equal_unknown(serve):
+    peer = serve("--surface", "verbs")
+    peer.handshake()
+    hidden = peer.call("put_page", {"slug": "a", "content": "b"})
+    unknown = peer.call("put_pagf", {"slug": "a", "content": "b"})
+    assert hidden["content"][0]["text"].replace("put_page", "X") == unknown["content"][0]["text"].replace("put_pagf", "X")
+    assert hidden["isError"] is True and unknown["isError"] is True
+
+
+def test_stdout_carries_only_protocol(serve):
+    peer = serve()
+    peer.handshake()
+    peer.call("entity", {"name": "nobody"})
+    peer.call("synthesize", {"question": "q"})
+    stderr = peer.close()
+    assert all(json.loads(line)["jsonrpc"] == "2.0" for line in peer.stdout_lines)
+    assert "Starting memverbs MCP server (stdio)" in stderr
+
+
+def test_usage_log_lines(serve, home):
+    peer = serve("--surface", "verbs")
+    peer.handshake()
+    peer.call("entity", {"name": "nobody"})
+    peer.call("remember", {"fact": "x"})
+    peer.call("recall", {"budget_tokens": 100})
+    peer.close()
+    lines = [json.loads(line) for line in home.usage_log.read_text().splitlines()]
+    assert [e["verb"] for e in lines] == ["entity", "remember", "recall"]
+    assert list(lines[0]) == ["ts", "brain_id", "verb", "surface", "remote", "ok", "latency_ms", "source_id", "entity_found"]
+    assert lines[0]["entity_found"] is False and lines[0]["remote"] is True and lines[0]["surface"] == "verbs"
+    assert lines[1]["ok"] is False
+    assert lines[2]["budget_dropped"] == 0
+
+
+def test_missing_brain_answers_unavailable(serve, home):
+    (home.root / "brain.db").unlink()
+    peer = serve("--surface", "verbs")
+    peer.handshake()
+    assert len(peer.send("tools/list", {})["result"]["tools"]) == 7
+    result = peer.call("recall", {})
+    body = json.loads(result["content"][0]["text"])
+    assert result["isError"] is True and body["error"] == "unavailable" and "memverbs init" in body["suggestion"]
+
+
+def test_malformed_config_serves_verbs_and_answers_unavailable(serve, home):
+    home.config_path.write_text("this is = = not toml")
+    peer = serve()
+    peer.handshake()
+    assert len(peer.send("tools/list", {})["result"]["tools"]) == 7  # fail closed to the smallest surface
+    body = json.loads(peer.call("recall", {})["content"][0]["text"])
+    assert body["error"] == "unavailable" and "TOML" in body["message"]
+
+
+def test_force_surface_only_narrows(serve):
+    peer = serve("--surface", "full", MEMVERBS_MCP_FORCE_SURFACE="verbs")
+    peer.handshake()
+    assert len(peer.send("tools/list", {})["result"]["tools"]) == 7

@@ -24,7 +24,7 @@ class _Section(BaseModel):
 
 
 class BrainSettings(_Section):
-    backend: Literal["sqlite"] = "sqlite"
+    backend: Literal["sqlite"] = Field("sqlite", description="Storage backend: sqlite (the embedded default).")
     path: str = Field(DEFAULT_BRAIN_NAME, description="SQLite brain file, relative to the home.")
     busy_timeout_ms: int = Field(10_000, ge=0, description="How long a writer waits for another's lock.")
 

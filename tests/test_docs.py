@@ -1,0 +1,46 @@
+"""Docs are tests: every CLI command, setting and MCP tool is documented, and generated docs are current."""
+
+import re
+from pathlib import Path
+
+from memverbs.cli.main import build_parser
+from memverbs.server.protocol import docgen
+from memverbs.server.protocol.registry import OPERATIONS
+from memverbs.server.settings import known_keys
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def subcommands() -> list[str]:
+    parser = build_parser()
+    action = next(a for a in parser._actions if a.dest == "command")
+    return list(action.choices)
+
+
+def test_every_cli_command_is_in_the_readme():
+    missing = [c for c in subcommands() if not re.search(rf"`memverbs [^`]*\b{re.escape(c)}\b", README)]
+    assert missing == []
+
+
+def test_every_setting_is_documented():
+    text = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    assert [k for k in known_keys() if f"`{k}`" not in text] == []
+
+
+def test_every_setting_has_a_description():
+    assert [k for k, desc in known_keys().items() if not desc] == []
+
+
+def test_tools_reference_is_generated_from_the_registry():
+    assert (ROOT / "docs" / "tools.md").read_text(encoding="utf-8") == docgen.render(), (
+        "docs/tools.md is stale: run `python -m memverbs.server.protocol.docgen > docs/tools.md`"
+    )
+    assert all(op.description for op in OPERATIONS)
+
+
+def test_readme_gives_the_two_setup_commands_and_ci_runs_the_test_one():
+    assert "pip install . && memverbs init" in README
+    test_cmd = 'pip install -e ".[test]" && pytest'
+    assert test_cmd in README
+    assert test_cmd in (ROOT / ".ci" / "run").read_text(encoding="utf-8")

@@ -85,14 +85,14 @@ def load_settings(home: Home) -> Settings:
         ) from exc
     except ValidationError as exc:
         raise ConfigError(
-            f"config has invalid values: {_describe(exc)}",
+            f"config has invalid values: {describe(exc)}",
             f"Correct them in {path} or the MEMVERBS_* environment (see `memverbs config get`).",
         ) from exc
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}", f"Check the permissions of {path}.") from exc
 
 
-def _describe(exc: ValidationError) -> str:
+def describe(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors():
         where = ".".join(str(p) for p in err["loc"])
@@ -111,3 +111,25 @@ def known_keys() -> dict[str, str]:
         else:
             out[name] = info.description or ""
     return out
+
+
+class FileSettings(Settings):
+    """The config file's values alone (no environment): what `config set` validates before writing."""
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls, init_settings, **_other_sources):
+        return (init_settings,)
+
+
+def setting_type(key: str) -> type | None:
+    """The Python type a dotted setting holds (str, int, bool), for typing CLI input."""
+    node: type[BaseModel] = Settings
+    info = None
+    for part in key.split("."):
+        info = node.model_fields.get(part)
+        if info is None:
+            return None
+        if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel):
+            node = info.annotation
+    ann = info.annotation if info is not None else None
+    return ann if ann in (str, int, bool) else str

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import copy
 import json
-import tempfile
 import tomllib
-from pathlib import Path
+
+from pydantic import ValidationError
 
 from memverbs.cli.configfile import read_config, write_config
 from memverbs.cli.output import fail, print_json
 from memverbs.server.errors import ConfigError
 from memverbs.server.home import Home
 from memverbs.server.protocol.params import nearest
-from memverbs.server.settings import known_keys, load_settings
+from memverbs.server.settings import FileSettings, describe, known_keys, load_settings, setting_type
 
 
 def run_config(args) -> int:
@@ -45,24 +45,29 @@ def run_config(args) -> int:
         data = read_config(home.config_path)
     except tomllib.TOMLDecodeError as exc:
         return fail(f"config file {home.config_path} is not valid TOML ({exc})", f"Fix the syntax in {home.config_path} first.")
-    updated = _assign(data, args.key, None if args.config_command == "unset" else _parse_value(args.value))
-    try:
-        _validate(updated)
-    except ConfigError as exc:
-        return fail(exc.message.replace("config has invalid values", f"{args.key} cannot be {args.value!r}"), exc.fix)
+    updated = _assign(data, args.key, None if args.config_command == "unset" else _parse_value(args.key, args.value))
+    problem = _validate(updated)
+    if problem:
+        return fail(
+            f"{args.key} cannot be {args.value!r}: {problem}" if args.config_command == "set" else problem,
+            f"Pick a valid value (see docs/configuration.md); {home.config_path} was not changed.",
+        )
     write_config(home.config_path, updated)
     print(f"{args.key} = {json.dumps(_lookup(updated, args.key))}" if args.config_command == "set" else f"{args.key} unset")
     return 0
 
 
-def _parse_value(text: str):
-    lowered = text.strip().lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    try:
-        return int(text)
-    except ValueError:
-        return text
+def _parse_value(key: str, text: str):
+    """The TOML value for `text`, typed by the setting it is for (a digits-only source stays a string)."""
+    kind = setting_type(key)
+    if kind is bool and text.strip().lower() in ("true", "false", "1", "0", "yes", "no", "on", "off"):
+        return text.strip().lower() in ("true", "1", "yes", "on")
+    if kind is int:
+        try:
+            return int(text)
+        except ValueError:
+            return text
+    return text
 
 
 def _lookup(data: dict, key: str):
@@ -87,11 +92,13 @@ def _assign(data: dict, key: str, value) -> dict:
     return out
 
 
-def _validate(data: dict) -> None:
-    """Load the would-be file through the real settings model (env included) before writing it."""
-    with tempfile.TemporaryDirectory() as tmp:
-        write_config(Path(tmp) / "config.toml", data)
-        load_settings(Home(Path(tmp)))
+def _validate(data: dict) -> str | None:
+    """What is wrong with the would-be file on its own (the environment is not its problem), or None."""
+    try:
+        FileSettings(**data)
+    except ValidationError as exc:
+        return describe(exc)
+    return None
 
 
 def _unknown(key: str, keys: dict) -> int:

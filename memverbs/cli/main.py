@@ -9,6 +9,7 @@ only when chosen: `memverbs hook` must not pay for `serve`'s imports.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from memverbs import __version__
@@ -74,6 +75,18 @@ def build_parser() -> argparse.ArgumentParser:
     u = csub.add_parser("unset", help="remove a setting from config.toml (back to its default)")
     u.add_argument("key")
 
+    p = sub.add_parser("protocol", help="the MEMORY_VERBS spec, conformance runner and usage stats")
+    p.add_argument("--json", action="store_true", help="the machine-readable spec")
+    psub = p.add_subparsers(dest="protocol_command", metavar="ACTION")
+    c = psub.add_parser("conformance", help="certify an endpoint against MEMORY_VERBS v1")
+    c.add_argument("--target", help="http(s)://…/mcp URL, or a command that starts a stdio server (default: this memverbs)")
+    c.add_argument("--token", help="bearer token for an HTTP target")
+    c.add_argument("--synthesize", action="store_true", help="also call synthesize (costs money with a real LLM)")
+    c.add_argument("--json", action="store_true")
+    st = psub.add_parser("stats", help="verb usage from the local usage log")
+    st.add_argument("--days", default="30", help="window in days (default 30)")
+    st.add_argument("--json", action="store_true")
+
     p = sub.add_parser("doctor", help="check the home, config and brain, with a fix for each problem")
     p.add_argument("--json", action="store_true")
 
@@ -100,6 +113,10 @@ def main(argv: list[str] | None = None) -> int:
             from memverbs.cli.config import run_config  # noqa: PLC0415
 
             return run_config(args)
+        if args.command == "protocol":
+            from memverbs.cli.protocol import run_protocol  # noqa: PLC0415
+
+            return run_protocol(args)
         if args.command == "doctor":
             from memverbs.cli.doctor import run_doctor  # noqa: PLC0415
 
@@ -109,6 +126,11 @@ def main(argv: list[str] | None = None) -> int:
         return run_op(args)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (`memverbs … | head`): stop quietly, as a Unix tool does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -22,7 +22,12 @@ def run_op(args) -> int:
         if value is not None:
             params[param.name] = value
     if op.name == "put_page":
-        params["content"] = _read_content(args.file)
+        try:
+            params["content"] = _read_content(args.file)
+        except OSError as exc:
+            return fail(f"cannot read {args.file}: {exc.strerror}", "Pass the path of a markdown file, or - to read stdin.")
+        except UnicodeDecodeError:
+            return fail(f"{args.file} is not UTF-8 text", "Save the page as UTF-8 markdown and retry.")
     runtime = Runtime()
     try:
         outcome = runtime.local_dispatcher().call(op.name, params)
@@ -77,6 +82,15 @@ def render(name: str, body: dict) -> str:
         return body["text"] or "(nothing to report)"
     if name == "synthesize":
         return body["answer"]
+    if name == "put_page":
+        return f"{body['status']} {body['slug']} ({body['title']}; {body['links']} links, {body['timeline_entries']} timeline entries)"
+    if name == "get_page":
+        head = [f"# {body['title']}  ({body['slug']}, {body['type'] or 'untyped'}, {body['visibility']})"]
+        if body["aliases"]:
+            head.append("aka: " + ", ".join(body["aliases"]))
+        return "\n".join(head) + "\n\n" + body["body"].strip()
+    if name == "list_pages":
+        return "\n".join(f"{p['slug']}  {p['title'] or ''}" for p in body["pages"]) or "(no pages)"
     return json.dumps(body, indent=2, ensure_ascii=False)
 
 

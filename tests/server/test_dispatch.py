@@ -88,3 +88,25 @@ def test_every_listed_tool_dispatches(runtime, surface):
         outcome = d.call(tool["name"], {})
         assert outcome.body.get("error") != "unknown_tool", tool["name"]
         assert outcome.body.get("error") != "internal", (tool["name"], outcome.body)
+
+
+def test_locked_brain_is_unavailable_and_loses_nothing(home, monkeypatch):
+    import sqlite3
+
+    from memverbs.server.runtime import Runtime
+
+    monkeypatch.setenv("MEMVERBS_BRAIN__BUSY_TIMEOUT_MS", "200")
+    rt = Runtime(home)
+    client = Client(rt.mcp_dispatcher("full"))
+    client.ok("remember", fact="before the lock", provenance="p")
+    holder = sqlite3.connect(home.root / "brain.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process holding a long write
+    try:
+        err = client.err("remember", fact="during the lock", provenance="p")
+        assert err["error"] == "unavailable" and "locked" in err["message"] and err["suggestion"].strip()
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert client.ok("remember", fact="after the lock", provenance="p")["status"] == "inserted"
+    assert [f["fact"] for f in client.ok("recall")["facts"]] == ["after the lock", "before the lock"]
+    rt.close()

@@ -121,3 +121,13 @@ def test_threads_for_entities_after_since(local, remote):
     assert body["threads"] == [{"kind": "commitment", "text": "Alice will call", "date": body["threads"][0]["date"]}]
     assert parse_instant(body["threads"][0]["date"]) > parse_instant(since)
     assert "## Thread updates since" in body["text"]
+
+
+def test_idle_cursors_are_collected_after_seven_days(runtime, remote):
+    brain = runtime.brain()
+    eight_days_ago = now_ms() - 8 * 86_400_000
+    brain.save_cursor("default", "remote", "stale", eight_days_ago, "", eight_days_ago)
+    brain.save_cursor("default", "remote", "fresh", now_ms(), "", now_ms())
+    remote.ok("delta", session_id="new-session")  # a first wake runs the GC
+    assert brain.cursor("default", "remote", "stale") is None
+    assert brain.cursor("default", "remote", "fresh") is not None

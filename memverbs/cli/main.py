@@ -75,6 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
     u = csub.add_parser("unset", help="remove a setting from config.toml (back to its default)")
     u.add_argument("key")
 
+    p = sub.add_parser("hook", help="lifecycle hook entry point, wired by `memverbs install` (see docs/hooks.md)")
+    p.add_argument("moment", choices=("session-start", "post-compact", "heartbeat", "auto"))
+    p.add_argument("--harness", default="plain")
+    p.add_argument("--session-id")
+    p.add_argument("--deadline-ms", type=int)
+
     p = sub.add_parser("protocol", help="the MEMORY_VERBS spec, conformance runner and usage stats")
     p.add_argument("--json", action="store_true", help="the machine-readable spec")
     psub = p.add_subparsers(dest="protocol_command", metavar="ACTION")
@@ -95,6 +101,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["hook"]:
+        # The hook path is started by a harness on every session and heartbeat:
+        # it skips argparse and every other command's imports.
+        from memverbs.hooks.runner import run_hook  # noqa: PLC0415
+
+        return run_hook(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

@@ -183,3 +183,12 @@ class FactStore:
             "ORDER BY created_at DESC, id DESC LIMIT ?",
             (source, since, now, world_only, limit),
         )
+
+    def recent_entity_slugs(self, source: str, *, limit: int, scan: int = 200) -> list[str]:
+        """Entities the brain most recently learned world-visible facts about (hook standing entities)."""
+        rows = self.query(
+            "SELECT entity_slug FROM facts WHERE source_id = ? AND entity_slug IS NOT NULL AND visibility = 'world' "
+            "AND expired_at IS NULL ORDER BY created_at DESC LIMIT ?",
+            (source, scan),
+        )
+        return list(dict.fromkeys(r[0] for r in rows))[:limit]

@@ -27,8 +27,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import yaml
-
 from memverbs.server.names import collapse
 
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
@@ -81,6 +79,8 @@ def split_frontmatter(content: str) -> tuple[dict, str]:
     m = _FRONTMATTER.match(content)
     if not m:
         return {}, content
+    import yaml  # noqa: PLC0415 - only writing a page parses YAML; cards (the hook path) never do
+
     try:
         data = yaml.safe_load(m.group(1)) or {}
     except yaml.YAMLError as exc:

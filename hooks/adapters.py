@@ -1,0 +1,89 @@
+"""One small adapter per harness: its stdin payload in, its injection format out.
+
+Claude Code and Codex read `hookSpecificOutput.additionalContext` (Codex takes
+Claude's format); Grok Build and our own opencode/OpenClaw plugins read plain
+text. Each adapter caps the text below what its harness will inject: Claude
+Code diverts hook output over 10,000 characters to a file, so the whole JSON
+line must stay under that.
+"""
+
+from __future__ import annotations
+
+import json
+
+from memverbs.hooks.events import EVENT_MOMENTS, Harness, HookEvent, HookInputError, Moment
+
+TRUNCATED = "\n… (memory context truncated to fit the harness's limit)"
+
+
+def cap(text: str, limit: int) -> str:
+    """Cut at a line boundary so a section is never half a line."""
+    if len(text) <= limit:
+        return text
+    room = limit - len(TRUNCATED)
+    cut = text.rfind("\n", 0, room)
+    return text[: cut if cut > 0 else room] + TRUNCATED
+
+
+class Adapter:
+    harness: Harness
+    max_chars = 9_000
+
+    def parse(self, payload: dict, moment: Moment | None, session_flag: str | None) -> HookEvent:
+        session = session_flag or _first_str(payload, "session_id", "sessionId", "sessionID")
+        if not session:
+            raise HookInputError("no session id")
+        event_name = _first_str(payload, "hook_event_name", "hookEventName", "event")
+        source = _first_str(payload, "source")
+        if moment is None:
+            moment = EVENT_MOMENTS.get((event_name or "").lower().replace("_", ""))
+            if moment is None:
+                raise HookInputError("cannot tell the moment")
+        if moment is Moment.SESSION_START and source == "compact":
+            moment = Moment.POST_COMPACT
+        return HookEvent(self.harness, moment, session[:200], event_name, source, _first_str(payload, "cwd", "workspaceRoot"))
+
+    def render(self, text: str, event: HookEvent) -> str:
+        return cap(text, self.max_chars)
+
+
+class ClaudeAdapter(Adapter):
+    harness = Harness.CLAUDE
+
+    def render(self, text: str, event: HookEvent) -> str:
+        name = event.event_name or ("UserPromptSubmit" if event.moment is Moment.HEARTBEAT else "SessionStart")
+        body = cap(text, self.max_chars)
+        return json.dumps({"hookSpecificOutput": {"hookEventName": name, "additionalContext": body}}, ensure_ascii=False)
+
+
+class CodexAdapter(ClaudeAdapter):
+    harness = Harness.CODEX
+
+
+class GrokAdapter(Adapter):
+    harness = Harness.GROK
+
+
+class OpencodeAdapter(Adapter):
+    harness = Harness.OPENCODE
+
+
+class OpenclawAdapter(Adapter):
+    harness = Harness.OPENCLAW
+
+
+class PlainAdapter(Adapter):
+    harness = Harness.PLAIN
+
+
+ADAPTERS: dict[Harness, Adapter] = {
+    a.harness: a for a in (ClaudeAdapter(), CodexAdapter(), GrokAdapter(), OpencodeAdapter(), OpenclawAdapter(), PlainAdapter())
+}
+
+
+def _first_str(payload: dict, *keys: str) -> str | None:
+    for key in keys:
+        value = payload.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None

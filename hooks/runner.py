@@ -1,0 +1,224 @@
+"""`memverbs hook <moment>`: the one fail-open wrapper around every lifecycle hook.
+
+A hook runs inside someone's agent session. Whatever happens here — no brain, a
+locked or corrupt database, garbage on stdin, an unknown harness, a bug, a slow
+disk — the session must go on: the hook exits 0, prints nothing unless it has a
+whole answer, and finishes inside its deadline (an interval timer raises in the
+main thread when it runs out). What happened is recorded as a code in
+`$MEMVERBS_HOME/logs/hooks.jsonl` — never fact text. `MEMVERBS_HOOKS=off`
+turns every hook into a no-op. This is the only place a broad `except` lives.
+
+    memverbs hook session-start|post-compact|heartbeat|auto --harness claude|codex|grok|opencode|openclaw|plain
+                  [--session-id ID] [--deadline-ms N]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import sys
+import time
+
+from memverbs.hooks.adapters import ADAPTERS
+from memverbs.hooks.events import Harness, HookInputError, Moment
+from memverbs.server.home import Home
+
+DEFAULT_DEADLINE_MS = 2_500  # well inside the 5–10 s timeouts the installers set
+MAX_STDIN = 1 << 20
+OFF = {"off", "0", "false", "no", "disabled"}
+
+
+class Deadline(Exception):
+    """The hook ran out of time; the session is not kept waiting."""
+
+
+class Hook:
+    """What a moment needs: the event, its session state, the brain, and a trusted local caller."""
+
+    def __init__(self, home: Home, event, settings, state, now_ms: int) -> None:
+        from memverbs.server.brain.sqlite import SqliteBrain  # noqa: PLC0415
+        from memverbs.server.context import Caller  # noqa: PLC0415
+        from memverbs.server.dispatch import Dispatcher  # noqa: PLC0415
+
+        self.event, self.settings, self.state, self.now_ms = event, settings, state, now_ms
+        self.source = settings.source
+        self.brain = SqliteBrain.open(home.resolve(settings.brain_path), busy_timeout_ms=min(settings.busy_timeout_ms, 1_000))
+        self.dispatcher = Dispatcher(Caller.local(self.source), "verbs", lambda: self.brain)
+
+    def call(self, verb: str, params: dict) -> dict:
+        outcome = self.dispatcher.call(verb, params)
+        if outcome.is_error:
+            raise HookFailure(outcome.body.get("error", "error"))
+        return outcome.body
+
+    def close(self) -> None:
+        self.brain.close()
+
+
+class HookFailure(Exception):
+    """A verb answered with an error envelope; its code is the diagnostic."""
+
+
+def parse_args(argv: list[str]) -> dict:
+    args = {"moment": None, "harness": "plain", "session_id": None, "deadline_ms": DEFAULT_DEADLINE_MS}
+    rest = list(argv)
+    if rest and not rest[0].startswith("--"):
+        args["moment"] = rest.pop(0)
+    while rest:
+        flag = rest.pop(0)
+        value = rest.pop(0) if rest and "=" not in flag else None
+        if "=" in flag:
+            flag, value = flag.split("=", 1)
+        key = flag.lstrip("-").replace("-", "_")
+        if key in args and value is not None:
+            args[key] = value
+    return args
+
+
+def read_stdin(deadline: float) -> dict:
+    if sys.stdin is None or sys.stdin.closed or sys.stdin.isatty():
+        return {}
+    chunks: list[bytes] = []
+    size = 0
+    fd = sys.stdin.fileno()
+    while size < MAX_STDIN:
+        wait = deadline - time.monotonic()
+        if wait <= 0 or not select.select([fd], [], [], wait)[0]:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    raw = b"".join(chunks).strip()
+    if not raw:
+        return {}
+    try:
+        payload = json.loads(raw)
+    except ValueError as exc:
+        raise HookInputError("stdin is not JSON") from exc
+    if not isinstance(payload, dict):
+        raise HookInputError("stdin is not a JSON object")
+    return payload
+
+
+def run_hook(argv: list[str]) -> int:
+    started = time.monotonic()
+    if os.environ.get("MEMVERBS_HOOKS", "").strip().lower() in OFF:
+        return 0
+    home = Home.from_env()
+    args = parse_args(argv)
+    try:
+        deadline_ms = max(50, int(args["deadline_ms"]))
+    except (TypeError, ValueError):
+        deadline_ms = DEFAULT_DEADLINE_MS
+    code, output, harness, moment = "internal", None, str(args["harness"]), str(args["moment"])
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, deadline_ms / 1000)
+    try:
+        code, output, moment = _run(home, args, started + deadline_ms / 1000 * 0.4)
+    except Deadline:
+        code = "deadline"
+    except HookInputError:
+        code = "bad_input"
+    except HookFailure as exc:
+        code = f"verb_{exc}"
+    except BaseException as exc:  # noqa: BLE001 - the fail-open boundary: nothing may break the session
+        code = _classify(exc)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    if output:
+        try:
+            sys.stdout.write(output + "\n")
+            sys.stdout.flush()
+        except OSError:
+            code = "stdout_closed"
+    _diagnose(home, harness, moment, code, started, len(output or ""))
+    return 0
+
+
+def _run(home: Home, args: dict, stdin_deadline: float) -> tuple[str, str | None, str]:
+    try:
+        harness = Harness(args["harness"])
+    except ValueError:
+        return "unknown_harness", None, str(args["moment"])
+    moment = None
+    if args["moment"] not in (None, "auto"):
+        try:
+            moment = Moment(args["moment"])
+        except ValueError:
+            return "unknown_moment", None, str(args["moment"])
+    adapter = ADAPTERS[harness]
+    event = adapter.parse(read_stdin(stdin_deadline), moment, args["session_id"])
+
+    from memverbs.hooks.heartbeat import due  # noqa: PLC0415
+    from memverbs.hooks.state import SessionState  # noqa: PLC0415
+    from memverbs.server.quickconfig import quick_settings  # noqa: PLC0415
+    from memverbs.server.timeparse import now_ms  # noqa: PLC0415
+
+    now = now_ms()
+    state = SessionState.load(home.root / "hooks" / "sessions", event.harness, event.session_id)
+    if event.moment is Moment.HEARTBEAT and not due(state, now):
+        return "rate_limited", None, event.moment.value  # the brain is not even opened
+    hook = Hook(home, event, quick_settings(home), state, now)
+    try:
+        if event.moment is Moment.HEARTBEAT:
+            from memverbs.hooks.heartbeat import heartbeat  # noqa: PLC0415
+
+            text = heartbeat(hook)
+        else:
+            from memverbs.hooks.session_start import rehydrate  # noqa: PLC0415
+            from memverbs.hooks.state import collect_idle  # noqa: PLC0415
+
+            collect_idle(hook.state.path.parent)
+            text = rehydrate(hook)
+        hook.state.save()
+    finally:
+        hook.close()
+    if not text:
+        return "empty", None, event.moment.value
+    return "ok", adapter.render(text, event), event.moment.value
+
+
+def _on_alarm(signum, frame):
+    raise Deadline()
+
+
+def _classify(exc: BaseException) -> str:
+    from memverbs.server.errors import BrainError, BrainMissing, ConfigError  # noqa: PLC0415
+
+    if isinstance(exc, BrainMissing):
+        return "no_brain"
+    if isinstance(exc, BrainError):
+        return "brain_locked" if "locked" in exc.message else "brain_error"
+    if isinstance(exc, ConfigError):
+        return "config_error"
+    return f"internal_{type(exc).__name__}"
+
+
+def _diagnose(home: Home, harness: str, moment: str, code: str, started: float, chars: int) -> None:
+    """One line per run, codes and sizes only: `memverbs doctor` reads it, nothing else does."""
+    line = json.dumps(
+        {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "harness": harness[:20],
+            "moment": moment[:20],
+            "code": code,
+            "ms": round((time.monotonic() - started) * 1000),
+            "chars": chars,
+        }
+    )
+    if not home.root.is_dir():
+        return  # never create a home as a side effect of a hook
+    try:
+        home.logs.mkdir(exist_ok=True)
+        fd = os.open(home.logs / "hooks.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, (line + "\n").encode())
+        finally:
+            os.close(fd)
+    except OSError:
+        pass

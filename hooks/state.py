@@ -1,0 +1,90 @@
+"""Per-session hook state: the entities a session touched, and when it last had a heartbeat.
+
+One small JSON file per (harness, session) under `$MEMVERBS_HOME/hooks/sessions/`,
+written atomically. It holds slugs, times and digests of what was injected —
+never fact text. Files idle
+for 7 days are collected at session start.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+IDLE_SECONDS = 7 * 24 * 3600
+MAX_BANKED = 16
+MAX_SEEN = 256
+
+
+@dataclass
+class SessionState:
+    path: Path
+    entities: list[str] = field(default_factory=list)
+    last_heartbeat_ms: int = 0
+    seen: list[str] = field(default_factory=list)  # short digests of what was already injected
+
+    @classmethod
+    def load(cls, root: Path, harness: str, session_id: str) -> SessionState:
+        key = hashlib.sha256(f"{harness}\0{session_id}".encode()).hexdigest()[:32]
+        path = root / f"{key}.json"
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            entities = [e for e in data.get("entities", []) if isinstance(e, str)]
+            seen = [s for s in data.get("seen", []) if isinstance(s, str)]
+            return cls(path, entities[:MAX_BANKED], int(data.get("last_heartbeat_ms", 0)), seen[-MAX_SEEN:])
+        except (OSError, ValueError, TypeError, AttributeError):
+            return cls(path)
+
+    def bank(self, slugs: list[str]) -> None:
+        """Most recent first, deduplicated, bounded."""
+        merged = [s for s in slugs if s] + [e for e in self.entities if e not in slugs]
+        self.entities = list(dict.fromkeys(merged))[:MAX_BANKED]
+
+    def unseen(self, items: list[dict], key) -> list[dict]:
+        """The items not injected before in this session; marks them as injected now."""
+        fresh = []
+        known = set(self.seen)
+        for item in items:
+            digest = hashlib.sha256(key(item).encode()).hexdigest()[:16]
+            if digest not in known:
+                known.add(digest)
+                self.seen.append(digest)
+                fresh.append(item)
+        self.seen = self.seen[-MAX_SEEN:]
+        return fresh
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        data = {
+            "entities": self.entities,
+            "last_heartbeat_ms": self.last_heartbeat_ms,
+            "seen": self.seen,
+            "updated_ms": int(time.time() * 1000),
+        }
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".state.")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(data, fh)
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def collect_idle(root: Path, now: float | None = None) -> None:
+    now = now if now is not None else time.time()
+    try:
+        entries = list(os.scandir(root))
+    except FileNotFoundError:
+        return
+    for entry in entries:
+        try:
+            if now - entry.stat().st_mtime > IDLE_SECONDS:
+                os.unlink(entry.path)
+        except OSError:
+            continue

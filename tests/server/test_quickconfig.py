@@ -1,0 +1,25 @@
+"""The hook path's light config reader agrees with the full settings, key for key."""
+
+import pytest
+
+from memverbs.server.quickconfig import quick_settings
+from memverbs.server.settings import load_settings
+
+CASES = [
+    ("", {}),
+    ('source = "work"\n[brain]\npath = "other.db"\nbusy_timeout_ms = 250\n[hooks]\nentities = "people/me, projects/x"\n', {}),
+    ('source = "work"\n[hooks]\nentities = "a"\n', {"MEMVERBS_SOURCE": "env-src", "MEMVERBS_HOOKS__ENTITIES": "b,c"}),
+    ("", {"MEMVERBS_BRAIN__PATH": "/abs/brain.db", "MEMVERBS_BRAIN__BUSY_TIMEOUT_MS": "42"}),
+]
+
+
+@pytest.mark.parametrize(("toml", "env"), CASES)
+def test_agrees_with_settings(home, monkeypatch, toml, env):
+    home.config_path.write_text(toml)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    quick, full = quick_settings(home), load_settings(home)
+    assert quick.source == full.source
+    assert quick.brain_path == full.brain.path
+    assert quick.busy_timeout_ms == full.brain.busy_timeout_ms
+    assert quick.hook_entities == full.hooks.entities

@@ -1,0 +1,179 @@
+"""What every harness installer shares: the server command, the receipt, install and uninstall.
+
+A harness module (claude.py, codex.py, …) only says *which* steps wire memverbs
+into that harness. This module runs them: --dry-run prints their diffs, install
+applies them and writes a receipt under `$MEMVERBS_HOME/integrations/<harness>/`,
+and uninstall reverses exactly what the receipt records — and nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memverbs.hooks.events import Harness
+from memverbs.installers.files import atomic_write
+from memverbs.installers.steps import (
+    CliCommand,
+    Context,
+    InstallError,
+    JsonArrayItem,
+    JsonEntry,
+    OwnedFile,
+    TomlBlock,
+)
+from memverbs.server.home import DEFAULT_SOURCE, Home
+
+SERVER_NAME = "memverbs"
+HOOK_TIMEOUT_S = 10  # the harness's limit; the hook's own deadline is well inside it
+
+
+@dataclass
+class Options:
+    harness: Harness
+    scope: str = "user"
+    surface: str = "verbs"
+    hooks: bool = True
+    dry_run: bool = False
+    project_dir: Path = field(default_factory=Path.cwd)
+    home: Home = field(default_factory=Home.from_env)
+    env: dict = field(default_factory=lambda: dict(os.environ))
+
+    @property
+    def user_home(self) -> Path:
+        return Path(self.env.get("HOME") or Path.home())
+
+
+def memverbs_executable() -> str:
+    """The absolute path of the installed `memverbs` command (what harnesses will spawn)."""
+    beside = Path(sys.executable).parent / "memverbs"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which("memverbs")
+    if found:
+        return str(Path(found).resolve())
+    raise InstallError(
+        "cannot find the installed `memverbs` command",
+        "Install memverbs with pip (pip install memverbs) so the command exists, then run the install again.",
+    )
+
+
+def server_env(opts: Options) -> dict[str, str]:
+    """MEMVERBS_HOME / MEMVERBS_SOURCE, only when not the defaults (a harness spawns with its own env)."""
+    env: dict[str, str] = {}
+    default_home = opts.user_home / ".memverbs"
+    if opts.home.root.resolve() != default_home.resolve():
+        env["MEMVERBS_HOME"] = str(opts.home.root.resolve())
+    source = opts.env.get("MEMVERBS_SOURCE", "").strip()
+    if source and source != DEFAULT_SOURCE:
+        env["MEMVERBS_SOURCE"] = source
+    return env
+
+
+def server_argv(opts: Options) -> list[str]:
+    return [memverbs_executable(), "serve", "--surface", opts.surface]
+
+
+def hook_command(opts: Options, moment: str) -> str:
+    """The shell command a harness runs for a hook, with our env when it is not the default."""
+    env = " ".join(f"{k}={_quote(v)}" for k, v in server_env(opts).items())
+    cmd = f"{_quote(memverbs_executable())} hook {moment} --harness {opts.harness.value}"
+    return f"{env} {cmd}" if env else cmd
+
+
+def is_our_hook(value: object) -> bool:
+    """A hook group (Claude's format) that runs `memverbs hook …`."""
+    if not isinstance(value, dict):
+        return False
+    hooks = value.get("hooks")
+    return isinstance(hooks, list) and any(
+        isinstance(h, dict) and "memverbs" in str(h.get("command", "")) and " hook " in str(h.get("command", ""))
+        for h in hooks
+    )
+
+
+def is_our_server(value: object) -> bool:
+    """An MCP server entry that starts `memverbs serve` (any harness's shape)."""
+    text = json.dumps(value)
+    return "memverbs" in text and "serve" in text
+
+
+def _quote(s: str) -> str:
+    import shlex  # noqa: PLC0415
+
+    return shlex.quote(s)
+
+
+# -- receipts ---------------------------------------------------------------------
+
+
+def receipt_path(home: Home, harness: Harness) -> Path:
+    return home.integrations / harness.value / "receipt.json"
+
+
+def read_receipt(home: Home, harness: Harness) -> dict | None:
+    try:
+        return json.loads(receipt_path(home, harness).read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def run_install(opts: Options, steps: list, notes: list[str]) -> dict:
+    ctx = Context(backups=opts.home.root / "backups" / opts.harness.value, dry_run=opts.dry_run)
+    records = [step.apply(ctx) for step in steps]
+    if opts.dry_run:
+        return {"harness": opts.harness.value, "dry_run": True, "changes": ctx.commands + ctx.diffs(), "notes": notes}
+    previous = read_receipt(opts.home, opts.harness)
+    receipt = {
+        "harness": opts.harness.value,
+        "installed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "scope": opts.scope,
+        "surface": opts.surface,
+        "hooks": opts.hooks,
+        "steps": _merge(previous, records),
+        "notes": notes,
+        "backups": [str(p) for p in sorted(ctx.backed_up)],
+    }
+    atomic_write(receipt_path(opts.home, opts.harness), json.dumps(receipt, indent=2) + "\n", default_mode=0o600)
+    return receipt
+
+
+def _merge(previous: dict | None, records: list[dict]) -> list[dict]:
+    """Steps of an earlier install that this one did not redo stay recorded, so uninstall still finds them."""
+    if not previous:
+        return records
+    keys = {_step_key(r) for r in records}
+    kept = [r for r in previous.get("steps", []) if _step_key(r) not in keys]
+    return kept + records
+
+
+def _step_key(record: dict) -> str:
+    return json.dumps([record.get("kind"), record.get("path"), record.get("keys"), record.get("argv")])
+
+
+def run_uninstall(opts: Options) -> dict | None:
+    receipt = read_receipt(opts.home, opts.harness)
+    if receipt is None:
+        return None
+    ctx = Context(backups=opts.home.root / "backups" / opts.harness.value, dry_run=opts.dry_run)
+    for record in reversed(receipt.get("steps", [])):
+        kind = record["kind"]
+        if kind == "json_entry":
+            JsonEntry.revert(record, ctx)
+        elif kind == "json_item":
+            JsonArrayItem.revert(record, ctx, is_our_hook)
+        elif kind == "toml_block":
+            TomlBlock.revert(record, ctx)
+        elif kind == "owned_file":
+            OwnedFile.revert(record, ctx)
+        elif kind == "cli":
+            CliCommand.revert(record, ctx, opts.env if record.get("env") else None)
+    if opts.dry_run:
+        return {**receipt, "dry_run": True, "changes": ctx.commands + ctx.diffs()}
+    receipt_path(opts.home, opts.harness).unlink(missing_ok=True)
+    return receipt

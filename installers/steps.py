@@ -1,0 +1,290 @@
+"""Install steps: small, reversible changes to one harness's files or state.
+
+A harness installer is a list of steps. Each step makes its change (`apply`,
+against a Context that a dry run points at an overlay instead of the disk) and
+can take back exactly that change (`revert`, for uninstall) from the record it
+left in the receipt.
+Steps edit entries, never whole files they do not own: a JSON member, a JSON
+array item recognised by a fingerprint, a marked TOML block, a file memverbs
+owns outright, or a command of the harness's own CLI.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memverbs.installers import toml_block
+from memverbs.installers.files import atomic_write, backup, read_text
+from memverbs.installers.jsonc import JsonDoc, JsonEditError
+
+
+class InstallError(Exception):
+    """A step cannot be applied safely; `fix` says what the user can do. Nothing was written."""
+
+    def __init__(self, message: str, fix: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.fix = fix
+
+
+@dataclass
+class Context:
+    """Where steps read and write. A dry run writes into an overlay instead of the disk,
+    so it runs the very same code as a real run and shows the cumulative diff per file."""
+
+    backups: Path
+    dry_run: bool = False
+    backed_up: set[Path] = field(default_factory=set)
+    overlay: dict[Path, str | None] = field(default_factory=dict)
+    originals: dict[Path, str | None] = field(default_factory=dict)
+    commands: list[str] = field(default_factory=list)
+
+    def read(self, path: Path) -> str | None:
+        return self.overlay[path] if path in self.overlay else read_text(path)
+
+    def write(self, path: Path, before: str | None, after: str | None) -> None:
+        """Replace `path` (None deletes it), with a backup of the original first."""
+        if before == after:
+            return
+        self.originals.setdefault(path, read_text(path))
+        if self.dry_run:
+            self.overlay[path] = after
+            return
+        if path not in self.backed_up:
+            backup(path, self.backups)
+            self.backed_up.add(path)
+        if after is None:
+            path.unlink(missing_ok=True)
+        else:
+            atomic_write(path, after)
+
+    def run(self, argv: list[str], env: dict | None, *, check: bool = True) -> None:
+        self.commands.append("$ " + " ".join(argv))
+        if not self.dry_run:
+            run_cli(argv, env, check=check)
+
+    def diffs(self) -> list[str]:
+        return [diff(p, self.originals[p], self.overlay.get(p)) for p in self.originals]
+
+
+def diff(path: Path, before: str | None, after: str | None) -> str:
+    lines = difflib.unified_diff(
+        (before or "").splitlines(keepends=True),
+        (after or "").splitlines(keepends=True),
+        fromfile=f"{path} (before)" if before is not None else "/dev/null",
+        tofile=f"{path} (after)" if after is not None else "/dev/null",
+    )
+    return "".join(lines)
+
+
+def _doc(path: Path, text: str | None) -> JsonDoc:
+    try:
+        return JsonDoc(text or "")
+    except JsonEditError as exc:
+        raise InstallError(
+            f"{path} does not parse ({exc}); memverbs left it untouched",
+            f"Fix the file by hand (or move it aside) and run the install again.",
+        ) from exc
+
+
+@dataclass
+class JsonEntry:
+    """One member of a JSON/JSONC object, e.g. mcp.servers.memverbs. Owned when `owned(value)` says so."""
+
+    path: Path
+    keys: list[str]
+    value: object
+    owned: Callable[[object], bool]
+    what: str = ""
+
+    def _compute(self, ctx: Context) -> tuple[str | None, str, list[str]]:
+        before = ctx.read(self.path)
+        doc = _doc(self.path, before)
+        current = doc.get(self.keys)
+        if current is not None and not self.owned(current):
+            raise InstallError(
+                f"{self.path} already has a {'.'.join(self.keys)} entry that memverbs did not write",
+                f"Rename or remove that entry, or install under another name; memverbs will not overwrite it.",
+            )
+        created = [".".join(self.keys[:d]) for d in range(1, len(self.keys)) if doc.get(self.keys[:d]) is None]
+        doc.set(self.keys, self.value)
+        return before, doc.text, created
+
+
+    def apply(self, ctx: Context) -> dict:
+        before, after, created = self._compute(ctx)
+        ctx.write(self.path, before, after)
+        return {"kind": "json_entry", "path": str(self.path), "keys": self.keys, "created_parents": created, "created_file": before is None}
+
+    @staticmethod
+    def revert(record: dict, ctx: Context) -> None:
+        path = Path(record["path"])
+        before = ctx.read(path)
+        if before is None:
+            return
+        doc = _doc(path, before)
+        doc.delete(record["keys"])
+        for dotted in sorted(record.get("created_parents", []), key=len, reverse=True):
+            keys = dotted.split(".")
+            if doc.get(keys) == {}:
+                doc.delete(keys)
+        created_and_empty = record.get("created_file") and doc.data == {}
+        ctx.write(path, before, None if created_and_empty else doc.text)
+
+
+@dataclass
+class JsonArrayItem:
+    """An item appended to a JSON array (e.g. one hook group), recognised later by `fingerprint`."""
+
+    path: Path
+    keys: list[str]
+    item: object
+    fingerprint: Callable[[object], bool]
+
+    def _compute(self, ctx: Context) -> tuple[str | None, str]:
+        before = ctx.read(self.path)
+        doc = _doc(self.path, before)
+        doc.remove_items(self.keys, self.fingerprint)  # idempotent: ours is replaced, never doubled
+        doc.append(self.keys, self.item)
+        return before, doc.text
+
+
+    def apply(self, ctx: Context) -> dict:
+        before, after = self._compute(ctx)
+        ctx.write(self.path, before, after)
+        return {"kind": "json_item", "path": str(self.path), "keys": self.keys, "item": self.item, "created_file": before is None}
+
+    @staticmethod
+    def revert(record: dict, ctx: Context, fingerprint: Callable[[object], bool]) -> None:
+        path = Path(record["path"])
+        before = ctx.read(path)
+        if before is None:
+            return
+        doc = _doc(path, before)
+        doc.remove_items(record["keys"], fingerprint)
+        # Leave no empty containers we made: an emptied array, then its emptied parents.
+        keys = list(record["keys"])
+        while keys and doc.get(keys) in ([], {}):
+            doc.delete(keys)
+            keys.pop()
+        created_and_empty = record.get("created_file") and doc.data == {}
+        ctx.write(path, before, None if created_and_empty else doc.text)
+
+
+@dataclass
+class TomlBlock:
+    """Everything memverbs owns in a TOML file, between two marker comments.
+
+    `data` may be a callable of the context when it depends on earlier steps
+    (Codex's hook trust hashes depend on where hooks.json put our groups).
+    `top` holds top-level keys, set only where the user has not set them.
+    """
+
+    path: Path
+    data: dict | Callable[[Context], dict]
+    conflicts: Callable[[dict], str | None] = lambda outside: None
+    top: dict = field(default_factory=dict)
+
+    def _compute(self, ctx: Context) -> tuple[str | None, str]:
+        before = ctx.read(self.path)
+        try:
+            outside_text = toml_block.remove(before or "")
+            outside = toml_block.parse(outside_text, str(self.path))
+        except toml_block.TomlEditError as exc:
+            raise InstallError(f"{exc}; memverbs left it untouched", "Fix the file by hand and run the install again.") from exc
+        problem = self.conflicts(outside)
+        if problem:
+            raise InstallError(f"{self.path}: {problem}", "Remove that entry (it is not memverbs's) and install again.")
+        data = self.data(ctx) if callable(self.data) else self.data
+        top = {k: v for k, v in self.top.items() if k not in outside}
+        after = toml_block.upsert(before or "", data, top)
+        toml_block.parse(after, str(self.path))
+        return before, after
+
+
+    def apply(self, ctx: Context) -> dict:
+        before, after = self._compute(ctx)
+        ctx.write(self.path, before, after)
+        return {"kind": "toml_block", "path": str(self.path), "created_file": before is None}
+
+    @staticmethod
+    def revert(record: dict, ctx: Context) -> None:
+        path = Path(record["path"])
+        before = ctx.read(path)
+        if before is None:
+            return
+        after = toml_block.remove(before)
+        ctx.write(path, before, None if record.get("created_file") and not after.strip() else after)
+
+
+@dataclass
+class OwnedFile:
+    """A file memverbs writes whole and owns (a plugin module, a hooks file of our own)."""
+
+    path: Path
+    content: str
+    marker: str  # a string only our version of this file contains
+
+    def _check(self) -> str | None:
+        before = ctx.read(self.path)
+        if before is not None and self.marker not in before:
+            raise InstallError(
+                f"{self.path} exists and was not written by memverbs",
+                "Move it aside and install again; memverbs will not overwrite it.",
+            )
+        return before
+
+
+    def apply(self, ctx: Context) -> dict:
+        before = self._check(ctx)
+        ctx.write(self.path, before, self.content)
+        return {"kind": "owned_file", "path": str(self.path), "marker": self.marker}
+
+    @staticmethod
+    def revert(record: dict, ctx: Context) -> None:
+        path = Path(record["path"])
+        text = ctx.read(path)
+        if text is not None and record["marker"] in text:
+            ctx.write(path, text, None)
+
+
+@dataclass
+class CliCommand:
+    """A change made through the harness's own CLI, where it is the supported writer."""
+
+    argv: list[str]
+    undo: list[str]
+    what: str
+    env: dict | None = None
+
+
+    def apply(self, ctx: Context) -> dict:
+        ctx.run(self.argv, self.env, check=bool(self.undo))  # a step with no undo only clears the way
+        return {"kind": "cli", "argv": self.argv, "undo": self.undo, "env": self.env is not None}
+
+    @staticmethod
+    def revert(record: dict, ctx: Context, env: dict | None = None) -> None:
+        if record.get("undo"):
+            ctx.run(record["undo"], env, check=False)
+
+
+def run_cli(argv: list[str], env: dict | None = None, *, check: bool = True) -> subprocess.CompletedProcess:
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL)
+    except FileNotFoundError as exc:
+        raise InstallError(f"{argv[0]} is not on PATH", f"Install {argv[0]} first, or check PATH.") from exc
+    except subprocess.TimeoutExpired as exc:
+        raise InstallError(f"`{' '.join(argv[:3])} …` did not finish in 120 s", "Run it by hand to see why.") from exc
+    if check and proc.returncode != 0:
+        detail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+        raise InstallError(f"`{' '.join(argv[:4])} …` failed: {' / '.join(detail)}", "Run it by hand to see the full error.")
+    return proc
+
+
+def dumps(record: dict) -> str:
+    return json.dumps(record, indent=2, ensure_ascii=False)

@@ -1,0 +1,76 @@
+"""Our entries in a TOML file (Codex, Grok): one marked block, written with tomli-w.
+
+The TOML parsers of these harnesses reject unknown keys and their own CLIs
+rewrite the file without comments, so memverbs keeps everything it owns in a
+single block between two marker comments, appended at the end (TOML tables may
+appear in any order). Install replaces the block, uninstall cuts it out; every
+byte outside it stays as the user left it. The result is parsed with tomllib
+before anything is written.
+"""
+
+from __future__ import annotations
+
+import tomllib
+
+import tomli_w
+
+BEGIN = "# >>> memverbs >>> managed by `memverbs install`; `memverbs uninstall` removes this block"
+END = "# <<< memverbs <<<"
+# Top-level keys cannot follow a table, so the few memverbs sets go in a second block at the top.
+TOP_BEGIN = "# >>> memverbs top-level >>> managed by `memverbs install`"
+TOP_END = "# <<< memverbs top-level <<<"
+
+
+class TomlEditError(ValueError):
+    pass
+
+
+def parse(text: str, where: str) -> dict:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise TomlEditError(f"{where} is not valid TOML ({exc})") from exc
+
+
+def split(text: str, begin: str = BEGIN, end_marker: str = END) -> tuple[str, str | None, str]:
+    """(before, block, after): our block (markers included) and what surrounds it."""
+    start = text.find(begin)
+    if start < 0:
+        return text, None, ""
+    end = text.find(end_marker, start)
+    if end < 0:
+        raise TomlEditError("the memverbs block has a start marker but no end marker")
+    end += len(end_marker)
+    if text.startswith("\n", end):
+        end += 1
+    return text[:start], text[start:end], text[end:]
+
+
+def upsert(text: str, data: dict, top: dict | None = None) -> str:
+    """Our block (re)written at the end, and `top` — top-level keys — in the top block."""
+    text = remove_top(text)
+    if top:
+        text = f"{TOP_BEGIN}\n{tomli_w.dumps(top).rstrip()}\n{TOP_END}\n" + text
+    before, _, after = split(text)
+    outside = before + after
+    if outside and not outside.endswith("\n"):
+        outside += "\n"
+    sep = "\n" if outside and not outside.endswith("\n\n") else ""
+    block = f"{BEGIN}\n{tomli_w.dumps(data).rstrip()}\n{END}\n"
+    return outside + sep + block
+
+
+def remove_top(text: str) -> str:
+    before, block, after = split(text, TOP_BEGIN, TOP_END)
+    return text if block is None else before + after
+
+
+def remove(text: str) -> str:
+    text = remove_top(text)
+    before, block, after = split(text)
+    if block is None:
+        return text
+    # Drop the blank line upsert put in front of the block.
+    if before.endswith("\n\n"):
+        before = before[:-1]
+    return before + after

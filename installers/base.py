@@ -124,8 +124,14 @@ def read_receipt(home: Home, harness: Harness) -> dict | None:
 
 
 def run_install(opts: Options, steps: list, notes: list[str]) -> dict:
-    ctx = Context(backups=opts.home.root / "backups" / opts.harness.value, dry_run=opts.dry_run)
-    records = [step.apply(ctx) for step in steps]
+    backups = opts.home.root / "backups" / opts.harness.value
+    # Rehearse every step against an overlay first: a file that does not parse, a
+    # foreign entry in the way — any refusal comes before the first byte is written.
+    rehearsal = Context(backups=backups, dry_run=True)
+    for step in steps:
+        step.apply(rehearsal)
+    ctx = rehearsal if opts.dry_run else Context(backups=backups)
+    records = [] if opts.dry_run else [step.apply(ctx) for step in steps]
     if opts.dry_run:
         return {"harness": opts.harness.value, "dry_run": True, "changes": ctx.commands + ctx.diffs(), "notes": notes}
     previous = read_receipt(opts.home, opts.harness)
@@ -144,12 +150,24 @@ def run_install(opts: Options, steps: list, notes: list[str]) -> dict:
 
 
 def _merge(previous: dict | None, records: list[dict]) -> list[dict]:
-    """Steps of an earlier install that this one did not redo stay recorded, so uninstall still finds them."""
+    """Fold a re-install into the earlier receipt.
+
+    Steps this run did not redo stay recorded, so uninstall still finds them; and
+    what the first run created (a file, parent objects) stays ours to remove,
+    although the re-run found it already there.
+    """
     if not previous:
         return records
-    keys = {_step_key(r) for r in records}
-    kept = [r for r in previous.get("steps", []) if _step_key(r) not in keys]
-    return kept + records
+    earlier = {_step_key(r): r for r in previous.get("steps", [])}
+    for record in records:
+        old = earlier.pop(_step_key(record), None)
+        if old is None:
+            continue
+        if old.get("created_file"):
+            record["created_file"] = True
+        if old.get("created_parents"):
+            record["created_parents"] = sorted(set(old["created_parents"]) | set(record.get("created_parents", [])))
+    return list(earlier.values()) + records
 
 
 def _step_key(record: dict) -> str:

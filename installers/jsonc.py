@@ -71,7 +71,8 @@ class _Parser:
             return self.arr()
         if ch == '"':
             start = self.pos
-            return Node(start, self.pos, self.string())
+            value = self.string()
+            return Node(start, self.pos, value)
         for word, val in _LITERALS.items():
             if self.text.startswith(word, self.pos):
                 start = self.pos
@@ -295,7 +296,8 @@ class JsonDoc:
             cut_from, cut_to = comma, end
             trailing = _WS.match(self.text, end).end()
             if self.text.startswith(",", trailing):
-                cut_to = trailing + 1
+                # It has a trailing comma of its own (JSONC): keep the one before, take this one.
+                cut_from, cut_to = comma + 1, trailing + 1
         line_start = self.text.rfind("\n", 0, cut_from) + 1
         line_end = self.text.find("\n", cut_to)
         line_end = len(self.text) if line_end < 0 else line_end

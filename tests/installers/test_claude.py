@@ -1,0 +1,112 @@
+"""`memverbs install claude` against the real Claude Code CLI, in a throwaway home."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harnesses import memverbs, require_cli, run, throwaway_home
+
+FOREIGN_SETTINGS = """{
+  // my own settings, with a comment Claude Code tolerates
+  "model": "opus",
+  "hooks": {
+    "SessionStart": [
+      {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hello"}]}
+    ]
+  }
+}
+"""
+
+
+@pytest.fixture
+def claude(tmp_path):
+    cli = require_cli("claude")
+    env = throwaway_home(tmp_path)
+    return cli, env, Path(env["HOME"])
+
+
+def mcp_list(cli, env, home):
+    return run([cli, "mcp", "list"], env, cwd=home).stdout
+
+
+def test_install_is_seen_connected_and_uninstall_leaves_the_user_intact(claude):
+    cli, env, home = claude
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(FOREIGN_SETTINGS)
+    run([cli, "mcp", "add", "other", "--scope", "user", "--", "echo", "hi"], env, cwd=home)
+
+    out = run([memverbs(), "install", "claude"], env, cwd=home).stdout
+    assert "memverbs installed into claude" in out
+    listed = mcp_list(cli, env, home)
+    assert "memverbs:" in listed and "✔ Connected" in listed.split("memverbs:")[1].splitlines()[0]
+    hooks = json.loads("\n".join(l for l in settings.read_text().splitlines() if "//" not in l))["hooks"]
+    assert [g["hooks"][0]["command"] for g in hooks["SessionStart"]][0] == "echo hello"
+    assert "hook session-start --harness claude" in hooks["SessionStart"][1]["hooks"][0]["command"]
+    assert "hook heartbeat --harness claude" in hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
+
+    run([memverbs(), "uninstall", "claude"], env, cwd=home)
+    listed = mcp_list(cli, env, home)
+    assert "memverbs" not in listed and "other:" in listed
+    assert settings.read_text() == FOREIGN_SETTINGS
+
+
+def test_install_twice_gives_one_entry(claude):
+    cli, env, home = claude
+    run([memverbs(), "install", "claude"], env, cwd=home)
+    run([memverbs(), "install", "claude"], env, cwd=home)
+    assert mcp_list(cli, env, home).count("memverbs:") == 1
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    assert len(settings["hooks"]["SessionStart"]) == 1 and len(settings["hooks"]["UserPromptSubmit"]) == 1
+    run([memverbs(), "uninstall", "claude"], env, cwd=home)
+    assert not (home / ".claude" / "settings.json").exists()
+
+
+def test_malformed_settings_are_refused_untouched(claude):
+    cli, env, home = claude
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"hooks": {')
+    proc = run([memverbs(), "install", "claude"], env, cwd=home, check=False)
+    assert proc.returncode != 0 and "does not parse" in proc.stderr and "fix:" in proc.stderr
+    assert settings.read_text() == '{"hooks": {'
+    assert "Traceback" not in proc.stderr
+
+
+def test_dry_run_writes_nothing(claude):
+    cli, env, home = claude
+    out = run([memverbs(), "install", "claude", "--dry-run"], env, cwd=home).stdout
+    assert "claude mcp add memverbs --scope user" in out and "+++ " in out and "hook session-start" in out
+    assert not (home / ".claude" / "settings.json").exists()
+    assert "memverbs" not in mcp_list(cli, env, home)
+    assert not (home / ".memverbs" / "integrations" / "claude" / "receipt.json").exists()
+
+
+def test_project_scope_writes_mcp_json(claude):
+    cli, env, home = claude
+    project = home.parent / "project"
+    run([memverbs(), "install", "claude", "--scope", "project"], env, cwd=project)
+    entry = json.loads((project / ".mcp.json").read_text())["mcpServers"]["memverbs"]
+    assert entry["args"] == ["serve", "--surface", "verbs"]
+    assert (project / ".claude" / "settings.json").exists()
+    run([memverbs(), "uninstall", "claude"], env, cwd=project)
+    assert not (project / ".mcp.json").exists() and not (project / ".claude" / "settings.json").exists()
+
+
+def test_never_double_wires_across_settings_files(claude):
+    cli, env, home = claude
+    project = home.parent / "project"
+    run([memverbs(), "install", "claude", "--scope", "project"], env, cwd=project)
+    out = run([memverbs(), "install", "claude"], env, cwd=project).stdout
+    assert "SessionStart hook not added" in out and "project settings" in out
+    user_settings = home / ".claude" / "settings.json"
+    assert not user_settings.exists() or "hook session-start" not in user_settings.read_text()
+
+
+def test_a_foreign_server_named_memverbs_is_not_replaced(claude):
+    cli, env, home = claude
+    run([cli, "mcp", "add", "memverbs", "--scope", "user", "--", "some-other-tool"], env, cwd=home)
+    proc = run([memverbs(), "install", "claude"], env, cwd=home, check=False)
+    assert proc.returncode != 0 and "did not register" in proc.stderr
+    assert "some-other-tool" in mcp_list(cli, env, home)

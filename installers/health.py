@@ -1,0 +1,177 @@
+"""`memverbs doctor`, per harness: is memverbs still wired in the way the receipt says?
+
+Read-only. For every harness with a receipt: each recorded file still parses and
+still holds our entry, the server entry points at a memverbs that exists, the
+hooks are wired (and, for Codex, still trusted), and the last hook runs were
+healthy — each problem with its fix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+from memverbs.hooks.events import Harness
+from memverbs.installers import toml_block
+from memverbs.installers.base import is_our_hook, is_our_server, read_receipt
+from memverbs.installers.files import read_text
+from memverbs.installers.jsonc import JsonDoc, JsonEditError
+from memverbs.installers.registry import INSTALLABLE
+from memverbs.server.home import Home
+
+HEALTHY_HOOK_CODES = {"ok", "empty", "rate_limited"}
+HOOK_FIXES = {
+    "no_brain": "Run `memverbs init` (the hooks point at a home without a brain).",
+    "config_error": "Run `memverbs doctor` on that home and fix its config.toml.",
+    "brain_error": "The brain is unreadable: see the brain check above.",
+    "brain_locked": "Another process held a long write; if it repeats, find it with `fuser` on the brain file.",
+    "deadline": "The hook ran out of time; check the disk and the brain's size (`memverbs doctor`).",
+    "bad_input": "The harness sent a payload memverbs could not read; reinstall with `memverbs install <harness>`.",
+    "unknown_harness": "Reinstall: `memverbs install <harness>` writes the right --harness.",
+}
+
+
+def check(name: str, status: str, detail: str, fix: str | None = None) -> dict:
+    return {"name": name, "status": status, "detail": detail, "fix": fix}
+
+
+def harness_checks(home: Home) -> list[dict]:
+    out = []
+    for harness in INSTALLABLE:
+        receipt = read_receipt(home, harness)
+        if receipt is None:
+            continue
+        name = f"harness:{harness.value}"
+        problems = [p for record in receipt.get("steps", []) for p in _step_problems(harness, record)]
+        if harness is Harness.CODEX and receipt.get("hooks"):
+            problems += _codex_trust_problems(receipt)
+        summary = f"installed {receipt.get('installed_at', '?')} ({receipt.get('scope')} scope, {receipt.get('surface')} surface"
+        summary += ", hooks)" if receipt.get("hooks") else ", no hooks)"
+        if problems:
+            detail, fix = problems[0]
+            out.append(check(name, "fail", f"{summary}; {detail}", fix))
+        else:
+            out.append(check(name, "ok", summary))
+        if receipt.get("hooks"):
+            out.append(_hook_runs(home, harness))
+    return out
+
+
+def _reinstall(harness: Harness) -> str:
+    return f"Run `memverbs install {harness.value}` again (it repairs its own entries and nothing else)."
+
+
+def _step_problems(harness: Harness, record: dict) -> list[tuple[str, str]]:
+    kind = record.get("kind")
+    if kind == "cli":
+        return _cli_registration(harness, record)
+    path = Path(record.get("path", ""))
+    text = read_text(path)
+    if text is None:
+        return [(f"{path} is gone", _reinstall(harness))]
+    if kind in ("json_entry", "json_item"):
+        try:
+            doc = JsonDoc(text)
+        except JsonEditError as exc:
+            return [(f"{path} does not parse ({exc})", f"Fix {path} by hand; memverbs will not rewrite it.")]
+        if kind == "json_entry":
+            entry = doc.get(record["keys"])
+            if entry is None or not is_our_server(entry):
+                return [(f"our entry {'.'.join(record['keys'])} is missing from {path}", _reinstall(harness))]
+            return _command_exists(harness, entry)
+        if not any(is_our_hook(g) for g in doc.get(record["keys"], []) or []):
+            return [(f"the {record['keys'][-1]} hook is missing from {path}", _reinstall(harness))]
+        return []
+    if kind == "toml_block":
+        try:
+            toml_block.parse(text, str(path))
+        except toml_block.TomlEditError as exc:
+            return [(str(exc), f"Fix {path} by hand; memverbs will not rewrite it.")]
+        if toml_block.BEGIN not in text:
+            return [(f"the memverbs block is missing from {path}", _reinstall(harness))]
+        server = toml_block.parse(text, str(path)).get("mcp_servers", {}).get("memverbs")
+        return _command_exists(harness, server) if server else []
+    if kind == "owned_file" and record.get("marker") not in text:
+        return [(f"{path} was changed by someone else", _reinstall(harness))]
+    return []
+
+
+def _command_exists(harness: Harness, entry: object) -> list[tuple[str, str]]:
+    """The executable our server entry spawns must exist (a moved venv breaks every session's tools)."""
+    command = None
+    if isinstance(entry, dict):
+        command = entry.get("command")
+        if isinstance(command, list):
+            command = command[0] if command else None
+    if isinstance(command, str) and os.path.isabs(command) and not os.access(command, os.X_OK):
+        return [(f"the server command {command} does not exist any more", _reinstall(harness))]
+    return []
+
+
+def _cli_registration(harness: Harness, record: dict) -> list[tuple[str, str]]:
+    if harness is not Harness.CLAUDE or not record.get("undo"):
+        return []
+    claude_json = Path(os.environ.get("HOME") or Path.home()) / ".claude.json"
+    try:
+        doc = JsonDoc(read_text(claude_json) or "")
+    except JsonEditError:
+        return [(f"{claude_json} does not parse", "Let Claude Code repair it (run `claude`), then reinstall.")]
+    entries = [doc.get(["mcpServers", "memverbs"])] + [
+        (project or {}).get("mcpServers", {}).get("memverbs") for project in (doc.get(["projects"], {}) or {}).values()
+    ]
+    ours = [e for e in entries if e is not None and is_our_server(e)]
+    if not ours:
+        return [("Claude Code no longer lists the memverbs server", _reinstall(harness))]
+    return _command_exists(harness, ours[0])
+
+
+def _codex_trust_problems(receipt: dict) -> list[tuple[str, str]]:
+    from memverbs.installers.codex import trust_entries  # noqa: PLC0415 - doctor-only
+
+    hooks_file = next((Path(r["path"]) for r in receipt["steps"] if r.get("kind") == "json_item"), None)
+    config = next((Path(r["path"]) for r in receipt["steps"] if r.get("kind") == "toml_block"), None)
+    if hooks_file is None or config is None:
+        return []
+    try:
+        wanted = trust_entries(hooks_file, read_text(hooks_file))
+        recorded = toml_block.parse(read_text(config) or "", str(config)).get("hooks", {}).get("state", {})
+    except (JsonEditError, toml_block.TomlEditError):
+        return []
+    stale = [key for key, value in wanted.items() if recorded.get(key) != value]
+    if stale:
+        return [
+            (
+                f"{len(stale)} memverbs hook(s) are not trusted by Codex (moved or changed in hooks.json), so Codex skips them",
+                "Run `memverbs install codex` again to re-record their trust (or approve them in Codex's /hooks).",
+            )
+        ]
+    return []
+
+
+def _hook_runs(home: Home, harness: Harness, last: int = 20) -> dict:
+    name = f"hooks:{harness.value}"
+    try:
+        lines = (home.logs / "hooks.jsonl").read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return check(name, "ok", "no hook runs yet (they start with the next session)")
+    runs = []
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if event.get("harness") == harness.value:
+            runs.append(event)
+    runs = runs[-last:]
+    if not runs:
+        return check(name, "ok", "no hook runs yet (they start with the next session)")
+    codes = Counter(r.get("code", "?") for r in runs)
+    mix = ", ".join(f"{code} {n}" for code, n in codes.most_common())
+    latest = runs[-1]
+    if latest.get("code") in HEALTHY_HOOK_CODES:
+        return check(name, "ok", f"last {len(runs)} runs: {mix}; last {latest.get('ts')} ({latest.get('ms')} ms)")
+    code = str(latest.get("code"))
+    fix = HOOK_FIXES.get(code, "Run the hook by hand to see: `memverbs hook session-start --harness plain --session-id test`.")
+    return check(name, "warn", f"last run failed with {code} ({latest.get('ts')}); last {len(runs)} runs: {mix}", fix)

@@ -1,0 +1,131 @@
+"""What a harness pays on every session (BENCHMARKS.md §3): server cold start, hook wall time, RSS.
+
+Every process is a cold `memverbs` spawned the way an installer wires it; the
+numbers are wall-clock medians, with what each run printed checked for real work.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HOOK_PAYLOAD = {
+    "session_id": "bench-session",
+    "transcript_path": "/tmp/bench.jsonl",
+    "cwd": "/tmp",
+    "hook_event_name": "SessionStart",
+    "source": "startup",
+}
+
+
+def memverbs_cmd() -> list[str]:
+    beside = Path(sys.executable).parent / "memverbs"
+    return [str(beside)] if beside.exists() else [sys.executable, "-m", "memverbs"]
+
+
+def _env(home: Path, **extra: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMVERBS_")}
+    env["MEMVERBS_HOME"] = str(home)
+    env.update(extra)
+    return env
+
+
+def _read_reply(proc, want_id: int) -> dict:
+    while True:
+        line = proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"server exited: {proc.stderr.read().decode()[-500:]}")
+        msg = json.loads(line)
+        if msg.get("id") == want_id:
+            return msg
+
+
+def server_cold_start(home: Path, runs: int = 5) -> dict:
+    marks = {"initialize": [], "tools_list": [], "first_tool_result": []}
+    rss = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        proc = subprocess.Popen([*memverbs_cmd(), "serve", "--surface", "verbs"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(home))
+        try:
+            def send(msg: dict) -> None:
+                proc.stdin.write((json.dumps(msg) + "\n").encode())
+                proc.stdin.flush()
+
+            send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})
+            _read_reply(proc, 1)
+            marks["initialize"].append(time.perf_counter() - start)
+            send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            send({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
+            tools = _read_reply(proc, 2)["result"]["tools"]
+            marks["tools_list"].append(time.perf_counter() - start)
+            send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "entity", "arguments": {"name": "tp7"}}})
+            reply = _read_reply(proc, 3)
+            marks["first_tool_result"].append(time.perf_counter() - start)
+            body = json.loads(reply["result"]["content"][0]["text"])
+            if len(tools) != 7 or not body.get("found"):
+                raise RuntimeError(f"cold start did no real work: {len(tools)} tools, entity {body}")
+            rss.append(peak_rss_mb(proc.pid))
+        finally:
+            proc.kill()
+            proc.wait()
+    out = {k: {"median_s": round(statistics.median(v), 3), "runs": [round(x, 3) for x in v]} for k, v in marks.items()}
+    out["peak_rss_mb"] = max(rss)
+    return out
+
+
+def peak_rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    return float("nan")
+
+
+def hook_wall(home: Path, moment: str, runs: int = 10) -> dict:
+    """Cold `memverbs hook` runs fed a recorded Claude Code payload; checks each printed a real answer."""
+    payload = dict(HOOK_PAYLOAD)
+    if moment == "heartbeat":
+        payload.update(hook_event_name="UserPromptSubmit", prompt="next step?")
+    env = _env(home, MEMVERBS_HOOKS__ENTITIES=",".join(f"people/target-person-{i}" for i in range(8)),
+               MEMVERBS_HOOK_HEARTBEAT_INTERVAL_S="0")
+    walls, sizes = [], []
+    if moment == "heartbeat":  # the session exists first: a heartbeat reports what changed since it began
+        subprocess.run([*memverbs_cmd(), "hook", "session-start", "--harness", "claude"], input=json.dumps(HOOK_PAYLOAD),
+                       env=env, capture_output=True, text=True, timeout=30, check=True)
+    for k in range(runs):
+        if moment == "heartbeat":
+            # Something changed since the last wake, so each heartbeat has real work to print.
+            subprocess.run([*memverbs_cmd(), "remember", f"bench heartbeat fact {k} {time.time_ns()}", "--provenance", "bench",
+                            "--entity", "people/target-person-3"], env=env, check=True, capture_output=True)
+        start = time.perf_counter()
+        proc = subprocess.run([*memverbs_cmd(), "hook", moment, "--harness", "claude"], input=json.dumps(payload),
+                              env=env, capture_output=True, text=True, timeout=30)
+        walls.append(time.perf_counter() - start)
+        text = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"] if proc.stdout else ""
+        if moment == "session-start" and text.count("→") != 8:
+            raise RuntimeError(f"session-start hook printed {text.count('→')} cards, not 8")
+        if moment == "heartbeat" and "bench heartbeat fact" not in text:
+            raise RuntimeError("heartbeat printed no change")
+        sizes.append(len(proc.stdout))
+    return {"median_s": round(statistics.median(walls), 3), "runs": [round(w, 3) for w in walls], "output_chars": max(sizes)}
+
+
+def import_times() -> dict:
+    """Module import cost of the two start-up paths (`python -X importtime`, cumulative µs)."""
+    out = {}
+    for label, module in (("hook path", "memverbs.hooks.runner"), ("server path", "memverbs.server.transport.stdio")):
+        proc = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {module}"], capture_output=True, text=True)
+        total = 0
+        for line in proc.stderr.splitlines():
+            parts = line.split("|")
+            if len(parts) == 3 and parts[2].strip() == module:
+                total = int(parts[1])
+        out[label] = {"module": module, "cumulative_ms": round(total / 1000, 1)}
+    return out

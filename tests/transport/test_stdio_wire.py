@@ -63,7 +63,7 @@ def test_success_is_one_pretty_text_block_without_is_error(serve):
     peer = serve("--surface", "verbs")
     peer.handshake()
     result = peer.call("remember", {"fact": "wire fact", "provenance": "test"})
-    assert set(result) <= {"content", "_meta", "resultType"}
+    assert set(result) <= {"content", "_meta", "resultType"}, result
     assert "isError" not in result and "structuredContent" not in result
     [block] = result["content"]
     body = json.loads(block["text"])
@@ -145,3 +145,30 @@ def test_force_surface_only_narrows(serve):
     peer = serve("--surface", "full", MEMVERBS_MCP_FORCE_SURFACE="verbs")
     peer.handshake()
     assert len(peer.send("tools/list", {})["result"]["tools"]) == 7
+
+
+@pytest.mark.parametrize("pause", [0.0, 2.0])
+def test_the_answer_is_the_same_before_and_after_the_sdk_takes_over(serve, pause):
+    """The front answers early calls, the SDK later ones: a client cannot tell which."""
+    import time
+
+    peer = serve("--surface", "verbs")
+    peer.handshake()
+    time.sleep(pause)  # 2 s: the SDK has loaded and serves this call
+    result = peer.call("entity", {"name": "nobody-here", "zz": 1})
+    assert set(result) <= {"content", "_meta", "resultType"}, result
+    body = json.loads(result["content"][0]["text"])
+    assert body["found"] is False and body["suggestions"] == []
+    assert result["content"][1]["text"].startswith('warning: unknown parameter "zz"')
+    assert result["_meta"]["warnings"] == [{"code": "unknown_param", "param": "zz"}]
+    assert peer.send("ping", {})["result"] == {}
+    tools = peer.send("tools/list", {})["result"]["tools"]
+    assert [t["name"] for t in tools][:2] == ["remember", "entity"]
+
+
+def test_front_handshake_versions_match_the_sdk():
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+
+    from memverbs.server.transport.stdio_front import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE
+
+    assert HANDSHAKE_VERSIONS == tuple(HANDSHAKE_PROTOCOL_VERSIONS) and LATEST_HANDSHAKE == LATEST_HANDSHAKE_VERSION

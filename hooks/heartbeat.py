@@ -41,12 +41,16 @@ def heartbeat(hook) -> str:
         {"session_id": event.session_id, "entities": ",".join(state.entities[:8]), "budget_tokens": DELTA_BUDGET_TOKENS},
     )
     state.bank(touched(body))
-    pages = state.unseen(body["pages"], lambda p: f"page\0{p['slug']}\0{p['updated_at']}")
+    pages = state.unseen(body["pages"], page_key)
     facts = state.unseen(body["facts"], fact_key)
     threads = state.unseen(body["threads"], lambda t: f"thread\0{t['kind']}\0{t['text']}\0{t['date']}")
     if not (pages or facts or threads):
         return ""
     return render_delta(body["since"], pages, facts, threads)
+
+
+def page_key(page: dict) -> str:
+    return f"page\0{page['slug']}\0{page['updated_at']}"
 
 
 def fact_key(fact: dict) -> str:

@@ -8,9 +8,10 @@ since the session began rather than nothing.
 
 from __future__ import annotations
 
-from memverbs.hooks.heartbeat import fact_key
+from memverbs.hooks.heartbeat import fact_key, page_key
 from memverbs.hooks.standing import standing_entities, touched
 from memverbs.server.context import LOCAL_LANE
+from memverbs.server.timeparse import iso
 
 PACK_BUDGET_TOKENS = 2_000  # ~8,000 chars of text: inside every harness's injection limit
 
@@ -25,5 +26,9 @@ def rehydrate(hook) -> str:
     if hook.brain.cursor(hook.source, LOCAL_LANE, event.session_id) is None:
         hook.call("delta", {"session_id": event.session_id})  # a first wake: establishes the cursor, reports nothing
     state.bank(touched(body))
-    state.unseen(body["facts"], fact_key)  # the next heartbeat need not repeat them
+    # What the pack just showed, the next heartbeat need not repeat (delta re-delivers
+    # the last moments before a wake, at least once).
+    state.unseen(body["facts"], fact_key)
+    shown = hook.brain.pages_by_slugs(hook.source, [c["slug"] for c in body["cards"]], allow_private=False)
+    state.unseen([{"slug": slug, "updated_at": iso(row["updated_at"])} for slug, row in shown.items()], page_key)
     return body["text"]

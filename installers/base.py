@@ -23,7 +23,9 @@ from memverbs.installers.steps import (
     Context,
     InstallError,
     JsonArrayItem,
+    JsonArrayValue,
     JsonEntry,
+    MarkedBlock,
     OwnedFile,
     TomlBlock,
 )
@@ -191,6 +193,10 @@ def run_uninstall(opts: Options) -> dict | None:
             OwnedFile.revert(record, ctx)
         elif kind == "cli":
             CliCommand.revert(record, ctx, opts.env if record.get("env") else None)
+        elif kind == "marked_block":
+            MarkedBlock.revert(record, ctx)
+        elif kind == "json_value":
+            JsonArrayValue.revert(record, ctx)
     if opts.dry_run:
         return {**receipt, "dry_run": True, "changes": ctx.commands + ctx.diffs()}
     receipt_path(opts.home, opts.harness).unlink(missing_ok=True)

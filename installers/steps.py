@@ -230,7 +230,7 @@ class OwnedFile:
     content: str
     marker: str  # a string only our version of this file contains
 
-    def _check(self) -> str | None:
+    def _check(self, ctx: Context) -> str | None:
         before = ctx.read(self.path)
         if before is not None and self.marker not in before:
             raise InstallError(
@@ -271,6 +271,114 @@ class CliCommand:
     def revert(record: dict, ctx: Context, env: dict | None = None) -> None:
         if record.get("undo"):
             ctx.run(record["undo"], env, check=False)
+
+
+# -- additions for Grok's pull block and OpenClaw's plugin load path ------------------
+
+MD_BEGIN = "<!-- >>> memverbs >>> managed by `memverbs install`; `memverbs uninstall` removes this block -->"
+MD_END = "<!-- <<< memverbs <<< -->"
+
+
+def _marked_span(text: str, begin: str, end: str, path: Path) -> tuple[int, int] | None:
+    """Where our block is (markers and its closing newline included), or None."""
+    start = text.find(begin)
+    if start < 0:
+        return None
+    stop = text.find(end, start)
+    if stop < 0:
+        raise InstallError(
+            f"{path} has the memverbs start marker but no end marker",
+            f"Remove the broken memverbs block from {path} by hand and install again.",
+        )
+    stop += len(end)
+    return start, stop + 1 if text.startswith("\n", stop) else stop
+
+
+@dataclass
+class MarkedBlock:
+    """Text memverbs owns inside a file it does not (an agent's instructions file), between marker lines.
+
+    Appended after one newline of our own, so uninstall can cut that newline and the
+    block and give the file back its original bytes; a re-install replaces the block
+    in place. Markdown renders the HTML-comment markers as nothing.
+    """
+
+    path: Path
+    body: str
+    begin: str = MD_BEGIN
+    end: str = MD_END
+
+    def apply(self, ctx: Context) -> dict:
+        before = ctx.read(self.path)
+        block = f"{self.begin}\n{self.body.rstrip()}\n{self.end}\n"
+        span = _marked_span(before or "", self.begin, self.end, self.path)
+        if span:
+            after = before[: span[0]] + block + before[span[1] :]
+        else:
+            after = before + "\n" + block if before else block
+        ctx.write(self.path, before, after)
+        return {"kind": "marked_block", "path": str(self.path), "begin": self.begin, "end": self.end, "created_file": before is None}
+
+    @staticmethod
+    def revert(record: dict, ctx: Context) -> None:
+        path = Path(record["path"])
+        text = ctx.read(path)
+        if text is None:
+            return
+        span = _marked_span(text, record["begin"], record["end"], path)
+        if span is None:
+            return
+        start, stop = span
+        if start > 0 and text[start - 1] == "\n":
+            start -= 1  # the newline apply put in front of the block
+        after = text[:start] + text[stop:]
+        ctx.write(path, text, None if record.get("created_file") and not after else after)
+
+
+@dataclass
+class JsonArrayValue:
+    """A plain value in a JSON array (a path in OpenClaw's plugins.load.paths), recognised by equality.
+
+    `stale` recognises earlier values of ours (a path an older install left) so a
+    re-install replaces them instead of adding a second copy. Uninstall removes the
+    value, then only the containers this step created, if they are empty.
+    """
+
+    path: Path
+    keys: list[str]
+    value: object
+    stale: Callable[[object], bool] = lambda value: False
+
+    def apply(self, ctx: Context) -> dict:
+        before = ctx.read(self.path)
+        doc = _doc(self.path, before)
+        created = [".".join(self.keys[:d]) for d in range(1, len(self.keys) + 1) if doc.get(self.keys[:d]) is None]
+        doc.remove_items(self.keys, lambda v: v == self.value or self.stale(v))
+        doc.append(self.keys, self.value)
+        ctx.write(self.path, before, doc.text)
+        return {
+            "kind": "json_value",
+            "path": str(self.path),
+            "keys": self.keys,
+            "value": self.value,
+            "created_parents": created,
+            "created_file": before is None,
+        }
+
+    @staticmethod
+    def revert(record: dict, ctx: Context) -> None:
+        path = Path(record["path"])
+        before = ctx.read(path)
+        if before is None:
+            return
+        doc = _doc(path, before)
+        doc.remove_items(record["keys"], lambda v: v == record["value"])
+        for dotted in sorted(record.get("created_parents", []), key=len, reverse=True):
+            keys = dotted.split(".")
+            if doc.get(keys) in ([], {}):
+                doc.delete(keys)
+        created_and_empty = record.get("created_file") and doc.data == {}
+        ctx.write(path, before, None if created_and_empty else doc.text)
 
 
 def run_cli(argv: list[str], env: dict | None = None, *, check: bool = True) -> subprocess.CompletedProcess:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from memverbs.server.brain.sqlite import SqliteBrain
+    from memverbs.server.providers.config import Providers
 
 LOCAL_LANE = "local"
 REMOTE_LANE = "remote"
@@ -50,6 +51,8 @@ class VerbContext:
     remote_private_pages: bool = False
     dry_run: bool = False
     extras: dict = field(default_factory=dict)
+    # Embedding and chat providers; None (or unconfigured ones) means the contract's degraded modes.
+    providers: Providers | None = None
 
     @property
     def source(self) -> str:

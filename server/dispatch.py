@@ -55,6 +55,7 @@ class Dispatcher:
     strict_params: bool = False
     remote_private_pages: bool = False
     on_call: Callable[[str, bool, int, dict | None], None] | None = None  # usage log hook
+    providers: object | None = None  # memverbs.server.providers.config.Providers; kept untyped: no import here
 
     def visible(self) -> frozenset[str]:
         return allowed(self.surface)
@@ -88,6 +89,7 @@ class Dispatcher:
                 remote_private_pages=self.remote_private_pages,
                 dry_run=bool((arguments or {}).get("dry_run")),
                 extras={"surface": self.surface},
+                providers=self.providers,
             )
             body = handler(op)(ctx, checked.params)
         except VerbError as exc:

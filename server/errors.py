@@ -4,10 +4,15 @@
      ├── VerbError            a protocol error envelope for the caller (enumerated code)
      ├── BrainError           the brain cannot serve (missing, locked, corrupt, future schema)
      │    └── BrainMissing
-     └── ConfigError          the config file cannot be read or is invalid
+     ├── ConfigError          the config file cannot be read or is invalid
+     └── ProviderError        an embedding or chat provider call failed (kind: timeout,
+                              rate_limited, network, provider_error, model_unusable, no_key)
 
 Storage and config errors are translated into `VerbError(unavailable, ...)` once,
 at the dispatch boundary; the CLI and `doctor` print them with their fix.
+Provider errors never reach the wire as text: verbs turn them into degraded
+results or the closed set of warning codes, and their messages are written by
+memverbs (status code and class), never copied from a provider's response.
 """
 
 from __future__ import annotations
@@ -71,6 +76,20 @@ class BrainMissing(BrainError):
 
 class ConfigError(MemverbsError):
     """The config file is unreadable or holds an invalid value."""
+
+
+PROVIDER_ERROR_KINDS = ("timeout", "rate_limited", "network", "provider_error", "model_unusable", "no_key")
+
+
+class ProviderError(MemverbsError):
+    """A provider call failed; `kind` is one of PROVIDER_ERROR_KINDS, `status` the HTTP status if any."""
+
+    def __init__(self, kind: str, message: str, fix: str = "", status: int | None = None) -> None:
+        if kind not in PROVIDER_ERROR_KINDS:
+            raise ValueError(f"not a provider error kind: {kind}")
+        super().__init__(message, fix)
+        self.kind = kind
+        self.status = status
 
 
 def invalid(message: str, suggestion: str = GENERIC_PARAM_SUGGESTION) -> VerbError:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 
 from memverbs.server.brain.sqlite import SqliteBrain
 from memverbs.server.context import Caller
@@ -17,12 +18,13 @@ from memverbs.server.dispatch import Dispatcher
 from memverbs.server.errors import ConfigError
 from memverbs.server.home import Home, source_from_env
 from memverbs.server.protocol.surfaces import DEFAULT_SURFACE, SURFACES, narrower
+from memverbs.server.providers.config import Providers
 from memverbs.server.settings import Settings, load_settings
 from memverbs.server import usage
 
 
 class Runtime:
-    def __init__(self, home: Home | None = None) -> None:
+    def __init__(self, home: Home | None = None, providers: Providers | None = None) -> None:
         self.home = home or Home.from_env()
         self.settings: Settings | None = None
         self.config_error: ConfigError | None = None
@@ -31,6 +33,8 @@ class Runtime:
         except ConfigError as exc:
             self.config_error = exc
         self._brain: SqliteBrain | None = None
+        # Costs nothing to build: keys, httpx and numpy wait for the first call that needs them.
+        self.providers = providers or Providers(self.settings)
 
     @property
     def source(self) -> str:
@@ -48,6 +52,12 @@ class Runtime:
             self._brain = SqliteBrain.open(self.brain_path, busy_timeout_ms=self.settings.brain.busy_timeout_ms)
         return self._brain
 
+    def open_brain(self) -> SqliteBrain:
+        """A fresh connection to the brain, not shared: one per worker thread of the HTTP server."""
+        if self.config_error is not None:
+            raise self.config_error
+        return SqliteBrain.open(self.brain_path, busy_timeout_ms=self.settings.brain.busy_timeout_ms)
+
     def create_brain(self) -> SqliteBrain:
         if self.config_error is not None:
             raise self.config_error
@@ -58,6 +68,7 @@ class Runtime:
         if self._brain is not None:
             self._brain.close()
             self._brain = None
+        self.providers.close()
 
     def surface(self, flag: str | None) -> str:
         """--surface flag > config mcp_surface > full; MEMVERBS_MCP_FORCE_SURFACE can only narrow."""
@@ -75,7 +86,16 @@ class Runtime:
                 print(f"memverbs: ignoring MEMVERBS_MCP_FORCE_SURFACE={forced!r} (not one of {', '.join(SURFACES)})", file=sys.stderr)
         return chosen
 
-    def mcp_dispatcher(self, surface: str, caller: Caller | None = None) -> Dispatcher:
+    def mcp_dispatcher(
+        self,
+        surface: str,
+        caller: Caller | None = None,
+        *,
+        open_brain: Callable[[], SqliteBrain] | None = None,
+        usage_client: str | None = None,
+    ) -> Dispatcher:
+        """An MCP caller's dispatcher. `open_brain` overrides the process's one connection (HTTP
+        workers pass their thread's own); `usage_client` tags usage lines with a token's client id."""
         caller = caller or Caller.mcp(self.source)
         brain_id = str(self.home.root)
 
@@ -90,20 +110,24 @@ class Runtime:
                 latency_ms=latency_ms,
                 source_id=caller.source_id,
                 result=result,
+                client_id=usage_client,
             )
 
         return Dispatcher(
             caller=caller,
             surface=surface,
-            open_brain=self.brain,
+            open_brain=open_brain or self.brain,
             strict_params=bool(self.settings and self.settings.mcp.strict_params == "reject"),
             remote_private_pages=self._remote_private_pages(),
             on_call=log_call,
+            providers=self.providers,
         )
 
     def local_dispatcher(self, surface: str = "full") -> Dispatcher:
         """The trusted in-process caller (CLI, hooks): lane 'local', not usage-logged."""
-        return Dispatcher(caller=Caller.local(self.source), surface=surface, open_brain=self.brain)
+        return Dispatcher(
+            caller=Caller.local(self.source), surface=surface, open_brain=self.brain, providers=self.providers
+        )
 
     def _remote_private_pages(self) -> bool:
         if os.environ.get("MEMVERBS_REMOTE_PRIVATE_PAGES", "").strip() == "1":

@@ -39,6 +39,44 @@ class SearchSettings(_Section):
     remote_private_pages: bool = Field(
         False, description="Let untrusted (MCP) callers see private pages. Off: fail closed."
     )
+    evidence_cosine_floor: float = Field(
+        0.8, ge=0.0, le=1.0, description="Query-to-chunk cosine at or above which a result is high_vector_match."
+    )
+
+
+class EmbeddingsSettings(_Section):
+    """An OpenAI-compatible /embeddings endpoint. The API key never lives here (env or keyring)."""
+
+    provider: Literal["openai"] = Field(
+        "openai", description="Embedding API: openai (any OpenAI-compatible /v1/embeddings server)."
+    )
+    base_url: str = Field(
+        "", description="API base URL, e.g. http://localhost:11434/v1 for Ollama; empty: https://api.openai.com/v1."
+    )
+    model: str = Field("", description="Embedding model id; empty: no embedding provider (keyword-only search).")
+    dimensions: int = Field(0, ge=0, description="Ask the model for this many dimensions; 0: the model's native size.")
+    batch_size: int = Field(64, ge=1, le=2048, description="Texts per embeddings request (reindex, page writes).")
+    timeout_seconds: int = Field(15, ge=1, description="Per-request timeout for embedding calls.")
+
+
+class LlmSettings(_Section):
+    """The chat model synthesize composes with. The API key never lives here (env or keyring)."""
+
+    provider: Literal["anthropic", "openai"] = Field(
+        "anthropic", description="Chat API: anthropic (Messages API) or openai (any OpenAI-compatible chat completions)."
+    )
+    base_url: str = Field(
+        "", description="API base URL; empty: https://api.anthropic.com or https://api.openai.com/v1 by provider."
+    )
+    model: str = Field("", description="Chat model id; empty: no LLM (synthesize answers unavailable).")
+    max_tokens: int = Field(1500, ge=16, description="Upper bound on the tokens one synthesize answer may use.")
+    timeout_seconds: int = Field(60, ge=1, description="Per-request timeout for chat calls.")
+    price_input_per_mtok: float | None = Field(
+        None, ge=0, description="USD per million input tokens for llm.model; unset: the built-in price table."
+    )
+    price_output_per_mtok: float | None = Field(
+        None, ge=0, description="USD per million output tokens for llm.model; unset: the built-in price table."
+    )
 
 
 class HookSettings(_Section):
@@ -55,6 +93,8 @@ class Settings(BaseSettings):
     mcp: McpSettings = McpSettings()
     search: SearchSettings = SearchSettings()
     hooks: HookSettings = HookSettings()
+    embeddings: EmbeddingsSettings = EmbeddingsSettings()
+    llm: LlmSettings = LlmSettings()
 
     @classmethod
     def settings_customise_sources(
@@ -122,7 +162,7 @@ class FileSettings(Settings):
 
 
 def setting_type(key: str) -> type | None:
-    """The Python type a dotted setting holds (str, int, bool), for typing CLI input."""
+    """The Python type a dotted setting holds (str, int, bool, float), for typing CLI input."""
     node: type[BaseModel] = Settings
     info = None
     for part in key.split("."):
@@ -132,4 +172,6 @@ def setting_type(key: str) -> type | None:
         if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel):
             node = info.annotation
     ann = info.annotation if info is not None else None
-    return ann if ann in (str, int, bool) else str
+    if ann == float | None:
+        return float
+    return ann if ann in (str, int, bool, float) else str

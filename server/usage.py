@@ -18,7 +18,7 @@ ROTATE_BYTES = 10 * 1024 * 1024
 
 
 def record(path: Path, *, brain_id: str, verb: str, surface: str, remote: bool, ok: bool, latency_ms: int,
-           source_id: str, result: dict | None) -> None:
+           source_id: str, result: dict | None, client_id: str | None = None) -> None:
     event: dict = {
         "ts": iso(now_ms()),
         "brain_id": brain_id,
@@ -34,6 +34,9 @@ def record(path: Path, *, brain_id: str, verb: str, surface: str, remote: bool, 
             event["budget_dropped"] = result["dropped_count"]
         if verb == "entity" and isinstance(result.get("found"), bool):
             event["entity_found"] = result["found"]
+    if client_id is not None:
+        # Additive (not in the reference's line): which token made a remote HTTP call.
+        event["client_id"] = client_id
     line = (json.dumps(event, ensure_ascii=False) + "\n").encode()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -44,6 +44,10 @@ def run_checks(home: Home) -> list[Check]:
         checks.append(Check("config", "fail", exc.message, exc.fix))
     brain_path = home.resolve(settings.brain.path if settings else "brain.db")
     checks += brain_checks(brain_path)
+    if settings is not None:
+        from memverbs.server.providers.health import provider_checks  # noqa: PLC0415 - probes only here
+
+        checks += [Check(*row) for row in provider_checks(settings, brain_path)]
     checks.append(usage_check(home))
     return checks
 

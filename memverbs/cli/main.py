@@ -46,6 +46,13 @@ def _ops_parser(sub) -> None:
         p.add_argument("--json", action="store_true", help="print the response JSON")
 
 
+def _port(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port {value} is not between 0 and 65535")
+    return value
+
+
 def _number(text: str) -> float | int:
     value = float(text)
     return int(value) if value.is_integer() else value
@@ -61,8 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("init", help="create the home, its config and the brain")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("serve", help="run the MCP server over stdio")
-    p.add_argument("--surface", choices=("verbs", "starter", "full"), help="tools to expose (default: config mcp_surface, else full)")
+    p = sub.add_parser("serve", help="run the MCP server over stdio, or over HTTP for remote brains (--http)")
+    p.add_argument("--surface", choices=("verbs", "starter", "full"), help="tools to expose (default: config mcp_surface, else full); over HTTP the ceiling for every token")
+    p.add_argument("--http", action="store_true", help="serve MCP streamable HTTP at /mcp (bearer tokens: `memverbs auth create`)")
+    p.add_argument("--host", help="HTTP: address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=_port, help="HTTP: port (default 3131; 0 picks a free one)")
+    p.add_argument("--behind-tls-proxy", action="store_true", help="HTTP: TLS is terminated in front of memverbs; silences the warning for a non-loopback --host")
 
     p = sub.add_parser("config", help="read or change settings")
     csub = p.add_subparsers(dest="config_command", metavar="ACTION", required=True)
@@ -74,6 +85,17 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("value")
     u = csub.add_parser("unset", help="remove a setting from config.toml (back to its default)")
     u.add_argument("key")
+
+    p = sub.add_parser("install", help="register memverbs (server + lifecycle hooks) with an agent harness")
+    p.add_argument("harness", help="claude, codex, grok, opencode, openclaw, or all (every one on PATH)")
+    p.add_argument("--scope", choices=("user", "project", "local"), help="where the harness keeps it (default: user)")
+    p.add_argument("--surface", choices=("verbs", "starter", "full"), default="verbs")
+    p.add_argument("--no-hooks", action="store_true", help="register the server only")
+    p.add_argument("--dry-run", action="store_true", help="print the exact changes as a diff; write nothing")
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("uninstall", help="remove exactly what `memverbs install` added")
+    p.add_argument("harness")
+    p.add_argument("--dry-run", action="store_true")
 
     p = sub.add_parser("hook", help="lifecycle hook entry point, wired by `memverbs install` (see docs/hooks.md)")
     p.add_argument("moment", choices=("session-start", "post-compact", "heartbeat", "auto"))
@@ -93,7 +115,38 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--days", default="30", help="window in days (default 30)")
     st.add_argument("--json", action="store_true")
 
+    p = sub.add_parser("auth", help="bearer tokens for `memverbs serve --http`: create, list, revoke, test")
+    asub = p.add_subparsers(dest="auth_command", metavar="ACTION", required=True)
+    a = asub.add_parser("create", help="mint a token (printed once; only its hash is stored)")
+    a.add_argument("name", help="who the token is for, e.g. laptop or ci (letters, digits, . _ -)")
+    a.add_argument("--scopes", default="read,write", help="comma-separated: read, write (default read,write)")
+    a.add_argument("--surface", choices=("verbs", "starter", "full"), default="full",
+                   help="tools this token may see, capped by the server's --surface (default full: the server decides)")
+    a.add_argument("--source", help="source the token reads and writes (default: this home's source)")
+    a.add_argument("--json", action="store_true")
+    a = asub.add_parser("list", help="the live tokens (never the tokens themselves)")
+    a.add_argument("--all", action="store_true", help="include revoked tokens")
+    a.add_argument("--json", action="store_true")
+    a = asub.add_parser("revoke", help="refuse a token from now on")
+    a.add_argument("name")
+    a = asub.add_parser("test", help="check that a remote brain accepts a token (whoami)")
+    a.add_argument("url", help="the server's MCP endpoint, e.g. https://brain.example.com/mcp")
+    a.add_argument("--token", help="the token (default: the one `memverbs connect` stored for this URL)")
+    a.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("connect", help="use a remote brain: check the URL and token, keep the token in the OS keyring")
+    p.add_argument("url", help="the server's MCP endpoint, e.g. https://brain.example.com/mcp")
+    p.add_argument("--token", required=True, help="a token from `memverbs auth create` on the server")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("disconnect", help="forget the remote brain: remove its token from the keyring")
+    p.add_argument("--json", action="store_true")
+
     p = sub.add_parser("doctor", help="check the home, config and brain, with a fix for each problem")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("reindex", help="embed the pages and facts that have no vector for the configured model yet")
+    p.add_argument("--prune", action="store_true", help="also drop vectors no page uses and vectors of other models")
     p.add_argument("--json", action="store_true")
 
     _ops_parser(sub)
@@ -130,6 +183,22 @@ def main(argv: list[str] | None = None) -> int:
             from memverbs.cli.protocol import run_protocol  # noqa: PLC0415
 
             return run_protocol(args)
+        if args.command == "auth":
+            from memverbs.cli.auth import run_auth  # noqa: PLC0415
+
+            return run_auth(args)
+        if args.command in ("connect", "disconnect"):
+            from memverbs.cli.connect import run_connect, run_disconnect  # noqa: PLC0415
+
+            return run_connect(args) if args.command == "connect" else run_disconnect(args)
+        if args.command in ("install", "uninstall"):
+            from memverbs.cli.install import run_install_cmd, run_uninstall_cmd  # noqa: PLC0415
+
+            return run_install_cmd(args) if args.command == "install" else run_uninstall_cmd(args)
+        if args.command == "reindex":
+            from memverbs.cli.reindex import run_reindex  # noqa: PLC0415
+
+            return run_reindex(args)
         if args.command == "doctor":
             from memverbs.cli.doctor import run_doctor  # noqa: PLC0415
 

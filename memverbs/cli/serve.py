@@ -1,12 +1,29 @@
-"""`memverbs serve`: the MCP server over stdio."""
+"""`memverbs serve`: the MCP server over stdio, or over streamable HTTP for remote brains."""
 
 from __future__ import annotations
 
 
 def run_serve(args) -> int:
+    from memverbs.cli.output import fail  # noqa: PLC0415
     from memverbs.server.runtime import Runtime  # noqa: PLC0415
-    from memverbs.server.transport.stdio import serve_stdio  # noqa: PLC0415
+
+    if not args.http and (args.host is not None or args.port is not None or args.behind_tls_proxy):
+        return fail("--host, --port and --behind-tls-proxy only apply to --http", "Add --http to serve over HTTP.", code=2)
 
     runtime = Runtime()
-    serve_stdio(runtime, runtime.surface(args.surface))
+    surface = runtime.surface(args.surface)
+    if args.http:
+        # uvicorn and the SDK's HTTP stack are imported only here.
+        from memverbs.server.transport.http import DEFAULT_HOST, DEFAULT_PORT, serve_http  # noqa: PLC0415
+
+        return serve_http(
+            runtime,
+            surface,
+            host=args.host if args.host is not None else DEFAULT_HOST,
+            port=args.port if args.port is not None else DEFAULT_PORT,
+            behind_tls_proxy=args.behind_tls_proxy,
+        )
+    from memverbs.server.transport.stdio import serve_stdio  # noqa: PLC0415
+
+    serve_stdio(runtime, surface)
     return 0

@@ -149,9 +149,76 @@ _KEYWORD_INDEX = """
 """
 
 
+# Remote brains: bearer tokens for `memverbs serve --http`. Only the SHA-256 of a
+# token is kept; `client_id` is the token's delta cursor lane and usage-log client.
+_ACCESS_TOKENS = """
+        CREATE TABLE access_tokens (
+            id           INTEGER PRIMARY KEY AUTOINCREMENT,
+            name         TEXT NOT NULL,
+            token_hash   TEXT NOT NULL UNIQUE,          -- sha256 hex of the token
+            token_hint   TEXT NOT NULL,                 -- its first characters, for `auth list`
+            scopes       TEXT NOT NULL,                 -- comma-separated: read, write
+            surface      TEXT NOT NULL CHECK (surface IN ('verbs', 'starter', 'full')),
+            source_id    TEXT NOT NULL,
+            client_id    TEXT NOT NULL,                 -- 'token:<name>', never 'local'
+            created_at   INTEGER NOT NULL,
+            last_used_at INTEGER,
+            revoked_at   INTEGER
+        );
+        CREATE UNIQUE INDEX access_tokens_live_name ON access_tokens (name) WHERE revoked_at IS NULL;
+"""
+
+
+# Vectors live in plain tables as float32 BLOBs (this Python cannot load SQLite
+# extensions), each tagged with its space: the provider/model/dims identity.
+# Page vectors are content-addressed by the hash of the embedded text, so an
+# edit re-embeds only changed chunks; text_vectors ids are never reused, which
+# lets an in-memory index catch up by reading ids above the last it saw.
+_VECTORS = """
+        CREATE TABLE vector_spaces (
+            id         INTEGER PRIMARY KEY,
+            provider   TEXT NOT NULL,
+            model      TEXT NOT NULL,
+            dims       INTEGER NOT NULL,
+            created_at INTEGER NOT NULL,
+            UNIQUE (provider, model, dims)
+        );
+
+        CREATE TABLE chunks (
+            id        INTEGER PRIMARY KEY,
+            source_id TEXT NOT NULL,
+            page_id   INTEGER NOT NULL REFERENCES pages (id),
+            ord       INTEGER NOT NULL,
+            text      TEXT NOT NULL,
+            text_hash TEXT NOT NULL,                     -- of title + chunk, the embedded input
+            UNIQUE (page_id, ord)
+        );
+        CREATE INDEX chunks_hash ON chunks (text_hash, source_id);
+
+        CREATE TABLE text_vectors (
+            id         INTEGER PRIMARY KEY AUTOINCREMENT,
+            space_id   INTEGER NOT NULL REFERENCES vector_spaces (id),
+            text_hash  TEXT NOT NULL,
+            vector     BLOB NOT NULL,                    -- dims × float32 little-endian, unit length
+            created_at INTEGER NOT NULL,
+            UNIQUE (space_id, text_hash)
+        );
+
+        CREATE TABLE fact_vectors (
+            fact_id    INTEGER NOT NULL REFERENCES facts (id),
+            space_id   INTEGER NOT NULL REFERENCES vector_spaces (id),
+            vector     BLOB NOT NULL,
+            created_at INTEGER NOT NULL,
+            PRIMARY KEY (fact_id, space_id)
+        ) WITHOUT ROWID;
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
+    Migration("0003_access_tokens", _ACCESS_TOKENS),
+    Migration("0004_chunks_and_vectors", _VECTORS),
 )
 
 

@@ -18,10 +18,12 @@ from memverbs.server.brain import migrations
 from memverbs.server.brain.sqlite_facts import FactStore
 from memverbs.server.brain.sqlite_pages import PageStore
 from memverbs.server.brain.sqlite_sessions import CursorStore
+from memverbs.server.brain.sqlite_vectors import VectorStore
+from memverbs.server.brain.sqlite_tokens import TokenStore
 from memverbs.server.errors import BrainError, BrainMissing
 
 
-class SqliteBrain(PageStore, FactStore, CursorStore):
+class SqliteBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore):
     backend = "sqlite"
 
     def __init__(self, db: sqlite3.Connection, path: Path) -> None:

@@ -7,6 +7,7 @@ not past its `valid_until` either. `world_only` is how untrusted callers read.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 
 FACT_COLS = (
@@ -77,22 +78,52 @@ class FactStore:
         )
         return cur.lastrowid
 
-    def insert_unless_duplicate(self, source: str, new: NewFact, now: int) -> tuple[int, sqlite3.Row | None]:
-        """Insert, unless an active fact with the same normalised text sits in the same entity bucket.
+    def remember_fact(
+        self,
+        source: str,
+        new: NewFact,
+        now: int,
+        *,
+        vector: bytes | None = None,
+        space_id: int | None = None,
+        choose: Callable[[list[sqlite3.Row]], tuple[str, sqlite3.Row] | None] | None = None,
+        dedup: bool = True,
+    ) -> tuple[str, int, sqlite3.Row | None]:
+        """Write one fact under the dedup rule: (status, id, the existing row it matched or superseded).
 
-        The check and the insert share one write transaction, so two processes
-        remembering the same fact at once cannot both insert it.
+        The bucket is the entity's active facts of the new fact's visibility
+        (`dedup=False` skips it: see remember). An active fact with the same
+        normalised text in the bucket is a duplicate outright. With a vector, `choose` sees the bucket's
+        active facts that have vectors in `space_id` and may answer
+        ("duplicate", row) or ("superseded", row). The checks, the insert, the
+        vector and the old fact's expiry share one write transaction, so two
+        processes remembering the same fact at once cannot both insert it.
         """
         with self.write() as db:
-            if new.entity_slug is not None:
+            decision = None
+            if new.entity_slug is not None and dedup:
                 dup = db.execute(
                     f"SELECT id, valid_until FROM facts WHERE source_id = ? AND entity_slug = ? AND fact_norm = ? "
-                    f"AND {_ACTIVE} ORDER BY id LIMIT 1",
-                    (source, new.entity_slug, new.fact_norm, now),
+                    f"AND visibility = ? AND {_ACTIVE} ORDER BY id LIMIT 1",
+                    (source, new.entity_slug, new.fact_norm, new.visibility, now),
                 ).fetchone()
                 if dup is not None:
-                    return dup["id"], dup
-            return self._insert(db, source, new, now), None
+                    return "duplicate", dup["id"], dup
+                if vector is not None and space_id is not None and choose is not None:
+                    decision = choose(self._bucket_vectors(db, source, new.entity_slug, new.visibility, space_id, now))
+                    if decision is not None and decision[0] == "duplicate":
+                        return "duplicate", decision[1]["id"], decision[1]
+            fact_id = self._insert(db, source, new, now)
+            if vector is not None and space_id is not None:
+                self._store_fact_vectors(db, space_id, [(fact_id, vector)], now)
+            if decision is None:
+                return "inserted", fact_id, None
+            old = decision[1]
+            db.execute(
+                "UPDATE facts SET expired_at = ?, expiry_reason = ?, superseded_by = ? WHERE id = ? AND expired_at IS NULL",
+                (now, f"superseded by fact #{fact_id}", fact_id, old["id"]),
+            )
+            return "superseded", fact_id, old
 
     def fact(self, fact_id: int):
         return self.one(f"SELECT source_id, {FACT_COLS}, expiry_reason FROM facts WHERE id = ?", (fact_id,))
@@ -192,3 +223,17 @@ class FactStore:
             (source, scan),
         )
         return list(dict.fromkeys(r[0] for r in rows))[:limit]
+
+    def facts_matching(
+        self, source: str, match: str, *, world_only: bool, now: int, since: int | None, until: int | None, limit: int
+    ) -> list[sqlite3.Row]:
+        """Active facts matching an FTS5 expression, best first, with event time inside the window."""
+        return self.query(
+            f"SELECT {', '.join('f.' + c.strip() for c in FACT_COLS.split(','))} FROM facts_fts "
+            "JOIN facts f ON f.id = facts_fts.rowid "
+            "WHERE facts_fts MATCH ? AND f.source_id = ? AND f.expired_at IS NULL "
+            "AND (f.valid_until IS NULL OR f.valid_until > ?) AND (NOT ? OR f.visibility = 'world') "
+            "AND (? IS NULL OR f.valid_from >= ?) AND (? IS NULL OR f.valid_from <= ?) "
+            "ORDER BY bm25(facts_fts) LIMIT ?",
+            (match, source, now, world_only, since, since, until, until, limit),
+        )

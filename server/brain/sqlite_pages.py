@@ -186,17 +186,19 @@ class PageStore:
                 now,
             )
             if existing is None:
-                db.execute(
+                page_id = db.execute(
                     "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
                     "updated_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (source, draft.slug, reverse(draft.slug), *values, now),
-                )
+                ).lastrowid
             else:
+                page_id = existing["id"]
                 db.execute(
                     "UPDATE pages SET title = ?, type = ?, body = ?, frontmatter = ?, summary = ?, visibility = ?, "
                     "updated_at = ?, deleted_at = NULL WHERE id = ?",
-                    (*values, existing["id"]),
+                    (*values, page_id),
                 )
+            self._write_chunks(db, source, page_id, draft.title, draft.body)
             # What the markdown declares is replaced; what was added by hand is kept.
             db.execute("DELETE FROM aliases WHERE source_id = ? AND slug = ? AND origin = 'frontmatter'", (source, draft.slug))
             for alias, norm in draft_aliases(draft):
@@ -228,6 +230,9 @@ class PageStore:
             cur = db.execute(
                 "UPDATE pages SET deleted_at = ?, updated_at = ? WHERE source_id = ? AND slug = ? AND deleted_at IS NULL",
                 (now, now, source, slug),
+            )
+            db.execute(
+                "DELETE FROM chunks WHERE page_id = (SELECT id FROM pages WHERE source_id = ? AND slug = ?)", (source, slug)
             )
             return cur.rowcount > 0
 

@@ -15,7 +15,7 @@ from memverbs.server.errors import PROTOCOL_VERSION, VerbError, invalid
 from memverbs.server.names import normalize_alias
 from memverbs.server.pages.markdown import PageFormatError, parse_page
 from memverbs.server.timeparse import iso, now_ms
-from memverbs.server.verbs.search import keyword_search
+from memverbs.server.verbs.search import search_pages
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]*(?:/[a-z0-9][a-z0-9_-]*)*$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -65,6 +65,10 @@ def put_page(ctx: VerbContext, params: dict) -> dict:
         timeline=parsed.timeline,
     )
     created = ctx.brain.save_page(ctx.source, draft, now_ms())
+    if ctx.providers is not None and ctx.providers.embeddings_configured:
+        from memverbs.server.verbs.semantic import embed_page  # noqa: PLC0415 - numpy only with a provider
+
+        embed_page(ctx, slug)  # best effort: a failure leaves the page to `memverbs reindex`
     return {
         "slug": slug,
         "status": "created" if created else "updated",
@@ -123,12 +127,12 @@ def search(ctx: VerbContext, params: dict) -> dict:
     query = params["query"].strip()
     if not query:
         raise invalid("query must be a non-empty string.", 'Say what to look for, e.g. query: "payments provider".')
-    results = keyword_search(ctx, query, _limit(params.get("limit"), 10, 100), allow_private=ctx.pages_private_ok)
-    return {
-        "results": results,
-        "search_degraded": "keyword_only_no_embedding_provider",
-        "protocol_version": PROTOCOL_VERSION,
-    }
+    results, degraded = search_pages(ctx, query, _limit(params.get("limit"), 10, 100), allow_private=ctx.pages_private_ok)
+    body: dict = {"results": results}
+    if degraded is not None:
+        body["search_degraded"] = degraded
+    body["protocol_version"] = PROTOCOL_VERSION
+    return body
 
 
 def add_timeline_entry(ctx: VerbContext, params: dict) -> dict:

@@ -54,7 +54,7 @@ LIST_PAGES = Operation(
 
 SEARCH = Operation(
     name="search",
-    description="Search pages by keyword. Returns {results:[{slug, title, chunk, evidence, create_safety, provenance}]}, the same result shape as recall's search arm.",
+    description="Search pages by keyword, and by meaning too when an embedding provider is configured (search_degraded says when it is keyword-only). Returns {results:[{slug, title, chunk, evidence, create_safety, provenance}]}, the same result shape as recall's search arm.",
     params=(
         Param("query", "string", "What to look for.", required=True),
         Param("limit", "number", "At most this many results, default 10, max 100."),

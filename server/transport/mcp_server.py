@@ -12,7 +12,7 @@ stdio and HTTP share it; nothing here writes to stdout.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcp.server.lowlevel import Server
@@ -34,16 +34,27 @@ def encode(outcome: Outcome) -> dict[str, Any]:
     return result
 
 
-def build_server(dispatcher_for: Callable[[Any], Dispatcher]) -> Server:
-    """An SDK server whose every request asks `dispatcher_for(ctx)` who is calling."""
+Offload = Callable[[Callable[[], Outcome]], Awaitable[Outcome]]
+
+
+def build_server(dispatcher_for: Callable[[Any], Dispatcher], offload: Offload | None = None) -> Server:
+    """An SDK server whose every request asks `dispatcher_for(ctx)` who is calling.
+
+    Without `offload` a call runs inline: stdio has one client, and verbs are fast,
+    synchronous SQLite work on the process's one connection. HTTP serves many
+    clients at once and passes an `offload` that runs the call on a worker thread
+    (with that thread's own connection), so the event loop keeps accepting requests.
+    """
 
     async def list_tools(ctx, params) -> dict[str, Any]:
         return {"tools": tool_defs(dispatcher_for(ctx).surface)}
 
     async def call_tool(ctx, params) -> dict[str, Any]:
-        # Verbs are fast, synchronous SQLite work: running them inline keeps one
-        # connection per process and answers in well under a millisecond's overhead.
-        outcome = dispatcher_for(ctx).call(params.name, params.arguments)
+        dispatcher = dispatcher_for(ctx)
+        if offload is None:
+            outcome = dispatcher.call(params.name, params.arguments)
+        else:
+            outcome = await offload(lambda: dispatcher.call(params.name, params.arguments))
         return encode(outcome)
 
     return Server("memverbs", version=__version__, on_list_tools=list_tools, on_call_tool=call_tool)

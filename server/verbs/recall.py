@@ -15,12 +15,11 @@ from memverbs.server.protocol.params import budget as parse_budget
 from memverbs.server.timeparse import now_ms, parse_since
 from memverbs.server.verbs.budget import budget_fields, pack_two
 from memverbs.server.verbs.cards import resolve_entity_slug
-from memverbs.server.verbs.search import keyword_search
+from memverbs.server.verbs.search import search_pages
 from memverbs.server.verbs.shapes import recall_fact
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 100
-SEARCH_DEGRADED = "keyword_only_no_embedding_provider"
 
 
 def recall_limit(value: object) -> int:
@@ -64,9 +63,9 @@ def recall(ctx: VerbContext, params: dict) -> dict:
 
     query = (params.get("query") or "").strip()
     results: list[dict] | None = None
+    degraded: str | None = None
     if query:
-        allow_private = ctx.pages_private_ok
-        results = keyword_search(ctx, query, limit, allow_private=allow_private)
+        results, degraded = search_pages(ctx, query, limit, allow_private=ctx.pages_private_ok)
 
     budget = parse_budget(params.get("budget_tokens"))
     packed_facts, packed_results = facts, results
@@ -96,7 +95,8 @@ def recall(ctx: VerbContext, params: dict) -> dict:
     body["protocol_version"] = PROTOCOL_VERSION
     if packed_results is not None:
         body["results"] = packed_results
-        body["search_degraded"] = SEARCH_DEGRADED
+        if degraded is not None:  # absent when the hybrid path ran
+            body["search_degraded"] = degraded
         if packed_results:
             ctx.brain.touch_retrieved(ctx.source, [r["slug"] for r in packed_results], now)
     body.update(fields)

@@ -1,22 +1,35 @@
-"""remember: save one fact with mandatory attribution. Zero LLM.
+"""remember: save one fact with mandatory attribution. Zero LLM; one embedding call with a provider.
 
-Without an embedding provider, near-duplicate detection cannot run, so every
-response says `degraded_dedup: true`; an exact restatement (same normalised
-text, same entity, still active) is still caught and answered `duplicate`.
+Dedup and supersession (PROTOCOL.md §5.2): with an entity and an embedding,
+the bucket's active facts (same source, same entity, same visibility, ttl not
+passed) that have vectors are ranked by cosine; the top-5 are candidates and the best decides:
+at ≥ 0.95 the same kind with different text supersedes it (the old fact is
+expired with the reason `superseded by fact #<new>`), anything else at that
+similarity is a duplicate (nothing written, the existing id returned).
+
+Without an embedding (no provider, or the call failed) near-duplicates cannot
+be found, so the response says `degraded_dedup: true`; an exact restatement
+(same normalised text, same entity, still active) is still a `duplicate`.
 """
 
 from __future__ import annotations
 
+import logging
+
 from memverbs.server.brain.sqlite_facts import NewFact
 from memverbs.server.context import VerbContext
-from memverbs.server.errors import PROTOCOL_VERSION, VerbError, invalid
+from memverbs.server.errors import PROTOCOL_VERSION, ProviderError, VerbError, invalid
 from memverbs.server.names import collapse
 from memverbs.server.protocol.verb_defs import KINDS, VISIBILITIES
 from memverbs.server.timeparse import iso, now_ms
 from memverbs.server.verbs.cards import resolve_entity_slug
 from memverbs.server.verbs.ttl import parse_ttl
 
+log = logging.getLogger("memverbs.remember")
+
 PROVENANCE_MAX = 500
+DEDUP_COSINE = 0.95
+DEDUP_CANDIDATES = 5
 _PROVENANCE_EXAMPLES = '"conversation 2026-06-12", "user said in chat", "import: notes.md"'
 
 
@@ -60,17 +73,73 @@ def remember(ctx: VerbContext, params: dict) -> dict:
         provenance=params["provenance"],
         valid_until=valid_until,
     )
-    fact_id, duplicate = ctx.brain.insert_unless_duplicate(ctx.source, new, now)
-    if duplicate is not None:
-        status, text, valid_until = "duplicate", f"already knew this — kept fact #{fact_id}", duplicate["valid_until"]
+    vector, space_id, dims = _embed_fact(ctx, fact)
+    status, fact_id, existing = ctx.brain.remember_fact(
+        ctx.source,
+        new,
+        now,
+        vector=vector,
+        space_id=space_id,
+        choose=_chooser(new, vector, dims) if vector is not None else None,
+        # A remote caller must not learn that a private fact exists from a `duplicate`: it never
+        # dedups against private facts, and a private fact is only ever matched by a private one.
+        dedup=not (ctx.caller.remote and visibility == "private"),
+    )
+    if status == "duplicate":
+        text, valid_until = f"already knew this — kept fact #{fact_id}", existing["valid_until"]
+    elif status == "superseded":
+        text = f"updated — fact #{fact_id} supersedes the previous version"
     else:
-        status, text = "inserted", f"remembered as fact #{fact_id}"
-    return {
+        text = f"remembered as fact #{fact_id}"
+    body = {
         "id": str(fact_id),
         "status": status,
         "status_text": text,
         "entity_slug": entity_slug,
         "valid_until": iso(valid_until),
-        "degraded_dedup": True,
-        "protocol_version": PROTOCOL_VERSION,
     }
+    if vector is None:
+        body["degraded_dedup"] = True
+    body["protocol_version"] = PROTOCOL_VERSION
+    return body
+
+
+def _embed_fact(ctx: VerbContext, fact: str) -> tuple[bytes | None, int | None, int | None]:
+    """(packed vector, space id, dims), or Nones when there is no provider or the call failed."""
+    if ctx.providers is None or not ctx.providers.embeddings_configured:
+        return None, None, None
+    from memverbs.server.brain.sqlite_vectors import pack  # noqa: PLC0415 - numpy only with a provider
+    from memverbs.server.verbs.semantic import embed, embedder  # noqa: PLC0415
+
+    if embedder(ctx) is None:
+        return None, None, None
+    try:
+        space_id, rows = embed(ctx, [fact])
+    except ProviderError as exc:
+        log.warning("fact not embedded, dedup degraded (%s): %s", exc.kind, exc.message)
+        return None, None, None
+    return pack(rows[0]), space_id, int(rows.shape[1])
+
+
+def _chooser(new: NewFact, vector: bytes, dims: int):
+    """The rule, given the bucket's candidates: duplicate, superseded, or None (insert)."""
+
+    def choose(rows):
+        if not rows:
+            return None
+        import numpy as np  # noqa: PLC0415
+
+        from memverbs.server.brain.sqlite_vectors import unpack  # noqa: PLC0415
+
+        query = unpack([vector], dims)[0]
+        sims = unpack([r["vector"] for r in rows], dims) @ query
+        top = np.argsort(-sims, kind="stable")[:DEDUP_CANDIDATES]
+        best = int(top[0])
+        if float(sims[best]) < DEDUP_COSINE:
+            return None
+        row = rows[best]
+        if row["kind"] == new.kind and row["fact_norm"] != new.fact_norm:
+            return "superseded", row
+        return "duplicate", row
+
+    return choose

@@ -1,19 +1,40 @@
-"""Keyword search over pages, with the evidence and create_safety labels.
+"""Search over pages: keyword-only without a provider, hybrid with one; evidence and create_safety.
 
-The arms: aliases equal to the query, then FTS5 (all terms, then any term to
-fill up). Each result says why it matched (PROTOCOL.md §4.4), derived here
-from signals a keyword path has: an alias hit, the query as a phrase in the
-title, and the share of query terms the page contains (≥ 0.6 counts as
-keyword_exact). The vector arm joins in with an embedding provider.
+Without an embedding provider (or when the query cannot be embedded) this is
+the keyword path: aliases equal to the query, then FTS5 with all terms, then
+any term to fill up, and `search_degraded` says so. With a provider, four arms
+run and are fused by reciprocal rank (RRF, k = 60): aliases, the query as a
+phrase in the title, FTS5 keywords, and vector similarity of the query with
+every page chunk. Each result says why it matched (PROTOCOL.md §4.4), first
+matching rule wins: alias_hit, exact_title_match (the query is a phrase in
+the title), high_vector_match (query-to-chunk cosine ≥ search.evidence_cosine_floor),
+keyword_exact (found by a lexical arm and containing ≥ 60 % of the query's
+terms), else weak_semantic.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 
 from memverbs.server.context import VerbContext
+from memverbs.server.errors import ProviderError
 from memverbs.server.names import collapse, normalize_alias
 
+log = logging.getLogger("memverbs.search")
+
+NO_PROVIDER = "keyword_only_no_embedding_provider"
+EMBEDDING_FAILED = "keyword_only_embedding_failed"
+INDEX_EMPTY = "keyword_only_vector_index_empty"
+RRF_K = 60
+ARM_WEIGHTS = {"alias": 2.0, "title": 1.5, "keyword": 1.0, "vector": 1.0}
+# Function words match nearly every page; in the hybrid path they are left to the vector arm.
+STOP_WORDS = frozenset(
+    """a an the and or but if of to in on at by for with from into about as is are was were be been being am do does
+    did have has had it its this that these those there here what which who whom whose when where why how all any each
+    some no not only so than too very can will just should would could may might must we us you your he him his she
+    her they them their i me my our""".split()
+)
 KEYWORD_EXACT_FLOOR = 0.6
 _TERM = re.compile(r"\w+", re.UNICODE)
 _MAX_TERMS = 16
@@ -72,13 +93,18 @@ def keyword_search(ctx: VerbContext, query: str, limit: int, *, allow_private: b
     return out
 
 
-def _evidence(row: dict, words: list[str], phrase: str, alias_hit: bool) -> str:
+def _evidence(
+    row: dict, words: list[str], phrase: str, alias_hit: bool, *, cosine: float | None = None, floor: float = 1.1,
+    keyword_hit: bool = True,
+) -> str:
     if alias_hit:
         return "alias_hit"
     title = (row["title"] or "").lower()
     if phrase and phrase in title:
         return "exact_title_match"
-    if words:
+    if cosine is not None and cosine >= floor:
+        return "high_vector_match"
+    if words and keyword_hit:
         haystack = set(_TERM.findall(f"{row['title'] or ''} {row['body'] or ''}".lower()))
         if sum(w in haystack for w in words) / len(words) >= KEYWORD_EXACT_FLOOR:
             return "keyword_exact"
@@ -90,3 +116,98 @@ def _lead(body: str | None, limit: int = 400) -> str | None:
         return None
     text = collapse(body)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def search_pages(
+    ctx: VerbContext, query: str, limit: int, *, allow_private: bool, lexical: str | None = None
+) -> tuple[list[dict], str | None]:
+    """(results best first, search_degraded); search_degraded is None when the hybrid path ran.
+
+    `lexical` replaces the query for the alias, title and keyword arms (synthesize passes its
+    question without stop words there, and whole to the vector arm).
+    """
+    words_query = lexical if lexical is not None else query
+    providers = ctx.providers
+    if providers is None or not providers.embeddings_configured or providers.embedder() is None:
+        return keyword_search(ctx, words_query, limit, allow_private=allow_private), NO_PROVIDER
+    from memverbs.server.verbs.semantic import vector_arm  # noqa: PLC0415 - numpy only with a provider
+
+    try:
+        arm = vector_arm(ctx, query, allow_private=allow_private)
+    except ProviderError as exc:
+        log.warning("search fell back to keywords: query not embedded (%s): %s", exc.kind, exc.message)
+        return keyword_search(ctx, words_query, limit, allow_private=allow_private), EMBEDDING_FAILED
+    if arm is None:
+        return keyword_search(ctx, words_query, limit, allow_private=allow_private), INDEX_EMPTY
+    return hybrid_search(ctx, words_query, limit, arm, allow_private=allow_private), None
+
+
+def content_terms(query: str) -> list[str]:
+    words = terms(query)
+    return [w for w in words if w not in STOP_WORDS] or words
+
+
+def hybrid_search(ctx: VerbContext, query: str, limit: int, arm, *, allow_private: bool) -> list[dict]:
+    brain, source = ctx.brain, ctx.source
+    words = content_terms(query)
+    norm = normalize_alias(query)
+    phrase = collapse(query).lower()
+    pool = max(limit, 30)
+    pages: dict[str, dict] = {}
+    ranks: dict[str, dict[str, int]] = {}
+
+    arm_sizes: dict[str, int] = {}
+
+    def seen(arm_name: str, slug: str, row: dict) -> None:
+        """Record `slug` at the next rank of `arm_name` (first sighting per arm counts)."""
+        pages.setdefault(slug, {"slug": slug, "title": row["title"], "body": row["body"], "chunk": None})
+        held = ranks.setdefault(slug, {})
+        if arm_name not in held:
+            arm_sizes[arm_name] = held[arm_name] = arm_sizes.get(arm_name, 0) + 1
+
+    alias_slugs = brain.alias_slugs(source, norm) if norm else []
+    for slug, row in brain.pages_by_slugs(source, alias_slugs, allow_private=allow_private).items():
+        seen("alias", slug, row)
+    snippets: dict[str, str] = {}
+    if words:
+        title_phrase = 'title : "' + " ".join(words) + '"'
+        for r in brain.keyword_search(source, title_phrase, limit=pool, allow_private=allow_private):
+            seen("title", r["slug"], r)
+        quoted = [f'"{w}"' for w in words]
+        for expr in (" ".join(quoted), " OR ".join(quoted)) if len(words) > 1 else (quoted[0],):
+            for r in brain.keyword_search(source, expr, limit=pool, allow_private=allow_private):
+                seen("keyword", r["slug"], r)
+                snippets.setdefault(r["slug"], r["chunk"])
+    vector_best: dict[str, tuple[float, str]] = {}
+    for hit in arm.pages(pool):
+        seen("vector", hit["slug"], hit)
+        vector_best[hit["slug"]] = (hit["cosine"], hit["chunk"])
+
+    aliased = set(alias_slugs) | brain.aliased_slugs(source, list(pages), norm)
+
+    def fused(slug: str) -> float:
+        score = sum(ARM_WEIGHTS[a] / (RRF_K + rank) for a, rank in ranks[slug].items())
+        return score + (1.0 if slug in aliased else 0.0)  # an alias names the page: it leads
+
+    ordered = sorted(pages, key=lambda slug: (-fused(slug), slug))[:limit]
+    missing = [slug for slug in ordered if slug not in vector_best]
+    vector_best.update(arm.cosines(missing))
+    floor = ctx.providers.cosine_floor
+    out = []
+    for slug in ordered:
+        row = pages[slug]
+        cosine, best_chunk = vector_best.get(slug, (None, None))
+        lexical = bool({"title", "keyword"} & set(ranks[slug]))
+        evidence = _evidence(row, words, phrase, slug in aliased, cosine=cosine, floor=floor, keyword_hit=lexical)
+        out.append(
+            {
+                "slug": slug,
+                "title": row["title"],
+                # The matched chunk: the best-scoring one, else the keyword snippet, else the page's lead.
+                "chunk": best_chunk or snippets.get(slug) or _lead(row["body"]),
+                "evidence": evidence,
+                "create_safety": CREATE_SAFETY[evidence],
+                "provenance": slug,
+            }
+        )
+    return out

@@ -1,0 +1,255 @@
+"""Grok Build: a marked block in config.toml, a hooks file of our own, and the pull block.
+
+* Server: `[mcp_servers.memverbs]` in `$GROK_HOME/config.toml` (default `~/.grok`;
+  project scope: `<project>/.grok/config.toml`), in a marked TOML block. `grok mcp
+  add` rewrites the whole file and drops every comment, so memverbs does not use it.
+  `startup_timeout_sec` is set explicitly: a per-server value beats a low global
+  `MCP_TIMEOUT` / `GROK_MCP_STARTUP_TIMEOUT_SECS`. (Grok never holds the first
+  request for a server: one still connecting is announced as "connecting" and its
+  tools arrive later in the session, so memverbs must start fast; it does.)
+  A same-named server in Claude's `~/.claude.json`, which Grok also reads, is
+  shadowed by config.toml (checked on 1.0.41), so it is not a double registration.
+* Hooks: `hooks/memverbs.json`, a file memverbs owns, in Claude's format. Grok's
+  SessionStart source is `new`/`load`, so no Claude matcher (`startup|…` would
+  never fire). Grok also runs the hooks in Claude Code's settings; when those
+  already run `memverbs hook` for an event in a way that fires in Grok, ours is
+  left out and the notes say so.
+* Grok ignores SessionStart and UserPromptSubmit output (documented; verified on
+  1.0.41), so the context arrives by the pull path: a marked block in the
+  AGENTS.md Grok loads, telling the agent to call `context_pack` and `delta`.
+  User scope: `$GROK_HOME/AGENTS.md`, Grok's global rules file, loaded in every
+  session without folder trust and read by no other harness (whose own hooks
+  already inject the pack). Project scope: `<project>/AGENTS.md`, which Grok reads
+  only once the folder is trusted (and which other agents read too — the block
+  tells them to skip it when a hook already injected memory).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib.resources import files
+from pathlib import Path
+from string import Template
+
+from memverbs.installers.base import (
+    HOOK_TIMEOUT_S,
+    SERVER_NAME,
+    Options,
+    hook_command,
+    is_our_hook,
+    server_argv,
+    server_env,
+)
+from memverbs.installers import toml_block
+from memverbs.installers.files import read_text
+from memverbs.installers.jsonc import JsonDoc, JsonEditError
+from memverbs.installers.steps import MarkedBlock, OwnedFile, TomlBlock
+
+STARTUP_TIMEOUT_S = 30
+TOOL_TIMEOUT_S = 60
+AGENTS_CAP = 10_000  # Grok reads the first 10,000 characters of each rules file
+HOOKS_MARKER = "managed by `memverbs install grok`"
+EVENTS = {"SessionStart": "session-start", "UserPromptSubmit": "heartbeat"}
+GROK_SOURCES = ("new", "load")  # SessionStart `source` values in Grok
+OFF = {"0", "false", "no", "off"}
+
+
+def grok_home(opts: Options) -> Path:
+    raw = opts.env.get("GROK_HOME", "").strip()
+    return Path(raw).expanduser() if raw else opts.user_home / ".grok"
+
+
+def paths(opts: Options) -> dict[str, Path]:
+    if opts.scope == "project":
+        base = opts.project_dir / ".grok"
+        return {"config": base / "config.toml", "hooks": base / "hooks" / "memverbs.json", "agents": opts.project_dir / "AGENTS.md"}
+    base = grok_home(opts)
+    return {"config": base / "config.toml", "hooks": base / "hooks" / "memverbs.json", "agents": base / "AGENTS.md"}
+
+
+def server_entry(opts: Options) -> dict:
+    argv = server_argv(opts)
+    entry: dict = {
+        "command": argv[0],
+        "args": argv[1:],
+        "enabled": True,
+        "startup_timeout_sec": STARTUP_TIMEOUT_S,
+        "tool_timeout_sec": TOOL_TIMEOUT_S,
+    }
+    env = server_env(opts)
+    if env:
+        entry["env"] = env
+    return entry
+
+
+def hooks_file(opts: Options, events: list[str]) -> str:
+    hooks = {
+        event: [{"hooks": [{"type": "command", "command": hook_command(opts, EVENTS[event]), "timeout": HOOK_TIMEOUT_S}]}]
+        for event in events
+    }
+    # Grok ignores unknown top-level keys in a hooks file: the marker says whose file this is.
+    return json.dumps({"memverbs": f"{HOOKS_MARKER}; `memverbs uninstall grok` removes this file", "hooks": hooks}, indent=2) + "\n"
+
+
+def pull_block(opts: Options) -> str:
+    template = Template(files("memverbs.templates").joinpath("pull-block.md").read_text(encoding="utf-8"))
+    return template.safe_substitute(
+        harness_title="Grok",
+        session_hint="Grok does not tell you its id, so make one at session start, `grok-` and the UTC date and "
+        "time (e.g. `grok-20261130T0912Z`), and reuse it.",
+        tool_hint="In Grok these tools sit behind `search_tool`: search for `memverbs`, then call "
+        "`memverbs__context_pack` and `memverbs__delta` with `use_tool`.",
+    ).rstrip() + "\n"
+
+
+# -- never double-wire ---------------------------------------------------------------
+
+
+def fires_in_grok(event: str, group: object) -> bool:
+    """Would this hook group run `memverbs hook` when Grok fires `event`?"""
+    if not is_our_hook(group):
+        return False
+    matcher = group.get("matcher") if event == "SessionStart" else None  # other events ignore matchers
+    if not matcher or matcher == "*":
+        return True
+    try:
+        return any(re.fullmatch(matcher, source) for source in GROK_SOURCES)
+    except re.error:
+        return True  # cannot tell: assume it fires, and add nothing
+
+
+def _groups(path: Path, event: str) -> list:
+    text = read_text(path)
+    if not text:
+        return []
+    try:
+        groups = JsonDoc(text).get(["hooks", event], [])
+    except JsonEditError:
+        return []
+    return groups if isinstance(groups, list) else []
+
+
+def claude_hooks_read(opts: Options) -> bool:
+    """Grok reads Claude Code's hooks unless `[compat.claude] hooks = false` or the env switch says no."""
+    if opts.env.get("GROK_CLAUDE_HOOKS_ENABLED", "").strip().lower() in OFF:
+        return False
+    try:
+        config = toml_block.parse(toml_block.remove(read_text(grok_home(opts) / "config.toml") or ""), "config.toml")
+    except toml_block.TomlEditError:
+        return True
+    return ((config.get("compat") or {}).get("claude") or {}).get("hooks", True) is not False
+
+
+def claude_plugin_hooks(opts: Options) -> list[Path]:
+    """hooks.json of an installed memverbs Claude Code plugin (Grok loads those plugins too)."""
+    text = read_text(opts.user_home / ".claude" / "plugins" / "installed_plugins.json")
+    try:
+        data = json.loads(text) if text else {}
+    except ValueError:
+        return []
+    found: list[Path] = []
+
+    def walk(node: object, ours: bool) -> None:
+        if isinstance(node, dict):
+            if ours and isinstance(node.get("installPath"), str):
+                found.append(Path(node["installPath"]) / "hooks" / "hooks.json")
+            for key, value in node.items():
+                walk(value, ours or str(key).startswith("memverbs@"))
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, ours)
+
+    walk(data, False)
+    return found
+
+
+def _levels(opts: Options) -> list[tuple[str, Path]]:
+    """Where hooks come from that fire in this install's sessions: a user install's hooks fire in
+    every project, so only user-level sources can double them; a project's fire alongside both."""
+    levels = [("user", opts.user_home)]
+    return levels + [("project", opts.project_dir)] if opts.scope == "project" else levels
+
+
+def wired_elsewhere(opts: Options, own: Path, event: str) -> list[str]:
+    """Other hook sources Grok reads that already run `memverbs hook` for this event."""
+    sources: list[tuple[str, Path]] = []
+    grok_dirs = {"user": grok_home(opts), "project": opts.project_dir / ".grok"}
+    for level, _ in _levels(opts):
+        base = grok_dirs[level] / "hooks"
+        if base.is_dir():
+            sources += [(f"Grok hooks file {p}", p) for p in sorted(base.glob("*.json")) if p.resolve() != own.resolve()]
+    if claude_hooks_read(opts):
+        for level, base in _levels(opts):
+            for name in ("settings.json", "settings.local.json"):
+                sources.append((f"Claude Code's {level} {name} (Grok reads Claude's hooks)", base / ".claude" / name))
+        sources += [(f"the memverbs Claude Code plugin ({p})", p) for p in claude_plugin_hooks(opts)]
+    found = [label for label, path in sources if any(fires_in_grok(event, g) for g in _groups(path, event))]
+    return list(dict.fromkeys(found))
+
+
+def config_hooks_elsewhere(opts: Options, event: str) -> bool:
+    """`[[hooks.<Event>]]` tables running memverbs in a Grok config.toml, outside our block."""
+    configs = [grok_home(opts) / "config.toml"] + ([opts.project_dir / ".grok" / "config.toml"] if opts.scope == "project" else [])
+    for path in configs:
+        try:
+            config = toml_block.parse(toml_block.remove(read_text(path) or ""), str(path))
+        except toml_block.TomlEditError:
+            continue
+        if any(fires_in_grok(event, g) for g in ((config.get("hooks") or {}).get(event) or [])):
+            return True
+    return False
+
+
+# -- the plan ----------------------------------------------------------------------------
+
+
+def plan(opts: Options, grok: str = "grok") -> tuple[list, list[str]]:
+    where = paths(opts)
+    steps: list = []
+    notes: list[str] = []
+
+    def conflicts(outside: dict) -> str | None:
+        if SERVER_NAME in (outside.get("mcp_servers") or {}):
+            return f"[mcp_servers.{SERVER_NAME}] is already defined outside the memverbs block (grok mcp remove {SERVER_NAME})"
+        return None
+
+    steps.append(TomlBlock(where["config"], {"mcp_servers": {SERVER_NAME: server_entry(opts)}}, conflicts))
+    notes.append(
+        f"`grok mcp add/remove` rewrite {where['config']} without comments, memverbs's markers included; "
+        f"after that, remove the server with `grok mcp remove {SERVER_NAME}` rather than memverbs uninstall."
+    )
+    if not opts.hooks:
+        return steps, notes
+
+    events = []
+    for event in EVENTS:
+        elsewhere = wired_elsewhere(opts, where["hooks"], event)
+        if config_hooks_elsewhere(opts, event):
+            elsewhere.append("a [[hooks." + event + "]] table in a Grok config.toml")
+        if elsewhere:
+            notes.append(f"Grok {event} hook not added: Grok already runs memverbs for it from {', '.join(elsewhere)}.")
+        else:
+            events.append(event)
+    if events or where["hooks"].exists():  # an earlier install's file is rewritten, never left double-firing
+        steps.append(OwnedFile(where["hooks"], hooks_file(opts, events), HOOKS_MARKER))
+    notes.append(
+        "Grok ignores the output of SessionStart and UserPromptSubmit hooks, so memory reaches the agent through "
+        f"the pull block in {where['agents']}: the agent calls context_pack at session start and after compaction, "
+        "and delta on heartbeats."
+    )
+
+    step = MarkedBlock(where["agents"], pull_block(opts))
+    steps.append(step)
+    size = len(read_text(where["agents"]) or "") + len(step.body)
+    if size > AGENTS_CAP:
+        notes.append(
+            f"{where['agents']} is about {size} characters with the memverbs block; Grok reads only the first "
+            f"{AGENTS_CAP}, so the block at its end may be cut off. Shorten the file."
+        )
+    if opts.scope == "project":
+        notes.append(
+            f"Grok loads {where['agents']} and {where['hooks'].parent} only for a trusted folder "
+            "(grok --trust, or /hooks-trust in the TUI)."
+        )
+    return steps, notes

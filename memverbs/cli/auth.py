@@ -1,0 +1,122 @@
+"""`memverbs auth`: bearer tokens for `memverbs serve --http` — create, list, revoke, test.
+
+`create` prints the token once, alone on stdout (so `TOKEN=$(memverbs auth create ci)`
+works); everything said about it goes to stderr. Only the token's hash is stored.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from memverbs.cli.output import fail, print_json
+from memverbs.server.errors import MemverbsError
+
+
+def run_auth(args) -> int:
+    if args.auth_command == "test":
+        from memverbs.cli.probe import run_test  # noqa: PLC0415 - pulls in the MCP client
+
+        return run_test(args)
+    from memverbs.server.runtime import Runtime  # noqa: PLC0415
+
+    runtime = Runtime()
+    try:
+        brain = runtime.brain()
+        if args.auth_command == "create":
+            return _create(args, runtime, brain)
+        if args.auth_command == "list":
+            return _list(args, brain)
+        return _revoke(args, brain)
+    except MemverbsError as exc:
+        return fail(exc.message, exc.fix)
+    finally:
+        runtime.close()
+
+
+def _create(args, runtime, brain) -> int:
+    from memverbs.server import tokens  # noqa: PLC0415
+    from memverbs.server.brain.sqlite_tokens import TokenNameTaken  # noqa: PLC0415
+    from memverbs.server.timeparse import iso, now_ms  # noqa: PLC0415
+
+    problem = tokens.check_name(args.name)
+    if problem:
+        return fail(problem, "Name the token after who uses it, e.g. `memverbs auth create laptop`.", code=2)
+    try:
+        scopes = tokens.parse_scopes(args.scopes)
+    except ValueError as exc:
+        return fail(f"--scopes: {exc}", "Scopes are read and write, comma-separated: --scopes read or --scopes read,write.", code=2)
+    source = (args.source or "").strip() or runtime.source
+    token = tokens.mint()
+    now = now_ms()
+    row = {
+        "name": args.name,
+        "scopes": tokens.scopes_text(scopes),
+        "surface": args.surface,
+        "source_id": source,
+        "client_id": tokens.client_id_for(args.name),
+    }
+    try:
+        brain.create_token(token_hash=tokens.digest(token), token_hint=tokens.hint(token), now=now, **row)
+    except TokenNameTaken:
+        return fail(
+            f"a live token is already called {args.name!r}",
+            f"Pick another name, or rotate it: `memverbs auth revoke {args.name}` then create it again.",
+        )
+    if args.json:
+        print_json({"token": token, **row, "created_at": iso(now)})
+        return 0
+    print(token)
+    print(
+        f"memverbs: token {args.name!r} created — scopes {row['scopes']}, surface {args.surface} (capped by the "
+        f"server's --surface), source {source}, delta lane {row['client_id']}.\n"
+        "  This is the only time it is shown: memverbs stores just its hash. On the machine that connects:\n"
+        f"  memverbs connect https://YOUR-HOST/mcp --token {token}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _list(args, brain) -> int:
+    from memverbs.server.timeparse import iso  # noqa: PLC0415
+
+    rows = [
+        {
+            "name": r["name"],
+            "hint": r["token_hint"],
+            "scopes": r["scopes"],
+            "surface": r["surface"],
+            "source_id": r["source_id"],
+            "client_id": r["client_id"],
+            "created_at": iso(r["created_at"]),
+            "last_used_at": iso(r["last_used_at"]),
+            "revoked_at": iso(r["revoked_at"]),
+        }
+        for r in brain.tokens(include_revoked=args.all)
+    ]
+    if args.json:
+        print_json(rows)
+        return 0
+    if not rows:
+        print("no access tokens (create one with `memverbs auth create NAME`)")
+        return 0
+    header = ("NAME", "TOKEN", "SCOPES", "SURFACE", "SOURCE", "CREATED", "LAST USED", "REVOKED")
+    table = [header] + [
+        (r["name"], r["hint"], r["scopes"], r["surface"], r["source_id"], r["created_at"][:16],
+         (r["last_used_at"] or "never")[:16], (r["revoked_at"] or "-")[:16])
+        for r in rows
+    ]
+    if not args.all:
+        table = [row[:-1] for row in table]
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    for row in table:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    return 0
+
+
+def _revoke(args, brain) -> int:
+    from memverbs.server.timeparse import now_ms  # noqa: PLC0415
+
+    if brain.revoke_token(args.name, now_ms()) == 0:
+        return fail(f"no live token is called {args.name!r}", "See the live tokens with `memverbs auth list`.")
+    print(f"memverbs: token {args.name!r} revoked; requests with it are refused (401) from now on.")
+    return 0

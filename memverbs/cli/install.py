@@ -1,0 +1,92 @@
+"""`memverbs install|uninstall <harness>`: wire memverbs into an agent harness, or take it out."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from memverbs.cli.output import fail, print_json
+from memverbs.hooks.events import Harness
+from memverbs.installers import registry
+from memverbs.installers.base import Options, run_install, run_uninstall
+from memverbs.installers.steps import InstallError
+
+
+def _targets(name: str) -> list[Harness] | None:
+    if name == "all":
+        return registry.on_path()
+    try:
+        harness = Harness(name)
+    except ValueError:
+        return None
+    return [harness] if harness in registry.INSTALLABLE else None
+
+
+def run_install_cmd(args) -> int:
+    targets = _targets(args.harness)
+    if targets is None:
+        return fail(f"unknown harness {args.harness!r}", f"Use one of: {', '.join(h.value for h in registry.INSTALLABLE)}, all.")
+    if not targets:
+        return fail("no supported harness found on PATH", "Install one (claude, codex, grok, opencode, openclaw) first.")
+    status = 0
+    results = []
+    for harness in targets:
+        scopes = registry.SCOPES[harness]
+        scope = args.scope or scopes[0]
+        if scope not in scopes:
+            status = fail(f"{harness.value} has no {scope!r} scope", f"Use one of: {', '.join(scopes)}.")
+            continue
+        opts = Options(harness, scope=scope, surface=args.surface, hooks=not args.no_hooks, dry_run=args.dry_run, project_dir=Path.cwd())
+        cli = shutil.which(registry.COMMANDS[harness]) or registry.COMMANDS[harness]
+        try:
+            steps, notes = registry.module(harness).plan(opts, cli)
+            result = run_install(opts, steps, notes)
+        except InstallError as exc:
+            status = fail(f"{harness.value}: {exc.message}", exc.fix)
+            continue
+        results.append(result)
+        if not args.json:
+            _print_result(harness, result)
+    if args.json:
+        print_json(results)
+    return status
+
+
+def _print_result(harness: Harness, result: dict) -> None:
+    if result.get("dry_run"):
+        print(f"# memverbs install {harness.value} --dry-run: nothing was written")
+        for change in result["changes"]:
+            print(change, end="" if change.endswith("\n") else "\n")
+    else:
+        print(f"memverbs installed into {harness.value} ({result['scope']} scope, {result['surface']} surface)")
+        for step in result["steps"]:
+            where = step.get("path") or " ".join(step.get("argv", [])[:4])
+            print(f"  {step['kind']}: {where}")
+    for note in result.get("notes", []):
+        print(f"  note: {note}")
+
+
+def run_uninstall_cmd(args) -> int:
+    targets = _targets(args.harness) if args.harness != "all" else list(registry.INSTALLABLE)
+    if targets is None:
+        return fail(f"unknown harness {args.harness!r}", f"Use one of: {', '.join(h.value for h in registry.INSTALLABLE)}, all.")
+    removed = 0
+    for harness in targets:
+        opts = Options(harness, dry_run=getattr(args, "dry_run", False))
+        try:
+            receipt = run_uninstall(opts)
+        except InstallError as exc:
+            fail(f"{harness.value}: {exc.message}", exc.fix)
+            continue
+        if receipt is None:
+            if args.harness != "all":
+                print(f"memverbs is not installed into {harness.value} (no receipt under {opts.home.integrations / harness.value})")
+            continue
+        removed += 1
+        if receipt.get("dry_run"):
+            print(f"# memverbs uninstall {harness.value} --dry-run: nothing was written")
+            for change in receipt["changes"]:
+                print(change, end="" if change.endswith("\n") else "\n")
+            continue
+        print(f"memverbs removed from {harness.value}: {len(receipt.get('steps', []))} change(s) undone")
+    return 0

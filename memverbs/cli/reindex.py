@@ -1,0 +1,83 @@
+"""`memverbs reindex`: embed what has no vector for the configured model yet, with progress on stderr.
+
+Safe to interrupt and to re-run: it only looks for what is missing, and what
+it already stored stays. stdout gets the summary (or `--json`).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from memverbs.cli.output import fail, print_json
+from memverbs.server.errors import BrainError, ProviderError
+from memverbs.server.runtime import Runtime
+
+
+class Bar:
+    """One progress line per stage: redrawn in place on a terminal, a few plain lines otherwise."""
+
+    WIDTH = 28
+
+    def __init__(self, stream=None) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.stage: str | None = None
+        self.started = time.monotonic()
+        self.last_pct = -1
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if total == 0:
+            return
+        if stage != self.stage:
+            self.stage, self.started, self.last_pct = stage, time.monotonic(), -1
+        pct = 100 * done // total
+        filled = self.WIDTH * done // total
+        line = f"  {stage:<17} [{'#' * filled}{'.' * (self.WIDTH - filled)}] {done:>9,}/{total:,} {pct:3d}% {time.monotonic() - self.started:6.1f}s"
+        if self.tty:
+            print("\r" + line, end="\n" if done >= total else "", file=self.stream, flush=True)
+        elif pct // 25 != self.last_pct // 25 or done >= total:
+            print(line, file=self.stream, flush=True)
+        self.last_pct = pct
+
+
+def run_reindex(args) -> int:
+    runtime = Runtime()
+    try:
+        if runtime.config_error is not None:
+            return fail(runtime.config_error.message, runtime.config_error.fix)
+        embedder = runtime.providers.embedder()
+        if embedder is None:
+            return fail(
+                f"nothing to embed with: {runtime.providers.embedder_problem}",
+                "Configure an embedding provider (memverbs config set embeddings.model …; key in "
+                "MEMVERBS_EMBEDDINGS_API_KEY), see docs/configuration.md; `memverbs doctor` checks it.",
+            )
+        from memverbs.server.reindex import reindex  # noqa: PLC0415 - numpy and httpx only here
+
+        try:
+            brain = runtime.brain()
+            report = reindex(brain, embedder, progress=Bar(), prune=args.prune)
+        except BrainError as exc:
+            return fail(exc.message, exc.fix)
+        except ProviderError as exc:
+            return fail(
+                f"reindex stopped: {exc.message} (everything embedded before this is kept)",
+                f"{exc.fix} Then run `memverbs reindex` again to continue.",
+            )
+    finally:
+        runtime.close()
+    if args.json:
+        print_json(report.as_dict())
+    else:
+        dims = f", {report.dims} dims" if report.dims else ""
+        print(
+            f"embedded {report.chunks_embedded} chunks and {report.facts_embedded} facts with "
+            f"{report.provider}/{report.model}{dims}; chunked {report.pages_chunked} pages"
+        )
+        if report.pruned:
+            print(
+                f"pruned {report.pruned['orphan_vectors']} unused vectors and "
+                f"{report.pruned['other_model_vectors']} vectors of other models"
+            )
+    return 0

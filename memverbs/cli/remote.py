@@ -1,0 +1,263 @@
+"""The client side of a remote brain: its URL, where its token is kept, and the local record.
+
+* `normalise_url` — a remote brain is named by its MCP endpoint: a scheme is
+  required, the path is `/mcp` (or ends in `/mcp` behind a proxy prefix), and
+  credentials, a query or a fragment never belong in it (a URL ends up in
+  harness configs and shell history; the token must not).
+* `TokenVault` — the token lives in the OS keyring (`keyring`), service
+  `memverbs`, user = the normalised URL. A backend is used only if it is a real
+  secret store (priority ≥ 1) or the user chose it explicitly
+  (`PYTHON_KEYRING_BACKEND` or keyring's own config file): keyring would
+  otherwise pick a plaintext file backend by itself on a machine without a
+  secret service, and memverbs never writes a token in plaintext behind the
+  user's back. Without one, the token is not stored at all and the user sets
+  `MEMVERBS_REMOTE_TOKEN` instead — which also overrides the keyring anywhere.
+* `RemoteRecord` — `$MEMVERBS_HOME/remote.json`: which brain this machine is
+  connected to and where its token is. It never holds the token.
+
+Stdlib and `keyring` only (no MCP stack): installers and a headers helper can
+import it cheaply.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+from memverbs.server.home import Home
+
+SERVICE = "memverbs"
+TOKEN_ENV = "MEMVERBS_REMOTE_TOKEN"
+RECORD_NAME = "remote.json"
+MCP_SUFFIX = "/mcp"
+
+
+def _failures() -> tuple[type[BaseException], ...]:
+    """What keyring and its backends raise when a store is missing, locked or broken: keyring's own
+    errors derive from KeyringError; backends surface D-Bus, file and import problems as the others.
+    (Imported lazily: keyring costs ~60 ms to import, and most commands never touch it.)"""
+    from keyring.errors import KeyringError  # noqa: PLC0415
+
+    return (KeyringError, RuntimeError, OSError, ValueError, ImportError)
+
+
+class RemoteError(Exception):
+    def __init__(self, message: str, fix: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.fix = fix
+
+
+# -- the URL ---------------------------------------------------------------------
+
+
+def normalise_url(raw: str) -> tuple[str, list[str]]:
+    """The canonical endpoint URL and any warnings; raises RemoteError for a URL memverbs will not use."""
+    text = raw.strip()
+    example = "https://brain.example.com/mcp"
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError as exc:
+        raise RemoteError(f"{raw!r} is not a valid URL ({exc})", f"Give the server's MCP endpoint, e.g. {example}.") from exc
+    scheme = parts.scheme.lower()
+    if scheme in ("http", "https") and not parts.netloc:
+        raise RemoteError(f"{raw!r} has no host", f"Give the server's MCP endpoint, e.g. {example}.")
+    if scheme not in ("http", "https"):
+        raise RemoteError(
+            f"{raw!r} has no http(s) scheme" if "://" not in text else f"{raw!r} is not an http(s) URL",
+            f"Write the whole endpoint, scheme included: {example}.",
+        )
+    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+        raise RemoteError(
+            "the URL carries credentials (user:password@)",
+            "Take them out of the URL and pass the token with --token: URLs end up in configs and shell history.",
+        )
+    if parts.query or parts.fragment or text.endswith(("?", "#")):
+        raise RemoteError(
+            "the URL has a query string or fragment",
+            f"Give the bare endpoint ({example}); a token goes in --token, never in the URL.",
+        )
+    host = (parts.hostname or "").lower()
+    if not host:
+        raise RemoteError(f"{raw!r} has no host", f"Give the server's MCP endpoint, e.g. {example}.")
+    path = parts.path.rstrip("/")
+    if path == "":
+        path = MCP_SUFFIX
+    elif not path.endswith(MCP_SUFFIX):
+        raise RemoteError(
+            f"the URL's path {parts.path!r} is not an MCP endpoint (it must end in /mcp)",
+            f"memverbs serves MCP at /mcp: {scheme}://{parts.netloc}/mcp (or …/prefix/mcp behind a proxy).",
+        )
+    shown_host = f"[{host}]" if ":" in host else host
+    default_port = {"http": 80, "https": 443}[scheme]
+    netloc = shown_host if port in (None, default_port) else f"{shown_host}:{port}"
+    url = urlunsplit((scheme, netloc, path, "", ""))
+    warnings = []
+    if scheme == "http" and not is_loopback_host(host):
+        warnings.append(
+            f"{url} is plain http to another machine: the token and every memory cross the network unencrypted. "
+            "Put TLS in front of the server (docs/remote.md) and use https://."
+        )
+    return url, warnings
+
+
+def is_loopback_host(host: str) -> bool:
+    """A literal loopback address or `localhost` (no DNS lookup: the answer must not depend on the network)."""
+    bare = host.strip("[]").lower()
+    if bare == "localhost" or bare.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(bare).is_loopback
+    except ValueError:
+        return False
+
+
+# -- the token's home -------------------------------------------------------------
+
+
+@dataclass
+class Stored:
+    ok: bool
+    backend: str  # the keyring backend used, or why none could be
+    reason: str = ""
+
+
+class TokenVault:
+    """The OS keyring, used only when it is a real secret store or the user's explicit choice."""
+
+    def backend(self):
+        """(keyring backend, None) when usable, else (None, why not)."""
+        try:
+            import keyring  # noqa: PLC0415
+            from keyring.backends import fail  # noqa: PLC0415
+        except ImportError as exc:  # pragma: no cover - keyring is a dependency
+            return None, f"the keyring package cannot be imported ({exc})"
+        try:
+            backend = keyring.get_keyring()
+        except _failures() as exc:
+            return None, f"the keyring backend failed to load ({exc})"
+        name = _backend_name(backend)
+        if isinstance(backend, fail.Keyring) or type(backend).__module__ == "keyring.backends.null":
+            return None, "no keyring backend is available on this machine"
+        if getattr(backend, "priority", 0) < 1 and not _keyring_chosen_explicitly():
+            return None, (
+                f"the only keyring backend here is {name}, which is not a secure secret store "
+                "(memverbs will not write a token there unless you choose it with PYTHON_KEYRING_BACKEND)"
+            )
+        return backend, None
+
+    def store(self, url: str, token: str) -> Stored:
+        backend, why = self.backend()
+        if backend is None:
+            return Stored(False, "", why)
+        name = _backend_name(backend)
+        try:
+            backend.set_password(SERVICE, url, token)
+            # A backend can accept a write and keep nothing (a null or misconfigured one): check.
+            if backend.get_password(SERVICE, url) != token:
+                return Stored(False, name, f"the keyring backend {name} did not keep the token")
+        except _failures() as exc:  # a locked or broken keyring is a fallback, not a crash
+            return Stored(False, name, f"the keyring backend {name} refused it ({type(exc).__name__}: {exc})")
+        return Stored(True, name)
+
+    def get(self, url: str) -> str | None:
+        backend, _ = self.backend()
+        if backend is None:
+            return None
+        try:
+            return backend.get_password(SERVICE, url)
+        except _failures():  # an unreadable keyring reads as "no token stored"
+            return None
+
+    def delete(self, url: str) -> bool:
+        backend, _ = self.backend()
+        if backend is None:
+            return False
+        try:
+            backend.delete_password(SERVICE, url)
+        except _failures():  # nothing stored there (PasswordDeleteError) or unreachable
+            return False
+        return True
+
+
+def _backend_name(backend) -> str:
+    return f"{type(backend).__module__}.{type(backend).__name__}"
+
+
+def _keyring_chosen_explicitly() -> bool:
+    if os.environ.get("PYTHON_KEYRING_BACKEND", "").strip():
+        return True
+    try:
+        from keyring.util import platform_  # noqa: PLC0415
+
+        cfg = platform_.config_root() / "keyringrc.cfg"
+        return cfg.is_file() and "default-keyring" in cfg.read_text(encoding="utf-8", errors="replace")
+    except (ImportError, OSError):  # no readable config: not an explicit choice
+        return False
+
+
+def token_for(url: str, vault: TokenVault | None = None) -> str | None:
+    """The token to send to `url`: `$MEMVERBS_REMOTE_TOKEN` wins, else the keyring's."""
+    env = os.environ.get(TOKEN_ENV, "").strip()
+    if env:
+        return env
+    return (vault or TokenVault()).get(url)
+
+
+# -- the record of the connection ----------------------------------------------------
+
+
+@dataclass
+class RemoteRecord:
+    """What `memverbs connect` set up on this machine (never the token itself)."""
+
+    url: str
+    token_store: str  # "keyring" | "env"
+    keyring_backend: str = ""
+    env_var: str = TOKEN_ENV
+    client_id: str | None = None
+    scopes: list[str] = field(default_factory=list)
+    surface: str | None = None
+    source_id: str | None = None
+    connected_at: str = ""
+    harnesses: list[str] = field(default_factory=list)  # registered by the installers (see connect.py)
+
+    @staticmethod
+    def path(home: Home) -> Path:
+        return home.root / RECORD_NAME
+
+    @classmethod
+    def load(cls, home: Home) -> RemoteRecord | None:
+        try:
+            data = json.loads(cls.path(home).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            raise RemoteError(
+                f"cannot read {cls.path(home)} ({exc})", f"Move {cls.path(home)} aside and run `memverbs connect` again."
+            ) from exc
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+    def save(self, home: Home) -> None:
+        path = self.path(home)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(asdict(self), fh, indent=2)
+            fh.write("\n")
+        os.replace(tmp, path)
+
+    @classmethod
+    def remove(cls, home: Home) -> bool:
+        try:
+            cls.path(home).unlink()
+        except FileNotFoundError:
+            return False
+        return True

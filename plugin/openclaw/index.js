@@ -1,0 +1,138 @@
+// memverbs for OpenClaw: long-term memory in every session.
+//
+// `memverbs install openclaw` links this directory (plugins.load.paths) and writes
+// plugins.entries.memverbs: enabled, hooks.allowConversationAccess (OpenClaw blocks
+// before_prompt_build for non-bundled plugins without it) and config.{command, env}, the
+// absolute memverbs command and its environment. Each hook runs
+// `memverbs hook <moment> --harness openclaw --session-id <id>`:
+//
+// * session_start → session-start; the pack is cached per session (as a promise, so the
+//   first prompt waits for it rather than racing it). Not fired by `openclaw agent --local`:
+//   before_prompt_build then fetches the pack itself on first use.
+// * before_prompt_build → prependContext with the cached pack on every turn: OpenClaw does
+//   not keep prependContext in the history, so a pack given once is gone the next turn.
+//   Heartbeat turns (ctx.trigger "heartbeat") are skipped: they get what changed through
+//   heartbeat_prompt_contribution instead of the whole pack again.
+// * after_compaction → post-compact refreshes the cached pack for the next turn.
+// * heartbeat_prompt_contribution → heartbeat: only what changed, as appendContext.
+//
+// Never throws: a failure (no memverbs, no brain, a slow disk) means no memory this turn.
+// Handlers stay well inside OpenClaw's 15 s prompt-hook budget.
+import { spawn } from "node:child_process";
+import { definePluginEntry } from "openclaw/plugin-sdk/plugin-entry";
+
+const HOOK_TIMEOUT_MS = 8000; // the hook keeps its own 2.5 s deadline; this only guards a hung process
+const MAX_OUTPUT = 64 * 1024;
+const MAX_SESSIONS = 128;
+
+function runHook(command, env, moment, sessionId) {
+  return new Promise((resolve) => {
+    let out = "";
+    let done = false;
+    let child = null;
+    const finish = (text) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      resolve(text);
+    };
+    const timer = setTimeout(() => {
+      try {
+        child?.kill("SIGKILL");
+      } catch {}
+      finish("");
+    }, HOOK_TIMEOUT_MS);
+    try {
+      child = spawn(command, ["hook", moment, "--harness", "openclaw", "--session-id", sessionId], {
+        env,
+        stdio: ["pipe", "pipe", "ignore"],
+      });
+      child.on("error", () => finish(""));
+      child.stdout.on("data", (chunk) => {
+        if (out.length < MAX_OUTPUT) out += chunk;
+      });
+      child.on("close", () => finish(out.trim()));
+      child.stdin.on("error", () => {});
+      child.stdin.end(JSON.stringify({ session_id: sessionId }));
+    } catch {
+      finish("");
+    }
+  });
+}
+
+export default definePluginEntry({
+  id: "memverbs",
+  name: "memverbs",
+  description: "Long-term memory from memverbs: the context pack on every turn, refreshed after compaction, and what changed on heartbeats.",
+  register(api) {
+    const cfg = api?.pluginConfig && typeof api.pluginConfig === "object" ? api.pluginConfig : {};
+    const command = typeof cfg.command === "string" && cfg.command ? cfg.command : "memverbs";
+    const env = { ...process.env, ...(cfg.env && typeof cfg.env === "object" ? cfg.env : {}) };
+    const packs = new Map(); // sessionId → Promise<string>
+    const ids = new Map(); // sessionKey → sessionId: heartbeat events may carry only the key
+
+    const sessionOf = (event, ctx) => {
+      const id = ctx?.sessionId || event?.sessionId;
+      const key = ctx?.sessionKey || event?.sessionKey;
+      if (id && key) ids.set(key, id);
+      const found = id || (key && ids.get(key)) || key;
+      return typeof found === "string" && found ? found : null;
+    };
+    const bounded = (map) => {
+      while (map.size > MAX_SESSIONS) map.delete(map.keys().next().value);
+    };
+    const refresh = (id, moment) => {
+      const pack = runHook(command, env, moment, id);
+      packs.set(id, pack);
+      bounded(packs);
+      bounded(ids);
+      return pack;
+    };
+    const pack = (id) => packs.get(id) ?? refresh(id, "session-start");
+
+    api.on("session_start", (event, ctx) => {
+      try {
+        const id = sessionOf(event, ctx);
+        if (id) refresh(id, "session-start");
+      } catch {}
+    });
+
+    api.on("before_prompt_build", async (event, ctx) => {
+      try {
+        if (ctx?.trigger === "heartbeat") return undefined;
+        const id = sessionOf(event, ctx);
+        if (!id) return undefined;
+        const text = await pack(id);
+        return text ? { prependContext: text } : undefined;
+      } catch {
+        return undefined;
+      }
+    });
+
+    api.on("after_compaction", (event, ctx) => {
+      try {
+        const id = sessionOf(event, ctx);
+        if (event?.previousSessionId && event.previousSessionId !== id) packs.delete(event.previousSessionId);
+        if (id) refresh(id, "post-compact");
+      } catch {}
+    });
+
+    api.on("heartbeat_prompt_contribution", async (event, ctx) => {
+      try {
+        const id = sessionOf(event, ctx);
+        if (!id) return undefined;
+        const text = await runHook(command, env, "heartbeat", id);
+        return text ? { appendContext: text } : undefined;
+      } catch {
+        return undefined;
+      }
+    });
+
+    api.on("session_end", (event, ctx) => {
+      try {
+        const id = sessionOf(event, ctx);
+        if (id) packs.delete(id);
+      } catch {}
+    });
+  },
+});

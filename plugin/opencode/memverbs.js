@@ -1,0 +1,123 @@
+// memverbs-opencode-plugin: long-term memory for opencode sessions.
+//
+// `memverbs install opencode` copies this module into opencode's plugin directory with
+// the memverbs command and environment filled in below; `memverbs uninstall opencode`
+// removes it. opencode runs no shell hooks, so this module is the hook: it runs
+// `memverbs hook <moment> --harness opencode` and hands the text to opencode.
+//
+// * session.created → session-start: the context pack, cached per session (as a promise,
+//   so the first request waits for it instead of racing it).
+// * experimental.chat.system.transform → the cached pack (and the latest heartbeat delta)
+//   as system messages. opencode rebuilds the system prompt for every model request, so
+//   the pack is pushed every time; it is never stored in the history. Two side requests
+//   with their own system prompts are skipped: the title request (the pack would only skew
+//   the title) and the compaction request (it gets the pack once, through the hook below).
+//   Recognised by their prompts' first words; should those change, they get the pack too.
+// * experimental.session.compacting → the pack joins the compaction prompt's context, so
+//   the summary keeps it; session.compacted → post-compact refreshes the cached pack.
+// * session.idle → heartbeat: only what changed (usually nothing), shown on the next
+//   turn's requests until the next heartbeat replaces it.
+//
+// Never throws and never blocks a session for long: every failure (no memverbs, no brain,
+// a slow disk) ends as "no memory this time".
+import { spawn } from "node:child_process";
+
+const MEMVERBS = /* memverbs:command */ "memverbs" /* end */;
+const MEMVERBS_ENV = /* memverbs:env */ {} /* end */;
+const HOOK_TIMEOUT_MS = 8000; // the hook keeps its own 2.5 s deadline; this only guards a hung process
+const MAX_OUTPUT = 64 * 1024;
+const MAX_SESSIONS = 64;
+const SIDE_PROMPTS = ["You are a title generator", "You are a context summarization agent"];
+
+function runHook(moment, sessionID, eventName) {
+  return new Promise((resolve) => {
+    let out = "";
+    let done = false;
+    let child = null;
+    const finish = (text) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      resolve(text);
+    };
+    const timer = setTimeout(() => {
+      try {
+        child?.kill("SIGKILL");
+      } catch {}
+      finish("");
+    }, HOOK_TIMEOUT_MS);
+    try {
+      child = spawn(MEMVERBS, ["hook", moment, "--harness", "opencode", "--session-id", sessionID], {
+        env: { ...process.env, ...MEMVERBS_ENV },
+        stdio: ["pipe", "pipe", "ignore"],
+      });
+      child.on("error", () => finish(""));
+      child.stdout.on("data", (chunk) => {
+        if (out.length < MAX_OUTPUT) out += chunk;
+      });
+      child.on("close", () => finish(out.trim()));
+      child.stdin.on("error", () => {});
+      child.stdin.end(JSON.stringify({ session_id: sessionID, hook_event_name: eventName }));
+    } catch {
+      finish("");
+    }
+  });
+}
+
+export const MemverbsPlugin = async () => {
+  const sessions = new Map(); // sessionID → { pack: Promise<string> | null, delta: Promise<string> | null }
+
+  const session = (id) => {
+    let s = sessions.get(id);
+    if (!s) {
+      s = { pack: null, delta: null };
+      sessions.set(id, s);
+      while (sessions.size > MAX_SESSIONS) sessions.delete(sessions.keys().next().value);
+    }
+    return s;
+  };
+  const refresh = (id, moment, eventName) => {
+    const s = session(id);
+    s.pack = runHook(moment, id, eventName);
+    return s.pack;
+  };
+  // A session this process did not see start (opencode run --continue) gets its pack on first use.
+  const pack = (id) => session(id).pack ?? refresh(id, "session-start", "lazy");
+  const isSideRequest = (system) =>
+    system.some((t) => typeof t === "string" && SIDE_PROMPTS.some((prompt) => t.startsWith(prompt)));
+
+  return {
+    event: async ({ event }) => {
+      try {
+        const props = event?.properties ?? {};
+        const id = props.sessionID ?? props.info?.id;
+        if (typeof id !== "string" || !id) return;
+        if (event.type === "session.created") refresh(id, "session-start", event.type);
+        else if (event.type === "session.compacted") refresh(id, "post-compact", event.type);
+        else if (event.type === "session.idle") session(id).delta = runHook("heartbeat", id, event.type);
+        else if (event.type === "session.deleted") sessions.delete(id);
+      } catch {}
+    },
+
+    "experimental.chat.system.transform": async (input, output) => {
+      try {
+        const id = input?.sessionID;
+        if (typeof id !== "string" || !id || !Array.isArray(output?.system)) return;
+        if (isSideRequest(output.system)) return;
+        const text = await pack(id);
+        const delta = (await session(id).delta) ?? "";
+        if (text) output.system.push(text);
+        if (delta) output.system.push(delta);
+      } catch {}
+    },
+
+    "experimental.session.compacting": async (input, output) => {
+      try {
+        const id = input?.sessionID;
+        if (typeof id !== "string" || !id || !Array.isArray(output?.context)) return;
+        const text = await pack(id);
+        if (text) output.context.push(text);
+      } catch {}
+    },
+  };
+};

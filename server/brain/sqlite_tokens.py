@@ -1,0 +1,57 @@
+"""Access tokens in the SQLite brain: hashes only, revoked rather than deleted (an audit trail)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from memverbs.server.errors import BrainError
+
+TOKEN_COLS = "id, name, token_hint, scopes, surface, source_id, client_id, created_at, last_used_at, revoked_at"
+TOUCH_EVERY_MS = 60_000  # last_used_at is for people; a write per request would only add lock traffic
+
+
+class TokenNameTaken(Exception):
+    """A live token already has this name."""
+
+
+class TokenStore:
+    db: sqlite3.Connection
+
+    def create_token(self, *, name: str, token_hash: str, token_hint: str, scopes: str, surface: str,
+                     source_id: str, client_id: str, now: int) -> int:
+        try:
+            with self.write() as db:
+                return db.execute(
+                    "INSERT INTO access_tokens (name, token_hash, token_hint, scopes, surface, source_id, client_id, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (name, token_hash, token_hint, scopes, surface, source_id, client_id, now),
+                ).lastrowid
+        except sqlite3.IntegrityError as exc:
+            raise TokenNameTaken(name) from exc
+
+    def tokens(self, *, include_revoked: bool = False) -> list[sqlite3.Row]:
+        where = "" if include_revoked else "WHERE revoked_at IS NULL"
+        return self.query(f"SELECT {TOKEN_COLS} FROM access_tokens {where} ORDER BY created_at, id")
+
+    def live_token(self, token_hash: str) -> sqlite3.Row | None:
+        """The unrevoked token with this hash, or None."""
+        return self.one(
+            f"SELECT {TOKEN_COLS} FROM access_tokens WHERE token_hash = ? AND revoked_at IS NULL", (token_hash,)
+        )
+
+    def revoke_token(self, name: str, now: int) -> int:
+        """Revoke the live token called `name`; returns how many were revoked (0 or 1)."""
+        with self.write() as db:
+            return db.execute(
+                "UPDATE access_tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL", (now, name)
+            ).rowcount
+
+    def touch_token(self, token_id: int, last_used_at: int | None, now: int) -> None:
+        """Record use, at most once a minute per token; best-effort (a busy brain skips it)."""
+        if last_used_at is not None and now - last_used_at < TOUCH_EVERY_MS:
+            return
+        try:
+            with self.write() as db:
+                db.execute("UPDATE access_tokens SET last_used_at = ? WHERE id = ?", (now, token_id))
+        except (BrainError, sqlite3.Error):  # bookkeeping must never fail an authenticated request
+            pass

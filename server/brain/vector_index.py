@@ -1,0 +1,211 @@
+"""The vector arm's index: one space's page vectors, scanned exactly with numpy.
+
+Why an exact scan: this Python cannot load SQLite extensions (no sqlite-vec),
+and an approximate index (IVF, HNSW) would be a second store to keep in step
+across the several processes that share a brain, with a recall that depends on
+tuning. A matrix-vector product gives every candidate its real cosine, which
+the evidence labels need; benchmarks/RESULTS.md has its cost at 20K and 200K
+chunks, and docs/architecture.md when to shrink `embeddings.dimensions`.
+
+Two parts, because SQLite is slow to hand out 200K BLOBs (seconds) and every
+harness session runs its own server process:
+
+* a *snapshot*: the space's vectors up to some id, as two .npy files beside the
+  brain (`<brain>.vectors/`), memory-mapped read-only. Mapped pages live in the
+  OS page cache, so processes share one copy and a restart maps it in
+  milliseconds. A snapshot is written atomically (temp file + rename) and never
+  changed; a newer one replaces it by name.
+* a *tail*: vectors with ids above the snapshot's, read from SQLite into memory
+  on each refresh. Ids are never reused and writers commit in id order, so
+  "ids above the last seen" is exactly what is new. When the tail outgrows a
+  share of the snapshot, the process writes a new snapshot and maps it.
+
+SQLite stays the source of truth: a snapshot is only a cache, checked against
+the brain before use and rebuilt when missing, stale or unwritable (a
+read-only home just keeps everything in the tail). Every vector of the space is
+held, whichever source or page uses it (a vector serves every chunk with the
+same text); hits are joined to live, visible chunks of the caller's source
+before use, so pruned or edited-away vectors are never returned.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from memverbs.server.brain.sqlite_vectors import unpack
+
+SNAPSHOT_MIN_TAIL = 2_000  # rows a tail may hold before a snapshot is worth writing
+SNAPSHOT_SHARE = 0.10  # ... and its size relative to the snapshot's
+_NAME = re.compile(r"^space-(\d+)-upto-(\d+)\.vec\.npy$")
+
+
+class VectorIndex:
+    """Shared by every connection of a process: refresh takes the caller's brain; a lock guards state."""
+
+    def __init__(self, space_id: int, dims: int, snapshot_dir: Path | None = None) -> None:
+        self.space_id = space_id
+        self.dims = dims
+        self.snapshot_dir = snapshot_dir
+        self._lock = threading.Lock()
+        self.base = np.zeros((0, dims), dtype=np.float32)  # the mapped snapshot
+        self.base_ids = np.zeros(0, dtype=np.int64)
+        self.tail = np.zeros((0, dims), dtype=np.float32)
+        self.tail_ids = np.zeros(0, dtype=np.int64)
+        self.tail_size = 0
+        self.last_seen = 0
+        self.opened = False
+
+    def __len__(self) -> int:
+        return len(self.base_ids) + self.tail_size
+
+    @property
+    def nbytes(self) -> int:
+        """Memory of this process's own (unshared) part: the tail."""
+        return self.tail[: self.tail_size].nbytes + self.tail_ids[: self.tail_size].nbytes
+
+    @property
+    def mapped_bytes(self) -> int:
+        return self.base.nbytes + self.base_ids.nbytes
+
+    # -- keeping current ---------------------------------------------------------------
+
+    def refresh(self, brain) -> None:
+        with self._lock:
+            top = brain.max_text_vector_id()
+            if not self.opened:
+                self.opened = True
+                self._map_snapshot(brain, top)
+            if top > self.last_seen:
+                seen = self.last_seen
+                for ids, blobs in brain.iter_text_vectors_after(self.space_id, seen):
+                    self._append(ids, blobs)
+                    seen = ids[-1]
+                # A row committed between the two reads is loaded now; never load it twice.
+                self.last_seen = max(top, seen)
+            if self.snapshot_dir is not None and self.tail_size > max(SNAPSHOT_MIN_TAIL, SNAPSHOT_SHARE * len(self.base_ids)):
+                self._write_snapshot()
+
+    def _append(self, ids: list[int], blobs: list[bytes]) -> None:
+        need = self.tail_size + len(ids)
+        if need > len(self.tail_ids):
+            # Grow geometrically: a new page must not copy the whole tail.
+            cap = max(need, int(len(self.tail_ids) * 1.5), 1024)
+            grown = np.zeros((cap, self.dims), dtype=np.float32)
+            grown[: self.tail_size] = self.tail[: self.tail_size]
+            grown_ids = np.zeros(cap, dtype=np.int64)
+            grown_ids[: self.tail_size] = self.tail_ids[: self.tail_size]
+            self.tail, self.tail_ids = grown, grown_ids
+        self.tail[self.tail_size : need] = unpack(blobs, self.dims)
+        self.tail_ids[self.tail_size : need] = ids
+        self.tail_size = need
+
+    # -- snapshots ----------------------------------------------------------------------
+
+    def _map_snapshot(self, brain, top: int) -> None:
+        """Map the newest usable snapshot of this space, if any; its last row must match the brain's."""
+        if self.snapshot_dir is None or not self.snapshot_dir.is_dir():
+            return
+        found = []
+        for entry in self.snapshot_dir.iterdir():
+            m = _NAME.match(entry.name)
+            if m and int(m.group(1)) == self.space_id and int(m.group(2)) <= top:
+                found.append((int(m.group(2)), entry))
+        for upto, path in sorted(found, reverse=True):
+            try:
+                vec = np.load(path, mmap_mode="r")
+                ids = np.load(path.with_name(path.name.replace(".vec.npy", ".ids.npy")), mmap_mode="r")
+            except (OSError, ValueError):
+                continue
+            if vec.ndim != 2 or vec.shape[1] != self.dims or len(ids) != len(vec) or (len(ids) and ids[-1] > upto):
+                continue
+            # A brain restored from an older backup can reuse ids: the last row must be the same vector.
+            if len(ids) and brain.text_vector_blob(int(ids[-1])) != np.asarray(vec[-1], dtype="<f4").tobytes():
+                continue
+            self.base, self.base_ids, self.last_seen = vec, ids, upto
+            return
+
+    def _write_snapshot(self) -> None:
+        ids = np.concatenate([self.base_ids, self.tail_ids[: self.tail_size]])
+        upto = self.last_seen
+        name = f"space-{self.space_id}-upto-{upto}"
+        try:
+            self.snapshot_dir.mkdir(parents=True, exist_ok=True)
+            for suffix, array in ((".ids.npy", ids), (".vec.npy", None)):
+                fd, tmp = tempfile.mkstemp(prefix=".snapshot.", dir=self.snapshot_dir)
+                with os.fdopen(fd, "wb") as fh:
+                    if array is None:  # the matrix, written in two parts without a full in-memory copy
+                        _save_rows(fh, self.base, self.tail[: self.tail_size], self.dims)
+                    else:
+                        np.save(fh, array)
+                os.replace(tmp, self.snapshot_dir / f"{name}{suffix}")
+            vec = np.load(self.snapshot_dir / f"{name}.vec.npy", mmap_mode="r")
+            mapped_ids = np.load(self.snapshot_dir / f"{name}.ids.npy", mmap_mode="r")
+        except OSError:
+            self.snapshot_dir = None  # a read-only home: keep everything in memory from now on
+            return
+        self.base, self.base_ids = vec, mapped_ids
+        self.tail = np.zeros((0, self.dims), dtype=np.float32)
+        self.tail_ids = np.zeros(0, dtype=np.int64)
+        self.tail_size = 0
+        for entry in self.snapshot_dir.iterdir():  # older snapshots of this space (mapped elsewhere: POSIX keeps them)
+            m = _NAME.match(entry.name.replace(".ids.npy", ".vec.npy"))
+            if m and int(m.group(1)) == self.space_id and int(m.group(2)) < upto:
+                entry.unlink(missing_ok=True)
+
+    # -- scoring --------------------------------------------------------------------------
+
+    def scores(self, query: np.ndarray) -> np.ndarray:
+        """Cosine of `query` (unit length) with every row; rows are unit length, so a dot product."""
+        with self._lock:  # a consistent view; growth and snapshots swap in new arrays
+            base, tail, n = self.base, self.tail, self.tail_size
+        q = query.astype(np.float32, copy=False)
+        return np.concatenate([base @ q, tail[:n] @ q]) if n else np.asarray(base @ q)
+
+    def _all_ids(self, n: int) -> np.ndarray:
+        """The ids of the first n rows. Snapshot then tail is one ascending sequence that only ever
+        grows at its end (a new snapshot is the old one plus the tail), so any later view has the
+        view `scores` saw as its prefix."""
+        with self._lock:
+            base_ids, tail_ids, size = self.base_ids, self.tail_ids, self.tail_size
+        ids = np.concatenate([base_ids, tail_ids[:size]]) if size else base_ids
+        return ids[:n]
+
+    def top(self, scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """The k best (vector id, cosine), best first."""
+        if len(scores) == 0 or k <= 0:
+            return []
+        ids = self._all_ids(len(scores))
+        k = min(k, len(scores))
+        part = np.argpartition(-scores, k - 1)[:k]
+        order = part[np.argsort(-scores[part], kind="stable")]
+        return [(int(ids[i]), float(scores[i])) for i in order]
+
+    def scores_of(self, scores: np.ndarray, vector_ids: list[int]) -> dict[int, float]:
+        """The cosines of particular vectors (ids ascend through snapshot and tail: a binary search finds them)."""
+        n = len(scores)
+        if not vector_ids or n == 0:
+            return {}
+        ids = self._all_ids(n)
+        wanted = np.asarray(vector_ids, dtype=np.int64)
+        pos = np.searchsorted(ids, wanted)
+        out: dict[int, float] = {}
+        for vid, p in zip(vector_ids, pos, strict=True):
+            if p < n and ids[p] == vid:
+                out[vid] = float(scores[p])
+        return out
+
+
+def _save_rows(fh, first: np.ndarray, second: np.ndarray, dims: int) -> None:
+    """One .npy file holding `first` then `second`, written block by block."""
+    rows = len(first) + len(second)
+    header = {"descr": np.lib.format.dtype_to_descr(np.dtype(np.float32)), "fortran_order": False, "shape": (rows, dims)}
+    np.lib.format.write_array_header_1_0(fh, header)
+    for part in (first, second):
+        for start in range(0, len(part), 16_384):
+            fh.write(np.ascontiguousarray(part[start : start + 16_384], dtype=np.float32).tobytes())

@@ -1,0 +1,123 @@
+"""Which providers this home's settings configure, built lazily.
+
+Creating `Providers` costs nothing: no key lookup, no import of httpx or numpy,
+no network. The first verb that needs an embedder or a chat model builds it
+(keys from the environment, then the keyring) and keeps it for the process. A
+provider that is not configured is None, and `*_problem` says why in words a
+person can act on; the verbs then degrade exactly as the contract says.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from memverbs.server.providers import keys
+
+if TYPE_CHECKING:
+    from memverbs.server.providers.chat import ChatModel
+    from memverbs.server.providers.embeddings import Embedder
+    from memverbs.server.settings import Settings
+
+_UNSET = object()
+
+
+class Providers:
+    def __init__(self, settings: Settings | None, *, embedder=_UNSET, chat=_UNSET) -> None:
+        """`embedder` / `chat` given explicitly (tests, benchmarks) win over the settings."""
+        self.settings = settings
+        self._embedder = embedder
+        self._chat = chat
+        self.embedder_problem: str | None = None
+        self.chat_problem: str | None = None
+        self._indexes: dict = {}
+        self._lock = threading.Lock()
+
+    @property
+    def cosine_floor(self) -> float:
+        return self.settings.search.evidence_cosine_floor if self.settings else 0.8
+
+    # -- embeddings -----------------------------------------------------------
+
+    @property
+    def embeddings_configured(self) -> bool:
+        if self._embedder is not _UNSET:
+            return self._embedder is not None
+        return bool(self.settings and self.settings.embeddings.model.strip())
+
+    def embedder(self) -> Embedder | None:
+        if self._embedder is _UNSET:
+            self._embedder = self._build_embedder()
+        return self._embedder
+
+    def _build_embedder(self) -> Embedder | None:
+        if not self.embeddings_configured:
+            self.embedder_problem = "no embedding provider configured (embeddings.model is empty)"
+            return None
+        cfg = self.settings.embeddings
+        key, _ = keys.lookup(keys.EMBEDDINGS_KEY)
+        if key is None and not cfg.base_url.strip():
+            self.embedder_problem = (
+                f"embeddings.model is {cfg.model!r} on the public OpenAI API, but no API key was found"
+            )
+            return None
+        from memverbs.server.providers.embeddings import OpenAIEmbeddings  # noqa: PLC0415
+
+        return OpenAIEmbeddings(cfg, key, keys.how_to_set(keys.EMBEDDINGS_KEY))
+
+    # -- chat -------------------------------------------------------------------
+
+    @property
+    def llm_configured(self) -> bool:
+        if self._chat is not _UNSET:
+            return self._chat is not None
+        return bool(self.settings and self.settings.llm.model.strip())
+
+    def chat(self) -> ChatModel | None:
+        if self._chat is _UNSET:
+            self._chat = self._build_chat()
+        return self._chat
+
+    def _build_chat(self) -> ChatModel | None:
+        if not self.llm_configured:
+            self.chat_problem = "no chat model configured (llm.model is empty)"
+            return None
+        cfg = self.settings.llm
+        key, _ = keys.lookup(keys.LLM_KEY)
+        if key is None and not cfg.base_url.strip():
+            self.chat_problem = f"llm.model is {cfg.model!r} on the public {cfg.provider} API, but no API key was found"
+            return None
+        from memverbs.server.providers.chat import AnthropicChat, OpenAIChat  # noqa: PLC0415
+
+        cls = AnthropicChat if cfg.provider == "anthropic" else OpenAIChat
+        return cls(cfg, key, keys.how_to_set(keys.LLM_KEY))
+
+    def vector_index(self, brain, space_id: int, dims: int):
+        """The process's in-memory index of a brain's space, brought up to date (one per process, not per connection)."""
+        from memverbs.server.brain.vector_index import VectorIndex  # noqa: PLC0415 - numpy behind it
+
+        key = (str(brain.path), space_id)
+        with self._lock:
+            index = self._indexes.get(key)
+            if index is None:
+                index = self._indexes[key] = VectorIndex(space_id, dims, brain.vector_snapshot_dir)
+        index.refresh(brain)
+        return index
+
+    def price(self) -> tuple[float, float] | None:
+        from memverbs.server.providers.pricing import price_for  # noqa: PLC0415
+
+        chat = self.chat()
+        if chat is None:
+            return None
+        cfg = self.settings.llm if self.settings else None
+        return price_for(
+            chat.model,
+            cfg.price_input_per_mtok if cfg else None,
+            cfg.price_output_per_mtok if cfg else None,
+        )
+
+    def close(self) -> None:
+        for made in (self._embedder, self._chat):
+            if made is not _UNSET and made is not None:
+                made.close()

@@ -1,0 +1,106 @@
+"""Provider health for `memverbs doctor`: configured or not, reachable, key accepted, model known, index coverage.
+
+A probe is one tiny live call per configured provider (an embedding of one
+word; the chat API's free model list, so doctor never spends tokens), with a
+short timeout. Every failure becomes a problem line with its fix; nothing here
+raises, so a bad provider can never crash doctor.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from memverbs.server.errors import BrainError, ProviderError
+from memverbs.server.providers import keys
+from memverbs.server.providers.config import Providers
+from memverbs.server.settings import Settings
+from memverbs.server.timeparse import now_ms
+
+PROBE_TIMEOUT_SECONDS = 10
+Row = tuple[str, str, str, str | None]  # name, status (ok|warn|fail), detail, fix
+
+
+def provider_checks(settings: Settings, brain_path: Path) -> list[Row]:
+    probed = settings.model_copy(deep=True)
+    probed.embeddings.timeout_seconds = min(settings.embeddings.timeout_seconds, PROBE_TIMEOUT_SECONDS)
+    probed.llm.timeout_seconds = min(settings.llm.timeout_seconds, PROBE_TIMEOUT_SECONDS)
+    providers = Providers(probed)
+    try:
+        rows = [embeddings_check(providers)]
+        if rows[0][1] == "ok" and providers.embeddings_configured:
+            rows.append(index_check(providers, brain_path))
+        rows.append(llm_check(providers))
+        return rows
+    finally:
+        providers.close()
+
+
+def embeddings_check(providers: Providers) -> Row:
+    cfg = providers.settings.embeddings
+    if not providers.embeddings_configured:
+        return ("embeddings", "ok", "not configured: keyword-only search, degraded dedup (set embeddings.model to enable)", None)
+    embedder = providers.embedder()
+    if embedder is None:
+        return ("embeddings", "fail", providers.embedder_problem or "not usable", keys.how_to_set(keys.EMBEDDINGS_KEY))
+    where = f"{cfg.provider} {cfg.model!r} at {embedder.api.host}"
+    try:
+        rows = embedder.embed(["memverbs doctor"])
+    except ProviderError as exc:
+        return ("embeddings", "fail", f"{where}: {exc.message}", exc.fix or "Check the embeddings settings.")
+    _, source = keys.lookup(keys.EMBEDDINGS_KEY)
+    return ("embeddings", "ok", f"{where}: {rows.shape[1]} dims (key: {source})", None)
+
+
+def index_check(providers: Providers, brain_path: Path) -> Row:
+    embedder = providers.embedder()
+    if not brain_path.is_file():
+        return ("vector_index", "ok", "no brain yet", None)
+    from memverbs.server.brain.sqlite import SqliteBrain  # noqa: PLC0415
+
+    try:
+        db = sqlite3.connect(f"file:{brain_path}?mode=ro", uri=True, timeout=5)
+        db.row_factory = sqlite3.Row
+        brain = SqliteBrain(db, brain_path)
+        try:
+            space = brain.space_for(embedder.provider, embedder.model, embedder.dims)
+            missing = brain.missing_vector_counts(space, now_ms())
+        finally:
+            db.close()
+    except (sqlite3.DatabaseError, BrainError):
+        return ("vector_index", "ok", "not checked: the brain's schema is not current (see schema)", None)
+    left = missing["chunks"] + missing["facts"] + missing["unchunked_pages"]
+    if left:
+        return (
+            "vector_index",
+            "warn",
+            f"{missing['chunks']} chunks, {missing['facts']} active facts and {missing['unchunked_pages']} unchunked pages "
+            f"have no vector for {embedder.model}: search finds them by keyword only",
+            "Run `memverbs reindex`.",
+        )
+    return ("vector_index", "ok", f"every chunk and active fact has a vector for {embedder.model}", None)
+
+
+def llm_check(providers: Providers) -> Row:
+    cfg = providers.settings.llm
+    if not providers.llm_configured:
+        return ("llm", "ok", "not configured: synthesize answers unavailable (set llm.model and its key to enable)", None)
+    chat = providers.chat()
+    if chat is None:
+        return ("llm", "fail", providers.chat_problem or "not usable", keys.how_to_set(keys.LLM_KEY))
+    where = f"{cfg.provider} {cfg.model!r} at {chat.api.host}"
+    try:
+        models = chat.list_models()
+    except ProviderError as exc:
+        if exc.kind == "model_unusable":  # some compatible servers have no model list
+            return ("llm", "warn", f"{where}: the server has no model list (HTTP 404); the model was not checked", None)
+        return ("llm", "fail", f"{where}: {exc.message}", exc.fix or "Check the llm settings.")
+    _, source = keys.lookup(keys.LLM_KEY)
+    if models and cfg.model not in models:
+        return (
+            "llm",
+            "warn",
+            f"{where}: reachable, but {cfg.model!r} is not among the {len(models)} models it lists",
+            "Check llm.model against the provider's model ids.",
+        )
+    return ("llm", "ok", f"{where}: reachable, model listed (key: {source})", None)

@@ -1,0 +1,320 @@
+"""`memverbs serve --http`: MCP streamable HTTP at `/mcp` for remote brains, `/health` for probes.
+
+Every request but `/health` needs a bearer token (`memverbs auth create`); no
+token, an unknown one or a revoked one is a 401 with a `WWW-Authenticate`
+header, decided before the MCP layer sees the request. A valid token becomes a
+`Grant` on the request, and each MCP request builds its caller from it: remote
+(world-only), the token's own cursor lane and usage-log client, the token's
+scopes, and the surface `min(server ceiling, token surface)`. The token's row
+is read on every request, so a revocation takes effect at once.
+
+The MCP SDK runs stateless with JSON responses, as the reference's OAuth HTTP
+mode is stateless: any request can go to any worker, nothing is kept between
+requests, and a reverse proxy needs no SSE buffering rules.
+
+Verb calls and token checks are synchronous SQLite work. They run on worker
+threads (a bounded pool), each thread with its own connection — an sqlite3
+connection is never used by two threads at once — so a slow write does not
+stall the event loop for every other client. SQLite's WAL lets the readers run
+beside the one writer; writers queue on the busy timeout.
+
+Imported only by `memverbs serve --http`: nothing else pays for uvicorn.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import json
+import signal
+import socket
+import sys
+import threading
+import weakref
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from starlette.applications import Starlette
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from memverbs.server import tokens
+from memverbs.server.brain.sqlite import SqliteBrain
+from memverbs.server.dispatch import Dispatcher, Outcome
+from memverbs.server.errors import MemverbsError, PROTOCOL_VERSION
+from memverbs.server.protocol.surfaces import allowed, narrower
+from memverbs.server.runtime import Runtime
+from memverbs.server.timeparse import now_ms
+from memverbs.server.transport.mcp_server import build_server
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 3131
+MCP_PATH = "/mcp"
+HEALTH_PATH = "/health"
+WORKERS = 16  # threads (and so SQLite connections) serving calls at once
+GRANT = "memverbs.grant"  # the ASGI scope key the bearer gate fills
+REALM = 'Bearer realm="memverbs"'
+
+
+class ThreadBrains:
+    """One brain connection per worker thread, opened on first use, all closed at shutdown."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self._local = threading.local()
+        self._open: weakref.WeakSet[SqliteBrain] = weakref.WeakSet()
+        self._lock = threading.Lock()
+
+    def get(self) -> SqliteBrain:
+        brain = getattr(self._local, "brain", None)
+        if brain is None:
+            brain = self.runtime.open_brain()  # raises BrainError/ConfigError: the caller reports them
+            self._local.brain = brain
+            with self._lock:
+                self._open.add(brain)
+        return brain
+
+    def close_all(self) -> None:
+        with self._lock:
+            open_now = list(self._open)
+            self._open = weakref.WeakSet()
+        for brain in open_now:
+            with contextlib.suppress(Exception):
+                brain.close()
+
+
+class RemoteBrainApp:
+    """The ASGI application: a bearer gate in front of `/health` and the SDK's `/mcp` endpoint."""
+
+    def __init__(self, runtime: Runtime, ceiling: str, *, on_ready=None) -> None:
+        self.runtime = runtime
+        self.ceiling = ceiling
+        self.brains = ThreadBrains(runtime)
+        self.limiter: anyio.CapacityLimiter | None = None
+        self.on_ready = on_ready
+        server = build_server(self.dispatcher_for, offload=self.offload)
+        self.manager = StreamableHTTPSessionManager(app=server, stateless=True, json_response=True)
+        self.inner = Starlette(
+            routes=[
+                Route(HEALTH_PATH, self.health, methods=["GET", "HEAD"]),
+                Route(MCP_PATH, endpoint=StreamableHTTPASGIApp(self.manager)),
+            ],
+            lifespan=self.lifespan,
+        )
+
+    # -- lifecycle ----------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app) -> AsyncIterator[None]:
+        self.limiter = anyio.CapacityLimiter(WORKERS)
+        async with self.manager.run():
+            if self.on_ready is not None:
+                self.on_ready()
+            yield
+        self.brains.close_all()
+
+    async def in_thread(self, fn, *args):
+        assert self.limiter is not None, "the app's lifespan has not started"
+        return await anyio.to_thread.run_sync(fn, *args, limiter=self.limiter)
+
+    async def offload(self, thunk) -> Outcome:
+        return await self.in_thread(thunk)
+
+    # -- per request --------------------------------------------------------
+
+    def dispatcher_for(self, ctx: Any) -> Dispatcher:
+        """Who is calling, from the grant the bearer gate put on this HTTP request."""
+        request = getattr(ctx, "request", None)
+        grant = request.scope.get(GRANT) if request is not None else None
+        if not isinstance(grant, tokens.Grant):
+            # Unreachable behind the gate; if it ever happens, fail closed rather than guess a caller.
+            raise RuntimeError("no authenticated grant on this request")
+        return self.runtime.mcp_dispatcher(
+            narrower(self.ceiling, grant.surface),
+            grant.caller(),
+            open_brain=self.brains.get,
+            usage_client=grant.client_id,
+        )
+
+    def verify(self, token: str) -> tokens.Grant | None:
+        """The live token's grant, or None. Runs on a worker thread (SQLite)."""
+        brain = self.brains.get()
+        row = brain.live_token(tokens.digest(token))
+        if row is None:
+            return None
+        brain.touch_token(row["id"], row["last_used_at"], now_ms())
+        return tokens.Grant.from_row(row)
+
+    async def health(self, request) -> JSONResponse:
+        try:
+            await self.in_thread(lambda: self.brains.get().one("SELECT 1"))
+        except MemverbsError as exc:
+            _log(f"health: brain unavailable: {exc.message}")
+            return JSONResponse({"status": "unavailable", "protocol_version": PROTOCOL_VERSION}, status_code=503)
+        return JSONResponse({"status": "ok", "protocol": "MEMORY_VERBS", "protocol_version": PROTOCOL_VERSION})
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http" or scope["path"] == HEALTH_PATH:
+            await self.inner(scope, receive, send)
+            return
+        token = _bearer(scope)
+        if token is None:
+            await _deny(send, None, "A bearer token is required: Authorization: Bearer <token>.")
+            return
+        if not tokens.looks_like_token(token):
+            await _deny(send, "invalid_token", "Not a memverbs token.")
+            return
+        try:
+            grant = await self.in_thread(self.verify, token)
+        except MemverbsError as exc:
+            _log(f"cannot check a token: {exc.message} ({exc.fix})")
+            await _json(send, 503, {"error": "unavailable", "error_description": "The brain cannot serve requests right now."})
+            return
+        if grant is None:
+            await _deny(send, "invalid_token", "The token is unknown or revoked.")
+            return
+        if scope["path"] == MCP_PATH and scope["method"] != "POST":
+            # Stateless: no server-to-client stream to open (GET) and no session to end (DELETE).
+            await _json(send, 405, {"error": "method_not_allowed", "error_description": "POST JSON-RPC to /mcp."},
+                        [(b"allow", b"POST")])
+            return
+        scope[GRANT] = grant
+        # The SDK's own notion of the caller: stateful sessions (if ever enabled) stay bound to it.
+        scope["user"] = AuthenticatedUser(
+            AccessToken(token=f"id:{grant.token_id}", client_id=grant.client_id, scopes=sorted(grant.scopes),
+                        subject=str(grant.token_id))
+        )
+        await self.inner(scope, receive, send)
+
+
+def _bearer(scope) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key == b"authorization":
+            text = value.decode("latin-1").strip()
+            scheme, _, credential = text.partition(" ")
+            if scheme.lower() == "bearer" and credential.strip():
+                return credential.strip()
+            return None
+    return None
+
+
+async def _deny(send, error: str | None, description: str) -> None:
+    # RFC 6750 §3: no error code when no credential was sent at all.
+    challenge = REALM if error is None else f'{REALM}, error="{error}", error_description="{description}"'
+    body = {"error": error or "unauthorized", "error_description": description}
+    await _json(send, 401, body, [(b"www-authenticate", challenge.encode())])
+
+
+async def _json(send, status: int, body: dict, headers: list | None = None) -> None:
+    data = json.dumps(body).encode()
+    await send({
+        "type": "http.response.start",
+        "status": status,
+        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()), *(headers or [])],
+    })
+    await send({"type": "http.response.body", "body": data})
+
+
+def _log(text: str) -> None:
+    print(f"memverbs: {text}", file=sys.stderr, flush=True)
+
+
+# -- binding and running ------------------------------------------------------
+
+
+def is_loopback(host: str) -> bool:
+    """True when every address `host` names is a loopback address (127.0.0.0/8, ::1)."""
+    bare = host.strip("[]")
+    try:
+        return ipaddress.ip_address(bare).is_loopback
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(bare, None, type=socket.SOCK_STREAM)
+    except OSError:
+        return False
+    return bool(infos) and all(ipaddress.ip_address(i[4][0].split("%")[0]).is_loopback for i in infos)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    bare = host.strip("[]")
+    family, kind, proto, _, address = socket.getaddrinfo(bare, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        # Listening before the server starts: a client that connects early waits instead of being refused.
+        sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def url_of(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}{MCP_PATH}"
+
+
+def serve_http(runtime: Runtime, ceiling: str, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
+               behind_tls_proxy: bool = False) -> int:
+    import uvicorn  # noqa: PLC0415 - only this command needs it
+
+    if not is_loopback(host) and not behind_tls_proxy:
+        _log(
+            f"WARNING: listening on {host}, which is reachable from other machines, over plain HTTP: bearer tokens "
+            "and memories would cross the network unencrypted. Terminate TLS in front of memverbs (a reverse proxy, "
+            "see docs/remote.md) and pass --behind-tls-proxy, or bind to 127.0.0.1."
+        )
+    try:
+        sock = bind(host, port)
+    except OSError as exc:
+        _log(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+        print("  fix: pick a free port with --port (0 picks one), or stop the process using it.", file=sys.stderr)
+        return 1
+    url = url_of(sock)
+    if runtime.config_error is not None:
+        _log(f"{runtime.config_error.message} — {runtime.config_error.fix}")
+    live = None
+    try:
+        brain = runtime.open_brain()  # applies pending migrations once, before the workers open theirs
+        try:
+            brain.gc_cursors(now_ms())  # idle delta cursors, once per boot
+            live = len(brain.tokens())
+        finally:
+            brain.close()
+    except MemverbsError as exc:
+        _log(f"{exc.message} — {exc.fix}")
+
+    def ready() -> None:
+        count = len(allowed(ceiling))
+        _log(f"MCP server (HTTP) listening at {url} — surface ceiling {ceiling} ({count} tools) (MEMORY_VERBS v1)")
+        if live == 0:
+            _log("no access tokens yet, so every request is refused: create one with `memverbs auth create NAME`")
+
+    app = RemoteBrainApp(runtime, ceiling, on_ready=ready)
+    config = uvicorn.Config(app, lifespan="on", log_level="warning", access_log=False, timeout_graceful_shutdown=5,
+                            server_header=False)
+    server = uvicorn.Server(config)
+    # uvicorn shuts down gracefully on SIGINT/SIGTERM and then re-raises the signal under the handlers it
+    # found; these make that a quiet return, so the brains are closed and the exit status is 0.
+    def stop(*_: object) -> None:
+        server.should_exit = True
+
+    quiet = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        server.run(sockets=[sock])
+    finally:
+        for sig, handler in quiet.items():
+            signal.signal(sig, handler)
+        sock.close()
+        app.brains.close_all()
+        runtime.close()
+    _log("MCP server (HTTP) stopped")
+    return 0

@@ -1,0 +1,273 @@
+"""`memverbs install openclaw` against the real OpenClaw CLI: our openclaw.json entries and the plugin.
+
+OpenClaw CLI calls take 4-10 s each, so only two tests run it: the probe (server
+connected; uninstall gives the file back byte for byte) and one `openclaw agent --local`
+run against a fake model (the plugin loads and prepends the pack our hook prints).
+Everything else reads the config memverbs wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from harnesses import memverbs, require_cli, run, throwaway_home
+from memverbs.hooks.events import Harness
+from memverbs.installers import openclaw as openclaw_installer
+from memverbs.installers.base import Options
+from memverbs.installers.jsonc import JsonDoc
+from memverbs.installers.steps import Context, JsonArrayValue
+from memverbs.server.home import Home
+
+USER_CONFIG = """// my openclaw config
+{
+  "mcp": {
+    "servers": {
+      "other": { "command": "/bin/cat", "args": [] }, // foreign
+    },
+  },
+  "plugins": {
+    "entries": { "other": { "enabled": true } },
+  },
+}
+"""
+SEED_FACT = "Alice prefers tea over coffee"
+PROMPT = "what does alice drink"
+
+
+# -- no CLI ----------------------------------------------------------------------------------
+
+
+def _opts(tmp_path, env: dict) -> Options:
+    return Options(Harness.OPENCLAW, home=Home(tmp_path / "brain"), env={"HOME": str(tmp_path), **env})
+
+
+def test_config_path_follows_openclaw_env(tmp_path):
+    assert openclaw_installer.config_path(_opts(tmp_path, {})) == tmp_path / ".openclaw" / "openclaw.json"
+    assert openclaw_installer.config_path(_opts(tmp_path, {"OPENCLAW_PROFILE": "work"})) == tmp_path / ".openclaw-work" / "openclaw.json"
+    assert openclaw_installer.config_path(_opts(tmp_path, {"OPENCLAW_HOME": "/srv/oc"})) == Path("/srv/oc/.openclaw/openclaw.json")
+    assert openclaw_installer.config_path(_opts(tmp_path, {"OPENCLAW_STATE_DIR": "/s", "OPENCLAW_HOME": "/x"})) == Path("/s/openclaw.json")
+    assert openclaw_installer.config_path(_opts(tmp_path, {"OPENCLAW_CONFIG_PATH": "/c.json", "OPENCLAW_STATE_DIR": "/s"})) == Path("/c.json")
+    assert openclaw_installer.config_path(_opts(tmp_path, {"OPENCLAW_CONFIG_PATH": "undefined"})) == tmp_path / ".openclaw" / "openclaw.json"
+
+
+@pytest.mark.parametrize("before", [None, '{"a": 1}\n', '{\n  "plugins": {"load": {"paths": ["/x"]}}\n}\n', '{"plugins": {"load": {"paths": []}}}'])
+def test_json_array_value_round_trip_is_byte_exact(tmp_path, before):
+    path = tmp_path / "openclaw.json"
+    if before is not None:
+        path.write_text(before)
+    ctx = Context(backups=tmp_path / "backups")
+    step = JsonArrayValue(path, ["plugins", "load", "paths"], "/ours")
+    record = step.apply(ctx)
+    step.apply(ctx)  # twice: still one
+    assert JsonDoc(path.read_text()).get(["plugins", "load", "paths"]).count("/ours") == 1
+    JsonArrayValue.revert(record, ctx)
+    assert (path.read_text() if path.exists() else None) == before
+
+
+def test_json_array_value_replaces_a_stale_copy(tmp_path):
+    path = tmp_path / "openclaw.json"
+    path.write_text('{"plugins": {"load": {"paths": ["/keep", "/old/memverbs/plugin/openclaw"]}}}')
+    JsonArrayValue(path, ["plugins", "load", "paths"], "/new", openclaw_installer.is_stale_plugin_path).apply(Context(backups=tmp_path / "b"))
+    assert JsonDoc(path.read_text()).get(["plugins", "load", "paths"]) == ["/keep", "/new"]
+
+
+def test_plugin_entry_ownership():
+    assert openclaw_installer.is_our_entry({"enabled": False})  # what `openclaw plugins uninstall` leaves
+    assert openclaw_installer.is_our_entry({"enabled": True, "config": {"command": "/venv/bin/memverbs"}})
+    assert not openclaw_installer.is_our_entry({"enabled": True, "config": {"command": "/opt/other"}})
+
+
+def test_the_plugin_package_is_linkable():
+    root = Path(openclaw_installer.plugin_dir())
+    package = json.loads((root / "package.json").read_text())
+    manifest = json.loads((root / "openclaw.plugin.json").read_text())
+    assert package["openclaw"]["extensions"] == ["./index.js"] and (root / "index.js").is_file()
+    assert manifest["id"] == "memverbs" and manifest["configSchema"]["properties"].keys() == {"command", "env"}
+    assert 'from "openclaw/plugin-sdk/plugin-entry"' in (root / "index.js").read_text()
+
+
+# -- the real CLI ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def openclaw(tmp_path):
+    cli = require_cli("openclaw")
+    env = throwaway_home(tmp_path)
+    env = {k: v for k, v in env.items() if not k.startswith("OPENCLAW_")}
+    version = run([cli, "--version"], env, check=False, timeout=60).stdout
+    if "OpenClaw" not in version:  # npm installs an empty placeholder on Node < 24
+        message = f"openclaw on PATH is not a working OpenClaw (needs Node >= 24): {version.strip()[:80]!r}"
+        if os.environ.get("MEMVERBS_REQUIRE_HARNESSES") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    config = Path(env["HOME"]) / ".openclaw" / "openclaw.json"
+    config.parent.mkdir()
+    config.write_text(USER_CONFIG)
+    return cli, env, config, tmp_path / "project"
+
+
+def test_install_probes_and_uninstall_restores_bytes(openclaw):
+    cli, env, config, project = openclaw
+    run([memverbs(), "install", "openclaw"], env, cwd=project)
+    probe = json.loads(run([cli, "mcp", "probe", "memverbs", "--json"], env, cwd=project, timeout=90).stdout)
+    assert probe["servers"]["memverbs"]["tools"] == 7 and "memverbs__context_pack" in probe["tools"], probe
+    assert probe["diagnostics"] == []
+
+    doc = JsonDoc(config.read_text())
+    assert doc.get(["mcp", "servers", "other"]) == {"command": "/bin/cat", "args": []}
+    entry = doc.get(["plugins", "entries", "memverbs"])
+    assert entry["enabled"] is True and entry["hooks"] == {"allowConversationAccess": True}
+    assert entry["config"]["command"].endswith("memverbs")
+    assert doc.get(["plugins", "load", "paths"]) == [openclaw_installer.plugin_dir()]
+    assert "// my openclaw config" in config.read_text() and "// foreign" in config.read_text()
+
+    run([memverbs(), "uninstall", "openclaw"], env, cwd=project)
+    assert config.read_text() == USER_CONFIG
+
+
+def test_install_twice_keeps_one_of_each(openclaw):
+    cli, env, config, project = openclaw
+    run([memverbs(), "install", "openclaw"], env, cwd=project)
+    first = config.read_text()
+    run([memverbs(), "install", "openclaw"], env, cwd=project)
+    # Same data; not always the same bytes: jsonc re-renders our member in an inline parent
+    # ("entries": { … }) with the key line's indent on replace (reported to the lead).
+    assert JsonDoc(config.read_text()).data == JsonDoc(first).data
+    doc = JsonDoc(first)
+    assert list(doc.get(["mcp", "servers"])) == ["other", "memverbs"]
+    assert doc.get(["plugins", "load", "paths"]) == [openclaw_installer.plugin_dir()]
+
+
+def test_openclaws_uninstall_residue_and_allowlist(openclaw):
+    cli, env, config, project = openclaw
+    before = USER_CONFIG.replace('"entries": { "other": { "enabled": true } },',
+                                 '"entries": { "other": { "enabled": true }, "memverbs": { "enabled": false } },\n    "allow": ["other"],')
+    config.write_text(before)
+    out = run([memverbs(), "install", "openclaw"], env, cwd=project).stdout
+    doc = JsonDoc(config.read_text())
+    assert doc.get(["plugins", "allow"]) == ["other", "memverbs"]  # an allowlist the user keeps must name us
+    assert doc.get(["plugins", "entries", "memverbs", "enabled"]) is True
+    assert "cannot verify" in out
+    run([memverbs(), "uninstall", "openclaw"], env, cwd=project)
+    after = JsonDoc(config.read_text())
+    assert after.get(["plugins", "allow"]) == ["other"] and after.get(["plugins", "entries", "memverbs"]) is None
+
+
+def test_a_malformed_or_json5_only_config_is_refused_untouched(openclaw):
+    cli, env, config, project = openclaw
+    json5 = "{\n  mcp: { servers: {} },\n}\n"  # unquoted keys: JSON5 OpenClaw reads, memverbs will not edit
+    config.write_text(json5)
+    proc = run([memverbs(), "install", "openclaw"], env, cwd=project, check=False)
+    assert proc.returncode != 0 and "does not parse" in proc.stderr + proc.stdout
+    assert config.read_text() == json5
+
+
+def test_dry_run_prints_the_diff_and_writes_nothing(openclaw):
+    cli, env, config, project = openclaw
+    out = run([memverbs(), "install", "openclaw", "--dry-run"], env, cwd=project).stdout
+    assert '+      "memverbs": {' in out and openclaw_installer.plugin_dir() in out
+    assert config.read_text() == USER_CONFIG
+    assert not (Path(env["MEMVERBS_HOME"]) / "integrations" / "openclaw").exists()
+
+
+@pytest.mark.slow
+def test_the_plugin_prepends_the_pack(openclaw, tmp_path):
+    """`openclaw agent --local` against a fake model: the plugin loads and the pack our hook prints
+    leads the user message. The brain is outside HOME/.memverbs and OpenClaw runs without
+    MEMVERBS_HOME: the plugin finds it through the config memverbs wrote."""
+    from fake_model import FakeModel
+    from harness_e2e import World
+
+    cli, env, config, project = openclaw
+    brain = tmp_path / "brain"
+    env = {**env, "MEMVERBS_HOME": str(brain)}
+    run([memverbs(), "init"], env, cwd=project)
+    World(env, Path(env["HOME"]), project).remember(SEED_FACT)
+    expected = run([memverbs(), "hook", "session-start", "--harness", "openclaw"], env, cwd=project,
+                   input=json.dumps({"session_id": "expected-pack"})).stdout.strip()
+    assert SEED_FACT in expected
+
+    bare = World({k: v for k, v in env.items() if k != "MEMVERBS_HOME"}, Path(env["HOME"]), project)
+    with FakeModel() as api:
+        provider = {"baseUrl": f"{api.url}/v1", "apiKey": "local-x", "api": "openai-completions",
+                    "models": [{"id": "fake-model", "name": "Fake", "contextWindow": 128000, "maxTokens": 4096}]}
+        config.write_text(json.dumps({"models": {"providers": {"fake": provider}},
+                                      "agents": {"defaults": {"model": {"primary": "fake/fake-model"}}}}, indent=2))
+        run([memverbs(), "install", "openclaw"], env, cwd=project)
+        bare.harness([cli, "agent", "--local", "--session-id", "memverbs-e2e", "-m", PROMPT, "--json"], {}, timeout=150)
+        requests = api.model_requests()
+    assert requests, "OpenClaw sent no model request"
+    users = [text for role, text in requests[0].messages() if role == "user"]
+    assert any(expected in text and PROMPT in text and text.index(expected) < text.index(PROMPT) for text in users), users
+
+
+# -- the plugin's logic, driven by node with a stub SDK and a fake memverbs (no OpenClaw) ---------
+
+FAKE_MEMVERBS = '#!/bin/sh\n# hook <moment> --harness <h> --session-id <id>\ncat >/dev/null\necho "PACK $2 $4 $6 home=$MEMVERBS_HOME"\n'
+DRIVER = """
+const handlers = {};
+const cfg = JSON.parse(process.argv[3]);
+const entry = (await import(process.argv[2])).default;
+entry.register({ pluginConfig: cfg, on: (name, fn) => { handlers[name] = fn; } });
+const out = { hooks: Object.keys(handlers).sort() };
+const ctx = { sessionId: "s1", sessionKey: "agent:main:k1", trigger: "user" };
+handlers.session_start({ sessionId: "s1", sessionKey: "agent:main:k1" }, { sessionId: "s1", sessionKey: "agent:main:k1" });
+out.turn1 = await handlers.before_prompt_build({ prompt: "hi", messages: [] }, ctx) ?? null;
+out.turn2 = await handlers.before_prompt_build({ prompt: "again", messages: [] }, ctx) ?? null;
+out.heartbeatTurn = await handlers.before_prompt_build({ prompt: "hb", messages: [] }, { ...ctx, trigger: "heartbeat" }) ?? null;
+out.heartbeat = await handlers.heartbeat_prompt_contribution({ sessionKey: "agent:main:k1", agentId: "main" }, {}) ?? null;
+handlers.after_compaction({ messageCount: 2, compactedCount: 2 }, ctx);
+out.afterCompaction = await handlers.before_prompt_build({ prompt: "x", messages: [] }, ctx) ?? null;
+out.local = await handlers.before_prompt_build({ prompt: "x", messages: [] }, { sessionId: "s2", trigger: "user" }) ?? null;
+handlers.session_end({ sessionId: "s1" }, { sessionId: "s1" });
+out.afterEnd = await handlers.before_prompt_build({ prompt: "x", messages: [] }, ctx) ?? null;
+out.garbage = [await handlers.before_prompt_build(null, null) ?? null, await handlers.heartbeat_prompt_contribution(null, null) ?? null];
+handlers.session_start(null, null); handlers.after_compaction(undefined, undefined);
+console.log(JSON.stringify(out));
+"""
+
+
+def drive_plugin(tmp_path, config: dict) -> dict:
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    if not node:
+        pytest.skip("node is not installed")
+    root = tmp_path / "plugin"
+    shutil.copytree(openclaw_installer.plugin_dir(), root)
+    sdk = root / "node_modules" / "openclaw"
+    (sdk / "plugin-sdk").mkdir(parents=True)
+    (sdk / "package.json").write_text(json.dumps({"name": "openclaw", "type": "module",
+                                                  "exports": {"./plugin-sdk/plugin-entry": "./plugin-sdk/plugin-entry.js"}}))
+    (sdk / "plugin-sdk" / "plugin-entry.js").write_text("export const definePluginEntry = (options) => options;\n")
+    (tmp_path / "driver.mjs").write_text(DRIVER)
+    proc = subprocess.run([node, str(tmp_path / "driver.mjs"), (root / "index.js").as_uri(), json.dumps(config)],
+                          capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_plugin_logic_every_turn_compaction_and_heartbeat(tmp_path):
+    fake = tmp_path / "fake-memverbs"
+    fake.write_text(FAKE_MEMVERBS)
+    fake.chmod(0o755)
+    out = drive_plugin(tmp_path, {"command": str(fake), "env": {"MEMVERBS_HOME": "/brain"}})
+    assert out["hooks"] == ["after_compaction", "before_prompt_build", "heartbeat_prompt_contribution", "session_end", "session_start"]
+    pack = {"prependContext": "PACK session-start openclaw s1 home=/brain"}
+    assert out["turn1"] == pack and out["turn2"] == pack  # on every turn: prependContext is not kept in history
+    assert out["heartbeatTurn"] is None  # a heartbeat turn gets the delta below, not the pack again
+    assert out["heartbeat"] == {"appendContext": "PACK heartbeat openclaw s1 home=/brain"}  # the key led to the id
+    assert out["afterCompaction"] == {"prependContext": "PACK post-compact openclaw s1 home=/brain"}
+    assert out["local"] == {"prependContext": "PACK session-start openclaw s2 home=/brain"}  # no session_start (--local)
+    assert out["afterEnd"] == pack  # a new pack after the session ended
+    assert out["garbage"] == [None, None]
+
+
+def test_plugin_logic_swallows_a_missing_memverbs(tmp_path):
+    out = drive_plugin(tmp_path, {"command": str(tmp_path / "no-such-memverbs")})
+    assert out["turn1"] is None and out["heartbeat"] is None and out["afterCompaction"] is None

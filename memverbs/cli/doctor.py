@@ -49,6 +49,9 @@ def run_checks(home: Home) -> list[Check]:
 
         checks += [Check(*row) for row in provider_checks(settings, brain_path)]
     checks.append(usage_check(home))
+    from memverbs.installers.health import harness_checks  # noqa: PLC0415
+
+    checks += [Check(**row) for row in harness_checks(home)]
     return checks
 
 

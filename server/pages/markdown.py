@@ -184,6 +184,20 @@ def fenced_body(body: str, *, include_private: bool) -> str:
     return "\n".join(out)
 
 
+def without_private_rows(body: str) -> str:
+    """The page as an untrusted reader may see it: every line kept but the private facts-fence rows."""
+    out: list[str] = []
+    fence: str | None = None
+    for line in body.splitlines(keepends=True):
+        m = _FENCE.search(line)
+        if m:
+            fence = None if m.group(1) else m.group(2).lower()
+        elif fence == "facts" and line.strip().lstrip("-*+ ").startswith("[private]"):
+            continue
+        out.append(line)
+    return "".join(out)
+
+
 def clip(text: str, limit: int = SUMMARY_MAX) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 

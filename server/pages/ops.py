@@ -13,7 +13,7 @@ from memverbs.server.brain.sqlite_pages import PageDraft
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, VerbError, invalid
 from memverbs.server.names import normalize_alias
-from memverbs.server.pages.markdown import PageFormatError, parse_page
+from memverbs.server.pages.markdown import PageFormatError, parse_page, without_private_rows
 from memverbs.server.timeparse import iso, now_ms
 from memverbs.server.verbs.search import search_pages
 
@@ -94,7 +94,8 @@ def get_page(ctx: VerbContext, params: dict) -> dict:
         "type": row["type"],
         "visibility": row["visibility"],
         "frontmatter": json.loads(row["frontmatter"]),
-        "body": row["body"],
+        # Private facts-fence rows are for trusted readers only, like every private fact.
+        "body": row["body"] if ctx.caller.trusted else without_private_rows(row["body"]),
         "aliases": brain.aliases_of(source, slug),
         "links": [
             {"to": r["to_slug"], "type": r["link_type"], "link_source": r["link_source"], "context": r["context"]}

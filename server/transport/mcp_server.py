@@ -1,17 +1,12 @@
 """The MCP binding: tools/list and tools/call on the official SDK's low-level server.
 
-A verb's body travels as one pretty-printed JSON text block (indent 2) in
-`content[0]`; `isError` is absent on success and true on error; there is no
-`structuredContent` and no `outputSchema` (PROTOCOL.md §2). Unknown-parameter
-warnings add a second text block and `_meta.warnings`, as the reference does.
-
-Built explicitly from a dispatcher factory (no module-level server object) so
+Results are encoded by encoding.py (the stdio front uses the same function, so
+the bytes cannot differ). Built explicitly from a dispatcher factory (no module-level server object) so
 stdio and HTTP share it; nothing here writes to stdout.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -20,18 +15,7 @@ from mcp.server.lowlevel import Server
 from memverbs import __version__
 from memverbs.server.dispatch import Dispatcher, Outcome
 from memverbs.server.protocol.surfaces import tool_defs
-
-
-def encode(outcome: Outcome) -> dict[str, Any]:
-    content = [{"type": "text", "text": json.dumps(outcome.body, indent=2, ensure_ascii=False)}]
-    if outcome.warnings:
-        content.append({"type": "text", "text": "\n".join(outcome.warnings)})
-    result: dict[str, Any] = {"content": content}
-    if outcome.is_error:
-        result["isError"] = True
-    if outcome.meta:
-        result["_meta"] = outcome.meta
-    return result
+from memverbs.server.transport.encoding import encode
 
 
 Offload = Callable[[Callable[[], Outcome]], Awaitable[Outcome]]
@@ -40,10 +24,11 @@ Offload = Callable[[Callable[[], Outcome]], Awaitable[Outcome]]
 def build_server(dispatcher_for: Callable[[Any], Dispatcher], offload: Offload | None = None) -> Server:
     """An SDK server whose every request asks `dispatcher_for(ctx)` who is calling.
 
-    Without `offload` a call runs inline: stdio has one client, and verbs are fast,
-    synchronous SQLite work on the process's one connection. HTTP serves many
-    clients at once and passes an `offload` that runs the call on a worker thread
-    (with that thread's own connection), so the event loop keeps accepting requests.
+    `offload` runs a call off the event loop, so a slow one (an embedding or chat
+    request to a provider) never stalls pings and cancellations: stdio passes one
+    that serialises calls on a worker thread (its one connection), HTTP one that
+    spreads them over a pool of threads with a connection each. Without it a call
+    runs inline.
     """
 
     async def list_tools(ctx, params) -> dict[str, Any]:

@@ -53,6 +53,20 @@ class _FilteredStdout:
         return None
 
 
+def _one_at_a_time():
+    """Run calls on a worker thread, one at a time: the process has one SQLite connection."""
+    import anyio  # noqa: PLC0415
+
+    limiter: list = []
+
+    async def offload(thunk):
+        if not limiter:
+            limiter.append(anyio.CapacityLimiter(1))
+        return await anyio.to_thread.run_sync(thunk, limiter=limiter[0])
+
+    return offload
+
+
 def serve_stdio(runtime: Runtime, surface: str) -> None:
     dispatcher = runtime.mcp_dispatcher(surface)
     count = len(allowed(surface))
@@ -68,7 +82,7 @@ def serve_stdio(runtime: Runtime, surface: str) -> None:
     def build():
         from memverbs.server.transport.mcp_server import build_server  # noqa: PLC0415 - the slow import, off the main thread
 
-        return build_server(lambda ctx: dispatcher)
+        return build_server(lambda ctx: dispatcher, offload=_one_at_a_time())
 
     def run_sdk(server, first_lines, stdin, out) -> None:
         import anyio  # noqa: PLC0415

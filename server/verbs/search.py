@@ -20,6 +20,7 @@ import re
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import ProviderError
 from memverbs.server.names import collapse, normalize_alias
+from memverbs.server.pages.markdown import clip, fenced_body
 
 log = logging.getLogger("memverbs.search")
 
@@ -64,15 +65,15 @@ def keyword_search(ctx: VerbContext, query: str, limit: int, *, allow_private: b
 
     alias_slugs = brain.alias_slugs(source, norm) if norm else []
     for slug, page in brain.pages_by_slugs(source, alias_slugs, allow_private=allow_private).items():
-        rows[slug] = {"slug": slug, "title": page["title"], "body": page["body"], "chunk": None}
+        rows[slug] = _readable(page, words, allow_private, matched=False) | {"slug": slug}
 
     if words:
         quoted = [f'"{w}"' for w in words]
         for expr in (" ".join(quoted), " OR ".join(quoted)) if len(words) > 1 else (quoted[0],):
             if len(rows) >= limit:
                 break
-            for r in brain.keyword_search(source, expr, limit=limit, allow_private=allow_private):
-                rows.setdefault(r["slug"], {"slug": r["slug"], "title": r["title"], "body": r["body"], "chunk": r["chunk"]})
+            for r in lexical_hits(brain, source, expr, words, limit=limit, allow_private=allow_private):
+                rows.setdefault(r["slug"], r)
 
     results = list(rows.values())[:limit]
     aliased = set(alias_slugs) | brain.aliased_slugs(source, [r["slug"] for r in results], norm)
@@ -91,6 +92,46 @@ def keyword_search(ctx: VerbContext, query: str, limit: int, *, allow_private: b
             }
         )
     return out
+
+
+def lexical_hits(brain, source: str, expr: str, words: list[str], *, limit: int, allow_private: bool) -> list[dict]:
+    """FTS5 hits as rows {slug, title, body, chunk} an untrusted caller may see.
+
+    The keyword index covers the whole body, private facts-fence rows included, so
+    for untrusted callers a hit counts only if its query terms are in the world-safe
+    text, and its body and chunk come from that text: the private rows never
+    surface, not even as the reason a page matched.
+    """
+    out = []
+    for r in brain.keyword_search(source, expr, limit=limit, allow_private=allow_private):
+        row = _readable(r, words, allow_private, matched=True)
+        if row is not None:
+            out.append(row)
+    return out
+
+
+def _readable(r, words: list[str], allow_private: bool, *, matched: bool) -> dict | None:
+    if allow_private:
+        return {"slug": r["slug"], "title": r["title"], "body": r["body"], "chunk": r["chunk"] if matched else None}
+    body = fenced_body(r["body"] or "", include_private=False)
+    if matched:
+        haystack = set(_TERM.findall(f"{r['title'] or ''} {body}".lower()))
+        if not any(w in haystack for w in words):
+            return None  # it matched on private text only
+    return {"slug": r["slug"], "title": r["title"], "body": body, "chunk": _snippet(body, words) if matched else None}
+
+
+def _snippet(text: str, words: list[str], limit: int = 300) -> str | None:
+    """The prose line of `text` holding the most query terms (the world-safe stand-in for FTS5's snippet)."""
+    best, best_hits = None, 0
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("#", "<!--")):
+            continue
+        hits = len(set(_TERM.findall(stripped.lower())) & set(words))
+        if hits > best_hits:
+            best, best_hits = stripped, hits
+    return clip(collapse(best), limit) if best else _lead(text, limit)
 
 
 def _evidence(
@@ -167,15 +208,15 @@ def hybrid_search(ctx: VerbContext, query: str, limit: int, arm, *, allow_privat
 
     alias_slugs = brain.alias_slugs(source, norm) if norm else []
     for slug, row in brain.pages_by_slugs(source, alias_slugs, allow_private=allow_private).items():
-        seen("alias", slug, row)
+        seen("alias", slug, _readable(row, words, allow_private, matched=False) | {"slug": slug})
     snippets: dict[str, str] = {}
     if words:
         title_phrase = 'title : "' + " ".join(words) + '"'
         for r in brain.keyword_search(source, title_phrase, limit=pool, allow_private=allow_private):
-            seen("title", r["slug"], r)
+            seen("title", r["slug"], _readable(r, words, allow_private, matched=False) | {"slug": r["slug"]})
         quoted = [f'"{w}"' for w in words]
         for expr in (" ".join(quoted), " OR ".join(quoted)) if len(words) > 1 else (quoted[0],):
-            for r in brain.keyword_search(source, expr, limit=pool, allow_private=allow_private):
+            for r in lexical_hits(brain, source, expr, words, limit=pool, allow_private=allow_private):
                 seen("keyword", r["slug"], r)
                 snippets.setdefault(r["slug"], r["chunk"])
     vector_best: dict[str, tuple[float, str]] = {}

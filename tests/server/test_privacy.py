@@ -82,3 +82,18 @@ def test_summary_passes_the_privacy_fences(local, remote):
     ))
     assert remote.ok("entity", name="people/fenced")["card"]["summary"] == "Fenced lives in Lisbon."
     assert local.ok("entity", name="people/fenced")["card"]["summary"] == "Fenced earns 1M FENCE-SENTINEL."
+
+
+def test_keyword_search_never_surfaces_private_fence_rows(local, remote):
+    """The keyword index holds the whole body; untrusted results must not show — or match on — private rows."""
+    page(local, "places/office", "Office", body=(
+        "The office is on the third floor.\n\n<!-- facts -->\n- [private] The door code is DOOR-SENTINEL-99.\n"
+        "- Visitors sign in at reception.\n<!-- /facts -->\n"
+    ))
+    assert remote.ok("recall", query="door code")["results"] == []
+    assert remote.ok("search", query="DOOR-SENTINEL-99")["results"] == []
+    floor = remote.ok("recall", query="office floor")["results"][0]
+    assert floor["slug"] == "places/office" and "DOOR-SENTINEL" not in json.dumps(floor)
+    assert "DOOR-SENTINEL" not in remote.ok("get_page", slug="places/office")["body"]
+    assert "DOOR-SENTINEL" in local.ok("get_page", slug="places/office")["body"]
+    assert local.ok("recall", query="door code")["results"][0]["slug"] == "places/office"

@@ -28,10 +28,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from benchmarks.results_file import replace_section
 from benchmarks.startup import memverbs_cmd
 
 HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "RESULTS.md"
 BEGIN, END = "<!-- http-load:begin -->", "<!-- http-load:end -->"
 BANNER = re.compile(r"listening at (http://\S+/mcp)")
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
@@ -254,13 +254,7 @@ def markdown(report: dict) -> str:
 
 def write_results(report: dict) -> None:
     """Replace only this benchmark's section of RESULTS.md (other sections belong to other runs)."""
-    section = markdown(report)
-    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n\n"
-    if BEGIN in text and END in text:
-        text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: section, text, flags=re.DOTALL)
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    RESULTS.write_text(text, encoding="utf-8")
+    replace_section(BEGIN, END, markdown(report))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,6 +4,8 @@ A harness module (claude.py, codex.py, …) only says *which* steps wire memverb
 into that harness. This module runs them: --dry-run prints their diffs, install
 applies them and writes a receipt under `$MEMVERBS_HOME/integrations/<harness>/`,
 and uninstall reverses exactly what the receipt records — and nothing else.
+`memverbs connect --install` (remote.py) runs the same machinery with a receipt
+of its own, `remote-receipt.json`, beside the local install's `receipt.json`.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memverbs.cli.remote import TOKEN_ENV
 from memverbs.hooks.events import Harness
 from memverbs.installers.files import atomic_write
 from memverbs.installers.steps import (
@@ -32,6 +35,8 @@ from memverbs.installers.steps import (
 from memverbs.server.home import DEFAULT_SOURCE, Home
 
 SERVER_NAME = "memverbs"
+LOCAL_RECEIPT = "receipt.json"
+REMOTE_RECEIPT = "remote-receipt.json"  # `memverbs connect --install` (installers/remote.py)
 HOOK_TIMEOUT_S = 10  # the harness's limit; the hook's own deadline is well inside it
 
 
@@ -45,6 +50,7 @@ class Options:
     project_dir: Path = field(default_factory=Path.cwd)
     home: Home = field(default_factory=Home.from_env)
     env: dict = field(default_factory=lambda: dict(os.environ))
+    receipt: str = LOCAL_RECEIPT
 
     @property
     def user_home(self) -> Path:
@@ -100,9 +106,23 @@ def is_our_hook(value: object) -> bool:
 
 
 def is_our_server(value: object) -> bool:
-    """An MCP server entry that starts `memverbs serve` (any harness's shape)."""
+    """An MCP server entry that starts `memverbs serve` (any harness's shape).
+
+    A remote entry (it has a `url`; `memverbs connect --install` writes those) is not: its
+    helper command or URL may well contain both words."""
+    if isinstance(value, dict) and "url" in value:
+        return False
     text = json.dumps(value)
     return "memverbs" in text and "serve" in text
+
+
+def is_our_remote(value: object) -> bool:
+    """A remote MCP server entry `memverbs connect --install` wrote: a `url`, and the token from
+    `memverbs remote-header` (a headers helper) or from $MEMVERBS_REMOTE_TOKEN — never inline."""
+    if not isinstance(value, dict) or "url" not in value:
+        return False
+    text = json.dumps(value)
+    return "remote-header" in text or TOKEN_ENV in text
 
 
 def _quote(s: str) -> str:
@@ -114,18 +134,18 @@ def _quote(s: str) -> str:
 # -- receipts ---------------------------------------------------------------------
 
 
-def receipt_path(home: Home, harness: Harness) -> Path:
-    return home.integrations / harness.value / "receipt.json"
+def receipt_path(home: Home, harness: Harness, name: str = LOCAL_RECEIPT) -> Path:
+    return home.integrations / harness.value / name
 
 
-def read_receipt(home: Home, harness: Harness) -> dict | None:
+def read_receipt(home: Home, harness: Harness, name: str = LOCAL_RECEIPT) -> dict | None:
     try:
-        return json.loads(receipt_path(home, harness).read_text(encoding="utf-8"))
+        return json.loads(receipt_path(home, harness, name).read_text(encoding="utf-8"))
     except (FileNotFoundError, ValueError):
         return None
 
 
-def run_install(opts: Options, steps: list, notes: list[str]) -> dict:
+def run_install(opts: Options, steps: list, notes: list[str], extra: dict | None = None) -> dict:
     backups = opts.home.root / "backups" / opts.harness.value
     # Rehearse every step against an overlay first: a file that does not parse, a
     # foreign entry in the way — any refusal comes before the first byte is written.
@@ -136,7 +156,7 @@ def run_install(opts: Options, steps: list, notes: list[str]) -> dict:
     records = [] if opts.dry_run else [step.apply(ctx) for step in steps]
     if opts.dry_run:
         return {"harness": opts.harness.value, "dry_run": True, "changes": ctx.commands + ctx.diffs(), "notes": notes}
-    previous = read_receipt(opts.home, opts.harness)
+    previous = read_receipt(opts.home, opts.harness, opts.receipt)
     receipt = {
         "harness": opts.harness.value,
         "installed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -146,8 +166,9 @@ def run_install(opts: Options, steps: list, notes: list[str]) -> dict:
         "steps": _merge(previous, records),
         "notes": notes,
         "backups": [str(p) for p in sorted(ctx.backed_up)],
+        **(extra or {}),
     }
-    atomic_write(receipt_path(opts.home, opts.harness), json.dumps(receipt, indent=2) + "\n", default_mode=0o600)
+    atomic_write(receipt_path(opts.home, opts.harness, opts.receipt), json.dumps(receipt, indent=2) + "\n", default_mode=0o600)
     return receipt
 
 
@@ -176,15 +197,21 @@ def _step_key(record: dict) -> str:
     return json.dumps([record.get("kind"), record.get("path"), record.get("keys"), record.get("argv")])
 
 
-def run_uninstall(opts: Options) -> dict | None:
-    receipt = read_receipt(opts.home, opts.harness)
+OWNERS = {"remote": is_our_remote}  # a json_entry record's "owner": revert only while the entry is still ours
+
+
+def run_uninstall(opts: Options, skip=None) -> dict | None:
+    """Reverse the receipt's steps, last first; `skip(record)` leaves a step's change in place."""
+    receipt = read_receipt(opts.home, opts.harness, opts.receipt)
     if receipt is None:
         return None
     ctx = Context(backups=opts.home.root / "backups" / opts.harness.value, dry_run=opts.dry_run)
     for record in reversed(receipt.get("steps", [])):
         kind = record["kind"]
+        if skip is not None and skip(record):
+            continue
         if kind == "json_entry":
-            JsonEntry.revert(record, ctx)
+            JsonEntry.revert(record, ctx, OWNERS.get(record.get("owner")))
         elif kind == "json_item":
             JsonArrayItem.revert(record, ctx, is_our_hook)
         elif kind == "toml_block":
@@ -199,5 +226,5 @@ def run_uninstall(opts: Options) -> dict | None:
             JsonArrayValue.revert(record, ctx)
     if opts.dry_run:
         return {**receipt, "dry_run": True, "changes": ctx.commands + ctx.diffs()}
-    receipt_path(opts.home, opts.harness).unlink(missing_ok=True)
+    receipt_path(opts.home, opts.harness, opts.receipt).unlink(missing_ok=True)
     return receipt

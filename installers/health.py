@@ -15,7 +15,7 @@ from pathlib import Path
 
 from memverbs.hooks.events import Harness
 from memverbs.installers import toml_block
-from memverbs.installers.base import is_our_hook, is_our_server, read_receipt
+from memverbs.installers.base import REMOTE_RECEIPT, is_our_hook, is_our_remote, is_our_server, read_receipt
 from memverbs.installers.files import read_text
 from memverbs.installers.jsonc import JsonDoc, JsonEditError
 from memverbs.installers.registry import INSTALLABLE
@@ -56,7 +56,61 @@ def harness_checks(home: Home) -> list[dict]:
             out.append(check(name, "ok", summary))
         if receipt.get("hooks"):
             out.append(_hook_runs(home, harness))
+    return out + remote_checks(home)
+
+
+# -- remote registrations (`memverbs connect --install`) -------------------------------------
+
+
+def remote_checks(home: Home) -> list[dict]:
+    """For every harness connect registered the remote brain in: is our entry still there?"""
+    out = []
+    for harness in INSTALLABLE:
+        receipt = read_receipt(home, harness, REMOTE_RECEIPT)
+        if receipt is None:
+            continue
+        url = receipt.get("remote_url", "?")
+        summary = f"remote brain {url}, registered {receipt.get('installed_at', '?')}"
+        fix = (f'Run `memverbs connect {url} --token "$(memverbs remote-header --bare)" --install {harness.value}` '
+               "again (it repairs its own entry and nothing else).")
+        problems = [p for record in receipt.get("steps", []) for p in _remote_step_problems(record)]
+        if problems:
+            out.append(check(f"remote:{harness.value}", "fail", f"{summary}; {problems[0]}", fix))
+        else:
+            out.append(check(f"remote:{harness.value}", "ok", summary))
     return out
+
+
+def _remote_step_problems(record: dict) -> list[str]:
+    kind = record.get("kind")
+    if kind == "cli":
+        if not record.get("undo"):
+            return []
+        path = Path(os.environ.get("HOME") or Path.home()) / ".claude.json"
+        keys = ["mcpServers", "memverbs"]
+    elif kind == "json_entry":
+        path, keys = Path(record["path"]), record["keys"]
+    elif kind == "toml_block":
+        path, keys = Path(record["path"]), None
+    else:
+        return []
+    text = read_text(path)
+    if text is None:
+        return [f"{path} is gone"]
+    if keys is None:
+        markers = toml_block.MARKERS[record.get("markers", "remote")]
+        try:
+            entry = toml_block.parse(text, str(path)).get("mcp_servers", {}).get("memverbs")
+        except toml_block.TomlEditError as exc:
+            return [str(exc)]
+        ok = markers.begin in text and is_our_remote(entry)
+    else:
+        try:
+            entry = JsonDoc(text).get(keys)
+        except JsonEditError as exc:
+            return [f"{path} does not parse ({exc})"]
+        ok = is_our_remote(entry)
+    return [] if ok else [f"the remote memverbs server is missing from {path}"]
 
 
 def _reinstall(harness: Harness) -> str:

@@ -101,6 +101,7 @@ class JsonEntry:
     value: object
     owned: Callable[[object], bool]
     what: str = ""
+    owner: str = ""  # recorded, so uninstall removes the entry only while base.OWNERS[owner] still recognises it
 
     def _compute(self, ctx: Context) -> tuple[str | None, str, list[str]]:
         before = ctx.read(self.path)
@@ -119,15 +120,22 @@ class JsonEntry:
     def apply(self, ctx: Context) -> dict:
         before, after, created = self._compute(ctx)
         ctx.write(self.path, before, after)
-        return {"kind": "json_entry", "path": str(self.path), "keys": self.keys, "created_parents": created, "created_file": before is None}
+        record = {"kind": "json_entry", "path": str(self.path), "keys": self.keys, "created_parents": created, "created_file": before is None}
+        if self.owner:
+            record["owner"] = self.owner
+        return record
 
     @staticmethod
-    def revert(record: dict, ctx: Context) -> None:
+    def revert(record: dict, ctx: Context, owned: Callable[[object], bool] | None = None) -> None:
+        """Remove the entry; with `owned`, only while it is still ours (someone may have replaced it)."""
         path = Path(record["path"])
         before = ctx.read(path)
         if before is None:
             return
         doc = _doc(path, before)
+        current = doc.get(record["keys"])
+        if owned is not None and current is not None and not owned(current):
+            return
         doc.delete(record["keys"])
         for dotted in sorted(record.get("created_parents", []), key=len, reverse=True):
             keys = dotted.split(".")
@@ -183,17 +191,19 @@ class TomlBlock:
     `data` may be a callable of the context when it depends on earlier steps
     (Codex's hook trust hashes depend on where hooks.json put our groups).
     `top` holds top-level keys, set only where the user has not set them.
+    `markers` says whose block it is: `memverbs install`'s, or `memverbs connect --install`'s.
     """
 
     path: Path
     data: dict | Callable[[Context], dict]
     conflicts: Callable[[dict], str | None] = lambda outside: None
     top: dict = field(default_factory=dict)
+    markers: toml_block.Markers = toml_block.LOCAL
 
     def _compute(self, ctx: Context) -> tuple[str | None, str]:
         before = ctx.read(self.path)
         try:
-            outside_text = toml_block.remove(before or "")
+            outside_text = toml_block.remove(before or "", self.markers)
             outside = toml_block.parse(outside_text, str(self.path))
         except toml_block.TomlEditError as exc:
             raise InstallError(f"{exc}; memverbs left it untouched", "Fix the file by hand and run the install again.") from exc
@@ -202,7 +212,7 @@ class TomlBlock:
             raise InstallError(f"{self.path}: {problem}", "Remove that entry (it is not memverbs's) and install again.")
         data = self.data(ctx) if callable(self.data) else self.data
         top = {k: v for k, v in self.top.items() if k not in outside}
-        after = toml_block.upsert(before or "", data, top)
+        after = toml_block.upsert(before or "", data, top, self.markers)
         toml_block.parse(after, str(self.path))
         return before, after
 
@@ -210,7 +220,10 @@ class TomlBlock:
     def apply(self, ctx: Context) -> dict:
         before, after = self._compute(ctx)
         ctx.write(self.path, before, after)
-        return {"kind": "toml_block", "path": str(self.path), "created_file": before is None}
+        record = {"kind": "toml_block", "path": str(self.path), "created_file": before is None}
+        if self.markers is not toml_block.LOCAL:
+            record["markers"] = self.markers.name
+        return record
 
     @staticmethod
     def revert(record: dict, ctx: Context) -> None:
@@ -218,7 +231,7 @@ class TomlBlock:
         before = ctx.read(path)
         if before is None:
             return
-        after = toml_block.remove(before)
+        after = toml_block.remove(before, toml_block.MARKERS[record.get("markers", "local")])
         ctx.write(path, before, None if record.get("created_file") and not after.strip() else after)
 
 

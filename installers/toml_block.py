@@ -11,6 +11,7 @@ before anything is written.
 from __future__ import annotations
 
 import tomllib
+from dataclasses import dataclass
 
 import tomli_w
 
@@ -19,6 +20,31 @@ END = "# <<< memverbs <<<"
 # Top-level keys cannot follow a table, so the few memverbs sets go in a second block at the top.
 TOP_BEGIN = "# >>> memverbs top-level >>> managed by `memverbs install`"
 TOP_END = "# <<< memverbs top-level <<<"
+
+
+@dataclass(frozen=True)
+class Markers:
+    """The marker lines of one kind of block: `memverbs install`'s, or `memverbs connect --install`'s.
+
+    Each owner finds, replaces and removes only its own block; the other's is
+    "outside" to it, so a second `[mcp_servers.memverbs]` is caught by the conflict check."""
+
+    name: str
+    begin: str
+    end: str
+    top_begin: str
+    top_end: str
+
+
+LOCAL = Markers("local", BEGIN, END, TOP_BEGIN, TOP_END)
+REMOTE = Markers(
+    "remote",
+    "# >>> memverbs remote >>> managed by `memverbs connect --install`; `memverbs disconnect` removes this block",
+    "# <<< memverbs remote <<<",
+    "# >>> memverbs remote top-level >>> managed by `memverbs connect --install`",
+    "# <<< memverbs remote top-level <<<",
+)
+MARKERS = {m.name: m for m in (LOCAL, REMOTE)}
 
 
 class TomlEditError(ValueError):
@@ -46,28 +72,28 @@ def split(text: str, begin: str = BEGIN, end_marker: str = END) -> tuple[str, st
     return text[:start], text[start:end], text[end:]
 
 
-def upsert(text: str, data: dict, top: dict | None = None) -> str:
+def upsert(text: str, data: dict, top: dict | None = None, markers: Markers = LOCAL) -> str:
     """Our block (re)written at the end, and `top` — top-level keys — in the top block."""
-    text = remove_top(text)
+    text = remove_top(text, markers)
     if top:
-        text = f"{TOP_BEGIN}\n{tomli_w.dumps(top).rstrip()}\n{TOP_END}\n" + text
-    before, _, after = split(text)
+        text = f"{markers.top_begin}\n{tomli_w.dumps(top).rstrip()}\n{markers.top_end}\n" + text
+    before, _, after = split(text, markers.begin, markers.end)
     outside = before + after
     if outside and not outside.endswith("\n"):
         outside += "\n"
     sep = "\n" if outside and not outside.endswith("\n\n") else ""
-    block = f"{BEGIN}\n{tomli_w.dumps(data).rstrip()}\n{END}\n"
+    block = f"{markers.begin}\n{tomli_w.dumps(data).rstrip()}\n{markers.end}\n"
     return outside + sep + block
 
 
-def remove_top(text: str) -> str:
-    before, block, after = split(text, TOP_BEGIN, TOP_END)
+def remove_top(text: str, markers: Markers = LOCAL) -> str:
+    before, block, after = split(text, markers.top_begin, markers.top_end)
     return text if block is None else before + after
 
 
-def remove(text: str) -> str:
-    text = remove_top(text)
-    before, block, after = split(text)
+def remove(text: str, markers: Markers = LOCAL) -> str:
+    text = remove_top(text, markers)
+    before, block, after = split(text, markers.begin, markers.end)
     if block is None:
         return text
     # Drop the blank line upsert put in front of the block.

@@ -8,7 +8,7 @@ from pathlib import Path
 from memverbs.cli.output import fail, print_json
 from memverbs.hooks.events import Harness
 from memverbs.installers import registry
-from memverbs.installers.base import Options, run_install, run_uninstall
+from memverbs.installers.base import REMOTE_RECEIPT, Options, read_receipt, run_install, run_uninstall
 from memverbs.installers.steps import InstallError
 
 
@@ -37,6 +37,13 @@ def run_install_cmd(args) -> int:
             status = fail(f"{harness.value} has no {scope!r} scope", f"Use one of: {', '.join(scopes)}.")
             continue
         opts = Options(harness, scope=scope, surface=args.surface, hooks=not args.no_hooks, dry_run=args.dry_run, project_dir=Path.cwd())
+        remote = read_receipt(opts.home, harness, REMOTE_RECEIPT)
+        if remote is not None:
+            status = fail(
+                f"{harness.value} uses the remote brain {remote.get('remote_url', '')} (`memverbs connect --install`)",
+                "A harness uses one brain: run `memverbs disconnect` first (or connect again without this harness).",
+            )
+            continue
         cli = shutil.which(registry.COMMANDS[harness]) or registry.COMMANDS[harness]
         try:
             steps, notes = registry.module(harness).plan(opts, cli)
@@ -81,6 +88,8 @@ def run_uninstall_cmd(args) -> int:
         if receipt is None:
             if args.harness != "all":
                 print(f"memverbs is not installed into {harness.value} (no receipt under {opts.home.integrations / harness.value})")
+                if read_receipt(opts.home, harness, REMOTE_RECEIPT) is not None:
+                    print(f"  {harness.value} is connected to a remote brain instead: `memverbs disconnect` undoes that")
             continue
         removed += 1
         if receipt.get("dry_run"):

@@ -137,10 +137,21 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("connect", help="use a remote brain: check the URL and token, keep the token in the OS keyring")
     p.add_argument("url", help="the server's MCP endpoint, e.g. https://brain.example.com/mcp")
     p.add_argument("--token", required=True, help="a token from `memverbs auth create` on the server")
+    p.add_argument("--install", metavar="HARNESSES",
+                   help="also register the remote brain in these harnesses, comma-separated: claude,codex,grok,opencode,openclaw "
+                        "(or all: those on PATH); the token goes in none of their files (docs/remote.md). Without it, the harnesses an "
+                        "earlier connect registered stay registered")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("disconnect", help="forget the remote brain: remove its token from the keyring")
+    p = sub.add_parser("disconnect", help="forget the remote brain: unregister it from the harnesses connect --install wired, remove its token from the keyring")
     p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("remote-header", help="print the remote brain's Authorization header as JSON (the headers helper harnesses run)")
+    p.add_argument("url", nargs="?", help="the MCP endpoint (default: the connected one)")
+    p.add_argument("--bare", action="store_true", help='print the token alone: export MEMVERBS_REMOTE_TOKEN="$(memverbs remote-header --bare)"')
+    p.add_argument("--keyring-backend", metavar="BACKEND",
+                   help="read the keyring through this backend (what `connect --install` writes into a harness's helper command: "
+                        "the one the token was stored in, whatever the harness's environment says)")
 
     p = sub.add_parser("doctor", help="check the home, config and brain, with a fix for each problem")
     p.add_argument("--json", action="store_true")
@@ -191,6 +202,10 @@ def main(argv: list[str] | None = None) -> int:
             from memverbs.cli.connect import run_connect, run_disconnect  # noqa: PLC0415
 
             return run_connect(args) if args.command == "connect" else run_disconnect(args)
+        if args.command == "remote-header":
+            from memverbs.cli.connect import run_remote_header  # noqa: PLC0415
+
+            return run_remote_header(args)
         if args.command in ("install", "uninstall"):
             from memverbs.cli.install import run_install_cmd, run_uninstall_cmd  # noqa: PLC0415
 

@@ -1,7 +1,12 @@
 """The MCP binding: tools/list and tools/call on the official SDK's low-level server.
 
 Results are encoded by encoding.py (the stdio front uses the same function, so
-the bytes cannot differ). Built explicitly from a dispatcher factory (no module-level server object) so
+the bytes cannot differ). Each result also carries what protocol revision
+2026-07-28 requires (`resultType`; `ttlMs`/`cacheScope` on tools/list — private
+and immediately stale, the tools depend on the caller's token): a client that
+negotiates that revision (Grok's, over HTTP) is otherwise answered "Handler
+returned an invalid result". The SDK sieves these keys out for older revisions,
+so their bytes do not change. Built explicitly from a dispatcher factory (no module-level server object) so
 stdio and HTTP share it; nothing here writes to stdout.
 """
 
@@ -10,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from mcp.server import CacheHint
 from mcp.server.lowlevel import Server
 
 from memverbs import __version__
@@ -32,7 +38,7 @@ def build_server(dispatcher_for: Callable[[Any], Dispatcher], offload: Offload |
     """
 
     async def list_tools(ctx, params) -> dict[str, Any]:
-        return {"tools": tool_defs(dispatcher_for(ctx).surface)}
+        return {"tools": tool_defs(dispatcher_for(ctx).surface), "resultType": "complete"}
 
     async def call_tool(ctx, params) -> dict[str, Any]:
         dispatcher = dispatcher_for(ctx)
@@ -40,6 +46,12 @@ def build_server(dispatcher_for: Callable[[Any], Dispatcher], offload: Offload |
             outcome = dispatcher.call(params.name, params.arguments)
         else:
             outcome = await offload(lambda: dispatcher.call(params.name, params.arguments))
-        return encode(outcome)
+        return {**encode(outcome), "resultType": "complete"}
 
-    return Server("memverbs", version=__version__, on_list_tools=list_tools, on_call_tool=call_tool)
+    return Server(
+        "memverbs",
+        version=__version__,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        cache_hints={"tools/list": CacheHint(ttl_ms=0, scope="private")},
+    )

@@ -124,6 +124,33 @@ def test_verbs_surface_token_cannot_see_or_call_put_page(server, brain_home):
     assert body["error"] == "not_found"  # the hidden call wrote nothing
 
 
+def test_a_client_on_protocol_2026_07_28_gets_valid_results(server, brain_home):
+    """Grok's client negotiates revision 2026-07-28 over HTTP, whose results must carry `resultType`
+    (and tools/list `ttlMs`/`cacheScope`); without them the SDK answered "Handler returned an
+    invalid result" and Grok saw no tools. Older revisions never see those keys."""
+    token = make_token(brain_home, "modern-client")
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+
+    def modern(method: str, params: dict, **headers: str) -> dict:
+        response = httpx.post(
+            server.url,
+            json={"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": meta}},
+            headers={**HEADERS, "Authorization": f"Bearer {token}", "MCP-Protocol-Version": "2026-07-28",
+                     "Mcp-Method": method, **headers},
+            timeout=30,
+        )
+        assert response.status_code == 200 and "error" not in response.json(), response.text
+        return response.json()["result"]
+
+    listed = modern("tools/list", {})
+    assert (listed["resultType"], listed["cacheScope"], listed["ttlMs"]) == ("complete", "private", 0)
+    assert "recall" in [t["name"] for t in listed["tools"]]
+    called = modern("tools/call", {"name": "recall", "arguments": {}}, **{"Mcp-Name": "recall"})
+    assert called["resultType"] == "complete" and json.loads(called["content"][0]["text"])["protocol_version"] == 1
+    assert set(rpc(server, token, "tools/list", {})) == {"tools"}
+    assert "resultType" not in rpc(server, token, "tools/call", {"name": "recall", "arguments": {}})
+
+
 def test_server_surface_is_a_ceiling_for_every_token(brain_home):
     full = make_token(brain_home, "under-a-ceiling")
     with RemoteServer(brain_home, "--surface", "verbs", env=clean_env(brain_home)) as capped:

@@ -25,7 +25,8 @@ class QuickSettings:
     hook_entities: str
 
 
-def _lookup(data: dict, dotted: str):
+def lookup(data: dict, dotted: str):
+    """The value at a dotted key (`mcp.strict_params`) of a TOML table, or None."""
     node = data
     for part in dotted.split("."):
         if not isinstance(node, dict) or part not in node:
@@ -38,7 +39,7 @@ def _value(data: dict, dotted: str, default):
     env = os.environ.get("MEMVERBS_" + dotted.upper().replace(".", "__"))
     if env is not None:
         return env
-    found = _lookup(data, dotted)
+    found = lookup(data, dotted)
     return default if found is None else found
 
 

@@ -16,6 +16,7 @@ from memverbs.cli.configfile import read_config, write_config
 from memverbs.cli.output import fail, print_json
 from memverbs.server.errors import ConfigError
 from memverbs.server.home import Home
+from memverbs.server.quickconfig import lookup
 from memverbs.server.protocol.params import nearest
 from memverbs.server.settings import FileSettings, describe, known_keys, load_settings, setting_type
 
@@ -28,7 +29,7 @@ def run_config(args) -> int:
             settings = load_settings(home)
         except ConfigError as exc:
             return fail(exc.message, exc.fix)
-        values = {key: _lookup(settings.model_dump(), key) for key in keys}
+        values = {key: lookup(settings.model_dump(), key) for key in keys}
         if args.key:
             if args.key not in keys:
                 return _unknown(args.key, keys)
@@ -53,7 +54,7 @@ def run_config(args) -> int:
             f"Pick a valid value (see docs/configuration.md); {home.config_path} was not changed.",
         )
     write_config(home.config_path, updated)
-    print(f"{args.key} = {json.dumps(_lookup(updated, args.key))}" if args.config_command == "set" else f"{args.key} unset")
+    print(f"{args.key} = {json.dumps(lookup(updated, args.key))}" if args.config_command == "set" else f"{args.key} unset")
     return 0
 
 
@@ -68,15 +69,6 @@ def _parse_value(key: str, text: str):
         except ValueError:
             return text
     return text
-
-
-def _lookup(data: dict, key: str):
-    node = data
-    for part in key.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    return node
 
 
 def _assign(data: dict, key: str, value) -> dict:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 import tomllib
 from pathlib import Path
 
 import tomli_w
+
+from memverbs.installers.files import atomic_write
 
 
 def read_config(path: Path) -> dict:
@@ -20,16 +20,5 @@ def read_config(path: Path) -> dict:
 
 
 def write_config(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
-    fd, tmp = tempfile.mkstemp(prefix=".config.", suffix=".toml", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            tomli_w.dump(data, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """config.toml holds settings, not secrets, but stays private to its owner (0600) when new."""
+    atomic_write(path, tomli_w.dumps(data), default_mode=0o600)

@@ -26,6 +26,7 @@ from memverbs.hooks.events import Harness, HookInputError, Moment
 from memverbs.server.home import Home
 
 DEFAULT_DEADLINE_MS = 2_500  # well inside the 5–10 s timeouts the installers set
+MAX_DEADLINE_MS = 60_000
 MAX_STDIN = 1 << 20
 OFF = {"off", "0", "false", "no", "disabled"}
 
@@ -111,13 +112,13 @@ def run_hook(argv: list[str]) -> int:
     home = Home.from_env()
     args = parse_args(argv)
     try:
-        deadline_ms = max(50, int(args["deadline_ms"]))
-    except (TypeError, ValueError):
+        deadline_ms = min(MAX_DEADLINE_MS, max(50, int(args["deadline_ms"])))
+    except (TypeError, ValueError, OverflowError):
         deadline_ms = DEFAULT_DEADLINE_MS
     code, output, harness, moment = "internal", None, str(args["harness"]), str(args["moment"])
     previous = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, deadline_ms / 1000)
     try:
+        signal.setitimer(signal.ITIMER_REAL, deadline_ms / 1000)
         code, output, moment = _run(home, args, started + deadline_ms / 1000 * 0.4)
     except Deadline:
         code = "deadline"
@@ -131,11 +132,7 @@ def run_hook(argv: list[str]) -> int:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     if output:
-        try:
-            sys.stdout.write(output + "\n")
-            sys.stdout.flush()
-        except OSError:
-            code = "stdout_closed"
+        code = _emit(output, code)
     _diagnose(home, harness, moment, code, started, len(output or ""))
     return 0
 
@@ -181,6 +178,18 @@ def _run(home: Home, args: dict, stdin_deadline: float) -> tuple[str, str | None
     if not text:
         return "empty", None, event.moment.value
     return "ok", adapter.render(text, event), event.moment.value
+
+
+def _emit(output: str, code: str) -> str:
+    """UTF-8 bytes straight to fd 1: no text-layer encoding to fail, and fine when sys.stdout is None."""
+    data = (output + "\n").encode("utf-8")
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(1, view) :]
+    except Exception:  # noqa: BLE001 - a closed or broken stdout must not break the session
+        return "stdout_closed"
+    return code
 
 
 def _on_alarm(signum, frame):

@@ -43,11 +43,20 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+# The instants an ISO timestamp can name (years 0001–9999), in epoch ms.
+MIN_MS = -62_135_596_800_000
+MAX_MS = 253_402_300_799_999
+
+
 def iso(ms: int | None) -> str | None:
     if ms is None:
         return None
     dt = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=ms)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+    # Formatted by hand: strftime's %Y does not zero-pad years before 1000 on glibc.
+    return (
+        f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T{dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}."
+        f"{dt.microsecond // 1000:03d}Z"
+    )
 
 
 def _to_ms(dt: datetime) -> int:

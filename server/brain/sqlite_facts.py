@@ -10,6 +10,8 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from memverbs.server.timeparse import now_ms
+
 FACT_COLS = (
     "id, fact, kind, entity_slug, visibility, notability, valid_from, valid_until, expired_at, superseded_by, "
     "consolidated_at, consolidated_into, provenance, source_session, context, confidence, created_at"
@@ -55,6 +57,10 @@ class FactStore:
             return self._insert(db, source, new, now)
 
     def _insert(self, db: sqlite3.Connection, source: str, new: NewFact, now: int) -> int:
+        # Stamped inside the write transaction, after the lock is taken: writers are serialised,
+        # so recording times follow commit order and delta's fact cursor never skips a fact that
+        # was still in flight.
+        now = max(now, now_ms())
         cur = db.execute(
             "INSERT INTO facts (source_id, fact, fact_norm, kind, entity_slug, visibility, notability, provenance, "
             "source_session, context, confidence, valid_from, valid_until, created_at) "
@@ -208,11 +214,19 @@ class FactStore:
         )
 
     def facts_recorded_after(self, source: str, since: int, *, world_only: bool, now: int, limit: int):
-        """delta's facts arm: active facts recorded strictly after `since`, newest first."""
+        """delta's facts arm: active facts recorded strictly after `since`, oldest first."""
         return self.query(
             f"SELECT {FACT_COLS} FROM facts WHERE source_id = ? AND created_at > ? AND {_ACTIVE} AND {_WORLD} "
-            "ORDER BY created_at DESC, id DESC LIMIT ?",
+            "ORDER BY created_at, id LIMIT ?",
             (source, since, now, world_only, limit),
+        )
+
+    def facts_recorded_at(self, source: str, at: int, *, world_only: bool, now: int, limit: int):
+        """Active facts recorded in one millisecond, in id order (a bulk import's batch)."""
+        return self.query(
+            f"SELECT {FACT_COLS} FROM facts WHERE source_id = ? AND created_at = ? AND {_ACTIVE} AND {_WORLD} "
+            "ORDER BY id LIMIT ?",
+            (source, at, now, world_only, limit),
         )
 
     def recent_entity_slugs(self, source: str, *, limit: int, scan: int = 200) -> list[str]:

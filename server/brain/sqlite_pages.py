@@ -102,24 +102,34 @@ class PageStore:
             (source, slug, limit),
         )
 
-    def edges_out(self, source: str, slug: str, limit: int) -> list[sqlite3.Row]:
+    # Edges and backlinks count only pages the caller may see: a link from a private or deleted
+    # page must not reveal that page (its slug, or even that it exists).
+    _VISIBLE_FROM = "JOIN pages f ON f.source_id = l.source_id AND f.slug = l.from_slug AND f.deleted_at IS NULL AND (? OR f.visibility = 'world')"
+    # An out-edge may point at a slug with no page yet (that is fine to show), never at a hidden one.
+    _VISIBLE_TO = (
+        "LEFT JOIN pages t ON t.source_id = l.source_id AND t.slug = l.to_slug "
+        "WHERE (t.id IS NULL OR (t.deleted_at IS NULL AND (? OR t.visibility = 'world')))"
+    )
+
+    def edges_out(self, source: str, slug: str, limit: int, *, allow_private: bool) -> list[sqlite3.Row]:
         return self.query(
-            "SELECT link_type, to_slug AS slug, context FROM links WHERE source_id = ? AND from_slug = ? "
-            "AND link_source IS NOT 'mentions' ORDER BY id LIMIT ?",
-            (source, slug, limit),
+            f"SELECT l.link_type, l.to_slug AS slug, l.context FROM links l {self._VISIBLE_TO} "
+            "AND l.source_id = ? AND l.from_slug = ? AND l.link_source IS NOT 'mentions' ORDER BY l.id LIMIT ?",
+            (allow_private, source, slug, limit),
         )
 
-    def edges_in(self, source: str, slug: str, limit: int) -> list[sqlite3.Row]:
+    def edges_in(self, source: str, slug: str, limit: int, *, allow_private: bool) -> list[sqlite3.Row]:
         return self.query(
-            "SELECT link_type, from_slug AS slug, context FROM links WHERE source_id = ? AND to_slug = ? "
-            "AND link_source IS NOT 'mentions' ORDER BY id LIMIT ?",
-            (source, slug, limit),
+            f"SELECT l.link_type, l.from_slug AS slug, l.context FROM links l {self._VISIBLE_FROM} "
+            "WHERE l.source_id = ? AND l.to_slug = ? AND l.link_source IS NOT 'mentions' ORDER BY l.id LIMIT ?",
+            (allow_private, source, slug, limit),
         )
 
-    def backlink_count(self, source: str, slug: str) -> int:
+    def backlink_count(self, source: str, slug: str, *, allow_private: bool) -> int:
         return self.one(
-            "SELECT count(*) FROM links WHERE source_id = ? AND to_slug = ? AND link_source IS NOT 'mentions'",
-            (source, slug),
+            f"SELECT count(*) FROM links l {self._VISIBLE_FROM} "
+            "WHERE l.source_id = ? AND l.to_slug = ? AND l.link_source IS NOT 'mentions'",
+            (allow_private, source, slug),
         )[0]
 
     # -- lists and search ----------------------------------------------------

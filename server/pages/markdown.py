@@ -158,7 +158,7 @@ def safe_summary(body: str, frontmatter_summary: str | None, *, include_private:
         if not text or text.startswith(("#", "<!--", "---", "```")):
             continue
         text = re.sub(r"^[-*+>]\s+", "", text)
-        text = text.removeprefix("[private]").strip()
+        text = re.sub(r"^\[private\]\s*", "", text, flags=re.IGNORECASE)
         if not text:
             continue
         sentence = _SENTENCE_END.split(text, maxsplit=1)[0]
@@ -166,19 +166,40 @@ def safe_summary(body: str, frontmatter_summary: str | None, *, include_private:
     return ""
 
 
+def _classified(body: str, *, keepends: bool = False):
+    """Each line with the fence it is in and whether it belongs to a private facts row.
+
+    A private row starts `- [private]` (any case) inside the facts fence; its indented
+    continuation lines are private too.
+    """
+    fence: str | None = None
+    private_row = False
+    for line in body.splitlines(keepends=keepends):
+        m = _FENCE.search(line)
+        if m:
+            fence = None if m.group(1) else m.group(2).lower()
+            private_row = False
+            yield line, None, False
+            continue
+        if fence == "facts":
+            stripped = line.strip()
+            if stripped.lstrip("-*+ ").lower().startswith("[private]"):
+                private_row = True
+            elif stripped and not line[:1].isspace():
+                private_row = False  # a new row (or prose) at the fence's own level
+        else:
+            private_row = False
+        yield line, fence, private_row
+
+
 def fenced_body(body: str, *, include_private: bool) -> str:
     """The body with the takes fence removed and private facts-fence rows removed for untrusted readers."""
     _, body = split_frontmatter(body) if body.startswith("---") else ({}, body)
     out: list[str] = []
-    fence: str | None = None
-    for line in body.splitlines():
-        m = _FENCE.search(line)
-        if m:
-            fence = None if m.group(1) else m.group(2).lower()
+    for line, fence, private in _classified(body):
+        if fence is None and _FENCE.search(line):
             continue
-        if fence == "takes":
-            continue
-        if fence == "facts" and not include_private and line.strip().lstrip("-*+ ").startswith("[private]"):
+        if fence == "takes" or (private and not include_private):
             continue
         out.append(line)
     return "\n".join(out)
@@ -186,16 +207,7 @@ def fenced_body(body: str, *, include_private: bool) -> str:
 
 def without_private_rows(body: str) -> str:
     """The page as an untrusted reader may see it: every line kept but the private facts-fence rows."""
-    out: list[str] = []
-    fence: str | None = None
-    for line in body.splitlines(keepends=True):
-        m = _FENCE.search(line)
-        if m:
-            fence = None if m.group(1) else m.group(2).lower()
-        elif fence == "facts" and line.strip().lstrip("-*+ ").startswith("[private]"):
-            continue
-        out.append(line)
-    return "".join(out)
+    return "".join(line for line, _, private in _classified(body, keepends=True) if not private)
 
 
 def clip(text: str, limit: int = SUMMARY_MAX) -> str:

@@ -71,9 +71,12 @@ def resolve_entity_slug(ctx: VerbContext, raw: str | None) -> str | None:
     if not name:
         return None
     brain, source = ctx.brain, ctx.source
-    if looks_like_slug(name) and brain.pages_by_slugs(source, [name], allow_private=True):
+    # Resolution sees only pages the caller may see: a private page's slug, title or alias must not
+    # come back to an untrusted caller as the canonical slug (that would reveal it exists).
+    visible = ctx.pages_private_ok
+    if looks_like_slug(name) and brain.pages_by_slugs(source, [name], allow_private=visible):
         return name
-    by_alias = brain.pages_by_slugs(source, brain.alias_slugs(source, normalize_alias(name)), allow_private=True)
+    by_alias = brain.pages_by_slugs(source, brain.alias_slugs(source, normalize_alias(name)), allow_private=visible)
     if len(by_alias) == 1:
         return next(iter(by_alias))
     if "/" not in name and len(name.split()) == 1 and "-" not in slugify(name):
@@ -82,29 +85,30 @@ def resolve_entity_slug(ctx: VerbContext, raw: str | None) -> str | None:
             found: set[str] = set()
             for folder in ("people", "companies"):
                 base = f"{folder}/{tok}"
-                found |= set(brain.pages_by_slugs(source, [base], allow_private=True))
-                found |= {r["slug"] for r in brain.pages_with_prefix(source, base + "-", allow_private=True, limit=2)}
+                found |= set(brain.pages_by_slugs(source, [base], allow_private=visible))
+                found |= {r["slug"] for r in brain.pages_with_prefix(source, base + "-", allow_private=visible, limit=2)}
             if len(found) == 1:
                 return found.pop()
     else:
-        titled = brain.pages_titled(source, name.lower(), allow_private=True)
+        titled = brain.pages_titled(source, name.lower(), allow_private=visible)
         if titled:
             return max(titled, key=lambda r: (r["updated_at"], r["slug"]))["slug"]
     return slugify_path(name) or name
 
 
-def build_card(ctx: VerbContext, page, *, include_private: bool, now: int) -> dict:
-    """The entity card. `include_private` widens facts and summary fences (trusted-local only)."""
+def build_card(ctx: VerbContext, page, *, include_private: bool, allow_private: bool, now: int) -> dict:
+    """The entity card. `include_private` widens facts and summary fences (trusted-local only);
+    `allow_private` says whether private pages may appear as its edges and backlinks."""
     brain, source, slug = ctx.brain, ctx.source, page["slug"]
     timeline = brain.timeline_newest(source, slug, limit=5)
     edges = [
         {"type": e["link_type"], "direction": "out", "slug": e["slug"], "context": e["context"] or None}
-        for e in brain.edges_out(source, slug, MAX_EDGES)
+        for e in brain.edges_out(source, slug, MAX_EDGES, allow_private=allow_private)
     ]
     if len(edges) < MAX_EDGES:
         edges += [
             {"type": e["link_type"], "direction": "in", "slug": e["slug"], "context": e["context"] or None}
-            for e in brain.edges_in(source, slug, MAX_EDGES - len(edges))
+            for e in brain.edges_in(source, slug, MAX_EDGES - len(edges), allow_private=allow_private)
         ]
     return {
         "entity": {"slug": slug, "title": page["title"] or slug, "type": page["type"]},
@@ -117,7 +121,7 @@ def build_card(ctx: VerbContext, page, *, include_private: bool, now: int) -> di
         },
         "open_threads": open_threads(ctx, slug, timeline, include_private=include_private, now=now),
         "edges": edges,
-        "backlink_count": brain.backlink_count(source, slug),
+        "backlink_count": brain.backlink_count(source, slug, allow_private=allow_private),
         "active_fact_count": brain.active_fact_count(source, slug, world_only=not include_private, now=now),
     }
 

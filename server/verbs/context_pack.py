@@ -36,7 +36,7 @@ def pack_cards(ctx: VerbContext, names: list[str], *, include_private: bool, now
             continue
         page = found[0].page
         seen.add(page["slug"])
-        cards.append(build_card(ctx, page, include_private=include_private, now=now))
+        cards.append(build_card(ctx, page, include_private=include_private, allow_private=allow_private, now=now))
     return cards
 
 

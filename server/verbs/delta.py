@@ -5,7 +5,9 @@ pages sharing one timestamp drains across wakes instead of livelocking. A
 session cursor (source, client lane, session) advances only to the newest page
 actually delivered: at-least-once, never silently lost. Cursor reads and writes
 fail open to a stateless delta. Untrusted callers never see private pages here
-either (PROTOCOL.md B3), and a facts overflow sets has_more (B4).
+either (PROTOCOL.md B3), and a facts overflow sets has_more (B4) — with facts
+delivered oldest first and the cursor held before the first undelivered one, so
+following has_more drains them all.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from memverbs.server.verbs.shapes import brief_fact, split_entities
 
 PAGE_LIMIT = 50
 FACT_LIMIT = 50
+BULK_MS_LIMIT = 1_000
 IN_FLIGHT_LAG_MS = 2000  # covers transactions that stamp updated_at when they start
 
 
@@ -56,9 +59,9 @@ def delta(ctx: VerbContext, params: dict) -> dict:
         for r in page_rows[:PAGE_LIMIT]
     ]
     page_times = [r["updated_at"] for r in page_rows[:PAGE_LIMIT]]
-    fact_rows = brain.facts_recorded_after(source, effective, world_only=not include_private, now=now, limit=FACT_LIMIT + 1)
-    fact_overflow = len(fact_rows) > FACT_LIMIT
-    facts = [brief_fact(r, r["confidence"]) for r in fact_rows[:FACT_LIMIT]]
+    fact_rows, fact_overflow = _fact_batch(ctx, effective, include_private, now)
+    facts = [brief_fact(r, r["confidence"]) for r in fact_rows]
+    fact_times = [r["created_at"] for r in fact_rows]
     threads = [
         t
         for card in pack_cards(ctx, split_entities(params.get("entities")), include_private=include_private, now=now)
@@ -77,16 +80,28 @@ def delta(ctx: VerbContext, params: dict) -> dict:
         fields = budget_fields(budget, a, b)
     has_more = page_overflow or fact_overflow or dropped_pages > 0 or dropped_facts > 0
 
+    # How far this wake delivered everything. Facts come oldest first, so when some were
+    # not delivered (overflow or budget) the cursor stops just before the first of them.
+    facts_complete = not fact_overflow and dropped_facts == 0
+    fact_bound = None
+    if not facts_complete:
+        fact_bound = (fact_times[len(facts)] if len(facts) < len(fact_times) else fact_times[-1] + 1) - 1
+    advance: tuple[int, str] | None = None
     if pages:
         last_at, last_slug = page_times[len(pages) - 1], pages[-1]["slug"]
-        next_cursor = {"since": iso(last_at), "slug": last_slug}
+        advance = (last_at, last_slug) if fact_bound is None or fact_bound >= last_at else (fact_bound, "")
+        next_cursor = {"since": iso(advance[0]), "slug": advance[1]}
+    elif facts and fact_bound is not None:
+        # No page changed at all (pages are packed first): the facts alone move the cursor.
+        # Facts are stamped under the write lock, so no in-flight lag is needed for them.
+        advance = (fact_bound, "")
+        next_cursor = {"since": iso(advance[0]), "slug": ""}
     else:
         next_cursor = {"since": iso(effective), "slug": since_slug or ""}
-    if session is not None:
-        if pages:
-            _fail_open(lambda: brain.save_cursor(source, client, session, last_at, last_slug, now))
-        elif not has_more:
-            _fail_open(lambda: brain.save_cursor(source, client, session, now - IN_FLIGHT_LAG_MS, "", now))
+        if not has_more:
+            advance = (now - IN_FLIGHT_LAG_MS, "")
+    if session is not None and advance is not None:
+        _fail_open(lambda: brain.save_cursor(source, client, session, advance[0], advance[1], now))
 
     since_iso = iso(effective)
     body = {
@@ -101,6 +116,26 @@ def delta(ctx: VerbContext, params: dict) -> dict:
     }
     body.update(fields)
     return body
+
+
+def _fact_batch(ctx: VerbContext, since: int, include_private: bool, now: int) -> tuple[list, bool]:
+    """Facts recorded after `since`, oldest first: up to 50, never splitting a millisecond.
+
+    A batch that ends inside a millisecond could not be resumed from an instant cursor,
+    so it is cut back to the last whole millisecond — or, when one millisecond alone holds
+    more than 50 facts (a bulk import), widened to all of it.
+    """
+    rows = ctx.brain.facts_recorded_after(
+        ctx.source, since, world_only=not include_private, now=now, limit=FACT_LIMIT + 1
+    )
+    if len(rows) <= FACT_LIMIT:
+        return rows, False
+    boundary = rows[FACT_LIMIT]["created_at"]
+    whole = [r for r in rows[:FACT_LIMIT] if r["created_at"] < boundary]
+    if whole:
+        return whole, True
+    same = ctx.brain.facts_recorded_at(ctx.source, boundary, world_only=not include_private, now=now, limit=BULK_MS_LIMIT)
+    return same, True
 
 
 def _first_wake(ctx: VerbContext, session: str, budget: int | None, now: int) -> dict:

@@ -25,7 +25,7 @@ def entity(ctx: VerbContext, params: dict) -> dict:
     body: dict = {"protocol_version": PROTOCOL_VERSION, "found": bool(found)}
     if found:
         best, runners = found[0], found[1 : 1 + MAX_RUNNERS_UP]
-        card = build_card(ctx, best.page, include_private=trusted, now=now_ms())
+        card = build_card(ctx, best.page, include_private=trusted, allow_private=allow_private, now=now_ms())
         suggestions = [
             {"slug": c.page["slug"], "title": c.page["title"] or c.page["slug"], "create_safety": "exists"}
             for c in runners

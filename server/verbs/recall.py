@@ -7,6 +7,8 @@ than a silent empty answer.
 
 from __future__ import annotations
 
+import math
+
 from memverbs.server.brain.sqlite_facts import FactFilter
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, invalid
@@ -23,7 +25,9 @@ MAX_LIMIT = 100
 
 
 def recall_limit(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value <= 0:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return DEFAULT_LIMIT
+    if value != int(value) or value <= 0:
         return DEFAULT_LIMIT
     return min(int(value), MAX_LIMIT)
 
@@ -60,6 +64,11 @@ def recall(ctx: VerbContext, params: dict) -> dict:
         since=since,
     )
     facts = [recall_fact(r) for r in ctx.brain.facts(ctx.source, f)]
+    grep = params.get("grep")
+    if grep:
+        # grep belongs to the facts arm (limit, then grep); the budget packs what the arm returns.
+        needle = grep.lower()
+        facts = [x for x in facts if needle in x["fact"].lower()]
 
     query = (params.get("query") or "").strip()
     results: list[dict] | None = None
@@ -83,11 +92,6 @@ def recall(ctx: VerbContext, params: dict) -> dict:
         if results is None:
             b.dropped = 0
         fields = budget_fields(budget, a, b)
-
-    grep = params.get("grep")
-    if grep:
-        needle = grep.lower()
-        packed_facts = [x for x in packed_facts if needle in x["fact"].lower()]
 
     body: dict = {"facts": packed_facts, "total": len(packed_facts)}
     if params.get("include_pending") is True:

@@ -6,6 +6,7 @@ from memverbs.server.errors import invalid
 from memverbs.server.timeparse import (
     DURATION_RE,
     ISO_DURATION_FULL,
+    MAX_MS,
     ISO_DURATION_START,
     duration_ms,
     parse_instant,
@@ -27,9 +28,12 @@ def parse_ttl(raw: str | None, now: int) -> int | None:
             '(e.g. "30d", "12h"), or an absolute ISO 8601 expiry timestamp.',
         )
     m = DURATION_RE.match(s)
-    if m:
-        return now + duration_ms(m)
-    at = parse_instant(s)
+    at = now + duration_ms(m) if m else parse_instant(s)
+    if at is not None and at > MAX_MS:
+        raise invalid(
+            f'ttl "{raw[:60]}" is beyond the year 9999.',
+            f"Choose a nearer expiry, or omit ttl for a fact that never expires. {_FORMS}",
+        )
     if at is not None:
         return at
     raise invalid(f'Cannot parse ttl "{raw}".', f"ttl was not understood. {_FORMS} Omit ttl for a fact that never expires.")

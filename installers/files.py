@@ -4,6 +4,11 @@ A config file is written through a temp file in the same directory and an
 os.replace, so a crash leaves either the old file or the new one, never half
 of each; the new file keeps the old one's permissions. Before the first change
 of a run, the old bytes are copied under `$MEMVERBS_HOME/backups/<harness>/`.
+
+Line endings and a UTF-8 byte-order mark are the user's too: files are read and
+written without newline translation (a CRLF file stays CRLF; the editors insert
+in the file's own ending, see `newline_of`), and a file that starts with a BOM
+is read without it and written back with it.
 """
 
 from __future__ import annotations
@@ -15,11 +20,30 @@ import time
 from pathlib import Path
 
 
+BOM = "\ufeff"
+
+
 def read_text(path: Path) -> str | None:
+    """The file's text as it is on disk (no newline translation), without a leading BOM."""
     try:
-        return path.read_text(encoding="utf-8")
+        with path.open(encoding="utf-8-sig", newline="") as fh:
+            return fh.read()
     except FileNotFoundError:
         return None
+
+
+def newline_of(text: str | None) -> str:
+    """The line ending `text` uses (that of its first line), "\n" when it has none."""
+    i = (text or "").find("\n")
+    return "\r\n" if i > 0 and text[i - 1] == "\r" else "\n"
+
+
+def _has_bom(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(3) == BOM.encode("utf-8")
+    except (FileNotFoundError, IsADirectoryError):
+        return False
 
 
 def atomic_write(path: Path, text: str, *, default_mode: int = 0o644) -> None:
@@ -28,9 +52,11 @@ def atomic_write(path: Path, text: str, *, default_mode: int = 0o644) -> None:
         mode = path.stat().st_mode & 0o7777
     except FileNotFoundError:
         mode = default_mode
+    if _has_bom(path) and not text.startswith(BOM):
+        text = BOM + text  # read_text dropped it; the file gets it back
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".memverbs-tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())

@@ -5,7 +5,9 @@ and foreign entries must survive our install and uninstall byte for byte. So
 instead of load-modify-dump, `JsonDoc` parses the text into values *with their
 spans* (comments and trailing commas allowed, as JSONC has them) and edits the
 text at those spans: replace one member's value, insert one member or array
-item in the file's own indentation, or cut one out with its comma. Each edit
+item in the file's own indentation and line ending, or cut one out with its
+comma. Comments inside a container survive both: an entry goes in right after the
+opening brace, and cutting the only entry takes just its own span. Each edit
 re-parses, so the document is always valid after it.
 """
 
@@ -14,6 +16,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+
+from memverbs.installers.files import newline_of
 
 _WS = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.DOTALL)
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
@@ -241,6 +245,9 @@ class JsonDoc:
         self.text = self.text[:start] + replacement + self.text[end:]
         self.root = _Parser(self.text).document()
 
+    def _newline(self) -> str:
+        return newline_of(self.text)
+
     def _unit(self) -> str:
         m = re.search(r"\n([ \t]+)\S", self.text)
         return m.group(1) if m else "  "
@@ -253,7 +260,7 @@ class JsonDoc:
     def _render(self, value: object, indent: str) -> str:
         unit = self._unit()
         text = json.dumps(value, indent=len(unit.expandtabs(4)) if "\t" not in unit else "\t", ensure_ascii=False)
-        return text.replace("\n", "\n" + indent)
+        return text.replace("\n", self._newline() + indent)
 
     def _insert(self, container: Node, prefix: str, value: object) -> None:
         children = (
@@ -267,21 +274,44 @@ class JsonDoc:
             indent = self._indent_at(first_start) if multiline else ""
             after = _WS.match(self.text, last.end).end()
             trailing_comma = self.text.startswith(",", after)
-            sep = "\n" + indent if multiline else " "
+            sep = self._newline() + indent if multiline else " "
             entry = prefix + self._render(value, indent)
             if trailing_comma:
                 self._splice(after + 1, after + 1, f"{sep}{entry},")
             else:
                 self._splice(last.end, last.end, f",{sep}{entry}")
             return
+        nl = self._newline()
         outer = self._indent_at(container.start)
         inner = outer + self._unit()
-        self._splice(container.start + 1, close, f"\n{inner}{prefix}{self._render(value, inner)}\n{outer}")
+        entry = f"{nl}{inner}{prefix}{self._render(value, inner)}"
+        if self.text[container.start + 1 : close].strip():
+            # Comments only ("{ // add servers here }"): they stay, after our entry.
+            self._splice(container.start + 1, container.start + 1, entry)
+        else:
+            self._splice(container.start + 1, close, f"{entry}{nl}{outer}")
 
     def _cut(self, container: Node, start: int, end: int, *, last: bool, only: bool) -> None:
         """Remove one entry with its separating comma; whole lines go when the entry had its own."""
         if only:
-            self._splice(container.start + 1, container.end - 1, "")
+            inside, close = container.start + 1, container.end - 1
+            comma = _WS.match(self.text, end).end()
+            if not self.text.startswith(",", comma):
+                comma = None
+            tail = self.text[end:close] if comma is None else self.text[end:comma] + self.text[comma + 1 : close]
+            rest = self.text[inside:start] + tail
+            if not rest.strip():
+                self._splice(inside, close, "")  # nothing else in it: back to "{}" / "[]"
+                return
+            # The user's comments share the container: cut just the entry (and its trailing
+            # comma), with the line break and indentation in front of it that _insert put there.
+            line_break = self.text.rfind("\n", inside, start)
+            if line_break >= 0 and not self.text[line_break:start].strip():
+                start = line_break - 1 if line_break > inside and self.text[line_break - 1] == "\r" else line_break
+            if comma is None:
+                self._splice(start, end, "")
+            else:
+                self._splice(start, comma + 1, self.text[end:comma])
             return
         if not last:
             after = _WS.match(self.text, end).end()  # the comma that follows this entry

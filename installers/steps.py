@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memverbs.installers import toml_block
-from memverbs.installers.files import atomic_write, backup, read_text
+from memverbs.installers.files import atomic_write, backup, newline_of, read_text
 from memverbs.installers.jsonc import JsonDoc, JsonEditError
 
 
@@ -154,18 +154,27 @@ class JsonArrayItem:
     item: object
     fingerprint: Callable[[object], bool]
 
-    def _compute(self, ctx: Context) -> tuple[str | None, str]:
+    def _compute(self, ctx: Context) -> tuple[str | None, str, list[str]]:
         before = ctx.read(self.path)
         doc = _doc(self.path, before)
+        # The array and its parents that this install creates: only those are ours to remove.
+        created = [".".join(self.keys[:d]) for d in range(1, len(self.keys) + 1) if doc.get(self.keys[:d]) is None]
         doc.remove_items(self.keys, self.fingerprint)  # idempotent: ours is replaced, never doubled
         doc.append(self.keys, self.item)
-        return before, doc.text
+        return before, doc.text, created
 
 
     def apply(self, ctx: Context) -> dict:
-        before, after = self._compute(ctx)
+        before, after, created = self._compute(ctx)
         ctx.write(self.path, before, after)
-        return {"kind": "json_item", "path": str(self.path), "keys": self.keys, "item": self.item, "created_file": before is None}
+        return {
+            "kind": "json_item",
+            "path": str(self.path),
+            "keys": self.keys,
+            "item": self.item,
+            "created_parents": created,
+            "created_file": before is None,
+        }
 
     @staticmethod
     def revert(record: dict, ctx: Context, fingerprint: Callable[[object], bool]) -> None:
@@ -175,11 +184,18 @@ class JsonArrayItem:
             return
         doc = _doc(path, before)
         doc.remove_items(record["keys"], fingerprint)
-        # Leave no empty containers we made: an emptied array, then its emptied parents.
-        keys = list(record["keys"])
-        while keys and doc.get(keys) in ([], {}):
-            doc.delete(keys)
-            keys.pop()
+        # Leave no empty containers we made (an emptied array, then its emptied parents), and
+        # keep the user's own, even when empty.
+        if "created_parents" in record:
+            made = sorted(record["created_parents"], key=len, reverse=True)
+        else:  # a receipt from before containers were recorded: every emptied one, as it then did
+            made = [".".join(record["keys"][:d]) for d in range(len(record["keys"]), 0, -1)]
+        for dotted in made:
+            keys = dotted.split(".")
+            if doc.get(keys) in ([], {}):
+                doc.delete(keys)
+            elif "created_parents" not in record:
+                break
         created_and_empty = record.get("created_file") and doc.data == {}
         ctx.write(path, before, None if created_and_empty else doc.text)
 
@@ -304,6 +320,8 @@ def _marked_span(text: str, begin: str, end: str, path: Path) -> tuple[int, int]
             f"Remove the broken memverbs block from {path} by hand and install again.",
         )
     stop += len(end)
+    if text.startswith("\r\n", stop):
+        return start, stop + 2
     return start, stop + 1 if text.startswith("\n", stop) else stop
 
 
@@ -311,9 +329,9 @@ def _marked_span(text: str, begin: str, end: str, path: Path) -> tuple[int, int]
 class MarkedBlock:
     """Text memverbs owns inside a file it does not (an agent's instructions file), between marker lines.
 
-    Appended after one newline of our own, so uninstall can cut that newline and the
-    block and give the file back its original bytes; a re-install replaces the block
-    in place. Markdown renders the HTML-comment markers as nothing.
+    Appended after one newline of our own (in the file's line ending), so uninstall can cut
+    that newline and the block and give the file back its original bytes; a re-install
+    replaces the block in place. Markdown renders the HTML-comment markers as nothing.
     """
 
     path: Path
@@ -323,12 +341,14 @@ class MarkedBlock:
 
     def apply(self, ctx: Context) -> dict:
         before = ctx.read(self.path)
-        block = f"{self.begin}\n{self.body.rstrip()}\n{self.end}\n"
+        nl = newline_of(before)
+        body = self.body.rstrip().replace("\r\n", "\n").replace("\n", nl)
+        block = f"{self.begin}{nl}{body}{nl}{self.end}{nl}"
         span = _marked_span(before or "", self.begin, self.end, self.path)
         if span:
             after = before[: span[0]] + block + before[span[1] :]
         else:
-            after = before + "\n" + block if before else block
+            after = before + nl + block if before else block
         ctx.write(self.path, before, after)
         return {"kind": "marked_block", "path": str(self.path), "begin": self.begin, "end": self.end, "created_file": before is None}
 
@@ -342,8 +362,11 @@ class MarkedBlock:
         if span is None:
             return
         start, stop = span
-        if start > 0 and text[start - 1] == "\n":
-            start -= 1  # the newline apply put in front of the block
+        nl = newline_of(text)
+        if text[:start].endswith(nl):
+            start -= len(nl)  # the newline apply put in front of the block
+        elif start > 0 and text[start - 1] == "\n":
+            start -= 1
         after = text[:start] + text[stop:]
         ctx.write(path, text, None if record.get("created_file") and not after else after)
 

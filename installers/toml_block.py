@@ -4,8 +4,8 @@ The TOML parsers of these harnesses reject unknown keys and their own CLIs
 rewrite the file without comments, so memverbs keeps everything it owns in a
 single block between two marker comments, appended at the end (TOML tables may
 appear in any order). Install replaces the block, uninstall cuts it out; every
-byte outside it stays as the user left it. The result is parsed with tomllib
-before anything is written.
+byte outside it stays as the user left it (our lines use the file's own line
+ending). The result is parsed with tomllib before anything is written.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import tomllib
 from dataclasses import dataclass
 
 import tomli_w
+
+from memverbs.installers.files import newline_of
 
 BEGIN = "# >>> memverbs >>> managed by `memverbs install`; `memverbs uninstall` removes this block"
 END = "# <<< memverbs <<<"
@@ -67,22 +69,29 @@ def split(text: str, begin: str = BEGIN, end_marker: str = END) -> tuple[str, st
     if end < 0:
         raise TomlEditError("the memverbs block has a start marker but no end marker")
     end += len(end_marker)
-    if text.startswith("\n", end):
+    if text.startswith("\r\n", end):
+        end += 2
+    elif text.startswith("\n", end):
         end += 1
     return text[:start], text[start:end], text[end:]
 
 
 def upsert(text: str, data: dict, top: dict | None = None, markers: Markers = LOCAL) -> str:
     """Our block (re)written at the end, and `top` — top-level keys — in the top block."""
+    nl = newline_of(text)
+
+    def lines(*parts: str) -> str:
+        return "".join(part.replace("\n", nl) + nl for part in parts)
+
     text = remove_top(text, markers)
     if top:
-        text = f"{markers.top_begin}\n{tomli_w.dumps(top).rstrip()}\n{markers.top_end}\n" + text
+        text = lines(markers.top_begin, tomli_w.dumps(top).rstrip(), markers.top_end) + text
     before, _, after = split(text, markers.begin, markers.end)
     outside = before + after
     if outside and not outside.endswith("\n"):
-        outside += "\n"
-    sep = "\n" if outside and not outside.endswith("\n\n") else ""
-    block = f"{markers.begin}\n{tomli_w.dumps(data).rstrip()}\n{markers.end}\n"
+        outside += nl
+    sep = nl if outside and not outside.endswith(nl + nl) and not outside.endswith("\n\n") else ""
+    block = lines(markers.begin, tomli_w.dumps(data).rstrip(), markers.end)
     return outside + sep + block
 
 
@@ -97,6 +106,9 @@ def remove(text: str, markers: Markers = LOCAL) -> str:
     if block is None:
         return text
     # Drop the blank line upsert put in front of the block.
-    if before.endswith("\n\n"):
+    nl = newline_of(text)
+    if before.endswith(nl + nl):
+        before = before[: -len(nl)]
+    elif before.endswith("\n\n"):
         before = before[:-1]
     return before + after

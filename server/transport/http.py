@@ -28,7 +28,6 @@ import ipaddress
 import json
 import signal
 import socket
-import sys
 import threading
 import weakref
 from collections.abc import AsyncIterator
@@ -50,6 +49,7 @@ from memverbs.server.errors import MemverbsError, PROTOCOL_VERSION
 from memverbs.server.protocol.surfaces import allowed, narrower
 from memverbs.server.runtime import Runtime
 from memverbs.server.timeparse import now_ms
+from memverbs.server.transport.diagnostics import say
 from memverbs.server.transport.mcp_server import build_server
 
 DEFAULT_HOST = "127.0.0.1"
@@ -221,7 +221,7 @@ async def _json(send, status: int, body: dict, headers: list | None = None) -> N
 
 
 def _log(text: str) -> None:
-    print(f"memverbs: {text}", file=sys.stderr, flush=True)
+    say(f"memverbs: {text}")
 
 
 # -- binding and running ------------------------------------------------------
@@ -276,7 +276,7 @@ def serve_http(runtime: Runtime, ceiling: str, *, host: str = DEFAULT_HOST, port
         sock = bind(host, port)
     except OSError as exc:
         _log(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
-        print("  fix: pick a free port with --port (0 picks one), or stop the process using it.", file=sys.stderr)
+        say("  fix: pick a free port with --port (0 picks one), or stop the process using it.")
         return 1
     url = url_of(sock)
     if runtime.config_error is not None:

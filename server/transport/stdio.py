@@ -8,13 +8,13 @@ imports; the SDK's server then serves the rest of the connection.
 from __future__ import annotations
 
 
-import sys
 
 from memverbs.server.errors import MemverbsError
 from memverbs.server.protocol.surfaces import allowed
 from memverbs.server.runtime import Runtime
 from memverbs.server.timeparse import now_ms
 from memverbs.server.transport import stdio_front
+from memverbs.server.transport.diagnostics import say
 
 
 class _ReplayStdin:
@@ -71,13 +71,13 @@ def serve_stdio(runtime: Runtime, surface: str) -> None:
     dispatcher = runtime.mcp_dispatcher(surface)
     count = len(allowed(surface))
     what = f"{count} memory verbs" if surface == "verbs" else f"{count} tools ({surface} surface)"
-    print(f"Starting memverbs MCP server (stdio) — serving {what} (MEMORY_VERBS v1)...", file=sys.stderr)
+    say(f"Starting memverbs MCP server (stdio) — serving {what} (MEMORY_VERBS v1)...")
     if runtime.config_error is not None:
-        print(f"memverbs: {runtime.config_error.message} — {runtime.config_error.fix}", file=sys.stderr)
+        say(f"memverbs: {runtime.config_error.message} — {runtime.config_error.fix}")
     try:
         runtime.brain().gc_cursors(now_ms())  # idle delta cursors, once per boot
     except MemverbsError as exc:
-        print(f"memverbs: {exc.message} — {exc.fix}", file=sys.stderr)
+        say(f"memverbs: {exc.message} — {exc.fix}")
 
     def build():
         from memverbs.server.transport.mcp_server import build_server  # noqa: PLC0415 - the slow import, off the main thread

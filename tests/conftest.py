@@ -12,7 +12,7 @@ import pytest
 from memverbs.server.home import Home
 from memverbs.server.runtime import Runtime
 
-from helpers import Client
+from helpers import Client, init_home
 
 
 @pytest.fixture
@@ -22,12 +22,7 @@ def home(tmp_path, monkeypatch) -> Home:
     monkeypatch.setenv("MEMVERBS_HOME", str(root))
     for var in ("MEMVERBS_SOURCE", "MEMVERBS_MCP_SURFACE", "MEMVERBS_MCP_FORCE_SURFACE", "MEMVERBS_REMOTE_PRIVATE_PAGES"):
         monkeypatch.delenv(var, raising=False)
-    h = Home(root)
-    root.mkdir()
-    rt = Runtime(h)
-    rt.create_brain()
-    rt.close()
-    return h
+    return init_home(root)
 
 
 @pytest.fixture

@@ -26,8 +26,8 @@ from fake_model import FakeModel, tool_names
 from harnesses import memverbs, require_cli, run, throwaway_home
 from memverbs.installers import toml_block
 from memverbs.installers.jsonc import JsonDoc
-from memverbs.server.home import Home
-from memverbs.server.runtime import Runtime
+
+from helpers import init_home
 
 PLAINTEXT = "keyrings.alt.file.PlaintextKeyring"
 FILE_HARNESSES = ["codex", "grok", "opencode", "openclaw"]  # connect edits their files: no CLI needed to register
@@ -51,11 +51,7 @@ API_KEY_VAR = "MEMVERBS_E2E_FAKE_KEY"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    home = tmp_path_factory.mktemp("brain-server") / "home"
-    home.mkdir()
-    runtime = Runtime(Home(home))
-    runtime.create_brain()
-    runtime.close()
+    home = init_home(tmp_path_factory.mktemp("brain-server") / "home").root
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMVERBS_", "PYTHON_KEYRING", "XDG_"))}
     with RemoteServer(home, env=env) as srv:
         yield srv

@@ -19,8 +19,8 @@ import pytest
 from benchmarks.http_load import RemoteServer, make_token
 from memverbs.cli.main import main
 from memverbs.cli.remote import RemoteError, TokenVault, normalise_url
-from memverbs.server.home import Home
-from memverbs.server.runtime import Runtime
+
+from helpers import init_home
 
 PLAINTEXT = "keyrings.alt.file.PlaintextKeyring"
 
@@ -33,12 +33,7 @@ def run(cmd: list[str], env: dict, *args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def server_home(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("srv") / "home"
-    root.mkdir()
-    runtime = Runtime(Home(root))
-    runtime.create_brain()
-    runtime.close()
-    return root
+    return init_home(tmp_path_factory.mktemp("srv") / "home").root
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,20 @@ from __future__ import annotations
 
 import json
 
+from pathlib import Path
+
 from memverbs.server.dispatch import Dispatcher
+from memverbs.server.home import Home
+from memverbs.server.runtime import Runtime
+
+
+def init_home(root: Path) -> Home:
+    """A new MEMVERBS_HOME at `root` with an empty brain (what `memverbs init` leaves)."""
+    root.mkdir(parents=True, exist_ok=True)
+    runtime = Runtime(Home(root))
+    runtime.create_brain()
+    runtime.close()
+    return Home(root)
 
 
 class Client:

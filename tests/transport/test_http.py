@@ -24,7 +24,7 @@ from memverbs.server.protocol.schemas import ERROR_SCHEMA, validate
 from memverbs.server.protocol.surfaces import allowed
 from memverbs.server.runtime import Runtime
 
-from helpers import Client
+from helpers import Client, init_home
 
 
 def clean_env(home: Path) -> dict:
@@ -35,12 +35,7 @@ def clean_env(home: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def brain_home(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("remote") / "home"
-    root.mkdir()
-    runtime = Runtime(Home(root))
-    runtime.create_brain()
-    runtime.close()
-    return root
+    return init_home(tmp_path_factory.mktemp("remote") / "home").root
 
 
 @pytest.fixture(scope="module")

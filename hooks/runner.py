@@ -39,13 +39,15 @@ class Hook:
     """What a moment needs: the event, its session state, the brain, and a trusted local caller."""
 
     def __init__(self, home: Home, event, settings, state, now_ms: int) -> None:
-        from memverbs.server.brain.sqlite import SqliteBrain  # noqa: PLC0415
+        from memverbs.server.brain.factory import locate, open_brain  # noqa: PLC0415
         from memverbs.server.context import Caller  # noqa: PLC0415
         from memverbs.server.dispatch import Dispatcher  # noqa: PLC0415
 
         self.event, self.settings, self.state, self.now_ms = event, settings, state, now_ms
         self.source = settings.source
-        self.brain = SqliteBrain.open(home.resolve(settings.brain_path), busy_timeout_ms=min(settings.busy_timeout_ms, 1_000))
+        # One connection at most (a hook makes a few calls in sequence), waited for no longer than its lock.
+        where = locate(settings.brain_url, home, settings.brain_path)
+        self.brain = open_brain(where, busy_timeout_ms=min(settings.busy_timeout_ms, 1_000), pool_size=1)
         self.dispatcher = Dispatcher(Caller.local(self.source), "verbs", lambda: self.brain)
 
     def call(self, verb: str, params: dict) -> dict:

@@ -21,6 +21,7 @@ from memverbs.server.home import DEFAULT_BRAIN_NAME, DEFAULT_SOURCE, Home
 class QuickSettings:
     source: str
     brain_path: str
+    brain_url: str
     busy_timeout_ms: int
     hook_entities: str
 
@@ -58,6 +59,7 @@ def quick_settings(home: Home) -> QuickSettings:
     return QuickSettings(
         source=str(_value(data, "source", DEFAULT_SOURCE)).strip() or DEFAULT_SOURCE,
         brain_path=str(_value(data, "brain.path", DEFAULT_BRAIN_NAME)),
+        brain_url=str(_value(data, "brain.url", "")),
         busy_timeout_ms=timeout,
         hook_entities=str(_value(data, "hooks.entities", "")),
     )

@@ -12,7 +12,8 @@ import os
 import sys
 from collections.abc import Callable
 
-from memverbs.server.brain.sqlite import SqliteBrain
+from memverbs.server.brain.base import Brain
+from memverbs.server.brain.factory import BrainLocation, locate, open_brain
 from memverbs.server.context import Caller
 from memverbs.server.dispatch import Dispatcher
 from memverbs.server.errors import ConfigError
@@ -32,7 +33,7 @@ class Runtime:
             self.settings = load_settings(self.home)
         except ConfigError as exc:
             self.config_error = exc
-        self._brain: SqliteBrain | None = None
+        self._brain: Brain | None = None
         # Costs nothing to build: keys, httpx and numpy wait for the first call that needs them.
         self.providers = providers or Providers(self.settings)
 
@@ -41,27 +42,29 @@ class Runtime:
         return self.settings.source if self.settings else source_from_env()
 
     @property
-    def brain_path(self):
-        rel = self.settings.brain.path if self.settings else "brain.db"
-        return self.home.resolve(rel)
+    def brain_location(self) -> BrainLocation:
+        """The configured brain (`brain.url`, else the file `brain.path`); raises ConfigError for a bad URL."""
+        if self.settings is None:
+            return locate("", self.home, "brain.db")
+        return locate(self.settings.brain.url, self.home, self.settings.brain.path)
 
-    def brain(self) -> SqliteBrain:
+    def _open(self, *, create: bool = False) -> Brain:
         if self.config_error is not None:
             raise self.config_error
+        cfg = self.settings.brain
+        return open_brain(self.brain_location, create=create, busy_timeout_ms=cfg.busy_timeout_ms, pool_size=cfg.pool_size)
+
+    def brain(self) -> Brain:
         if self._brain is None:
-            self._brain = SqliteBrain.open(self.brain_path, busy_timeout_ms=self.settings.brain.busy_timeout_ms)
+            self._brain = self._open()
         return self._brain
 
-    def open_brain(self) -> SqliteBrain:
+    def open_brain(self) -> Brain:
         """A fresh connection to the brain, not shared: one per worker thread of the HTTP server."""
-        if self.config_error is not None:
-            raise self.config_error
-        return SqliteBrain.open(self.brain_path, busy_timeout_ms=self.settings.brain.busy_timeout_ms)
+        return self._open()
 
-    def create_brain(self) -> SqliteBrain:
-        if self.config_error is not None:
-            raise self.config_error
-        self._brain = SqliteBrain.open(self.brain_path, create=True, busy_timeout_ms=self.settings.brain.busy_timeout_ms)
+    def create_brain(self) -> Brain:
+        self._brain = self._open(create=True)
         return self._brain
 
     def close(self) -> None:
@@ -91,7 +94,7 @@ class Runtime:
         surface: str,
         caller: Caller | None = None,
         *,
-        open_brain: Callable[[], SqliteBrain] | None = None,
+        open_brain: Callable[[], Brain] | None = None,
         usage_client: str | None = None,
     ) -> Dispatcher:
         """An MCP caller's dispatcher. `open_brain` overrides the process's one connection (HTTP

@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 from memverbs.cli.output import print_json
 from memverbs.server.brain import migrations
+from memverbs.server.brain.factory import locate
 from memverbs.server.errors import ConfigError
 from memverbs.server.home import Home
 from memverbs.server.settings import Settings, load_settings
@@ -42,12 +43,21 @@ def run_checks(home: Home) -> list[Check]:
         checks.append(Check("config", "ok", f"{where}; source {settings.source}"))
     except ConfigError as exc:
         checks.append(Check("config", "fail", exc.message, exc.fix))
-    brain_path = home.resolve(settings.brain.path if settings else "brain.db")
-    checks += brain_checks(brain_path)
-    if settings is not None:
+    try:
+        where = locate(settings.brain.url, home, settings.brain.path) if settings else locate("", home, "brain.db")
+    except ConfigError as exc:
+        checks.append(Check("brain", "fail", exc.message, exc.fix))
+        where = None
+    if where is not None and where.backend == "postgres":
+        from memverbs.server.brain.postgres_health import postgres_checks  # noqa: PLC0415 - psycopg only here
+
+        checks += [Check(*row) for row in postgres_checks(where)]
+    elif where is not None:
+        checks += brain_checks(where.path)
+    if settings is not None and where is not None:
         from memverbs.server.providers.health import provider_checks  # noqa: PLC0415 - probes only here
 
-        checks += [Check(*row) for row in provider_checks(settings, brain_path)]
+        checks += [Check(*row) for row in provider_checks(settings, where)]
     checks.append(usage_check(home))
     from memverbs.installers.health import harness_checks  # noqa: PLC0415
 

@@ -62,8 +62,21 @@ class SqliteBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore):
             raise translate(exc, path) from exc
         return cls(db, path)
 
+    @classmethod
+    def open_read_only(cls, path: Path) -> SqliteBrain:
+        """A look without writing anything (doctor): no migrations, no journal-mode change."""
+        try:
+            db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise translate(exc, path) from exc
+        db.row_factory = sqlite3.Row
+        return cls(db, path)
+
     def close(self) -> None:
         self.db.close()
+
+    def describe(self) -> str:
+        return str(self.path)
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:

@@ -9,7 +9,6 @@ person can act on; the verbs then degrade exactly as the contract says.
 
 from __future__ import annotations
 
-import threading
 from typing import TYPE_CHECKING
 
 from memverbs.server.providers import keys
@@ -30,8 +29,6 @@ class Providers:
         self._chat = chat
         self.embedder_problem: str | None = None
         self.chat_problem: str | None = None
-        self._indexes: dict = {}
-        self._lock = threading.Lock()
 
     @property
     def cosine_floor(self) -> float:
@@ -91,18 +88,6 @@ class Providers:
 
         cls = AnthropicChat if cfg.provider == "anthropic" else OpenAIChat
         return cls(cfg, key, keys.how_to_set(keys.LLM_KEY))
-
-    def vector_index(self, brain, space_id: int, dims: int):
-        """The process's in-memory index of a brain's space, brought up to date (one per process, not per connection)."""
-        from memverbs.server.brain.vector_index import VectorIndex  # noqa: PLC0415 - numpy behind it
-
-        key = (str(brain.path), space_id)
-        with self._lock:
-            index = self._indexes.get(key)
-            if index is None:
-                index = self._indexes[key] = VectorIndex(space_id, dims, brain.vector_snapshot_dir)
-        index.refresh(brain)
-        return index
 
     def price(self) -> tuple[float, float] | None:
         from memverbs.server.providers.pricing import price_for  # noqa: PLC0415

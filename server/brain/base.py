@@ -1,0 +1,245 @@
+"""The storage seam: what the verbs, page ops, hooks and transports ask of a brain.
+
+`Brain` is the one interface every backend implements (`SqliteBrain`, the
+embedded default; `PostgresBrain`, a shared server database). It speaks only
+backend-neutral types: the records below, rows that read like mappings
+(`row["slug"]`, and positionally `row[0]`), epoch-millisecond integers and
+plain strings. No verb builds SQL or a query syntax: search is a `SearchQuery`
+the backend translates (FTS5 for SQLite, tsquery for Postgres), and the vector
+arm asks the brain for its own `VectorIndex`.
+
+A backend is opened through `memverbs.server.brain.factory.open_brain`, never
+constructed directly, so the configured `brain.url` decides which one runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
+
+Row = Any  # a mapping-like row: row["column"] and row[index]; sqlite3.Row or the Postgres row type
+
+
+@dataclass(frozen=True)
+class SearchQuery:
+    """A keyword search, as the verbs mean it; each backend writes it in its own syntax.
+
+    `terms` are lowercased words (the verbs' own tokenisation). `mode`:
+    * `all` — pages holding every term (anywhere in title or body);
+    * `any` — pages holding at least one term;
+    * `title_phrase` — the terms, in order and adjacent, in the title.
+    """
+
+    terms: tuple[str, ...]
+    mode: Literal["all", "any", "title_phrase"] = "all"
+
+    @classmethod
+    def of(cls, terms, mode: Literal["all", "any", "title_phrase"] = "all") -> SearchQuery:
+        return cls(tuple(terms), mode)
+
+
+@dataclass
+class PageDraft:
+    """A page as put_page parsed it: everything a save replaces."""
+
+    slug: str
+    title: str
+    type: str | None
+    body: str
+    frontmatter: dict
+    summary: str | None
+    visibility: str
+    aliases: list[str] = field(default_factory=list)
+    links: list[tuple[str, str, str, str | None]] = field(default_factory=list)  # to, type, link_source, context
+    timeline: list[tuple[str, str, str | None]] = field(default_factory=list)  # date, summary, detail
+
+
+@dataclass
+class NewFact:
+    fact: str
+    fact_norm: str
+    kind: str
+    entity_slug: str | None
+    visibility: str
+    provenance: str
+    valid_until: int | None
+    source_session: str | None = None
+    context: str | None = None
+    confidence: float = 1.0
+    notability: str = "medium"
+
+
+@dataclass
+class FactFilter:
+    """What recall's facts arm asks for; `arm` picks the ordering."""
+
+    arm: str  # supersessions | entity | session | recent
+    now: int
+    world_only: bool
+    active_only: bool
+    limit: int
+    entity_slug: str | None = None
+    session_id: str | None = None
+    since: int | None = None
+
+
+class TokenNameTaken(Exception):
+    """A live token already has this name."""
+
+
+# -- vectors ------------------------------------------------------------------------
+
+
+def pack(vector) -> bytes:
+    """A vector as stored and exchanged: float32 little-endian bytes."""
+    import numpy as np  # noqa: PLC0415 - vectors exist only with a provider
+
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def unpack(blobs: list[bytes], dims: int) -> np.ndarray:
+    import numpy as np  # noqa: PLC0415
+
+    if not blobs:
+        return np.zeros((0, dims), dtype=np.float32)
+    return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dims).astype(np.float32, copy=False)
+
+
+class VectorIndex(Protocol):
+    """One vector space's page vectors, as the vector arm scores a query against them.
+
+    `scores` returns an opaque handle for one query (an array of cosines for an
+    exact scan, the query itself for a database-side index); `top` and
+    `scores_of` read it. Cosines are real cosines, whichever index answers.
+    """
+
+    def __len__(self) -> int: ...
+
+    def scores(self, query: np.ndarray) -> Any: ...
+
+    def top(self, scores: Any, k: int) -> list[tuple[int, float]]: ...
+
+    def scores_of(self, scores: Any, vector_ids: list[int]) -> dict[int, float]: ...
+
+
+# -- the brain -----------------------------------------------------------------------
+
+
+class Brain(Protocol):
+    backend: str  # "sqlite" | "postgres"
+
+    def close(self) -> None: ...
+
+    # health, for doctor and init
+    def schema_status(self) -> dict: ...
+    def integrity(self) -> str: ...
+    def counts(self, source_id: str) -> dict: ...
+    def describe(self) -> str: ...
+
+    # pages
+    def page(self, source: str, slug: str, *, allow_private: bool = True) -> Row | None: ...
+    def pages_by_slugs(self, source: str, slugs: list[str], *, allow_private: bool) -> dict[str, Row]: ...
+    def alias_slugs(self, source: str, alias_norm: str) -> list[str]: ...
+    def pages_titled(self, source: str, title_lower: str, *, allow_private: bool) -> list[Row]: ...
+    def pages_with_suffix(self, source: str, tail: str, *, allow_private: bool, limit: int = 50) -> list[Row]: ...
+    def pages_with_prefix(self, source: str, prefix: str, *, allow_private: bool, limit: int = 50) -> list[Row]: ...
+    def aliases_of(self, source: str, slug: str) -> list[str]: ...
+    def timeline_newest(self, source: str, slug: str, limit: int = 5) -> list[Row]: ...
+    def edges_out(self, source: str, slug: str, limit: int, *, allow_private: bool) -> list[Row]: ...
+    def edges_in(self, source: str, slug: str, limit: int, *, allow_private: bool) -> list[Row]: ...
+    def backlink_count(self, source: str, slug: str, *, allow_private: bool) -> int: ...
+    def list_pages(self, source: str, *, type_: str | None, prefix: str | None, limit: int, allow_private: bool) -> list[Row]: ...
+    def keyword_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list[Row]: ...
+    def aliased_slugs(self, source: str, slugs: list[str], alias_norm: str) -> set[str]: ...
+    def changed_pages(self, source: str, since: int, since_slug: str | None, *, limit: int, allow_private: bool) -> list[Row]: ...
+    def save_page(self, source: str, draft: PageDraft, now: int) -> bool: ...
+    def delete_page(self, source: str, slug: str, now: int) -> bool: ...
+    def add_alias(self, source: str, slug: str, alias: str, alias_norm: str) -> bool: ...
+    def add_link(self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context, now: int) -> bool: ...
+    def add_timeline_entry(self, source: str, slug: str, date: str, summary: str, detail, now: int) -> int: ...
+    def touch_retrieved(self, source: str, slugs: list[str], now: int) -> None: ...
+    def page_links(self, source: str, slug: str) -> list[Row]: ...
+
+    # facts
+    def insert_fact(self, source: str, new: NewFact, now: int) -> int: ...
+    def remember_fact(
+        self,
+        source: str,
+        new: NewFact,
+        now: int,
+        *,
+        vector: bytes | None = None,
+        space_id: int | None = None,
+        choose: Callable[[list[Row]], tuple[str, Row] | None] | None = None,
+        dedup: bool = True,
+    ) -> tuple[str, int, Row | None]: ...
+    def fact(self, fact_id: int) -> Row | None: ...
+    def expire_fact(self, fact_id: int, now: int, reason: str) -> bool: ...
+    def facts(self, source: str, f: FactFilter) -> list[Row]: ...
+    def active_commitments(self, source: str, slug: str, *, world_only: bool, now: int, limit: int) -> list[Row]: ...
+    def active_fact_count(self, source: str, slug: str, *, world_only: bool, now: int, cap: int = 100) -> int: ...
+    def entity_facts(self, source: str, slugs: list[str], *, world_only: bool, now: int, limit: int) -> list[Row]: ...
+    def session_facts(self, source: str, session_id: str, *, world_only: bool, now: int, limit: int) -> list[Row]: ...
+    def recent_facts(self, source: str, created_after: int, *, world_only: bool, now: int, limit: int) -> list[Row]: ...
+    def facts_recorded_after(self, source: str, since: int, *, world_only: bool, now: int, limit: int) -> list[Row]: ...
+    def facts_recorded_at(self, source: str, at: int, *, world_only: bool, now: int, limit: int) -> list[Row]: ...
+    def recent_entity_slugs(self, source: str, *, limit: int, scan: int = 200) -> list[str]: ...
+    def facts_matching(
+        self, source: str, query: SearchQuery, *, world_only: bool, now: int, since: int | None, until: int | None, limit: int
+    ) -> list[Row]: ...
+
+    # delta cursors
+    def cursor(self, source: str, client: str, session: str) -> Row | None: ...
+    def save_cursor(self, source: str, client: str, session: str, last_wake_at: int, slug: str, now: int) -> None: ...
+    def gc_cursors(self, now: int, source: str | None = None, client: str | None = None) -> int: ...
+
+    # access tokens
+    def create_token(self, *, name: str, token_hash: str, token_hint: str, scopes: str, surface: str,
+                     source_id: str, client_id: str, now: int) -> int: ...
+    def tokens(self, *, include_revoked: bool = False) -> list[Row]: ...
+    def live_token(self, token_hash: str) -> Row | None: ...
+    def revoke_token(self, name: str, now: int) -> int: ...
+    def touch_token(self, token_id: int, last_used_at: int | None, now: int) -> None: ...
+
+    # chunks and vectors
+    def space_id(self, provider: str, model: str, dims: int, *, create: bool = False) -> int | None: ...
+    def space_for(self, provider: str, model: str, dims: int | None) -> int | None: ...
+    def spaces(self) -> list[Row]: ...
+    def chunk_unchunked_pages(self, limit: int = 500) -> int: ...
+    def unchunked_page_count(self) -> int: ...
+    def chunks_missing_vectors(self, space_id: int, *, after_chunk: int, limit: int) -> list[Row]: ...
+    def page_chunks_missing_vectors(self, source: str, slug: str, space_id: int) -> list[Row]: ...
+    def missing_vector_counts(self, space_id: int | None, now: int) -> dict: ...
+    def store_text_vectors(self, space_id: int, items: list[tuple[str, bytes]], now: int) -> None: ...
+    def chunk_hits(self, source: str, vector_ids: list[int], *, allow_private: bool) -> list[Row]: ...
+    def page_vector_ids(self, source: str, slugs: list[str], space_id: int) -> list[Row]: ...
+    def facts_missing_vectors(self, space_id: int, now: int, *, after_fact: int, limit: int) -> list[Row]: ...
+    def store_fact_vectors(self, space_id: int, items: list[tuple[int, bytes]], now: int) -> None: ...
+    def prune_vectors(self, keep_space_id: int | None) -> dict: ...
+    def vector_index(self, space_id: int, dims: int) -> VectorIndex:
+        """The brain's index of a space's page vectors, brought up to date (shared within a process)."""
+        ...
+    def build_vector_index(self, space_id: int, dims: int) -> None:
+        """Prepare the index ahead of queries (reindex calls it after filling vectors)."""
+        ...
+    def vector_index_kind(self) -> str:
+        """What answers the vector arm, in words for doctor (e.g. "exact scan, memory-mapped snapshot")."""
+        ...
+
+
+__all__ = [
+    "Brain",
+    "FactFilter",
+    "NewFact",
+    "PageDraft",
+    "Row",
+    "SearchQuery",
+    "TokenNameTaken",
+    "VectorIndex",
+    "pack",
+    "unpack",
+]

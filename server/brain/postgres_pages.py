@@ -1,0 +1,276 @@
+"""Pages, aliases, links and timeline in the Postgres brain (the SQLite store's twin, query for query).
+
+Every read is isolated to one source and takes `allow_private`: untrusted
+callers pass False and private pages simply are not there for them. Keyword
+search runs on the weighted `search` tsvector (title A, body B).
+"""
+
+from __future__ import annotations
+
+import json
+
+from memverbs.server.brain.base import PageDraft, SearchQuery
+from memverbs.server.brain.postgres_search import RANK_WEIGHTS, tsquery
+from memverbs.server.brain.sqlite_pages import _prefix_upper, draft_aliases, reverse
+
+_LIVE = "deleted_at IS NULL AND (%s OR visibility = 'world')"
+_PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_retrieved_at"
+# FTS5's snippet(…, 48) equivalent: one fragment of the body around the matches, no markers.
+_HEADLINE = 'StartSel="", StopSel="", MaxWords=48, MinWords=24, ShortWord=0, MaxFragments=1, FragmentDelimiter=" … "'
+
+
+class PageStore:
+    # -- single pages --------------------------------------------------------
+
+    def page(self, source: str, slug: str, *, allow_private: bool = True):
+        return self.one(
+            f"SELECT id, {_PAGE_COLS}, frontmatter, created_at FROM pages WHERE source_id = %s AND slug = %s AND {_LIVE}",
+            (source, slug, allow_private),
+        )
+
+    def pages_by_slugs(self, source: str, slugs: list[str], *, allow_private: bool) -> dict:
+        if not slugs:
+            return {}
+        rows = self.query(
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND slug = ANY(%s) AND {_LIVE}",
+            (source, list(slugs), allow_private),
+        )
+        return {r["slug"]: r for r in rows}
+
+    # -- entity resolution ---------------------------------------------------
+
+    def alias_slugs(self, source: str, alias_norm: str) -> list[str]:
+        rows = self.query("SELECT DISTINCT slug FROM aliases WHERE source_id = %s AND alias_norm = %s", (source, alias_norm))
+        return [r[0] for r in rows]
+
+    def pages_titled(self, source: str, title_lower: str, *, allow_private: bool) -> list:
+        return self.query(
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND lower(title) = %s AND {_LIVE}",
+            (source, title_lower, allow_private),
+        )
+
+    def pages_with_suffix(self, source: str, tail: str, *, allow_private: bool, limit: int = 50) -> list:
+        lo = reverse("/" + tail)
+        return self.query(
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND slug_rev >= %s AND slug_rev < %s AND {_LIVE} LIMIT %s",
+            (source, lo, _prefix_upper(lo), allow_private, limit),
+        )
+
+    def pages_with_prefix(self, source: str, prefix: str, *, allow_private: bool, limit: int = 50) -> list:
+        return self.query(
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND slug >= %s AND slug < %s AND {_LIVE} LIMIT %s",
+            (source, prefix, _prefix_upper(prefix), allow_private, limit),
+        )
+
+    # -- card parts ----------------------------------------------------------
+
+    def aliases_of(self, source: str, slug: str) -> list[str]:
+        rows = self.query(
+            "SELECT DISTINCT alias_norm FROM aliases WHERE source_id = %s AND slug = %s ORDER BY alias_norm", (source, slug)
+        )
+        return [r[0] for r in rows]
+
+    def timeline_newest(self, source: str, slug: str, limit: int = 5) -> list:
+        return self.query(
+            "SELECT date, summary, detail FROM timeline WHERE source_id = %s AND slug = %s ORDER BY date DESC, id DESC LIMIT %s",
+            (source, slug, limit),
+        )
+
+    # Edges and backlinks count only pages the caller may see (see the SQLite store).
+    _VISIBLE_FROM = (
+        "JOIN pages f ON f.source_id = l.source_id AND f.slug = l.from_slug AND f.deleted_at IS NULL "
+        "AND (%s OR f.visibility = 'world')"
+    )
+    _VISIBLE_TO = (
+        "LEFT JOIN pages t ON t.source_id = l.source_id AND t.slug = l.to_slug "
+        "WHERE (t.id IS NULL OR (t.deleted_at IS NULL AND (%s OR t.visibility = 'world')))"
+    )
+
+    def edges_out(self, source: str, slug: str, limit: int, *, allow_private: bool) -> list:
+        return self.query(
+            f"SELECT l.link_type, l.to_slug AS slug, l.context FROM links l {self._VISIBLE_TO} "
+            "AND l.source_id = %s AND l.from_slug = %s AND l.link_source IS DISTINCT FROM 'mentions' ORDER BY l.id LIMIT %s",
+            (allow_private, source, slug, limit),
+        )
+
+    def edges_in(self, source: str, slug: str, limit: int, *, allow_private: bool) -> list:
+        return self.query(
+            f"SELECT l.link_type, l.from_slug AS slug, l.context FROM links l {self._VISIBLE_FROM} "
+            "WHERE l.source_id = %s AND l.to_slug = %s AND l.link_source IS DISTINCT FROM 'mentions' ORDER BY l.id LIMIT %s",
+            (allow_private, source, slug, limit),
+        )
+
+    def backlink_count(self, source: str, slug: str, *, allow_private: bool) -> int:
+        return self.one(
+            f"SELECT count(*) FROM links l {self._VISIBLE_FROM} "
+            "WHERE l.source_id = %s AND l.to_slug = %s AND l.link_source IS DISTINCT FROM 'mentions'",
+            (allow_private, source, slug),
+        )[0]
+
+    # -- lists and search ----------------------------------------------------
+
+    def list_pages(self, source: str, *, type_: str | None, prefix: str | None, limit: int, allow_private: bool):
+        sql = f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND {_LIVE}"
+        args: list = [source, allow_private]
+        if type_:
+            sql += " AND type = %s"
+            args.append(type_)
+        if prefix:
+            sql += " AND slug >= %s AND slug < %s"
+            args += [prefix, _prefix_upper(prefix)]
+        sql += " ORDER BY updated_at DESC, slug LIMIT %s"
+        args.append(limit)
+        return self.query(sql, tuple(args))
+
+    def keyword_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list:
+        """Pages matching the query, best first (title weighs ten times the body, as bm25(10, 1) does)."""
+        q = tsquery(query)
+        if q is None:
+            return []
+        # The snippet is cut only for the page that made the cut (ts_headline reads the whole body).
+        return self.query(
+            "WITH q AS (SELECT to_tsquery('simple', %s) AS q), "
+            "hits AS (SELECT p.id, p.slug, p.title, p.body, ts_rank(%s::real[], p.search, q.q) AS rank "
+            "FROM pages p, q WHERE p.search @@ q.q AND p.source_id = %s AND p.deleted_at IS NULL "
+            "AND (%s OR p.visibility = 'world') ORDER BY rank DESC, p.id LIMIT %s) "
+            "SELECT h.slug, h.title, h.body, ts_headline('simple', h.body, q.q, %s) AS chunk, h.rank "
+            "FROM hits h, q ORDER BY h.rank DESC, h.id",
+            (q, RANK_WEIGHTS, source, allow_private, limit, _HEADLINE),
+        )
+
+    def aliased_slugs(self, source: str, slugs: list[str], alias_norm: str) -> set[str]:
+        if not slugs:
+            return set()
+        rows = self.query(
+            "SELECT slug FROM aliases WHERE source_id = %s AND alias_norm = %s AND slug = ANY(%s)",
+            (source, alias_norm, list(slugs)),
+        )
+        return {r[0] for r in rows}
+
+    def changed_pages(self, source: str, since: int, since_slug: str | None, *, limit: int, allow_private: bool):
+        """Pages changed after the keyset cursor (updated_at, slug), oldest first."""
+        if since_slug is None:
+            where, args = "updated_at > %s", (since,)
+        else:
+            where, args = "(updated_at > %s OR (updated_at = %s AND slug > %s))", (since, since, since_slug)
+        return self.query(
+            f"SELECT slug, source_id, title, updated_at FROM pages WHERE source_id = %s AND {where} AND {_LIVE} "
+            "ORDER BY updated_at, slug LIMIT %s",
+            (source, *args, allow_private, limit),
+        )
+
+    # -- writes --------------------------------------------------------------
+
+    def save_page(self, source: str, draft: PageDraft, now: int) -> bool:
+        """Create or replace a page with what its markdown declares; True when created."""
+        with self.write() as db:
+            existing = db.execute(
+                "SELECT id, deleted_at FROM pages WHERE source_id = %s AND slug = %s", (source, draft.slug)
+            ).fetchone()
+            values = (
+                draft.title,
+                draft.type,
+                draft.body,
+                json.dumps(draft.frontmatter, default=str),
+                draft.summary,
+                draft.visibility,
+                now,
+            )
+            if existing is None:
+                page_id = db.execute(
+                    "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
+                    "updated_at, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                    (source, draft.slug, reverse(draft.slug), *values, now),
+                ).fetchone()[0]
+            else:
+                page_id = existing["id"]
+                db.execute(
+                    "UPDATE pages SET title = %s, type = %s, body = %s, frontmatter = %s, summary = %s, visibility = %s, "
+                    "updated_at = %s, deleted_at = NULL WHERE id = %s",
+                    (*values, page_id),
+                )
+            self._write_chunks(db, source, page_id, draft.title, draft.body)
+            # What the markdown declares is replaced; what was added by hand is kept.
+            db.execute(
+                "DELETE FROM aliases WHERE source_id = %s AND slug = %s AND origin = 'frontmatter'", (source, draft.slug)
+            )
+            for alias, norm in draft_aliases(draft):
+                db.execute(
+                    "INSERT INTO aliases (source_id, slug, alias, alias_norm, origin) VALUES (%s, %s, %s, %s, 'frontmatter') "
+                    "ON CONFLICT DO NOTHING",
+                    (source, draft.slug, alias, norm),
+                )
+            db.execute(
+                "DELETE FROM links WHERE source_id = %s AND from_slug = %s AND link_source IN ('markdown', 'frontmatter')",
+                (source, draft.slug),
+            )
+            for to_slug, link_type, link_source, context in draft.links:
+                db.execute(
+                    "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                    (source, draft.slug, to_slug, link_type, link_source, context, now),
+                )
+            db.execute(
+                "DELETE FROM timeline WHERE source_id = %s AND slug = %s AND origin = 'markdown'", (source, draft.slug)
+            )
+            for date, summary, detail in draft.timeline:
+                db.execute(
+                    "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at) "
+                    "VALUES (%s, %s, %s, %s, %s, 'markdown', %s)",
+                    (source, draft.slug, date, summary, detail, now),
+                )
+        return existing is None or existing["deleted_at"] is not None
+
+    def delete_page(self, source: str, slug: str, now: int) -> bool:
+        with self.write() as db:
+            cur = db.execute(
+                "UPDATE pages SET deleted_at = %s, updated_at = %s WHERE source_id = %s AND slug = %s AND deleted_at IS NULL",
+                (now, now, source, slug),
+            )
+            gone = cur.rowcount > 0
+            db.execute(
+                "DELETE FROM chunks WHERE page_id = (SELECT id FROM pages WHERE source_id = %s AND slug = %s)", (source, slug)
+            )
+            return gone
+
+    def add_alias(self, source: str, slug: str, alias: str, alias_norm: str) -> bool:
+        with self.write() as db:
+            cur = db.execute(
+                "INSERT INTO aliases (source_id, slug, alias, alias_norm, origin) VALUES (%s, %s, %s, %s, 'manual') "
+                "ON CONFLICT DO NOTHING",
+                (source, slug, alias, alias_norm),
+            )
+            return cur.rowcount > 0
+
+    def add_link(self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context, now: int) -> bool:
+        with self.write() as db:
+            cur = db.execute(
+                "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                (source, from_slug, to_slug, link_type, link_source, context, now),
+            )
+            return cur.rowcount > 0
+
+    def add_timeline_entry(self, source: str, slug: str, date: str, summary: str, detail, now: int) -> int:
+        with self.write() as db:
+            entry_id = db.execute(
+                "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at) "
+                "VALUES (%s, %s, %s, %s, %s, 'manual', %s) RETURNING id",
+                (source, slug, date, summary, detail, now),
+            ).fetchone()[0]
+            db.execute("UPDATE pages SET updated_at = %s WHERE source_id = %s AND slug = %s", (now, source, slug))
+            return entry_id
+
+    def touch_retrieved(self, source: str, slugs: list[str], now: int) -> None:
+        if not slugs:
+            return
+        with self.write() as db:
+            db.execute(
+                "UPDATE pages SET last_retrieved_at = %s WHERE source_id = %s AND slug = ANY(%s)", (now, source, list(slugs))
+            )
+
+    def page_links(self, source: str, slug: str) -> list:
+        return self.query(
+            "SELECT to_slug, link_type, link_source, context FROM links WHERE source_id = %s AND from_slug = %s ORDER BY id",
+            (source, slug),
+        )

@@ -164,6 +164,8 @@ class PostgresBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore):
     def write(self) -> Iterator[psycopg.Connection]:
         """One write transaction, serialised with every other writer on the brain; commit or roll back."""
         with self.connection() as conn, conn.transaction():
+            # A writer waits for the lock as long as SQLite's busy timeout, then gives up (`unavailable`).
+            conn.execute(f"SET LOCAL lock_timeout = {int(self.busy_timeout_ms)}")
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
             yield conn
 
@@ -307,8 +309,10 @@ def translate(exc: psycopg.Error, url: str) -> BrainError:
             "Check that the Postgres server is running and reachable (`pg_isready`), and that brain.url is right; "
             "memverbs reconnects by itself when it is back.",
         )
-    if state == "40P01" or state == "55P03":
+    if state in ("40P01", "55P03"):
         return BrainError(
-            f"brain {where} is locked by another writer ({text})", "Retry in a moment."
+            f"brain {where} is locked by another process ({text})",
+            "Another memverbs process holds a long write; retry in a moment. If it persists, find the stuck "
+            "session in pg_stat_activity and end it (pg_terminate_backend).",
         )
     return BrainError(f"brain {where} failed: {text}", "Run `memverbs doctor` for a diagnosis.")

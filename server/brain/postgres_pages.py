@@ -10,13 +10,12 @@ from __future__ import annotations
 import json
 
 from memverbs.server.brain.base import PageDraft, SearchQuery
-from memverbs.server.brain.postgres_search import RANK_WEIGHTS, tsquery
+from memverbs.server.brain.postgres_rows import Row
+from memverbs.server.brain.postgres_search import RANK_WEIGHTS, snippet, tsquery
 from memverbs.server.brain.sqlite_pages import _prefix_upper, draft_aliases, reverse
 
 _LIVE = "deleted_at IS NULL AND (%s OR visibility = 'world')"
 _PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_retrieved_at"
-# FTS5's snippet(…, 48) equivalent: one fragment of the body around the matches, no markers.
-_HEADLINE = 'StartSel="", StopSel="", MaxWords=48, MinWords=24, ShortWord=0, MaxFragments=1, FragmentDelimiter=" … "'
 
 
 class PageStore:
@@ -127,16 +126,16 @@ class PageStore:
         q = tsquery(query)
         if q is None:
             return []
-        # The snippet is cut only for the page that made the cut (ts_headline reads the whole body).
-        return self.query(
-            "WITH q AS (SELECT to_tsquery('simple', %s) AS q), "
-            "hits AS (SELECT p.id, p.slug, p.title, p.body, ts_rank(%s::real[], p.search, q.q) AS rank "
-            "FROM pages p, q WHERE p.search @@ q.q AND p.source_id = %s AND p.deleted_at IS NULL "
-            "AND (%s OR p.visibility = 'world') ORDER BY rank DESC, p.id LIMIT %s) "
-            "SELECT h.slug, h.title, h.body, ts_headline('simple', h.body, q.q, %s) AS chunk, h.rank "
-            "FROM hits h, q ORDER BY h.rank DESC, h.id",
-            (q, RANK_WEIGHTS, source, allow_private, limit, _HEADLINE),
+        # Rank normalisation 1 (÷ 1 + log length) stands in for bm25's preference for shorter pages.
+        rows = self.query(
+            "SELECT p.slug, p.title, p.body, ts_rank(%s::real[], p.search, q, 1) AS rank "
+            "FROM pages p, to_tsquery('simple', %s) q WHERE p.search @@ q AND p.source_id = %s AND p.deleted_at IS NULL "
+            "AND (%s OR p.visibility = 'world') ORDER BY rank DESC, p.id LIMIT %s",
+            (RANK_WEIGHTS, q, source, allow_private, limit),
         )
+        # The snippet as FTS5's snippet(…, 48) cuts it: the body window with the most query terms.
+        index = {"slug": 0, "title": 1, "body": 2, "chunk": 3, "rank": 4}
+        return [Row((r[0], r[1], r[2], snippet(r[2], query.terms), r[3]), index) for r in rows]
 
     def aliased_slugs(self, source: str, slugs: list[str], alias_norm: str) -> set[str]:
         if not slugs:

@@ -37,7 +37,9 @@ class PgServer:
     data_dir: Path
     port: int = 5432
     stop: object = None
-    databases: list[str] = field(default_factory=list)
+    free: list[str] = field(default_factory=list)
+    leases: int = 0
+    tables: set[str] | None = None
 
     def url(self, db: str = "postgres", user: str = "postgres", password: str | None = None) -> str:
         auth = user if password is None else f"{user}:{quote(password, safe='')}"
@@ -49,16 +51,70 @@ class PgServer:
         with psycopg.connect(self.url(), autocommit=True) as conn:
             conn.execute(sql)
 
-    def new_database(self) -> str:
-        """A fresh, empty database on this server; its URL."""
-        name = "t_" + uuid.uuid4().hex[:12]
-        self.admin(f'CREATE DATABASE "{name}"')
-        self.databases.append(name)
-        return self.url(name)
+    def new_database(self, *, empty: bool = False) -> str:
+        """A fresh database on this server, its URL: a brain already at the current schema, or with
+        `empty` a database with nothing in it.
+
+        Brains are leased: `drop_database` empties a brain (TRUNCATE … RESTART IDENTITY, so ids start
+        at 1 again) and keeps it for the next test, which is much cheaper than creating a database
+        and migrating it for every test. Each lease has its own URL (`application_name`), so nothing
+        a process caches per brain URL carries over to the next test.
+        """
+        self.leases += 1
+        if not empty and self.free:
+            name = self.free.pop()
+        else:
+            name = "t_" + uuid.uuid4().hex[:12]
+            self.admin(f'CREATE DATABASE "{name}" TEMPLATE template0')
+            if not empty:
+                from memverbs.server.brain.postgres import PostgresBrain  # noqa: PLC0415
+
+                PostgresBrain.open(self.url(name), create=True).close()
+                if self.tables is None:  # what a current brain holds: a reused one must hold just that
+                    self.tables = set(self._public_tables(name))
+        return self.url(name) + f"&application_name=lease{self.leases}"
 
     def drop_database(self, url: str) -> None:
         name = url.split("@/", 1)[1].split("?", 1)[0]
-        self.admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if not self._reset(name):
+            self.admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    def _public_tables(self, name: str) -> list[str]:
+        import psycopg  # noqa: PLC0415
+
+        with psycopg.connect(self.url(name), autocommit=True) as conn:
+            return [r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")]
+
+    def _reset(self, name: str) -> bool:
+        """Empty a brain for reuse; False when it is not a current, intact brain any more."""
+        import psycopg  # noqa: PLC0415
+
+        from memverbs.server.brain import postgres_migrations  # noqa: PLC0415
+
+        known = {m.name for m in postgres_migrations.MIGRATIONS}
+        try:
+            with psycopg.connect(self.url(name), autocommit=True) as conn:
+                conn.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+                    (name,),
+                )
+                tables = [r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")]
+                if "_migrations" not in tables:
+                    return False
+                steps = {r[0] for r in conn.execute("SELECT name FROM _migrations")}
+                if steps != known or set(tables) != self.tables:
+                    return False
+                for (index,) in conn.execute(
+                    "SELECT indexname FROM pg_indexes WHERE schemaname = 'public' "
+                    "AND starts_with(indexname, 'text_vectors_hnsw_')"
+                ).fetchall():
+                    conn.execute(f'DROP INDEX "{index}"')
+                others = ", ".join(f'"{t}"' for t in tables if t != "_migrations")
+                conn.execute(f"TRUNCATE {others} RESTART IDENTITY CASCADE")
+        except psycopg.Error:
+            return False
+        self.free.append(name)
+        return True
 
     def pg_ctl(self, action: str) -> None:
         """Stop or start the server (the fault tests take the database away and bring it back)."""
@@ -68,7 +124,11 @@ class PgServer:
         raise NotImplementedError
 
 
-def _allow_password_role(server: PgServer) -> None:
+def _configure(server: PgServer) -> None:
+    """A throwaway server need not survive a power cut: no fsync (CREATE DATABASE per test is then cheap).
+    And a role that must give its password, for the credential tests."""
+    for setting in ("fsync = off", "synchronous_commit = off", "full_page_writes = off"):
+        server.admin(f"ALTER SYSTEM SET {setting}")
     server.admin(f"CREATE ROLE {PASSWORD_ROLE} LOGIN PASSWORD '{PASSWORD}' CREATEDB")
     hba = server.data_dir / "pg_hba.conf"
     hba.write_text(f"local all {PASSWORD_ROLE} scram-sha-256\n" + hba.read_text())
@@ -184,6 +244,6 @@ def start_servers() -> dict[str, PgServer]:
     for start in (start_pgserver, start_distro):
         server = start()
         if server is not None:
-            _allow_password_role(server)
+            _configure(server)
             servers[server.kind] = server
     return servers

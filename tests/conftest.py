@@ -48,6 +48,14 @@ def brain_backend(request) -> str:
 
 
 @pytest.fixture
+def pg(request, brain_backend):
+    """The Postgres server the current backend runs on (skipped on sqlite and when there is none)."""
+    if brain_backend == "sqlite":
+        pytest.skip("a Postgres-only test")
+    return pg_server(request, brain_backend)
+
+
+@pytest.fixture
 def brain_url(request, brain_backend):
     """The brain.url the home uses: None for the SQLite file, else a fresh database of its own."""
     if brain_backend == "sqlite":

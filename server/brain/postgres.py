@@ -46,6 +46,7 @@ from memverbs.server.timeparse import now_ms
 WRITE_LOCK = 0x6D656D76  # "memv": the advisory lock every write transaction holds
 MIGRATE_LOCK = WRITE_LOCK + 1
 CONNECT_TIMEOUT_S = 5
+POOL_WAIT_S = 1.0
 
 
 class _SharedPool:
@@ -145,18 +146,36 @@ class PostgresBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore):
 
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection]:
-        """A pooled connection (autocommit), storage errors translated."""
+        """A pooled connection (autocommit), storage errors translated.
+
+        When the pool has none to give within POOL_WAIT_S (every connection busy, or the server was
+        away and the pool is still backing off), the call opens one connection of its own: it
+        fails at once with the real reason while the server is down, and works the moment the
+        server is back, so no call waits out the pool's reconnect schedule.
+        """
+        pool = self._pool()
         try:
-            with self._pool().connection() as conn:
-                yield conn
-        except PoolTimeout as exc:
-            raise BrainError(
-                f"brain {self.where} is unavailable: no connection within {self.busy_timeout_ms} ms ({_clean(exc, self.url)})",
-                "Check that the Postgres server is running and reachable (`pg_isready`), and that brain.url is right; "
-                "memverbs reconnects by itself when it is back.",
-            ) from exc
+            conn = pool.getconn(timeout=min(self.busy_timeout_ms / 1000, POOL_WAIT_S))
+        except PoolTimeout:
+            conn = None
         except psycopg.Error as exc:
             raise translate(exc, self.url) from exc
+        if conn is None:
+            try:
+                conn = psycopg.connect(
+                    self.url, autocommit=True, row_factory=row_factory, connect_timeout=CONNECT_TIMEOUT_S
+                )
+            except psycopg.Error as exc:
+                raise translate(exc, self.url) from exc
+            release = conn.close
+        else:
+            release = lambda: pool.putconn(conn)  # noqa: E731
+        try:
+            yield conn
+        except psycopg.Error as exc:
+            raise translate(exc, self.url) from exc
+        finally:
+            release()
 
     # -- transactions ----------------------------------------------------------
 
@@ -256,7 +275,31 @@ def _enable_pgvector(conn: psycopg.Connection) -> None:
     except psycopg.errors.InsufficientPrivilege:
         return  # an operator can `CREATE EXTENSION vector` later; until then the exact scan serves
     with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
         conn.execute(pgmig.PGVECTOR_COLUMN)
+    _backfill_embeddings(conn)
+
+
+def _backfill_embeddings(conn: psycopg.Connection, batch: int = 1000) -> None:
+    """Vectors stored before pgvector was installed get their `embedding` and their space its HNSW index."""
+    from memverbs.server.brain.postgres_vectors import hnsw_index_sql, vector_literal  # noqa: PLC0415
+
+    while True:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            rows = conn.execute(
+                "SELECT id, vector FROM text_vectors WHERE embedding IS NULL ORDER BY id LIMIT %s", (batch,)
+            ).fetchall()
+            if not rows:
+                break
+            with conn.cursor() as cur:
+                cur.executemany(
+                    "UPDATE text_vectors SET embedding = %s::vector WHERE id = %s",
+                    [(vector_literal(bytes(r[1])), r[0]) for r in rows],
+                )
+    with conn.transaction():
+        for space_id, dims in conn.execute("SELECT id, dims FROM vector_spaces").fetchall():
+            conn.execute(hnsw_index_sql(space_id, dims))
 
 
 def _has_pgvector(conn: psycopg.Connection) -> bool:
@@ -291,7 +334,7 @@ def translate(exc: psycopg.Error, url: str) -> BrainError:
     if state in ("28P01", "28000") or "password authentication failed" in text or "no password supplied" in text:
         return BrainError(
             f"the Postgres server refused the credentials for {where} ({text})",
-            "Check the user in brain.url and its password (PGPASSWORD, ~/.pgpass, or the OS keyring: see docs/postgres.md).",
+            "Check the user in brain.url and its password (PGPASSWORD or ~/.pgpass: see docs/postgres.md).",
         )
     if state == "3D000":
         return BrainError(
@@ -303,16 +346,16 @@ def translate(exc: psycopg.Error, url: str) -> BrainError:
             f"the role in {where} may not do this ({text})",
             "Grant the role ownership of the brain's schema (docs/postgres.md).",
         )
-    if isinstance(exc, psycopg.OperationalError) or state.startswith(("08", "57P")):
-        return BrainError(
-            f"brain {where} is unavailable ({text})",
-            "Check that the Postgres server is running and reachable (`pg_isready`), and that brain.url is right; "
-            "memverbs reconnects by itself when it is back.",
-        )
     if state in ("40P01", "55P03"):
         return BrainError(
             f"brain {where} is locked by another process ({text})",
             "Another memverbs process holds a long write; retry in a moment. If it persists, find the stuck "
             "session in pg_stat_activity and end it (pg_terminate_backend).",
+        )
+    if isinstance(exc, psycopg.OperationalError) or state.startswith(("08", "57P")):
+        return BrainError(
+            f"brain {where} is unavailable ({text})",
+            "Check that the Postgres server is running and reachable (`pg_isready`), and that brain.url is right; "
+            "memverbs reconnects by itself when it is back.",
         )
     return BrainError(f"brain {where} failed: {text}", "Run `memverbs doctor` for a diagnosis.")

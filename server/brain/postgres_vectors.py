@@ -35,8 +35,12 @@ def vector_literal(blob: bytes) -> str:
     return "[" + ",".join(repr(float(x)) for x in np.frombuffer(blob, dtype="<f4")) + "]"
 
 
-def _hnsw_name(space_id: int) -> str:
-    return f"text_vectors_hnsw_{int(space_id)}"
+def hnsw_index_sql(space_id: int, dims: int) -> str:
+    """One partial index per space: HNSW needs a fixed dimension, and a space fixes it."""
+    return (
+        f"CREATE INDEX IF NOT EXISTS text_vectors_hnsw_{int(space_id)} ON text_vectors "
+        f"USING hnsw ((embedding::vector({int(dims)})) vector_cosine_ops) WHERE space_id = {int(space_id)}"
+    )
 
 
 class PgVectorIndex:
@@ -101,15 +105,8 @@ class VectorStore:
                 "SELECT id FROM vector_spaces WHERE provider = %s AND model = %s AND dims = %s", (provider, model, dims)
             ).fetchone()[0]
             if self.pgvector:
-                self._create_hnsw(db, space, dims)
+                db.execute(hnsw_index_sql(space, dims))
             return space
-
-    def _create_hnsw(self, db, space_id: int, dims: int) -> None:
-        # One partial index per space: HNSW needs a fixed dimension, and a space fixes it.
-        db.execute(
-            f"CREATE INDEX IF NOT EXISTS {_hnsw_name(space_id)} ON text_vectors "
-            f"USING hnsw ((embedding::vector({int(dims)})) vector_cosine_ops) WHERE space_id = {int(space_id)}"
-        )
 
     def space_for(self, provider: str, model: str, dims: int | None) -> int | None:
         if dims:
@@ -227,7 +224,7 @@ class VectorStore:
         """pgvector: make sure the space's HNSW index exists (a brain copied in, or grown before it)."""
         if self.pgvector:
             with self.write() as db:
-                self._create_hnsw(db, space_id, dims)
+                db.execute(hnsw_index_sql(space_id, dims))
 
     def vector_index_kind(self) -> str:
         if self.pgvector:

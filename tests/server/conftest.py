@@ -9,15 +9,17 @@ exercise the vector arm. A test that pokes at SQLite itself is marked
 from __future__ import annotations
 
 BACKENDS = ["sqlite", "postgres"]
-VECTOR_MODULES = {"test_search_hybrid", "test_remember_dedup", "test_privacy_hybrid", "test_backends"}
+VECTOR_MODULES = {"test_search_hybrid", "test_remember_dedup", "test_privacy_hybrid"}
+OWN_BACKENDS = {"test_postgres"}  # chooses its backends itself
 
 
 def pytest_generate_tests(metafunc):
     if "brain_backend" not in metafunc.fixturenames or metafunc.definition.get_closest_marker("sqlite_only"):
         return
-    if any(m.args == ("brain_backend",) for m in metafunc.definition.iter_markers("parametrize")):
+    module = metafunc.module.__name__.rsplit(".", 1)[-1]
+    if module in OWN_BACKENDS:
         return
     backends = list(BACKENDS)
-    if metafunc.module.__name__.rsplit(".", 1)[-1] in VECTOR_MODULES:
+    if module in VECTOR_MODULES:
         backends.append("postgres-plain")
     metafunc.parametrize("brain_backend", backends, indirect=True)

@@ -147,7 +147,7 @@ class _PgserverServer(PgServer):
         if action == "start":
             args += ["-o", f"-k {self.socket_dir} -c listen_addresses=''", "-l", str(self.data_dir / "log"), "start"]
         else:
-            args += ["-m", "immediate", "stop"]
+            args += ["-m", "fast", "stop"]  # connections are cut at once; what was committed is kept
         _run_as(self._owner, args)
 
     _owner: str | None = None
@@ -203,7 +203,7 @@ class _DistroServer(PgServer):
         if action == "start":
             args += ["-o", f"-k {self.socket_dir} -c listen_addresses=''", "-l", str(self.data_dir / "log"), "start"]
         else:
-            args += ["-m", "immediate", "stop"]
+            args += ["-m", "fast", "stop"]  # connections are cut at once; what was committed is kept
         _run_as(self.user, args)
 
 

@@ -160,6 +160,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--prune", action="store_true", help="also drop vectors no page uses and vectors of other models")
     p.add_argument("--json", action="store_true")
 
+    p = sub.add_parser("migrate", help="copy the brain to another backend (postgresql://… or a SQLite file), verified")
+    p.add_argument("--to", required=True, metavar="URL", help="the brain to copy into: postgresql://…, sqlite:///file.db or a path")
+    p.add_argument("--resume", action="store_true", help="continue a copy that was interrupted")
+    p.add_argument("--json", action="store_true")
+
     _ops_parser(sub)
     return parser
 
@@ -214,6 +219,10 @@ def main(argv: list[str] | None = None) -> int:
             from memverbs.cli.reindex import run_reindex  # noqa: PLC0415
 
             return run_reindex(args)
+        if args.command == "migrate":
+            from memverbs.cli.migrate import run_migrate  # noqa: PLC0415
+
+            return run_migrate(args)
         if args.command == "doctor":
             from memverbs.cli.doctor import run_doctor  # noqa: PLC0415
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 BACKENDS = ["sqlite", "postgres"]
 VECTOR_MODULES = {"test_search_hybrid", "test_remember_dedup", "test_privacy_hybrid"}
-OWN_BACKENDS = {"test_postgres"}  # chooses its backends itself
+OWN_BACKENDS = {"test_postgres", "test_migrate"}  # chooses its backends itself
 
 
 def pytest_generate_tests(metafunc):

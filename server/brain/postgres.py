@@ -26,6 +26,8 @@ of one.
 from __future__ import annotations
 
 import threading
+import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -47,6 +49,17 @@ WRITE_LOCK = 0x6D656D76  # "memv": the advisory lock every write transaction hol
 MIGRATE_LOCK = WRITE_LOCK + 1
 CONNECT_TIMEOUT_S = 5
 POOL_WAIT_S = 1.0
+IDLE_CHECK_S = 2.0
+
+
+_last_used: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _check_if_idle(conn: psycopg.Connection) -> None:
+    """The pool's check on hand-out: a round trip only for a connection idle long enough that the
+    server may have gone away meanwhile (a check on every call would double the cost of a query)."""
+    if time.monotonic() - _last_used.get(conn, 0.0) > IDLE_CHECK_S:
+        ConnectionPool.check_connection(conn)
 
 
 class _SharedPool:
@@ -64,7 +77,7 @@ class _SharedPool:
             max_size=size,
             timeout=timeout_s,
             open=False,
-            check=ConnectionPool.check_connection,  # a connection the server dropped is replaced, not handed out
+            check=_check_if_idle,  # a connection the server dropped is replaced, not handed out
             kwargs={"autocommit": True, "row_factory": row_factory, "connect_timeout": CONNECT_TIMEOUT_S},
             name="memverbs-brain",
         )
@@ -86,6 +99,10 @@ class _SharedPool:
                 return
             self._all.pop(self.key, None)
         self.pool.close(timeout=1)
+
+
+class _Retry(Exception):
+    """A pooled connection turned out dead before the read ran: take another one."""
 
 
 class PostgresBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore):
@@ -169,7 +186,10 @@ class PostgresBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore):
                 raise translate(exc, self.url) from exc
             release = conn.close
         else:
-            release = lambda: pool.putconn(conn)  # noqa: E731
+            def release() -> None:
+                _last_used[conn] = time.monotonic()
+                pool.putconn(conn)
+
         try:
             yield conn
         except psycopg.Error as exc:
@@ -189,12 +209,26 @@ class PostgresBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore):
             yield conn
 
     def query(self, sql: str, params: tuple | dict = ()) -> list:
-        with self.connection() as conn:
-            return conn.execute(sql, params).fetchall()
+        return self._read(lambda conn: conn.execute(sql, params).fetchall())
 
     def one(self, sql: str, params: tuple | dict = ()):
-        with self.connection() as conn:
-            return conn.execute(sql, params).fetchone()
+        return self._read(lambda conn: conn.execute(sql, params).fetchone())
+
+    def _read(self, run):
+        """A read, tried once more on a fresh connection if the server had dropped the pooled one
+        (reads are idempotent; the pool discards the broken connection)."""
+        for attempt in (1, 2):
+            try:
+                with self.connection() as conn:
+                    try:
+                        return run(conn)
+                    except psycopg.OperationalError:
+                        if attempt == 1 and conn.broken:
+                            raise _Retry from None
+                        raise
+            except _Retry:
+                continue
+        raise AssertionError("unreachable")
 
     # -- health, for doctor ----------------------------------------------------
 

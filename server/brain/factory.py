@@ -89,7 +89,13 @@ def open_brain(
     `read_only` is doctor's look: nothing is written, pending migrations included.
     """
     if location.backend == "postgres":
-        from memverbs.server.brain.postgres import PostgresBrain  # noqa: PLC0415 - psycopg only for Postgres
+        try:
+            from memverbs.server.brain.postgres import PostgresBrain  # noqa: PLC0415 - psycopg only for Postgres
+        except ImportError as exc:
+            raise ConfigError(
+                f"brain.url is {location} but the Postgres driver is not installed ({exc.name})",
+                "pip install 'memverbs[postgres]' (psycopg and psycopg-pool), or set brain.url back to a SQLite file.",
+            ) from exc
 
         return PostgresBrain.open(
             location.url, create=create, read_only=read_only, busy_timeout_ms=busy_timeout_ms, pool_size=pool_size

@@ -208,6 +208,15 @@ class PostgresBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore):
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
             yield conn
 
+    @staticmethod
+    def clock(db: psycopg.Connection) -> int:
+        """The database server's time in epoch ms, read inside a write transaction.
+
+        Facts' recording times (delta's fact cursor compares them) are stamped with it under the
+        write lock, so hosts whose clocks lag still stamp in commit order.
+        """
+        return db.execute("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint").fetchone()[0]
+
     def query(self, sql: str, params: tuple | dict = ()) -> list:
         return self._read(lambda conn: conn.execute(sql, params).fetchall())
 

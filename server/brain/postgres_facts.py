@@ -7,7 +7,6 @@ from collections.abc import Callable
 from memverbs.server.brain.base import FactFilter, NewFact, SearchQuery
 from memverbs.server.brain.postgres_search import tsquery
 from memverbs.server.brain.sqlite_facts import FACT_COLS
-from memverbs.server.timeparse import now_ms
 
 _ACTIVE = "expired_at IS NULL AND (valid_until IS NULL OR valid_until > %s)"
 _WORLD = "(NOT %s OR visibility = 'world')"
@@ -19,9 +18,10 @@ class FactStore:
             return self._insert(db, source, new, now)
 
     def _insert(self, db, source: str, new: NewFact, now: int) -> int:
-        # Stamped inside the write transaction, after the write lock is taken (see SqliteBrain):
-        # recording times follow commit order, so delta's fact cursor never skips one in flight.
-        now = max(now, now_ms())
+        # Stamped inside the write transaction, after the write lock is taken, and by the
+        # database's clock (one clock for every host) unless the caller's is ahead: recording
+        # times follow commit order, so delta's fact cursor never skips one in flight.
+        now = max(now, self.clock(db))
         return db.execute(
             "INSERT INTO facts (source_id, fact, fact_norm, kind, entity_slug, visibility, notability, provenance, "
             "source_session, context, confidence, valid_from, valid_until, created_at) "

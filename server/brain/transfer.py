@@ -161,11 +161,12 @@ class _Side:
                         f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(max(id), 1), max(id) IS NOT NULL) "
                         f"FROM {table}"
                     )
-        if self.brain.pgvector:
-            from memverbs.server.brain.postgres import _backfill_embeddings  # noqa: PLC0415
+        with self.brain.connection() as conn:
+            if self.brain.pgvector:
+                from memverbs.server.brain.postgres import _backfill_embeddings  # noqa: PLC0415
 
-            with self.brain.connection() as conn:
                 _backfill_embeddings(conn)
+            conn.execute("ANALYZE")  # planner statistics for the bulk-loaded tables, before the first query
 
 
 def _value(v) -> str:

@@ -166,9 +166,9 @@ def test_the_answer_is_the_same_before_and_after_the_sdk_takes_over(serve, pause
     assert [t["name"] for t in tools][:2] == ["remember", "entity"]
 
 
-def test_front_handshake_versions_match_the_sdk():
+def test_wire_handshake_versions_match_the_sdk():
     from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 
-    from memverbs.server.transport.stdio_front import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE
+    from memverbs.server.transport.wire import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE
 
     assert HANDSHAKE_VERSIONS == tuple(HANDSHAKE_PROTOCOL_VERSIONS) and LATEST_HANDSHAKE == LATEST_HANDSHAKE_VERSION

@@ -36,10 +36,12 @@ INTERNAL_ERROR = -32603
 class ProtocolOut:
     """stdout reserved for the protocol: fd 1 is pointed at stderr so a stray print cannot corrupt it."""
 
-    def __init__(self) -> None:
-        sys.stdout.flush()
-        self.fd = os.dup(1)
-        os.dup2(2, 1)
+    def __init__(self, fd: int | None = None) -> None:
+        if fd is None:
+            sys.stdout.flush()
+            fd = os.dup(1)
+            os.dup2(2, 1)
+        self.fd = fd
         self.lock = threading.Lock()
 
     def write(self, data: bytes) -> None:

@@ -197,10 +197,12 @@ class Session:
 
 
 def _tool(tool: dict) -> dict:
-    """A Tool in the SDK's key order: alphabetical, the annotations too; the input schema as written."""
+    """A Tool in the SDK's key order: alphabetical, and so are the annotations and the input schema's
+    top level (models there); below that the schema is a plain mapping, kept as written."""
     shaped = {key: tool[key] for key in sorted(tool)}
-    if isinstance(shaped.get("annotations"), dict):
-        shaped["annotations"] = {key: tool["annotations"][key] for key in sorted(tool["annotations"])}
+    for model in ("annotations", "inputSchema"):
+        if isinstance(shaped.get(model), dict):
+            shaped[model] = {key: tool[model][key] for key in sorted(tool[model])}
     return shaped
 
 

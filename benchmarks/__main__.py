@@ -130,9 +130,9 @@ def markdown(report: dict) -> str:
             ]
     lines += [
         "What the start-up numbers are made of: the interpreter and memverbs's own imports (the hook path imports no "
-        "MCP SDK, pydantic-settings or HTTP client; see below), then one SQLite open. The server answers the handshake "
-        "and its first calls from a small front while the MCP SDK (~0.55 s of imports on this machine) loads on a "
-        "background thread; the SDK then serves the rest of the connection (server/transport/stdio_front.py).",
+        "MCP SDK, pydantic-settings or HTTP client; see below), then one SQLite open. The stdio server speaks the wire "
+        "itself and never imports the MCP SDK (~0.55 s of imports on this machine) for a handshake-era client "
+        "(server/transport/wire.py).",
         "",
     ]
     if "imports" in report:

@@ -38,7 +38,7 @@ NAMES = [t["name"] for t in TOOLS]
 
 HOSTILE_TEXT = st.sampled_from([
     "", " ", "\ud800", "a\udfffb", "\u2028\u2029\u0085", "\r\n\r", "\x00", "people/" + "x" * 5000, "../../etc/passwd",
-    "people/alice", "'; DROP TABLE facts; --", "%s%n", "😀", "\u202e", CANARY, "<!-- facts -->", "---\nvisibility: world\n---",
+    "people/alice", "'; DROP TABLE facts; --", "%s%n", "😀", "\u202e", "CANARY", "<!-- facts -->", "---\nvisibility: world\n---",
 ]) | st.text(max_size=40)
 HOSTILE = st.recursive(
     st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False, allow_infinity=False) | HOSTILE_TEXT,

@@ -59,13 +59,16 @@ VOLATILE = re.compile(rb'(\\"(?:latency_ms|created_at|updated_at|valid_from|ts|a
 
 
 def _talk(argv, env, version) -> list[bytes]:
+    """The replies, with per-run values (ids, times, latencies) masked; the raw lines stay on `_talk.raw`."""
     peer = RawMcp(argv, env)
+    _talk.raw = []
     try:
         lines = []
         for msg, answered in _conversation(version):
             raw = json.dumps(msg, ensure_ascii=False).encode()
             line = peer.frame(raw, msg.get("id"), expect=answered)
             if line is not None:
+                _talk.raw.append(line)
                 lines.append(VOLATILE.sub(rb"\1<v>", line))
         return lines
     finally:
@@ -76,10 +79,11 @@ def _talk(argv, env, version) -> list[bytes]:
 def test_stdio_bytes_equal_the_sdk_servers(tmp_path, memverbs_cmd, env, version):
     ours_home, sdk_home = init_home(tmp_path / "ours"), init_home(tmp_path / "sdk")
     ours = _talk([*memverbs_cmd, "serve", "--surface", "full"], {**env, "MEMVERBS_HOME": str(ours_home.root)}, version)
+    raw = _talk.raw
     theirs = _talk([sys.executable, str(REFERENCE), "full"], {**env, "MEMVERBS_HOME": str(sdk_home.root)}, version)
     assert len(ours) == len(theirs)
     for mine, reference in zip(ours, theirs):
         assert mine == reference
     # The odd text came back intact, inside one frame, through both.
-    recalled = json.loads(json.loads(ours[5])["result"]["content"][0]["text"])
+    recalled = json.loads(json.loads(raw[6])["result"]["content"][0]["text"])
     assert recalled["facts"][0]["fact"] == ODD_TEXT

@@ -54,10 +54,11 @@ class ProtocolOut:
 class Calls(threading.Thread):
     """The one worker that runs tool calls, in arrival order, on the connection's one brain."""
 
-    def __init__(self, dispatcher: Dispatcher, out: ProtocolOut) -> None:
+    def __init__(self, dispatcher: Dispatcher, out: ProtocolOut, after_first=None) -> None:
         super().__init__(name="memverbs-calls", daemon=True)
         self.dispatcher = dispatcher
         self.out = out
+        self.after_first = after_first  # run once, on this thread, after the first reply is out
         self.queue: queue.SimpleQueue[wire.Call | None] = queue.SimpleQueue()
         self.lock = threading.Lock()
         self.pending: dict[Any, bool] = {}  # id -> cancelled, for calls queued or running
@@ -88,6 +89,9 @@ class Calls(threading.Thread):
                 data = wire.error(call.msg_id, INTERNAL_ERROR, "Internal error")
             if not self._cancelled(call, done=True):
                 self.out.write(data)
+            if self.after_first is not None:
+                after, self.after_first = self.after_first, None
+                after()
 
     def _cancelled(self, call: wire.Call, *, done: bool) -> bool:
         with self.lock:
@@ -116,10 +120,10 @@ def read_frames(stdin: BinaryIO):
         yield raw
 
 
-def serve_connection(dispatcher: Dispatcher, stdin: BinaryIO, out: ProtocolOut) -> None:
-    """Answer one client until it closes stdin."""
+def serve_connection(dispatcher: Dispatcher, stdin: BinaryIO, out: ProtocolOut, after_first_call=None) -> None:
+    """Answer one client until it closes stdin; `after_first_call` runs on the call thread after the first reply."""
     session = wire.Session(tool_defs(dispatcher.surface))
-    calls = Calls(dispatcher, out)
+    calls = Calls(dispatcher, out, after_first_call)
     calls.start()
     frames = read_frames(stdin)
     try:
@@ -213,7 +217,8 @@ def serve_stdio(runtime: Runtime, surface: str, stdin: BinaryIO | None = None) -
     except MemverbsError as exc:
         say(f"memverbs: {exc.message} — {exc.fix}")
     try:
-        serve_connection(dispatcher, stdin or sys.stdin.buffer, out)
+        # The full settings are checked once the first tool result is out, not before it.
+        serve_connection(dispatcher, stdin or sys.stdin.buffer, out, after_first_call=runtime.validate_settings)
     except KeyboardInterrupt:
         pass
     finally:

@@ -2,6 +2,7 @@
 
     python -m benchmarks.http_load                          # 50 clients × 20 s; writes its RESULTS.md section
     python -m benchmarks.http_load --clients 50 --seconds 5 --no-write
+    python -m benchmarks.http_load --clients 200 --slow 800 --seconds 20    # hostile-client load check
 
 Each client has its own HTTP connection and token-authenticated MCP traffic
 (tools/call over streamable HTTP, stateless JSON responses) cycling through a
@@ -290,7 +291,8 @@ def markdown(report: dict) -> str:
         "",
         f"Measured {m['date']} on {m['nproc']} cores, Python {m['python']} ({m['platform']}; 1-minute load average "
         f"{m['load_average_1m']} at the start), with `python -m benchmarks.http_load --clients {r['clients']} "
-        f"--seconds {r['seconds']:g}`: a real `memverbs serve --http` on 127.0.0.1 (stateless streamable HTTP, JSON "
+        f"--seconds {r['seconds']:g}" + (f" --slow {r['slow_connections']}" if r.get("slow_connections") else "")
+        + "`: a real `memverbs serve --http` on 127.0.0.1 (stateless streamable HTTP, JSON "
         "responses, bearer token checked on every request), each client on its own connection, calls cycling "
         "entity / recall / context_pack / delta / remember (one write in five) over "
         f"{ENTITIES} seeded people. The load generator shares the machine's cores with the server; latency is "
@@ -305,6 +307,13 @@ def markdown(report: dict) -> str:
         ),
         "",
         f"HTTP statuses ({r['clients']} clients): {', '.join(f'{k}: {v:,}' for k, v in r['statuses'].items())}.",
+        *([
+            "",
+            f"Beside the clients, {r['slow_connections']} slow-loris connections trickled a request head one byte every "
+            "2 s (reconnecting when dropped) while `/health` was probed every 0.5 s: the server dropped "
+            f"{r['slow_dropped_by_server']:,} of them at the head deadline, refused {r['slow_refused']:,} connects, and "
+            f"answered `/health` {r['health_ok']:,} times ({r['health_failed']:,} failures).",
+        ] if r.get("slow_connections") else []),
         END,
     ])
 

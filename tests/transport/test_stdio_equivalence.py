@@ -87,3 +87,32 @@ def test_stdio_bytes_equal_the_sdk_servers(tmp_path, memverbs_cmd, env, version)
     # The odd text came back intact, inside one frame, through both.
     recalled = json.loads(json.loads(raw[6])["result"]["content"][0]["text"])
     assert recalled["facts"][0]["fact"] == ODD_TEXT
+
+
+MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+               "io.modelcontextprotocol/clientInfo": {"name": "eq", "version": "1"},
+               "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+def test_a_2026_era_client_is_served_by_the_sdk_with_the_same_bytes(tmp_path, memverbs_cmd, env):
+    """A client that opens with the per-request envelope gets the SDK itself (memverbs hands the connection over)."""
+    frames = [
+        {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": MODERN_META}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": MODERN_META}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "entity", "arguments": {"name": ODD_TEXT}, "_meta": MODERN_META}},
+        {"jsonrpc": "2.0", "id": 4, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "eq", "version": "1"}}},
+    ]
+
+    def talk(argv, home):
+        peer = RawMcp(argv, {**env, "MEMVERBS_HOME": str(home.root)})
+        try:
+            return [VOLATILE.sub(rb"\1<v>", peer.frame(json.dumps(f).encode(), f["id"])) for f in frames]
+        finally:
+            peer.close()
+
+    ours = talk([*memverbs_cmd, "serve", "--surface", "full"], init_home(tmp_path / "ours"))
+    theirs = talk([sys.executable, str(REFERENCE), "full"], init_home(tmp_path / "sdk"))
+    assert ours == theirs
+    assert b'"supportedVersions":["2026-07-28"]' in ours[0] and b'"error"' in ours[3]

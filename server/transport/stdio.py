@@ -106,7 +106,7 @@ def _key(msg_id: Any) -> tuple[type, Any]:
 
 
 def read_frames(stdin: BinaryIO):
-    """Lines of at most MAX_FRAME_BYTES; a longer one is yielded as b"" + the marker None after draining it."""
+    """The lines of `stdin`, each at most MAX_FRAME_BYTES; a longer one is drained and yielded as None."""
     limit = wire.MAX_FRAME_BYTES + 1
     while True:
         raw = stdin.readline(limit)

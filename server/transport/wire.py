@@ -62,7 +62,6 @@ class FrameError(Exception):
 class Call:
     """A `tools/call` to run off the reader; its reply is `reply(id, encode(outcome))`."""
 
-
     msg_id: Any
     name: str
     arguments: dict | None
@@ -128,7 +127,7 @@ class Session:
         self.tools = surface_tools
         self.version: str | None = None  # negotiated at `initialize`
         self.opened = False  # the first request decides the era
-        self._tools_list: dict[str, bytes] = {}
+        self._tools_body: bytes | None = None  # the tools/list result, encoded once
 
     def opens_modern(self, msg: dict) -> bool:
         """Whether this first request opens the 2026-07-28 era (served by the SDK), decided once."""
@@ -180,7 +179,6 @@ class Session:
                 or not isinstance(info.get("version"), str)):
             return error(msg_id, INVALID_PARAMS, "Invalid request parameters", "")
         self.version = requested if requested in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE
-        self._tools_list.clear()
         return reply(msg_id, {
             "capabilities": {"tools": {"listChanged": False}},
             "protocolVersion": self.version,
@@ -189,10 +187,9 @@ class Session:
 
     def _list(self, msg_id: Any) -> bytes:
         # The tool list is fixed for the connection: encode it once, splice the id in.
-        body = self._tools_list.get("body")
-        if body is None:
-            body = line({"tools": [_tool(t) for t in self.tools]})[:-1]
-            self._tools_list["body"] = body
+        if self._tools_body is None:
+            self._tools_body = line({"tools": [_tool(t) for t in self.tools]})[:-1]
+        body = self._tools_body
         return b'{"jsonrpc":"2.0","id":' + json.dumps(msg_id, ensure_ascii=False).encode() + b',"result":' + body + b"}\n"
 
 

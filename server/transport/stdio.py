@@ -43,12 +43,18 @@ class ProtocolOut:
             os.dup2(2, 1)
         self.fd = fd
         self.lock = threading.Lock()
+        self.gone = False  # the client closed its end: nothing more can reach it
 
     def write(self, data: bytes) -> None:
         with self.lock:
+            if self.gone:
+                return
             view = memoryview(data)
-            while view:
-                view = view[os.write(self.fd, view) :]
+            try:
+                while view:
+                    view = view[os.write(self.fd, view) :]
+            except OSError:  # EPIPE: the client left; calls already queued still run (their writes land)
+                self.gone = True
 
 
 class Calls(threading.Thread):
@@ -128,6 +134,8 @@ def serve_connection(dispatcher: Dispatcher, stdin: BinaryIO, out: ProtocolOut, 
     frames = read_frames(stdin)
     try:
         for raw in frames:
+            if out.gone:
+                break
             if raw is None:
                 out.write(wire.error(None, wire.INVALID_REQUEST, "Invalid Request",
                                      f"message larger than {wire.MAX_FRAME_BYTES} bytes"))

@@ -38,8 +38,12 @@ NAMES = [t["name"] for t in TOOLS]
 
 HOSTILE_TEXT = st.sampled_from([
     "", " ", "\ud800", "a\udfffb", "\u2028\u2029\u0085", "\r\n\r", "\x00", "people/" + "x" * 5000, "../../etc/passwd",
-    "people/alice", "'; DROP TABLE facts; --", "%s%n", "😀", "\u202e", "CANARY", "<!-- facts -->", "---\nvisibility: world\n---",
+    "people/alice", "Alice", "people/secret", "Secret", "secret", "1", "2", "3", "'; DROP TABLE facts; --", "%s%n", "😀", "\u202e", "CANARY", "<!-- facts -->", "---\nvisibility: world\n---",
 ]) | st.text(max_size=40)
+PLAUSIBLE_TEXT = st.sampled_from([
+    "people/alice", "people/bob", "projects/fuzz", "Alice", "a fact about alice", "2026-01-01", "2020-01-01T00:00:00Z",
+    "1d", "7d", "fuzz", "session-1", "# Title\n\nSome body text about [[people/alice]].", "alice, bob",
+])
 HOSTILE = st.recursive(
     st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False, allow_infinity=False) | HOSTILE_TEXT,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(HOSTILE_TEXT, inner, max_size=3),
@@ -48,22 +52,28 @@ HOSTILE = st.recursive(
 
 
 def _value_for(prop: dict):
+    """Mostly a value of the declared type (so calls get past validation into the verbs), sometimes anything."""
     kind = prop.get("type")
     if "enum" in prop:
-        return st.sampled_from(prop["enum"]) | HOSTILE
-    return {"string": HOSTILE_TEXT, "number": st.integers(-5, 10**6) | st.floats(allow_nan=False, allow_infinity=False),
-            "boolean": st.booleans(), "array": st.lists(HOSTILE_TEXT, max_size=3),
-            "object": st.dictionaries(HOSTILE_TEXT, HOSTILE, max_size=2)}.get(kind, HOSTILE) | HOSTILE
+        typed = st.sampled_from(prop["enum"])
+    else:
+        typed = {"string": PLAUSIBLE_TEXT | PLAUSIBLE_TEXT | HOSTILE_TEXT, "number": st.integers(-5, 10**6) | st.floats(allow_nan=False, allow_infinity=False),
+                 "boolean": st.booleans(), "array": st.lists(HOSTILE_TEXT, max_size=3),
+                 "object": st.dictionaries(HOSTILE_TEXT, HOSTILE, max_size=2)}.get(kind, HOSTILE)
+    return st.one_of(typed, typed, typed, HOSTILE)
 
 
 def _arguments(tool: dict):
-    props = tool["inputSchema"].get("properties", {})
-    fixed = st.fixed_dictionaries({}, optional={k: _value_for(v) for k, v in props.items()})
-    extra = st.dictionaries(HOSTILE_TEXT, HOSTILE, max_size=2)
+    schema = tool["inputSchema"]
+    props, required = schema.get("properties", {}), set(schema.get("required", ()))
+    fixed = st.fixed_dictionaries({k: _value_for(v) for k, v in props.items() if k in required},
+                                  optional={k: _value_for(v) for k, v in props.items() if k not in required})
+    extra = st.dictionaries(HOSTILE_TEXT, HOSTILE, max_size=2) | st.just({})
     return st.tuples(fixed, extra).map(lambda pair: {**pair[1], **pair[0]})
 
 
-CALL = st.sampled_from(TOOLS).flatmap(lambda t: st.tuples(st.just(t["name"]), _arguments(t) | HOSTILE))
+CALL = st.sampled_from(TOOLS).flatmap(
+    lambda t: st.tuples(st.just(t["name"]), st.one_of(_arguments(t), _arguments(t), _arguments(t), HOSTILE)))
 RAW_FRAMES = st.sampled_from([
     b"not json", b"{", b"[]", b"[1]", b"null", b'"x"', b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":NaN}',
     b'{"jsonrpc":"2.0","id":"\\udc00","method":"ping"}', b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[]}',
@@ -82,7 +92,8 @@ def seed_private(home) -> None:
     ):
         assert not local.call("remember", args).is_error
     pages = [
-        ("people/alice", f"---\ntitle: Alice\n---\nAlice is public.\n\n<!-- private -->\n{CANARY} in a fence\n<!-- /private -->\n"),
+        ("people/alice", f"---\ntitle: Alice\n---\nAlice is public.\n\n<!-- facts -->\n- Alice likes tea\n- [private] {CANARY} in a fence\n"
+         f"  continued {CANARY}\n<!-- /facts -->\n"),
         ("people/secret", f"---\ntitle: Secret\nvisibility: private\n---\nThe secret page {CANARY}.\n"),
     ]
     for slug, content in pages:

@@ -191,3 +191,20 @@ def test_calls_queued_when_the_client_hangs_up_still_run():
     os.close(w_in)
     thread.join(10)
     assert slow.calls == ["remember"] * 4
+
+
+def test_a_client_that_vanishes_mid_reply_ends_the_server_quietly(memverbs_cmd, env):
+    import subprocess
+
+    proc = subprocess.Popen([*memverbs_cmd, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    proc.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+                     b'"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n')
+    proc.stdin.flush()
+    proc.stdout.readline()
+    proc.stdout.close()  # the client stops reading, then keeps sending
+    for i in range(50):
+        proc.stdin.write(b'{"jsonrpc":"2.0","id":%d,"method":"tools/list"}\n' % (i + 2))
+    proc.stdin.close()
+    assert proc.wait(timeout=20) == 0
+    assert "Traceback" not in proc.stderr.read().decode()

@@ -119,7 +119,7 @@ def markdown(report: dict) -> str:
             for key, label in (("session_start_hook", "hook: session-start (pack of 8 cards)"), ("heartbeat_hook", "hook: heartbeat (delta)")):
                 h, t = out[key], START_TARGETS[key]
                 lines.append(f"| {label} | {h['median_s']:.3f} | ≤ {t} | {'✓' if h['median_s'] <= t else '✗'} |")
-            lines += ["", f"Peak RSS (VmHWM) of the stdio server once the SDK has taken over from the start-up front, after its first calls: **{s['peak_rss_mb']} MB** (target ≤ 120 MB at 200k).", ""]
+            lines += ["", f"Peak RSS (VmHWM) of the stdio server after its first calls: **{s['peak_rss_mb']} MB** (target ≤ 120 MB at 200k).", ""]
         if "concurrency" in out:
             cc, k9 = out["concurrency"], out["kill9"]
             lines += [

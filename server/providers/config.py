@@ -41,10 +41,6 @@ class Providers:
             self._settings, self._load = self._load(), None
         return self._settings
 
-    @settings.setter
-    def settings(self, value: Settings | None) -> None:
-        self._settings, self._load = value, None
-
     @property
     def cosine_floor(self) -> float:
         return self.settings.search.evidence_cosine_floor if self.settings else 0.8

@@ -58,35 +58,38 @@ def _conversation(version: str) -> list[tuple[dict, bool]]:
 VOLATILE = re.compile(rb'(\\"(?:latency_ms|created_at|updated_at|valid_from|ts|as_of|id|fact_id|cursor)\\": )(\\"[^\\]*\\"|[0-9]+)')
 
 
-def _talk(argv, env, version) -> list[bytes]:
-    """The replies, with per-run values (ids, times, latencies) masked; the raw lines stay on `_talk.raw`."""
+VERSIONS = ["2024-11-05", "2025-06-18", "2025-11-25", "1999-01-01"]
+
+
+def _talk(argv, env) -> tuple[list[bytes], list[bytes]]:
+    """One connection through the conversation at every version in turn (re-initialising renegotiates):
+    the replies with per-run values (ids, times, latencies) masked, and the raw replies."""
     peer = RawMcp(argv, env)
-    _talk.raw = []
+    masked, raw = [], []
     try:
-        lines = []
-        for msg, answered in _conversation(version):
-            raw = json.dumps(msg, ensure_ascii=False).encode()
-            line = peer.frame(raw, msg.get("id"), expect=answered)
-            if line is not None:
-                _talk.raw.append(line)
-                lines.append(VOLATILE.sub(rb"\1<v>", line))
-        return lines
+        for version in VERSIONS:
+            for msg, answered in _conversation(version):
+                line = peer.frame(json.dumps(msg, ensure_ascii=False).encode(), msg.get("id"), expect=answered)
+                if line is not None:
+                    raw.append(line)
+                    masked.append(VOLATILE.sub(rb"\1<v>", line))
+        return masked, raw
     finally:
         peer.close()
 
 
-@pytest.mark.parametrize("version", ["2024-11-05", "2025-06-18", "2025-11-25", "1999-01-01"])
-def test_stdio_bytes_equal_the_sdk_servers(tmp_path, memverbs_cmd, env, version):
+def test_stdio_bytes_equal_the_sdk_servers(tmp_path, memverbs_cmd, env):
     ours_home, sdk_home = init_home(tmp_path / "ours"), init_home(tmp_path / "sdk")
-    ours = _talk([*memverbs_cmd, "serve", "--surface", "full"], {**env, "MEMVERBS_HOME": str(ours_home.root)}, version)
-    raw = _talk.raw
-    theirs = _talk([sys.executable, str(REFERENCE), "full"], {**env, "MEMVERBS_HOME": str(sdk_home.root)}, version)
-    assert len(ours) == len(theirs)
+    ours, raw = _talk([*memverbs_cmd, "serve", "--surface", "full"], {**env, "MEMVERBS_HOME": str(ours_home.root)})
+    theirs, _ = _talk([sys.executable, str(REFERENCE), "full"], {**env, "MEMVERBS_HOME": str(sdk_home.root)})
+    assert len(ours) == len(theirs) == len(VERSIONS) * 22
     for mine, reference in zip(ours, theirs):
         assert mine == reference
     # The odd text came back intact, inside one frame, through both.
     recalled = json.loads(json.loads(raw[6])["result"]["content"][0]["text"])
     assert recalled["facts"][0]["fact"] == ODD_TEXT
+    assert [json.loads(raw[i])["result"]["protocolVersion"] for i in range(1, len(raw), 22)] == [
+        "2024-11-05", "2025-06-18", "2025-11-25", "2025-11-25"]
 
 
 MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",

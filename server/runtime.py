@@ -4,6 +4,12 @@ A broken config or a missing brain does not stop a server from starting: the
 failure is kept and every call answers `unavailable` with its fix, so a harness
 shows the user the fix instead of a dead tool list. A later `memverbs init`
 heals a running server without a restart (the open is retried per call).
+
+`Runtime.quick()` is the stdio server's: it starts from quickconfig.py's
+reading of the few keys a tool call needs, so the first answer does not wait
+for pydantic-settings (~0.3 s); the full settings load when something needs
+them (a provider) or when `validate_settings` runs after the first answer, and
+a config they refuse then makes every later call answer `unavailable`.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from memverbs.server.brain.sqlite import SqliteBrain
 from memverbs.server.context import Caller
@@ -19,49 +26,89 @@ from memverbs.server.errors import ConfigError
 from memverbs.server.home import Home, source_from_env
 from memverbs.server.protocol.surfaces import DEFAULT_SURFACE, SURFACES, narrower
 from memverbs.server.providers.config import Providers
-from memverbs.server.settings import Settings, load_settings
+from memverbs.server.quickconfig import QuickSettings, quick_settings
 from memverbs.server import usage
+
+if TYPE_CHECKING:
+    from memverbs.server.settings import Settings
 
 
 class Runtime:
-    def __init__(self, home: Home | None = None, providers: Providers | None = None) -> None:
+    def __init__(self, home: Home | None = None, providers: Providers | None = None, *, lazy: bool = False) -> None:
         self.home = home or Home.from_env()
-        self.settings: Settings | None = None
         self.config_error: ConfigError | None = None
-        try:
-            self.settings = load_settings(self.home)
-        except ConfigError as exc:
-            self.config_error = exc
+        self._settings: Settings | None = None
+        self._loaded = False
+        self._quick: QuickSettings | None = None
+        if lazy:
+            try:
+                self._quick = quick_settings(self.home)
+            except ConfigError as exc:
+                self.config_error = exc
+        if self._quick is None or not self._quick.sure:
+            self.validate_settings()
         self._brain: SqliteBrain | None = None
         # Costs nothing to build: keys, httpx and numpy wait for the first call that needs them.
-        self.providers = providers or Providers(self.settings)
+        self.providers = providers or Providers(None, load=lambda: self.settings)
+
+    @classmethod
+    def quick(cls, home: Home | None = None) -> Runtime:
+        """A runtime whose full settings wait until needed (the stdio server's)."""
+        return cls(home, lazy=True)
+
+    @property
+    def settings(self) -> Settings | None:
+        if not self._loaded:
+            self.validate_settings()
+        return self._settings
+
+    def validate_settings(self) -> None:
+        """Load the full settings now; a config they refuse becomes the config error every call reports."""
+        if self._loaded:
+            return
+        from memverbs.server.settings import load_settings  # noqa: PLC0415 - pydantic-settings: ~0.3 s
+
+        try:
+            self._settings = load_settings(self.home)
+        except ConfigError as exc:
+            self.config_error = exc  # the full reading words it best
+        self._loaded = True
+
+    def _pick(self, full, quick, default):
+        """A setting from the full settings once loaded, else from the quick reading, else its default."""
+        if self._loaded:
+            return full(self._settings) if self._settings is not None else default
+        return quick(self._quick) if self._quick is not None else default
 
     @property
     def source(self) -> str:
-        return self.settings.source if self.settings else source_from_env()
+        return self._pick(lambda s: s.source, lambda q: q.source, None) or source_from_env()
 
     @property
     def brain_path(self):
-        rel = self.settings.brain.path if self.settings else "brain.db"
-        return self.home.resolve(rel)
+        return self.home.resolve(self._pick(lambda s: s.brain.path, lambda q: q.brain_path, "brain.db"))
+
+    @property
+    def busy_timeout_ms(self) -> int:
+        return self._pick(lambda s: s.brain.busy_timeout_ms, lambda q: q.busy_timeout_ms, 10_000)
 
     def brain(self) -> SqliteBrain:
         if self.config_error is not None:
             raise self.config_error
         if self._brain is None:
-            self._brain = SqliteBrain.open(self.brain_path, busy_timeout_ms=self.settings.brain.busy_timeout_ms)
+            self._brain = SqliteBrain.open(self.brain_path, busy_timeout_ms=self.busy_timeout_ms)
         return self._brain
 
     def open_brain(self) -> SqliteBrain:
         """A fresh connection to the brain, not shared: one per worker thread of the HTTP server."""
         if self.config_error is not None:
             raise self.config_error
-        return SqliteBrain.open(self.brain_path, busy_timeout_ms=self.settings.brain.busy_timeout_ms)
+        return SqliteBrain.open(self.brain_path, busy_timeout_ms=self.busy_timeout_ms)
 
     def create_brain(self) -> SqliteBrain:
         if self.config_error is not None:
             raise self.config_error
-        self._brain = SqliteBrain.open(self.brain_path, create=True, busy_timeout_ms=self.settings.brain.busy_timeout_ms)
+        self._brain = SqliteBrain.open(self.brain_path, create=True, busy_timeout_ms=self.busy_timeout_ms)
         return self._brain
 
     def close(self) -> None:
@@ -77,7 +124,7 @@ class Runtime:
         elif self.config_error is not None:
             chosen = "verbs"  # cannot read the configured surface: serve the smallest one
         else:
-            chosen = self.settings.mcp_surface or DEFAULT_SURFACE
+            chosen = self._pick(lambda s: s.mcp_surface, lambda q: q.mcp_surface, None) or DEFAULT_SURFACE
         forced = os.environ.get("MEMVERBS_MCP_FORCE_SURFACE", "").strip()
         if forced:
             if forced in SURFACES:
@@ -117,7 +164,7 @@ class Runtime:
             caller=caller,
             surface=surface,
             open_brain=open_brain or self.brain,
-            strict_params=bool(self.settings and self.settings.mcp.strict_params == "reject"),
+            strict_params=self._pick(lambda s: s.mcp.strict_params, lambda q: q.strict_params, "warn") == "reject",
             remote_private_pages=self._remote_private_pages(),
             on_call=log_call,
             providers=self.providers,
@@ -132,4 +179,4 @@ class Runtime:
     def _remote_private_pages(self) -> bool:
         if os.environ.get("MEMVERBS_REMOTE_PRIVATE_PAGES", "").strip() == "1":
             return True
-        return bool(self.settings and self.settings.search.remote_private_pages)
+        return bool(self._pick(lambda s: s.search.remote_private_pages, lambda q: q.remote_private_pages, False))

@@ -83,6 +83,15 @@ class HookSettings(_Section):
     entities: str = Field("", description="Standing entities for session-start packs, comma-separated.")
 
 
+class HttpSettings(_Section):
+    allowed_hosts: str = Field(
+        "", description="Host header values `serve --http` accepts besides loopback, comma-separated (a reverse proxy's name)."
+    )
+    allowed_origins: str = Field(
+        "", description="Origin header values `serve --http` accepts besides loopback, comma-separated."
+    )
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="MEMVERBS_", env_nested_delimiter="__", extra="forbid")
 
@@ -93,6 +102,7 @@ class Settings(BaseSettings):
     mcp: McpSettings = McpSettings()
     search: SearchSettings = SearchSettings()
     hooks: HookSettings = HookSettings()
+    http: HttpSettings = HttpSettings()
     embeddings: EmbeddingsSettings = EmbeddingsSettings()
     llm: LlmSettings = LlmSettings()
 

@@ -10,6 +10,10 @@ CASES = [
     ('source = "work"\n[brain]\npath = "other.db"\nbusy_timeout_ms = 250\n[hooks]\nentities = "people/me, projects/x"\n', {}),
     ('source = "work"\n[hooks]\nentities = "a"\n', {"MEMVERBS_SOURCE": "env-src", "MEMVERBS_HOOKS__ENTITIES": "b,c"}),
     ("", {"MEMVERBS_BRAIN__PATH": "/abs/brain.db", "MEMVERBS_BRAIN__BUSY_TIMEOUT_MS": "42"}),
+    ('mcp_surface = "starter"\n[mcp]\nstrict_params = "reject"\n[search]\nremote_private_pages = true\n', {}),
+    ('mcp_surface = "starter"\n', {"MEMVERBS_MCP_SURFACE": "verbs", "MEMVERBS_SEARCH__REMOTE_PRIVATE_PAGES": "1",
+                                  "MEMVERBS_MCP__STRICT_PARAMS": "warn"}),
+    ("", {"MEMVERBS_SEARCH__REMOTE_PRIVATE_PAGES": "off"}),
 ]
 
 
@@ -23,3 +27,6 @@ def test_agrees_with_settings(home, monkeypatch, toml, env):
     assert quick.brain_path == full.brain.path
     assert quick.busy_timeout_ms == full.brain.busy_timeout_ms
     assert quick.hook_entities == full.hooks.entities
+    assert quick.sure
+    assert (quick.mcp_surface, quick.strict_params, quick.remote_private_pages) == (
+        full.mcp_surface, full.mcp.strict_params, full.search.remote_private_pages)

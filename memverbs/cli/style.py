@@ -9,11 +9,13 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 
 FORMATS = ("table", "csv", "jsonl", "json")
 
+_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 _CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "blue": "34", "magenta": "35", "cyan": "36"}
 
 
@@ -73,6 +75,8 @@ def _cell(value: object) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     text = str(value)
+    if _ISO.match(text):
+        return day(text)
     if len(text) > 60:
         text = text[:59] + "…"
     return text.replace("\n", " ")

@@ -133,14 +133,23 @@ class BrowseStore:
             (source, slug, limit),
         )
 
-    def fact_count(self, source: str, f: FactFilter) -> int:
-        """How many facts recall's facts arm matches before its limit: the true total."""
+    def _window_where(self, source: str, f: FactFilter, grep: str | None) -> tuple[str, list]:
         where, args = self.fact_where(source, f)
+        if grep:
+            # recall's grep: a case-insensitive substring (lower() is ASCII-only in SQLite, like
+            # most needles; the wire applies Python's lower() to the returned page instead).
+            where += " AND instr(lower(fact), lower(?)) > 0"
+            args.append(grep)
+        return where, args
+
+    def fact_count(self, source: str, f: FactFilter, grep: str | None = None) -> int:
+        """How many facts recall's facts arm matches before its limit: the true total."""
+        where, args = self._window_where(source, f, grep)
         return self.one(f"SELECT count(*) FROM facts WHERE {where}", tuple(args))[0]
 
-    def fact_window(self, source: str, f: FactFilter, offset: int) -> list[sqlite3.Row]:
+    def fact_window(self, source: str, f: FactFilter, offset: int, grep: str | None = None) -> list[sqlite3.Row]:
         """recall's facts arm from `offset` on, in the arm's order (the CLI's paging)."""
-        where, args = self.fact_where(source, f)
+        where, args = self._window_where(source, f, grep)
         order = "COALESCE(expired_at, valid_until) DESC, id DESC" if f.arm == "supersessions" else (
             "created_at DESC, id DESC" if f.arm == "session" else "valid_from DESC, id DESC"
         )

@@ -119,7 +119,9 @@ def _ops_parser(sub, add) -> None:
                 p.add_argument(dest, metavar=METAVARS.get(param.name, param.name.upper()), help=text)
                 positional_done = True
                 continue
-            if param.type == "boolean":
+            if param.name in ("since", "until"):
+                p.add_argument(flag, dest=dest, type=_when, metavar="WHEN", help=text)
+            elif param.type == "boolean":
                 p.add_argument(flag, dest=dest, action="store_true", default=None, help=text)
             elif param.type == "number":
                 p.add_argument(flag, dest=dest, type=_number, required=param.required, metavar="N", help=text)
@@ -132,7 +134,7 @@ def _ops_parser(sub, add) -> None:
             _formats(p, "facts")
         if op.name == "list_pages":
             p.add_argument("--visibility", choices=("world", "private"), help="only pages of this visibility (local brain)")
-            p.add_argument("--since", metavar="WHEN", help=f"only pages updated since then: {WHEN_HELP}")
+            p.add_argument("--since", type=_when, metavar="WHEN", help=f"only pages updated since then: {WHEN_HELP}")
             _formats(p, "pages")
         if op.name == "put_page":
             p.add_argument("--move-facts", action="store_true",
@@ -172,6 +174,16 @@ def _number(text: str) -> float | int:
     return int(value) if value.is_integer() else value
 
 
+def _when(text: str) -> str:
+    """--since / --until: checked (and made an ISO instant) while parsing, the same on every command."""
+    from memverbs.cli.when import WhenError, to_iso  # noqa: PLC0415
+
+    try:
+        return to_iso("", text)
+    except WhenError as exc:
+        raise argparse.ArgumentTypeError(str(exc).strip()) from None
+
+
 def _count(text: str) -> int:
     try:
         value = int(text)
@@ -189,7 +201,7 @@ def _browse_parsers(sub, add) -> None:
     g.add_argument("--facts-only", action="store_true", help="only entities with facts but no page (`move-facts` candidates)")
     p.add_argument("--type", metavar="TYPE", help="only pages of this type (e.g. person)")
     p.add_argument("--prefix", metavar="PREFIX", help="only slugs starting with this (e.g. people/)")
-    p.add_argument("--since", metavar="WHEN", help=f"only entities touched since then: {WHEN_HELP}")
+    p.add_argument("--since", type=_when, metavar="WHEN", help=f"only entities touched since then: {WHEN_HELP}")
     p.add_argument("--limit", type=_count, default=100, metavar="N", help="at most this many (default 100)")
     p.add_argument("--offset", type=_count, default=0, metavar="N", help="skip the first N")
     _formats(p, "entities")
@@ -206,7 +218,7 @@ def _browse_parsers(sub, add) -> None:
 
     p = add(sub, "timeline", "a page's timeline entries and the facts about it, newest first")
     p.add_argument("slug", metavar="SLUG", help="the entity, e.g. people/alice-example")
-    p.add_argument("--since", metavar="WHEN", help=f"only events since then: {WHEN_HELP}")
+    p.add_argument("--since", type=_when, metavar="WHEN", help=f"only events since then: {WHEN_HELP}")
     p.add_argument("--include-expired", action="store_true", help="also expired and superseded facts")
     p.add_argument("--limit", type=_count, default=50, metavar="N", help="at most this many events (default 50)")
     _formats(p, "events")
@@ -374,10 +386,10 @@ def _cli_name(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
         if word.startswith("-"):
             continue
         if "_" in word:
-            from memverbs.cli.completion import _subparsers  # noqa: PLC0415
+            from memverbs.cli.completion import subcommands  # noqa: PLC0415
 
             hyphened = word.replace("_", "-")
-            if hyphened in _subparsers(parser):
+            if hyphened in subcommands(parser):
                 return [*argv[:i], hyphened, *argv[i + 1 :]]
         return argv
     return argv

@@ -77,7 +77,8 @@ def _run(op, params: dict, args, target) -> int:
     is_error, body = target.call(op.name, params)
     if args.json:
         print_json(body)
-        return 1 if is_error else 0
+        # Exit 1 for "not found" as in the human rendering; the body stays the wire's.
+        return 1 if is_error or (op.name == "entity" and not body.get("found")) else 0
     if is_error:
         return fail(cli_terms(body.get("message", "failed")), cli_terms(body.get("suggestion") or "") or None)
     if op.name == "entity" and not body.get("found"):

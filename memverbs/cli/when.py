@@ -37,5 +37,5 @@ def to_iso(flag: str, text: str, now: int | None = None) -> str:
         return iso(now - int(m.group(1)) * 7 * 86_400_000)
     at = parse_since(text, now) if s else None
     if at is None:
-        raise WhenError(f'{flag} "{text}" is not a time: use {FORMS}')
+        raise WhenError(f'{flag} "{text}" is not a time: use {FORMS}'.lstrip())
     return iso(at)

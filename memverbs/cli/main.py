@@ -224,7 +224,7 @@ def _browse_parsers(sub, add) -> None:
     _formats(p, "events")
     _json(p, "the events as JSON (same as --format json)")
 
-    p = add(sub, "history", "one fact's audit trail: supersessions, moves, expiry", aliases=["audit"])
+    p = add(sub, "history", "one fact's audit trail: supersessions, moves, expiry (also: audit)", aliases=["audit"])
     p.set_defaults(command="history")
     p.add_argument("id", metavar="ID", help="the fact id, as recall shows it (#42 or 42)")
     _json(p, "the fact and its events as JSON")

@@ -299,6 +299,13 @@ def render(name: str, body: dict) -> str:
         return "\n".join(f"{r['slug']}  {r['title'] or ''}  [{r['evidence']}]" for r in body["results"]) or "(no results)"
     if name == "delete_page":
         return f"deleted {body.get('slug', '')}".strip() if body.get("deleted", True) else "already deleted"
+    if name == "add_link":
+        verb = "linked" if body.get("added") else "already linked:"
+        return f"{verb} {body['from']} —{body['link_type']}→ {body['to']}"
+    if name == "add_alias":
+        return f"{body['slug']} now also answers to {body['alias']}" if body.get("added") else f"{body['alias']} was already an alias of {body['slug']}"
+    if name == "add_timeline_entry":
+        return f"{body['slug']} timeline: {body['date']} {body['summary']} (entry #{body['id']})"
     if name == "whoami":
         return "\n".join(f"{k}: {', '.join(v) if isinstance(v, list) else v}" for k, v in body.items() if k != "protocol_version")
     return _plain(body)

@@ -23,10 +23,12 @@ def fmt_of(args) -> str:
 
 
 def run_browse(args) -> int:
-    if getattr(args, "remote", False):
+    from memverbs.cli.target import wants_remote  # noqa: PLC0415
+
+    if wants_remote(args):
         return fail(
             f"`{args.command}` reads the brain directly and works on the local brain only",
-            "Run it on the machine that holds the brain (drop --remote).",
+            "Run it on the machine that holds the brain (drop --remote, or pass --local over config cli_remote).",
         )
     try:
         target = LocalTarget()

@@ -129,6 +129,7 @@ def _ops_parser(sub, add) -> None:
                 metavar = None if param.enum else METAVARS.get(param.name, param.name.upper())
                 p.add_argument(flag, dest=dest, required=param.required, choices=param.enum, metavar=metavar, help=text)
         if op.name == "recall":
+            p.add_argument("entity_arg", nargs="?", metavar="NAME", help="shortcut for --entity NAME")
             p.add_argument("--offset", type=_count, default=0, metavar="N",
                            help="skip the first N facts: page through more than --limit (local brain)")
             _formats(p, "facts")
@@ -283,8 +284,10 @@ def build_parser() -> argparse.ArgumentParser:
     s = add(csub, "set", "change a setting in config.toml (validated before writing)")
     s.add_argument("key", metavar="KEY", help="a dotted setting name, e.g. llm.model")
     s.add_argument("value", metavar="VALUE", help="the new value")
+    _json(s, "the new value as JSON")
     u = add(csub, "unset", "remove a setting from config.toml (back to its default)")
     u.add_argument("key", metavar="KEY", help="a dotted setting name, e.g. llm.model")
+    _json(u, "the value now in effect as JSON")
 
     p = add(sub, "install", "register memverbs (server + lifecycle hooks) with an agent harness")
     p.add_argument("harness", metavar="HARNESS", help="claude, codex, grok, opencode, openclaw, or all (every one on PATH)")
@@ -296,6 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add(sub, "uninstall", "remove exactly what `memverbs install` added")
     p.add_argument("harness", metavar="HARNESS", help="claude, codex, grok, opencode, openclaw, or all")
     p.add_argument("--dry-run", action="store_true", help="print the exact changes as a diff; write nothing")
+    _json(p, "what was removed as JSON")
 
     p = add(sub, "hook", "lifecycle hook entry point, wired by `memverbs install` (docs/hooks.md)")
     p.add_argument("moment", choices=("session-start", "post-compact", "heartbeat", "auto"), help="which moment of the session")
@@ -329,6 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
     _json(a, "the tokens as JSON")
     a = add(asub, "revoke", "refuse a token from now on")
     a.add_argument("name", metavar="NAME", help="the token's name, as `auth list` shows it")
+    _json(a, "the result as JSON")
     a = add(asub, "test", "check that a remote brain accepts a token (whoami)")
     a.add_argument("url", metavar="URL", help="the server's MCP endpoint, e.g. https://brain.example.com/mcp")
     a.add_argument("--token", metavar="TOKEN", help="the token (default: the one `memverbs connect` stored for this URL)")

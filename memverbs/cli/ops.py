@@ -15,13 +15,15 @@ import sys
 from memverbs.cli.output import fail, print_json
 from memverbs.cli.style import day, emit, paint
 from memverbs.cli.target import TargetError, open_target
-from memverbs.cli.when import WhenError, to_iso
 from memverbs.server.protocol.registry import BY_NAME, OPERATIONS
 
 # `memverbs delta` with neither --since nor --session-id reads this session's cursor on the
 # CLI's own 'local' lane: each run shows what changed since the previous one.
 CLI_SESSION = "cli"
-TIME_PARAMS = ("since", "until")
+
+
+class UsageError(ValueError):
+    """Arguments that parse but do not fit together: exit 2, like any usage error."""
 
 
 def collect_params(op, args) -> dict:
@@ -30,9 +32,12 @@ def collect_params(op, args) -> dict:
         value = getattr(args, f"p_{param.name}", None)
         if value is None:
             continue
-        if param.name in TIME_PARAMS:
-            value = to_iso("--" + param.name, value)
-        params[param.name] = value
+        params[param.name] = value  # --since / --until arrive as ISO instants (checked while parsing)
+    shortcut = getattr(args, "entity_arg", None)
+    if shortcut:
+        if params.get("entity") not in (None, shortcut):
+            raise UsageError(f"recall: NAME ({shortcut}) and --entity ({params['entity']}) disagree: pass one")
+        params["entity"] = shortcut
     return params
 
 
@@ -40,8 +45,8 @@ def run_op(args) -> int:
     op = BY_NAME[args.op]
     try:
         params = collect_params(op, args)
-    except WhenError as exc:
-        return fail(str(exc), "Pass one of those forms, e.g. --since 2026-08-11 or --since 7d.", code=2)
+    except UsageError as exc:
+        return fail(str(exc), None, code=2)
     if op.name == "put_page":
         try:
             params["content"] = _read_content(args.file)
@@ -65,7 +70,10 @@ def run_op(args) -> int:
 
 def _run(op, params: dict, args, target) -> int:
     offset = getattr(args, "offset", None) or 0
-    if op.name == "recall" and offset and not target.remote:
+    if op.name == "recall" and offset:
+        if target.remote:
+            return fail("--offset pages through the local brain only",
+                        "Drop --offset (and raise --limit, up to 100) for a remote brain.", code=2)
         return _recall_window(params, args, target, offset)
     filtering = op.name == "list_pages" and (args.visibility or args.since)
     if filtering and "limit" not in params:
@@ -120,7 +128,7 @@ def _list_pages(body: dict, args, target) -> int:
             return fail("--visibility needs the local brain", "Drop --visibility (a remote brain shows world pages only).", code=2)
         pages = [p for p in pages if p.get("visibility") == args.visibility]
     if args.since:
-        cut = to_iso("--since", args.since)
+        cut = args.since  # an ISO instant already (checked while parsing)
         pages = [p for p in pages if (p.get("updated_at") or "") >= cut]
     emit(pages, ("slug", "type", "visibility", "updated_at", "title"), args.format, empty="(no pages)")
     return 0

@@ -232,6 +232,8 @@ def test_recall_pages_with_offset_and_tells_the_true_total(home, capsys, tmp_pat
     assert last["next_offset"] is None and len(last["facts"]) == 1
     seen = {f["fact_id"] for p in (page, last) for f in p["facts"]}
     assert len(seen) == 4
+    assert cli(capsys, "recall", "people/carol", "--limit", "3") == first  # NAME: the --entity shortcut
+    cli(capsys, "recall", "people/carol", "--entity", "people/alice-example", code=2)
     human = cli(capsys, "recall", "--entity", "people/carol", "--offset", "6", "--limit", "3")
     assert "7–7 of 7 facts" in human
     assert "(private)" in cli(capsys, "recall", "--entity", "people/carol")

@@ -88,7 +88,7 @@ def _run(op, params: dict, args, target) -> int:
         # Exit 1 for "not found" as in the human rendering; the body stays the wire's.
         return 1 if is_error or (op.name == "entity" and not body.get("found")) else 0
     if is_error:
-        return fail(cli_terms(body.get("message", "failed")), cli_terms(body.get("suggestion") or "") or None)
+        return fail(cli_terms(body.get("message", "failed"), op), cli_terms(body.get("suggestion") or "", op) or None)
     if op.name == "entity" and not body.get("found"):
         return _entity_miss(args.p_name, body, target)
     if op.name == "list_pages":
@@ -181,7 +181,7 @@ def _recall_window(params: dict, args, target, offset: int) -> int:
     try:
         f = _recall_filter(params, target, limit)
     except Exception as exc:  # noqa: BLE001 - a VerbError: the wire's own message
-        return fail(cli_terms(getattr(exc, "message", str(exc))), cli_terms(getattr(exc, "fix", "")) or None)
+        return fail(cli_terms(getattr(exc, "message", str(exc)), BY_NAME["recall"]), cli_terms(getattr(exc, "fix", ""), BY_NAME["recall"]) or None)
     brain = target.brain()
     matched = brain.fact_count(target.source, f, params.get("grep"))
     facts = [recall_fact(r) for r in brain.fact_window(target.source, f, offset, params.get("grep"))]
@@ -251,19 +251,29 @@ def _offer_fact_move(slug: str, target, *, move: bool) -> None:
 _TOOL_NAMES = sorted((op.name for op in OPERATIONS if "_" in op.name), key=len, reverse=True)
 
 
-def cli_terms(text: str) -> str:
-    """A wire message in the CLI's words: `list_pages` → `list-pages`, since: "x" → --since "x"."""
+def cli_terms(text: str, op=None) -> str:
+    """A wire message in the CLI's words: `list_pages` → `list-pages`, since: "x" → --since "x".
+
+    Any param name with an underscore, in backticks or as `name: value` is a flag wherever it
+    appears; a plain word (date, ttl) only where it names the called tool's own param: before a
+    quoted value, at the start of the message, or followed by is / must / takes.
+    """
     if not text:
         return text
     for name in _TOOL_NAMES:
         text = re.sub(rf"\b{name}\b", name.replace("_", "-"), text)
-    params = {p.name for op in OPERATIONS for p in op.params}
+    params = {p.name for o in OPERATIONS for p in o.params}
+    own = {p.name for p in op.params} if op is not None else set()
     for name in sorted(params, key=len, reverse=True):
         flag = "--" + name.replace("_", "-")
         text = re.sub(rf"`{name}`", f"`{flag}`", text)
         text = re.sub(rf"(?<![\w-]){name}: (?=[\"\d])", f"{flag} ", text)
         if "_" in name:
             text = re.sub(rf"(?<![\w-]){name}\b", flag, text)
+        elif name in own:
+            text = re.sub(rf"(?<![\w-]){name}(?= \")", flag, text)
+            text = re.sub(rf"^{name}\b", flag, text)
+            text = re.sub(rf"(?<![\w-]){name}(?= (?:is|must|takes)\b)", flag, text)
     return text
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from memverbs.cli import completion
 from memverbs.cli.main import build_parser, main
+from memverbs.server.protocol.registry import BY_NAME
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -127,6 +128,16 @@ def test_wire_errors_are_told_in_cli_terms():
         'Check the slug with list-pages; pass --since "2026-01-01"'
     )
     assert cli_terms("or a `session_id` with budget_tokens") == "or a `--session-id` with --budget-tokens"
+    remember = BY_NAME["remember"]
+    assert cli_terms('ttl "P30D" looks odd; ttl takes "30d"', remember) == '--ttl "P30D" looks odd; --ttl takes "30d"'
+    assert cli_terms("provenance is required", remember) == "--provenance is required"
+    # A plain word is a flag only for the tool's own params: English stays English.
+    assert cli_terms("changed since the date it was", remember) == "changed since the date it was"
+
+
+def test_a_wire_error_reads_in_cli_terms_end_to_end(home, capsys):
+    cli(capsys, "remember", "x", "--provenance", "p", "--ttl", "P30D", code=1)
+    assert 'memverbs: --ttl "P30D" looks like an ISO-8601 duration' in cli.err and "fix: --ttl takes" in cli.err
 
 
 # -- entity hygiene -------------------------------------------------------------------------

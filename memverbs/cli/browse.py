@@ -222,11 +222,11 @@ def _history(args, target) -> int:
 # -- move-facts -----------------------------------------------------------------------------
 
 
-def do_move(brain, source: str, old: str, new: str, *, reason: str) -> list[tuple[int, str]]:
+def do_move(brain, source: str, old: str, new: str, *, reason: str, out=None) -> list[tuple[int, str]]:
     moved = brain.move_facts(source, old, new, reason, now_ms())
     dups = [str(i) for i, s in moved if s == "duplicate"]
     note = f"; {len(dups)} restated a fact already there and were expired as duplicates (#{', #'.join(dups)})" if dups else ""
-    print(f"moved {len(moved)} fact{'s' if len(moved) != 1 else ''} from {old} to {new}{note}")
+    print(f"moved {len(moved)} fact{'s' if len(moved) != 1 else ''} from {old} to {new}{note}", file=out or sys.stdout)
     return moved
 
 

@@ -9,10 +9,27 @@ only when chosen: `memverbs hook` must not pay for `serve`'s imports.
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
+import re
 import sys
 
 from memverbs import __version__
+from memverbs.cli.completion import subcommands
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors the way every other memverbs error reads: the problem, then the fix; exit 2."""
+
+    def error(self, message: str):
+        fix = f"see `{self.prog} --help` for what it takes"
+        bad = re.match(r"argument (?:COMMAND|ACTION): invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if bad:
+            choices = re.findall(r"'([^']*)'", bad.group(2))
+            near = difflib.get_close_matches(bad.group(1), choices, n=1)
+            message = f"no command {bad.group(1)!r}"
+            fix = (f"did you mean `{self.prog} {near[0]}`? " if near else "") + f"`{self.prog} --help` lists them all"
+        self.exit(2, f"{self.prog}: {message}\n  fix: {fix}\n")
 
 
 # One line per operation for the CLI's help: the registry's descriptions are written for agents
@@ -248,7 +265,7 @@ def _browse_parsers(sub, add) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="memverbs",
         usage="memverbs [--remote | --local] COMMAND [ARGS]",
         description="Memory for coding agents: the MEMORY_VERBS v1 brain, server, installers and hooks.",
@@ -391,8 +408,6 @@ def _cli_name(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
         if word.startswith("-"):
             continue
         if "_" in word:
-            from memverbs.cli.completion import subcommands  # noqa: PLC0415
-
             hyphened = word.replace("_", "-")
             if hyphened in subcommands(parser):
                 return [*argv[:i], hyphened, *argv[i + 1 :]]
@@ -410,7 +425,12 @@ def main(argv: list[str] | None = None) -> int:
         return run_hook(argv[1:])
     parser = build_parser()
     argv = _cli_name(argv, parser)
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        # Said by the command's own parser, so the fix points at its --help.
+        name = args.op.replace("_", "-") if args.command == "op" else args.command
+        sub = subcommands(parser).get(name, parser) if name else parser
+        sub.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command is None:
         parser.print_help()
         return 0

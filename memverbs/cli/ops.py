@@ -15,6 +15,7 @@ import sys
 from memverbs.cli.output import fail, print_json
 from memverbs.cli.style import day, emit, paint
 from memverbs.cli.target import TargetError, open_target
+from memverbs.server.errors import VerbError
 from memverbs.server.protocol.registry import BY_NAME, OPERATIONS
 
 # `memverbs delta` with neither --since nor --session-id reads this session's cursor on the
@@ -69,53 +70,77 @@ def run_op(args) -> int:
 
 
 def _run(op, params: dict, args, target) -> int:
-    offset = getattr(args, "offset", None) or 0
-    if op.name == "recall" and offset:
+    if op.name == "recall" and args.offset:
         if target.remote:
             return fail("--offset pages through the local brain only",
                         "Drop --offset (and raise --limit, up to 100) for a remote brain.", code=2)
-        return _recall_window(params, args, target, offset)
-    filtering = op.name == "list_pages" and (args.visibility or args.since)
-    if filtering and "limit" not in params:
-        params["limit"] = 500  # filtered on this side: fetch the most the wire allows
-    first_delta = (
-        op.name == "delta" and params.get("session_id") == CLI_SESSION and not target.remote
-        and target.brain().cursor(target.source, "local", CLI_SESSION) is None
-    )
+        return _recall_window(params, args, target, args.offset)
+    if op.name == "list_pages" and (args.visibility or args.since):
+        params.setdefault("limit", 500)  # filtered on this side: fetch the most the wire allows
+    if op.name == "delta":
+        args.first_delta = (
+            params.get("session_id") == CLI_SESSION and not target.remote
+            and target.brain().cursor(target.source, "local", CLI_SESSION) is None
+        )
     is_error, body = target.call(op.name, params)
     if args.json:
         print_json(body)
+        if op.name == "put_page" and not is_error and not target.remote:
+            _offer_fact_move(body["slug"], target, move=args.move_facts, out=sys.stderr)
         # Exit 1 for "not found" as in the human rendering; the body stays the wire's.
         return 1 if is_error or (op.name == "entity" and not body.get("found")) else 0
     if is_error:
         return fail(cli_terms(body.get("message", "failed"), op), cli_terms(body.get("suggestion") or "", op) or None)
-    if op.name == "entity" and not body.get("found"):
-        return _entity_miss(args.p_name, body, target)
-    if op.name == "list_pages":
-        return _list_pages(body, args, target)
-    fmt = getattr(args, "format", "table")
-    if op.name == "recall" and fmt != "table":
-        emit(body["facts"], FACT_COLUMNS, fmt)
-        return 0
+    shown = _SHOWN.get(op.name)
+    if shown is not None:
+        return shown(body, params, args, target)
     print(render(op.name, body))
-    if op.name == "entity" and body["card"]["active_fact_count"]:
+    return 0
+
+
+# -- what the CLI shows around some answers (the wire body stays as it is) ---------------------
+
+
+def _shown_entity(body: dict, params: dict, args, target) -> int:
+    if not body.get("found"):
+        return _entity_miss(args.p_name, body, target)
+    print(render("entity", body))
+    if body["card"]["active_fact_count"]:
         _card_facts(body["card"]["entity"]["slug"], target)
-    if op.name == "recall" and not target.remote:
+    return 0
+
+
+def _shown_recall(body: dict, params: dict, args, target) -> int:
+    if args.format != "table":
+        emit(body["facts"], FACT_COLUMNS, args.format)
+        return 0
+    print(render("recall", body))
+    if not target.remote:
         _recall_footer(params, body, target)
-    if first_delta:
+    return 0
+
+
+def _shown_delta(body: dict, params: dict, args, target) -> int:
+    print(render("delta", body))
+    if args.first_delta:
         print(paint("first `memverbs delta` here: the CLI's cursor starts now, so the next run shows what changed "
                     "since (for the past, pass --since, e.g. --since 1d)", "dim"))
-    elif op.name == "delta" and body.get("has_more"):
+    elif body.get("has_more"):
         print(paint("more changes are waiting: run `memverbs delta` again", "dim"))
-    if op.name == "put_page" and not target.remote:
-        _offer_fact_move(body["slug"], target, move=getattr(args, "move_facts", False))
+    return 0
+
+
+def _shown_put_page(body: dict, params: dict, args, target) -> int:
+    print(render("put_page", body))
+    if not target.remote:
+        _offer_fact_move(body["slug"], target, move=args.move_facts, out=sys.stdout)
     return 0
 
 
 FACT_COLUMNS = ("fact_id", "valid_from", "kind", "fact", "entity_slug", "visibility", "provenance", "expired_at")
 
 
-def _list_pages(body: dict, args, target) -> int:
+def _shown_list_pages(body: dict, params: dict, args, target) -> int:
     """Pages with their visibility (the local brain knows it; the wire does not carry it)."""
     pages = [dict(p) for p in body["pages"]]
     if not target.remote and pages:
@@ -180,14 +205,17 @@ def _recall_window(params: dict, args, target, offset: int) -> int:
     limit = recall_limit(params.get("limit"))
     try:
         f = _recall_filter(params, target, limit)
-    except Exception as exc:  # noqa: BLE001 - a VerbError: the wire's own message
-        return fail(cli_terms(getattr(exc, "message", str(exc)), BY_NAME["recall"]), cli_terms(getattr(exc, "fix", ""), BY_NAME["recall"]) or None)
+    except VerbError as exc:  # the wire's own message, as recall would answer it
+        return fail(cli_terms(exc.message, BY_NAME["recall"]), cli_terms(exc.suggestion, BY_NAME["recall"]))
     brain = target.brain()
     matched = brain.fact_count(target.source, f, params.get("grep"))
     facts = [recall_fact(r) for r in brain.fact_window(target.source, f, offset, params.get("grep"))]
     nxt = offset + len(facts) if offset + len(facts) < matched else None
     if args.json:
         print_json({"facts": facts, "matched": matched, "offset": offset, "next_offset": nxt})
+        return 0
+    if args.format != "table":
+        emit(facts, FACT_COLUMNS, args.format)
         return 0
     print("\n".join(fact_line(x) for x in facts) or "(no facts here)")
     more = f" (next: --offset {nxt})" if nxt is not None else ""
@@ -229,7 +257,7 @@ def _page_slug_hint(slug: str) -> str:
     return slug if "/" in slug else f"people/{slug}"
 
 
-def _offer_fact_move(slug: str, target, *, move: bool) -> None:
+def _offer_fact_move(slug: str, target, *, move: bool, out) -> None:
     """A new page whose slug ends with a fact-only entity's slug: say so, and move only when asked."""
     brain = target.brain()
     for old, count in brain.fact_only_slugs_ending(target.source, slug):
@@ -237,13 +265,22 @@ def _offer_fact_move(slug: str, target, *, move: bool) -> None:
         if move:
             from memverbs.cli.browse import do_move  # noqa: PLC0415
 
-            do_move(brain, target.source, old, slug, reason=f"page {slug} created")
+            do_move(brain, target.source, old, slug, reason=f"page {slug} created", out=out)
             continue
         print(
             f"note: {count} {noun} filed under {old}, which has no page; they will not show on {slug}'s card.\n"
             f"  move them: memverbs move-facts {old} {slug}",
             file=sys.stderr,
         )
+
+
+_SHOWN = {
+    "entity": _shown_entity,
+    "recall": _shown_recall,
+    "delta": _shown_delta,
+    "put_page": _shown_put_page,
+    "list_pages": _shown_list_pages,
+}
 
 
 # -- errors in CLI terms --------------------------------------------------------------
@@ -263,7 +300,7 @@ def cli_terms(text: str, op=None) -> str:
     for name in _TOOL_NAMES:
         text = re.sub(rf"\b{name}\b", name.replace("_", "-"), text)
     params = {p.name for o in OPERATIONS for p in o.params}
-    own = {p.name for p in op.params} if op is not None else set()
+    own = {p.name for p in op.params if p is not _positional(op)} if op is not None else set()
     for name in sorted(params, key=len, reverse=True):
         flag = "--" + name.replace("_", "-")
         text = re.sub(rf"`{name}`", f"`{flag}`", text)
@@ -275,6 +312,11 @@ def cli_terms(text: str, op=None) -> str:
             text = re.sub(rf"^{name}\b", flag, text)
             text = re.sub(rf"(?<![\w-]){name}(?= (?:is|must|takes)\b)", flag, text)
     return text
+
+
+def _positional(op):
+    """The param the CLI takes as a positional argument (the first required one): not a flag."""
+    return next((p for p in op.params if p.required), None)
 
 
 # -- the human rendering --------------------------------------------------------------

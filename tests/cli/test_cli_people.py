@@ -104,9 +104,13 @@ def test_top_level_help_is_grouped_and_states_the_exit_codes(capsys):
     assert "2 usage error" in text
 
 
-def test_usage_errors_exit_2_and_mcp_names_are_accepted(home, capsys):
+def test_usage_errors_exit_2_with_the_fix_and_mcp_names_are_accepted(home, capsys):
     cli(capsys, "recall", "--limit", "many", code=2)
-    cli(capsys, "no-such-command", code=2)
+    assert "fix: see `memverbs recall --help`" in cli.err
+    cli(capsys, "recal", code=2)
+    assert "no command 'recal'" in cli.err and "did you mean `memverbs recall`?" in cli.err
+    cli(capsys, "recall", "--bogus", code=2)
+    assert "unrecognized arguments: --bogus" in cli.err and "`memverbs recall --help`" in cli.err
     assert cli(capsys, "list_pages") == "(no pages)\n"
 
 
@@ -131,6 +135,7 @@ def test_wire_errors_are_told_in_cli_terms():
     remember = BY_NAME["remember"]
     assert cli_terms('ttl "P30D" looks odd; ttl takes "30d"', remember) == '--ttl "P30D" looks odd; --ttl takes "30d"'
     assert cli_terms("provenance is required", remember) == "--provenance is required"
+    assert cli_terms('No fact with id "9"', BY_NAME["forget"]) == 'No fact with id "9"'  # ID is positional
     # A plain word is a flag only for the tool's own params: English stays English.
     assert cli_terms("changed since the date it was", remember) == "changed since the date it was"
 
@@ -180,6 +185,16 @@ def test_move_facts_expires_a_restatement_as_a_duplicate(home, capsys):
     body = json.loads(cli(capsys, "move-facts", "bob", "people/bob", "--json"))
     assert body["moved"] == [{"fact_id": "2", "status": "duplicate"}]
     assert "duplicate of fact #1" in cli(capsys, "history", "2")
+
+
+def test_put_page_json_keeps_stdout_the_wire_body_and_tells_on_stderr(home, capsys, tmp_path):
+    cli(capsys, "remember", "Alice likes tea", "--provenance", "chat", "--entity", "Alice Example")
+    page = tmp_path / "alice.md"
+    page.write_text(ALICE, encoding="utf-8")
+    body = json.loads(cli(capsys, "put-page", "people/alice-example", str(page), "--json"))
+    assert body["status"] == "created" and "memverbs move-facts alice-example people/alice-example" in cli.err
+    body = json.loads(cli(capsys, "put-page", "people/alice-example", str(page), "--json", "--move-facts"))
+    assert body["status"] == "updated" and "moved 1 fact" in cli.err
 
 
 def test_put_page_move_facts_flag_moves_in_one_go(home, capsys, tmp_path):

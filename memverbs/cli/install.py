@@ -25,7 +25,7 @@ def _targets(name: str) -> list[Harness] | None:
 def run_install_cmd(args) -> int:
     targets = _targets(args.harness)
     if targets is None:
-        return fail(f"unknown harness {args.harness!r}", f"Use one of: {', '.join(h.value for h in registry.INSTALLABLE)}, all.")
+        return fail(f"unknown harness {args.harness!r}", f"Use one of: {', '.join(h.value for h in registry.INSTALLABLE)}, all.", code=2)
     if not targets:
         return fail("no supported harness found on PATH", "Install one (claude, codex, grok, opencode, openclaw) first.")
     status = 0
@@ -76,7 +76,7 @@ def _print_result(harness: Harness, result: dict) -> None:
 def run_uninstall_cmd(args) -> int:
     targets = _targets(args.harness) if args.harness != "all" else list(registry.INSTALLABLE)
     if targets is None:
-        return fail(f"unknown harness {args.harness!r}", f"Use one of: {', '.join(h.value for h in registry.INSTALLABLE)}, all.")
+        return fail(f"unknown harness {args.harness!r}", f"Use one of: {', '.join(h.value for h in registry.INSTALLABLE)}, all.", code=2)
     status = 0
     results = []
     as_json = getattr(args, "json", False)

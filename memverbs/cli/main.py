@@ -23,10 +23,9 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         fix = f"see `{self.prog} --help` for what it takes"
-        bad = re.match(r"argument (?:COMMAND|ACTION): invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        bad = re.match(r"argument (?:COMMAND|ACTION): invalid choice: '?([^' ]*)'?", message)
         if bad:
-            choices = re.findall(r"'([^']*)'", bad.group(2))
-            near = difflib.get_close_matches(bad.group(1), choices, n=1)
+            near = difflib.get_close_matches(bad.group(1), list(subcommands(self)), n=1)
             message = f"no command {bad.group(1)!r}"
             fix = (f"did you mean `{self.prog} {near[0]}`? " if near else "") + f"`{self.prog} --help` lists them all"
         self.exit(2, f"{self.prog}: {message}\n  fix: {fix}\n")
@@ -260,7 +259,7 @@ def _browse_parsers(sub, add) -> None:
                    help="the arguments as one JSON object ('-': read stdin; default {})")
     _remote_flag(p)
 
-    p = add(sub, "completion", "print a shell completion script: memverbs completion bash > …")
+    p = add(sub, "completion", "print a shell completion script (bash: source it; zsh: eval it in ~/.zshrc)")
     p.add_argument("shell", choices=("bash", "zsh", "fish"), help="the shell to complete for")
 
 

@@ -56,7 +56,29 @@ def harness_checks(home: Home) -> list[dict]:
             out.append(check(name, "ok", summary))
         if receipt.get("hooks"):
             out.append(_hook_runs(home, harness))
-    return out + remote_checks(home)
+    return out + claude_plugin_checks(home) + remote_checks(home)
+
+
+def claude_plugin_checks(home: Home) -> list[dict]:
+    """The memverbs Claude Code plugin, when enabled: it provides the server; a second one is a problem."""
+    from memverbs.installers.claude import plugin_enabled  # noqa: PLC0415
+
+    user_home = Path(os.environ.get("HOME") or Path.home())
+    plugin = plugin_enabled(user_home)
+    if plugin is None:
+        return []
+    detail = f"Claude Code plugin {plugin} enabled: it provides the memverbs server and hooks"
+    doc = None
+    try:
+        doc = JsonDoc(read_text(user_home / ".claude.json") or "{}")
+    except JsonEditError:
+        pass
+    second = doc is not None and doc.get(["mcpServers", "memverbs"]) is not None
+    if second:
+        return [check("claude-plugin", "warn", detail + "; a user-scope `memverbs` server is registered as well",
+                      "Keep one: `claude mcp remove memverbs --scope user` (or `memverbs uninstall claude`), "
+                      "or disable the plugin.")]
+    return [check("claude-plugin", "ok", detail)]
 
 
 # -- remote registrations (`memverbs connect --install`) -------------------------------------

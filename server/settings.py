@@ -98,6 +98,9 @@ class Settings(BaseSettings):
     source: str = Field("default", description="Source (namespace) every read and write belongs to.")
     mcp_surface: Surface | None = Field(None, description="Default MCP surface: verbs, starter or full.")
     protocol_installed_at: str | None = Field(None, description="When `memverbs init` ran (for protocol stats).")
+    cli_remote: bool = Field(
+        False, description="The CLI's memory and page commands talk to the remote brain `memverbs connect` set up (as `memverbs --remote` does)."
+    )
     brain: BrainSettings = BrainSettings()
     mcp: McpSettings = McpSettings()
     search: SearchSettings = SearchSettings()

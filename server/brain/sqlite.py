@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memverbs.server.brain import migrations
+from memverbs.server.brain.sqlite_browse import BrowseStore
 from memverbs.server.brain.sqlite_facts import FactStore
 from memverbs.server.brain.sqlite_pages import PageStore
 from memverbs.server.brain.sqlite_sessions import CursorStore
@@ -23,7 +24,7 @@ from memverbs.server.brain.sqlite_tokens import TokenStore
 from memverbs.server.errors import BrainError, BrainMissing
 
 
-class SqliteBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore):
+class SqliteBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, BrowseStore):
     backend = "sqlite"
 
     def __init__(self, db: sqlite3.Connection, path: Path) -> None:

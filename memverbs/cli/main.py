@@ -43,6 +43,8 @@ def _ops_parser(sub) -> None:
                 p.add_argument(
                     flag, dest=dest, required=param.required, choices=param.enum, help=param.description
                 )
+        if op.name == "get_page":
+            p.add_argument("--raw", action="store_true", help="print the page's markdown exactly as stored (edit it and put-page it back)")
         p.add_argument("--json", action="store_true", help="print the response JSON")
 
 

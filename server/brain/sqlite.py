@@ -20,7 +20,7 @@ from memverbs.server.brain.sqlite_pages import PageStore
 from memverbs.server.brain.sqlite_sessions import CursorStore
 from memverbs.server.brain.sqlite_vectors import VectorStore
 from memverbs.server.brain.sqlite_tokens import TokenStore
-from memverbs.server.errors import BrainError, BrainMissing
+from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked, BrainMissing
 
 
 class SqliteBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore):
@@ -117,7 +117,7 @@ class SqliteBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore):
 def translate(exc: sqlite3.DatabaseError, path: Path) -> BrainError:
     text = str(exc)
     if "locked" in text or "busy" in text:
-        return BrainError(
+        return BrainLocked(
             f"brain {path} is locked by another process ({text})",
             "Another memverbs process holds a long write; retry in a moment. If it persists, find the stuck "
             "process (`fuser` on the brain file) and stop it.",
@@ -125,7 +125,7 @@ def translate(exc: sqlite3.DatabaseError, path: Path) -> BrainError:
     if isinstance(exc, sqlite3.DatabaseError) and (
         "not a database" in text or "malformed" in text or "corrupt" in text
     ):
-        return BrainError(
+        return BrainCorrupt(
             f"brain {path} is corrupt ({text})",
             f"Move {path} aside and restore a backup, or run `memverbs init` for a fresh brain; "
             "`sqlite3 <file> .recover` can salvage rows.",

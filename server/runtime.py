@@ -119,7 +119,7 @@ class Runtime:
             open_brain=open_brain or self.brain,
             strict_params=bool(self.settings and self.settings.mcp.strict_params == "reject"),
             remote_private_pages=self._remote_private_pages(),
-            on_call=log_call,
+            on_call=None if usage.disabled() else log_call,
             providers=self.providers,
         )
 

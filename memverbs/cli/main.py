@@ -109,7 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="the machine-readable spec")
     psub = p.add_subparsers(dest="protocol_command", metavar="ACTION")
     c = psub.add_parser("conformance", help="certify an endpoint against MEMORY_VERBS v1")
-    c.add_argument("--target", help="http(s)://…/mcp URL, or a command that starts a stdio server (default: this memverbs)")
+    c.add_argument("--target", help="http(s)://…/mcp URL, a command that starts a stdio server, or self: this memverbs on "
+                   "your own brain (default: this memverbs on a throwaway brain, so nothing is written into yours)")
     c.add_argument("--token", help="bearer token for an HTTP target")
     c.add_argument("--synthesize", action="store_true", help="also call synthesize (costs money with a real LLM)")
     c.add_argument("--json", action="store_true")

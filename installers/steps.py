@@ -249,7 +249,7 @@ class TomlBlock:
     def apply(self, ctx: Context) -> dict:
         before, after = self._compute(ctx)
         ctx.write(self.path, before, after)
-        record = {"kind": "toml_block", "path": str(self.path), "created_file": before is None}
+        record = {"kind": "toml_block", "path": str(self.path), **_file_state(before)}
         if self.markers is not toml_block.LOCAL:
             record["markers"] = self.markers.name
         return record
@@ -261,7 +261,9 @@ class TomlBlock:
         if before is None:
             return
         after = toml_block.remove(before, toml_block.MARKERS[record.get("markers", "local")])
-        ctx.write(path, before, None if record.get("created_file") and not after.strip() else after)
+        if not after.strip():
+            after = None if record.get("created_file") else record.get("blank_file", after)
+        ctx.write(path, before, after)
 
 
 @dataclass

@@ -38,7 +38,7 @@ def snapshot(runtime, slug: str) -> dict:
     brain = runtime.brain()
     rows = lambda sql: [tuple(r) for r in brain.query(sql, (slug,))]  # noqa: E731
     return {
-        "page": rows("SELECT title, type, body, frontmatter, summary, visibility, markdown, deleted_at, updated_at FROM pages WHERE slug = ?"),
+        "page": rows("SELECT * FROM pages WHERE slug = ?"),
         "aliases": rows("SELECT alias, alias_norm, origin FROM aliases WHERE slug = ? ORDER BY id"),
         "links_out": rows("SELECT to_slug, link_type, link_source FROM links WHERE from_slug = ? ORDER BY id"),
         "timeline": rows("SELECT date, summary, origin FROM timeline WHERE slug = ? ORDER BY id"),
@@ -147,3 +147,39 @@ def test_untrusted_forget_of_a_private_fact_looks_like_a_missing_id(brain, remot
     assert private["error"] == missing["error"] == "not_found"
     assert private["suggestion"] == missing["suggestion"] and SENTINEL not in json.dumps(private)
     assert any(f["fact_id"] == fact_id for f in local.ok("recall")["facts"])  # still active
+
+
+# -- property: any sequence of untrusted writes, any arguments ----------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
+_slug = st.sampled_from([PRIVATE, DELETED, FENCED, FREE, "people/bob"])
+_write = st.one_of(
+    st.builds(lambda s, c, v: ("put_page", {"slug": s, "content": f"---\nvisibility: {v}\n---\n{c}"}), _slug, _text, st.sampled_from(["world", "private"])),
+    st.builds(lambda s, c: ("put_page", {"slug": s, "content": c}), _slug, _text),
+    st.builds(lambda s: ("delete_page", {"slug": s}), _slug),
+    st.builds(lambda s, a: ("add_alias", {"slug": s, "alias": a or "x"}), _slug, _text),
+    st.builds(lambda f, t: ("add_link", {"from": f, "to": t, "link_type": "rel"}), _slug, _slug),
+    st.builds(lambda s, t: ("add_timeline_entry", {"slug": s, "date": "2026-04-05", "summary": t or "x"}), _slug, _text),
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(calls=st.lists(_write, min_size=1, max_size=8))
+def test_no_sequence_of_untrusted_writes_changes_a_hidden_page_or_leaks_it(brain, remote, local, runtime, calls):
+    before = {slug: snapshot(runtime, slug) for slug in (PRIVATE, DELETED)}
+    for tool, params in calls:
+        body, is_error = remote(tool, **params)
+        text = json.dumps(body)
+        assert SENTINEL not in text and "FENCE-ROW-SENTINEL" not in text and "Shh" not in text
+        if is_error:
+            assert body["error"] in ("invalid_params", "not_found", "scope_denied"), body
+    for slug in (PRIVATE, DELETED):
+        after = snapshot(runtime, slug)
+        # Links *to* a hidden page live on the page they start from; the hidden page's own row,
+        # aliases, out-links and timeline never change.
+        assert after == before[slug], slug
+    if local("get_page", slug=FENCED)[1] is False:  # still there (an untrusted delete may remove a world page)
+        assert FENCE_ROW in local.ok("get_page", slug=FENCED)["body"]

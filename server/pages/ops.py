@@ -18,10 +18,10 @@ from memverbs.server.errors import PROTOCOL_VERSION, VerbError, invalid
 from memverbs.server.names import normalize_alias
 from memverbs.server.pages.markdown import (
     PageFormatError,
+    ParsedPage,
     declare_private,
     keep_private_rows,
     parse_page,
-    timeline_rows,
     without_private_rows,
 )
 from memverbs.server.timeparse import iso, now_ms
@@ -108,21 +108,24 @@ def put_page(ctx: VerbContext, params: dict) -> dict:
     }
 
 
-def _draft(ctx: VerbContext, slug: str, content: str, parsed, existing) -> PageDraft:
+def _draft(ctx: VerbContext, slug: str, content: str, parsed: ParsedPage, existing) -> PageDraft:
     """What put_page saves over `existing` (the slug's row in any state, or None).
 
     Untrusted callers may not replace a page they cannot see (private, or deleted), and
     their write-back keeps the private facts-fence rows they were never shown. A page that
-    was private stays private unless the markdown says `visibility: world`.
+    was private stays private unless the markdown says `visibility: world`. (The answer
+    counts only what the caller sent, never what was kept for the owner.)
     """
-    body, markdown, visibility = parsed.body, content, parsed.visibility
-    frontmatter = dict(parsed.frontmatter)
+    markdown = content
     if existing is not None and not ctx.caller.trusted:
         if existing["deleted_at"] is not None or existing["visibility"] != "world":
             raise _hidden_slug(slug)
-        merged = keep_private_rows(existing["body"], body)
-        if merged != body:
-            markdown, body = content[: len(content) - len(body)] + merged, merged
+        merged = keep_private_rows(existing["body"], parsed.body)
+        if merged != parsed.body:
+            markdown = content[: len(content) - len(parsed.body)] + merged
+            parsed = parse_page(markdown)  # the kept rows' links and dates are the page's too
+    visibility = parsed.visibility
+    frontmatter = dict(parsed.frontmatter)
     if visibility is None:
         visibility = "private" if existing is not None and existing["visibility"] == "private" else "world"
         if visibility == "private":
@@ -132,13 +135,13 @@ def _draft(ctx: VerbContext, slug: str, content: str, parsed, existing) -> PageD
         slug=slug,
         title=parsed.title or slug,
         type=parsed.type,
-        body=body,
+        body=parsed.body,
         frontmatter=frontmatter,
         summary=parsed.summary,
         visibility=visibility,
         aliases=parsed.aliases,
         links=parsed.links,
-        timeline=timeline_rows(body) if body is not parsed.body else parsed.timeline,
+        timeline=parsed.timeline,
         markdown=markdown,
     )
 

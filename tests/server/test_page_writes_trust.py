@@ -183,3 +183,23 @@ def test_no_sequence_of_untrusted_writes_changes_a_hidden_page_or_leaks_it(brain
         assert after == before[slug], slug
     if local("get_page", slug=FENCED)[1] is False:  # still there (an untrusted delete may remove a world page)
         assert FENCE_ROW in local.ok("get_page", slug=FENCED)["body"]
+
+
+_line = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"), max_size=20)
+_piece = st.one_of(_line, st.sampled_from(["<!-- facts -->", "<!-- /facts -->", "<!-- takes -->", "<!-- /takes -->", "- [private] p", "  more", "- public", ""]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(new=st.lists(_piece, max_size=12), rows=st.lists(_line, min_size=1, max_size=3))
+def test_kept_rows_are_always_still_private_and_the_writers_text_is_intact(new, rows):
+    from memverbs.server.pages.markdown import keep_private_rows, without_private_rows
+
+    old_body = "<!-- facts -->\n" + "".join(f"- [private] KEEP-{n} {r}\n" for n, r in enumerate(rows)) + "<!-- /facts -->\n"
+    new_body = "\n".join(new)
+    merged = keep_private_rows(old_body, new_body)
+    # Every kept row is a private row of the merged page (an untrusted reader never sees it)...
+    assert all(f"KEEP-{n} " not in without_private_rows(merged) for n in range(len(rows)))
+    assert all(f"- [private] KEEP-{n} {r}" in merged for n, r in enumerate(rows))
+    # ...and what the writer sent is all still there, in order.
+    it = iter(merged.splitlines())
+    assert all(any(line == m for m in it) for line in new_body.splitlines())

@@ -94,3 +94,27 @@ def test_a_lock_is_never_waited_on_past_the_deadline(memverbs_cmd, env, home, lo
     # Which comes first depends on how much of a short budget start-up used; never anything else.
     # (The wall time of each case is measured by benchmarks/faults.py.)
     assert last_code(home) in ("brain_locked", "deadline")
+
+
+def test_storage_errors_are_typed_by_sqlites_code_not_its_words(tmp_path):
+    from memverbs.server.brain.sqlite import translate
+
+    bad = tmp_path / "locked-and-busy" / "brain.db"  # words in the path must not matter
+    bad.parent.mkdir()
+    bad.write_bytes(b"\x00garbage" * 512)
+    try:
+        sqlite3.connect(bad).execute("PRAGMA journal_mode").fetchone()
+    except sqlite3.DatabaseError as exc:
+        assert isinstance(translate(exc, bad), BrainCorrupt)
+    holder = sqlite3.connect(tmp_path / "b.db", isolation_level=None)
+    holder.execute("PRAGMA journal_mode = DELETE")
+    holder.execute("CREATE TABLE t (x)")
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        sqlite3.connect(tmp_path / "b.db", timeout=0.01).execute("SELECT * FROM t").fetchall()
+    except sqlite3.OperationalError as exc:
+        assert isinstance(translate(exc, tmp_path / "b.db"), BrainLocked)
+    else:
+        raise AssertionError("the exclusive lock did not block the reader")
+    finally:
+        holder.execute("ROLLBACK")

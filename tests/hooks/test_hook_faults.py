@@ -106,6 +106,8 @@ def test_storage_errors_are_typed_by_sqlites_code_not_its_words(tmp_path):
         sqlite3.connect(bad).execute("PRAGMA journal_mode").fetchone()
     except sqlite3.DatabaseError as exc:
         assert isinstance(translate(exc, bad), BrainCorrupt)
+    else:
+        raise AssertionError("garbage opened as a database")
     holder = sqlite3.connect(tmp_path / "b.db", isolation_level=None)
     holder.execute("PRAGMA journal_mode = DELETE")
     holder.execute("CREATE TABLE t (x)")

@@ -16,7 +16,7 @@ from pathlib import Path
 from memverbs.hooks.events import Harness
 from memverbs.installers import toml_block
 from memverbs.installers.base import REMOTE_RECEIPT, is_our_hook, is_our_remote, is_our_server, read_receipt
-from memverbs.installers.files import read_text
+from memverbs.installers.files import InstallError, read_text
 from memverbs.installers.jsonc import JsonDoc, JsonEditError
 from memverbs.installers.registry import INSTALLABLE
 from memverbs.server.home import Home
@@ -116,7 +116,10 @@ def _remote_step_problems(record: dict) -> list[str]:
         path, keys = Path(record["path"]), None
     else:
         return []
-    text = read_text(path)
+    try:
+        text = read_text(path)
+    except InstallError as exc:
+        return [exc.message]
     if text is None:
         return [f"{path} is gone"]
     if keys is None:
@@ -144,7 +147,10 @@ def _step_problems(harness: Harness, record: dict) -> list[tuple[str, str]]:
     if kind == "cli":
         return _cli_registration(harness, record)
     path = Path(record.get("path", ""))
-    text = read_text(path)
+    try:
+        text = read_text(path)
+    except InstallError as exc:  # a directory, a dangling link, an unreadable file: said, not crashed on
+        return [(exc.message, exc.fix)]
     if text is None:
         return [(f"{path} is gone", _reinstall(harness))]
     if kind in ("json_entry", "json_item"):

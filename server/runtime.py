@@ -166,7 +166,7 @@ class Runtime:
             open_brain=open_brain or self.brain,
             strict_params=self._pick(lambda s: s.mcp.strict_params, lambda q: q.strict_params, "warn") == "reject",
             remote_private_pages=self._remote_private_pages(),
-            on_call=log_call,
+            on_call=None if usage.disabled() else log_call,
             providers=self.providers,
         )
 

@@ -156,6 +156,8 @@ def _ops_parser(sub, add) -> None:
         if op.name == "put_page":
             p.add_argument("--move-facts", action="store_true",
                            help="also move facts filed under a page-less entity this slug ends with (e.g. alice-example)")
+        if op.name == "get_page":
+            p.add_argument("--raw", action="store_true", help="print the page's markdown exactly as stored (edit it and put-page it back)")
         _json(p, "the exact wire body (JSON)")
         _remote_flag(p)
 
@@ -327,7 +329,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="the machine-readable spec")
     psub = p.add_subparsers(dest="protocol_command", metavar="ACTION")
     c = add(psub, "conformance", "certify an endpoint against MEMORY_VERBS v1")
-    c.add_argument("--target", metavar="URL|COMMAND", help="http(s)://…/mcp URL, or a command that starts a stdio server (default: this memverbs)")
+    c.add_argument("--target", metavar="URL|COMMAND|self",
+                   help="http(s)://…/mcp URL, a command that starts a stdio server, or self: this memverbs on "
+                   "your own brain (default: this memverbs on a throwaway brain, so nothing is written into yours)")
     c.add_argument("--token", metavar="TOKEN", help="bearer token for an HTTP target")
     c.add_argument("--synthesize", action="store_true", help="also call synthesize (costs money with a real LLM)")
     _json(c, "the report as JSON")

@@ -9,13 +9,15 @@ without ever changing what a tool answers.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 
 from memverbs.cli.output import fail, print_json
 from memverbs.cli.style import day, emit, paint
 from memverbs.cli.target import TargetError, open_target
-from memverbs.server.errors import VerbError
+from memverbs.server.errors import MemverbsError, VerbError
+from memverbs.server.pages.markdown import frontmatter_block, stored_markdown
 from memverbs.server.protocol.registry import BY_NAME, OPERATIONS
 
 # `memverbs delta` with neither --since nor --session-id reads this session's cursor on the
@@ -40,6 +42,8 @@ def collect_params(op, args) -> dict:
             raise UsageError(f"recall: NAME ({shortcut}) and --entity ({params['entity']}) disagree: pass one")
         params["entity"] = shortcut
     return params
+
+_RENDERED_HEAD = re.compile(r"^# .*  \((?P<slug>[a-z0-9][a-z0-9_/-]*), [^,()]+, (?:world|private)\)$")
 
 
 def run_op(args) -> int:
@@ -70,6 +74,10 @@ def run_op(args) -> int:
 
 
 def _run(op, params: dict, args, target) -> int:
+    if op.name == "get_page" and args.raw:
+        return _print_raw(params["slug"].strip(), target)
+    if op.name == "put_page" and not target.remote:
+        params["content"] = _unrendered(target, params["slug"].strip(), params["content"])
     if op.name == "recall" and args.offset:
         if target.remote:
             return fail("--offset pages through the local brain only",
@@ -160,12 +168,53 @@ def _shown_list_pages(body: dict, params: dict, args, target) -> int:
 
 
 def _read_content(path: str) -> str:
+    # Bytes in, decoded as UTF-8 and nothing else: line endings stay as written, so
+    # `get-page --raw` → edit → `put-page` gives back the same bytes.
     if path == "-":
         if sys.stdin.isatty():
             print("memverbs: reading the page from stdin (end with Ctrl-D)...", file=sys.stderr)
-        return sys.stdin.read()
-    with open(path, encoding="utf-8") as fh:
-        return fh.read()
+        return sys.stdin.buffer.read().decode("utf-8")
+    with open(path, "rb") as fh:
+        return fh.read().decode("utf-8")
+
+
+def _print_raw(slug: str, target) -> int:
+    if target.remote:
+        return fail("--raw reads the page's source from the local brain",
+                    "Drop --raw: a remote brain serves the rendered page only.", code=2)
+    try:
+        row = target.brain().page(target.source, slug)
+    except MemverbsError as exc:
+        return fail(exc.message, exc.fix)
+    if row is None:
+        return fail(f'no page with slug "{slug}"', "Check the slug with `memverbs list-pages`.")
+    text = stored_markdown(json.loads(row["frontmatter"]), row["body"], row["markdown"])
+    sys.stdout.flush()
+    sys.stdout.buffer.write(text.encode("utf-8"))
+    sys.stdout.buffer.flush()
+    return 0
+
+
+def _unrendered(target, slug: str, content: str) -> str:
+    """A page written back from `get-page`'s readable output becomes the stored page with the new body.
+
+    That output starts with a heading naming the slug, type and visibility (and an `aka:` line);
+    saved as is, it would replace the frontmatter (visibility, type, aliases, links) with nothing.
+    Only the body is the reader's to edit there; `get-page --raw` gives the whole source.
+    """
+    lines = content.split("\n")
+    m = _RENDERED_HEAD.match(lines[0].rstrip("\r"))
+    if m is None or m.group("slug") != slug:
+        return content
+    rest = lines[1:]
+    if rest and rest[0].startswith("aka: "):
+        rest = rest[1:]
+    row = target.brain().page(target.source, slug)
+    if row is None:
+        return content
+    source = stored_markdown(json.loads(row["frontmatter"]), row["body"], row["markdown"])
+    body = "\n".join(rest).lstrip("\r\n")
+    return frontmatter_block(source) + (body if body.endswith("\n") else body + "\n")
 
 
 # -- what the CLI adds around a verb ------------------------------------------------
@@ -346,6 +395,7 @@ def render(name: str, body: dict) -> str:
     if name == "put_page":
         return f"{body['status']} {body['slug']} ({body['title']}; {body['links']} links, {body['timeline_entries']} timeline entries)"
     if name == "get_page":
+        # _RENDERED_HEAD reads this line back when the output is written back with put-page.
         head = [f"# {body['title']}  ({body['slug']}, {body['type'] or 'untyped'}, {body['visibility']})"]
         if body["aliases"]:
             head.append("aka: " + ", ".join(body["aliases"]))

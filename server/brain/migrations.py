@@ -229,12 +229,20 @@ _FACT_MOVES = """
 """
 
 
+# The page's markdown exactly as it was written, so `memverbs get-page --raw` can give it back byte
+# for byte. Pages written before this step have NULL and are rebuilt from frontmatter and body.
+_PAGE_MARKDOWN = """
+        ALTER TABLE pages ADD COLUMN markdown TEXT;
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
     Migration("0003_access_tokens", _ACCESS_TOKENS),
     Migration("0004_chunks_and_vectors", _VECTORS),
     Migration("0005_fact_moves", _FACT_MOVES),
+    Migration("0006_page_markdown", _PAGE_MARKDOWN),
 )
 
 

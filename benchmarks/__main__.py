@@ -119,7 +119,7 @@ def markdown(report: dict) -> str:
             for key, label in (("session_start_hook", "hook: session-start (pack of 8 cards)"), ("heartbeat_hook", "hook: heartbeat (delta)")):
                 h, t = out[key], START_TARGETS[key]
                 lines.append(f"| {label} | {h['median_s']:.3f} | ≤ {t} | {'✓' if h['median_s'] <= t else '✗'} |")
-            lines += ["", f"Peak RSS (VmHWM) of the stdio server once the SDK has taken over from the start-up front, after its first calls: **{s['peak_rss_mb']} MB** (target ≤ 120 MB at 200k).", ""]
+            lines += ["", f"Peak RSS (VmHWM) of the stdio server after its first calls: **{s['peak_rss_mb']} MB** (target ≤ 120 MB at 200k).", ""]
         if "concurrency" in out:
             cc, k9 = out["concurrency"], out["kill9"]
             lines += [
@@ -130,9 +130,9 @@ def markdown(report: dict) -> str:
             ]
     lines += [
         "What the start-up numbers are made of: the interpreter and memverbs's own imports (the hook path imports no "
-        "MCP SDK, pydantic-settings or HTTP client; see below), then one SQLite open. The server answers the handshake "
-        "and its first calls from a small front while the MCP SDK (~0.55 s of imports on this machine) loads on a "
-        "background thread; the SDK then serves the rest of the connection (server/transport/stdio_front.py).",
+        "MCP SDK, pydantic-settings or HTTP client; see below), then one SQLite open. The stdio server speaks the wire "
+        "itself and never imports the MCP SDK (~0.55 s of imports on this machine) for a handshake-era client "
+        "(server/transport/wire.py).",
         "",
     ]
     if "imports" in report:

@@ -2,6 +2,7 @@
 
     python -m benchmarks.http_load                          # 50 clients × 20 s; writes its RESULTS.md section
     python -m benchmarks.http_load --clients 50 --seconds 5 --no-write
+    python -m benchmarks.http_load --clients 200 --slow 800 --seconds 20    # hostile-client load check
 
 Each client has its own HTTP connection and token-authenticated MCP traffic
 (tools/call over streamable HTTP, stateless JSON responses) cycling through a
@@ -122,8 +123,39 @@ def percentile(sorted_ms: list[float], q: float) -> float:
     return sorted_ms[max(0, math.ceil(q * len(sorted_ms)) - 1)]
 
 
+async def slowloris(url: str, count: int, stop: asyncio.Event, dropped: Counter) -> None:
+    """`count` connections that trickle a request head a byte every 2 s, reconnecting when dropped."""
+    from urllib.parse import urlsplit  # noqa: PLC0415
+
+    parts = urlsplit(url)
+
+    async def one() -> None:
+        while not stop.is_set():
+            try:
+                reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+            except OSError:
+                dropped["refused"] += 1
+                await asyncio.sleep(1)
+                continue
+            head = f"POST {parts.path} HTTP/1.1\r\nHost: {parts.hostname}\r\nX-Slow: ".encode()
+            try:
+                writer.write(head)
+                while not stop.is_set():
+                    await asyncio.sleep(2)
+                    writer.write(b"a")
+                    await writer.drain()
+                    if reader.at_eof():
+                        raise ConnectionResetError
+            except (OSError, ConnectionError):
+                dropped["dropped"] += 1
+            finally:
+                writer.close()
+
+    await asyncio.gather(*(one() for _ in range(count)))
+
+
 async def run_load(url: str, token: str, *, clients: int = 50, seconds: float = 5.0,
-                   max_requests_per_client: int = 5000, timeout_s: float = 30.0) -> dict:
+                   max_requests_per_client: int = 5000, timeout_s: float = 30.0, slow: int = 0) -> dict:
     """Drive `clients` concurrent connections until the deadline; every number is client-side."""
     import httpx  # noqa: PLC0415
 
@@ -156,16 +188,42 @@ async def run_load(url: str, token: str, *, clients: int = 50, seconds: float = 
                         tool_errors.append(f"{tool}: {result['content'][0]['text'][:200]}")
                 k += 1
 
+    stop = asyncio.Event()
+    dropped: Counter = Counter()
+    health: Counter = Counter()
+
+    async def probe() -> None:
+        async with httpx.AsyncClient(timeout=timeout_s) as http:
+            while not stop.is_set():
+                try:
+                    ok = (await http.get(url.removesuffix("/mcp") + "/health")).status_code == 200
+                except httpx.HTTPError:
+                    ok = False
+                health["ok" if ok else "failed"] += 1
+                await asyncio.sleep(0.5)
+
+    background = [asyncio.create_task(slowloris(url, slow, stop, dropped)), asyncio.create_task(probe())] if slow else []
+    if slow:
+        await asyncio.sleep(3)  # the slow connections are open and trickling before the clients start
     tasks = [asyncio.create_task(client(n)) for n in range(clients)]
     await asyncio.sleep(0.2)  # let every client open its connection pool before the clock starts
     began = time.perf_counter()
     start_gate.set()
     await asyncio.gather(*tasks)
     wall = time.perf_counter() - began
+    stop.set()
+    for task in background:
+        task.cancel()
+    await asyncio.gather(*background, return_exceptions=True)
     ordered = sorted(latencies)
     return {
         "clients": clients,
         "seconds": seconds,
+        "slow_connections": slow,
+        "slow_dropped_by_server": dropped.get("dropped", 0),
+        "slow_refused": dropped.get("refused", 0),
+        "health_ok": health.get("ok", 0),
+        "health_failed": health.get("failed", 0),
         "wall_s": round(wall, 2),
         "requests": len(latencies) + len(transport_errors),
         "statuses": {str(k): v for k, v in sorted(statuses.items())},
@@ -234,7 +292,8 @@ def markdown(report: dict) -> str:
         "",
         f"Measured {m['date']} on {m['nproc']} cores, Python {m['python']} ({m['platform']}; 1-minute load average "
         f"{m['load_average_1m']} at the start), with `python -m benchmarks.http_load --clients {r['clients']} "
-        f"--seconds {r['seconds']:g}`: a real `memverbs serve --http` on 127.0.0.1 (stateless streamable HTTP, JSON "
+        f"--seconds {r['seconds']:g}" + (f" --slow {r['slow_connections']}" if r.get("slow_connections") else "")
+        + "`: a real `memverbs serve --http` on 127.0.0.1 (stateless streamable HTTP, JSON "
         "responses, bearer token checked on every request), each client on its own connection, calls cycling "
         "entity / recall / context_pack / delta / remember (one write in five) over "
         f"{ENTITIES} seeded people. The load generator shares the machine's cores with the server; latency is "
@@ -249,6 +308,13 @@ def markdown(report: dict) -> str:
         ),
         "",
         f"HTTP statuses ({r['clients']} clients): {', '.join(f'{k}: {v:,}' for k, v in r['statuses'].items())}.",
+        *([
+            "",
+            f"Beside the clients, {r['slow_connections']} slow-loris connections trickled a request head one byte every "
+            "2 s (reconnecting when dropped) while `/health` was probed every 0.5 s: the server dropped "
+            f"{r['slow_dropped_by_server']:,} of them at the head deadline, refused {r['slow_refused']:,} connects, and "
+            f"answered `/health` {r['health_ok']:,} times ({r['health_failed']:,} failures).",
+        ] if r.get("slow_connections") else []),
         END,
     ])
 
@@ -262,6 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.http_load", description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--slow", type=int, default=0, help="slow-loris connections held open beside the clients")
     parser.add_argument("--no-write", action="store_true", help="print the JSON; leave RESULTS.md alone")
     args = parser.parse_args(argv)
     started_on = machine()
@@ -278,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"1 client × {min(args.seconds, 5.0):g} s", file=sys.stderr)
             single = asyncio.run(run_load(server.url, token, clients=1, seconds=min(args.seconds, 5.0)))
             print(f"{args.clients} clients × {args.seconds:g} s", file=sys.stderr)
-            load = asyncio.run(run_load(server.url, token, clients=args.clients, seconds=args.seconds))
+            load = asyncio.run(run_load(server.url, token, clients=args.clients, seconds=args.seconds, slow=args.slow))
             exit_status = server.stop()
         report = {"machine": started_on, "single": single, "load": load, "server_exit_status": exit_status}
     out_dir = HERE / "results"

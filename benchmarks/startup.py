@@ -71,7 +71,7 @@ def server_cold_start(home: Path, runs: int = 5) -> dict:
             body = json.loads(reply["result"]["content"][0]["text"])
             if len(tools) != 7 or not body.get("found"):
                 raise RuntimeError(f"cold start did no real work: {len(tools)} tools, entity {body}")
-            # Peak RSS once the SDK has taken over from the start-up front (it loads in the background).
+            # Peak RSS after a second call, once the full settings have been checked (after the first result).
             time.sleep(2.0)
             send({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "entity", "arguments": {"name": "tp8"}}})
             _read_reply(proc, 4)

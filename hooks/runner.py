@@ -28,30 +28,41 @@ from memverbs.server.home import Home
 DEFAULT_DEADLINE_MS = 2_500  # well inside the 5–10 s timeouts the installers set
 MAX_DEADLINE_MS = 60_000
 MAX_STDIN = 1 << 20
+LOCK_MARGIN_MS = 100
 OFF = {"off", "0", "false", "no", "disabled"}
 
 
-class Deadline(Exception):
-    """The hook ran out of time; the session is not kept waiting."""
+class Deadline(BaseException):
+    """The hook ran out of time; the session is not kept waiting.
+
+    A BaseException, like KeyboardInterrupt, so no `except Exception` on the way (dispatch's
+    boundary turns those into `internal`) can swallow it: a deadline is reported as a deadline.
+    """
 
 
 class Hook:
     """What a moment needs: the event, its session state, the brain, and a trusted local caller."""
 
-    def __init__(self, home: Home, event, settings, state, now_ms: int) -> None:
+    def __init__(self, home: Home, event, settings, state, now_ms: int, deadline: float) -> None:
         from memverbs.server.brain.factory import locate, open_brain  # noqa: PLC0415
         from memverbs.server.context import Caller  # noqa: PLC0415
         from memverbs.server.dispatch import Dispatcher  # noqa: PLC0415
 
         self.event, self.settings, self.state, self.now_ms = event, settings, state, now_ms
         self.source = settings.source
-        # One connection at most (a hook makes a few calls in sequence), waited for no longer than its lock.
+        # Never wait on a lock past the deadline: SQLite's busy wait is C code the alarm cannot
+        # interrupt, so it gets what is left of the budget (minus a margin to report and exit).
+        # One connection at most (a hook makes a few calls in sequence).
+        left_ms = int((deadline - time.monotonic()) * 1000) - LOCK_MARGIN_MS
+        busy_ms = max(10, min(settings.busy_timeout_ms, 1_000, left_ms))
         where = locate(settings.brain_url, home, settings.brain_path)
-        self.brain = open_brain(where, busy_timeout_ms=min(settings.busy_timeout_ms, 1_000), pool_size=1)
+        self.brain = open_brain(where, busy_timeout_ms=busy_ms, pool_size=1)
         self.dispatcher = Dispatcher(Caller.local(self.source), "verbs", lambda: self.brain)
 
     def call(self, verb: str, params: dict) -> dict:
         outcome = self.dispatcher.call(verb, params)
+        if outcome.cause is not None:
+            raise outcome.cause  # a locked, missing or corrupt brain is classified by its type
         if outcome.is_error:
             raise HookFailure(outcome.body.get("error", "error"))
         return outcome.body
@@ -120,10 +131,14 @@ def run_hook(argv: list[str]) -> int:
     code, output, harness, moment = "internal", None, str(args["harness"]), str(args["moment"])
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     try:
-        signal.setitimer(signal.ITIMER_REAL, deadline_ms / 1000)
-        code, output, moment = _run(home, args, started + deadline_ms / 1000 * 0.4)
+        try:
+            signal.setitimer(signal.ITIMER_REAL, deadline_ms / 1000)
+            code, output, moment = _run(home, args, started, deadline_ms / 1000)
+        finally:
+            # Inside the handlers below, so an alarm landing just as the work ends is still caught.
+            signal.setitimer(signal.ITIMER_REAL, 0)
     except Deadline:
-        code = "deadline"
+        code, output = "deadline", None
     except HookInputError:
         code = "bad_input"
     except HookFailure as exc:
@@ -131,7 +146,6 @@ def run_hook(argv: list[str]) -> int:
     except BaseException as exc:  # noqa: BLE001 - the fail-open boundary: nothing may break the session
         code = _classify(exc)
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     if output:
         code = _emit(output, code)
@@ -139,7 +153,7 @@ def run_hook(argv: list[str]) -> int:
     return 0
 
 
-def _run(home: Home, args: dict, stdin_deadline: float) -> tuple[str, str | None, str]:
+def _run(home: Home, args: dict, started: float, budget_s: float) -> tuple[str, str | None, str]:
     try:
         harness = Harness(args["harness"])
     except ValueError:
@@ -151,7 +165,7 @@ def _run(home: Home, args: dict, stdin_deadline: float) -> tuple[str, str | None
         except ValueError:
             return "unknown_moment", None, str(args["moment"])
     adapter = ADAPTERS[harness]
-    event = adapter.parse(read_stdin(stdin_deadline), moment, args["session_id"])
+    event = adapter.parse(read_stdin(started + budget_s * 0.4), moment, args["session_id"])
 
     from memverbs.hooks.heartbeat import due  # noqa: PLC0415
     from memverbs.hooks.state import SessionState  # noqa: PLC0415
@@ -162,7 +176,7 @@ def _run(home: Home, args: dict, stdin_deadline: float) -> tuple[str, str | None
     state = SessionState.load(home.root / "hooks" / "sessions", event.harness, event.session_id)
     if event.moment is Moment.HEARTBEAT and not due(state, now):
         return "rate_limited", None, event.moment.value  # the brain is not even opened
-    hook = Hook(home, event, quick_settings(home), state, now)
+    hook = Hook(home, event, quick_settings(home), state, now, started + budget_s)
     try:
         if event.moment is Moment.HEARTBEAT:
             from memverbs.hooks.heartbeat import heartbeat  # noqa: PLC0415
@@ -199,12 +213,16 @@ def _on_alarm(signum, frame):
 
 
 def _classify(exc: BaseException) -> str:
-    from memverbs.server.errors import BrainError, BrainMissing, ConfigError  # noqa: PLC0415
+    from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked, BrainMissing, ConfigError  # noqa: PLC0415
 
     if isinstance(exc, BrainMissing):
         return "no_brain"
+    if isinstance(exc, BrainLocked):
+        return "brain_locked"
+    if isinstance(exc, BrainCorrupt):
+        return "brain_corrupt"
     if isinstance(exc, BrainError):
-        return "brain_locked" if "locked" in exc.message else "brain_error"
+        return "brain_error"
     if isinstance(exc, ConfigError):
         return "config_error"
     return f"internal_{type(exc).__name__}"

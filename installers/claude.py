@@ -71,15 +71,26 @@ def wired_elsewhere(opts: Options, target: Path, event: str) -> list[str]:
             continue
         if any(is_our_hook(g) for g in groups or []):
             found.append(f"{name} settings ({path})")
-    user = read_text(settings_files(opts)["user"])
-    if user:
-        try:
-            enabled = JsonDoc(user).get(["enabledPlugins"], {}) or {}
-        except JsonEditError:
-            enabled = {}
-        if any(key.startswith("memverbs@") and on for key, on in enabled.items()):
-            found.append("the memverbs Claude Code plugin")
+    if plugin_enabled(opts.user_home):
+        found.append("the memverbs Claude Code plugin")
     return found
+
+
+def plugin_enabled(user_home: Path) -> str | None:
+    """The enabled memverbs Claude Code plugin (`memverbs@<marketplace>`) in the user's settings, if any.
+
+    The plugin brings its own server (plugin/memverbs/.mcp.json) and hooks, so an install beside it
+    must not register a second `memverbs` server."""
+    text = read_text(user_home / ".claude" / "settings.json")
+    if not text:
+        return None
+    try:
+        enabled = JsonDoc(text).get(["enabledPlugins"], {}) or {}
+    except JsonEditError:
+        return None
+    if not isinstance(enabled, dict):
+        return None
+    return next((key for key, on in enabled.items() if key.startswith("memverbs@") and on is True), None)
 
 
 def registered_server(opts: Options) -> object | None:
@@ -104,6 +115,14 @@ def plan(opts: Options, claude: str = "claude") -> tuple[list, list[str]]:
     if opts.scope == "project":
         entry = {"type": "stdio", "command": argv[0], "args": argv[1:], "env": env}
         steps.append(JsonEntry(opts.project_dir / ".mcp.json", ["mcpServers", SERVER_NAME], entry, is_our_server))
+    elif plugin_enabled(opts.user_home):
+        notes.append(
+            f"Server not registered: the memverbs Claude Code plugin ({plugin_enabled(opts.user_home)}) already provides "
+            "it (verbs surface). Disable the plugin first if you want `memverbs install` to register its own."
+        )
+        if registered_server(opts) is not None:
+            notes.append("An earlier `memverbs install claude` registration is still there too: "
+                         "`claude mcp remove memverbs` leaves only the plugin's.")
     else:
         scope = "user" if opts.scope == "user" else "local"
         existing = registered_server(opts)

@@ -9,6 +9,11 @@ Line endings and a UTF-8 byte-order mark are the user's too: files are read and
 written without newline translation (a CRLF file stays CRLF; the editors insert
 in the file's own ending, see `newline_of`), and a file that starts with a BOM
 is read without it and written back with it.
+
+A config that is a symlink (dotfiles kept in a repository) is written *through*:
+the link stays a link and its target gets the new bytes. What memverbs must not
+guess about is refused before anything is written, with a fix: a dangling link,
+a directory, a file it cannot read or that is not UTF-8 text.
 """
 
 from __future__ import annotations
@@ -19,17 +24,51 @@ import tempfile
 import time
 from pathlib import Path
 
+from memverbs.server.errors import MemverbsError
 
 BOM = "\ufeff"
 
 
+class InstallError(MemverbsError):
+    """A step cannot be applied safely; `fix` says what the user can do. Nothing was written."""
+
+
 def read_text(path: Path) -> str | None:
-    """The file's text as it is on disk (no newline translation), without a leading BOM."""
+    """The file's text as it is on disk (no newline translation), without a leading BOM;
+    None when there is no file (and no link) at `path`."""
+    if path.is_symlink() and not path.exists():
+        target = os.readlink(path)
+        raise InstallError(
+            f"{path} is a symlink to {target}, which does not exist; memverbs left it untouched",
+            f"Create {target} (an empty file will do) or remove the link, then install again.",
+        )
     try:
         with path.open(encoding="utf-8-sig", newline="") as fh:
             return fh.read()
     except FileNotFoundError:
         return None
+    except IsADirectoryError as exc:
+        raise InstallError(
+            f"{path} is a directory, where a config file belongs; memverbs left it untouched",
+            f"Move {path} aside (or remove it if it is empty), then install again.",
+        ) from exc
+    except PermissionError as exc:
+        raise InstallError(
+            f"cannot read {path} (permission denied); memverbs left it untouched",
+            f"Give your user read and write access (chmod u+rw {path}), or install as the user who owns it.",
+        ) from exc
+    except UnicodeDecodeError as exc:
+        raise InstallError(
+            f"{path} is not UTF-8 text; memverbs left it untouched",
+            f"Save {path} as UTF-8 (or move it aside), then install again.",
+        ) from exc
+    except OSError as exc:
+        raise InstallError(f"cannot read {path} ({exc.strerror}); memverbs left it untouched", f"Check {path}, then install again.") from exc
+
+
+def real_path(path: Path) -> Path:
+    """Where writes to `path` land: the file a symlink (or a chain of them) points at."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
 def newline_of(text: str | None) -> str:
@@ -47,6 +86,7 @@ def _has_bom(path: Path) -> bool:
 
 
 def atomic_write(path: Path, text: str, *, default_mode: int = 0o644) -> None:
+    path = real_path(path)  # replace the link's target, never the link
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = path.stat().st_mode & 0o7777

@@ -16,7 +16,7 @@ from pathlib import Path
 from memverbs.hooks.events import Harness
 from memverbs.installers import toml_block
 from memverbs.installers.base import REMOTE_RECEIPT, is_our_hook, is_our_remote, is_our_server, read_receipt
-from memverbs.installers.files import read_text
+from memverbs.installers.files import InstallError, read_text
 from memverbs.installers.jsonc import JsonDoc, JsonEditError
 from memverbs.installers.registry import INSTALLABLE
 from memverbs.server.home import Home
@@ -56,7 +56,29 @@ def harness_checks(home: Home) -> list[dict]:
             out.append(check(name, "ok", summary))
         if receipt.get("hooks"):
             out.append(_hook_runs(home, harness))
-    return out + remote_checks(home)
+    return out + claude_plugin_checks(home) + remote_checks(home)
+
+
+def claude_plugin_checks(home: Home) -> list[dict]:
+    """The memverbs Claude Code plugin, when enabled: it provides the server; a second one is a problem."""
+    from memverbs.installers.claude import plugin_enabled  # noqa: PLC0415
+
+    user_home = Path(os.environ.get("HOME") or Path.home())
+    plugin = plugin_enabled(user_home)
+    if plugin is None:
+        return []
+    detail = f"Claude Code plugin {plugin} enabled: it provides the memverbs server and hooks"
+    doc = None
+    try:
+        doc = JsonDoc(read_text(user_home / ".claude.json") or "{}")
+    except JsonEditError:
+        pass
+    second = doc is not None and doc.get(["mcpServers", "memverbs"]) is not None
+    if second:
+        return [check("claude-plugin", "warn", detail + "; a user-scope `memverbs` server is registered as well",
+                      "Keep one: `claude mcp remove memverbs --scope user` (or `memverbs uninstall claude`), "
+                      "or disable the plugin.")]
+    return [check("claude-plugin", "ok", detail)]
 
 
 # -- remote registrations (`memverbs connect --install`) -------------------------------------
@@ -94,7 +116,10 @@ def _remote_step_problems(record: dict) -> list[str]:
         path, keys = Path(record["path"]), None
     else:
         return []
-    text = read_text(path)
+    try:
+        text = read_text(path)
+    except InstallError as exc:
+        return [exc.message]
     if text is None:
         return [f"{path} is gone"]
     if keys is None:
@@ -122,7 +147,10 @@ def _step_problems(harness: Harness, record: dict) -> list[tuple[str, str]]:
     if kind == "cli":
         return _cli_registration(harness, record)
     path = Path(record.get("path", ""))
-    text = read_text(path)
+    try:
+        text = read_text(path)
+    except InstallError as exc:  # a directory, a dangling link, an unreadable file: said, not crashed on
+        return [(exc.message, exc.fix)]
     if text is None:
         return [(f"{path} is gone", _reinstall(harness))]
     if kind in ("json_entry", "json_item"):

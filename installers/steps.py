@@ -19,17 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memverbs.installers import toml_block
-from memverbs.installers.files import atomic_write, backup, newline_of, read_text
+from memverbs.installers.files import InstallError, atomic_write, backup, newline_of, read_text
 from memverbs.installers.jsonc import JsonDoc, JsonEditError
 
-
-class InstallError(Exception):
-    """A step cannot be applied safely; `fix` says what the user can do. Nothing was written."""
-
-    def __init__(self, message: str, fix: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.fix = fix
+__all__ = ["InstallError"]  # its home is files.py; installers import it from here
 
 
 @dataclass
@@ -59,7 +52,10 @@ class Context:
             backup(path, self.backups)
             self.backed_up.add(path)
         if after is None:
-            path.unlink(missing_ok=True)
+            if path.is_symlink():
+                atomic_write(path, "")  # a file we created is someone's link now: empty its target, keep the link
+            else:
+                path.unlink(missing_ok=True)
         else:
             atomic_write(path, after)
 
@@ -80,6 +76,25 @@ def diff(path: Path, before: str | None, after: str | None) -> str:
         tofile=f"{path} (after)" if after is not None else "/dev/null",
     )
     return "".join(lines)
+
+
+def _file_state(before: str | None) -> dict:
+    """What the file was before the install: absent, blank (its exact bytes kept), or a document."""
+    state: dict = {"created_file": before is None}
+    if before is not None and not before.strip():
+        state["blank_file"] = before
+    return state
+
+
+def _given_back(record: dict, doc: JsonDoc) -> str | None:
+    """The file after our entries are gone: no file if we made it, the same blank text if it was
+    blank (an empty file stays empty, not `{}`), else the document as edited."""
+    if doc.data == {}:
+        if record.get("created_file"):
+            return None
+        if "blank_file" in record:
+            return record["blank_file"]
+    return doc.text
 
 
 def _doc(path: Path, text: str | None) -> JsonDoc:
@@ -120,7 +135,7 @@ class JsonEntry:
     def apply(self, ctx: Context) -> dict:
         before, after, created = self._compute(ctx)
         ctx.write(self.path, before, after)
-        record = {"kind": "json_entry", "path": str(self.path), "keys": self.keys, "created_parents": created, "created_file": before is None}
+        record = {"kind": "json_entry", "path": str(self.path), "keys": self.keys, "created_parents": created, **_file_state(before)}
         if self.owner:
             record["owner"] = self.owner
         return record
@@ -141,8 +156,7 @@ class JsonEntry:
             keys = dotted.split(".")
             if doc.get(keys) == {}:
                 doc.delete(keys)
-        created_and_empty = record.get("created_file") and doc.data == {}
-        ctx.write(path, before, None if created_and_empty else doc.text)
+        ctx.write(path, before, _given_back(record, doc))
 
 
 @dataclass
@@ -173,7 +187,7 @@ class JsonArrayItem:
             "keys": self.keys,
             "item": self.item,
             "created_parents": created,
-            "created_file": before is None,
+            **_file_state(before),
         }
 
     @staticmethod
@@ -196,8 +210,7 @@ class JsonArrayItem:
                 doc.delete(keys)
             elif "created_parents" not in record:
                 break
-        created_and_empty = record.get("created_file") and doc.data == {}
-        ctx.write(path, before, None if created_and_empty else doc.text)
+        ctx.write(path, before, _given_back(record, doc))
 
 
 @dataclass
@@ -236,7 +249,7 @@ class TomlBlock:
     def apply(self, ctx: Context) -> dict:
         before, after = self._compute(ctx)
         ctx.write(self.path, before, after)
-        record = {"kind": "toml_block", "path": str(self.path), "created_file": before is None}
+        record = {"kind": "toml_block", "path": str(self.path), **_file_state(before)}
         if self.markers is not toml_block.LOCAL:
             record["markers"] = self.markers.name
         return record
@@ -248,7 +261,9 @@ class TomlBlock:
         if before is None:
             return
         after = toml_block.remove(before, toml_block.MARKERS[record.get("markers", "local")])
-        ctx.write(path, before, None if record.get("created_file") and not after.strip() else after)
+        if not after.strip():
+            after = None if record.get("created_file") else record.get("blank_file", after)
+        ctx.write(path, before, after)
 
 
 @dataclass
@@ -398,7 +413,7 @@ class JsonArrayValue:
             "keys": self.keys,
             "value": self.value,
             "created_parents": created,
-            "created_file": before is None,
+            **_file_state(before),
         }
 
     @staticmethod
@@ -413,8 +428,7 @@ class JsonArrayValue:
             keys = dotted.split(".")
             if doc.get(keys) in ([], {}):
                 doc.delete(keys)
-        created_and_empty = record.get("created_file") and doc.data == {}
-        ctx.write(path, before, None if created_and_empty else doc.text)
+        ctx.write(path, before, _given_back(record, doc))
 
 
 def run_cli(argv: list[str], env: dict | None = None, *, check: bool = True) -> subprocess.CompletedProcess:

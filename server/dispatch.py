@@ -43,6 +43,9 @@ class Outcome:
     is_error: bool = False
     warnings: list[str] = field(default_factory=list)  # extra text lines (unknown params)
     meta: dict | None = None
+    # The brain or config failure behind an `unavailable` body, for in-process callers (hooks)
+    # that act on its type; never encoded.
+    cause: MemverbsError | None = None
 
 
 @dataclass
@@ -95,7 +98,7 @@ class Dispatcher:
         except VerbError as exc:
             return Outcome(exc.envelope(), is_error=True)
         except (BrainError, ConfigError) as exc:
-            return Outcome(unavailable(exc), is_error=True)
+            return Outcome(unavailable(exc), is_error=True, cause=exc)
         except MemverbsError as exc:
             return Outcome(internal(exc.message), is_error=True)
         except Exception as exc:  # noqa: BLE001 - the boundary: a bug must not kill the connection

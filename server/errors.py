@@ -3,7 +3,9 @@
     MemverbsError
      ├── VerbError            a protocol error envelope for the caller (enumerated code)
      ├── BrainError           the brain cannot serve (missing, locked, corrupt, future schema)
-     │    └── BrainMissing
+     │    ├── BrainMissing
+     │    ├── BrainLocked     another process holds the write lock past the busy timeout
+     │    └── BrainCorrupt    the file is not a (healthy) SQLite database
      ├── ConfigError          the config file cannot be read or is invalid
      └── ProviderError        an embedding or chat provider call failed (kind: timeout,
                               rate_limited, network, provider_error, model_unusable, no_key)
@@ -72,6 +74,14 @@ class BrainError(MemverbsError):
 
 class BrainMissing(BrainError):
     """No brain database where the settings point."""
+
+
+class BrainLocked(BrainError):
+    """Another process held the brain's lock for longer than this one would wait."""
+
+
+class BrainCorrupt(BrainError):
+    """The brain file is not a SQLite database, or its pages are damaged."""
 
 
 class ConfigError(MemverbsError):

@@ -1,7 +1,8 @@
-"""The few settings the hook path needs, read without pydantic-settings.
+"""The few settings the hook path and the stdio server's first answer need, read without pydantic-settings.
 
-A lifecycle hook runs on every session start and heartbeat of every agent, so
-it cannot pay ~0.3 s to import pydantic-settings. This reader takes the same
+A lifecycle hook runs on every session start and heartbeat of every agent, and
+a harness waits on the stdio server's first answers, so neither can pay ~0.3 s
+to import pydantic-settings. This reader takes the same
 sources in the same order (environment over `config.toml` over defaults) for
 the handful of keys a hook uses; tests/server/test_quickconfig.py checks it
 agrees with the full `Settings` so the two cannot drift.
@@ -24,6 +25,11 @@ class QuickSettings:
     brain_url: str
     busy_timeout_ms: int
     hook_entities: str
+    pool_size: int = 4
+    mcp_surface: str | None = None
+    strict_params: str = "warn"
+    remote_private_pages: bool = False
+    sure: bool = True  # False: a value this reader cannot vouch for; ask the full settings
 
 
 def lookup(data: dict, dotted: str):
@@ -54,12 +60,25 @@ def quick_settings(home: Home) -> QuickSettings:
         raise ConfigError(f"config file {home.config_path} is unreadable ({exc})", "Run `memverbs doctor`.") from exc
     try:
         timeout = int(_value(data, "brain.busy_timeout_ms", 10_000))
+        pool_size = int(_value(data, "brain.pool_size", 4))
     except (TypeError, ValueError) as exc:
-        raise ConfigError("brain.busy_timeout_ms is not a number", "Run `memverbs doctor`.") from exc
+        raise ConfigError("brain.busy_timeout_ms or brain.pool_size is not a number", "Run `memverbs doctor`.") from exc
+    surface = _value(data, "mcp_surface", None)
+    strict = _value(data, "mcp.strict_params", "warn")
+    private = _value(data, "search.remote_private_pages", False)
+    if isinstance(private, str):
+        private = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False,
+                   "off": False}.get(private.strip().lower(), private)
+    sure = surface in (None, "verbs", "starter", "full") and strict in ("warn", "reject") and isinstance(private, bool)
     return QuickSettings(
         source=str(_value(data, "source", DEFAULT_SOURCE)).strip() or DEFAULT_SOURCE,
         brain_path=str(_value(data, "brain.path", DEFAULT_BRAIN_NAME)),
         brain_url=str(_value(data, "brain.url", "")),
         busy_timeout_ms=timeout,
         hook_entities=str(_value(data, "hooks.entities", "")),
+        pool_size=pool_size,
+        mcp_surface=surface if sure else None,
+        strict_params=strict if sure else "warn",
+        remote_private_pages=private if sure else False,
+        sure=sure,
     )

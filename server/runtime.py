@@ -4,6 +4,12 @@ A broken config or a missing brain does not stop a server from starting: the
 failure is kept and every call answers `unavailable` with its fix, so a harness
 shows the user the fix instead of a dead tool list. A later `memverbs init`
 heals a running server without a restart (the open is retried per call).
+
+`Runtime.quick()` is the stdio server's: it starts from quickconfig.py's
+reading of the few keys a tool call needs, so the first answer does not wait
+for pydantic-settings (~0.3 s); the full settings load when something needs
+them (a provider) or when `validate_settings` runs after the first answer, and
+a config they refuse then makes every later call answer `unavailable`.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from memverbs.server.brain.base import Brain
 from memverbs.server.brain.factory import BrainLocation, locate, open_brain
@@ -20,39 +27,82 @@ from memverbs.server.errors import ConfigError
 from memverbs.server.home import Home, source_from_env
 from memverbs.server.protocol.surfaces import DEFAULT_SURFACE, SURFACES, narrower
 from memverbs.server.providers.config import Providers
-from memverbs.server.settings import Settings, load_settings
+from memverbs.server.quickconfig import QuickSettings, quick_settings
 from memverbs.server import usage
+
+if TYPE_CHECKING:
+    from memverbs.server.settings import Settings
 
 
 class Runtime:
-    def __init__(self, home: Home | None = None, providers: Providers | None = None) -> None:
+    def __init__(self, home: Home | None = None, providers: Providers | None = None, *, lazy: bool = False) -> None:
         self.home = home or Home.from_env()
-        self.settings: Settings | None = None
         self.config_error: ConfigError | None = None
-        try:
-            self.settings = load_settings(self.home)
-        except ConfigError as exc:
-            self.config_error = exc
+        self._settings: Settings | None = None
+        self._loaded = False
+        self._quick: QuickSettings | None = None
+        if lazy:
+            try:
+                self._quick = quick_settings(self.home)
+            except ConfigError as exc:
+                self.config_error = exc
+        if self._quick is None or not self._quick.sure:
+            self.validate_settings()
         self._brain: Brain | None = None
         # Costs nothing to build: keys, httpx and numpy wait for the first call that needs them.
-        self.providers = providers or Providers(self.settings)
+        self.providers = providers or Providers(None, load=lambda: self.settings)
+
+    @classmethod
+    def quick(cls, home: Home | None = None) -> Runtime:
+        """A runtime whose full settings wait until needed (the stdio server's)."""
+        return cls(home, lazy=True)
+
+    @property
+    def settings(self) -> Settings | None:
+        if not self._loaded:
+            self.validate_settings()
+        return self._settings
+
+    def validate_settings(self) -> None:
+        """Load the full settings now; a config they refuse becomes the config error every call reports."""
+        if self._loaded:
+            return
+        from memverbs.server.settings import load_settings  # noqa: PLC0415 - pydantic-settings: ~0.3 s
+
+        try:
+            self._settings = load_settings(self.home)
+        except ConfigError as exc:
+            self.config_error = exc  # the full reading words it best
+        self._loaded = True
+
+    def _pick(self, full, quick, default):
+        """A setting from the full settings once loaded, else from the quick reading, else its default."""
+        if self._loaded:
+            return full(self._settings) if self._settings is not None else default
+        return quick(self._quick) if self._quick is not None else default
 
     @property
     def source(self) -> str:
-        return self.settings.source if self.settings else source_from_env()
+        return self._pick(lambda s: s.source, lambda q: q.source, None) or source_from_env()
 
     @property
     def brain_location(self) -> BrainLocation:
         """The configured brain (`brain.url`, else the file `brain.path`); raises ConfigError for a bad URL."""
-        if self.settings is None:
-            return locate("", self.home, "brain.db")
-        return locate(self.settings.brain.url, self.home, self.settings.brain.path)
+        url = self._pick(lambda s: s.brain.url, lambda q: q.brain_url, "")
+        return locate(url, self.home, self._pick(lambda s: s.brain.path, lambda q: q.brain_path, "brain.db"))
+
+    @property
+    def busy_timeout_ms(self) -> int:
+        return self._pick(lambda s: s.brain.busy_timeout_ms, lambda q: q.busy_timeout_ms, 10_000)
+
+    @property
+    def pool_size(self) -> int:
+        return self._pick(lambda s: s.brain.pool_size, lambda q: q.pool_size, 4)
 
     def _open(self, *, create: bool = False) -> Brain:
         if self.config_error is not None:
             raise self.config_error
-        cfg = self.settings.brain
-        return open_brain(self.brain_location, create=create, busy_timeout_ms=cfg.busy_timeout_ms, pool_size=cfg.pool_size)
+        return open_brain(self.brain_location, create=create, busy_timeout_ms=self.busy_timeout_ms, pool_size=self.pool_size)
 
     def brain(self) -> Brain:
         if self._brain is None:
@@ -80,7 +130,7 @@ class Runtime:
         elif self.config_error is not None:
             chosen = "verbs"  # cannot read the configured surface: serve the smallest one
         else:
-            chosen = self.settings.mcp_surface or DEFAULT_SURFACE
+            chosen = self._pick(lambda s: s.mcp_surface, lambda q: q.mcp_surface, None) or DEFAULT_SURFACE
         forced = os.environ.get("MEMVERBS_MCP_FORCE_SURFACE", "").strip()
         if forced:
             if forced in SURFACES:
@@ -120,9 +170,9 @@ class Runtime:
             caller=caller,
             surface=surface,
             open_brain=open_brain or self.brain,
-            strict_params=bool(self.settings and self.settings.mcp.strict_params == "reject"),
+            strict_params=self._pick(lambda s: s.mcp.strict_params, lambda q: q.strict_params, "warn") == "reject",
             remote_private_pages=self._remote_private_pages(),
-            on_call=log_call,
+            on_call=None if usage.disabled() else log_call,
             providers=self.providers,
         )
 
@@ -135,4 +185,4 @@ class Runtime:
     def _remote_private_pages(self) -> bool:
         if os.environ.get("MEMVERBS_REMOTE_PRIVATE_PAGES", "").strip() == "1":
             return True
-        return bool(self.settings and self.settings.search.remote_private_pages)
+        return bool(self._pick(lambda s: s.search.remote_private_pages, lambda q: q.remote_private_pages, False))

@@ -88,16 +88,29 @@ class HookSettings(_Section):
     entities: str = Field("", description="Standing entities for session-start packs, comma-separated.")
 
 
+class HttpSettings(_Section):
+    allowed_hosts: str = Field(
+        "", description="Host header values `serve --http` accepts besides loopback, comma-separated (a reverse proxy's name)."
+    )
+    allowed_origins: str = Field(
+        "", description="Origin header values `serve --http` accepts besides loopback, comma-separated."
+    )
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="MEMVERBS_", env_nested_delimiter="__", extra="forbid")
 
     source: str = Field("default", description="Source (namespace) every read and write belongs to.")
     mcp_surface: Surface | None = Field(None, description="Default MCP surface: verbs, starter or full.")
     protocol_installed_at: str | None = Field(None, description="When `memverbs init` ran (for protocol stats).")
+    cli_remote: bool = Field(
+        False, description="The CLI's memory and page commands talk to the remote brain `memverbs connect` set up (as `memverbs --remote` does)."
+    )
     brain: BrainSettings = BrainSettings()
     mcp: McpSettings = McpSettings()
     search: SearchSettings = SearchSettings()
     hooks: HookSettings = HookSettings()
+    http: HttpSettings = HttpSettings()
     embeddings: EmbeddingsSettings = EmbeddingsSettings()
     llm: LlmSettings = LlmSettings()
 

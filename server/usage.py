@@ -15,6 +15,12 @@ from pathlib import Path
 from memverbs.server.timeparse import iso, now_ms, parse_instant
 
 ROTATE_BYTES = 10 * 1024 * 1024
+_OFF = {"off", "0", "false", "no"}
+
+
+def disabled() -> bool:
+    """MEMVERBS_USAGE_LOG=off: this process logs no calls (conformance runs set it for the servers they start)."""
+    return os.environ.get("MEMVERBS_USAGE_LOG", "").strip().lower() in _OFF
 
 
 def record(path: Path, *, brain_id: str, verb: str, surface: str, remote: bool, ok: bool, latency_ms: int,

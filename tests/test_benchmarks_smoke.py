@@ -41,6 +41,18 @@ def test_concurrency_benchmark_loses_nothing(smoke):
     assert concurrency.kill_mid_stream(smoke, count=2000)["lost"] == 0
 
 
+def test_fault_benchmarks_lose_nothing_and_hooks_stay_silent(tmp_path):
+    from benchmarks import faults
+
+    durability = faults.kill_durability(faults._fresh_home(tmp_path / "kills"), kills=2, writes=60)
+    assert durability["lost"] == 0 and durability["integrity_check"] == "ok"
+    assert durability["by_victim"] == {"server": 1, "cli_writer": 1} and durability["acknowledged"] > 0
+    rows = faults.hooks_under_faults(tmp_path / "hooks", runs=1)
+    assert [r["fault"] for r in rows][1:] == ["locked", "locked", "missing", "corrupt"]
+    assert all(r["exit_codes"] == [0] and r["stdout_empty"] and r["tracebacks"] == 0 for r in rows)
+    assert [next(iter(r["codes"])) for r in rows][3:] == ["no_brain", "brain_corrupt"]
+
+
 def test_percentile_definition():
     samples = [float(i) for i in range(1, 101)]
     assert verbs.percentiles(samples)["p99_ms"] == 99.0 and verbs.percentiles(samples)["p50_ms"] == 50.0

@@ -39,6 +39,14 @@ def test_tools_reference_is_generated_from_the_registry():
     assert all(op.description for op in OPERATIONS)
 
 
+def test_cli_reference_is_generated_from_the_parser():
+    from memverbs.cli import clidoc
+
+    assert (ROOT / "docs" / "cli.md").read_text(encoding="utf-8") == clidoc.render(), (
+        "docs/cli.md is stale: run `python -m memverbs.cli.clidoc > docs/cli.md`"
+    )
+
+
 def test_readme_gives_the_two_setup_commands_and_ci_runs_the_test_one():
     assert "pip install . && memverbs init" in README
     test_cmd = 'pip install -e ".[test]" && pytest'

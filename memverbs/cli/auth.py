@@ -118,5 +118,8 @@ def _revoke(args, brain) -> int:
 
     if brain.revoke_token(args.name, now_ms()) == 0:
         return fail(f"no live token is called {args.name!r}", "See the live tokens with `memverbs auth list`.")
+    if getattr(args, "json", False):
+        print_json({"name": args.name, "revoked": True})
+        return 0
     print(f"memverbs: token {args.name!r} revoked; requests with it are refused (401) from now on.")
     return 0

@@ -54,7 +54,10 @@ def run_config(args) -> int:
             f"Pick a valid value (see docs/configuration.md); {home.config_path} was not changed.",
         )
     write_config(home.config_path, updated)
-    print(f"{args.key} = {json.dumps(lookup(updated, args.key))}" if args.config_command == "set" else f"{args.key} unset")
+    if getattr(args, "json", False):
+        print(json.dumps({"key": args.key, "value": lookup(updated, args.key), "file": str(home.config_path)}))
+    else:
+        print(f"{args.key} = {json.dumps(lookup(updated, args.key))}" if args.config_command == "set" else f"{args.key} unset")
     return 0
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -210,7 +211,7 @@ def run_connect(args) -> int:
         print(
             f"memverbs: the token was NOT stored: {stored.reason}.\n"
             f"  Set it in the environment of each harness that uses this brain instead:\n"
-            f"    export {TOKEN_ENV}='<the token>'\n"
+            f"    export {TOKEN_ENV}={shlex.quote(token)}\n"
             "  (memverbs never writes a token in plaintext on its own; install a keyring backend and run "
             "`memverbs connect` again to store it there.)",
             file=sys.stderr,

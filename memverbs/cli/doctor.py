@@ -48,21 +48,57 @@ def run_checks(home: Home) -> list[Check]:
     except ConfigError as exc:
         checks.append(Check("brain", "fail", exc.message, exc.fix))
         where = None
-    if where is not None and where.backend == "postgres":
-        from memverbs.server.brain.postgres_health import postgres_checks  # noqa: PLC0415 - psycopg only here
+    remote = remote_brain_checks(home)
+    if remote and where is not None and where.exists() is False:
+        # A machine that only uses a remote brain: the local brain, its providers and its usage
+        # log live on the server (doctor there checks them); here the remote itself is checked.
+        checks.append(Check("brain", "ok", f"no local brain at {where}: this machine uses the remote brain"))
+        checks += remote
+    else:
+        if where is not None and where.backend == "postgres":
+            from memverbs.server.brain.postgres_health import postgres_checks  # noqa: PLC0415 - psycopg only here
 
-        checks += [Check(*row) for row in postgres_checks(where)]
-    elif where is not None:
-        checks += brain_checks(where.path)
-    if settings is not None and where is not None:
-        from memverbs.server.providers.health import provider_checks  # noqa: PLC0415 - probes only here
+            checks += [Check(*row) for row in postgres_checks(where)]
+        elif where is not None:
+            checks += brain_checks(where.path)
+        if settings is not None and where is not None:
+            from memverbs.server.providers.health import provider_checks  # noqa: PLC0415 - probes only here
 
-        checks += [Check(*row) for row in provider_checks(settings, where)]
-    checks.append(usage_check(home))
+            checks += [Check(*row) for row in provider_checks(settings, where)]
+        checks.append(usage_check(home))
+        checks += remote
     from memverbs.installers.health import harness_checks  # noqa: PLC0415
 
     checks += [Check(**row) for row in harness_checks(home)]
     return checks
+
+
+def remote_brain_checks(home: Home) -> list[Check]:
+    """The remote brain `memverbs connect` set up: reachable, token accepted, which surface."""
+    from memverbs.cli.remote import RemoteError, RemoteRecord, token_for  # noqa: PLC0415
+
+    try:
+        record = RemoteRecord.load(home)
+    except RemoteError as exc:
+        return [Check("remote brain", "fail", exc.message, exc.fix)]
+    if record is None:
+        return []
+    token = token_for(record.url)
+    if not token:
+        return [Check(
+            "remote brain", "fail", f"{record.url}: no token (not in the keyring, MEMVERBS_REMOTE_TOKEN unset)",
+            'export MEMVERBS_REMOTE_TOKEN="mvb_…" (the token from `memverbs auth create` on the server), '
+            "or run `memverbs connect URL --token T` again where a keyring backend is available.",
+        )]
+    import anyio  # noqa: PLC0415 - the MCP client stack, only when a remote is connected
+
+    from memverbs.cli.probe import describe, probe  # noqa: PLC0415
+
+    try:
+        report = anyio.run(probe, record.url, token)
+    except RemoteError as exc:
+        return [Check("remote brain", "fail", exc.message, exc.fix)]
+    return [Check("remote brain", "ok", describe(report))]
 
 
 def brain_checks(path) -> list[Check]:

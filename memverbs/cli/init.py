@@ -53,5 +53,5 @@ def run_init(args) -> int:
     print("Next:")
     print('  memverbs remember "I prefer dark mode in every editor" --provenance demo --entity people/me')
     print("  memverbs recall --entity people/me")
-    print("  claude mcp add memverbs -- memverbs serve --surface verbs    # or any MCP harness")
+    print("  memverbs install claude      # or codex, grok, opencode, openclaw, all: the server plus its hooks")
     return 0

@@ -25,7 +25,7 @@ def _targets(name: str) -> list[Harness] | None:
 def run_install_cmd(args) -> int:
     targets = _targets(args.harness)
     if targets is None:
-        return fail(f"unknown harness {args.harness!r}", f"Use one of: {', '.join(h.value for h in registry.INSTALLABLE)}, all.")
+        return fail(f"unknown harness {args.harness!r}", f"Use one of: {', '.join(h.value for h in registry.INSTALLABLE)}, all.", code=2)
     if not targets:
         return fail("no supported harness found on PATH", "Install one (claude, codex, grok, opencode, openclaw) first.")
     status = 0
@@ -76,26 +76,38 @@ def _print_result(harness: Harness, result: dict) -> None:
 def run_uninstall_cmd(args) -> int:
     targets = _targets(args.harness) if args.harness != "all" else list(registry.INSTALLABLE)
     if targets is None:
-        return fail(f"unknown harness {args.harness!r}", f"Use one of: {', '.join(h.value for h in registry.INSTALLABLE)}, all.")
-    removed = 0
+        return fail(f"unknown harness {args.harness!r}", f"Use one of: {', '.join(h.value for h in registry.INSTALLABLE)}, all.", code=2)
+    status = 0
+    results = []
+    as_json = getattr(args, "json", False)
     for harness in targets:
         opts = Options(harness, dry_run=getattr(args, "dry_run", False))
         try:
             receipt = run_uninstall(opts)
         except InstallError as exc:
-            fail(f"{harness.value}: {exc.message}", exc.fix)
+            status = fail(f"{harness.value}: {exc.message}", exc.fix)
+            results.append({"harness": harness.value, "removed": False, "error": exc.message, "fix": exc.fix})
             continue
         if receipt is None:
+            remote = read_receipt(opts.home, harness, REMOTE_RECEIPT) is not None
             if args.harness != "all":
-                print(f"memverbs is not installed into {harness.value} (no receipt under {opts.home.integrations / harness.value})")
-                if read_receipt(opts.home, harness, REMOTE_RECEIPT) is not None:
-                    print(f"  {harness.value} is connected to a remote brain instead: `memverbs disconnect` undoes that")
+                results.append({"harness": harness.value, "removed": False, "installed": False, "remote": remote})
+                if not as_json:
+                    print(f"memverbs is not installed into {harness.value} (no receipt under {opts.home.integrations / harness.value})")
+                    if remote:
+                        print(f"  {harness.value} is connected to a remote brain instead: `memverbs disconnect` undoes that")
             continue
-        removed += 1
         if receipt.get("dry_run"):
-            print(f"# memverbs uninstall {harness.value} --dry-run: nothing was written")
-            for change in receipt["changes"]:
-                print(change, end="" if change.endswith("\n") else "\n")
+            results.append({"harness": harness.value, "removed": False, "dry_run": True, "changes": receipt["changes"]})
+            if not as_json:
+                print(f"# memverbs uninstall {harness.value} --dry-run: nothing was written")
+                for change in receipt["changes"]:
+                    print(change, end="" if change.endswith("\n") else "\n")
             continue
-        print(f"memverbs removed from {harness.value}: {len(receipt.get('steps', []))} change(s) undone")
-    return 0
+        undone = len(receipt.get("steps", []))
+        results.append({"harness": harness.value, "removed": True, "changes_undone": undone})
+        if not as_json:
+            print(f"memverbs removed from {harness.value}: {undone} change(s) undone")
+    if as_json:
+        print_json(results)
+    return status

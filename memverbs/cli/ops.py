@@ -1,26 +1,57 @@
-"""Running an operation from the command line, as the trusted local caller.
+"""Running an operation from the command line: as the trusted local caller, or against the remote brain.
 
 The CLI calls the same dispatch as MCP (one implementation per verb), on the
-'local' lane and the full surface, and never writes to the usage log.
+'local' lane and the full surface, and never writes to the usage log. `--json`
+prints the exact wire body; the human rendering adds what a person needs
+around it (dates, private marks, a true total, a fact-only entity's facts)
+without ever changing what a tool answers.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 from memverbs.cli.output import fail, print_json
-from memverbs.server.protocol.registry import BY_NAME
-from memverbs.server.runtime import Runtime
+from memverbs.cli.style import day, emit, paint
+from memverbs.cli.target import TargetError, open_target
+from memverbs.server.errors import MemverbsError, VerbError
+from memverbs.server.pages.markdown import frontmatter_block, stored_markdown
+from memverbs.server.protocol.registry import BY_NAME, OPERATIONS
+
+# `memverbs delta` with neither --since nor --session-id reads this session's cursor on the
+# CLI's own 'local' lane: each run shows what changed since the previous one.
+CLI_SESSION = "cli"
+
+
+class UsageError(ValueError):
+    """Arguments that parse but do not fit together: exit 2, like any usage error."""
+
+
+def collect_params(op, args) -> dict:
+    params: dict = {}
+    for param in op.params:
+        value = getattr(args, f"p_{param.name}", None)
+        if value is None:
+            continue
+        params[param.name] = value  # --since / --until arrive as ISO instants (checked while parsing)
+    shortcut = getattr(args, "entity_arg", None)
+    if shortcut:
+        if params.get("entity") not in (None, shortcut):
+            raise UsageError(f"recall: NAME ({shortcut}) and --entity ({params['entity']}) disagree: pass one")
+        params["entity"] = shortcut
+    return params
+
+_RENDERED_HEAD = re.compile(r"^# .*  \((?P<slug>[a-z0-9][a-z0-9_/-]*), [^,()]+, (?:world|private)\)$")
 
 
 def run_op(args) -> int:
     op = BY_NAME[args.op]
-    params: dict = {}
-    for param in op.params:
-        value = getattr(args, f"p_{param.name}", None)
-        if value is not None:
-            params[param.name] = value
+    try:
+        params = collect_params(op, args)
+    except UsageError as exc:
+        return fail(str(exc), None, code=2)
     if op.name == "put_page":
         try:
             params["content"] = _read_content(args.file)
@@ -28,56 +59,335 @@ def run_op(args) -> int:
             return fail(f"cannot read {args.file}: {exc.strerror}", "Pass the path of a markdown file, or - to read stdin.")
         except UnicodeDecodeError:
             return fail(f"{args.file} is not UTF-8 text", "Save the page as UTF-8 markdown and retry.")
-    runtime = Runtime()
+    if op.name == "delta" and "since" not in params and "session_id" not in params:
+        params["session_id"] = CLI_SESSION
     try:
-        outcome = runtime.local_dispatcher().call(op.name, params)
+        target = open_target(args)
+    except TargetError as exc:
+        return fail(exc.message, exc.fix)
+    try:
+        return _run(op, params, args, target)
+    except TargetError as exc:
+        return fail(exc.message, exc.fix)
     finally:
-        runtime.close()
+        target.close()
+
+
+def _run(op, params: dict, args, target) -> int:
+    if op.name == "get_page" and args.raw:
+        return _print_raw(params["slug"].strip(), target)
+    if op.name == "put_page" and not target.remote:
+        params["content"] = _unrendered(target, params["slug"].strip(), params["content"])
+    if op.name == "recall" and args.offset:
+        if target.remote:
+            return fail("--offset pages through the local brain only",
+                        "Drop --offset (and raise --limit, up to 100) for a remote brain.", code=2)
+        return _recall_window(params, args, target, args.offset)
+    if op.name == "list_pages" and (args.visibility or args.since):
+        params.setdefault("limit", 500)  # filtered on this side: fetch the most the wire allows
+    if op.name == "delta":
+        args.first_delta = (
+            params.get("session_id") == CLI_SESSION and not target.remote
+            and target.brain().cursor(target.source, "local", CLI_SESSION) is None
+        )
+    is_error, body = target.call(op.name, params)
     if args.json:
-        print_json(outcome.body)
-        return 1 if outcome.is_error else 0
-    if outcome.is_error:
-        return fail(outcome.body.get("message", "failed"), outcome.body.get("suggestion"))
-    print(render(op.name, outcome.body))
+        print_json(body)
+        if op.name == "put_page" and not is_error and not target.remote:
+            _offer_fact_move(body["slug"], target, move=args.move_facts, out=sys.stderr)
+        # Exit 1 for "not found" as in the human rendering; the body stays the wire's.
+        return 1 if is_error or (op.name == "entity" and not body.get("found")) else 0
+    if is_error:
+        return fail(cli_terms(body.get("message", "failed"), op), cli_terms(body.get("suggestion") or "", op) or None)
+    shown = _SHOWN.get(op.name)
+    if shown is not None:
+        return shown(body, params, args, target)
+    print(render(op.name, body))
+    return 0
+
+
+# -- what the CLI shows around some answers (the wire body stays as it is) ---------------------
+
+
+def _shown_entity(body: dict, params: dict, args, target) -> int:
+    if not body.get("found"):
+        return _entity_miss(args.p_name, body, target)
+    print(render("entity", body))
+    if body["card"]["active_fact_count"]:
+        _card_facts(body["card"]["entity"]["slug"], target)
+    return 0
+
+
+def _shown_recall(body: dict, params: dict, args, target) -> int:
+    if args.format != "table":
+        emit(body["facts"], FACT_COLUMNS, args.format)
+        return 0
+    print(render("recall", body))
+    if not target.remote:
+        _recall_footer(params, body, target)
+    return 0
+
+
+def _shown_delta(body: dict, params: dict, args, target) -> int:
+    print(render("delta", body))
+    if args.first_delta:
+        print(paint("first `memverbs delta` here: the CLI's cursor starts now, so the next run shows what changed "
+                    "since (for the past, pass --since, e.g. --since 1d)", "dim"))
+    elif body.get("has_more"):
+        print(paint("more changes are waiting: run `memverbs delta` again", "dim"))
+    return 0
+
+
+def _shown_put_page(body: dict, params: dict, args, target) -> int:
+    print(render("put_page", body))
+    if not target.remote:
+        _offer_fact_move(body["slug"], target, move=args.move_facts, out=sys.stdout)
+    return 0
+
+
+FACT_COLUMNS = ("fact_id", "valid_from", "kind", "fact", "entity_slug", "visibility", "provenance", "expired_at")
+
+
+def _shown_list_pages(body: dict, params: dict, args, target) -> int:
+    """Pages with their visibility (the local brain knows it; the wire does not carry it)."""
+    pages = [dict(p) for p in body["pages"]]
+    if not target.remote and pages:
+        rows = target.brain().pages_by_slugs(target.source, [p["slug"] for p in pages], allow_private=True)
+        for p in pages:
+            row = rows.get(p["slug"])
+            p["visibility"] = row["visibility"] if row is not None else None
+    if args.visibility:
+        if target.remote:
+            return fail("--visibility needs the local brain", "Drop --visibility (a remote brain shows world pages only).", code=2)
+        pages = [p for p in pages if p.get("visibility") == args.visibility]
+    if args.since:
+        cut = args.since  # an ISO instant already (checked while parsing)
+        pages = [p for p in pages if (p.get("updated_at") or "") >= cut]
+    emit(pages, ("slug", "type", "visibility", "updated_at", "title"), args.format, empty="(no pages)")
     return 0
 
 
 def _read_content(path: str) -> str:
+    # Bytes in, decoded as UTF-8 and nothing else: line endings stay as written, so
+    # `get-page --raw` → edit → `put-page` gives back the same bytes.
     if path == "-":
         if sys.stdin.isatty():
             print("memverbs: reading the page from stdin (end with Ctrl-D)...", file=sys.stderr)
-        return sys.stdin.read()
-    with open(path, encoding="utf-8") as fh:
-        return fh.read()
+        return sys.stdin.buffer.read().decode("utf-8")
+    with open(path, "rb") as fh:
+        return fh.read().decode("utf-8")
+
+
+def _print_raw(slug: str, target) -> int:
+    if target.remote:
+        return fail("--raw reads the page's source from the local brain",
+                    "Drop --raw: a remote brain serves the rendered page only.", code=2)
+    try:
+        row = target.brain().page(target.source, slug)
+    except MemverbsError as exc:
+        return fail(exc.message, exc.fix)
+    if row is None:
+        return fail(f'no page with slug "{slug}"', "Check the slug with `memverbs list-pages`.")
+    text = stored_markdown(json.loads(row["frontmatter"]), row["body"], row["markdown"])
+    sys.stdout.flush()
+    sys.stdout.buffer.write(text.encode("utf-8"))
+    sys.stdout.buffer.flush()
+    return 0
+
+
+def _unrendered(target, slug: str, content: str) -> str:
+    """A page written back from `get-page`'s readable output becomes the stored page with the new body.
+
+    That output starts with a heading naming the slug, type and visibility (and an `aka:` line);
+    saved as is, it would replace the frontmatter (visibility, type, aliases, links) with nothing.
+    Only the body is the reader's to edit there; `get-page --raw` gives the whole source.
+    """
+    lines = content.split("\n")
+    m = _RENDERED_HEAD.match(lines[0].rstrip("\r"))
+    if m is None or m.group("slug") != slug:
+        return content
+    rest = lines[1:]
+    if rest and rest[0].startswith("aka: "):
+        rest = rest[1:]
+    row = target.brain().page(target.source, slug)
+    if row is None:
+        return content
+    source = stored_markdown(json.loads(row["frontmatter"]), row["body"], row["markdown"])
+    body = "\n".join(rest).lstrip("\r\n")
+    return frontmatter_block(source) + (body if body.endswith("\n") else body + "\n")
+
+
+# -- what the CLI adds around a verb ------------------------------------------------
+
+
+def _local_ctx(target):
+    from memverbs.server.context import Caller, VerbContext  # noqa: PLC0415
+
+    return VerbContext(brain=target.brain(), caller=Caller.local(target.source), providers=target.runtime.providers)
+
+
+def _recall_filter(params: dict, target, limit: int):
+    from memverbs.server.timeparse import now_ms  # noqa: PLC0415
+    from memverbs.server.verbs.recall import facts_filter  # noqa: PLC0415
+
+    return facts_filter(_local_ctx(target), params, now_ms(), limit)
+
+
+def _recall_footer(params: dict, body: dict, target) -> None:
+    """The true total: how many facts the arm matches, not only how many came back."""
+    from memverbs.server.verbs.recall import recall_limit  # noqa: PLC0415
+
+    f = _recall_filter(params, target, recall_limit(params.get("limit")))
+    matched = target.brain().fact_count(target.source, f, params.get("grep"))
+    shown = len(body["facts"])
+    if matched > shown:
+        print(paint(f"{shown} of {matched} facts (next: --offset {shown})", "dim"))
+    elif shown:
+        print(paint(f"{shown} fact{'s' if shown != 1 else ''}", "dim"))
+
+
+def _recall_window(params: dict, args, target, offset: int) -> int:
+    """`recall --offset N`: the facts arm from N on, counted in full (the wire has no offset)."""
+    from memverbs.server.verbs.recall import recall_limit  # noqa: PLC0415
+    from memverbs.server.verbs.shapes import recall_fact  # noqa: PLC0415
+
+    limit = recall_limit(params.get("limit"))
+    try:
+        f = _recall_filter(params, target, limit)
+    except VerbError as exc:  # the wire's own message, as recall would answer it
+        return fail(cli_terms(exc.message, BY_NAME["recall"]), cli_terms(exc.suggestion, BY_NAME["recall"]))
+    brain = target.brain()
+    matched = brain.fact_count(target.source, f, params.get("grep"))
+    facts = [recall_fact(r) for r in brain.fact_window(target.source, f, offset, params.get("grep"))]
+    nxt = offset + len(facts) if offset + len(facts) < matched else None
+    if args.json:
+        print_json({"facts": facts, "matched": matched, "offset": offset, "next_offset": nxt})
+        return 0
+    if args.format != "table":
+        emit(facts, FACT_COLUMNS, args.format)
+        return 0
+    print("\n".join(fact_line(x) for x in facts) or "(no facts here)")
+    more = f" (next: --offset {nxt})" if nxt is not None else ""
+    print(paint(f"{offset + 1 if facts else offset}–{offset + len(facts)} of {matched} facts{more}", "dim"))
+    return 0
+
+
+def _entity_miss(name: str, body: dict, target) -> int:
+    """No card: show the facts filed under this name anyway (the card needs a page)."""
+    is_error, recalled = target.call("recall", {"entity": name, "limit": 20})
+    facts = [] if is_error else recalled.get("facts", [])
+    if not facts:
+        near = ", ".join(s["slug"] for s in body.get("suggestions", []))
+        return fail(
+            f"no entity named {name}" + (f" (near: {near})" if near else ""),
+            "`memverbs entities` lists every entity; `remember … --entity NAME` or `put-page SLUG` creates one.",
+        )
+    slug = facts[0]["entity_slug"]
+    print(paint(f"{slug}", "bold") + paint("  (facts only: no page yet)", "dim"))
+    print("\n".join(fact_line(x) for x in facts))
+    print(
+        paint(
+            f"A page gives {slug} a card (summary, aliases, links, timeline): memverbs put-page {_page_slug_hint(slug)} FILE",
+            "dim",
+        )
+    )
+    return 0
+
+
+def _card_facts(slug: str, target, shown: int = 5) -> None:
+    """The card counts facts; a person wants to read the newest few."""
+    is_error, recalled = target.call("recall", {"entity": slug, "limit": shown})
+    if not is_error and recalled["facts"]:
+        print(paint("recent facts:", "bold"))
+        print("\n".join("  " + fact_line(x) for x in recalled["facts"]))
+
+
+def _page_slug_hint(slug: str) -> str:
+    return slug if "/" in slug else f"people/{slug}"
+
+
+def _offer_fact_move(slug: str, target, *, move: bool, out) -> None:
+    """A new page whose slug ends with a fact-only entity's slug: say so, and move only when asked."""
+    brain = target.brain()
+    for old, count in brain.fact_only_slugs_ending(target.source, slug):
+        noun = "fact is" if count == 1 else "facts are"
+        if move:
+            from memverbs.cli.browse import do_move  # noqa: PLC0415
+
+            do_move(brain, target.source, old, slug, reason=f"page {slug} created", out=out)
+            continue
+        print(
+            f"note: {count} {noun} filed under {old}, which has no page; they will not show on {slug}'s card.\n"
+            f"  move them: memverbs move-facts {old} {slug}",
+            file=sys.stderr,
+        )
+
+
+_SHOWN = {
+    "entity": _shown_entity,
+    "recall": _shown_recall,
+    "delta": _shown_delta,
+    "put_page": _shown_put_page,
+    "list_pages": _shown_list_pages,
+}
+
+
+# -- errors in CLI terms --------------------------------------------------------------
+
+_TOOL_NAMES = sorted((op.name for op in OPERATIONS if "_" in op.name), key=len, reverse=True)
+
+
+def cli_terms(text: str, op=None) -> str:
+    """A wire message in the CLI's words: `list_pages` → `list-pages`, since: "x" → --since "x".
+
+    Any param name with an underscore, in backticks or as `name: value` is a flag wherever it
+    appears; a plain word (date, ttl) only where it names the called tool's own param: before a
+    quoted value, at the start of the message, or followed by is / must / takes.
+    """
+    if not text:
+        return text
+    for name in _TOOL_NAMES:
+        text = re.sub(rf"\b{name}\b", name.replace("_", "-"), text)
+    params = {p.name for o in OPERATIONS for p in o.params}
+    own = {p.name for p in op.params if p is not _positional(op)} if op is not None else set()
+    for name in sorted(params, key=len, reverse=True):
+        flag = "--" + name.replace("_", "-")
+        text = re.sub(rf"`{name}`", f"`{flag}`", text)
+        text = re.sub(rf"(?<![\w-]){name}: (?=[\"\d])", f"{flag} ", text)
+        if "_" in name:
+            text = re.sub(rf"(?<![\w-]){name}\b", flag, text)
+        elif name in own:
+            text = re.sub(rf"(?<![\w-]){name}(?= \")", flag, text)
+            text = re.sub(rf"^{name}\b", flag, text)
+            text = re.sub(rf"(?<![\w-]){name}(?= (?:is|must|takes)\b)", flag, text)
+    return text
+
+
+def _positional(op):
+    """The param the CLI takes as a positional argument (the first required one): not a flag."""
+    return next((p for p in op.params if p.required), None)
+
+
+# -- the human rendering --------------------------------------------------------------
 
 
 def render(name: str, body: dict) -> str:
     """A readable rendering; `--json` gives the exact wire body."""
     if name == "remember":
-        until = f" (expires {body['valid_until']})" if body.get("valid_until") else ""
+        until = f" (expires {day(body['valid_until'])})" if body.get("valid_until") else ""
         entity = f" about {body['entity_slug']}" if body.get("entity_slug") else ""
         return f"{body['status_text']}{entity}{until}"
     if name == "forget":
         return f"fact #{body['id']} expired" if body["expired"] else f"fact #{body['id']} was already expired"
     if name == "recall":
-        lines = [_fact_line(f) for f in body["facts"]] or ["(no facts)"]
-        for r in body.get("results", []):
+        lines = [fact_line(f) for f in body["facts"]] or ["(no facts)"]
+        for r in body.get("results") or []:
             lines.append(f"page  {r['slug']}  {r['title'] or ''}  [{r['evidence']}]")
+        if body.get("search_degraded"):
+            lines.append(paint("(keyword search only: no embedding provider)", "dim"))
         return "\n".join(lines)
     if name == "entity":
-        if not body["found"]:
-            near = ", ".join(s["slug"] for s in body.get("suggestions", [])) or "none"
-            return f"not found (near: {near})"
-        card = body["card"]
-        lines = [f"{card['entity']['title']}  ({card['entity']['slug']}, {card['entity']['type'] or 'untyped'})"]
-        if card["summary"]:
-            lines.append(card["summary"])
-        if card["aka"]:
-            lines.append("aka: " + ", ".join(card["aka"]))
-        lines += [f"[{t['kind']}] {t['text']} ({t['date']})" for t in card["open_threads"]]
-        lines += [f"{e['direction']} {e['type']} {e['slug']}" for e in card["edges"]]
-        lines.append(f"{card['active_fact_count']} active facts, {card['backlink_count']} backlinks")
-        return "\n".join(lines)
+        return _card(body["card"])
     if name in ("context_pack", "delta"):
         return body["text"] or "(nothing to report)"
     if name == "synthesize":
@@ -85,16 +395,68 @@ def render(name: str, body: dict) -> str:
     if name == "put_page":
         return f"{body['status']} {body['slug']} ({body['title']}; {body['links']} links, {body['timeline_entries']} timeline entries)"
     if name == "get_page":
+        # _RENDERED_HEAD reads this line back when the output is written back with put-page.
         head = [f"# {body['title']}  ({body['slug']}, {body['type'] or 'untyped'}, {body['visibility']})"]
         if body["aliases"]:
             head.append("aka: " + ", ".join(body["aliases"]))
         return "\n".join(head) + "\n\n" + body["body"].strip()
     if name == "list_pages":
-        return "\n".join(f"{p['slug']}  {p['title'] or ''}" for p in body["pages"]) or "(no pages)"
-    return json.dumps(body, indent=2, ensure_ascii=False)
+        return "\n".join(
+            f"{p['slug']}  {p.get('title') or ''}  {paint(p.get('type') or '', 'cyan')}  {paint(day(p.get('updated_at')), 'dim')}".rstrip()
+            for p in body["pages"]
+        ) or "(no pages)"
+    if name == "search":
+        return "\n".join(f"{r['slug']}  {r['title'] or ''}  [{r['evidence']}]" for r in body["results"]) or "(no results)"
+    if name == "delete_page":
+        return f"deleted {body.get('slug', '')}".strip() if body.get("deleted", True) else "already deleted"
+    if name == "add_link":
+        verb = "linked" if body.get("added") else "already linked:"
+        return f"{verb} {body['from']} —{body['link_type']}→ {body['to']}"
+    if name == "add_alias":
+        return f"{body['slug']} now also answers to {body['alias']}" if body.get("added") else f"{body['alias']} was already an alias of {body['slug']}"
+    if name == "add_timeline_entry":
+        return f"{body['slug']} timeline: {body['date']} {body['summary']} (entry #{body['id']})"
+    if name == "whoami":
+        return "\n".join(f"{k}: {', '.join(v) if isinstance(v, list) else v}" for k, v in body.items() if k != "protocol_version")
+    return _plain(body)
 
 
-def _fact_line(f: dict) -> str:
-    entity = f" [{f['entity_slug']}]" if f.get("entity_slug") else ""
-    gone = " (expired)" if f.get("expired_at") else ""
-    return f"#{f['fact_id']} {f['kind']}: {f['fact']}{entity} — {f['provenance']}{gone}"
+def _card(card: dict) -> str:
+    ent = card["entity"]
+    lines = [paint(ent["title"] or ent["slug"], "bold") + f"  ({ent['slug']}, {ent['type'] or 'untyped'})"]
+    touched = (card.get("last_touched") or {}).get("updated_at")
+    if touched:
+        lines[0] += paint(f"  updated {day(touched)}", "dim")
+    if card["summary"]:
+        lines.append(card["summary"])
+    if card["aka"]:
+        lines.append("aka: " + ", ".join(card["aka"]))
+    lines += [f"[{t['kind']}] {t['text']} ({t['date']})" for t in card["open_threads"]]
+    lines += [f"{e['direction']} {e['type']} {e['slug']}" for e in card["edges"]]
+    lines.append(f"{card['active_fact_count']} active facts, {card['backlink_count']} backlinks")
+    return "\n".join(lines)
+
+
+def _plain(body: dict) -> str:
+    """Any other body as `key: value` lines (never raw JSON unless --json)."""
+    out = []
+    for key, value in body.items():
+        if key == "protocol_version":
+            continue
+        if isinstance(value, (dict, list)):
+            import json  # noqa: PLC0415
+
+            value = json.dumps(value, ensure_ascii=False)
+        out.append(f"{key}: {value}")
+    return "\n".join(out) or "ok"
+
+
+def fact_line(f: dict) -> str:
+    entity = f"  [{f['entity_slug']}]" if f.get("entity_slug") else ""
+    marks = ""
+    if f.get("visibility") == "private":
+        marks += " " + paint("(private)", "yellow")
+    if f.get("expired_at"):
+        marks += " " + paint(f"(expired {day(f['expired_at'])})", "red")
+    when = day(f.get("valid_from"))[:10]
+    return f"{paint('#' + str(f['fact_id']), 'dim')}  {when}  {f['kind']}: {f['fact']}{entity}{marks} — {f['provenance']}"

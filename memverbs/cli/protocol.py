@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import tempfile
+from pathlib import Path
+
 from memverbs.cli.output import fail, print_json
+from memverbs.server.errors import MemverbsError
+from memverbs.server.home import Home
 
 
 def run_protocol(args) -> int:
@@ -23,10 +30,30 @@ def _conformance(args) -> int:
     import anyio  # noqa: PLC0415 - only this subcommand needs the MCP client stack
 
     from memverbs.server.conformance.connect import connect, describe  # noqa: PLC0415
-    from memverbs.server.conformance.runner import render_text, run  # noqa: PLC0415
+    from memverbs.server.conformance.runner import render_text, run, writes_summary  # noqa: PLC0415
+
+    # The run writes (a page, facts, a forget). By default it runs against a throwaway brain, so
+    # nothing lands in the user's; their own brain is certified only when they name it.
+    target = args.target
+    scratch = None
+    env = {**os.environ, "MEMVERBS_USAGE_LOG": "off"}  # never counted as the user's calls
+    if target is None:
+        scratch = tempfile.TemporaryDirectory(prefix="memverbs-conformance-")
+        try:
+            _init_scratch(Path(scratch.name))
+        except MemverbsError as exc:
+            scratch.cleanup()
+            return fail(f"cannot create a throwaway brain: {exc.message}", exc.fix)
+        env["MEMVERBS_HOME"] = scratch.name
+        shown = "self (stdio, a throwaway brain)"
+    else:
+        if target == SELF:
+            target = None
+        shown = describe(target) if target else f"self (stdio, your brain in {Home.from_env().root})"
+        print(f"memverbs: certifying {shown}: {writes_summary()}", file=sys.stderr)
 
     async def main() -> dict:
-        async with connect(args.target, args.token) as endpoint:
+        async with connect(target, args.token, env=env) as endpoint:
             return await run(endpoint.list_tools, endpoint.call_tool, synthesize=args.synthesize)
 
     try:
@@ -34,15 +61,31 @@ def _conformance(args) -> int:
     except Exception as exc:  # noqa: BLE001 - any connection failure is reported, never a traceback
         detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         return fail(
-            f"could not talk MCP to {describe(args.target)} ({detail})",
+            f"could not talk MCP to {shown} ({detail})",
             "Check the target: a URL must be the server's MCP endpoint (…/mcp) and a command must start an MCP "
             "stdio server; pass --token for a server that needs one.",
         )
+    finally:
+        if scratch is not None:
+            scratch.cleanup()
     if args.json:
         print_json(report)
     else:
-        print(render_text(report, describe(args.target)))
+        print(render_text(report, shown))
     return 0 if report["ok"] else 1
+
+
+SELF = "self"
+
+
+def _init_scratch(root: Path) -> None:
+    from memverbs.server.runtime import Runtime  # noqa: PLC0415
+
+    runtime = Runtime(Home(root))
+    try:
+        runtime.create_brain()
+    finally:
+        runtime.close()
 
 
 def _stats(args) -> int:

@@ -10,7 +10,8 @@ def run_serve(args) -> int:
     if not args.http and (args.host is not None or args.port is not None or args.behind_tls_proxy):
         return fail("--host, --port and --behind-tls-proxy only apply to --http", "Add --http to serve over HTTP.", code=2)
 
-    runtime = Runtime()
+    # stdio: the first answer must not wait for pydantic-settings (see Runtime.quick).
+    runtime = Runtime() if args.http else Runtime.quick()
     surface = runtime.surface(args.surface)
     if args.http:
         # uvicorn and the SDK's HTTP stack are imported only here.

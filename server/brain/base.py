@@ -56,6 +56,7 @@ class PageDraft:
     aliases: list[str] = field(default_factory=list)
     links: list[tuple[str, str, str, str | None]] = field(default_factory=list)  # to, type, link_source, context
     timeline: list[tuple[str, str, str | None]] = field(default_factory=list)  # date, summary, detail
+    markdown: str | None = None  # the page's source as stored, for `get-page --raw`
 
 
 @dataclass

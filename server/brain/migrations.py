@@ -214,11 +214,35 @@ _VECTORS = """
 """
 
 
+# `memverbs move-facts` refiles facts under another entity; each move is kept here, so a
+# fact's history shows where it was filed before and why (fact ids never change).
+_FACT_MOVES = """
+        CREATE TABLE fact_moves (
+            id         INTEGER PRIMARY KEY AUTOINCREMENT,
+            fact_id    INTEGER NOT NULL REFERENCES facts (id),
+            from_slug  TEXT,
+            to_slug    TEXT NOT NULL,
+            reason     TEXT,
+            moved_at   INTEGER NOT NULL
+        );
+        CREATE INDEX fact_moves_fact ON fact_moves (fact_id);
+"""
+
+
+# The page's markdown exactly as it was written, so `memverbs get-page --raw` can give it back byte
+# for byte. Pages written before this step have NULL and are rebuilt from frontmatter and body.
+_PAGE_MARKDOWN = """
+        ALTER TABLE pages ADD COLUMN markdown TEXT;
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
     Migration("0003_access_tokens", _ACCESS_TOKENS),
     Migration("0004_chunks_and_vectors", _VECTORS),
+    Migration("0005_fact_moves", _FACT_MOVES),
+    Migration("0006_page_markdown", _PAGE_MARKDOWN),
 )
 
 

@@ -15,15 +15,16 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memverbs.server.brain import migrations
+from memverbs.server.brain.sqlite_browse import BrowseStore
 from memverbs.server.brain.sqlite_facts import FactStore
 from memverbs.server.brain.sqlite_pages import PageStore
 from memverbs.server.brain.sqlite_sessions import CursorStore
 from memverbs.server.brain.sqlite_vectors import VectorStore
 from memverbs.server.brain.sqlite_tokens import TokenStore
-from memverbs.server.errors import BrainError, BrainMissing
+from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked, BrainMissing
 
 
-class SqliteBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore):
+class SqliteBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, BrowseStore):
     backend = "sqlite"
 
     def __init__(self, db: sqlite3.Connection, path: Path) -> None:
@@ -127,22 +128,29 @@ class SqliteBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore):
         return {"pages": pages, "facts": facts}
 
 
+_LOCKED = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
+_CORRUPT = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
+_UNWRITABLE = {sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM}
+
+
 def translate(exc: sqlite3.DatabaseError, path: Path) -> BrainError:
+    """The storage failure as memverbs's own type, decided by SQLite's result code (its primary
+    code: the low byte); the message text only where a driver gives no code."""
     text = str(exc)
-    if "locked" in text or "busy" in text:
-        return BrainError(
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    if primary in _LOCKED or (primary is None and ("locked" in text or "busy" in text)):
+        return BrainLocked(
             f"brain {path} is locked by another process ({text})",
             "Another memverbs process holds a long write; retry in a moment. If it persists, find the stuck "
             "process (`fuser` on the brain file) and stop it.",
         )
-    if isinstance(exc, sqlite3.DatabaseError) and (
-        "not a database" in text or "malformed" in text or "corrupt" in text
-    ):
-        return BrainError(
+    if primary in _CORRUPT or (primary is None and ("not a database" in text or "malformed" in text)):
+        return BrainCorrupt(
             f"brain {path} is corrupt ({text})",
             f"Move {path} aside and restore a backup, or run `memverbs init` for a fresh brain; "
             "`sqlite3 <file> .recover` can salvage rows.",
         )
-    if "readonly" in text or "unable to open" in text:
+    if primary in _UNWRITABLE or (primary is None and ("readonly" in text or "unable to open" in text)):
         return BrainError(f"brain {path} cannot be written ({text})", f"Check the permissions of {path} and its folder.")
     return BrainError(f"brain {path} failed: {text}", "Run `memverbs doctor` for a diagnosis.")

@@ -114,7 +114,8 @@ class FactStore:
             )
             return cur.rowcount > 0
 
-    def facts(self, source: str, f: FactFilter) -> list[sqlite3.Row]:
+    def fact_where(self, source: str, f: FactFilter) -> tuple[str, list]:
+        """recall's facts-arm filter as SQL: the WHERE clause and its arguments."""
         where = ["source_id = ?", _WORLD]
         args: list = [source, f.world_only]
         if f.active_only and f.arm != "supersessions":
@@ -125,7 +126,6 @@ class FactStore:
             if f.since is not None:
                 where.append("COALESCE(expired_at, valid_until) >= ?")
                 args.append(f.since)
-            order = "COALESCE(expired_at, valid_until) DESC, id DESC"
         else:
             if f.entity_slug is not None:
                 where.append("entity_slug = ?")
@@ -136,11 +136,18 @@ class FactStore:
             if f.since is not None:
                 where.append("valid_from >= ?")
                 args.append(f.since)
+        return " AND ".join(where), args
+
+    def facts(self, source: str, f: FactFilter) -> list[sqlite3.Row]:
+        where, args = self.fact_where(source, f)
+        if f.arm == "supersessions":
+            order = "COALESCE(expired_at, valid_until) DESC, id DESC"
+        else:
             order = {
                 "entity": "valid_from DESC, id DESC",
                 "session": "created_at DESC, id DESC",
             }.get(f.arm, "valid_from DESC, id DESC")
-        sql = f"SELECT {FACT_COLS} FROM facts WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?"
+        sql = f"SELECT {FACT_COLS} FROM facts WHERE {where} ORDER BY {order} LIMIT ?"
         args.append(f.limit)
         return self.query(sql, tuple(args))
 

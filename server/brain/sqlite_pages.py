@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 
 from memverbs.server.brain.base import PageDraft, SearchQuery
 from memverbs.server.brain.sqlite_fts import fts5_match
@@ -33,7 +34,7 @@ class PageStore:
 
     def page(self, source: str, slug: str, *, allow_private: bool = True):
         return self.one(
-            f"SELECT id, {_PAGE_COLS}, frontmatter, created_at FROM pages WHERE source_id = ? AND slug = ? AND {_LIVE}",
+            f"SELECT id, {_PAGE_COLS}, frontmatter, markdown, created_at FROM pages WHERE source_id = ? AND slug = ? AND {_LIVE}",
             (source, slug, allow_private),
         )
 
@@ -167,10 +168,18 @@ class PageStore:
 
     # -- writes --------------------------------------------------------------
 
-    def save_page(self, source: str, draft: PageDraft, now: int) -> bool:
-        """Create or replace a page with what its markdown declares; True when created."""
+    def save_page(self, source: str, slug: str, build: Callable[[sqlite3.Row | None], PageDraft], now: int) -> tuple[bool, PageDraft]:
+        """Create or replace a page; True when created (or revived).
+
+        `build` gets the slug's current row (live, deleted or private alike; None if there is
+        none) under the write lock and returns the draft to save, or raises to refuse: who may
+        replace what is decided on the row that will actually be replaced.
+        """
         with self.write() as db:
-            existing = db.execute("SELECT id, deleted_at FROM pages WHERE source_id = ? AND slug = ?", (source, draft.slug)).fetchone()
+            existing = db.execute(
+                "SELECT id, visibility, body, deleted_at FROM pages WHERE source_id = ? AND slug = ?", (source, slug)
+            ).fetchone()
+            draft = build(existing)
             values = (
                 draft.title,
                 draft.type,
@@ -178,19 +187,20 @@ class PageStore:
                 json.dumps(draft.frontmatter, default=str),
                 draft.summary,
                 draft.visibility,
+                draft.markdown,
                 now,
             )
             if existing is None:
                 page_id = db.execute(
                     "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
-                    "updated_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "markdown, updated_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (source, draft.slug, reverse(draft.slug), *values, now),
                 ).lastrowid
             else:
                 page_id = existing["id"]
                 db.execute(
                     "UPDATE pages SET title = ?, type = ?, body = ?, frontmatter = ?, summary = ?, visibility = ?, "
-                    "updated_at = ?, deleted_at = NULL WHERE id = ?",
+                    "markdown = ?, updated_at = ?, deleted_at = NULL WHERE id = ?",
                     (*values, page_id),
                 )
             self._write_chunks(db, source, page_id, draft.title, draft.body)
@@ -218,29 +228,48 @@ class PageStore:
                     "VALUES (?, ?, ?, ?, ?, 'markdown', ?)",
                     (source, draft.slug, date, summary, detail, now),
                 )
-        return existing is None or existing["deleted_at"] is not None
+        return existing is None or existing["deleted_at"] is not None, draft
 
-    def delete_page(self, source: str, slug: str, now: int) -> bool:
+    # The writes below change a live page the caller may see, checked in the write's own
+    # transaction; they answer None when there is no such page (missing, deleted or, for an
+    # untrusted caller, private), so a caller cannot tell those apart.
+
+    def _writable(self, db: sqlite3.Connection, source: str, slug: str, allow_private: bool) -> bool:
+        return (
+            db.execute(f"SELECT 1 FROM pages WHERE source_id = ? AND slug = ? AND {_LIVE}", (source, slug, allow_private)).fetchone()
+            is not None
+        )
+
+    def delete_page(self, source: str, slug: str, now: int, *, allow_private: bool) -> bool | None:
         with self.write() as db:
             cur = db.execute(
-                "UPDATE pages SET deleted_at = ?, updated_at = ? WHERE source_id = ? AND slug = ? AND deleted_at IS NULL",
-                (now, now, source, slug),
+                f"UPDATE pages SET deleted_at = ?, updated_at = ? WHERE source_id = ? AND slug = ? AND {_LIVE}",
+                (now, now, source, slug, allow_private),
             )
+            if cur.rowcount == 0:
+                return None
             db.execute(
                 "DELETE FROM chunks WHERE page_id = (SELECT id FROM pages WHERE source_id = ? AND slug = ?)", (source, slug)
             )
-            return cur.rowcount > 0
+            return True
 
-    def add_alias(self, source: str, slug: str, alias: str, alias_norm: str) -> bool:
+    def add_alias(self, source: str, slug: str, alias: str, alias_norm: str, *, allow_private: bool) -> bool | None:
         with self.write() as db:
+            if not self._writable(db, source, slug, allow_private):
+                return None
             cur = db.execute(
                 "INSERT OR IGNORE INTO aliases (source_id, slug, alias, alias_norm, origin) VALUES (?, ?, ?, ?, 'manual')",
                 (source, slug, alias, alias_norm),
             )
             return cur.rowcount > 0
 
-    def add_link(self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context, now: int) -> bool:
+    def add_link(
+        self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context, now: int, *, allow_private: bool
+    ) -> bool | None:
+        """A link belongs to its `from` page, so only that page must be writable."""
         with self.write() as db:
+            if not self._writable(db, source, from_slug, allow_private):
+                return None
             cur = db.execute(
                 "INSERT OR IGNORE INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -248,8 +277,10 @@ class PageStore:
             )
             return cur.rowcount > 0
 
-    def add_timeline_entry(self, source: str, slug: str, date: str, summary: str, detail, now: int) -> int:
+    def add_timeline_entry(self, source: str, slug: str, date: str, summary: str, detail, now: int, *, allow_private: bool) -> int | None:
         with self.write() as db:
+            if not self._writable(db, source, slug, allow_private):
+                return None
             cur = db.execute(
                 "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at) VALUES (?, ?, ?, ?, ?, 'manual', ?)",
                 (source, slug, date, summary, detail, now),

@@ -50,6 +50,22 @@ def _base36(n: int) -> str:
     return out or "0"
 
 
+_WRITES = ("remember", "forget", "put_page")
+
+
+def writes_summary() -> str:
+    """What a run writes into the target brain, from the cases themselves (said before a real brain is certified)."""
+    cases = load_cases()
+    entity = cases["entity"].replace("{{marker}}", "run-<time>")
+    calls = [c for c in cases["cases"] if c["verb"] in _WRITES and "expectErrorCode" not in c]
+    facts = sum(1 for c in calls if c["verb"] == "remember")
+    forgets = sum(1 for c in calls if c["verb"] == "forget")
+    return (
+        f"it writes one page ({entity}, when put_page is offered), up to {facts} facts about it "
+        f"(one private) and expires one of them with forget ({forgets} calls); they stay in the brain afterwards."
+    )
+
+
 def seed_content(marker: str) -> str:
     return (
         f"---\ntitle: Conformance {marker}\ntype: person\n---\n\n# Conformance {marker}\n\n"

@@ -52,16 +52,22 @@ class ParsedPage:
     title: str | None
     type: str | None
     summary: str | None
-    visibility: str
+    visibility: str | None
     aliases: list[str] = field(default_factory=list)
     links: list[tuple[str, str, str, str | None]] = field(default_factory=list)
     timeline: list[tuple[str, str, str | None]] = field(default_factory=list)
 
 
+VISIBILITIES = ("world", "private")
+
+
 def parse_page(content: str) -> ParsedPage:
+    """The page's parts. `visibility` is None when the frontmatter does not say (the writer
+    keeps what the page had); a value other than world or private is refused rather than
+    read as world, so a typo never publishes a page."""
     frontmatter, body = split_frontmatter(content)
     title = _text(frontmatter.get("title")) or _first_heading(body)
-    visibility = "private" if frontmatter.get("visibility") == "private" else "world"
+    visibility = declared_visibility(frontmatter)
     return ParsedPage(
         frontmatter=frontmatter,
         body=body,
@@ -90,6 +96,89 @@ def split_frontmatter(content: str) -> tuple[dict, str]:
     if not isinstance(data, dict):
         raise PageFormatError("frontmatter must be a mapping of keys to values (title: ..., type: ...)")
     return data, content[m.end() :]
+
+
+def stored_markdown(frontmatter: dict, body: str, markdown: str | None) -> str:
+    """A page's source: as it was written, or (for pages saved before the source was kept)
+    its frontmatter and body put back together."""
+    if markdown is not None:
+        return markdown
+    if not frontmatter:
+        return body
+    import yaml  # noqa: PLC0415
+
+    return "---\n" + yaml.safe_dump(frontmatter, sort_keys=False, allow_unicode=True) + "---\n" + body
+
+
+def frontmatter_block(content: str) -> str:
+    """The frontmatter lines of `content`, delimiters included ('' when it has none)."""
+    m = _FRONTMATTER.match(content)
+    return m.group(0) if m else ""
+
+
+def declared_visibility(frontmatter: dict) -> str | None:
+    if "visibility" not in frontmatter:
+        return None
+    value = frontmatter["visibility"]
+    text = value.strip().lower() if isinstance(value, str) else None
+    if text not in VISIBILITIES:
+        raise PageFormatError(f"frontmatter visibility must be world or private, not {str(value)[:40]!r}")
+    return text
+
+
+def declare_private(content: str) -> str:
+    """The page's markdown with `visibility: private` added to its frontmatter (one made if it has
+    none), so the stored source says what the page is; the content unchanged if that cannot be done
+    without changing what the frontmatter means."""
+    m = _FRONTMATTER.match(content)
+    if m is None:
+        newline = "\r\n" if "\r\n" in content else "\n"
+        candidate = f"---{newline}visibility: private{newline}---{newline}{content}"
+    else:
+        first_line_end = content.index("\n") + 1
+        newline = "\r\n" if content[first_line_end - 2 : first_line_end] == "\r\n" else "\n"
+        candidate = content[:first_line_end] + f"visibility: private{newline}" + content[first_line_end:]
+    try:
+        before, body = split_frontmatter(content)
+        after, new_body = split_frontmatter(candidate)
+    except PageFormatError:
+        return content
+    return candidate if after == {**before, "visibility": "private"} and new_body == body else content
+
+
+def keep_private_rows(old_body: str, new_body: str) -> str:
+    """`new_body` with the private facts-fence rows of `old_body` carried over.
+
+    An untrusted writer never saw those rows (get_page leaves them out), so a write-back
+    of what it read must not drop them. They go into the last facts fence of the new body,
+    or a new fence at its end; they are placed only where they are still private rows.
+    """
+    rows = [line for line, _, private in _classified(old_body, keepends=True) if private]
+    if not rows:
+        return new_body
+    block = "".join(r if r.endswith("\n") else r + "\n" for r in rows)
+    lines = new_body.splitlines(keepends=True)
+    closing = [i for i, (line, fence, _) in enumerate(_classified(new_body, keepends=True)) if fence is None and _is_fence(line, "/facts")]
+    candidates = []
+    if closing:
+        i = closing[-1]
+        candidates.append("".join(lines[:i]) + _line_start(lines[:i]) + block + "".join(lines[i:]))
+    tail = new_body if not new_body or new_body.endswith("\n") else new_body + "\n"
+    candidates.append(f"{tail}<!-- facts -->\n{block}<!-- /facts -->\n")
+    for merged in candidates:
+        kept = [line for line, _, private in _classified(merged, keepends=True) if private]
+        if len(kept) >= len(rows) and all(r.rstrip("\r\n") in {k.rstrip("\r\n") for k in kept} for r in rows):
+            return merged
+    return candidates[-1]
+
+
+def _is_fence(line: str, name: str) -> bool:
+    m = _FENCE.search(line)
+    return m is not None and (m.group(1) + m.group(2).lower()) == name
+
+
+def _line_start(lines: list[str]) -> str:
+    return "\n" if lines and not lines[-1].endswith("\n") else ""
 
 
 def body_links(body: str) -> list[tuple[str, str, str, str | None]]:

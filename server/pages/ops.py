@@ -1,7 +1,10 @@
 """Page operations (starter/full surfaces): the same envelope style as the verbs.
 
 Untrusted callers never read a private page: get_page answers not_found for it,
-exactly as for a slug that does not exist.
+exactly as for a slug that does not exist. Nor do they change one: the writes that
+take a page answer not_found for it as for a missing page, and put_page over a
+private or deleted page is refused with one `scope_denied` that says neither which
+nor anything the page holds (docs/protocol.md, "Private pages over MCP").
 """
 
 from __future__ import annotations
@@ -13,7 +16,14 @@ from memverbs.server.brain.base import PageDraft
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, VerbError, invalid
 from memverbs.server.names import normalize_alias
-from memverbs.server.pages.markdown import PageFormatError, parse_page, without_private_rows
+from memverbs.server.pages.markdown import (
+    PageFormatError,
+    ParsedPage,
+    declare_private,
+    keep_private_rows,
+    parse_page,
+    without_private_rows,
+)
 from memverbs.server.timeparse import iso, now_ms
 from memverbs.server.verbs.search import search_pages
 
@@ -37,6 +47,29 @@ def _not_found(slug: str) -> VerbError:
     )
 
 
+def _no_writable_page(ctx: VerbContext, slug: str) -> VerbError:
+    """A write to a page that is missing, deleted or (for an untrusted caller) private: one answer for all."""
+    if ctx.caller.trusted:
+        return _not_found(slug)
+    return VerbError(
+        "not_found",
+        f'No page with slug "{slug}".',
+        "Check the slug with list_pages or search; put_page creates a page. Pages this connection cannot "
+        "see are changed only on the brain's own machine, with the memverbs CLI.",
+    )
+
+
+def _hidden_slug(slug: str) -> VerbError:
+    """put_page over a page an untrusted caller may not see. The same answer for a private and a
+    deleted page, so it never tells which (or anything the page holds)."""
+    return VerbError(
+        "scope_denied",
+        f'put_page cannot write "{slug}": the slug is taken by a page this connection may not change (a private or deleted page).',
+        "Write the page under another slug. Private and deleted pages are changed only on the brain's own "
+        "machine, with the memverbs CLI (memverbs put-page SLUG FILE).",
+    )
+
+
 def _limit(value: object, default: int, cap: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value <= 0:
         return default
@@ -45,26 +78,19 @@ def _limit(value: object, default: int, cap: int) -> int:
 
 def put_page(ctx: VerbContext, params: dict) -> dict:
     slug = _slug(params["slug"])
+    content = params["content"]
     try:
-        parsed = parse_page(params["content"])
+        parsed = parse_page(content)
     except PageFormatError as exc:
         raise invalid(f"put_page: {exc}", "Fix the page's frontmatter block (between the --- lines) and retry.") from exc
     for to_slug, *_ in parsed.links:
         if not to_slug:
             raise invalid("put_page: a link has an empty target.", "Give every [[link]] and links: entry a slug.")
-    draft = PageDraft(
-        slug=slug,
-        title=parsed.title or slug,
-        type=parsed.type,
-        body=parsed.body,
-        frontmatter=parsed.frontmatter,
-        summary=parsed.summary,
-        visibility=parsed.visibility,
-        aliases=parsed.aliases,
-        links=parsed.links,
-        timeline=parsed.timeline,
-    )
-    created = ctx.brain.save_page(ctx.source, draft, now_ms())
+
+    def build(existing) -> PageDraft:
+        return _draft(ctx, slug, content, parsed, existing)
+
+    created, draft = ctx.brain.save_page(ctx.source, slug, build, now_ms())
     if ctx.providers is not None and ctx.providers.embeddings_configured:
         from memverbs.server.verbs.semantic import embed_page  # noqa: PLC0415 - numpy only with a provider
 
@@ -80,6 +106,44 @@ def put_page(ctx: VerbContext, params: dict) -> dict:
         "timeline_entries": len(parsed.timeline),
         "protocol_version": PROTOCOL_VERSION,
     }
+
+
+def _draft(ctx: VerbContext, slug: str, content: str, parsed: ParsedPage, existing) -> PageDraft:
+    """What put_page saves over `existing` (the slug's row in any state, or None).
+
+    Untrusted callers may not replace a page they cannot see (private, or deleted), and
+    their write-back keeps the private facts-fence rows they were never shown. A page that
+    was private stays private unless the markdown says `visibility: world`. (The answer
+    counts only what the caller sent, never what was kept for the owner.)
+    """
+    markdown = content
+    if existing is not None and not ctx.caller.trusted:
+        if existing["deleted_at"] is not None or existing["visibility"] != "world":
+            raise _hidden_slug(slug)
+        merged = keep_private_rows(existing["body"], parsed.body)
+        if merged != parsed.body:
+            markdown = content[: len(content) - len(parsed.body)] + merged
+            parsed = parse_page(markdown)  # the kept rows' links and dates are the page's too
+    visibility = parsed.visibility
+    frontmatter = dict(parsed.frontmatter)
+    if visibility is None:
+        visibility = "private" if existing is not None and existing["visibility"] == "private" else "world"
+        if visibility == "private":
+            frontmatter["visibility"] = "private"
+            markdown = declare_private(markdown)
+    return PageDraft(
+        slug=slug,
+        title=parsed.title or slug,
+        type=parsed.type,
+        body=parsed.body,
+        frontmatter=frontmatter,
+        summary=parsed.summary,
+        visibility=visibility,
+        aliases=parsed.aliases,
+        links=parsed.links,
+        timeline=parsed.timeline,
+        markdown=markdown,
+    )
 
 
 def get_page(ctx: VerbContext, params: dict) -> dict:
@@ -144,9 +208,11 @@ def add_timeline_entry(ctx: VerbContext, params: dict) -> dict:
         raise invalid(f'date "{date[:40]}" is not YYYY-MM-DD.', 'Pass the event date as YYYY-MM-DD, e.g. "2026-08-11".')
     if not summary:
         raise invalid("summary must be a non-empty string.", "Say in one line what happened.")
-    if ctx.brain.page(ctx.source, slug, allow_private=ctx.pages_private_ok) is None:
-        raise _not_found(slug)
-    entry_id = ctx.brain.add_timeline_entry(ctx.source, slug, date, summary, params.get("detail"), now_ms())
+    entry_id = ctx.brain.add_timeline_entry(
+        ctx.source, slug, date, summary, params.get("detail"), now_ms(), allow_private=ctx.caller.trusted
+    )
+    if entry_id is None:
+        raise _no_writable_page(ctx, slug)
     return {"slug": slug, "id": str(entry_id), "date": date, "summary": summary, "protocol_version": PROTOCOL_VERSION}
 
 
@@ -164,9 +230,9 @@ def whoami(ctx: VerbContext, params: dict) -> dict:
 
 def delete_page(ctx: VerbContext, params: dict) -> dict:
     slug = params["slug"].strip()
-    if ctx.brain.page(ctx.source, slug, allow_private=ctx.pages_private_ok) is None:
-        raise _not_found(slug)
-    deleted = ctx.brain.delete_page(ctx.source, slug, now_ms())
+    deleted = ctx.brain.delete_page(ctx.source, slug, now_ms(), allow_private=ctx.caller.trusted)
+    if deleted is None:
+        raise _no_writable_page(ctx, slug)
     return {"slug": slug, "deleted": deleted, "protocol_version": PROTOCOL_VERSION}
 
 
@@ -182,9 +248,11 @@ def add_link(ctx: VerbContext, params: dict) -> dict:
             f'link_source "{link_source[:40]}" is not one of: manual, mentions.',
             "Use manual for a relation you assert, mentions for a passing mention (kept off entity cards).",
         )
-    if ctx.brain.page(ctx.source, from_slug, allow_private=ctx.pages_private_ok) is None:
-        raise _not_found(from_slug)
-    added = ctx.brain.add_link(ctx.source, from_slug, to_slug, link_type, link_source, params.get("context"), now_ms())
+    added = ctx.brain.add_link(
+        ctx.source, from_slug, to_slug, link_type, link_source, params.get("context"), now_ms(), allow_private=ctx.caller.trusted
+    )
+    if added is None:
+        raise _no_writable_page(ctx, from_slug)
     return {"from": from_slug, "to": to_slug, "link_type": link_type, "added": added, "protocol_version": PROTOCOL_VERSION}
 
 
@@ -194,7 +262,7 @@ def add_alias(ctx: VerbContext, params: dict) -> dict:
     norm = normalize_alias(alias)
     if not norm:
         raise invalid("alias must be a non-empty string.", 'Pass the other name, e.g. alias: "Ali".')
-    if ctx.brain.page(ctx.source, slug, allow_private=ctx.pages_private_ok) is None:
-        raise _not_found(slug)
-    added = ctx.brain.add_alias(ctx.source, slug, alias, norm)
+    added = ctx.brain.add_alias(ctx.source, slug, alias, norm, allow_private=ctx.caller.trusted)
+    if added is None:
+        raise _no_writable_page(ctx, slug)
     return {"slug": slug, "alias": alias, "alias_norm": norm, "added": added, "protocol_version": PROTOCOL_VERSION}

@@ -54,6 +54,7 @@ class Checked:
 
 def check(op: Operation, arguments: dict | None, *, strict: bool = False) -> Checked:
     args = dict(arguments or {})
+    _encodable(args)
     declared = {p.name: p for p in op.params}
     for p in op.params:
         if p.required or p.name not in args:
@@ -85,6 +86,35 @@ def check(op: Operation, arguments: dict | None, *, strict: bool = False) -> Che
     for k, _ in unknown:
         del args[k]
     return Checked(params=args, unknown=unknown)
+
+
+def _encodable(args: dict) -> None:
+    """Every key and string is valid Unicode text: a lone surrogate cannot be stored, searched or sent back."""
+    stack: list[tuple[str, object]] = [(key, value) for key, value in args.items()]
+    while stack:
+        where, value = stack.pop()
+        texts = [where] + ([value] if isinstance(value, str) else [])
+        if isinstance(value, dict):
+            stack.extend((f"{where}.{k}" if isinstance(k, str) else where, v) for k, v in value.items())
+            texts += [k for k in value if isinstance(k, str)]
+        elif isinstance(value, list):
+            stack.extend((where, v) for v in value)
+        for text in texts:
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                name = where.encode("utf-8", "replace").decode()
+                raise VerbError(
+                    "invalid_params",
+                    f'Parameter "{name}" contains a lone UTF-16 surrogate (\\u{ord(text[_first_bad(text)]):04x}), '
+                    "which is not valid Unicode text.",
+                    "The text was cut in the middle of a character (an emoji or other non-BMP character split in two). "
+                    "Send the whole character as a surrogate pair or as UTF-8, or drop it.",
+                ) from None
+
+
+def _first_bad(text: str) -> int:
+    return next(i for i, ch in enumerate(text) if 0xD800 <= ord(ch) <= 0xDFFF)
 
 
 def _is_type(value: object, type_: str) -> bool:

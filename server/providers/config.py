@@ -22,13 +22,21 @@ _UNSET = object()
 
 
 class Providers:
-    def __init__(self, settings: Settings | None, *, embedder=_UNSET, chat=_UNSET) -> None:
-        """`embedder` / `chat` given explicitly (tests, benchmarks) win over the settings."""
-        self.settings = settings
+    def __init__(self, settings: Settings | None, *, embedder=_UNSET, chat=_UNSET, load=None) -> None:
+        """`embedder` / `chat` given explicitly (tests, benchmarks) win over the settings; `load`
+        fetches the settings at first use instead (the runtime's, which may not be loaded yet)."""
+        self._settings = settings
+        self._load = load
         self._embedder = embedder
         self._chat = chat
         self.embedder_problem: str | None = None
         self.chat_problem: str | None = None
+
+    @property
+    def settings(self) -> Settings | None:
+        if self._load is not None:
+            self._settings, self._load = self._load(), None
+        return self._settings
 
     @property
     def cosine_floor(self) -> float:

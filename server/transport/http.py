@@ -50,6 +50,7 @@ from memverbs.server.protocol.surfaces import allowed, narrower
 from memverbs.server.runtime import Runtime
 from memverbs.server.timeparse import now_ms
 from memverbs.server.transport.diagnostics import say
+from memverbs.server.transport import http_limits
 from memverbs.server.transport.mcp_server import build_server
 
 DEFAULT_HOST = "127.0.0.1"
@@ -97,6 +98,7 @@ class RemoteBrainApp:
         self.brains = ThreadBrains(runtime)
         self.limiter: anyio.CapacityLimiter | None = None
         self.on_ready = on_ready
+        self.origins = http_limits.Origins.from_settings(runtime.settings)
         server = build_server(self.dispatcher_for, offload=self.offload)
         self.manager = StreamableHTTPSessionManager(app=server, stateless=True, json_response=True)
         self.inner = Starlette(
@@ -162,6 +164,30 @@ class RemoteBrainApp:
         if scope["type"] != "http" or scope["path"] == HEALTH_PATH:
             await self.inner(scope, receive, send)
             return
+        if not self.origins.host_ok(_header(scope, b"host")):
+            await _json(send, 421, {"error": "misdirected_request", "error_description": (
+                "This Host is not one memverbs serves. Behind a reverse proxy, add its public name to "
+                "http.allowed_hosts (docs/remote.md).")})
+            return
+        if not self.origins.origin_ok(_header(scope, b"origin")):
+            await _json(send, 403, {"error": "forbidden_origin", "error_description": (
+                "Requests from this web origin are refused. Add it to http.allowed_origins if it is yours.")})
+            return
+        if scope["method"] == "POST":
+            declared = _header(scope, b"content-length")
+            if declared is not None and declared.strip().isdigit() and int(declared) > http_limits.MAX_BODY_BYTES:
+                await _json(send, 413, _too_large())
+                return
+            try:
+                body, trailing = await http_limits.read_body(receive)
+            except TimeoutError:
+                await _json(send, 408, {"error": "request_timeout", "error_description": (
+                    f"The request body did not arrive within {http_limits.BODY_TIMEOUT_S:g} s.")}, [(b"connection", b"close")])
+                return
+            except http_limits.BodyTooLarge:
+                await _json(send, 413, _too_large(), [(b"connection", b"close")])
+                return
+            receive = http_limits.replay(body, trailing, receive)
         token = _bearer(scope)
         if token is None:
             await _deny(send, None, "A bearer token is required: Authorization: Bearer <token>.")
@@ -190,6 +216,18 @@ class RemoteBrainApp:
                         subject=str(grant.token_id))
         )
         await self.inner(scope, receive, send)
+
+
+def _header(scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return value.decode("latin-1")
+    return None
+
+
+def _too_large() -> dict:
+    return {"error": "payload_too_large",
+            "error_description": f"A request body is limited to {http_limits.MAX_BODY_BYTES} bytes; send smaller calls."}
 
 
 def _bearer(scope) -> str | None:
@@ -299,8 +337,11 @@ def serve_http(runtime: Runtime, ceiling: str, *, host: str = DEFAULT_HOST, port
             _log("no access tokens yet, so every request is refused: create one with `memverbs auth create NAME`")
 
     app = RemoteBrainApp(runtime, ceiling, on_ready=ready)
+    if not is_loopback(host) and host.strip("[]") not in ("0.0.0.0", "::", ""):
+        app.origins.hosts.add(host.strip().lower())  # the address it was told to listen on names it
     config = uvicorn.Config(app, lifespan="on", log_level="warning", access_log=False, timeout_graceful_shutdown=5,
-                            server_header=False)
+                            server_header=False, http=http_limits.HeadDeadlineProtocol,
+                            limit_concurrency=http_limits.MAX_CONNECTIONS, timeout_keep_alive=5)
     server = uvicorn.Server(config)
     # uvicorn shuts down gracefully on SIGINT/SIGTERM and then re-raises the signal under the handlers it
     # found; these make that a quiet return, so the brains are closed and the exit status is 0.

@@ -1,13 +1,13 @@
 """The MCP binding: tools/list and tools/call on the official SDK's low-level server.
 
-Results are encoded by encoding.py (the stdio front uses the same function, so
+Results are encoded by encoding.py (the stdio wire uses the same function, so
 the bytes cannot differ). Each result also carries what protocol revision
 2026-07-28 requires (`resultType`; `ttlMs`/`cacheScope` on tools/list — private
 and immediately stale, the tools depend on the caller's token): a client that
 negotiates that revision (Grok's, over HTTP) is otherwise answered "Handler
 returned an invalid result". The SDK sieves these keys out for older revisions,
 so their bytes do not change. Built explicitly from a dispatcher factory (no module-level server object) so
-stdio and HTTP share it; nothing here writes to stdout.
+HTTP and the stdio hand-over for 2026-era clients share it; nothing here writes to stdout.
 """
 
 from __future__ import annotations

@@ -1,73 +1,219 @@
 """`memverbs serve` over stdio: the harness spawns it and speaks MCP on its pipes.
 
-stdout is the protocol; the banner and any diagnostics go to stderr. The stdio
-front (stdio_front.py) answers the handshake and early tool calls while the SDK
-imports; the SDK's server then serves the rest of the connection.
+stdout is the protocol; the banner and any diagnostics go to stderr. The wire
+is memverbs's own (wire.py): the reader thread answers `initialize`, `ping`
+and `tools/list` itself, at once, and queues `tools/call` for one worker
+thread — the process has one SQLite connection, so calls run one at a time, in
+order, and a slow provider call never stalls a ping. A `notifications/cancelled`
+drops a queued call and silences a running one (SQLite work cannot be
+interrupted halfway; its reply is simply not sent, as the spec asks).
+
+The official SDK is imported only if a client opens the connection in the
+2026-07-28 era (a per-request `_meta` envelope instead of `initialize`): it
+negotiates that era, and serves the rest of that connection.
 """
 
 from __future__ import annotations
 
+import os
+import queue
+import sys
+import threading
+from typing import Any, BinaryIO
 
-
+from memverbs.server.dispatch import Dispatcher
 from memverbs.server.errors import MemverbsError
-from memverbs.server.protocol.surfaces import allowed
+from memverbs.server.protocol.surfaces import allowed, tool_defs
 from memverbs.server.runtime import Runtime
 from memverbs.server.timeparse import now_ms
-from memverbs.server.transport import stdio_front
+from memverbs.server.transport import wire
 from memverbs.server.transport.diagnostics import say
+from memverbs.server.transport.encoding import encode
+
+INTERNAL_ERROR = -32603
 
 
-class _ReplayStdin:
-    """The SDK's stdin: the front's replay and pending lines first, then the live pipe."""
+class ProtocolOut:
+    """stdout reserved for the protocol: fd 1 is pointed at stderr so a stray print cannot corrupt it."""
 
-    def __init__(self, first: list[str], stdin) -> None:
-        self.first = list(first)
-        self.stdin = stdin
+    def __init__(self, fd: int | None = None) -> None:
+        if fd is None:
+            sys.stdout.flush()
+            fd = os.dup(1)
+            os.dup2(2, 1)
+        self.fd = fd
+        self.lock = threading.Lock()
+        self.gone = False  # the client closed its end: nothing more can reach it
 
-    def __aiter__(self):
-        return self
-
-    async def __anext__(self) -> str:
-        import anyio  # noqa: PLC0415
-
-        if self.first:
-            return self.first.pop(0)
-        line = await anyio.to_thread.run_sync(self.stdin.readline, abandon_on_cancel=True)
-        if not line:
-            raise StopAsyncIteration
-        return line.decode("utf-8", errors="replace")
+    def write(self, data: bytes) -> None:
+        with self.lock:
+            if self.gone:
+                return
+            view = memoryview(data)
+            try:
+                while view:
+                    view = view[os.write(self.fd, view) :]
+            except OSError:  # EPIPE: the client left; calls already queued still run (their writes land)
+                self.gone = True
 
 
-class _FilteredStdout:
-    """The SDK's stdout: drops its answer to the replayed initialize (the client already has one)."""
+class Calls(threading.Thread):
+    """The one worker that runs tool calls, in arrival order, on the connection's one brain."""
 
-    def __init__(self, out: stdio_front.ProtocolOut) -> None:
+    def __init__(self, dispatcher: Dispatcher, out: ProtocolOut, after_first=None) -> None:
+        super().__init__(name="memverbs-calls", daemon=True)
+        self.dispatcher = dispatcher
         self.out = out
+        self.after_first = after_first  # run once, on this thread, after the first reply is out
+        self.queue: queue.SimpleQueue[wire.Call | None] = queue.SimpleQueue()
+        self.lock = threading.Lock()
+        self.pending: dict[Any, bool] = {}  # id -> cancelled, for calls queued or running
 
-    async def write(self, text: str) -> None:
-        for line in text.splitlines():
-            if line and f'"id":"{stdio_front.REPLAY_ID}"' not in line.replace(" ", ""):
-                self.out.write_line(line)
+    def submit(self, call: wire.Call) -> None:
+        with self.lock:
+            self.pending[_key(call.msg_id)] = False
+        self.queue.put(call)
 
-    async def flush(self) -> None:
-        return None
+    def cancel(self, msg_id: Any) -> None:
+        with self.lock:
+            if _key(msg_id) in self.pending:
+                self.pending[_key(msg_id)] = True
+
+    def finish(self) -> None:
+        """Run what is queued, then stop: a write the client sent is not lost because it hung up."""
+        self.queue.put(None)
+        self.join()
+
+    def run(self) -> None:
+        while (call := self.queue.get()) is not None:
+            if self._cancelled(call, done=False):
+                continue
+            try:
+                data = wire.reply(call.msg_id, encode(self.dispatcher.call(call.name, call.arguments)))
+            except Exception as exc:  # noqa: BLE001 - the dispatcher catches verb failures; this is the wire's last guard
+                say(f"memverbs: internal error answering tools/call: {exc!r}")
+                data = wire.error(call.msg_id, INTERNAL_ERROR, "Internal error")
+            if not self._cancelled(call, done=True):
+                self.out.write(data)
+            if self.after_first is not None:
+                after, self.after_first = self.after_first, None
+                after()
+
+    def _cancelled(self, call: wire.Call, *, done: bool) -> bool:
+        with self.lock:
+            cancelled = self.pending.get(_key(call.msg_id), False)
+            if done or cancelled:
+                self.pending.pop(_key(call.msg_id), None)
+            return cancelled
 
 
-def _one_at_a_time():
-    """Run calls on a worker thread, one at a time: the process has one SQLite connection."""
-    import anyio  # noqa: PLC0415
+def _key(msg_id: Any) -> tuple[type, Any]:
+    return (type(msg_id), msg_id)  # 1 and "1" are different requests
 
-    limiter: list = []
+
+def read_frames(stdin: BinaryIO):
+    """The lines of `stdin`, each at most MAX_FRAME_BYTES; a longer one is drained and yielded as None."""
+    limit = wire.MAX_FRAME_BYTES + 1
+    while True:
+        raw = stdin.readline(limit)
+        if not raw:
+            return
+        if len(raw) == limit and not raw.endswith(b"\n"):
+            while (rest := stdin.readline(limit)) and not rest.endswith(b"\n"):
+                pass
+            yield None
+            continue
+        yield raw
+
+
+def serve_connection(dispatcher: Dispatcher, stdin: BinaryIO, out: ProtocolOut, after_first_call=None) -> None:
+    """Answer one client until it closes stdin; `after_first_call` runs on the call thread after the first reply."""
+    session = wire.Session(tool_defs(dispatcher.surface))
+    calls = Calls(dispatcher, out, after_first_call)
+    calls.start()
+    frames = read_frames(stdin)
+    try:
+        for raw in frames:
+            if out.gone:
+                break
+            if raw is None:
+                out.write(wire.error(None, wire.INVALID_REQUEST, "Invalid Request",
+                                     f"message larger than {wire.MAX_FRAME_BYTES} bytes"))
+                continue
+            if not raw.strip():
+                continue
+            try:
+                msg = wire.parse(raw)
+            except wire.FrameError as exc:
+                out.write(wire.error(exc.msg_id, exc.code, exc.message, exc.data))
+                continue
+            if session.opens_modern(msg):
+                calls.finish()
+                _hand_to_sdk(dispatcher, [raw], frames, out)
+                return
+            if msg.get("method") == "notifications/cancelled" and "id" not in msg:
+                calls.cancel(wire.cancelled_id(msg))
+                continue
+            try:
+                answer = session.handle(msg)
+            except Exception as exc:  # noqa: BLE001 - a bug in one answer must not end the connection
+                say(f"memverbs: internal error answering {msg.get('method')!r}: {exc!r}")
+                answer = wire.error(msg.get("id"), INTERNAL_ERROR, "Internal error") if "id" in msg else None
+            if isinstance(answer, wire.Call):
+                calls.submit(answer)
+            elif answer is not None:
+                out.write(answer)
+    finally:
+        if calls.is_alive():
+            calls.finish()
+
+
+def _hand_to_sdk(dispatcher: Dispatcher, first: list[bytes], rest, out: ProtocolOut) -> None:
+    """Serve a 2026-07-28-era connection with the SDK, starting from the request that opened it."""
+    import anyio  # noqa: PLC0415 - the slow imports, paid only by clients of that era
+    import anyio.to_thread  # noqa: PLC0415
+    from mcp.server.stdio import stdio_server  # noqa: PLC0415
+
+    from memverbs.server.transport.mcp_server import build_server  # noqa: PLC0415
+
+    class Lines:
+        def __init__(self) -> None:
+            self.first = list(first)
+
+        def __aiter__(self):
+            return self
+
+        async def __anext__(self) -> str:
+            if self.first:
+                return self.first.pop(0).decode("utf-8", errors="replace")
+            raw = await anyio.to_thread.run_sync(lambda: next(rest, StopIteration), abandon_on_cancel=True)
+            if raw is StopIteration:
+                raise StopAsyncIteration
+            return "\n" if raw is None else raw.decode("utf-8", errors="replace")
+
+    class Writer:
+        async def write(self, text: str) -> None:
+            out.write(text.encode("utf-8", errors="backslashreplace"))
+
+        async def flush(self) -> None:
+            return None
+
+    limiter = anyio.CapacityLimiter(1)
 
     async def offload(thunk):
-        if not limiter:
-            limiter.append(anyio.CapacityLimiter(1))
-        return await anyio.to_thread.run_sync(thunk, limiter=limiter[0])
+        return await anyio.to_thread.run_sync(thunk, limiter=limiter)
 
-    return offload
+    server = build_server(lambda ctx: dispatcher, offload=offload)
+
+    async def main() -> None:
+        async with stdio_server(stdin=Lines(), stdout=Writer()) as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(main)
 
 
-def serve_stdio(runtime: Runtime, surface: str) -> None:
+def serve_stdio(runtime: Runtime, surface: str, stdin: BinaryIO | None = None) -> None:
+    out = ProtocolOut()
     dispatcher = runtime.mcp_dispatcher(surface)
     count = len(allowed(surface))
     what = f"{count} memory verbs" if surface == "verbs" else f"{count} tools ({surface} surface)"
@@ -78,28 +224,10 @@ def serve_stdio(runtime: Runtime, surface: str) -> None:
         runtime.brain().gc_cursors(now_ms())  # idle delta cursors, once per boot
     except MemverbsError as exc:
         say(f"memverbs: {exc.message} — {exc.fix}")
-
-    def build():
-        from memverbs.server.transport.mcp_server import build_server  # noqa: PLC0415 - the slow import, off the main thread
-
-        return build_server(lambda ctx: dispatcher, offload=_one_at_a_time())
-
-    def run_sdk(server, first_lines, stdin, out) -> None:
-        import anyio  # noqa: PLC0415
-        from mcp.server.stdio import stdio_server  # noqa: PLC0415
-
-        async def main() -> None:
-            async with stdio_server(stdin=_ReplayStdin(first_lines, stdin), stdout=_FilteredStdout(out)) as (read, write):
-                await server.run(read, write, server.create_initialization_options())
-
-        anyio.run(main)
-
     try:
-        stdio_front.serve(dispatcher, build, run_sdk)
+        # The full settings are checked once the first tool result is out, not before it.
+        serve_connection(dispatcher, stdin or sys.stdin.buffer, out, after_first_call=runtime.validate_settings)
     except KeyboardInterrupt:
         pass
     finally:
         runtime.close()
-
-
-

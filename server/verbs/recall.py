@@ -32,9 +32,8 @@ def recall_limit(value: object) -> int:
     return min(int(value), MAX_LIMIT)
 
 
-def recall(ctx: VerbContext, params: dict) -> dict:
-    now = now_ms()
-    limit = recall_limit(params.get("limit"))
+def facts_filter(ctx: VerbContext, params: dict, now: int, limit: int) -> FactFilter:
+    """The facts arm recall's params choose (also the CLI's paging and true total)."""
     since = None
     if params.get("since") is not None and params["since"].strip():
         since = parse_since(params["since"], now)
@@ -53,7 +52,7 @@ def recall(ctx: VerbContext, params: dict) -> dict:
         arm = "session"
     else:
         arm = "recent"
-    f = FactFilter(
+    return FactFilter(
         arm=arm,
         now=now,
         world_only=ctx.caller.remote,
@@ -63,6 +62,12 @@ def recall(ctx: VerbContext, params: dict) -> dict:
         session_id=session if arm == "session" else None,
         since=since,
     )
+
+
+def recall(ctx: VerbContext, params: dict) -> dict:
+    now = now_ms()
+    limit = recall_limit(params.get("limit"))
+    f = facts_filter(ctx, params, now, limit)
     facts = [recall_fact(r) for r in ctx.brain.facts(ctx.source, f)]
     grep = params.get("grep")
     if grep:

@@ -205,7 +205,7 @@ def test_recall_readable_text_lists_facts(memverbs_cmd, env):
     ok(memverbs_cmd, env, "remember", "Alice prefers tea", "--provenance", "chat", "--entity", "people/alice",
        "--kind", "preference")
     out = ok(memverbs_cmd, env, "recall", "--entity", "people/alice").stdout
-    assert "#1 preference: Alice prefers tea [people/alice] — chat" in out
+    assert "#1  " in out and "preference: Alice prefers tea  [people/alice] — chat" in out
     with pytest.raises(ValueError):
         json.loads(out)
 
@@ -300,15 +300,15 @@ def test_entity_resolves_an_alias_to_its_card(memverbs_cmd, env):
 def test_entity_readable_text_shows_the_card(memverbs_cmd, env):
     ok(memverbs_cmd, env, "put-page", "people/alice", input=ALICE_PAGE)
     out = ok(memverbs_cmd, env, "entity", "Ali").stdout
-    assert out.splitlines()[0] == "Alice Example  (people/alice, person)"
+    assert out.splitlines()[0].startswith("Alice Example  (people/alice, person)  updated 20")
     assert "Runs the payments team" in out
     assert "aka: ali" in out
 
 
-def test_entity_miss_is_not_an_error(memverbs_cmd, env):
-    body = ok_json(memverbs_cmd, env, "entity", "Nobody Atall")
-    assert body["found"] is False
-    assert ok(memverbs_cmd, env, "entity", "Nobody Atall").stdout.startswith("not found")
+def test_entity_miss_is_the_wire_body_and_exit_1(memverbs_cmd, env):
+    proc = run(memverbs_cmd, env, "entity", "Nobody Atall", "--json")
+    assert proc.returncode == 1 and json.loads(proc.stdout)["found"] is False
+    assert_refused(run(memverbs_cmd, env, "entity", "Nobody Atall"), "no entity named Nobody Atall", "memverbs entities")
 
 
 # -- context_pack and delta ------------------------------------------------------------
@@ -343,8 +343,10 @@ def test_delta_since_lists_new_pages_and_facts(memverbs_cmd, env):
     assert "people/alice" in text and "Alice prefers tea" in text
 
 
-def test_delta_without_since_or_session_is_refused_with_a_fix(memverbs_cmd, env):
-    assert_refused(run(memverbs_cmd, env, "delta"), "since")
+def test_delta_without_arguments_uses_the_cli_cursor_lane(memverbs_cmd, env):
+    assert "cursor starts now" in ok(memverbs_cmd, env, "delta").stdout
+    ok(memverbs_cmd, env, "remember", "Alice prefers tea", "--provenance", "t", "--entity", "people/alice")
+    assert "Alice prefers tea" in ok(memverbs_cmd, env, "delta").stdout
 
 
 # -- synthesize ------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -128,12 +129,43 @@ def test_connect_without_a_keyring_backend_stores_the_token_nowhere(memverbs_cmd
     env = {**client_env, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
     connected = run(memverbs_cmd, env, "connect", server.url, "--token", token)
     assert connected.returncode == 0, connected.stderr
-    assert "NOT stored" in connected.stderr and "MEMVERBS_REMOTE_TOKEN" in connected.stderr
+    assert "NOT stored" in connected.stderr
+    assert f"export MEMVERBS_REMOTE_TOKEN={shlex.quote(token)}" in connected.stderr  # exactly what to run
     assert json.loads((tmp_path / "client-home" / "remote.json").read_text())["token_store"] == "env"
     assert files_containing(tmp_path, token) == []
     # the env var is the way in from then on
     tested = run(memverbs_cmd, {**env, "MEMVERBS_REMOTE_TOKEN": token}, "auth", "test", server.url)
     assert tested.returncode == 0, tested.stderr
+
+
+def test_a_remote_only_machine_checks_and_uses_the_remote_brain(memverbs_cmd, server, client_env, tmp_path):
+    token = make_token(server.home, "remote-only")
+    env = {**client_env, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", "MEMVERBS_REMOTE_TOKEN": token}
+    assert run(memverbs_cmd, env, "connect", server.url, "--token", token).returncode == 0
+    assert not (tmp_path / "client-home" / "brain.db").exists()
+
+    doctor = run(memverbs_cmd, env, "doctor", "--json")
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert doctor.returncode == 0, doctor.stdout
+    assert checks["brain"]["status"] == "ok" and "uses the remote brain" in checks["brain"]["detail"]
+    assert checks["remote brain"]["status"] == "ok" and "client token:remote-only" in checks["remote brain"]["detail"]
+
+    saved = run(memverbs_cmd, env, "--remote", "remember", "Dana ships on Fridays", "--provenance", "t", "--entity", "people/dana")
+    assert saved.returncode == 0 and "about people/dana" in saved.stdout, saved.stderr
+    recalled = run(memverbs_cmd, env, "recall", "--entity", "people/dana", "--remote")
+    assert "Dana ships on Fridays" in recalled.stdout, recalled.stderr
+    assert "client_id: token:remote-only" in run(memverbs_cmd, {**env, "MEMVERBS_CLI_REMOTE": "true"}, "whoami").stdout
+    # Private memory stays out of reach over the wire, whoever asks.
+    run(memverbs_cmd, env, "--remote", "remember", "Dana's secret", "--provenance", "t", "--entity", "people/dana",
+        "--visibility", "private")
+    assert "secret" not in run(memverbs_cmd, env, "--remote", "recall", "--entity", "people/dana").stdout
+    # Commands that read a brain directly say so instead of failing on the missing local brain.
+    browse = run(memverbs_cmd, env, "--remote", "entities")
+    assert browse.returncode == 1 and "local brain only" in browse.stderr and "fix:" in browse.stderr
+
+    run(memverbs_cmd, env, "disconnect")
+    gone = run(memverbs_cmd, env, "--remote", "recall")
+    assert gone.returncode == 1 and "not connected to a remote brain" in gone.stderr
 
 
 def test_keyring_never_silently_falls_back_to_a_plaintext_file(monkeypatch, tmp_path):

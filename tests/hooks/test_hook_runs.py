@@ -160,7 +160,7 @@ def test_corrupt_brain(hook, home):
         (home.root / f"brain.db{suffix}").unlink(missing_ok=True)
     (home.root / "brain.db").write_bytes(b"\x00garbage" * 512)
     assert_silent(hook("session-start", "--harness", "claude", payload=payloads.CLAUDE_SESSION_START))
-    assert log_lines(home)[-1]["code"] == "brain_error"
+    assert log_lines(home)[-1]["code"] == "brain_corrupt"
 
 
 def test_a_writer_holding_the_lock_does_not_stop_the_pack(hook, brain, home):

@@ -110,3 +110,30 @@ def test_a_foreign_server_named_memverbs_is_not_replaced(claude):
     proc = run([memverbs(), "install", "claude"], env, cwd=home, check=False)
     assert proc.returncode != 0 and "did not register" in proc.stderr
     assert "some-other-tool" in mcp_list(cli, env, home)
+
+
+def test_the_plugin_provides_the_server_so_install_registers_no_second_one(claude):
+    cli, env, home = claude
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"enabledPlugins": {"memverbs@memverbs": true}}\n')
+
+    out = run([memverbs(), "install", "claude"], env, cwd=home).stdout
+    assert "Server not registered: the memverbs Claude Code plugin (memverbs@memverbs) already provides it" in out
+    assert "memverbs:" not in mcp_list(cli, env, home)
+    assert "hook session-start" not in settings.read_text()  # the plugin brings its hooks too
+
+    doctor = json.loads(run([memverbs(), "doctor", "--json"], env, cwd=home, check=False).stdout)
+    plugin = next(c for c in doctor["checks"] if c["name"] == "claude-plugin")
+    assert plugin["status"] == "ok" and "memverbs@memverbs" in plugin["detail"]
+
+
+def test_doctor_warns_when_the_plugin_and_a_registration_both_serve(claude):
+    cli, env, home = claude
+    run([memverbs(), "install", "claude", "--no-hooks"], env, cwd=home)
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir(exist_ok=True)
+    settings.write_text('{"enabledPlugins": {"memverbs@memverbs": true}}\n')
+    doctor = json.loads(run([memverbs(), "doctor", "--json"], env, cwd=home, check=False).stdout)
+    plugin = next(c for c in doctor["checks"] if c["name"] == "claude-plugin")
+    assert plugin["status"] == "warn" and "claude mcp remove memverbs" in plugin["fix"]

@@ -30,6 +30,17 @@ class RawMcp:
             if reply.get("id") == msg["id"]:
                 return reply
 
+    def frame(self, raw: bytes, reply_id=None, *, expect: bool = True) -> bytes | None:
+        """Send one raw line; return the raw reply line (the one with `reply_id`, or the next one)."""
+        self.proc.stdin.write(raw + b"\n")
+        self.proc.stdin.flush()
+        if not expect:
+            return None
+        while True:
+            line = self._readline().encode()
+            if reply_id is None or json.loads(line).get("id") == reply_id:
+                return line
+
     def handshake(self) -> dict:
         init = self.send(
             "initialize",

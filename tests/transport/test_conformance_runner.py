@@ -44,7 +44,7 @@ def test_self_certifies_over_stdio(memverbs_cmd, env):
     proc = conformance(memverbs_cmd, env)
     assert proc.returncode == 0, proc.stdout
     lines = proc.stdout.splitlines()
-    assert lines[0] == "MEMORY_VERBS v1 conformance — target: self (stdio)"
+    assert lines[0] == "MEMORY_VERBS v1 conformance — target: self (stdio, a throwaway brain)"
     assert lines[-2] == "27 passed, 0 failed, 1 skipped" and lines[-1] == "CONFORMANT"
     assert "  − synthesize answers or is cleanly unavailable — costs money — pass --synthesize" in lines
 

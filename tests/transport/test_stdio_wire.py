@@ -148,13 +148,13 @@ def test_force_surface_only_narrows(serve):
 
 
 @pytest.mark.parametrize("pause", [0.0, 2.0])
-def test_the_answer_is_the_same_before_and_after_the_sdk_takes_over(serve, pause):
-    """The front answers early calls, the SDK later ones: a client cannot tell which."""
+def test_the_answer_is_the_same_early_and_late(serve, pause):
+    """A call in the server's first second and one after it (once the full settings are checked) look alike."""
     import time
 
     peer = serve("--surface", "verbs")
     peer.handshake()
-    time.sleep(pause)  # 2 s: the SDK has loaded and serves this call
+    time.sleep(pause)
     result = peer.call("entity", {"name": "nobody-here", "zz": 1})
     assert set(result) <= {"content", "_meta", "resultType"}, result
     body = json.loads(result["content"][0]["text"])
@@ -166,9 +166,51 @@ def test_the_answer_is_the_same_before_and_after_the_sdk_takes_over(serve, pause
     assert [t["name"] for t in tools][:2] == ["remember", "entity"]
 
 
-def test_front_handshake_versions_match_the_sdk():
+def test_wire_handshake_versions_match_the_sdk():
     from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 
-    from memverbs.server.transport.stdio_front import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE
+    from memverbs.server.transport.wire import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE
 
     assert HANDSHAKE_VERSIONS == tuple(HANDSHAKE_PROTOCOL_VERSIONS) and LATEST_HANDSHAKE == LATEST_HANDSHAKE_VERSION
+
+
+def test_a_config_only_the_full_settings_refuse_makes_calls_unavailable_after_the_first(serve, home):
+    """The first answer does not wait for the full settings; once checked, a bad config fails closed."""
+    home.config_path.write_text("[brain]\nbusy_timeout_ms = 100\n[llm]\nmax_tokens = 1\n")  # below the minimum
+    peer = serve("--surface", "verbs")
+    peer.handshake()
+    peer.call("entity", {"name": "first"})
+    body = json.loads(peer.call("recall", {})["content"][0]["text"])
+    assert body["error"] == "unavailable" and "max_tokens" in body["message"], body
+
+
+def test_the_first_answer_imports_no_sdk_and_no_settings(memverbs_cmd, env):
+    """What the stdio server imported by the time its first tool result was written."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, runpy, threading\n"
+        "from memverbs.server.transport import stdio\n"
+        "orig = stdio.Calls.run\n"
+        "def run(self):\n"
+        "    after = self.after_first\n"
+        "    def report():\n"
+        "        heavy = [m for m in ('mcp', 'pydantic', 'pydantic_settings', 'numpy', 'httpx', 'anyio') if m in sys.modules]\n"
+        "        sys.stderr.write('HEAVY=' + ','.join(heavy) + '\\n')\n"
+        "        after()\n"
+        "    self.after_first = report\n"
+        "    orig(self)\n"
+        "stdio.Calls.run = run\n"
+        "sys.argv = ['memverbs', 'serve', '--surface', 'verbs']\n"
+        "from memverbs.cli.main import main\n"
+        "main()\n"
+    )
+    frames = (
+        '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},'
+        '"clientInfo":{"name":"t","version":"1"}}}\n'
+        '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"entity","arguments":{"name":"x"}}}\n'
+    )
+    done = subprocess.run([sys.executable, "-c", probe], input=frames.encode(), capture_output=True, env=env, timeout=60)
+    heavy = [line for line in done.stderr.decode().splitlines() if line.startswith("HEAVY=")]
+    assert heavy == ["HEAVY="], done.stderr.decode()[-2000:]

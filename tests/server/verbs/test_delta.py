@@ -13,7 +13,8 @@ def bulk_pages(runtime, count: int, at: int, prefix: str = "bulk/p") -> None:
     brain = runtime.brain()
     for n in range(count):
         slug = f"{prefix}{n:03d}"
-        brain.save_page("default", PageDraft(slug, f"P {n}", "note", "", {}, None, "world"), at)
+        draft = PageDraft(slug, f"P {n}", "note", "", {}, None, "world")
+        brain.save_page("default", slug, lambda _existing, draft=draft: draft, at)
 
 
 def test_needs_since_or_session(remote):

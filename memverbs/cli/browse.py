@@ -1,0 +1,310 @@
+"""Seeing everything the local brain holds: entities, stats, backlinks, timelines, a fact's history,
+and repairing where facts are filed (`move-facts`).
+
+These read the brain directly as the trusted local caller (private rows included, and marked);
+they are CLI views, not MCP tools, so no wire shape changes with them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from memverbs.cli.output import fail, print_json
+from memverbs.cli.style import day, emit, paint
+from memverbs.cli.target import LocalTarget, TargetError
+from memverbs.server.errors import MemverbsError
+from memverbs.server.timeparse import iso, now_ms, parse_instant
+
+
+def fmt_of(args) -> str:
+    return "json" if getattr(args, "json", False) else (getattr(args, "format", None) or "table")
+
+
+def run_browse(args) -> int:
+    from memverbs.cli.target import wants_remote  # noqa: PLC0415
+
+    if wants_remote(args):
+        return fail(
+            f"`{args.command}` reads the brain directly and works on the local brain only",
+            "Run it on the machine that holds the brain (drop --remote, or pass --local over config cli_remote).",
+        )
+    try:
+        target = LocalTarget()
+    except MemverbsError as exc:
+        return fail(exc.message, exc.fix)
+    try:
+        return _COMMANDS[args.command](args, target)
+    except (MemverbsError, TargetError) as exc:
+        return fail(exc.message, exc.fix or None)
+    finally:
+        target.close()
+
+
+# -- entities -------------------------------------------------------------------------------
+
+
+def _entities(args, target) -> int:
+    with_page = True if args.with_page else (False if args.facts_only else None)
+    rows = target.brain().entities(target.source, now_ms(), with_page=with_page, type_=args.type, prefix=args.prefix)
+    if args.since:
+        cut = parse_instant(args.since)  # an ISO instant already (checked while parsing)
+        rows = [r for r in rows if (r["last_touched"] or 0) >= cut]
+    total = len(rows)
+    rows = rows[args.offset : args.offset + args.limit]
+    out = [
+        {
+            "slug": r["slug"],
+            "title": r["title"],
+            "type": r["type"],
+            "page": bool(r["has_page"]),
+            "visibility": r["visibility"],
+            "facts": r["facts"],
+            "active": r["active"],
+            "private": r["private"],
+            "last_touched": iso(r["last_touched"]) if r["last_touched"] else None,
+        }
+        for r in rows
+    ]
+    emit(out, ["slug", "type", "page", "active", "facts", "private", "last_touched", "title"], fmt_of(args), empty="(no entities)")
+    _more(args, len(out), total)
+    return 0
+
+
+def _more(args, shown: int, total: int) -> None:
+    if fmt_of(args) == "table" and total > args.offset + shown:
+        print(paint(f"{shown} of {total} (next: --offset {args.offset + shown})", "dim"))
+
+
+# -- stats ----------------------------------------------------------------------------------
+
+
+def _stats(args, target) -> int:
+    brain = target.brain()
+    s = brain.stats(target.source, now_ms())
+    size = sum(p.stat().st_size for p in (brain.path, brain.path.with_name(brain.path.name + "-wal")) if p.exists())
+    s["brain_bytes"] = size
+    s["brain"] = str(brain.path)
+    s["source"] = target.source
+    for key in ("last_page_write", "last_fact_write"):
+        s[key] = iso(s[key]) if s[key] else None
+    if args.json:
+        print_json(s)
+        return 0
+    print(paint(f"{s['brain']}", "bold") + f"  (source {s['source']}, {_bytes(size)})")
+    print(f"pages     {s['pages']} live ({s['private_pages']} private), {s['deleted_pages']} deleted")
+    print(
+        f"facts     {s['facts']}: {s['active_facts']} active, {s['superseded_facts']} superseded, "
+        f"{s['expired_facts']} forgotten, {s['lapsed_facts']} past their ttl; {s['private_facts']} private"
+    )
+    print(f"entities  {s['entities']} (with or without a page)")
+    print(f"links     {s['links']}, aliases {s['aliases']}, timeline entries {s['timeline_entries']}")
+    print(f"vectors   {s['text_vectors']} text, {s['fact_vectors']} fact ({s['chunks']} chunks)")
+    print(f"last write  page {day(s['last_page_write']) or '—'}, fact {day(s['last_fact_write']) or '—'}")
+    return 0
+
+
+def _bytes(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"
+
+
+# -- backlinks and timeline -----------------------------------------------------------------
+
+
+def _backlinks(args, target) -> int:
+    rows = target.brain().backlinks(target.source, args.slug, args.limit)
+    out = [
+        {
+            "slug": r["slug"],
+            "title": r["title"],
+            "link_type": r["link_type"],
+            "link_source": r["link_source"],
+            "visibility": r["visibility"],
+            "created_at": iso(r["created_at"]),
+        }
+        for r in rows
+    ]
+    emit(out, ["slug", "link_type", "link_source", "visibility", "created_at", "title"], fmt_of(args), empty=f"(nothing links to {args.slug})")
+    return 0
+
+
+def _timeline(args, target) -> int:
+    """A page's timeline entries and the facts about it, newest first, one list."""
+    from memverbs.server.brain.base import FactFilter  # noqa: PLC0415
+
+    brain = target.brain()
+    events = [
+        {"date": r["date"], "what": "timeline", "text": r["summary"], "fact_id": None, "visibility": None}
+        for r in brain.timeline_entries(target.source, args.slug, args.limit)
+    ]
+    f = FactFilter(arm="entity", now=now_ms(), world_only=False, active_only=not args.include_expired,
+                   limit=args.limit, entity_slug=args.slug)
+    for r in brain.facts(target.source, f):
+        events.append(
+            {
+                "date": iso(r["valid_from"])[:10],
+                "what": r["kind"],
+                "text": r["fact"],
+                "fact_id": str(r["id"]),
+                "visibility": r["visibility"],
+            }
+        )
+    if args.since:
+        cut = args.since[:10]
+        events = [e for e in events if e["date"] >= cut]
+    events.sort(key=lambda e: e["date"], reverse=True)
+    events = events[: args.limit]
+    if fmt_of(args) != "table":
+        emit(events, ["date", "what", "text", "fact_id", "visibility"], fmt_of(args))
+        return 0
+    if not events:
+        print(f"(no timeline entries or facts for {args.slug})")
+        return 0
+    for e in events:
+        mark = " " + paint("(private)", "yellow") if e["visibility"] == "private" else ""
+        ref = paint(f"  #{e['fact_id']}", "dim") if e["fact_id"] else ""
+        print(f"{e['date']}  {paint(e['what'], 'cyan')}: {e['text']}{mark}{ref}")
+    return 0
+
+
+# -- a fact's history -----------------------------------------------------------------------
+
+
+def _history(args, target) -> int:
+    brain = target.brain()
+    try:
+        fact_id = int(str(args.id).lstrip("#"))
+    except ValueError:
+        return fail(f'"{args.id}" is not a fact id', "Pass the number from `memverbs recall` (e.g. 42).", code=2)
+    row = brain.fact(fact_id)
+    if row is None or row["source_id"] != target.source:
+        return fail(f"no fact #{fact_id}", "List facts with `memverbs recall` (add --include-expired for old ones).")
+    trail = brain.fact_trail(fact_id)
+    events: list[dict] = [{"at": iso(row["created_at"]), "event": "remembered", "detail": f"{row['fact']} — {row['provenance']}"}]
+    for old in trail["supersedes"]:
+        events.append({"at": iso(old["expired_at"]), "event": "superseded", "detail": f"fact #{old['id']}: {old['fact']}"})
+    for m in trail["moves"]:
+        why = f" ({m['reason']})" if m["reason"] else ""
+        events.append({"at": iso(m["moved_at"]), "event": "moved", "detail": f"{m['from_slug'] or '(none)'} → {m['to_slug']}{why}"})
+    if row["expired_at"] is not None:
+        events.append({"at": iso(row["expired_at"]), "event": "expired", "detail": row["expiry_reason"] or ""})
+    elif row["valid_until"] is not None:
+        lapse = "lapsed" if row["valid_until"] <= now_ms() else "expires"
+        events.append({"at": iso(row["valid_until"]), "event": lapse, "detail": "ttl"})
+    events.sort(key=lambda e: e["at"] or "")
+    info = {
+        "fact_id": str(fact_id),
+        "fact": row["fact"],
+        "kind": row["kind"],
+        "entity_slug": row["entity_slug"],
+        "visibility": row["visibility"],
+        "active": row["expired_at"] is None and (row["valid_until"] is None or row["valid_until"] > now_ms()),
+        "superseded_by": str(row["superseded_by"]) if row["superseded_by"] else None,
+        "events": events,
+    }
+    if args.json:
+        print_json(info)
+        return 0
+    mark = " " + paint("(private)", "yellow") if row["visibility"] == "private" else ""
+    state = "active" if info["active"] else paint("inactive", "red")
+    print(f"{paint('#' + str(fact_id), 'bold')} {row['kind']}: {row['fact']}  [{row['entity_slug'] or 'no entity'}]{mark}  {state}")
+    for e in events:
+        print(f"  {day(e['at'])}  {paint(e['event'], 'cyan')}  {e['detail']}")
+    if info["superseded_by"]:
+        print(f"  now: fact #{info['superseded_by']} (memverbs history {info['superseded_by']})")
+    return 0
+
+
+# -- move-facts -----------------------------------------------------------------------------
+
+
+def do_move(brain, source: str, old: str, new: str, *, reason: str, out=None) -> list[tuple[int, str]]:
+    moved = brain.move_facts(source, old, new, reason, now_ms())
+    dups = [str(i) for i, s in moved if s == "duplicate"]
+    note = f"; {len(dups)} restated a fact already there and were expired as duplicates (#{', #'.join(dups)})" if dups else ""
+    print(f"moved {len(moved)} fact{'s' if len(moved) != 1 else ''} from {old} to {new}{note}", file=out or sys.stdout)
+    return moved
+
+
+def _move_facts(args, target) -> int:
+    from memverbs.server.names import looks_like_slug, slugify_path  # noqa: PLC0415
+
+    old = args.from_slug.strip()
+    new = slugify_path(args.to_slug) if not looks_like_slug(args.to_slug) else args.to_slug.strip()
+    if not new:
+        return fail(f'"{args.to_slug}" has no slug in it', "Pass a slug such as people/alice-example.", code=2)
+    if old == new:
+        return fail("FROM and TO are the same entity", "Pass the slug the facts are filed under, then the one they belong to.", code=2)
+    brain = target.brain()
+    count = brain.fact_count(target.source, _entity_filter(old))
+    if count == 0:
+        return fail(
+            f"no facts are filed under {old}",
+            "`memverbs entities --facts-only` lists the entities that have facts but no page.",
+        )
+    if args.dry_run:
+        body = {"from": old, "to": new, "facts": count, "dry_run": True}
+        print_json(body) if args.json else print(f"would move {count} facts from {old} to {new} (nothing written)")
+        return 0
+    reason = args.reason or "memverbs move-facts"
+    if args.json:
+        moved = brain.move_facts(target.source, old, new, reason, now_ms())
+        print_json({"from": old, "to": new, "moved": [{"fact_id": str(i), "status": s} for i, s in moved]})
+        return 0
+    do_move(brain, target.source, old, new, reason=reason)
+    print(paint("each move is in the facts' history: memverbs history ID", "dim"))
+    return 0
+
+
+def _entity_filter(slug: str):
+    from memverbs.server.brain.base import FactFilter  # noqa: PLC0415
+
+    return FactFilter(arm="entity", now=now_ms(), world_only=False, active_only=False, limit=1, entity_slug=slug)
+
+
+# -- call -----------------------------------------------------------------------------------
+
+
+def run_call(args) -> int:
+    """`memverbs call TOOL JSON`: any tool, raw arguments in, the exact wire body out."""
+    from memverbs.cli.target import open_target  # noqa: PLC0415
+    from memverbs.server.protocol.registry import BY_NAME  # noqa: PLC0415
+
+    tool = args.tool.replace("-", "_")
+    if tool not in BY_NAME:
+        return fail(f"no tool named {args.tool}", f"One of: {', '.join(sorted(BY_NAME))}.", code=2)
+    text = args.arguments
+    if text == "-":
+        text = sys.stdin.read()
+    try:
+        params = json.loads(text or "{}")
+    except ValueError as exc:
+        return fail(f"the arguments are not JSON ({exc})", 'Pass one JSON object, e.g. \'{"entity": "people/me"}\'.', code=2)
+    if not isinstance(params, dict):
+        return fail("the arguments must be a JSON object", 'e.g. \'{"entity": "people/me"}\' (or \'{}\').', code=2)
+    try:
+        target = open_target(args)
+    except TargetError as exc:
+        return fail(exc.message, exc.fix)
+    try:
+        is_error, body = target.call(tool, params)
+    except TargetError as exc:
+        return fail(exc.message, exc.fix)
+    finally:
+        target.close()
+    print_json(body)
+    return 1 if is_error else 0
+
+
+_COMMANDS = {
+    "entities": _entities,
+    "stats": _stats,
+    "backlinks": _backlinks,
+    "timeline": _timeline,
+    "history": _history,
+    "move-facts": _move_facts,
+}

@@ -1,0 +1,82 @@
+"""How listings look: colour that honours NO_COLOR and pipes, and table / csv / jsonl / json output.
+
+Colour is on only when stdout is a terminal, NO_COLOR is unset (https://no-color.org) and TERM is
+not "dumb"; FORCE_COLOR turns it on regardless (for pagers such as `less -R`).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import sys
+from collections.abc import Sequence
+
+FORMATS = ("table", "csv", "jsonl", "json")
+
+_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
+_CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "blue": "34", "magenta": "35", "cyan": "36"}
+
+
+def colour_on(stream=None) -> bool:
+    stream = stream or sys.stdout
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    if os.environ.get("TERM") == "dumb":
+        return False
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def paint(text: str, style: str, stream=None) -> str:
+    if not text or not colour_on(stream):
+        return text
+    codes = ";".join(_CODES[s] for s in style.split())
+    return f"\033[{codes}m{text}\033[0m"
+
+
+def day(iso_text: str | None) -> str:
+    """2026-11-30T16:04:47.123Z → 2026-11-30 16:04 (UTC); empty for None."""
+    if not iso_text:
+        return ""
+    return iso_text[:16].replace("T", " ")
+
+
+def emit(rows: Sequence[dict], columns: Sequence[str], fmt: str, *, empty: str = "(nothing)") -> None:
+    """Print rows as an aligned table, CSV, JSON Lines or one JSON array (all columns, as given)."""
+    if fmt == "json":
+        print(json.dumps(list(rows), indent=2, ensure_ascii=False))
+        return
+    if fmt == "jsonl":
+        for row in rows:
+            print(json.dumps(row, ensure_ascii=False))
+        return
+    if fmt == "csv":
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow(["" if row.get(c) is None else row.get(c) for c in columns])
+        return
+    if not rows:
+        print(empty)
+        return
+    cells = [[_cell(row.get(c)) for c in columns] for row in rows]
+    widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(columns)]
+    print(paint("  ".join(c.upper().ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip(), "bold"))
+    for r in cells:
+        print("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    text = str(value)
+    if _ISO.match(text):
+        return day(text)
+    if len(text) > 60:
+        text = text[:59] + "…"
+    return text.replace("\n", " ")

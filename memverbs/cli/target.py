@@ -1,0 +1,123 @@
+"""Which brain a CLI command talks to: the local one (in-process, the trusted caller) or, with
+`--remote` or config `cli_remote = true`, the remote brain `memverbs connect` set up.
+
+Both answer `call(tool, params) -> (is_error, body)` with the exact wire body, so rendering
+never depends on where the answer came from. Over the remote, the CLI is an MCP client like any
+other: the token's lane, scopes and surface apply and private memory stays out of reach.
+"""
+
+from __future__ import annotations
+
+import json
+
+from memverbs.server.errors import MemverbsError
+
+class TargetError(MemverbsError):
+    """The chosen brain cannot be used (not connected, no token): a message and its fix."""
+
+    def __init__(self, message: str, fix: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.fix = fix
+
+
+class LocalTarget:
+    remote = False
+    label = "local brain"
+
+    def __init__(self) -> None:
+        from memverbs.server.runtime import Runtime  # noqa: PLC0415
+
+        self.runtime = Runtime()
+
+    def call(self, tool: str, params: dict) -> tuple[bool, dict]:
+        outcome = self.runtime.local_dispatcher().call(tool, params)
+        return outcome.is_error, outcome.body
+
+    def brain(self):
+        return self.runtime.brain()
+
+    @property
+    def source(self) -> str:
+        return self.runtime.source
+
+    def close(self) -> None:
+        self.runtime.close()
+
+
+class RemoteTarget:
+    remote = True
+
+    def __init__(self, url: str, token: str) -> None:
+        self.url = url
+        self.token = token
+        self.label = f"remote brain {url}"
+
+    def call(self, tool: str, params: dict) -> tuple[bool, dict]:
+        import anyio  # noqa: PLC0415 - the MCP client stack, only for remote calls
+
+        from memverbs.server.conformance.connect import connect  # noqa: PLC0415
+
+        async def once() -> tuple[str, bool]:
+            async with connect(self.url, self.token) as endpoint:
+                return await endpoint.call_tool(tool, params)
+
+        try:
+            text, is_error = anyio.run(once)
+        except Exception as exc:  # noqa: BLE001 - any transport failure is reported with the fix
+            raise TargetError(
+                f"cannot reach the remote brain {self.url} ({type(exc).__name__}: {exc or 'no detail'})",
+                "Check it with `memverbs auth test`; drop --remote to use the local brain.",
+            ) from exc
+        try:
+            return is_error, json.loads(text)
+        except ValueError:
+            return True, {"error": "internal", "message": text[:500], "suggestion": None}
+
+    def brain(self):
+        raise TargetError(
+            "this command reads the brain directly and works on the local brain only",
+            "Run it on the machine that holds the brain, or drop --remote.",
+        )
+
+    def close(self) -> None:
+        pass
+
+
+def wants_remote(args) -> bool:
+    if getattr(args, "remote", False):
+        return True
+    if getattr(args, "local", False):
+        return False
+    from memverbs.server.errors import ConfigError  # noqa: PLC0415
+    from memverbs.server.home import Home  # noqa: PLC0415
+    from memverbs.server.settings import load_settings  # noqa: PLC0415
+
+    try:
+        return load_settings(Home.from_env()).cli_remote
+    except ConfigError:
+        return False  # a broken config is reported by the local brain's own call, with its fix
+
+
+def open_target(args) -> LocalTarget | RemoteTarget:
+    if not wants_remote(args):
+        return LocalTarget()
+    from memverbs.cli.remote import RemoteError, RemoteRecord, token_for  # noqa: PLC0415
+    from memverbs.server.home import Home  # noqa: PLC0415
+
+    try:
+        record = RemoteRecord.load(Home.from_env())
+    except RemoteError as exc:
+        raise TargetError(exc.message, exc.fix) from exc
+    if record is None:
+        raise TargetError(
+            "--remote: this machine is not connected to a remote brain",
+            "Run `memverbs connect URL --token T` first, or drop --remote.",
+        )
+    token = token_for(record.url)
+    if not token:
+        raise TargetError(
+            f"--remote: no token for {record.url} (not in the keyring, MEMVERBS_REMOTE_TOKEN unset)",
+            'export MEMVERBS_REMOTE_TOKEN="mvb_…" (the token from `memverbs auth create` on the server).',
+        )
+    return RemoteTarget(record.url, token)

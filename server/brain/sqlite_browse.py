@@ -1,0 +1,206 @@
+"""What the CLI shows a person browsing the brain: entities, stats, backlinks, timelines, a fact's history.
+
+These reads are for the trusted local caller only (they see private rows and
+mark them); no MCP tool calls them. `move_facts` is the one write here: it
+refiles facts under another entity and keeps every move in `fact_moves`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from memverbs.server.brain.sqlite_facts import FACT_COLS, FactFilter
+
+_ACTIVE = "expired_at IS NULL AND (valid_until IS NULL OR valid_until > :now)"
+
+
+class BrowseStore:
+    db: sqlite3.Connection
+
+    def entities(
+        self,
+        source: str,
+        now: int,
+        *,
+        with_page: bool | None = None,
+        type_: str | None = None,
+        prefix: str | None = None,
+    ) -> list[sqlite3.Row]:
+        """Every entity with a live page or a fact, most recently touched first.
+
+        A row: slug, title, type, visibility (of the page, None without one), has_page,
+        facts (all), active, private (facts), last_touched (epoch ms).
+        """
+        where = ["1"]
+        args: dict = {"s": source, "now": now}
+        if with_page is not None:
+            where.append("has_page = :hp")
+            args["hp"] = int(with_page)
+        if type_:
+            where.append("type = :type")
+            args["type"] = type_
+        if prefix:
+            where.append("substr(slug, 1, length(:prefix)) = :prefix")
+            args["prefix"] = prefix
+        return self.query(
+            f"""
+            WITH f AS (
+                SELECT entity_slug AS slug, count(*) AS facts,
+                       sum(CASE WHEN {_ACTIVE} THEN 1 ELSE 0 END) AS active,
+                       sum(visibility = 'private') AS private, max(created_at) AS last_fact
+                FROM facts WHERE source_id = :s AND entity_slug IS NOT NULL GROUP BY entity_slug
+            ),
+            p AS (SELECT slug, title, type, visibility, updated_at FROM pages WHERE source_id = :s AND deleted_at IS NULL),
+            e AS (
+                SELECT p.slug, p.title, p.type, p.visibility, 1 AS has_page, coalesce(f.facts, 0) AS facts,
+                       coalesce(f.active, 0) AS active, coalesce(f.private, 0) AS private,
+                       max(p.updated_at, coalesce(f.last_fact, 0)) AS last_touched
+                FROM p LEFT JOIN f ON f.slug = p.slug
+                UNION ALL
+                SELECT f.slug, NULL, NULL, NULL, 0, f.facts, f.active, f.private, f.last_fact
+                FROM f WHERE f.slug NOT IN (SELECT slug FROM p)
+            )
+            SELECT * FROM e WHERE {' AND '.join(where)} ORDER BY last_touched DESC, slug
+            """,
+            args,
+        )
+
+    def fact_only_slugs_ending(self, source: str, slug: str) -> list[tuple[str, int]]:
+        """Fact entities with no live page whose slug is a '/'-suffix of `slug` (alice-example for
+        people/alice-example): facts filed before the page existed. (slug, fact count) pairs."""
+        parts = slug.split("/")
+        tails = ["/".join(parts[i:]) for i in range(1, len(parts))]
+        if not tails:
+            return []
+        marks = ",".join("?" * len(tails))
+        rows = self.query(
+            f"SELECT entity_slug, count(*) FROM facts WHERE source_id = ? AND entity_slug IN ({marks}) "
+            "AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.source_id = facts.source_id AND p.slug = facts.entity_slug "
+            "AND p.deleted_at IS NULL) GROUP BY entity_slug ORDER BY length(entity_slug) DESC",
+            (source, *tails),
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    def stats(self, source: str, now: int) -> dict:
+        one = lambda sql, *a: self.one(sql, (source, *a))[0]  # noqa: E731 - a local shorthand
+        facts = self.one(
+            f"SELECT count(*), coalesce(sum({_ACTIVE.replace(':now', '?')}), 0), "
+            "coalesce(sum(expired_at IS NOT NULL AND superseded_by IS NULL), 0), "
+            "coalesce(sum(superseded_by IS NOT NULL), 0), coalesce(sum(visibility = 'private'), 0), "
+            "coalesce(sum(expired_at IS NULL AND valid_until IS NOT NULL AND valid_until <= ?), 0), max(created_at) "
+            "FROM facts WHERE source_id = ?",
+            (now, now, source),
+        )
+        return {
+            "pages": one("SELECT count(*) FROM pages WHERE source_id = ? AND deleted_at IS NULL"),
+            "private_pages": one(
+                "SELECT count(*) FROM pages WHERE source_id = ? AND deleted_at IS NULL AND visibility = 'private'"
+            ),
+            "deleted_pages": one("SELECT count(*) FROM pages WHERE source_id = ? AND deleted_at IS NOT NULL"),
+            "facts": facts[0],
+            "active_facts": facts[1],
+            "expired_facts": facts[2],
+            "superseded_facts": facts[3],
+            "private_facts": facts[4],
+            "lapsed_facts": facts[5],
+            "entities": one(
+                "SELECT count(*) FROM (SELECT slug FROM pages WHERE source_id = ?1 AND deleted_at IS NULL "
+                "UNION SELECT entity_slug FROM facts WHERE source_id = ?1 AND entity_slug IS NOT NULL)"
+            ),
+            "links": one("SELECT count(*) FROM links WHERE source_id = ?"),
+            "aliases": one("SELECT count(*) FROM aliases WHERE source_id = ?"),
+            "timeline_entries": one("SELECT count(*) FROM timeline WHERE source_id = ?"),
+            "chunks": one("SELECT count(*) FROM chunks WHERE source_id = ?"),
+            "text_vectors": self.one("SELECT count(*) FROM text_vectors")[0],
+            "fact_vectors": self.one("SELECT count(*) FROM fact_vectors")[0],
+            "last_page_write": one("SELECT max(updated_at) FROM pages WHERE source_id = ?"),
+            "last_fact_write": facts[6],
+        }
+
+    def backlinks(self, source: str, slug: str, limit: int) -> list[sqlite3.Row]:
+        """Every link into `slug` from a live page (mentions too), with the linking page's title."""
+        return self.query(
+            "SELECT l.from_slug AS slug, p.title, p.visibility, l.link_type, l.link_source, l.context, l.created_at "
+            "FROM links l JOIN pages p ON p.source_id = l.source_id AND p.slug = l.from_slug AND p.deleted_at IS NULL "
+            "WHERE l.source_id = ? AND l.to_slug = ? ORDER BY l.created_at DESC, l.id DESC LIMIT ?",
+            (source, slug, limit),
+        )
+
+    def timeline_entries(self, source: str, slug: str, limit: int) -> list[sqlite3.Row]:
+        return self.query(
+            "SELECT date, summary, detail, origin, created_at FROM timeline WHERE source_id = ? AND slug = ? "
+            "ORDER BY date DESC, id DESC LIMIT ?",
+            (source, slug, limit),
+        )
+
+    def _window_where(self, source: str, f: FactFilter, grep: str | None) -> tuple[str, list]:
+        where, args = self.fact_where(source, f)
+        if grep:
+            # recall's grep: a case-insensitive substring (lower() is ASCII-only in SQLite, like
+            # most needles; the wire applies Python's lower() to the returned page instead).
+            where += " AND instr(lower(fact), lower(?)) > 0"
+            args.append(grep)
+        return where, args
+
+    def fact_count(self, source: str, f: FactFilter, grep: str | None = None) -> int:
+        """How many facts recall's facts arm matches before its limit: the true total."""
+        where, args = self._window_where(source, f, grep)
+        return self.one(f"SELECT count(*) FROM facts WHERE {where}", tuple(args))[0]
+
+    def fact_window(self, source: str, f: FactFilter, offset: int, grep: str | None = None) -> list[sqlite3.Row]:
+        """recall's facts arm from `offset` on, in the arm's order (the CLI's paging)."""
+        where, args = self._window_where(source, f, grep)
+        order = "COALESCE(expired_at, valid_until) DESC, id DESC" if f.arm == "supersessions" else (
+            "created_at DESC, id DESC" if f.arm == "session" else "valid_from DESC, id DESC"
+        )
+        return self.query(
+            f"SELECT {FACT_COLS} FROM facts WHERE {where} ORDER BY {order} LIMIT ? OFFSET ?",
+            (*args, f.limit, offset),
+        )
+
+    def fact_trail(self, fact_id: int) -> dict:
+        """A fact's history: the facts it superseded, the one that superseded it, and its moves."""
+        return {
+            "supersedes": self.query(
+                f"SELECT {FACT_COLS}, expiry_reason FROM facts WHERE superseded_by = ? ORDER BY id", (fact_id,)
+            ),
+            "moves": self.query(
+                "SELECT from_slug, to_slug, reason, moved_at FROM fact_moves WHERE fact_id = ? ORDER BY id", (fact_id,)
+            ),
+        }
+
+    def move_facts(self, source: str, from_slug: str, to_slug: str, reason: str, now: int) -> list[tuple[int, str]]:
+        """Refile every fact about `from_slug` under `to_slug`, in one transaction; each move is audited.
+
+        A moved fact that restates an active fact already filed under `to_slug` (same text, same
+        visibility) is expired as its duplicate, as remember would have answered. Returns
+        (fact id, moved | duplicate) pairs.
+        """
+        out: list[tuple[int, str]] = []
+        with self.write() as db:
+            rows = db.execute(
+                "SELECT id, fact_norm, visibility, expired_at FROM facts WHERE source_id = ? AND entity_slug = ? ORDER BY id",
+                (source, from_slug),
+            ).fetchall()
+            for row in rows:
+                db.execute("UPDATE facts SET entity_slug = ? WHERE id = ?", (to_slug, row["id"]))
+                db.execute(
+                    "INSERT INTO fact_moves (fact_id, from_slug, to_slug, reason, moved_at) VALUES (?, ?, ?, ?, ?)",
+                    (row["id"], from_slug, to_slug, reason, now),
+                )
+                status = "moved"
+                if row["expired_at"] is None:
+                    dup = db.execute(
+                        f"SELECT id FROM facts WHERE source_id = :s AND entity_slug = :to AND fact_norm = :norm "
+                        f"AND visibility = :vis AND id != :id AND {_ACTIVE} ORDER BY id LIMIT 1",
+                        {"s": source, "to": to_slug, "norm": row["fact_norm"], "vis": row["visibility"],
+                         "id": row["id"], "now": now},
+                    ).fetchone()
+                    if dup is not None:
+                        db.execute(
+                            "UPDATE facts SET expired_at = ?, expiry_reason = ? WHERE id = ?",
+                            (now, f"duplicate of fact #{dup['id']} after moving to {to_slug}", row["id"]),
+                        )
+                        status = "duplicate"
+                out.append((row["id"], status))
+        return out

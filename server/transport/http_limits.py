@@ -1,0 +1,136 @@
+"""What `memverbs serve --http` refuses before any token is checked: slow, oversized or rebinding requests.
+
+* A connection gets HEAD_TIMEOUT_S to deliver a request's head (and again
+  after each response it keeps alive); a slow-loris that trickles headers is
+  closed, so it cannot hold a slot forever. uvicorn itself has no such clock.
+* A request's body must arrive within BODY_TIMEOUT_S and stay under
+  MAX_BODY_BYTES (the same cap as one stdio frame): 408 or 413 otherwise,
+  before the MCP layer parses anything.
+* At most MAX_CONNECTIONS connections at once (uvicorn answers 503 above it).
+* The `Host` and `Origin` headers must name this server (MCP's guidance
+  against DNS rebinding: a web page must not reach a loopback server through
+  a name it controls). Loopback names are always allowed; a reverse proxy's
+  public name is added with `http.allowed_hosts` / `http.allowed_origins`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+import anyio
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from memverbs.server.transport.wire import MAX_FRAME_BYTES
+
+HEAD_TIMEOUT_S = 10.0
+BODY_TIMEOUT_S = 30.0
+MAX_BODY_BYTES = MAX_FRAME_BYTES
+MAX_CONNECTIONS = 2048
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
+
+
+class HeadDeadlineProtocol(H11Protocol):
+    """uvicorn's h11 protocol, closing a connection whose next request head does not arrive in time."""
+
+    head_timeout_s = HEAD_TIMEOUT_S
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        timer = getattr(self, "_head_timer", None)
+        if timer is not None:
+            timer.cancel()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        timer = getattr(self, "_head_timer", None)
+        if timer is not None:
+            timer.cancel()
+        self._head_timer = self.loop.call_later(self.head_timeout_s, self._expire, self.cycle)
+
+    def _expire(self, cycle_then) -> None:
+        if self.cycle is cycle_then and not self.transport.is_closing():  # no new request began
+            self.transport.close()
+
+
+class Origins:
+    """The Host / Origin allow-list: loopback always, plus the configured names."""
+
+    def __init__(self, hosts: Iterable[str] = (), origins: Iterable[str] = ()) -> None:
+        self.hosts = {h.strip().lower() for h in hosts if h.strip()}
+        self.origins = {o.strip().lower().rstrip("/") for o in origins if o.strip()}
+
+    @classmethod
+    def from_settings(cls, settings) -> Origins:
+        http = getattr(settings, "http", None)
+        if http is None:
+            return cls()
+        return cls(http.allowed_hosts.split(","), http.allowed_origins.split(","))
+
+    def host_ok(self, host: str | None) -> bool:
+        if not host:
+            return False
+        host = host.strip().lower()
+        name = _name(host)
+        return name in LOOPBACK_NAMES or host in self.hosts or name in self.hosts
+
+    def origin_ok(self, origin: str | None) -> bool:
+        if origin is None:
+            return True  # not a browser: a CLI or an agent, which DNS rebinding cannot drive
+        origin = origin.strip().lower().rstrip("/")
+        if origin in self.origins:
+            return True
+        parts = urlsplit(origin)
+        return parts.scheme in ("http", "https") and _name(parts.netloc) in LOOPBACK_NAMES
+
+
+def _name(hostport: str) -> str:
+    """`example.com:8080` → `example.com`; `[::1]:3131` → `[::1]`."""
+    if hostport.startswith("["):
+        return hostport[: hostport.find("]") + 1] if "]" in hostport else hostport
+    return hostport.rsplit(":", 1)[0] if hostport.count(":") == 1 else hostport
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+async def read_body(receive) -> tuple[bytes, list[dict]]:
+    """The whole request body within BODY_TIMEOUT_S and MAX_BODY_BYTES, and the messages to replay.
+
+    Raises TimeoutError (slow client) or BodyTooLarge.
+    """
+    chunks: list[bytes] = []
+    size = 0
+    with anyio.fail_after(BODY_TIMEOUT_S):
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return b"".join(chunks), [message]
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                raise BodyTooLarge
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks), []
+
+
+def replay(body: bytes, trailing: list[dict], receive):
+    """A `receive` that gives the buffered body first, then whatever the connection says next."""
+    queue = [{"type": "http.request", "body": body, "more_body": False}, *trailing]
+
+    async def again():
+        if queue:
+            return queue.pop(0)
+        return await receive()
+
+    return again

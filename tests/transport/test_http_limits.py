@@ -1,0 +1,100 @@
+"""HTTP hardening on a real socket: slow clients dropped, oversized bodies refused, rebinding Hosts and Origins refused."""
+
+import socket
+import threading
+import time
+
+import httpx
+import pytest
+import uvicorn
+
+from memverbs.server.runtime import Runtime
+from memverbs.server.transport import http_limits
+from memverbs.server.transport.http import RemoteBrainApp
+
+
+@pytest.fixture
+def server(home, monkeypatch):
+    monkeypatch.setattr(http_limits.HeadDeadlineProtocol, "head_timeout_s", 0.5)
+    monkeypatch.setattr(http_limits, "BODY_TIMEOUT_S", 0.5)
+    monkeypatch.setenv("MEMVERBS_HTTP__ALLOWED_HOSTS", "memory.example.com")
+    monkeypatch.setenv("MEMVERBS_HTTP__ALLOWED_ORIGINS", "https://memory.example.com")
+    runtime = Runtime(home)
+    app = RemoteBrainApp(runtime, "full")
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    config = uvicorn.Config(app, lifespan="on", log_level="warning", http=http_limits.HeadDeadlineProtocol,
+                            limit_concurrency=http_limits.MAX_CONNECTIONS)
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not srv.started:
+        time.sleep(0.02)
+    yield sock.getsockname()[1]
+    srv.should_exit = True
+    thread.join(10)
+    sock.close()
+    runtime.close()
+
+
+def raw(port, data: bytes, wait: float = 0.0) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        s.sendall(data)
+        time.sleep(wait)
+        chunks = []
+        while chunk := s.recv(65536):
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+def test_a_slow_request_head_is_dropped(server):
+    assert raw(server, b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n", wait=1.0) == b""
+
+
+def test_a_slow_body_is_answered_408(server):
+    head = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+    assert raw(server, head + b'{"jsonrpc"').startswith(b"HTTP/1.1 408")
+
+
+def test_an_oversized_body_is_413_before_the_token_is_read(server):
+    head = (b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: "
+            + str(http_limits.MAX_BODY_BYTES + 1).encode() + b"\r\n\r\n")
+    assert raw(server, head).startswith(b"HTTP/1.1 413")
+    chunked = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+    block = b"x" * 65536
+    body = b"".join(b"%x\r\n" % len(block) + block + b"\r\n" for _ in range(http_limits.MAX_BODY_BYTES // 65536 + 2))
+    assert raw(server, chunked + body + b"0\r\n\r\n").startswith(b"HTTP/1.1 413")
+
+
+@pytest.mark.parametrize(("headers", "status"), [
+    ({"Host": "evil.example"}, 421),
+    ({"Host": "127.0.0.1.evil.example:3131"}, 421),
+    ({"Host": "localhost:3131", "Origin": "http://evil.example"}, 403),
+    ({"Host": "localhost:3131", "Origin": "null"}, 403),
+    ({"Host": "localhost:3131", "Origin": "https://memory.example.com.evil"}, 403),
+    ({"Host": "localhost:3131", "Origin": "http://localhost:5173"}, 401),
+    ({"Host": "[::1]:3131"}, 401),
+    ({"Host": "memory.example.com"}, 401),
+    ({"Host": "memory.example.com", "Origin": "https://memory.example.com"}, 401),
+])
+def test_host_and_origin_allow_list(server, headers, status):
+    r = httpx.post(f"http://127.0.0.1:{server}/mcp", json={}, headers=headers, timeout=10)
+    assert r.status_code == status, r.text
+    if status in (421, 403):
+        assert "allowed_" in r.json()["error_description"]
+
+
+def test_health_is_answered_while_slow_connections_are_held(server):
+    slow = []
+    for _ in range(100):
+        s = socket.create_connection(("127.0.0.1", server))
+        s.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        slow.append(s)
+    try:
+        assert httpx.get(f"http://127.0.0.1:{server}/health", timeout=10).json()["status"] == "ok"
+        time.sleep(1.0)
+        assert all(s.recv(1) == b"" for s in slow)  # each dropped at its head deadline
+    finally:
+        for s in slow:
+            s.close()

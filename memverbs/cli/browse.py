@@ -82,9 +82,8 @@ def _more(args, shown: int, total: int) -> None:
 def _stats(args, target) -> int:
     brain = target.brain()
     s = brain.stats(target.source, now_ms())
-    size = sum(p.stat().st_size for p in (brain.path, brain.path.with_name(brain.path.name + "-wal")) if p.exists())
-    s["brain_bytes"] = size
-    s["brain"] = str(brain.path)
+    size = s["brain_bytes"]
+    s["brain"] = brain.describe()
     s["source"] = target.source
     for key in ("last_page_write", "last_fact_write"):
         s[key] = iso(s[key]) if s[key] else None

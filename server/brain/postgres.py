@@ -36,13 +36,14 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from memverbs.server.brain import postgres_migrations as pgmig
 from memverbs.server.brain.factory import redact
+from memverbs.server.brain.postgres_browse import BrowseStore
 from memverbs.server.brain.postgres_facts import FactStore
 from memverbs.server.brain.postgres_pages import PageStore
 from memverbs.server.brain.postgres_rows import row_factory
 from memverbs.server.brain.postgres_sessions import CursorStore
 from memverbs.server.brain.postgres_tokens import TokenStore
 from memverbs.server.brain.postgres_vectors import VectorStore
-from memverbs.server.errors import BrainError, BrainMissing
+from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked, BrainMissing
 from memverbs.server.timeparse import now_ms
 
 WRITE_LOCK = 0x6D656D76  # "memv": the advisory lock every write transaction holds
@@ -105,7 +106,7 @@ class _Retry(Exception):
     """A pooled connection turned out dead before the read ran: take another one."""
 
 
-class PostgresBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore):
+class PostgresBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, BrowseStore):
     backend = "postgres"
 
     def __init__(self, url: str, *, pool_size: int = 4, busy_timeout_ms: int = 10_000, pgvector: bool = False) -> None:
@@ -389,11 +390,17 @@ def translate(exc: psycopg.Error, url: str) -> BrainError:
             f"the role in {where} may not do this ({text})",
             "Grant the role ownership of the brain's schema (docs/postgres.md).",
         )
-    if state in ("40P01", "55P03"):
-        return BrainError(
+    if state in ("40P01", "55P03"):  # deadlock detected, lock not available (lock_timeout)
+        return BrainLocked(
             f"brain {where} is locked by another process ({text})",
             "Another memverbs process holds a long write; retry in a moment. If it persists, find the stuck "
             "session in pg_stat_activity and end it (pg_terminate_backend).",
+        )
+    if state in ("XX001", "XX002"):  # data_corrupted, index_corrupted: the server found damaged pages
+        return BrainCorrupt(
+            f"brain {where} is corrupt: the Postgres server reports damaged data ({text})",
+            "For a damaged index, REINDEX the table the server names; for damaged table data, restore the "
+            "database from a backup (pg_dump or the provider's snapshots). The server's log has the detail.",
         )
     if isinstance(exc, psycopg.OperationalError) or state.startswith(("08", "57P")):
         return BrainError(

@@ -12,6 +12,13 @@ _ACTIVE = "expired_at IS NULL AND (valid_until IS NULL OR valid_until > %s)"
 _WORLD = "(NOT %s OR visibility = 'world')"
 
 
+def fact_order(arm: str) -> str:
+    """The order recall's facts arm reads in (and the CLI pages through)."""
+    if arm == "supersessions":
+        return "COALESCE(expired_at, valid_until) DESC, id DESC"
+    return "created_at DESC, id DESC" if arm == "session" else "valid_from DESC, id DESC"
+
+
 class FactStore:
     def insert_fact(self, source: str, new: NewFact, now: int) -> int:
         with self.write() as db:
@@ -93,7 +100,8 @@ class FactStore:
             )
             return cur.rowcount > 0
 
-    def facts(self, source: str, f: FactFilter) -> list:
+    def fact_where(self, source: str, f: FactFilter) -> tuple[str, list]:
+        """recall's facts-arm filter as SQL: the WHERE clause and its arguments."""
         where = ["source_id = %s", _WORLD]
         args: list = [source, f.world_only]
         if f.active_only and f.arm != "supersessions":
@@ -104,7 +112,6 @@ class FactStore:
             if f.since is not None:
                 where.append("COALESCE(expired_at, valid_until) >= %s")
                 args.append(f.since)
-            order = "COALESCE(expired_at, valid_until) DESC, id DESC"
         else:
             if f.entity_slug is not None:
                 where.append("entity_slug = %s")
@@ -115,11 +122,11 @@ class FactStore:
             if f.since is not None:
                 where.append("valid_from >= %s")
                 args.append(f.since)
-            order = {
-                "entity": "valid_from DESC, id DESC",
-                "session": "created_at DESC, id DESC",
-            }.get(f.arm, "valid_from DESC, id DESC")
-        sql = f"SELECT {FACT_COLS} FROM facts WHERE {' AND '.join(where)} ORDER BY {order} LIMIT %s"
+        return " AND ".join(where), args
+
+    def facts(self, source: str, f: FactFilter) -> list:
+        where, args = self.fact_where(source, f)
+        sql = f"SELECT {FACT_COLS} FROM facts WHERE {where} ORDER BY {fact_order(f.arm)} LIMIT %s"
         args.append(f.limit)
         return self.query(sql, tuple(args))
 

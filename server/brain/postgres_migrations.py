@@ -187,11 +187,31 @@ _VECTORS = """
     );
 """
 
+# `memverbs move-facts` refiles facts under another entity; each move is kept (see migrations.py).
+_FACT_MOVES = """
+    CREATE TABLE fact_moves (
+        id         BIGSERIAL PRIMARY KEY,
+        fact_id    BIGINT NOT NULL REFERENCES facts (id),
+        from_slug  TEXT COLLATE "C",
+        to_slug    TEXT COLLATE "C" NOT NULL,
+        reason     TEXT,
+        moved_at   BIGINT NOT NULL
+    );
+    CREATE INDEX fact_moves_fact ON fact_moves (fact_id);
+"""
+
+# The page's markdown exactly as written, for `memverbs get-page --raw` (NULL for older pages).
+_PAGE_MARKDOWN = """
+    ALTER TABLE pages ADD COLUMN markdown TEXT;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
     Migration("0003_access_tokens", _ACCESS_TOKENS),
     Migration("0004_chunks_and_vectors", _VECTORS),
+    Migration("0005_fact_moves", _FACT_MOVES),
+    Migration("0006_page_markdown", _PAGE_MARKDOWN),
 )
 
 # Not a numbered step: whether pgvector can be used depends on the server, not on the schema's

@@ -8,6 +8,7 @@ search runs on the weighted `search` tsvector (title A, body B).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from memverbs.server.brain.base import PageDraft, SearchQuery
 from memverbs.server.brain.postgres_rows import Row
@@ -23,7 +24,7 @@ class PageStore:
 
     def page(self, source: str, slug: str, *, allow_private: bool = True):
         return self.one(
-            f"SELECT id, {_PAGE_COLS}, frontmatter, created_at FROM pages WHERE source_id = %s AND slug = %s AND {_LIVE}",
+            f"SELECT id, {_PAGE_COLS}, frontmatter, markdown, created_at FROM pages WHERE source_id = %s AND slug = %s AND {_LIVE}",
             (source, slug, allow_private),
         )
 
@@ -160,12 +161,19 @@ class PageStore:
 
     # -- writes --------------------------------------------------------------
 
-    def save_page(self, source: str, draft: PageDraft, now: int) -> bool:
-        """Create or replace a page with what its markdown declares; True when created."""
+    def save_page(self, source: str, slug: str, build: Callable[[Row | None], PageDraft], now: int) -> tuple[bool, PageDraft]:
+        """Create or replace a page; True when created (or revived).
+
+        `build` gets the slug's current row (live, deleted or private alike; None if there is
+        none) under the write lock and returns the draft to save, or raises to refuse (the
+        transaction is rolled back): who may replace what is decided on the row that will
+        actually be replaced.
+        """
         with self.write() as db:
             existing = db.execute(
-                "SELECT id, deleted_at FROM pages WHERE source_id = %s AND slug = %s", (source, draft.slug)
+                "SELECT id, visibility, body, deleted_at FROM pages WHERE source_id = %s AND slug = %s", (source, slug)
             ).fetchone()
+            draft = build(existing)
             values = (
                 draft.title,
                 draft.type,
@@ -173,19 +181,20 @@ class PageStore:
                 json.dumps(draft.frontmatter, default=str),
                 draft.summary,
                 draft.visibility,
+                draft.markdown,
                 now,
             )
             if existing is None:
                 page_id = db.execute(
                     "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
-                    "updated_at, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                    "markdown, updated_at, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
                     (source, draft.slug, reverse(draft.slug), *values, now),
                 ).fetchone()[0]
             else:
                 page_id = existing["id"]
                 db.execute(
                     "UPDATE pages SET title = %s, type = %s, body = %s, frontmatter = %s, summary = %s, visibility = %s, "
-                    "updated_at = %s, deleted_at = NULL WHERE id = %s",
+                    "markdown = %s, updated_at = %s, deleted_at = NULL WHERE id = %s",
                     (*values, page_id),
                 )
             self._write_chunks(db, source, page_id, draft.title, draft.body)
@@ -218,22 +227,35 @@ class PageStore:
                     "VALUES (%s, %s, %s, %s, %s, 'markdown', %s)",
                     (source, draft.slug, date, summary, detail, now),
                 )
-        return existing is None or existing["deleted_at"] is not None
+        return existing is None or existing["deleted_at"] is not None, draft
 
-    def delete_page(self, source: str, slug: str, now: int) -> bool:
+    # The writes below change a live page the caller may see, checked in the write's own
+    # transaction (under the write lock); they answer None when there is no such page (missing,
+    # deleted or, for an untrusted caller, private), so a caller cannot tell those apart.
+
+    def _writable(self, db, source: str, slug: str, allow_private: bool) -> bool:
+        row = db.execute(
+            f"SELECT 1 FROM pages WHERE source_id = %s AND slug = %s AND {_LIVE}", (source, slug, allow_private)
+        ).fetchone()
+        return row is not None
+
+    def delete_page(self, source: str, slug: str, now: int, *, allow_private: bool) -> bool | None:
         with self.write() as db:
             cur = db.execute(
-                "UPDATE pages SET deleted_at = %s, updated_at = %s WHERE source_id = %s AND slug = %s AND deleted_at IS NULL",
-                (now, now, source, slug),
+                f"UPDATE pages SET deleted_at = %s, updated_at = %s WHERE source_id = %s AND slug = %s AND {_LIVE}",
+                (now, now, source, slug, allow_private),
             )
-            gone = cur.rowcount > 0
+            if cur.rowcount == 0:
+                return None
             db.execute(
                 "DELETE FROM chunks WHERE page_id = (SELECT id FROM pages WHERE source_id = %s AND slug = %s)", (source, slug)
             )
-            return gone
+            return True
 
-    def add_alias(self, source: str, slug: str, alias: str, alias_norm: str) -> bool:
+    def add_alias(self, source: str, slug: str, alias: str, alias_norm: str, *, allow_private: bool) -> bool | None:
         with self.write() as db:
+            if not self._writable(db, source, slug, allow_private):
+                return None
             cur = db.execute(
                 "INSERT INTO aliases (source_id, slug, alias, alias_norm, origin) VALUES (%s, %s, %s, %s, 'manual') "
                 "ON CONFLICT DO NOTHING",
@@ -241,8 +263,13 @@ class PageStore:
             )
             return cur.rowcount > 0
 
-    def add_link(self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context, now: int) -> bool:
+    def add_link(
+        self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context, now: int, *, allow_private: bool
+    ) -> bool | None:
+        """A link belongs to its `from` page, so only that page must be writable."""
         with self.write() as db:
+            if not self._writable(db, source, from_slug, allow_private):
+                return None
             cur = db.execute(
                 "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at) "
                 "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
@@ -250,8 +277,12 @@ class PageStore:
             )
             return cur.rowcount > 0
 
-    def add_timeline_entry(self, source: str, slug: str, date: str, summary: str, detail, now: int) -> int:
+    def add_timeline_entry(
+        self, source: str, slug: str, date: str, summary: str, detail, now: int, *, allow_private: bool
+    ) -> int | None:
         with self.write() as db:
+            if not self._writable(db, source, slug, allow_private):
+                return None
             entry_id = db.execute(
                 "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at) "
                 "VALUES (%s, %s, %s, %s, %s, 'manual', %s) RETURNING id",

@@ -26,7 +26,8 @@ BATCH = 1000
 # (table, key columns, every column) in an order that satisfies the foreign keys.
 TABLES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("pages", ("id",), ("id", "source_id", "slug", "slug_rev", "title", "type", "body", "frontmatter", "summary",
-                        "visibility", "origin", "created_at", "updated_at", "last_retrieved_at", "deleted_at")),
+                        "visibility", "origin", "created_at", "updated_at", "last_retrieved_at", "deleted_at",
+                        "markdown")),
     ("aliases", ("id",), ("id", "source_id", "slug", "alias", "alias_norm", "origin")),
     ("links", ("id",), ("id", "source_id", "from_slug", "to_slug", "link_type", "link_source", "context", "created_at")),
     ("timeline", ("id",), ("id", "source_id", "slug", "date", "summary", "detail", "origin", "created_at")),
@@ -34,6 +35,7 @@ TABLES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
                         "provenance", "source_session", "context", "confidence", "valid_from", "valid_until",
                         "expired_at", "expiry_reason", "superseded_by", "consolidated_at", "consolidated_into",
                         "created_at")),
+    ("fact_moves", ("id",), ("id", "fact_id", "from_slug", "to_slug", "reason", "moved_at")),
     ("session_cursors", ("source_id", "client_id", "session_id"),
      ("source_id", "client_id", "session_id", "last_wake_at", "cursor_slug", "created_at", "updated_at")),
     ("access_tokens", ("id",), ("id", "name", "token_hash", "token_hint", "scopes", "surface", "source_id", "client_id",

@@ -11,6 +11,7 @@ def run_serve(args) -> int:
         return fail("--host, --port and --behind-tls-proxy only apply to --http", "Add --http to serve over HTTP.", code=2)
 
     runtime = Runtime()
+    runtime.providers.build_graphs = True  # lives long enough to build a big brain's vector graph aside
     surface = runtime.surface(args.surface)
     if args.http:
         # uvicorn and the SDK's HTTP stack are imported only here.

@@ -87,9 +87,11 @@ def _view(path: Path):
     return index
 
 
-def build(snapshot_dir: Path, space_id: int, vectors: np.ndarray, ids: np.ndarray, base: AnnGraph | None) -> Path | None:
+def build(snapshot_dir: Path, space_id: int, vectors: np.ndarray, ids: np.ndarray, base: AnnGraph | None,
+          threads: int = 0) -> Path | None:
     """Write the graph of all of `ids` (extending `base`, which covers a prefix of them); None if another
-    process is building it or the home is read-only. Safe to run beside readers: written aside, renamed in."""
+    process is building it or the home is read-only. Safe to run beside readers: written aside, renamed in.
+    `threads` 0 uses every core; usearch releases the GIL while it adds, so a server keeps answering."""
     from usearch.index import Index  # noqa: PLC0415
 
     upto = int(ids[-1])
@@ -117,7 +119,7 @@ def build(snapshot_dir: Path, space_id: int, vectors: np.ndarray, ids: np.ndarra
         for lo in range(start, len(ids), 16_384):
             hi = min(lo + 16_384, len(ids))
             index.add(np.asarray(ids[lo:hi], dtype=np.uint64), np.ascontiguousarray(vectors[lo:hi], dtype=np.float32),
-                      threads=0)
+                      threads=threads)
         _remove_abandoned(snapshot_dir)
         fd, tmp = tempfile.mkstemp(prefix=f".graph.{os.getpid()}.", dir=snapshot_dir)
         os.close(fd)

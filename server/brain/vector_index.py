@@ -122,7 +122,7 @@ class VectorIndex:
     @staticmethod
     def _build(*args) -> None:
         try:
-            vector_ann.build(*args)
+            vector_ann.build(*args, threads=1)  # one core: the other stays with the queries
         except Exception:  # noqa: BLE001 - a cache: queries keep the exact scan, the next refresh retries
             pass
 

@@ -1,11 +1,14 @@
 """`python -m benchmarks`: grow the gate corpus through the tools, measure, write JSON and benchmarks/RESULTS.md.
 
-    python -m benchmarks                        # 1k and 20k: verbs (op layer + MCP stdio), growth, start-up, concurrency
-    python -m benchmarks --sizes 1k,20k,200k    # adds 200k (growing it through the tools takes tens of minutes; cached)
-    python -m benchmarks --sizes smoke          # a few hundred pages: checks the benchmarks still work
+    python -m benchmarks                        # regenerates RESULTS.md's gate and vector sections (the one command)
+    python -m benchmarks --sizes 1k,20k,200k    # adds the 200k brain (growing it through the tools takes tens of minutes; cached)
+    python -m benchmarks --only verbs           # parts: verbs, startup, concurrency, vectors
 
-Only this run's section of RESULTS.md is replaced; other sections (retrieval
-quality, HTTP load, vectors at scale) belong to their own benchmarks.
+The default: verbs (op layer + MCP stdio) and growth at 1k and 20k, start-up and
+concurrency at 20k, and vectors at scale (benchmarks/vector_scale.py: 20K and
+200K × 768; the 200K graph build takes minutes the first time, then is cached).
+Other sections of RESULTS.md (retrieval quality, hybrid latency, HTTP load)
+belong to their own modules and are left as they are.
 """
 
 from __future__ import annotations
@@ -245,11 +248,12 @@ def write_results(report: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1k,20k", help="comma-separated: smoke, 1k, 20k, 200k")
-    parser.add_argument("--only", default="verbs,startup,concurrency", help="comma-separated parts to run")
+    parser.add_argument("--only", default="verbs,startup,concurrency,vectors", help="comma-separated parts to run")
     parser.add_argument("--fresh", action="store_true", help="regrow the cached corpora")
     parser.add_argument("--no-write", action="store_true", help="print the JSON; leave RESULTS.md alone")
     args = parser.parse_args(argv)
-    report = run(args.sizes.split(","), set(args.only.split(",")), args.fresh)
+    parts = set(args.only.split(","))
+    report = run(args.sizes.split(","), parts, args.fresh)
     stamp = time.strftime("%Y%m%dT%H%M%S")
     LATEST.parent.mkdir(exist_ok=True)
     for path in (LATEST, LATEST.with_name(f"gate-{stamp}.json")):
@@ -257,6 +261,11 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps(report, indent=2))
     if not args.no_write:
         write_results(report)
+    if "vectors" in parts:
+        from benchmarks import vector_scale  # noqa: PLC0415
+
+        print("[vectors] the graph against the exact scan at 20K and 200K × 768", file=sys.stderr)
+        vector_scale.main(["--sizes", "20k,200k", "--dims", "768", *(["--no-write"] if args.no_write else [])])
     return 0
 
 

@@ -43,33 +43,38 @@ def test_the_corpus_is_grown_through_the_tools_into_the_state_the_product_reache
     assert bench.state_check(smoke, tmp_path) == {"statistics_tables": [], "schema_matches_init": True}
 
 
-def test_verb_benchmarks_do_real_work_at_the_op_layer_and_over_stdio(smoke, tmp_path):
-    op = verbs.op_layer(copy(smoke, tmp_path / "op"), scale=0.05, targets=TINY.targets)
-    assert set(op) == VERBS and all(r["n"] >= 5 for r in op.values())
-    io = verbs.over_stdio(copy(smoke, tmp_path / "io"), startup.memverbs_cmd(), scale=0.05, settle_s=0.2,
-                          targets=TINY.targets)
-    assert set(io) == VERBS | {"ping"} and all(r["n"] >= 5 for r in io.values())
-
-
-def test_growth_report_compares_the_same_calls_on_brains_of_two_sizes(smoke, tmp_path):
+@pytest.fixture(scope="module")
+def growth(smoke, tmp_path_factory):
+    """The same calls, at the op layer and over stdio, on the tiny brain and on one twice its size."""
+    tmp = tmp_path_factory.mktemp("growth")
     bigger = corpus.size_of("bigger", 300, targets=TINY.targets)
-    big_home = tmp_path / "bigger"
+    big_home = tmp / "bigger"
     info = corpus.grow_home(big_home, bigger)
     assert info["calls"]["put_page"] == bigger.pages + bigger.targets
     report = {"machine": bench.machine(), "sizes": {}}
     for name, home, size in (("1k", smoke, TINY), ("20k", big_home, bigger)):
         report["sizes"][name] = {
             "corpus": size.__dict__,
-            "state": bench.state_check(home, tmp_path / name),
-            "op_layer": verbs.op_layer(copy(home, tmp_path / f"op-{name}"), scale=0.05, targets=size.targets),
-            "stdio": verbs.over_stdio(copy(home, tmp_path / f"io-{name}"), startup.memverbs_cmd(), scale=0.05,
+            "state": bench.state_check(home, tmp / name),
+            "op_layer": verbs.op_layer(copy(home, tmp / f"op-{name}"), scale=0.05, targets=size.targets),
+            "stdio": verbs.over_stdio(copy(home, tmp / f"io-{name}"), startup.memverbs_cmd(), scale=0.05,
                                       settle_s=0.2, targets=size.targets),
         }
-    text = bench.markdown(report)
+    return report
+
+
+def test_verb_benchmarks_do_real_work_at_the_op_layer_and_over_stdio(growth):
+    for out in growth["sizes"].values():
+        assert set(out["op_layer"]) == VERBS and all(r["n"] >= 5 for r in out["op_layer"].values())
+        assert set(out["stdio"]) == VERBS | {"ping"} and all(r["n"] >= 5 for r in out["stdio"].values())
+
+
+def test_growth_report_compares_the_same_calls_on_brains_of_two_sizes(growth):
+    text = bench.markdown(growth)
     assert "### Growth: the same calls on brains grown to 1k, 20k pages" in text
-    growth = text[text.index("### Growth"):]
+    table = text[text.index("### Growth"):]
     for verb in ("ping", "entity", "context_pack", "delta", "remember"):
-        assert f"| {verb} |" in growth
+        assert f"| {verb} |" in table
     assert text.count("schema identical to a fresh `memverbs init`: yes") == 2
 
 

@@ -36,6 +36,7 @@ before use, so pruned or edited-away vectors are never returned.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tempfile
@@ -46,6 +47,8 @@ import numpy as np
 
 from memverbs.server.brain import vector_ann
 from memverbs.server.brain.sqlite_vectors import unpack
+
+log = logging.getLogger("memverbs.vectors")
 
 SNAPSHOT_MIN_TAIL = 2_000  # rows a tail may hold before a snapshot is worth writing
 SNAPSHOT_SHARE = 0.10  # ... and its size relative to the snapshot's
@@ -123,8 +126,8 @@ class VectorIndex:
     def _build(*args) -> None:
         try:
             vector_ann.build(*args, threads=1)  # one core: the other stays with the queries
-        except Exception:  # noqa: BLE001 - a cache: queries keep the exact scan, the next refresh retries
-            pass
+        except Exception as exc:  # noqa: BLE001 - a cache: queries keep the exact scan, the next refresh retries
+            log.warning("vector graph not built (%s); searches keep the exact scan", exc)
 
     def build_graph(self) -> bool:
         """Build the snapshot's graph now, in this thread (`memverbs reindex`); True when one is in use."""
@@ -291,6 +294,7 @@ class GraphScores:
         found = self.graph.candidates(self.q, max(k, 10))
         pos = np.unique(np.searchsorted(self.base_ids[:m], found))
         pos = pos[pos < m]
+        pos = pos[np.isin(self.base_ids[pos], found)]  # a key the graph padded with is no candidate
         ids = np.concatenate([np.asarray(self.base_ids[pos], dtype=np.int64), self.rest_ids])
         scores = np.concatenate([np.asarray(self.base[pos]) @ self.q, self.rest])
         k = min(k, len(scores))

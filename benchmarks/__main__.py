@@ -88,6 +88,7 @@ def run(sizes: list[str], parts: set[str], fresh: bool) -> dict:
             home = corpus.grown_home(size, fresh=fresh)
             out: dict = report["sizes"].get(name, {}) | {"corpus": size.__dict__, "growth": corpus.growth_info(size)}
             out["state"] = state_check(home, Path(tmp))
+            out["measured"] = {"at": time.strftime("%Y-%m-%d %H:%M"), "load_1min": round(os.getloadavg()[0], 2)}
             if "verbs" in parts:
                 print(f"[{name}] verbs at the op layer", file=sys.stderr)
                 out["op_layer"] = verbs.op_layer(corpus.working_copy(size, Path(tmp) / f"op-{name}"), targets=size.targets)
@@ -165,8 +166,10 @@ def markdown(report: dict) -> str:
         "",
         f"Measured {m['date']} on {m['nproc']} cores, Python {m['python']} ({m['platform']}), 1-minute load average "
         f"{m.get('load_1min_start', '?')} at the start and {m.get('load_1min_end', '?')} at the end, with "
-        "`python -m benchmarks --sizes " + ",".join(report["sizes"]) + "`. **The machine was shared with other work "
-        "during this run: the numbers are noisy, p99 most of all.** p99 = value at index ceil(0.99·n)−1.",
+        "`python -m benchmarks --sizes " + ",".join(report["sizes"]) + "` (sizes measured in separate runs say when). "
+        "**The machine was shared with other work during this run: the numbers are noisy, p99 most of all, and "
+        "ratios between sizes measured at different times mix machine load into them.** p99 = value at index "
+        "ceil(0.99·n)−1.",
         "",
         "What the numbers include and leave out:",
         "",
@@ -196,6 +199,9 @@ def markdown(report: dict) -> str:
         grown = f" — grown in {g['seconds']} s through {sum(g['calls'].values()):,} tool calls" if g.get("calls") else ""
         lines += [f"### {name}: {c['pages']:,} filler pages + 50 targets, {c['links']:,} links, {c['aliases']:,} aliases, "
                   f"{c['facts']:,} facts{grown}", ""]
+        when = out.get("measured")
+        if when:
+            lines += [f"Measured {when['at']} (1-minute load average {when['load_1min']} then).", ""]
         st = out.get("state")
         if st:
             lines += [f"State: statistics tables {st['statistics_tables'] or 'none'}; schema identical to a fresh "

@@ -88,8 +88,11 @@ def reindex(brain, embedder, *, progress: Progress | None = None, prune: bool = 
         from memverbs.server.brain.vector_index import VectorIndex  # noqa: PLC0415
 
         tell("writing snapshot", 0, 1)
-        VectorIndex(space, report.dims, brain.vector_snapshot_dir).refresh(brain)
+        index = VectorIndex(space, report.dims, brain.vector_snapshot_dir)
+        index.refresh(brain)
         tell("writing snapshot", 1, 1)
+        if index.build_graph():  # a big brain's ANN graph, built here rather than behind a server
+            tell("building vector graph", 1, 1)
     return report
 
 

@@ -236,6 +236,19 @@ _PAGE_MARKDOWN = """
 """
 
 
+# Index shapes that leave the planner no worse choice on a brain that was never
+# analysed (memverbs never runs ANALYZE; docs/architecture.md, "Query plans"):
+# without statistics SQLite ranks indexes by how many leading columns a query
+# pins, covering before not, so a covering index with both equalities beats a
+# covering index that pins only the source (which scans the source's rows).
+_PLAN_INDEXES = """
+        DROP INDEX aliases_norm;
+        CREATE INDEX aliases_lookup ON aliases (source_id, alias_norm, slug);
+        DROP INDEX links_to;
+        CREATE INDEX links_in ON links (source_id, to_slug, from_slug, link_source);
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -243,6 +256,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0004_chunks_and_vectors", _VECTORS),
     Migration("0005_fact_moves", _FACT_MOVES),
     Migration("0006_page_markdown", _PAGE_MARKDOWN),
+    Migration("0007_plan_indexes", _PLAN_INDEXES),
 )
 
 

@@ -33,6 +33,8 @@ class Providers:
         self.embedder_problem: str | None = None
         self.chat_problem: str | None = None
         self._indexes: dict = {}
+        # A long-lived process (a server) builds a big brain's vector graph in the background.
+        self.build_graphs = False
         self._lock = threading.Lock()
 
     @property
@@ -108,7 +110,7 @@ class Providers:
         with self._lock:
             index = self._indexes.get(key)
             if index is None:
-                index = self._indexes[key] = VectorIndex(space_id, dims, brain.vector_snapshot_dir)
+                index = self._indexes[key] = VectorIndex(space_id, dims, brain.vector_snapshot_dir, build_graphs=self.build_graphs)
         index.refresh(brain)
         return index
 

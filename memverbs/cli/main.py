@@ -160,6 +160,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--prune", action="store_true", help="also drop vectors no page uses and vectors of other models")
     p.add_argument("--json", action="store_true")
 
+    from memverbs.cli.sync import add_parsers as add_sync_parsers  # noqa: PLC0415 - argparse only
+
+    add_sync_parsers(sub)
     _ops_parser(sub)
     return parser
 
@@ -218,6 +221,10 @@ def main(argv: list[str] | None = None) -> int:
             from memverbs.cli.doctor import run_doctor  # noqa: PLC0415
 
             return run_doctor(args)
+        if args.command in ("import", "export", "sync"):
+            from memverbs.cli import sync  # noqa: PLC0415
+
+            return {"import": sync.run_import, "export": sync.run_export, "sync": sync.run_sync}[args.command](args)
         from memverbs.cli.ops import run_op  # noqa: PLC0415
 
         return run_op(args)

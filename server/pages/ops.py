@@ -13,6 +13,7 @@ from memverbs.server.brain.sqlite_pages import PageDraft
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, VerbError, invalid
 from memverbs.server.names import normalize_alias
+from memverbs.server.pages.links import adopt_dangling_links, resolve_links
 from memverbs.server.pages.markdown import PageFormatError, parse_page, without_private_rows
 from memverbs.server.timeparse import iso, now_ms
 from memverbs.server.verbs.search import search_pages
@@ -61,10 +62,11 @@ def put_page(ctx: VerbContext, params: dict) -> dict:
         summary=parsed.summary,
         visibility=parsed.visibility,
         aliases=parsed.aliases,
-        links=parsed.links,
+        links=resolve_links(ctx, slug, parsed.links),
         timeline=parsed.timeline,
     )
     created = ctx.brain.save_page(ctx.source, draft, now_ms())
+    adopt_dangling_links(ctx, draft)
     if ctx.providers is not None and ctx.providers.embeddings_configured:
         from memverbs.server.verbs.semantic import embed_page  # noqa: PLC0415 - numpy only with a provider
 

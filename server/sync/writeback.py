@@ -1,0 +1,64 @@
+"""Brain → file: a synced page written through memverbs (put_page from an agent, the CLI) goes back to its file.
+
+A page is due when its `updated_at` is past the one recorded at its file's last sync.
+If the file is also unchanged since then, the rendered page replaces it atomically
+(temp file + rename, so an editor never reads half a file). If the file changed too,
+both sides moved: the file wins and the brain's version is kept as a conflict.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from memverbs.installers.files import atomic_write
+from memverbs.server.sync.render import render_page
+from memverbs.server.sync.report import Report
+from memverbs.server.sync.state import FileState
+from memverbs.server.timeparse import now_ms
+
+
+def due(brain, source: str, folder_id: int) -> list:
+    return brain.query(
+        "SELECT sf.rel_path, sf.slug FROM sync_files sf JOIN pages p ON p.source_id = ? AND p.slug = sf.slug "
+        "WHERE sf.folder_id = ? AND sf.slug != '' AND p.deleted_at IS NULL AND p.updated_at > COALESCE(sf.page_updated_at, 0) "
+        "ORDER BY sf.rel_path",
+        (source, folder_id),
+    )
+
+
+def write_back(folder_pass, report: Report) -> None:
+    """Write every due page of the pass's folder to its file (or record the conflict)."""
+    from memverbs.server.sync.importer import file_hash  # noqa: PLC0415 - importer imports this module's users
+
+    fp = folder_pass
+    for row in due(fp.brain, fp.source, fp.folder.id):
+        rel, slug = row["rel_path"], row["slug"]
+        prev = fp.state.file(fp.folder, rel)
+        path = Path(fp.folder.root) / rel
+        try:
+            current = file_hash(path.read_bytes())
+        except FileNotFoundError:
+            continue  # deleted: the next pass deletes the page
+        except OSError as exc:
+            report.add("errors", rel, f"cannot read for write-back: {exc.strerror}")
+            continue
+        if prev is None or current != prev.file_hash:
+            fp.apply(rel, str(path), report, prev)  # the file changed too: it wins, the conflict is recorded
+            continue
+        text = render_page(fp.brain, fp.source, slug)
+        if text is None:
+            continue
+        if fp.dry_run:
+            report.add("written_back", rel)
+            continue
+        page = fp.brain.page(fp.source, slug)
+        data = text.encode("utf-8")
+        try:
+            atomic_write(path, text)
+            st = os.stat(path)
+        except OSError as exc:
+            report.add("errors", rel, f"cannot write back: {exc.strerror}")
+            continue
+        fp.state.record(fp.folder, FileState(rel, slug, file_hash(data), st.st_size, st.st_mtime_ns, page["updated_at"], now_ms()))
+        report.add("written_back", rel)

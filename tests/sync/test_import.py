@@ -1,0 +1,155 @@
+"""`memverbs import DIR`: real folders, real brain, every bad file accounted for."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from memverbs.server.sync.slugs import path_for_slug, slug_for_path
+from vaults import write
+
+
+def vault(root):
+    write(root / "people" / "Alice Example.md",
+          "---\ntitle: Alice Example\naliases: [Ali]\ntags: [team, payments]\ncreated: 2024-01-02\n---\n"
+          "Works at [[Acme Corp]] with [[Bob|our Bob]] and [[Nobody Yet]].\n\n## Timeline\n- 2026-11-01: Joined payments\n")
+    write(root / "people" / "bob.md", "# Bob\nFriend of [[Ali]].\n")
+    write(root / "companies" / "acme.md",
+          "---\ntitle: Acme Corp\ntype: company\n---\nA company.\n\n<!-- timeline -->\n- **2024-01-15** | press — Founded\n")
+    write(root / ".obsidian" / "app.json", "{}")
+    write(root / "attachments" / "logo.png", b"\x89PNG\r\n")
+    return root
+
+
+def test_slug_rule_is_stable_and_inverts_on_slugs():
+    assert slug_for_path("people/alice.md") == "people/alice"
+    assert slug_for_path("People/Alice Example.MD") == "people/alice-example"
+    assert slug_for_path("Réunions/été 2024.md", "notes") == "notes/reunions/ete-2024"
+    assert slug_for_path("_index.md") == "index"
+    cjk = slug_for_path("日本.md")
+    assert cjk.startswith("x-") and cjk == slug_for_path("日本.md")
+    for slug in ("a", "people/alice_b-2", "x/y/z"):
+        assert slug_for_path(path_for_slug(slug)) == slug
+
+
+def test_import_an_obsidian_vault(tmp_path, cli, cli_json, local):
+    vault(tmp_path / "v")
+    code, rep = cli_json("import", tmp_path / "v")
+    assert code == 0, rep
+    assert (rep["created"], rep["updated"], rep["unchanged"], rep["errors"]) == (3, 0, 0, 0)
+    assert rep["skipped_files"] == [{"file": "attachments/logo.png", "reason": "not markdown (attachment)"}]
+    alice = local.ok("get_page", slug="people/alice-example")
+    assert alice["frontmatter"]["tags"] == ["team", "payments"] and alice["frontmatter"]["created"] == "2024-01-02"
+    links = {link["to"] for link in alice["links"]}
+    # by title, by file name (Obsidian), and a dangling one kept as written
+    assert links == {"companies/acme", "people/bob", "nobody yet"}
+    assert alice["aliases"] == ["ali"] and alice["timeline"][0]["summary"] == "Joined payments"
+    bob = local.ok("get_page", slug="people/bob")
+    assert [link["to"] for link in bob["links"]] == ["people/alice-example"]  # by alias
+    acme = local.ok("get_page", slug="companies/acme")
+    assert acme["timeline"] == [{"date": "2024-01-15", "summary": "press — Founded", "detail": None}]  # reference layout
+    card = local.ok("entity", name="Acme Corp")["card"]
+    assert {"type": "references", "direction": "in", "slug": "people/alice-example", "context": None} in card["edges"]
+
+
+def test_dangling_link_resolves_when_its_page_appears(tmp_path, cli, local):
+    write(tmp_path / "v" / "a.md", "# A\nSee [[Carol Danvers]].\n")
+    assert cli("import", tmp_path / "v")[0] == 0
+    assert [link["to"] for link in local.ok("get_page", slug="a")["links"]] == ["carol danvers"]
+    write(tmp_path / "v" / "people" / "carol.md", "---\ntitle: Carol Danvers\n---\nPilot.\n")
+    assert cli("import", tmp_path / "v")[0] == 0
+    assert [link["to"] for link in local.ok("get_page", slug="a")["links"]] == ["people/carol"]
+    assert local.ok("entity", name="Carol Danvers")["card"]["backlink_count"] == 1
+
+
+def test_reimport_is_idempotent_and_picks_up_changes(tmp_path, cli_json, local):
+    root = vault(tmp_path / "v")
+    cli_json("import", root)
+    code, rep = cli_json("import", root)
+    assert (rep["created"], rep["updated"], rep["unchanged"]) == (0, 0, 3)
+    # same bytes, new mtime: hashed, still unchanged
+    os.utime(root / "people" / "bob.md", ns=(1, 1))
+    assert cli_json("import", root)[1]["unchanged"] == 3
+    write(root / "people" / "bob.md", "# Bob\nNow in sales.\n")
+    code, rep = cli_json("import", root)
+    assert (rep["updated"], rep["unchanged"]) == (1, 2)
+    assert "Now in sales" in local.ok("get_page", slug="people/bob")["body"]
+
+
+def test_dry_run_writes_nothing(tmp_path, cli_json, local):
+    root = vault(tmp_path / "v")
+    code, rep = cli_json("import", root, "--dry-run")
+    assert code == 0 and rep["dry_run"] and rep["created"] == 3
+    assert local.ok("list_pages")["pages"] == []
+    code, rep = cli_json("import", root)
+    assert rep["created"] == 3  # the dry run recorded no state either
+
+
+def test_every_bad_file_is_counted_and_the_rest_goes_on(tmp_path, cli_json, local):
+    root = tmp_path / "v"
+    write(root / "good.md", "# Good\nfine\n")
+    write(root / "bad-yaml.md", "---\ntitle: [unclosed\n---\nbody\n")
+    write(root / "latin1.md", "caf\xe9\n".encode("latin-1"))
+    write(root / "binary.md", b"abc\x00def")
+    write(root / "huge.md", "x" * 5000)
+    write(root / "locked.md", "# Locked\n")
+    os.chmod(root / "locked.md", 0)
+    write(root / "people" / "Bob.md", "# Bob one\n")
+    write(root / "people" / "bob.md", "# Bob two\n")
+    os.symlink(root, root / "people" / "loop")
+    os.symlink(root / "missing.md", root / "dangling.md")
+    try:
+        code, rep = cli_json("import", root, "--max-bytes", "1000")
+    finally:
+        os.chmod(root / "locked.md", 0o644)
+    assert code == 1
+    errors = {e["file"]: e["reason"] for e in rep["error_files"]}
+    skipped = {e["file"]: e["reason"] for e in rep["skipped_files"]}
+    assert "frontmatter is not valid YAML at line 2" in errors["bad-yaml.md"]
+    assert "same slug" in errors["people/bob.md"] and "people/Bob.md" in errors["people/bob.md"]
+    assert "not UTF-8" in skipped["latin1.md"] and "NUL" in skipped["binary.md"]
+    assert "too large" in skipped["huge.md"] and "symlink loop" in skipped["people/loop"]
+    assert skipped["dangling.md"] == "broken symlink"
+    if os.geteuid() != 0:  # root reads anything
+        assert "permission denied" in errors["locked.md"]
+    assert rep["created"] == (3 if os.geteuid() == 0 else 2)
+    assert local.ok("get_page", slug="people/bob")["title"] == "Bob one"  # the first keeps it; no overwrite
+
+
+def test_a_file_that_vanishes_mid_pass_is_skipped(tmp_path, home):
+    from memverbs.server.runtime import Runtime
+    from memverbs.server.sync.importer import FolderPass
+    from memverbs.server.sync.state import SyncState
+
+    root = tmp_path / "v"
+    write(root / "a.md", "# A\n")
+    write(root / "b.md", "# B\n")
+    rt = Runtime(home)
+    try:
+        brain = rt.brain()
+        folder = SyncState(brain, rt.source).folder(str(root), "", "import")
+        fp = FolderPass(rt.local_dispatcher(), brain, rt.source, folder)
+        entries = fp.entries()
+        os.unlink(root / "b.md")  # gone between the walk and the read
+        report = fp.run(entries, follow_deletes=False)
+    finally:
+        rt.close()
+    assert report.counts["created"] == 1 and report.skipped == [("b.md", "vanished while being read")]
+
+
+def test_prefix_and_bad_arguments(tmp_path, cli, cli_json, local):
+    write(tmp_path / "v" / "x.md", "# X\n")
+    assert cli_json("import", tmp_path / "v", "--prefix", "notes")[1]["created"] == 1
+    assert local.ok("get_page", slug="notes/x")["title"] == "X"
+    code, _, err = cli("import", tmp_path / "nope")
+    assert code == 1 and "is not a folder" in err and "fix:" in err
+    code, _, err = cli("import", tmp_path / "v", "--prefix", "Bad Prefix")
+    assert code == 1 and "not a slug prefix" in err
+
+
+@pytest.mark.parametrize("tty", [False])
+def test_plain_progress_when_not_a_tty(tmp_path, cli, tty):
+    write(tmp_path / "v" / "x.md", "# X\n")
+    code, out, err = cli("import", tmp_path / "v")
+    assert code == 0 and "1 created" in out and "\x1b[" not in err

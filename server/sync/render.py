@@ -60,9 +60,18 @@ def render_page(brain, source: str, slug: str, *, include_private: bool = True) 
 
 
 def dump_yaml(data: dict) -> str:
+    """Block style, except lists of plain values, which stay on one line as people write them (`tags: [a, b]`)."""
     import yaml  # noqa: PLC0415 - only export and write-back write YAML
 
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1_000_000, default_flow_style=None)
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    def represent_list(dumper, items):
+        flat = all(isinstance(v, (str, int, float, bool)) or v is None for v in items)
+        return dumper.represent_sequence("tag:yaml.org,2002:seq", items, flow_style=flat)
+
+    Dumper.add_representer(list, represent_list)
+    return yaml.dump(data, Dumper=Dumper, sort_keys=False, allow_unicode=True, width=1_000_000, default_flow_style=False)
 
 
 def _as_list(value) -> list[str]:

@@ -80,3 +80,44 @@ def _human(ms: int) -> str:
     if s < 3600:
         return f"{s / 60:.0f} min"
     return f"{s / 3600:.1f} h"
+
+
+def sync_checks(brain_path, source: str) -> list[tuple]:
+    """doctor's rows: one per synced or imported folder (lag, watcher, conflicts), read-only."""
+    import sqlite3  # noqa: PLC0415
+
+    from memverbs.server.brain.sqlite import SqliteBrain  # noqa: PLC0415
+
+    if not brain_path.is_file():
+        return []
+    try:
+        db = sqlite3.connect(f"file:{brain_path}?mode=ro", uri=True, timeout=5)
+    except sqlite3.Error:
+        return []
+    try:
+        db.row_factory = sqlite3.Row
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'sync_folders'").fetchone() is None:
+            return []
+        rows = folder_status(SqliteBrain(db, brain_path), source)
+    except sqlite3.Error as exc:
+        return [("sync", "warn", f"cannot read the sync state: {exc}", "Run `memverbs doctor` again; if it persists, `memverbs init`.")]
+    finally:
+        db.close()
+    out = []
+    for r in rows:
+        name = f"sync {r['root']}"
+        if not r["exists"]:
+            out.append((name, "warn", "the folder is gone", f"Recreate {r['root']}, or ignore this if it was moved on purpose."))
+            continue
+        watch = "watched" if r["watching"] else "not watched"
+        pending = r["pending_files"] + r["pending_deletes"] + r["pending_write_back"]
+        detail = f"{r['mode']}, {watch}, {r['files']} files, lag {r['lag']}, {pending} pending"
+        if r["conflicts"]:
+            files = ", ".join(f"{c['file']} (#{c['id']})" for c in r["conflicts"][:5])
+            out.append((name, "warn", f"{detail}; {len(r['conflicts'])} conflict(s): {files}",
+                        "The file won each conflict; the brain's version is kept: see `memverbs sync --status --json`."))
+        elif pending and r["mode"] == "sync" and not r["watching"]:
+            out.append((name, "warn", detail, f"Run `memverbs sync {r['root']}` (or keep `memverbs sync --watch` running)."))
+        else:
+            out.append((name, "ok", detail))
+    return out

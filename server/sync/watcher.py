@@ -95,10 +95,12 @@ def make_handler(root: str, changes: Changes):
     return Handler()
 
 
-def start_observer(roots: list[str], changes_by_root: dict[str, Changes], warn: Callable[[str], None]):
+def start_observer(roots: list[str], changes_by_root: dict[str, Changes], warn: Callable[[str], None], native=None):
     """A native observer (inotify on Linux); when the OS runs out of watches, a polling one, said so."""
     from watchdog.observers import Observer  # noqa: PLC0415
     from watchdog.observers.polling import PollingObserver  # noqa: PLC0415
+
+    native = native or Observer
 
     def build(cls):
         obs = cls()
@@ -108,7 +110,7 @@ def start_observer(roots: list[str], changes_by_root: dict[str, Changes], warn: 
         return obs
 
     try:
-        return build(Observer)
+        return build(native)
     except OSError as exc:
         warn(
             f"cannot watch with inotify ({exc.strerror or exc}); polling every second instead. "

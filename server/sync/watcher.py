@@ -40,6 +40,10 @@ class Changes:
         with self.lock:
             self.touched[rel] = time.monotonic()
 
+    def touch_dir(self, rel: str) -> None:
+        with self.lock:
+            self.touched[rel + "/"] = time.monotonic()
+
     def move(self, old: str, new: str) -> None:
         with self.lock:
             self.moves[new] = self.moves.pop(old, old)
@@ -86,7 +90,9 @@ def make_handler(root: str, changes: Changes):
                 return
             rel = rel_of(event.src_path)
             if event.is_directory:
-                if event.event_type in ("created", "deleted"):
+                if event.event_type == "created" and not any(p.startswith(".") for p in rel.split("/")):
+                    changes.touch_dir(rel)  # files may land in it before its own watch is set: walk it
+                elif event.event_type == "deleted":
                     changes.touch("")
                 return
             if _relevant(rel):
@@ -142,6 +148,11 @@ class FolderWatch:
         if settled:
             report = Report(self.fp.folder.root, self.fp.folder.prefix)
             for rel, moved_from in settled:
+                if rel.endswith("/"):
+                    for e in scan.walk(os.path.join(self.fp.folder.root, rel)):
+                        if e.kind == "page":
+                            self.apply(rel + e.rel, None, report)
+                    continue
                 self.apply(rel, moved_from, report)
             if report.changed:
                 self.fp.state.changed(self.fp.folder)

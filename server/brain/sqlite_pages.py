@@ -292,6 +292,8 @@ class PageStore:
             "AND p.deleted_at IS NULL)"
         )
         args = (source, *names, slug)
+        if self.one(f"SELECT 1 FROM links WHERE {dangling} LIMIT 1", args) is None:
+            return 0  # the common case: nothing waits for this page, and no write transaction is spent
         with self.write() as db:
             moved = db.execute(f"UPDATE OR IGNORE links SET to_slug = ? WHERE {dangling}", (slug, *args)).rowcount
             # A page that already links here both ways keeps one link: drop the now-duplicate dangling row.

@@ -83,7 +83,8 @@ def split_frontmatter(content: str) -> tuple[dict, str]:
     import yaml  # noqa: PLC0415 - only writing a page parses YAML; cards (the hook path) never do
 
     try:
-        data = yaml.safe_load(m.group(1)) or {}
+        # libyaml's loader when PyYAML has it: the same safe subset, ~20x faster (an import reads thousands)
+        data = yaml.load(m.group(1), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
     except yaml.YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
         line = f" at line {where.line + 2}" if where is not None else ""

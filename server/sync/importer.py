@@ -141,9 +141,12 @@ class FolderPass:
             if self.dry_run:
                 return "renamed", f"from {renamed_from.rel_path}"
             if self.brain.page(self.source, renamed_from.slug) is not None:
+                # Same bytes, so the page is already what the file says: moving it is the whole change
+                # (re-putting it would re-resolve its links against slugs that may have just moved too).
                 self.brain.rename_page(self.source, renamed_from.slug, slug, now_ms())
+            else:
+                self._put(slug, got.text)
             self.state.forget(self.folder, renamed_from.rel_path)
-            self._put(slug, got.text)
             self._record(rel, slug, got, self._updated_at(slug))
             return "renamed", f"from {renamed_from.rel_path}"
         if prev is not None and page is not None and prev.page_updated_at is not None and page["updated_at"] > prev.page_updated_at:

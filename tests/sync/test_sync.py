@@ -81,3 +81,16 @@ def test_several_folders_each_with_a_prefix(tmp_path, cli, cli_json, local):
     assert by_prefix["work"]["mode"] == "sync" and not by_prefix["work"]["watching"]
     code, out, _ = cli("sync", "--status")
     assert "1 changed or new files" in out
+
+
+def test_moving_a_folder_renames_every_page_in_it(tmp_path, cli_json, local):
+    root = tmp_path / "v"
+    write(root / "old" / "a.md", "# A\nalpha\n")
+    write(root / "old" / "b.md", "# B\nSee [[old/a]].\n")
+    cli_json("sync", root)
+    local.ok("remember", fact="A matters", provenance="test", entity="old/a")
+    os.rename(root / "old", root / "new")
+    code, rep = cli_json("sync", root)
+    assert (rep["renamed"], rep["created"], rep["deleted"]) == (2, 0, 0), rep
+    assert local.ok("entity", name="new/a")["card"]["active_fact_count"] == 1
+    assert [link["to"] for link in local.ok("get_page", slug="new/b")["links"]] == ["new/a"]

@@ -123,3 +123,25 @@ def test_out_of_inotify_watches_falls_back_to_polling_and_says_so(tmp_path):
     finally:
         obs.stop()
         obs.join(5)
+
+
+def test_a_pass_beside_another_writing_process(tmp_path, env, memverbs_cmd, local):
+    root = tmp_path / "v"
+    for i in range(150):
+        write(root / f"n{i:03}.md", f"# Note {i}\n")
+    script = (
+        "from memverbs.server.runtime import Runtime\n"
+        "rt = Runtime(); d = rt.local_dispatcher()\n"
+        "for i in range(60):\n"
+        "    b = d.call('remember', {'fact': f'concurrent fact {i}', 'provenance': 'test'})\n"
+        "    assert not b.is_error, b.body\n"
+        "rt.close()\n"
+    )
+    import sys
+
+    other = subprocess.Popen([sys.executable, "-c", script], env=env)
+    done = subprocess.run([*memverbs_cmd, "sync", str(root), "--json"], env=env, capture_output=True, text=True, timeout=300)
+    assert other.wait(120) == 0
+    rep = json.loads(done.stdout)
+    assert done.returncode == 0 and rep["created"] == 150 and rep["errors"] == 0
+    assert len(local.ok("recall", query="concurrent", limit=100)["facts"]) >= 1

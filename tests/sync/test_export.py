@@ -100,7 +100,12 @@ def pages(draw):
             body += f"\n## Timeline\n- 2026-0{draw(st.integers(1, 9))}-1{draw(st.integers(0, 9))}: {draw(_word)}\n"
         if draw(st.booleans()) and out:
             body += f"\nSee [[{draw(st.sampled_from(sorted(out)))}]].\n"
-        out[slug] = (fm, body)
+        manual = {}
+        if draw(st.booleans()):
+            manual["alias"] = draw(_text.filter(lambda t: t.strip()))
+        if draw(st.booleans()):
+            manual["event"] = (f"2025-1{draw(st.integers(0, 2))}-0{draw(st.integers(1, 9))}", draw(_text.filter(lambda t: t.strip())))
+        out[slug] = (fm, body, manual)
     return out
 
 
@@ -119,10 +124,14 @@ def test_round_trip_property(generated, include_private, tmp_path_factory):
     first = Runtime(init_home(base / "a"))
     try:
         client = Client(first.local_dispatcher())
-        for slug, (fm, body) in generated.items():
+        for slug, (fm, body, manual) in generated.items():
             content = ("---\n" + yaml.safe_dump(fm, allow_unicode=True) + "---\n" if fm else "") + body
             got, is_error = client("put_page", slug=slug, content=content)
             assume(not is_error)  # a page put_page refuses has nothing to round-trip
+            if "alias" in manual:
+                client("add_alias", slug=slug, alias=manual["alias"])
+            if "event" in manual:
+                client("add_timeline_entry", slug=slug, date=manual["event"][0], summary=manual["event"][1])
         export_brain(first.brain(), first.source, str(base / "one"), include_private=include_private)
     finally:
         first.close()

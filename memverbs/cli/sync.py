@@ -46,9 +46,13 @@ class Progress:
         self.bar = None
         self.last = time.monotonic()
         if not quiet and sys.stderr.isatty():
+            from rich.console import Console  # noqa: PLC0415
             from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeRemainingColumn  # noqa: PLC0415
 
-            self.bar = Bar(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=True)
+            self.bar = Bar(
+                TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                console=Console(stderr=True), transient=True,
+            )
             self.task = self.bar.add_task(label, total=total)
             self.bar.start()
 

@@ -153,3 +153,36 @@ def test_plain_progress_when_not_a_tty(tmp_path, cli, tty):
     write(tmp_path / "v" / "x.md", "# X\n")
     code, out, err = cli("import", tmp_path / "v")
     assert code == 0 and "1 created" in out and "\x1b[" not in err
+
+
+def test_a_progress_bar_on_a_terminal(tmp_path, env, memverbs_cmd):
+    import pty
+    import subprocess
+
+    for i in range(30):
+        write(tmp_path / "v" / f"n{i}.md", f"# N{i}\n")
+    import threading
+
+    leader, follower = pty.openpty()
+    chunks: list[bytes] = []
+
+    def drain():
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                return  # the terminal closed
+            if not chunk:
+                return
+            chunks.append(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    proc = subprocess.Popen([*memverbs_cmd, "import", str(tmp_path / "v")], env=env, stdout=subprocess.PIPE, stderr=follower)
+    os.close(follower)
+    out, _ = proc.communicate(timeout=120)
+    reader.join(10)
+    os.close(leader)
+    seen = b"".join(chunks)
+    assert proc.returncode == 0 and b"30 created" in out
+    assert b"importing" in seen and b"\x1b[" in seen  # rich drew (and cleared) a bar on the terminal

@@ -71,8 +71,11 @@ class FolderPass:
     def run(self, entries: list[scan.Entry], *, follow_deletes: bool, progress: Progress | None = None) -> Report:
         report = Report(self.folder.root, self.folder.prefix, self.dry_run)
         known = self.state.files(self.folder)
-        present = {e.rel for e in entries if e.kind == "page"}
-        gone = {rel: f for rel, f in known.items() if rel not in present and f.slug}
+        # A file still there but skipped this time (grown too large, an editor's half-written save) is
+        # not gone; nor is anything below a folder that could not be read.
+        present = {e.rel for e in entries}
+        unreadable = tuple(e.rel + "/" for e in entries if e.kind == "error" and e.skip and e.skip.startswith("cannot read folder"))
+        gone = {rel: f for rel, f in known.items() if rel not in present and f.slug and not rel.startswith(unreadable)}
         gone_by_hash = {f.file_hash: f for f in gone.values()} if follow_deletes else {}
         claimed: dict[str, str] = {}
         facts_entry = None

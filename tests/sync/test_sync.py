@@ -94,3 +94,43 @@ def test_moving_a_folder_renames_every_page_in_it(tmp_path, cli_json, local):
     assert (rep["renamed"], rep["created"], rep["deleted"]) == (2, 0, 0), rep
     assert local.ok("entity", name="new/a")["card"]["active_fact_count"] == 1
     assert [link["to"] for link in local.ok("get_page", slug="new/b")["links"]] == ["new/a"]
+
+
+def test_a_file_that_turns_bad_or_an_unreadable_folder_deletes_nothing(tmp_path, cli_json, local):
+    root = tmp_path / "v"
+    write(root / "a.md", "# A\n")
+    write(root / "sub" / "b.md", "# B\n")
+    cli_json("sync", root)
+    write(root / "a.md", b"\xff\xfe not utf-8 any more")
+    os.chmod(root / "sub", 0)
+    try:
+        code, rep = cli_json("sync", root)
+    finally:
+        os.chmod(root / "sub", 0o755)
+    assert rep["deleted"] == 0 and rep["skipped"] >= 1
+    assert local.ok("get_page", slug="a") and local.ok("get_page", slug="sub/b")
+
+
+def test_an_unreadable_folder_in_the_walk_keeps_its_pages(tmp_path, home, local):
+    # Root reads any folder, so the walk's answer for one it cannot read is given here directly.
+    from memverbs.server.runtime import Runtime
+    from memverbs.server.sync.importer import FolderPass
+    from memverbs.server.sync.scan import Entry
+    from memverbs.server.sync.state import SyncState
+
+    root = tmp_path / "v"
+    write(root / "a.md", "# A\n")
+    write(root / "sub" / "b.md", "# B\n")
+    rt = Runtime(home)
+    try:
+        brain = rt.brain()
+        folder = SyncState(brain, rt.source).folder(str(root), "", "sync")
+        fp = FolderPass(rt.local_dispatcher(), brain, rt.source, folder)
+        fp.run(fp.entries(), follow_deletes=True)
+        walk = [e for e in fp.entries() if not e.rel.startswith("sub/")]
+        walk.append(Entry("sub", str(root / "sub"), "cannot read folder: Permission denied", "error"))
+        report = fp.run(walk, follow_deletes=True)
+    finally:
+        rt.close()
+    assert report.counts["deleted"] == 0 and report.errors == [("sub", "cannot read folder: Permission denied")]
+    assert local.ok("get_page", slug="sub/b")

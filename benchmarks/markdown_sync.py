@@ -63,16 +63,20 @@ def generate(root: Path, n: int, seed: int = 7) -> None:
         path.write_text(body, encoding="utf-8")
 
 
-def memverbs(env: dict, *args: str, timeout: float = 900) -> tuple[float, dict, int]:
-    """Run a memverbs command; (wall seconds, JSON report, the child's peak RSS in KiB)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+def memverbs(env: dict, *args: str, timeout: float = 1800) -> tuple[float, float, dict]:
+    """Run a memverbs command; (wall seconds, its CPU seconds, JSON report).
+
+    On a shared machine the wall time waits for other work; the CPU time is what the command
+    itself cost, and the wall time it would take on an otherwise idle core."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "memverbs", *args, "--json"], env=env, capture_output=True, text=True, timeout=timeout)
     wall = time.perf_counter() - t0
     if done.returncode not in (0, 1):
         raise RuntimeError(done.stderr)
-    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return wall, json.loads(done.stdout), max(rss, before)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, json.loads(done.stdout)
 
 
 def fresh_home(base: Path) -> dict:
@@ -85,17 +89,18 @@ def measure_import(base: Path, n: int) -> dict:
     vault = base / f"vault{n}"
     generate(vault, n)
     env = fresh_home(base / f"h{n}")
-    wall, rep, _ = memverbs(env, "import", str(vault))
-    # the peak RSS of one child is only knowable in that child: ask /usr/bin/time-free, via a wrapper
+    wall, cpu, rep = memverbs(env, "import", str(vault))
     rss_kib = peak_rss(env, vault)
-    wall2, rep2, _ = memverbs(env, "import", str(vault))
+    wall2, cpu2, rep2 = memverbs(env, "import", str(vault))
     return {
         "files": n,
         "import_s": round(wall, 2),
+        "import_cpu_s": round(cpu, 2),
         "files_per_s": round(n / wall),
         "created": rep["created"],
         "errors": rep["errors"],
         "reimport_s": round(wall2, 2),
+        "reimport_cpu_s": round(cpu2, 2),
         "reimport_unchanged": rep2["unchanged"],
         "reimport_peak_rss_mib": round(rss_kib / 1024, 1),
         "env": env,
@@ -104,11 +109,11 @@ def measure_import(base: Path, n: int) -> dict:
 
 
 def peak_rss(env: dict, vault: Path) -> int:
-    """Peak RSS (KiB) of a no-change `memverbs import` — the walk and per-file state, no page writes."""
+    """Peak RSS (KiB) of a no-change `memverbs import` (the walk, every file's state), measured in that process."""
     code = (
-        "import resource, sys, runpy; sys.argv = ['memverbs', 'import', sys.argv[1], '--json'];"
-        "from memverbs.cli.main import main; import io, contextlib\n"
-        "with contextlib.redirect_stdout(io.StringIO()): main(sys.argv[1:])\n"
+        "import contextlib, io, resource, sys\n"
+        "from memverbs.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()): main(['import', sys.argv[1], '--json'])\n"
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
     )
     out = subprocess.run([sys.executable, "-c", code, str(vault)], env=env, capture_output=True, text=True, check=True)
@@ -175,8 +180,8 @@ def render(big: dict, small: dict | None, watch: dict) -> str:
         "",
         "| measure | result | target |",
         "|---|---|---|",
-        f"| import {big['files']:,} files | {big['import_s']} s ({big['files_per_s']} files/s, {big['created']:,} created, {big['errors']} errors) | ≤ {TARGETS['import_s']:.0f} s {ok(big['import_s'], TARGETS['import_s'])} |",
-        f"| no-change re-import | {big['reimport_s']} s ({big['reimport_unchanged']:,} unchanged) | ≤ {TARGETS['reimport_s']:.0f} s {ok(big['reimport_s'], TARGETS['reimport_s'])} |",
+        f"| import {big['files']:,} files | {big['import_s']} s wall, {big['import_cpu_s']} s CPU ({big['created']:,} created, {big['errors']} errors) | ≤ {TARGETS['import_s']:.0f} s {ok(big['import_s'], TARGETS['import_s'])} |",
+        f"| no-change re-import | {big['reimport_s']} s wall, {big['reimport_cpu_s']} s CPU ({big['reimport_unchanged']:,} unchanged) | ≤ {TARGETS['reimport_s']:.0f} s {ok(big['reimport_s'], TARGETS['reimport_s'])} |",
         f"| `sync --watch` save → searchable ({watch['edits']} edits) | p50 {watch['p50_s']} s, p99 {watch['p99_s']} s, max {watch['max_s']} s | p99 ≤ {TARGETS['watch_p99_s']:.0f} s {ok(watch['p99_s'], TARGETS['watch_p99_s'])} |",
     ]
     if small:

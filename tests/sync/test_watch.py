@@ -49,11 +49,13 @@ def watcher(tmp_path, env, memverbs_cmd):
         proc.wait(10)
 
 
-def test_saves_renames_deletes_and_write_back_while_watching(tmp_path, local, watcher):
+def test_saves_renames_deletes_and_write_back_while_watching(tmp_path, local, watcher, cli_json):
     root = tmp_path / "v"
     write(root / "a.md", "# A\nfirst\n")
     proc = watcher(root)
     assert local.ok("get_page", slug="a")["title"] == "A"
+    status = wait_for(lambda: [f for f in cli_json("sync", "--status")[1]["folders"] if f["watching"]], "the heartbeat")
+    assert status[0]["watcher_pid"] == proc.pid
 
     write(root / "people" / "carol.md", "---\ntitle: Carol Danvers\n---\nPilot, zebraword.\n")
     wait_for(lambda: local.ok("search", query="zebraword")["results"], "a saved file to be searchable")
@@ -80,6 +82,7 @@ def test_saves_renames_deletes_and_write_back_while_watching(tmp_path, local, wa
     proc.send_signal(signal.SIGTERM)
     out, _ = proc.communicate(timeout=10)
     assert proc.returncode == 0
+    assert not cli_json("sync", "--status")[1]["folders"][0]["watching"]  # a clean stop says so
     events = [json.loads(line) for line in out.splitlines()]
     page_writes = sum(e["created"] + e["updated"] for e in events if e["event"] == "change")
     burst_writes = page_writes - 1  # carol.md was the one other file created or updated

@@ -26,7 +26,7 @@ def add_parsers(sub) -> None:
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("sync", help="keep a markdown folder and the brain in step: one pass, or --watch")
-    p.add_argument("dir", nargs="?", help="the folder (omit with --status)")
+    p.add_argument("dir", nargs="?", help="the folder (omit with --status; with --watch: every folder synced before)")
     _pass_options(p)
     p.add_argument("--watch", action="store_true", help="stay up: apply file changes within a second, write brain changes back")
     p.add_argument("--status", action="store_true", help="show the synced folders, what is pending and any conflicts")
@@ -193,15 +193,15 @@ def run_export(args) -> int:
 def run_sync(args) -> int:
     if args.status:
         return run_status(args)
-    if not args.dir:
-        return fail("sync needs a folder", "Run `memverbs sync DIR` (or `memverbs sync --status`).")
     if args.watch:
         return run_watch(args)
+    if not args.dir:
+        return fail("sync needs a folder", "Run `memverbs sync DIR`, `memverbs sync --watch` (every synced folder) or `memverbs sync --status`.")
     return _one_pass(args, mode="sync", follow_deletes=True)
 
 
 def run_watch(args) -> int:
-    """Watch the folder until Ctrl-C / SIGTERM; each applied change is one line on stdout."""
+    """Watch DIR (or, without one, every folder synced before) until Ctrl-C / SIGTERM; a line per applied change."""
     import signal  # noqa: PLC0415
     import threading  # noqa: PLC0415
 
@@ -210,37 +210,49 @@ def run_watch(args) -> int:
     from memverbs.server.sync.state import SyncState  # noqa: PLC0415
     from memverbs.server.sync.watcher import Changes, FolderWatch, watch  # noqa: PLC0415
 
-    root = _folder_arg(args.dir)
-    if root is None:
-        return fail(f"{args.dir} is not a folder", "Pass the path of a folder of markdown files.")
-    prefix = _check_prefix(args.prefix)
-    if prefix is None:
-        return fail(f'--prefix "{args.prefix}" is not a slug prefix', 'Use lowercase path segments of a-z, 0-9, "-" and "_", e.g. --prefix notes.')
+    root = prefix = None
+    if args.dir:
+        root = _folder_arg(args.dir)
+        if root is None:
+            return fail(f"{args.dir} is not a folder", "Pass the path of a folder of markdown files.")
+        prefix = _check_prefix(args.prefix)
+        if prefix is None:
+            return fail(f'--prefix "{args.prefix}" is not a slug prefix', 'Use lowercase path segments of a-z, 0-9, "-" and "_", e.g. --prefix notes.')
     try:
         runtime, brain = _runtime()
-        folder = SyncState(brain, runtime.source).folder(root, prefix, "sync")
     except MemverbsError as exc:
         return fail(exc.message, exc.fix)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-
-    def on_report(report, why: str) -> None:
-        if args.json:
-            import json  # noqa: PLC0415
-
-            print(json.dumps({"event": why, **report.as_dict()}, ensure_ascii=False), flush=True)
-            return
-        if why == "start" or report.changed or report.counts["written_back"] or report.errors or report.skipped:
-            print(f"[{time.strftime('%H:%M:%S')}] {why}: {report.summary()}", flush=True)
-            for rel, why_ in report.skipped + report.errors:
-                print(f"  {rel}: {why_}", flush=True)
-            for rel, slug in report.conflicts:
-                print(f"  conflict {rel}: the file won; the brain's version of {slug} is kept", flush=True)
-
-    fp = FolderPass(runtime.local_dispatcher(), brain, runtime.source, folder, max_bytes=args.max_bytes or MAX_BYTES)
-    print(f"memverbs: watching {root}" + (f" as {prefix}/" if prefix else "") + " (Ctrl-C to stop)", file=sys.stderr, flush=True)
     try:
-        watch([FolderWatch(fp, Changes(), on_report)], lambda m: print(f"memverbs: {m}", file=sys.stderr, flush=True), stop)
+        state = SyncState(brain, runtime.source)
+        if root is not None:
+            folders = [state.folder(root, prefix, "sync")]
+        else:
+            folders = [f for f in state.folders("sync") if os.path.isdir(f.root)]
+            if not folders:
+                return fail("no synced folders to watch", "Run `memverbs sync DIR --watch` (with --prefix P) for a folder first.")
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+
+        def on_report(report, why: str) -> None:
+            if args.json:
+                import json  # noqa: PLC0415
+
+                print(json.dumps({"event": why, **report.as_dict()}, ensure_ascii=False), flush=True)
+                return
+            if why == "start" or report.changed or report.counts["written_back"] or report.errors or report.skipped:
+                print(f"[{time.strftime('%H:%M:%S')}] {report.folder} {why}: {report.summary()}", flush=True)
+                for rel, why_ in report.skipped + report.errors:
+                    print(f"  {rel}: {why_}", flush=True)
+                for rel, slug in report.conflicts:
+                    print(f"  conflict {rel}: the file won; the brain's version of {slug} is kept", flush=True)
+
+        watches = []
+        for folder in folders:
+            fp = FolderPass(runtime.local_dispatcher(), brain, runtime.source, folder, max_bytes=args.max_bytes or MAX_BYTES)
+            watches.append(FolderWatch(fp, Changes(), on_report))
+            where = f" as {folder.prefix}/" if folder.prefix else ""
+            print(f"memverbs: watching {folder.root}{where} (Ctrl-C to stop)", file=sys.stderr, flush=True)
+        watch(watches, lambda m: print(f"memverbs: {m}", file=sys.stderr, flush=True), stop)
     except KeyboardInterrupt:
         pass
     except MemverbsError as exc:

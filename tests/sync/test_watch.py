@@ -148,3 +148,21 @@ def test_a_pass_beside_another_writing_process(tmp_path, env, memverbs_cmd, loca
     rep = json.loads(done.stdout)
     assert done.returncode == 0 and rep["created"] == 150 and rep["errors"] == 0
     assert len(local.ok("recall", query="concurrent", limit=100)["facts"]) >= 1
+
+
+def test_one_watcher_for_every_synced_folder(tmp_path, local, cli_json, env, memverbs_cmd):
+    write(tmp_path / "work" / "a.md", "# Work A\n")
+    write(tmp_path / "home" / "a.md", "# Home A\n")
+    cli_json("sync", tmp_path / "work", "--prefix", "work")
+    cli_json("sync", tmp_path / "home", "--prefix", "personal")
+    proc = subprocess.Popen([*memverbs_cmd, "sync", "--watch", "--json"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        starts = [json.loads(proc.stdout.readline()) for _ in range(2)]
+        assert sorted(s["prefix"] for s in starts) == ["personal", "work"]
+        write(tmp_path / "home" / "b.md", "# Home B\nquokkaword\n")
+        write(tmp_path / "work" / "b.md", "# Work B\nwombatword\n")
+        wait_for(lambda: local("get_page", slug="personal/b")[0].get("title") == "Home B", "the home folder")
+        wait_for(lambda: local("get_page", slug="work/b")[0].get("title") == "Work B", "the work folder")
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -5,12 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from memverbs.cli.main import main
-from vaults import write
 
 
 def files_of(root: Path) -> dict[str, bytes]:

@@ -187,9 +187,19 @@ def render(big: dict, small: dict | None, watch: dict) -> str:
     if small:
         lines.append(
             f"| peak RSS of a re-import | {small['reimport_peak_rss_mib']} MiB at {small['files']:,} files, "
-            f"{big['reimport_peak_rss_mib']} MiB at {big['files']:,} | flat in the number of files |"
+            f"{big['reimport_peak_rss_mib']} MiB at {big['files']:,} (paths and sync-state rows; contents are never held) "
+            "| flat in the number of files |"
         )
-    lines += ["", "The watch latency includes the 150 ms debounce that folds an editor's burst of saves into one write.", END]
+    load = os.getloadavg()
+    lines += [
+        "",
+        f"Load average when the run ended: {load[0]:.1f} (1 min), {load[2]:.1f} (15 min) on {os.cpu_count()} cores. "
+        "An import is one process on one core, so on an idle machine its wall time is close to its CPU time; "
+        "the wall times above include waiting for the other work.",
+        "",
+        "The watch latency includes the 150 ms debounce that folds an editor's burst of saves into one write.",
+        END,
+    ]
     return "\n".join(lines)
 
 

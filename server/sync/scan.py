@@ -1,7 +1,8 @@
 """Walking a folder for markdown: what is content, what is skipped, and why.
 
-Skipped and said so: hidden folders and files (`.obsidian/`, `.git/`, `.trash/`),
-files that are not `.md` (attachments), symlink loops, folders that cannot be read.
+Skipped and said so: hidden folders and files (`.obsidian/`, `.git/`, `.trash/`; one
+line per folder), files that are not `.md` (attachments), symlink loops, folders that
+cannot be read.
 Symlinked folders are followed once (a loop is reported, not walked forever).
 Entries come out sorted, so two runs see files in the same order.
 """
@@ -53,7 +54,10 @@ def _walk(folder: str, rel: str, seen: set[tuple[int, int]]) -> Iterator[Entry]:
     for e in entries:
         child_rel = f"{rel}/{e.name}" if rel else e.name
         if e.name.startswith("."):
-            continue  # hidden: .obsidian/, .git/, .DS_Store — not content, and not worth a line each
+            # .obsidian/, .git/, .trash/, .DS_Store: not content. One line for a folder, never one per file in it.
+            what = "hidden folder, not content" if e.is_dir() else "hidden file, not content"
+            yield Entry(child_rel + ("/" if e.is_dir() else ""), e.path, what, "skipped")
+            continue
         try:
             is_dir = e.is_dir(follow_symlinks=True)
             is_file = not is_dir and e.is_file(follow_symlinks=True)

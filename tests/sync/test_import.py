@@ -38,7 +38,10 @@ def test_import_an_obsidian_vault(tmp_path, cli, cli_json, local):
     code, rep = cli_json("import", tmp_path / "v")
     assert code == 0, rep
     assert (rep["created"], rep["updated"], rep["unchanged"], rep["errors"]) == (3, 0, 0, 0)
-    assert rep["skipped_files"] == [{"file": "attachments/logo.png", "reason": "not markdown (attachment)"}]
+    assert rep["skipped_files"] == [
+        {"file": ".obsidian/", "reason": "hidden folder, not content"},
+        {"file": "attachments/logo.png", "reason": "not markdown (attachment)"},
+    ]
     alice = local.ok("get_page", slug="people/alice-example")
     assert alice["frontmatter"]["tags"] == ["team", "payments"] and alice["frontmatter"]["created"] == "2024-01-02"
     links = {link["to"] for link in alice["links"]}

@@ -36,7 +36,7 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _TIMELINE_ROW = re.compile(
     r"^\s*[-*+]\s+(?:\*\*|__)?(\d{4}-\d{2}-\d{2})(?:\*\*|__)?\s*(?:[:|—–-]\s*)?(.+?)\s*$"
 )
-_TIMELINE_SENTINEL = re.compile(r"^\s*<!--\s*timeline\s*-->\s*$", re.IGNORECASE)
+_TIMELINE_SENTINEL = re.compile(r"^\s*(?:<!--\s*timeline\s*-->|---\s+timeline\s+---)\s*$", re.IGNORECASE)
 _FENCE = re.compile(r"<!--\s*(/?)(takes|facts)\s*-->", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 SUMMARY_MAX = 160
@@ -134,7 +134,7 @@ def _frontmatter_links(value: object) -> list[tuple[str, str, str, str | None]]:
 
 
 def timeline_rows(body: str) -> list[tuple[str, str, str | None]]:
-    """Dated rows under a `Timeline` heading, or anywhere after a `<!-- timeline -->` line (the reference's layout)."""
+    """Dated rows under a `Timeline` heading, or anywhere after a `<!-- timeline -->` (or `--- timeline ---`) line."""
     rows: list[tuple[str, str, str | None]] = []
     level = 0
     for line in body.splitlines():

@@ -17,6 +17,7 @@ def vault(root):
     write(root / "people" / "bob.md", "# Bob\nFriend of [[Ali]].\n")
     write(root / "companies" / "acme.md",
           "---\ntitle: Acme Corp\ntype: company\n---\nA company.\n\n<!-- timeline -->\n- **2024-01-15** | press — Founded\n")
+    write(root / "companies" / "globex.md", "---\ntitle: Globex\n---\nAnother.\n\n--- timeline ---\n- **2023-05-06** | memo — Spun out\n")
     write(root / ".obsidian" / "app.json", "{}")
     write(root / "attachments" / "logo.png", b"\x89PNG\r\n")
     return root
@@ -37,7 +38,7 @@ def test_import_an_obsidian_vault(tmp_path, cli, cli_json, local):
     vault(tmp_path / "v")
     code, rep = cli_json("import", tmp_path / "v")
     assert code == 0, rep
-    assert (rep["created"], rep["updated"], rep["unchanged"], rep["errors"]) == (3, 0, 0, 0)
+    assert (rep["created"], rep["updated"], rep["unchanged"], rep["errors"]) == (4, 0, 0, 0)
     assert rep["skipped_files"] == [
         {"file": ".obsidian/", "reason": "hidden folder, not content"},
         {"file": "attachments/logo.png", "reason": "not markdown (attachment)"},
@@ -52,6 +53,7 @@ def test_import_an_obsidian_vault(tmp_path, cli, cli_json, local):
     assert [link["to"] for link in bob["links"]] == ["people/alice-example"]  # by alias
     acme = local.ok("get_page", slug="companies/acme")
     assert acme["timeline"] == [{"date": "2024-01-15", "summary": "press — Founded", "detail": None}]  # reference layout
+    assert local.ok("get_page", slug="companies/globex")["timeline"][0]["summary"] == "memo — Spun out"
     card = local.ok("entity", name="Acme Corp")["card"]
     assert {"type": "references", "direction": "in", "slug": "people/alice-example", "context": None} in card["edges"]
 
@@ -70,23 +72,23 @@ def test_reimport_is_idempotent_and_picks_up_changes(tmp_path, cli_json, local):
     root = vault(tmp_path / "v")
     cli_json("import", root)
     code, rep = cli_json("import", root)
-    assert (rep["created"], rep["updated"], rep["unchanged"]) == (0, 0, 3)
+    assert (rep["created"], rep["updated"], rep["unchanged"]) == (0, 0, 4)
     # same bytes, new mtime: hashed, still unchanged
     os.utime(root / "people" / "bob.md", ns=(1, 1))
-    assert cli_json("import", root)[1]["unchanged"] == 3
+    assert cli_json("import", root)[1]["unchanged"] == 4
     write(root / "people" / "bob.md", "# Bob\nNow in sales.\n")
     code, rep = cli_json("import", root)
-    assert (rep["updated"], rep["unchanged"]) == (1, 2)
+    assert (rep["updated"], rep["unchanged"]) == (1, 3)
     assert "Now in sales" in local.ok("get_page", slug="people/bob")["body"]
 
 
 def test_dry_run_writes_nothing(tmp_path, cli_json, local):
     root = vault(tmp_path / "v")
     code, rep = cli_json("import", root, "--dry-run")
-    assert code == 0 and rep["dry_run"] and rep["created"] == 3
+    assert code == 0 and rep["dry_run"] and rep["created"] == 4
     assert local.ok("list_pages")["pages"] == []
     code, rep = cli_json("import", root)
-    assert rep["created"] == 3  # the dry run recorded no state either
+    assert rep["created"] == 4  # the dry run recorded no state either
 
 
 def test_every_bad_file_is_counted_and_the_rest_goes_on(tmp_path, cli_json, local):

@@ -285,8 +285,11 @@ class PageStore:
                 f"UPDATE pages SET last_retrieved_at = ? WHERE source_id = ? AND slug IN ({marks})", (now, source, *slugs)
             )
 
-    def adopt_links(self, source: str, slug: str, names: list[str]) -> int:
-        """Point body links whose target is one of `names` and names no live page at `slug`."""
+    def adopt_links(self, source: str, slug: str, names: list[str], *, from_private_only: bool = False) -> int:
+        """Point body links whose target is one of `names` and names no live page at `slug`.
+
+        `from_private_only` (for a private page): only links from private pages, so a world page's
+        links never come to name a private page."""
         if not names:
             return 0
         marks = ",".join("?" * len(names))
@@ -295,6 +298,11 @@ class PageStore:
             "AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.source_id = links.source_id AND p.slug = links.to_slug "
             "AND p.deleted_at IS NULL)"
         )
+        if from_private_only:
+            dangling += (
+                " AND EXISTS (SELECT 1 FROM pages f WHERE f.source_id = links.source_id AND f.slug = links.from_slug "
+                "AND f.visibility = 'private')"
+            )
         args = (source, *names, slug)
         if self.one(f"SELECT 1 FROM links INDEXED BY links_to WHERE {dangling} LIMIT 1", args) is None:
             return 0  # the common case: nothing waits for this page, and no write transaction is spent

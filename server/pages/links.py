@@ -17,13 +17,18 @@ from memverbs.server.names import looks_like_slug, normalize_alias, slugify_path
 Link = tuple[str, str, str, str | None]
 
 
-def resolve_links(ctx: VerbContext, slug: str, links: list[Link]) -> list[Link]:
-    """Body links with their targets resolved to slugs where one live page is meant."""
+def resolve_links(ctx: VerbContext, slug: str, links: list[Link], *, private_page: bool) -> list[Link]:
+    """Body links with their targets resolved to slugs where one live page is meant.
+
+    Only a private page's links may resolve to private pages: a world page's stored links are
+    readable by every caller, and must not name a private page its text does not name.
+    """
+    private_ok = ctx.pages_private_ok and private_page
     out: list[Link] = []
     seen: set[tuple[str, str, str]] = set()
     for to_slug, link_type, link_source, context in links:
         if link_source == "markdown":
-            to_slug = resolve_target(ctx, to_slug) or to_slug
+            to_slug = resolve_target(ctx, to_slug, private_ok=private_ok) or to_slug
         key = (to_slug, link_type, link_source)
         if key not in seen:
             seen.add(key)
@@ -31,8 +36,8 @@ def resolve_links(ctx: VerbContext, slug: str, links: list[Link]) -> list[Link]:
     return out
 
 
-def resolve_target(ctx: VerbContext, target: str) -> str | None:
-    brain, source, private_ok = ctx.brain, ctx.source, ctx.pages_private_ok
+def resolve_target(ctx: VerbContext, target: str, *, private_ok: bool) -> str | None:
+    brain, source = ctx.brain, ctx.source
     if looks_like_slug(target) and brain.page(source, target, allow_private=private_ok) is not None:
         return target
     titled = brain.pages_titled(source, target.lower(), allow_private=private_ok)
@@ -61,5 +66,7 @@ def link_names(draft: PageDraft) -> set[str]:
 
 
 def adopt_dangling_links(ctx: VerbContext, draft: PageDraft) -> int:
-    """Point dangling body links that name this page at it; returns how many moved."""
-    return ctx.brain.adopt_links(ctx.source, draft.slug, sorted(link_names(draft)))
+    """Point dangling body links that name this page at it (only private pages' links, if it is private)."""
+    return ctx.brain.adopt_links(
+        ctx.source, draft.slug, sorted(link_names(draft)), from_private_only=draft.visibility == "private"
+    )

@@ -62,7 +62,7 @@ def put_page(ctx: VerbContext, params: dict) -> dict:
         summary=parsed.summary,
         visibility=parsed.visibility,
         aliases=parsed.aliases,
-        links=resolve_links(ctx, slug, parsed.links),
+        links=resolve_links(ctx, slug, parsed.links, private_page=parsed.visibility == "private"),
         timeline=parsed.timeline,
     )
     created = ctx.brain.save_page(ctx.source, draft, now_ms())

@@ -191,3 +191,19 @@ def test_a_progress_bar_on_a_terminal(tmp_path, env, memverbs_cmd):
     seen = b"".join(chunks)
     assert proc.returncode == 0 and b"30 created" in out
     assert b"importing" in seen and b"\x1b[" in seen  # rich drew (and cleared) a bar on the terminal
+
+
+def test_a_world_page_never_links_by_name_to_a_private_page(tmp_path, cli_json, local, remote):
+    root = tmp_path / "v"
+    write(root / "a-world.md", "# World\nSee [[Secret Plan]] and [[Open Plan]].\n")
+    write(root / "b-open.md", "---\ntitle: Open Plan\n---\nopen\n")
+    write(root / "secret.md", "---\ntitle: Secret Plan\nvisibility: private\n---\nhush\n")
+    write(root / "z-private-note.md", "---\nvisibility: private\n---\n# Note\nSee [[Secret Plan]].\n")
+    assert cli_json("import", root)[1]["created"] == 4
+    world_links = [link["to"] for link in remote.ok("get_page", slug="a-world")["links"]]
+    assert world_links == ["secret plan", "b-open"]  # adopted the world page, not the private one
+    assert [link["to"] for link in local.ok("get_page", slug="z-private-note")["links"]] == ["secret"]
+    # and the other way round: re-putting the world page does not resolve to the private page either
+    write(root / "a-world.md", "# World\nStill [[Secret Plan]].\n")
+    cli_json("import", root)
+    assert [link["to"] for link in remote.ok("get_page", slug="a-world")["links"]] == ["secret plan"]

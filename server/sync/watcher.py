@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from memverbs.server.errors import MemverbsError
 from memverbs.server.sync import scan
 from memverbs.server.sync.importer import FolderPass
 from memverbs.server.sync.report import Report
@@ -207,7 +208,12 @@ def watch(watches: list[FolderWatch], warn: Callable[[str], None], stop: threadi
             w.full_pass("start")  # catch up with what changed while nobody watched
         while not stop.is_set():
             for w in watches:
-                w.tick()
+                try:
+                    w.tick()
+                except (MemverbsError, OSError) as exc:
+                    # A brain locked past its busy timeout, a folder briefly gone: say so, keep watching.
+                    warn(f"{w.fp.folder.root}: {getattr(exc, 'message', None) or exc}; retrying")
+                    stop.wait(1.0)
             stop.wait(TICK_S)
     finally:
         observer.stop()

@@ -18,6 +18,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from memverbs.server.errors import BrainError, MemverbsError
 from memverbs.server.sync import scan
 from memverbs.server.sync.facts_file import read_facts
 from memverbs.server.sync.render import render_page
@@ -49,6 +50,12 @@ class Failure(Exception):
 
 def file_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def unavailable(body: dict) -> None:
+    """An `unavailable` envelope is the brain's state, not the file's: raise it as the brain error it was."""
+    if body.get("error") == "unavailable":
+        raise BrainError(body.get("message", "the brain is unavailable"), body.get("suggestion") or "Retry in a moment.")
 
 
 class FolderPass:
@@ -111,6 +118,8 @@ class FolderPass:
             outcome, why = "skipped", str(exc)
         except Failure as exc:
             outcome, why = "errors", str(exc)
+        except MemverbsError:
+            raise  # the brain cannot serve (locked, gone): not this file's fault, and no later file would fare better
         except Exception as exc:  # noqa: BLE001 - one bad file never aborts the pass
             outcome, why = "errors", f"unexpected {type(exc).__name__}: {exc}"
         report.add(outcome, rel, why)
@@ -193,6 +202,7 @@ class FolderPass:
         outcome = self.dispatcher.call("put_page", {"slug": slug, "content": text})
         if outcome.is_error:
             body = outcome.body
+            unavailable(body)
             raise Failure(f"{body.get('message', 'put_page failed')} {body.get('suggestion') or ''}".strip())
 
     def _updated_at(self, slug: str) -> int | None:
@@ -212,6 +222,7 @@ class FolderPass:
         if self.brain.page(self.source, prev.slug) is not None:
             outcome = self.dispatcher.call("delete_page", {"slug": prev.slug})
             if outcome.is_error:
+                unavailable(outcome.body)
                 report.add("errors", rel, outcome.body.get("message", "delete_page failed"))
                 return
         self.state.forget(self.folder, rel)
@@ -236,6 +247,7 @@ class FolderPass:
                 continue
             outcome = self.dispatcher.call("remember", params)
             if outcome.is_error:
+                unavailable(outcome.body)
                 report.facts["errors"] += 1
                 report.errors.append((f"{entry.rel}:{line}", outcome.body.get("message", "remember failed")))
             else:

@@ -51,6 +51,13 @@ class Changes:
             self.touched.pop(old, None)
             self.touched[new] = time.monotonic()
 
+    def requeue(self, rel: str, moved_from: str | None) -> None:
+        """Put a change back (the brain could not take it yet)."""
+        with self.lock:
+            self.touched.setdefault(rel, time.monotonic())
+            if moved_from is not None:
+                self.moves.setdefault(rel, moved_from)
+
     def settled(self, quiet_s: float) -> list[tuple[str, str | None]]:
         """Paths quiet for `quiet_s`, each with the path it was moved from (if any), taken off the list."""
         now = time.monotonic()
@@ -148,13 +155,18 @@ class FolderWatch:
             settled = [(r, o) for r, o in settled if r]
         if settled:
             report = Report(self.fp.folder.root, self.fp.folder.prefix)
-            for rel, moved_from in settled:
-                if rel.endswith("/"):
-                    for e in scan.walk(os.path.join(self.fp.folder.root, rel)):
-                        if e.kind == "page":
-                            self.apply(rel + e.rel, None, report)
-                    continue
-                self.apply(rel, moved_from, report)
+            for i, (rel, moved_from) in enumerate(settled):
+                try:
+                    if rel.endswith("/"):
+                        for e in scan.walk(os.path.join(self.fp.folder.root, rel)):
+                            if e.kind == "page":
+                                self.apply(rel + e.rel, None, report)
+                        continue
+                    self.apply(rel, moved_from, report)
+                except MemverbsError:
+                    for later, origin in settled[i:]:
+                        self.changes.requeue(later, origin)  # nothing is dropped: retried on a later tick
+                    raise
             if report.changed:
                 self.fp.state.changed(self.fp.folder)
             self.on_report(report, "change")

@@ -166,3 +166,46 @@ def test_one_watcher_for_every_synced_folder(tmp_path, local, cli_json, env, mem
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_locked_brain_delays_a_change_and_loses_nothing(tmp_path, home):
+    """Another process holds the write lock past the busy timeout: the change waits, then lands."""
+    import sqlite3
+    import threading
+
+    from helpers import Client
+    from memverbs.server.brain.sqlite import SqliteBrain
+    from memverbs.server.runtime import Runtime
+    from memverbs.server.sync.importer import FolderPass
+    from memverbs.server.sync.state import SyncState
+    from memverbs.server.sync.watcher import Changes, FolderWatch
+
+    root = tmp_path / "v"
+    write(root / "a.md", "# A\n")
+    rt = Runtime(home)
+    brain = SqliteBrain.open(rt.brain_path, busy_timeout_ms=200)  # give up on the lock quickly
+    try:
+        folder = SyncState(brain, rt.source).folder(str(root), "", "sync")
+        dispatcher = rt.local_dispatcher()
+        dispatcher.open_brain = lambda: brain
+        fp = FolderPass(dispatcher, brain, rt.source, folder)
+        changes = Changes()
+        w = FolderWatch(fp, changes, lambda report, why: None)
+        w.full_pass("start")
+        write(root / "a.md", "# A\nedited while locked\n")
+        changes.touch("a.md")
+        time.sleep(0.2)
+        holder = sqlite3.connect(rt.brain_path, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        try:
+            with pytest.raises(Exception):
+                w.tick()
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+        time.sleep(0.2)
+        w.tick()
+        assert "edited while locked" in Client(dispatcher).ok("get_page", slug="a")["body"]
+    finally:
+        brain.close()
+        rt.close()

@@ -144,3 +144,35 @@ def test_round_trip_property(generated, include_private, tmp_path_factory):
     finally:
         second.close()
     assert files_of(base / "one") == files_of(base / "two")
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(
+    layout=st.lists(
+        st.tuples(st.booleans(), st.booleans(), st.booleans(), st.sampled_from(["world", "private"])), min_size=1, max_size=5
+    )
+)
+def test_without_include_private_no_private_material_leaves(layout, tmp_path_factory):
+    """Private pages, private facts-fence rows (and their continuation lines) and private facts never reach the files."""
+    from helpers import Client, init_home
+    from memverbs.server.runtime import Runtime
+    from memverbs.server.sync.exporter import export_brain
+
+    base = tmp_path_factory.mktemp("priv")
+    rt = Runtime(init_home(base / "h"))
+    try:
+        client = Client(rt.local_dispatcher())
+        for i, (private_page, private_row, continuation, fact_visibility) in enumerate(layout):
+            fm = "---\nvisibility: private\n---\n" if private_page else ""
+            secret = f"SECRET{i}" if private_page else f"open{i}"
+            row = f"- [Private] SECRET-ROW{i}\n" if private_row else f"- open row {i}\n"
+            more = f"  SECRET-CONT{i}\n" if private_row and continuation else ""
+            client.ok("put_page", slug=f"p/n{i}", content=f"{fm}# N{i}\n{secret}\n<!-- facts -->\n{row}{more}- open tail {i}\n<!-- /facts -->\n")
+            client.ok("remember", fact=f"{'SECRET-FACT' if fact_visibility == 'private' else 'open fact'} {i}",
+                      provenance="test", entity=f"p/n{i}", visibility=fact_visibility)
+        export_brain(rt.brain(), rt.source, str(base / "out"), include_private=False)
+    finally:
+        rt.close()
+    text = "".join(b.decode() for b in files_of(base / "out").values())
+    assert "SECRET" not in text
+    assert all(f"open tail {i}" in text for i, (private_page, *_rest) in enumerate(layout) if not private_page)

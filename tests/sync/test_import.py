@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memverbs.server.sync.slugs import path_for_slug, slug_for_path
 from vaults import write
@@ -207,3 +209,38 @@ def test_a_world_page_never_links_by_name_to_a_private_page(tmp_path, cli_json, 
     write(root / "a-world.md", "# World\nStill [[Secret Plan]].\n")
     cli_json("import", root)
     assert [link["to"] for link in remote.ok("get_page", slug="a-world")["links"]] == ["secret plan"]
+
+
+_names = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc"), exclude_characters="/\\\x00"), min_size=1, max_size=12)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(files=st.dictionaries(_names.map(lambda n: n.strip(". ") or "x"), st.one_of(st.binary(max_size=200), st.text(max_size=200)), min_size=1, max_size=6))
+def test_any_folder_imports_without_a_crash_and_every_file_is_accounted_for(files, tmp_path_factory):
+    from helpers import init_home
+    from memverbs.server.runtime import Runtime
+    from memverbs.server.sync.importer import FolderPass
+    from memverbs.server.sync.state import SyncState
+
+    base = tmp_path_factory.mktemp("fuzz")
+    root = base / "v"
+    root.mkdir()
+    for name, content in files.items():
+        try:
+            write(root / (name + ".md"), content if isinstance(content, bytes) else content.encode("utf-8"))
+        except OSError:
+            return  # a name this file system refuses (too long in bytes): nothing to import
+    rt = Runtime(init_home(base / "h"))
+    try:
+        brain = rt.brain()
+        folder = SyncState(brain, rt.source).folder(str(root), "", "import")
+        fp = FolderPass(rt.local_dispatcher(), brain, rt.source, folder)
+        report = fp.run(fp.entries(), follow_deletes=False)
+        again = fp.run(fp.entries(), follow_deletes=False)
+    finally:
+        rt.close()
+    c = report.counts
+    assert c["created"] + c["updated"] + c["unchanged"] + c["skipped"] + c["errors"] == len(files)
+    assert not any("unexpected" in why for _, why in report.errors), report.errors
+    assert again.counts["created"] == again.counts["updated"] == 0  # idempotent whatever the input
+    assert again.counts["unchanged"] == c["created"] + c["updated"] + c["unchanged"]

@@ -83,7 +83,10 @@ class FolderPass:
         present = {e.rel for e in entries}
         unreadable = tuple(e.rel + "/" for e in entries if e.kind == "error" and e.skip and e.skip.startswith("cannot read folder"))
         gone = {rel: f for rel, f in known.items() if rel not in present and f.slug and not rel.startswith(unreadable)}
-        gone_by_hash = {f.file_hash: f for f in gone.values()} if follow_deletes else {}
+        gone_by_hash: dict[str, list[FileState]] = {}
+        if follow_deletes:
+            for f in gone.values():
+                gone_by_hash.setdefault(f.file_hash, []).append(f)
         claimed: dict[str, str] = {}
         facts_entry = None
         for e in entries:
@@ -100,8 +103,9 @@ class FolderPass:
         if facts_entry is not None:
             self.apply_facts(facts_entry, report, known.get(facts_entry.rel))
         if follow_deletes:
+            left = {f.rel_path for files in gone_by_hash.values() for f in files}  # not taken by a rename
             for rel, f in gone.items():
-                if f.file_hash in gone_by_hash:  # not taken by a rename
+                if rel in left:
                     self.remove(rel, f, report)
         if not self.dry_run:
             self.state.pass_done(self.folder, report.changed)
@@ -110,7 +114,7 @@ class FolderPass:
     # -- one file ------------------------------------------------------------
 
     def apply(self, rel: str, path: str, report: Report, prev: FileState | None = None,
-              claimed: dict[str, str] | None = None, gone_by_hash: dict[str, FileState] | None = None) -> str:
+              claimed: dict[str, str] | None = None, gone_by_hash: dict[str, list[FileState]] | None = None) -> str:
         """Bring one file's page up to date; returns the outcome it was counted as."""
         try:
             outcome, why = self._apply(rel, path, prev, claimed if claimed is not None else {}, gone_by_hash or {}, report)
@@ -148,7 +152,8 @@ class FolderPass:
             if not self.dry_run:
                 self._record(rel, slug, got, page["updated_at"])
             return "unchanged", ""
-        renamed_from = gone_by_hash.pop(got.digest, None) if prev is None else None
+        candidates = gone_by_hash.get(got.digest) if prev is None else None
+        renamed_from = candidates.pop(0) if candidates else None
         if renamed_from is not None and renamed_from.slug != slug and page is None:
             if self.dry_run:
                 return "renamed", f"from {renamed_from.rel_path}"

@@ -134,3 +134,15 @@ def test_an_unreadable_folder_in_the_walk_keeps_its_pages(tmp_path, home, local)
         rt.close()
     assert report.counts["deleted"] == 0 and report.errors == [("sub", "cannot read folder: Permission denied")]
     assert local.ok("get_page", slug="sub/b")
+
+
+def test_two_identical_files_one_renamed_one_deleted(tmp_path, cli_json, local):
+    root = tmp_path / "v"
+    write(root / "a.md", "# Same\n")
+    write(root / "b.md", "# Same\n")
+    cli_json("sync", root)
+    os.rename(root / "a.md", root / "c.md")
+    os.unlink(root / "b.md")
+    code, rep = cli_json("sync", root)
+    assert (rep["renamed"], rep["deleted"]) == (1, 1), rep
+    assert local.ok("get_page", slug="c") and local("get_page", slug="a")[1] and local("get_page", slug="b")[1]

@@ -21,7 +21,7 @@ from memverbs.server.sync.importer import FolderPass
 from memverbs.server.sync.report import Report
 from memverbs.server.sync.slugs import slug_for_path
 from memverbs.server.sync.status import HEARTBEAT_MS
-from memverbs.server.sync.writeback import write_back
+from memverbs.server.sync.writeback import LOOK_BACK_MS, write_back
 from memverbs.server.timeparse import now_ms
 
 DEBOUNCE_S = 0.15
@@ -141,6 +141,7 @@ class FolderWatch:
         self.changes = changes
         self.on_report = on_report
         self.last_write_back = 0.0
+        self.written_back_until = 0  # epoch ms: pages stamped before this (less the look-back) were handled
         self.last_beat = 0.0
 
     def full_pass(self, why: str) -> None:
@@ -174,7 +175,9 @@ class FolderWatch:
         if now - self.last_write_back >= WRITE_BACK_EVERY_S:
             self.last_write_back = now
             report = Report(self.fp.folder.root, self.fp.folder.prefix)
-            write_back(self.fp, report)
+            looked_at = now_ms()
+            write_back(self.fp, report, since=self.written_back_until - LOOK_BACK_MS)
+            self.written_back_until = looked_at
             if report.counts["written_back"] or report.errors:
                 self.on_report(report, "write-back")
         if now - self.last_beat >= HEARTBEAT_MS / 1000:

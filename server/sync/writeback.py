@@ -18,21 +18,28 @@ from memverbs.server.sync.state import FileState
 from memverbs.server.timeparse import now_ms
 
 
-def due(brain, source: str, folder_id: int) -> list:
+# A writer stamps updated_at before its transaction commits, so a page can appear with a stamp
+# a little older than the last look: a watcher looks back this far each time.
+LOOK_BACK_MS = 60_000
+
+
+def due(brain, source: str, folder_id: int, since: int = 0) -> list:
+    """Synced pages written since their file's last sync (only those stamped after `since`, when given)."""
     return brain.query(
-        "SELECT sf.rel_path, sf.slug FROM sync_files sf JOIN pages p ON p.source_id = ? AND p.slug = sf.slug "
-        "WHERE sf.folder_id = ? AND sf.slug != '' AND p.deleted_at IS NULL AND p.updated_at > COALESCE(sf.page_updated_at, 0) "
+        "SELECT sf.rel_path, sf.slug FROM pages p INDEXED BY pages_changed "
+        "JOIN sync_files sf ON sf.folder_id = ? AND sf.slug = p.slug "
+        "WHERE p.source_id = ? AND p.updated_at > ? AND p.deleted_at IS NULL AND p.updated_at > COALESCE(sf.page_updated_at, 0) "
         "ORDER BY sf.rel_path",
-        (source, folder_id),
+        (folder_id, source, since),
     )
 
 
-def write_back(folder_pass, report: Report) -> None:
+def write_back(folder_pass, report: Report, since: int = 0) -> None:
     """Write every due page of the pass's folder to its file (or record the conflict)."""
     from memverbs.server.sync.importer import file_hash  # noqa: PLC0415 - importer imports this module's users
 
     fp = folder_pass
-    for row in due(fp.brain, fp.source, fp.folder.id):
+    for row in due(fp.brain, fp.source, fp.folder.id, since):
         rel, slug = row["rel_path"], row["slug"]
         prev = fp.state.file(fp.folder, rel)
         path = Path(fp.folder.root) / rel

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from memverbs.server.errors import MemverbsError
 from memverbs.server.sync import scan
 from memverbs.server.sync.importer import FolderPass
+from memverbs.server.sync.render import render_page
 from memverbs.server.sync.report import Report
 from memverbs.server.sync.slugs import slug_for_path
 from memverbs.server.sync.status import HEARTBEAT_MS
@@ -194,7 +195,12 @@ class FolderWatch:
             old = fp.state.file(fp.folder, moved_from)
             new_slug = slug_for_path(rel, fp.folder.prefix)
             if old is not None and old.slug != new_slug and os.path.exists(path):
-                if fp.brain.page(fp.source, new_slug) is None and fp.brain.page(fp.source, old.slug) is not None:
+                page = fp.brain.page(fp.source, old.slug)
+                if page is not None and old.page_updated_at is not None and page["updated_at"] > old.page_updated_at:
+                    # Written through memverbs since the last sync, then renamed and saved: the file wins here too.
+                    fp.state.add_conflict(fp.folder, rel, new_slug, render_page(fp.brain, fp.source, old.slug) or "")
+                    report.conflicts.append((rel, new_slug))
+                if fp.brain.page(fp.source, new_slug) is None and page is not None:
                     fp.brain.rename_page(fp.source, old.slug, new_slug, now_ms())
                 fp.state.forget(fp.folder, moved_from)
                 sub = Report(report.folder)

@@ -209,3 +209,34 @@ def test_a_locked_brain_delays_a_change_and_loses_nothing(tmp_path, home):
     finally:
         brain.close()
         rt.close()
+
+
+def test_written_through_memverbs_then_renamed_on_disk_keeps_a_conflict(tmp_path, home):
+    from helpers import Client
+    from memverbs.server.runtime import Runtime
+    from memverbs.server.sync.importer import FolderPass
+    from memverbs.server.sync.report import Report
+    from memverbs.server.sync.state import SyncState
+    from memverbs.server.sync.watcher import Changes, FolderWatch
+
+    root = tmp_path / "v"
+    write(root / "a.md", "# A\nfrom the file\n")
+    rt = Runtime(home)
+    try:
+        brain = rt.brain()
+        client = Client(rt.local_dispatcher())
+        folder = SyncState(brain, rt.source).folder(str(root), "", "sync")
+        changes = Changes()
+        w = FolderWatch(FolderPass(rt.local_dispatcher(), brain, rt.source, folder), changes, lambda r, why: None)
+        w.full_pass("start")
+        client.ok("put_page", slug="a", content="# A\nfrom the agent\n")
+        os.rename(root / "a.md", root / "b.md")
+        changes.move("a.md", "b.md")
+        time.sleep(0.2)
+        for rel, moved_from in changes.settled(0.15):
+            w.apply(rel, moved_from, Report(str(root)))
+        kept = SyncState(brain, rt.source).conflicts()
+        assert [(c["rel_path"], c["slug"]) for c in kept] == [("b.md", "b")] and "from the agent" in kept[0]["brain_content"]
+        assert "from the file" in client.ok("get_page", slug="b")["body"]
+    finally:
+        rt.close()

@@ -25,12 +25,14 @@ LOOK_BACK_MS = 60_000
 
 def due(brain, source: str, folder_id: int, since: int = 0) -> list:
     """Synced pages written since their file's last sync (only those stamped after `since`, when given)."""
+    # The pages changed since `since` first (an index range), then their files: SQLite would
+    # otherwise range-scan the pages once per synced file (seconds at 10,000 files).
     return brain.query(
-        "SELECT sf.rel_path, sf.slug FROM pages p INDEXED BY pages_changed "
-        "JOIN sync_files sf ON sf.folder_id = ? AND sf.slug = p.slug "
-        "WHERE p.source_id = ? AND p.updated_at > ? AND p.deleted_at IS NULL AND p.updated_at > COALESCE(sf.page_updated_at, 0) "
-        "ORDER BY sf.rel_path",
-        (folder_id, source, since),
+        "WITH p AS MATERIALIZED (SELECT slug, updated_at FROM pages INDEXED BY pages_changed "
+        "WHERE source_id = ? AND updated_at > ? AND deleted_at IS NULL) "
+        "SELECT sf.rel_path, sf.slug FROM p JOIN sync_files sf ON sf.folder_id = ? AND sf.slug = p.slug "
+        "WHERE p.updated_at > COALESCE(sf.page_updated_at, 0) ORDER BY sf.rel_path",
+        (source, since, folder_id),
     )
 
 

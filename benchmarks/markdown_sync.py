@@ -185,10 +185,11 @@ def render(big: dict, small: dict | None, watch: dict) -> str:
         f"| `sync --watch` save → searchable ({watch['edits']} edits) | p50 {watch['p50_s']} s, p99 {watch['p99_s']} s, max {watch['max_s']} s | p99 ≤ {TARGETS['watch_p99_s']:.0f} s {ok(watch['p99_s'], TARGETS['watch_p99_s'])} |",
     ]
     if small:
+        per_file = (big["reimport_peak_rss_mib"] - small["reimport_peak_rss_mib"]) * 1024 / max(1, big["files"] - small["files"])
         lines.append(
             f"| peak RSS of a re-import | {small['reimport_peak_rss_mib']} MiB at {small['files']:,} files, "
-            f"{big['reimport_peak_rss_mib']} MiB at {big['files']:,} (paths and sync-state rows; contents are never held) "
-            "| flat in the number of files |"
+            f"{big['reimport_peak_rss_mib']} MiB at {big['files']:,} (~{per_file:.1f} KiB per file: its path and sync-state row; "
+            "contents are never held) | flat in the number of files |"
         )
     load = os.getloadavg()
     lines += [

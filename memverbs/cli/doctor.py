@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 from memverbs.cli.output import print_json
 from memverbs.server.brain import migrations
 from memverbs.server.errors import ConfigError
-from memverbs.server.home import Home
+from memverbs.server.home import Home, source_from_env
 from memverbs.server.settings import Settings, load_settings
 from memverbs.server.usage import read_events
 
@@ -51,6 +51,9 @@ def run_checks(home: Home) -> list[Check]:
         checks += remote
     else:
         checks += brain_checks(brain_path)
+        from memverbs.server.sync.status import sync_checks  # noqa: PLC0415
+
+        checks += [Check(*row) for row in sync_checks(brain_path, settings.source if settings else source_from_env())]
         if settings is not None:
             from memverbs.server.providers.health import provider_checks  # noqa: PLC0415 - probes only here
 

@@ -1,27 +1,35 @@
-"""The gate corpus (BENCHMARKS.md §1), seeded in bulk straight into a brain file.
+"""The gate corpus (BENCHMARKS.md §1), grown the way a user grows a brain: through the tools.
 
-Seeding goes through SQL, not the verbs: 200K pages through put_page would
-measure the writer, not the readers. The rows are exactly what the verbs would
-have written (same columns, same derived values), and the brain is created by
-the real migrations, so every index and trigger the verbs rely on is there.
-Seeded brains are cached by size under benchmarks/.cache/ and reused.
+Every row comes from a tool call — put_page, add_link, remember — on a brain
+`memverbs init` would create; nothing else touches the file (no ANALYZE, no
+bulk SQL, no index or statistics step the product never runs itself), so the
+benchmarks measure the product, not a brain the benchmark tuned. The same
+`grow` feeds any MCP server through its tools (benchmarks/side_by_side.py).
+
+The corpus shape per size: PAGES filler pages, 5 `mentions` links per filler
+(add_link), 1.5 noise aliases per filler (frontmatter `aliases:`), 2 facts per
+filler less 1,000 (remember), and 50 target people with two aliases, 40
+`works_at` links and 20 facts each (every 5th a commitment). Grown brains are
+cached by size under benchmarks/.cache/ and reused.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-from memverbs.server.brain.sqlite import SqliteBrain
-from memverbs.server.brain.sqlite_pages import reverse
-from memverbs.server.names import normalize_alias
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 SOURCE = "default"
 TARGETS = 50
+LINKS_PER_PAGE = 5
+
+# Bump when the shape or the growth changes: cached brains of another version are regrown.
+VERSION = "grown-2"
 
 
 @dataclass(frozen=True)
@@ -31,119 +39,165 @@ class Size:
     links: int
     aliases: int
     facts: int
+    targets: int = TARGETS  # smoke runs use fewer (8 at least: a pack asks for 8 distinct targets)
+
+
+def size_of(name: str, pages: int, targets: int = TARGETS) -> Size:
+    # FACTS includes the targets' 20 each (BENCHMARKS.md §1); small sizes keep at least as many noise facts as pages.
+    return Size(name, pages, pages * LINKS_PER_PAGE, pages * 3 // 2, max(pages * 2, targets * 20 + pages), targets)
 
 
 SIZES = {
-    "smoke": Size("smoke", 300, 1_500, 450, 1_600),
-    "20k": Size("20k", 20_000, 100_000, 30_000, 40_000),
-    "200k": Size("200k", 200_000, 1_000_000, 300_000, 400_000),
+    "smoke": size_of("smoke", 300),
+    "1k": size_of("1k", 1_000),
+    "20k": size_of("20k", 20_000),
+    "200k": size_of("200k", 200_000),
 }
+
+Call = Callable[[str, dict], dict]
 
 
 def progress(label: str, done: int, total: int, started: float) -> None:
     if not sys.stderr.isatty() and done not in (0, total):
         return
     pct = 100 * done // max(total, 1)
-    print(f"\r  seeding {label}: {done:>9,}/{total:,} ({pct:3d}%) {time.monotonic() - started:6.1f}s", end="", file=sys.stderr)
+    print(f"\r  growing {label}: {done:>9,}/{total:,} ({pct:3d}%) {time.monotonic() - started:6.1f}s", end="", file=sys.stderr)
     if done == total:
         print(file=sys.stderr)
 
 
-def seed(path: Path, size: Size, now_ms: int) -> None:
-    """Write the corpus into a fresh brain at `path`."""
-    if path.exists():
-        path.unlink()
-    brain = SqliteBrain.open(path, create=True)
-    db = brain.db
+def _page(title: str, type_: str, body: str, **frontmatter) -> str:
+    lines = ["---", f"title: {title}", f"type: {type_}"]
+    lines += [f"{key}: {json.dumps(value)}" for key, value in frontmatter.items()]
+    return "\n".join([*lines, "---", body, ""])
+
+
+def target_page(i: int, pages: int) -> str:
+    return _page(
+        f"Target Person {i}", "person", f"# Target Person {i}\nRuns area {i} at a-company. Synthetic perf-corpus entity.",
+        summary=f"Synthetic target {i} for the entity-card latency gate.",
+        aliases=[f"tp{i}", f"target alias {i}"],
+        links={"works_at": [f"filler/page-{(i * 40 + j) % pages + 1}" for j in range(40)]},
+    )
+
+
+def filler_aliases(n: int, size: Size) -> list[str]:
+    """The noise aliases `alias noise {m}` that point at filler n: m ≡ n−1 (mod PAGES)."""
+    return [f"alias noise {m}" for m in range(n - 1, size.aliases, size.pages)]
+
+
+def grow(call: Call, size: Size, *, every: int = 5_000) -> dict:
+    """Grow the corpus through `call(tool, arguments)`; returns how many calls of each tool it made."""
+    counts = {"put_page": 0, "add_link": 0, "remember": 0}
     started = time.monotonic()
-    db.execute("PRAGMA synchronous = OFF")  # a benchmark corpus, rebuilt on demand
-    with brain.write():
-        pages = []
-        for i in range(TARGETS):
-            slug = f"people/target-person-{i}"
-            body = f"# Target Person {i}\nRuns area {i} at a-company. Synthetic perf-corpus entity."
-            summary = f"Synthetic target {i} for the entity-card latency gate."
-            pages.append((SOURCE, slug, reverse(slug), f"Target Person {i}", "person", body,
-                          f'{{"title": "Target Person {i}", "type": "person", "summary": "{summary}"}}', summary, now_ms, now_ms))
-        for n in range(1, size.pages + 1):
-            slug = f"filler/page-{n}"
-            pages.append((SOURCE, slug, reverse(slug), f"Filler {n}", "note", "# Filler", "{}", None, now_ms, now_ms))
-            if n % 20_000 == 0:
-                progress("pages", n, size.pages, started)
-        db.executemany(
-            "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, created_at, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            pages,
-        )
-        progress("pages", size.pages, size.pages, started)
 
-        per = size.links // size.pages
-        links = []
-        for n in range(1, size.pages + 1):
-            for k in range(1, per + 1):
-                to = ((n * 7919 * k) % size.pages) + 1
-                if to != n:
-                    links.append((SOURCE, f"filler/page-{n}", f"filler/page-{to}", "mentions", "mentions", now_ms))
-        for i in range(TARGETS):
-            for j in range(40):
-                links.append((SOURCE, f"people/target-person-{i}", f"filler/page-{(i * 40 + j) % size.pages + 1}", "works_at", "markdown", now_ms))
-        db.executemany(
-            "INSERT OR IGNORE INTO links (source_id, from_slug, to_slug, link_type, link_source, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            links,
-        )
-        progress("links", len(links), len(links), started)
+    def do(tool: str, args: dict) -> None:
+        body = call(tool, args)
+        if tool == "remember" and body.get("status") != "inserted":
+            raise RuntimeError(f"remember did not insert: {body}")
+        counts[tool] += 1
 
-        aliases = [(SOURCE, f"filler/page-{(n % size.pages) + 1}", f"alias noise {n}", f"alias noise {n}") for n in range(size.aliases)]
-        for i in range(TARGETS):
-            for alias in (f"tp{i}", f"target alias {i}"):
-                aliases.append((SOURCE, f"people/target-person-{i}", alias, normalize_alias(alias)))
-        db.executemany(
-            "INSERT OR IGNORE INTO aliases (source_id, slug, alias, alias_norm, origin) VALUES (?, ?, ?, ?, 'manual')", aliases
-        )
-        progress("aliases", len(aliases), len(aliases), started)
+    for n in range(1, size.pages + 1):
+        aliases = filler_aliases(n, size)
+        content = _page(f"Filler {n}", "note", "# Filler", **({"aliases": aliases} if aliases else {}))
+        do("put_page", {"slug": f"filler/page-{n}", "content": content})
+        if n % every == 0:
+            progress("pages", n, size.pages, started)
+    for i in range(size.targets):
+        do("put_page", {"slug": f"people/target-person-{i}", "content": target_page(i, size.pages)})
+    progress("pages", size.pages, size.pages, started)
 
-        facts = []
-        noise = size.facts - 1_000
-        for n in range(noise):
-            text = f"noise fact {n}"
-            # Spread recording times over the past 30 days so "recent" arms are realistic.
-            at = now_ms - (n * 2_592_000_000) // max(noise, 1) - 86_400_000
-            facts.append((SOURCE, text, text, "fact", f"filler/page-{(n % size.pages) + 1}", "world", "bench", at, at))
-        for i in range(TARGETS):
-            for g in range(1, 21):
-                text = f"target fact {g} about person {i}"
-                kind = "commitment" if g % 5 == 0 else "fact"
-                at = now_ms - (i * 20 + g) * 60_000
-                facts.append((SOURCE, text, text, kind, f"people/target-person-{i}", "world", "bench", at, at))
-        db.executemany(
-            "INSERT INTO facts (source_id, fact, fact_norm, kind, entity_slug, visibility, provenance, valid_from, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            facts,
-        )
-        progress("facts", len(facts), len(facts), started)
-    db.execute("PRAGMA optimize")
-    db.execute("ANALYZE")
-    brain.close()
+    for n in range(1, size.pages + 1):
+        for k in range(1, LINKS_PER_PAGE + 1):
+            to = ((n * 7919 * k) % size.pages) + 1
+            if to != n:
+                do("add_link", {"from": f"filler/page-{n}", "to": f"filler/page-{to}", "link_type": "mentions",
+                                "link_source": "mentions"})
+        if n % every == 0:
+            progress("links", n, size.pages, started)
+    progress("links", size.pages, size.pages, started)
+
+    noise = size.facts - size.targets * 20
+    for n in range(noise):
+        do("remember", {"fact": f"noise fact {n}", "entity": f"filler/page-{(n % size.pages) + 1}", "provenance": "bench"})
+        if n % every == 0:
+            progress("facts", n, size.facts, started)
+    for i in range(size.targets):
+        for g in range(1, 21):
+            do("remember", {"fact": f"target fact {g} about person {i}", "entity": f"people/target-person-{i}",
+                            "provenance": "bench", "kind": "commitment" if g % 5 == 0 else "fact"})
+    progress("facts", size.facts, size.facts, started)
+    return counts
 
 
-def seeded_home(size: Size, now_ms: int, fresh: bool = False) -> Path:
-    """A MEMVERBS_HOME holding the seeded brain, cached between runs."""
+def in_process(home: Path) -> tuple[Call, Callable[[], None]]:
+    """A `call` through memverbs's own dispatcher (the trusted local caller, as the CLI is)."""
+    from memverbs.server.home import Home  # noqa: PLC0415
+    from memverbs.server.runtime import Runtime  # noqa: PLC0415
+
+    runtime = Runtime(Home(home))
+
+    dispatcher = runtime.local_dispatcher()
+
+    def call(tool: str, args: dict) -> dict:
+        outcome = dispatcher.call(tool, args)
+        if outcome.is_error:
+            raise RuntimeError(f"{tool} failed while growing the corpus: {outcome.body}")
+        return outcome.body
+
+    return call, runtime.close
+
+
+def init_home(home: Path) -> None:
+    """What `memverbs init` leaves: a home with an empty, migrated brain."""
+    from memverbs.server.home import Home  # noqa: PLC0415
+    from memverbs.server.runtime import Runtime  # noqa: PLC0415
+
+    home.mkdir(parents=True, exist_ok=True)
+    runtime = Runtime(Home(home))
+    runtime.create_brain()
+    runtime.close()
+
+
+def grow_home(home: Path, size: Size) -> dict:
+    """A fresh home at `home` with the corpus grown into it through memverbs's tools."""
+    shutil.rmtree(home, ignore_errors=True)
+    init_home(home)
+    call, close = in_process(home)
+    started = time.monotonic()
+    try:
+        counts = grow(call, size)
+    finally:
+        close()
+    return {"calls": counts, "seconds": round(time.monotonic() - started, 1)}
+
+
+def grown_home(size: Size, fresh: bool = False) -> Path:
+    """A MEMVERBS_HOME holding the grown brain, cached between runs."""
     home = CACHE / f"home-{size.name}"
-    brain = home / "brain.db"
-    marker = home / ".seeded"
-    if fresh or not marker.exists():
-        shutil.rmtree(home, ignore_errors=True)
-        home.mkdir(parents=True)
-        seed(brain, size, now_ms)
-        marker.write_text(str(now_ms))
+    marker = home / ".grown"
+    try:
+        cached = json.loads(marker.read_text())["version"] == VERSION
+    except (FileNotFoundError, ValueError, KeyError):
+        cached = False
+    if fresh or not cached:
+        print(f"  growing the {size.name} corpus through the tools (cached for later runs)", file=sys.stderr)
+        info = grow_home(home, size)
+        marker.write_text(json.dumps({"version": VERSION, **info}))
     return home
 
 
-def working_copy(size: Size, now_ms: int, dest: Path) -> Path:
-    """A private copy of the cached brain for a run that writes (delta moves pages, remember adds facts)."""
-    src = seeded_home(size, now_ms)
+def growth_info(size: Size) -> dict:
+    try:
+        return json.loads((CACHE / f"home-{size.name}" / ".grown").read_text())
+    except (FileNotFoundError, ValueError):
+        return {}
+
+
+def working_copy(size: Size, dest: Path) -> Path:
+    """A private copy of the cached home for a run that writes (delta moves pages, remember adds facts)."""
+    src = grown_home(size)
     if dest.exists():
         shutil.rmtree(dest)
-    dest.mkdir(parents=True)
-    shutil.copy2(src / "brain.db", dest / "brain.db")
+    shutil.copytree(src, dest, ignore=shutil.ignore_patterns(".grown"))
     return dest

@@ -6,7 +6,11 @@ import re
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
-HEADER = "# Benchmark results\n\nThe latest numbers of every benchmark under benchmarks/ (`python -m benchmarks` and the modules named in each section).\n"
+HEADER = (
+    "# Benchmark results\n\nRegenerate the gate-corpus and vector sections with one command, on a quiet machine if you can:\n"
+    "`python -m benchmarks` (1k and 20k brains grown through the tools, cached under benchmarks/.cache/;\n"
+    "add `--sizes 1k,20k,200k` for the 200k brain). The other sections name their own modules.\n"
+)
 
 
 def replace_section(begin: str, end: str, section: str) -> None:

@@ -83,8 +83,10 @@ def reindex(brain, embedder, *, progress: Progress | None = None, prune: bool = 
     if space is not None and report.dims:
         # Build the index now (SQLite: the shared snapshot), so no search pays for it.
         tell("writing snapshot", 0, 1)
-        brain.build_vector_index(space, report.dims)
+        graph = brain.build_vector_index(space, report.dims)
         tell("writing snapshot", 1, 1)
+        if graph:  # a big brain's ANN graph, built here rather than behind a server
+            tell("building vector graph", 1, 1)
     return report
 
 

@@ -49,6 +49,8 @@ class Runtime:
         if self._quick is None or not self._quick.sure:
             self.validate_settings()
         self._brain: Brain | None = None
+        # A long-lived process (a server) builds a big brain's vector graph in the background.
+        self.build_graphs = False
         # Costs nothing to build: keys, httpx and numpy wait for the first call that needs them.
         self.providers = providers or Providers(None, load=lambda: self.settings)
 
@@ -102,7 +104,8 @@ class Runtime:
     def _open(self, *, create: bool = False) -> Brain:
         if self.config_error is not None:
             raise self.config_error
-        return open_brain(self.brain_location, create=create, busy_timeout_ms=self.busy_timeout_ms, pool_size=self.pool_size)
+        return open_brain(self.brain_location, create=create, busy_timeout_ms=self.busy_timeout_ms,
+                          pool_size=self.pool_size, build_graphs=self.build_graphs)
 
     def brain(self) -> Brain:
         if self._brain is None:

@@ -1,31 +1,94 @@
-"""A smoke-sized run of every benchmark: they keep working, and each measured call did real work.
+"""Smoke-sized runs of the benchmarks: they keep working, and each measured call did real work.
 
 Never timing: the benchmarks themselves raise when a call did no work (a pack
 without its 8 cards, a delta without its 50 pages, a hook that printed nothing).
+The corpora are grown through the tools, as the real runs grow theirs.
 """
+
+import shutil
+import sqlite3
 
 import pytest
 
-from benchmarks import concurrency, corpus, startup, verbs
-from memverbs.server.timeparse import now_ms
+from benchmarks import __main__ as bench
+from benchmarks import concurrency, corpus, side_by_side, startup, verbs
+
+TINY = corpus.size_of("tiny", 150, targets=8)
+VERBS = {"entity", "context_pack", "delta", "recall_entity", "recall_query", "remember"}
 
 
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory):
     home = tmp_path_factory.mktemp("bench") / "home"
-    home.mkdir()
-    corpus.seed(home / "brain.db", corpus.SIZES["smoke"], now_ms())
+    corpus.grow_home(home, TINY)
     return home
 
 
-def test_verb_benchmarks_do_real_work(smoke, tmp_path):
-    import shutil
+def copy(home, dest):
+    shutil.copytree(home, dest)
+    return dest
 
-    shutil.copy2(smoke / "brain.db", tmp_path / "brain.db")
-    results = verbs.run_verbs(tmp_path)
-    assert {"entity", "context_pack", "delta", "recall_entity", "recall_query", "remember_rate"} <= set(results)
-    assert results["entity"]["n"] == 200 and results["context_pack"]["n"] == 100
-    assert results["remember_rate"]["facts_per_s"] > 0
+
+def test_the_corpus_is_grown_through_the_tools_into_the_state_the_product_reaches(smoke, tmp_path):
+    db = sqlite3.connect(smoke / "brain.db")
+    pages = db.execute("SELECT count(*) FROM pages WHERE deleted_at IS NULL").fetchone()[0]
+    mentions = db.execute("SELECT count(*) FROM links WHERE link_source = 'mentions'").fetchone()[0]
+    works_at = db.execute("SELECT count(*) FROM links WHERE link_type = 'works_at'").fetchone()[0]
+    aliases = db.execute("SELECT count(*) FROM aliases").fetchone()[0]
+    facts = db.execute("SELECT count(*) FROM facts").fetchone()[0]
+    db.close()
+    assert pages == TINY.pages + TINY.targets
+    assert mentions >= TINY.links * 0.9 and works_at == TINY.targets * 40
+    assert aliases == TINY.aliases + 2 * TINY.targets and facts == TINY.facts
+    assert bench.state_check(smoke, tmp_path) == {"statistics_tables": [], "schema_matches_init": True}
+
+
+@pytest.fixture(scope="module")
+def growth(smoke, tmp_path_factory):
+    """The same calls, at the op layer and over stdio, on the tiny brain and on one twice its size."""
+    tmp = tmp_path_factory.mktemp("growth")
+    bigger = corpus.size_of("bigger", 300, targets=TINY.targets)
+    big_home = tmp / "bigger"
+    info = corpus.grow_home(big_home, bigger)
+    assert info["calls"]["put_page"] == bigger.pages + bigger.targets
+    report = {"machine": bench.machine(), "sizes": {}}
+    for name, home, size in (("1k", smoke, TINY), ("20k", big_home, bigger)):
+        report["sizes"][name] = {
+            "corpus": size.__dict__,
+            "state": bench.state_check(home, tmp / name),
+            "op_layer": verbs.op_layer(copy(home, tmp / f"op-{name}"), scale=0.05, targets=size.targets),
+            "stdio": verbs.over_stdio(copy(home, tmp / f"io-{name}"), startup.memverbs_cmd(), scale=0.05,
+                                      settle_s=0.2, targets=size.targets),
+        }
+    return report
+
+
+def test_verb_benchmarks_do_real_work_at_the_op_layer_and_over_stdio(growth):
+    for out in growth["sizes"].values():
+        assert set(out["op_layer"]) == VERBS and all(r["n"] >= 5 for r in out["op_layer"].values())
+        assert set(out["stdio"]) == VERBS | {"ping"} and all(r["n"] >= 5 for r in out["stdio"].values())
+
+
+def test_growth_report_compares_the_same_calls_on_brains_of_two_sizes(growth):
+    text = bench.markdown(growth)
+    assert "### Growth: the same calls on brains grown to 1k, 20k pages" in text
+    table = text[text.index("### Growth"):]
+    for verb in ("ping", "entity", "context_pack", "delta", "remember"):
+        assert f"| {verb} |" in table
+    assert text.count("schema identical to a fresh `memverbs init`: yes") == 2
+
+
+def test_side_by_side_runs_against_another_server(tmp_path):
+    cmd = startup.memverbs_cmd()
+    tiny = corpus.size_of("sbs", 20, targets=8)
+    report = side_by_side.run([*cmd, "serve", "--surface", "full"], tiny, other_init=[*cmd, "init"], settle_s=0.2,
+                              scale=0.05)
+    assert set(report["verbs"]) == VERBS | {"ping"}
+    for r in report["verbs"].values():
+        assert r["other_check_failures"] == 0 and r["memverbs"]["n"] == r["other"]["n"] >= 5
+        assert r["ratio_p99"] > 0
+    assert report["growth_calls"]["memverbs"] == report["growth_calls"]["other"]
+    assert "| entity |" in side_by_side.table(report)
 
 
 def test_startup_benchmarks_do_real_work(smoke):

@@ -15,7 +15,7 @@ from memverbs.cli.output import print_json
 from memverbs.server.brain import migrations
 from memverbs.server.brain.factory import locate
 from memverbs.server.errors import ConfigError
-from memverbs.server.home import Home
+from memverbs.server.home import Home, source_from_env
 from memverbs.server.settings import Settings, load_settings
 from memverbs.server.usage import read_events
 
@@ -61,6 +61,10 @@ def run_checks(home: Home) -> list[Check]:
             checks += [Check(*row) for row in postgres_checks(where)]
         elif where is not None:
             checks += brain_checks(where.path)
+        if where is not None:
+            from memverbs.server.sync.status import sync_checks  # noqa: PLC0415
+
+            checks += [Check(*row) for row in sync_checks(where, settings.source if settings else source_from_env())]
         if settings is not None and where is not None:
             from memverbs.server.providers.health import provider_checks  # noqa: PLC0415 - probes only here
 

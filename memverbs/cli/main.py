@@ -91,6 +91,7 @@ GROUPS = (
                 "delta", "synthesize")),
     ("pages", ("put-page", "get-page", "list-pages", "search", "delete-page", "add-link", "add-alias",
                "add-timeline-entry", "backlinks", "timeline")),
+    ("markdown folders", ("import", "export", "sync")),
     ("harnesses", ("install", "uninstall", "hook")),
     ("remote", ("serve", "connect", "disconnect", "auth", "remote-header", "whoami")),
     ("maintenance", ("init", "config", "doctor", "stats", "reindex", "migrate", "protocol", "call", "completion")),
@@ -390,6 +391,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true", help="continue a copy that was interrupted")
     _json(p, "the copy's counts as JSON")
 
+    from memverbs.cli.sync import add_parsers as add_sync_parsers  # noqa: PLC0415 - argparse only
+
+    add_sync_parsers(sub, add)
     _ops_parser(sub, add)
     _browse_parsers(sub, add)
     parser.epilog = _grouped(helps) + "\n\n" + EXIT_CODES + "\nRun `memverbs COMMAND --help` for a command's options."
@@ -499,6 +503,10 @@ def main(argv: list[str] | None = None) -> int:
             from memverbs.cli.doctor import run_doctor  # noqa: PLC0415
 
             return run_doctor(args)
+        if args.command in ("import", "export", "sync"):
+            from memverbs.cli import sync  # noqa: PLC0415
+
+            return {"import": sync.run_import, "export": sync.run_export, "sync": sync.run_sync}[args.command](args)
         from memverbs.cli.ops import run_op  # noqa: PLC0415
 
         return run_op(args)

@@ -59,6 +59,18 @@ class PageDraft:
     markdown: str | None = None  # the page's source as stored, for `get-page --raw`
 
 
+def draft_aliases(draft: PageDraft) -> list[tuple[str, str]]:
+    """The draft's aliases as (alias, normalised) pairs, one per normalised form, first spelling kept."""
+    from memverbs.server.names import normalize_alias  # noqa: PLC0415
+
+    seen: dict[str, str] = {}
+    for alias in draft.aliases:
+        norm = normalize_alias(alias)
+        if norm and norm not in seen:
+            seen[norm] = alias
+    return [(alias, norm) for norm, alias in seen.items()]
+
+
 @dataclass
 class NewFact:
     fact: str
@@ -110,21 +122,23 @@ def unpack(blobs: list[bytes], dims: int) -> np.ndarray:
     return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dims).astype(np.float32, copy=False)
 
 
-class VectorIndex(Protocol):
-    """One vector space's page vectors, as the vector arm scores a query against them.
+class ScoredQuery(Protocol):
+    """One query scored against a space: the best vectors, or the cosines of particular ones.
 
-    `scores` returns an opaque handle for one query (an array of cosines for an
-    exact scan, the query itself for a database-side index); `top` and
-    `scores_of` read it. Cosines are real cosines, whichever index answers.
-    """
+    Cosines are real cosines whichever index answers (an exact scan, a graph that only
+    nominates candidates, or the database's own HNSW index)."""
+
+    def top(self, k: int) -> list[tuple[int, float]]: ...
+
+    def of(self, vector_ids: list[int]) -> dict[int, float]: ...
+
+
+class VectorIndex(Protocol):
+    """One vector space's page vectors, as the vector arm scores a query against them."""
 
     def __len__(self) -> int: ...
 
-    def scores(self, query: np.ndarray) -> Any: ...
-
-    def top(self, scores: Any, k: int) -> list[tuple[int, float]]: ...
-
-    def scores_of(self, scores: Any, vector_ids: list[int]) -> dict[int, float]: ...
+    def search(self, query: np.ndarray) -> ScoredQuery: ...
 
 
 # -- the brain -----------------------------------------------------------------------
@@ -254,8 +268,9 @@ class Brain(Protocol):
     def vector_index(self, space_id: int, dims: int) -> VectorIndex:
         """The brain's index of a space's page vectors, brought up to date (shared within a process)."""
         ...
-    def build_vector_index(self, space_id: int, dims: int) -> None:
-        """Prepare the index ahead of queries (reindex calls it after filling vectors)."""
+    def build_vector_index(self, space_id: int, dims: int) -> bool:
+        """Prepare the index ahead of queries (reindex calls it after filling vectors); True when an
+        approximate graph now answers (SQLite's HNSW over a big snapshot, pgvector's HNSW)."""
         ...
     def vector_index_kind(self) -> str:
         """What answers the vector arm, in words for doctor (e.g. "exact scan, memory-mapped snapshot")."""
@@ -268,6 +283,7 @@ __all__ = [
     "NewFact",
     "PageDraft",
     "Row",
+    "ScoredQuery",
     "SearchQuery",
     "TokenNameTaken",
     "VectorIndex",

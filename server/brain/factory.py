@@ -83,10 +83,13 @@ def open_brain(
     read_only: bool = False,
     busy_timeout_ms: int = 10_000,
     pool_size: int = 4,
+    build_graphs: bool = False,
 ) -> Brain:
     """Open the brain at `location`: with `create`, initialise it; its schema is current or refused.
 
-    `read_only` is doctor's look: nothing is written, pending migrations included.
+    `read_only` is doctor's look: nothing is written, pending migrations included. `build_graphs`
+    says the process lives long enough to build a big SQLite brain's vector graph in the
+    background (a server); Postgres keeps its HNSW index in the database, so it has no such step.
     """
     if location.backend == "postgres":
         try:
@@ -104,4 +107,6 @@ def open_brain(
 
     if read_only:
         return SqliteBrain.open_read_only(location.path)
-    return SqliteBrain.open(location.path, create=create, busy_timeout_ms=busy_timeout_ms)
+    brain = SqliteBrain.open(location.path, create=create, busy_timeout_ms=busy_timeout_ms)
+    brain.build_graphs = build_graphs
+    return brain

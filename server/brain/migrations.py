@@ -236,6 +236,62 @@ _PAGE_MARKDOWN = """
 """
 
 
+# Index shapes that leave the planner no worse choice on a brain that was never
+# analysed (memverbs never runs ANALYZE; docs/architecture.md, "Query plans"):
+# without statistics SQLite ranks indexes by how many leading columns a query
+# pins, covering before not, so a covering index with both equalities beats a
+# covering index that pins only the source (which scans the source's rows).
+_PLAN_INDEXES = """
+        DROP INDEX aliases_norm;
+        CREATE INDEX aliases_lookup ON aliases (source_id, alias_norm, slug);
+        DROP INDEX links_to;
+        CREATE INDEX links_in ON links (source_id, to_slug, from_slug, link_source);
+"""
+
+
+# Markdown folders kept in step with the brain (`memverbs import` / `sync`): one row per
+# folder and per file, so a restart resumes from what was last synced, and the brain's
+# side of every conflict (the file wins) kept until someone looks at it.
+_MARKDOWN_SYNC_STATE = """
+        CREATE TABLE sync_folders (
+            id             INTEGER PRIMARY KEY,
+            source_id      TEXT NOT NULL,
+            root           TEXT NOT NULL,                 -- absolute, resolved path of the folder
+            slug_prefix    TEXT NOT NULL DEFAULT '',
+            mode           TEXT NOT NULL CHECK (mode IN ('import', 'sync')),
+            created_at     INTEGER NOT NULL,
+            last_pass_at   INTEGER,                       -- end of the last complete pass
+            last_change_at INTEGER,                       -- last file change applied to the brain
+            watcher_pid    INTEGER,                       -- a running `sync --watch`, if any
+            watcher_beat   INTEGER,                       -- its last heartbeat
+            UNIQUE (source_id, root)
+        );
+
+        CREATE TABLE sync_files (
+            folder_id       INTEGER NOT NULL REFERENCES sync_folders (id),
+            rel_path        TEXT NOT NULL,                -- posix path inside the folder
+            slug            TEXT NOT NULL,
+            file_hash       TEXT NOT NULL,                -- sha256 of the bytes last synced
+            size            INTEGER NOT NULL,
+            mtime_ns        INTEGER NOT NULL,
+            page_updated_at INTEGER,                      -- the page's updated_at after that sync
+            synced_at       INTEGER NOT NULL,
+            PRIMARY KEY (folder_id, rel_path)
+        );
+        CREATE INDEX sync_files_slug ON sync_files (folder_id, slug);
+
+        CREATE TABLE sync_conflicts (
+            id            INTEGER PRIMARY KEY,
+            folder_id     INTEGER NOT NULL REFERENCES sync_folders (id),
+            rel_path      TEXT NOT NULL,
+            slug          TEXT NOT NULL,
+            brain_content TEXT NOT NULL,                  -- the brain's version the file overrode
+            detected_at   INTEGER NOT NULL,
+            resolved_at   INTEGER
+        );
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -243,6 +299,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0004_chunks_and_vectors", _VECTORS),
     Migration("0005_fact_moves", _FACT_MOVES),
     Migration("0006_page_markdown", _PAGE_MARKDOWN),
+    Migration("0007_plan_indexes", _PLAN_INDEXES),
+    Migration("0008_markdown_sync_state", _MARKDOWN_SYNC_STATE),
 )
 
 

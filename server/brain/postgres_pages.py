@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from memverbs.server.brain.base import PageDraft, SearchQuery
+from memverbs.server.brain.base import PageDraft, SearchQuery, draft_aliases
 from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.brain.postgres_search import RANK_WEIGHTS, snippet, tsquery
-from memverbs.server.brain.sqlite_pages import _prefix_upper, draft_aliases, reverse
+from memverbs.server.brain.sqlite_pages import _prefix_upper, reverse
 
 _LIVE = "deleted_at IS NULL AND (%s OR visibility = 'world')"
 _PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_retrieved_at"

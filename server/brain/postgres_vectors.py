@@ -55,32 +55,39 @@ class PgVectorIndex:
     def __len__(self) -> int:
         return self.brain.one("SELECT count(*) FROM text_vectors WHERE space_id = %s", (self.space_id,))[0]
 
-    def scores(self, query):
-        """For a database-side index the handle is the query itself, in pgvector's text form."""
+    def search(self, query) -> PgScores:
         from memverbs.server.brain.base import pack  # noqa: PLC0415
 
-        return vector_literal(pack(query))
+        return PgScores(self, vector_literal(pack(query)))
 
-    def top(self, scores, k: int) -> list[tuple[int, float]]:
+
+class PgScores:
+    """One query against the server's HNSW index; the query travels in pgvector's text form."""
+
+    def __init__(self, index: PgVectorIndex, literal: str) -> None:
+        self.index, self.literal = index, literal
+
+    def top(self, k: int) -> list[tuple[int, float]]:
         if k <= 0:
             return []
+        ix, cast = self.index, self.index._cast
         # hnsw.ef_search bounds how many neighbours a scan can return: raise it to k for this query.
-        with self.brain.connection() as conn, conn.transaction():
+        with ix.brain.connection() as conn, conn.transaction():
             conn.execute(f"SET LOCAL hnsw.ef_search = {min(max(int(k), 40), HNSW_EF_SEARCH_MAX)}")
             rows = conn.execute(
-                f"SELECT id, 1 - (embedding::{self._cast} <=> %s::{self._cast}) AS cosine FROM text_vectors "
-                f"WHERE space_id = %s ORDER BY embedding::{self._cast} <=> %s::{self._cast} LIMIT %s",
-                (scores, self.space_id, scores, int(k)),
+                f"SELECT id, 1 - (embedding::{cast} <=> %s::{cast}) AS cosine FROM text_vectors "
+                f"WHERE space_id = %s ORDER BY embedding::{cast} <=> %s::{cast} LIMIT %s",
+                (self.literal, ix.space_id, self.literal, int(k)),
             ).fetchall()
         return [(int(r[0]), float(r[1])) for r in rows]
 
-    def scores_of(self, scores, vector_ids: list[int]) -> dict[int, float]:
+    def of(self, vector_ids: list[int]) -> dict[int, float]:
         if not vector_ids:
             return {}
-        rows = self.brain.query(
-            f"SELECT id, 1 - (embedding::{self._cast} <=> %s::{self._cast}) FROM text_vectors "
-            "WHERE id = ANY(%s) AND space_id = %s",
-            (scores, list(vector_ids), self.space_id),
+        ix, cast = self.index, self.index._cast
+        rows = ix.brain.query(
+            f"SELECT id, 1 - (embedding::{cast} <=> %s::{cast}) FROM text_vectors WHERE id = ANY(%s) AND space_id = %s",
+            (self.literal, list(vector_ids), ix.space_id),
         )
         return {int(r[0]): float(r[1]) for r in rows}
 
@@ -220,11 +227,14 @@ class VectorStore:
         index.refresh(self)
         return index
 
-    def build_vector_index(self, space_id: int, dims: int) -> None:
-        """pgvector: make sure the space's HNSW index exists (a brain copied in, or grown before it)."""
-        if self.pgvector:
-            with self.write() as db:
-                db.execute(hnsw_index_sql(space_id, dims))
+    def build_vector_index(self, space_id: int, dims: int) -> bool:
+        """pgvector: make sure the space's HNSW index exists (a brain copied in, or grown before it).
+        Without it the exact scan needs nothing built ahead (no snapshot file on this backend)."""
+        if not self.pgvector:
+            return False
+        with self.write() as db:
+            db.execute(hnsw_index_sql(space_id, dims))
+        return True
 
     def vector_index_kind(self) -> str:
         if self.pgvector:

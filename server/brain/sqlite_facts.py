@@ -171,8 +171,11 @@ class FactStore:
         if not slugs:
             return []
         marks = ",".join("?" * len(slugs))
+        # Pinned: unpinned, the planner walks every fact of the source in valid_from order to
+        # skip the sort, a full scan for entities with few facts (docs/architecture.md, "Query plans").
         return self.query(
-            f"SELECT {FACT_COLS} FROM facts WHERE source_id = ? AND entity_slug IN ({marks}) AND {_ACTIVE} AND {_WORLD} "
+            f"SELECT {FACT_COLS} FROM facts INDEXED BY facts_entity WHERE source_id = ? AND entity_slug IN ({marks}) "
+            f"AND {_ACTIVE} AND {_WORLD} "
             "ORDER BY valid_from DESC, id DESC LIMIT ?",
             (source, *slugs, now, world_only, limit),
         )

@@ -10,9 +10,8 @@ import json
 import sqlite3
 from collections.abc import Callable
 
-from memverbs.server.brain.base import PageDraft, SearchQuery
+from memverbs.server.brain.base import PageDraft, SearchQuery, draft_aliases
 from memverbs.server.brain.sqlite_fts import fts5_match
-from memverbs.server.names import normalize_alias
 
 _LIVE = "deleted_at IS NULL AND (? OR visibility = 'world')"
 _PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_retrieved_at"
@@ -51,7 +50,11 @@ class PageStore:
     # -- entity resolution ---------------------------------------------------
 
     def alias_slugs(self, source: str, alias_norm: str) -> list[str]:
-        rows = self.query("SELECT DISTINCT slug FROM aliases WHERE source_id = ? AND alias_norm = ?", (source, alias_norm))
+        # Pinned: on a brain without statistics SQLite may prefer the (source_id, slug, alias_norm)
+        # key and scan every alias of the source; aliases_lookup makes it one index range.
+        rows = self.query(
+            "SELECT DISTINCT slug FROM aliases INDEXED BY aliases_lookup WHERE source_id = ? AND alias_norm = ?", (source, alias_norm)
+        )
         return [r[0] for r in rows]
 
     def pages_titled(self, source: str, title_lower: str, *, allow_private: bool) -> list[sqlite3.Row]:
@@ -297,17 +300,55 @@ class PageStore:
                 f"UPDATE pages SET last_retrieved_at = ? WHERE source_id = ? AND slug IN ({marks})", (now, source, *slugs)
             )
 
+    def adopt_links(self, source: str, slug: str, names: list[str], *, from_private_only: bool = False) -> int:
+        """Point body links whose target is one of `names` and names no live page at `slug`.
+
+        `from_private_only` (for a private page): only links from private pages, so a world page's
+        links never come to name a private page."""
+        if not names:
+            return 0
+        marks = ",".join("?" * len(names))
+        dangling = (  # links_in by name: the planner would otherwise scan every link of the source
+            f"source_id = ? AND to_slug IN ({marks}) AND link_source = 'markdown' AND from_slug != ? "
+            "AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.source_id = links.source_id AND p.slug = links.to_slug "
+            "AND p.deleted_at IS NULL)"
+        )
+        if from_private_only:
+            dangling += (
+                " AND EXISTS (SELECT 1 FROM pages f WHERE f.source_id = links.source_id AND f.slug = links.from_slug "
+                "AND f.visibility = 'private')"
+            )
+        args = (source, *names, slug)
+        if self.one(f"SELECT 1 FROM links INDEXED BY links_in WHERE {dangling} LIMIT 1", args) is None:
+            return 0  # the common case: nothing waits for this page, and no write transaction is spent
+        with self.write() as db:
+            moved = db.execute(f"UPDATE OR IGNORE links INDEXED BY links_in SET to_slug = ? WHERE {dangling}", (slug, *args)).rowcount
+            # A page that already links here both ways keeps one link: drop the now-duplicate dangling row.
+            db.execute(f"DELETE FROM links INDEXED BY links_in WHERE {dangling}", args)
+            return moved
+
+    def rename_page(self, source: str, old: str, new: str, now: int) -> None:
+        """Move a page to a new slug with everything that hangs off it: aliases, links, timeline, facts."""
+        with self.write() as db:
+            # A soft-deleted page at the new slug gives way (its row only, never a live page: callers check).
+            gone = db.execute("SELECT id FROM pages WHERE source_id = ? AND slug = ? AND deleted_at IS NOT NULL", (source, new)).fetchone()
+            if gone is not None:
+                db.execute("DELETE FROM chunks WHERE page_id = ?", (gone["id"],))
+                db.execute("DELETE FROM pages WHERE id = ?", (gone["id"],))
+            db.execute(
+                "UPDATE pages SET slug = ?, slug_rev = ?, updated_at = ? WHERE source_id = ? AND slug = ?",
+                (new, reverse(new), now, source, old),
+            )
+            db.execute("UPDATE OR IGNORE aliases SET slug = ? WHERE source_id = ? AND slug = ?", (new, source, old))
+            db.execute("DELETE FROM aliases WHERE source_id = ? AND slug = ?", (source, old))
+            db.execute("UPDATE OR IGNORE links SET from_slug = ? WHERE source_id = ? AND from_slug = ?", (new, source, old))
+            db.execute("UPDATE OR IGNORE links SET to_slug = ? WHERE source_id = ? AND to_slug = ?", (new, source, old))
+            db.execute("DELETE FROM links WHERE source_id = ? AND (from_slug = ? OR to_slug = ?)", (source, old, old))
+            db.execute("UPDATE timeline SET slug = ? WHERE source_id = ? AND slug = ?", (new, source, old))
+            db.execute("UPDATE facts SET entity_slug = ? WHERE source_id = ? AND entity_slug = ?", (new, source, old))
+
     def page_links(self, source: str, slug: str) -> list[sqlite3.Row]:
         return self.query(
             "SELECT to_slug, link_type, link_source, context FROM links WHERE source_id = ? AND from_slug = ? ORDER BY id",
             (source, slug),
         )
-
-
-def draft_aliases(draft: PageDraft) -> list[tuple[str, str]]:
-    seen: dict[str, str] = {}
-    for alias in draft.aliases:
-        norm = normalize_alias(alias)
-        if norm and norm not in seen:
-            seen[norm] = alias
-    return [(alias, norm) for norm, alias in seen.items()]

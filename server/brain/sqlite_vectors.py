@@ -30,6 +30,7 @@ _INDEXES_LOCK = threading.Lock()
 
 class VectorStore:
     db: sqlite3.Connection
+    build_graphs = False  # set by the factory for a long-lived process (a server)
 
     # -- spaces ------------------------------------------------------------------
 
@@ -173,17 +174,22 @@ class VectorStore:
             index = _INDEXES.get(key)
             if index is None:
                 index = _INDEXES[key] = VectorIndex(space_id, dims, self.vector_snapshot_dir)
+            # A long-lived process (a server) builds a big brain's graph aside; one-shot calls never do.
+            index.build_graphs = index.build_graphs or self.build_graphs
         index.refresh(self)
         return index
 
-    def build_vector_index(self, space_id: int, dims: int) -> None:
-        """Write the shared snapshot now, so no search pays for reading every vector out of SQLite."""
+    def build_vector_index(self, space_id: int, dims: int) -> bool:
+        """Write the shared snapshot now, so no search pays for reading every vector out of SQLite, and
+        a big snapshot's HNSW graph (vector_ann.py) in the foreground; True when a graph is in use."""
         from memverbs.server.brain.vector_index import VectorIndex  # noqa: PLC0415
 
-        VectorIndex(space_id, dims, self.vector_snapshot_dir).refresh(self)
+        index = VectorIndex(space_id, dims, self.vector_snapshot_dir)
+        index.refresh(self)
+        return index.build_graph()
 
     def vector_index_kind(self) -> str:
-        return "exact scan (numpy) over a memory-mapped snapshot"
+        return "exact scan (numpy) over a memory-mapped snapshot; an HNSW graph (usearch) past 20,000 rows"
 
     def chunk_hits(self, source: str, vector_ids: list[int], *, allow_private: bool) -> list[sqlite3.Row]:
         """The live, visible chunks behind these vectors (one vector can serve several pages)."""

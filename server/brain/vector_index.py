@@ -20,6 +20,12 @@ harness session runs its own server process:
   "ids above the last seen" is exactly what is new. When the tail outgrows a
   share of the snapshot, the process writes a new snapshot and maps it.
 
+Past `vector_ann.ANN_MIN_ROWS` snapshot rows an exact scan of the snapshot costs
+more than a query should (tens of ms at 200K × 768), so an HNSW graph over the
+snapshot nominates candidates instead and only the rows after the graph's
+prefix are scanned exactly (vector_ann.py); below it the scan is as fast and
+nothing else is kept.
+
 SQLite stays the source of truth: a snapshot is only a cache, checked against
 the brain before use and rebuilt when missing, stale or unwritable (a
 read-only home just keeps everything in the tail). Every vector of the space is
@@ -30,6 +36,7 @@ before use, so pruned or edited-away vectors are never returned.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tempfile
@@ -38,7 +45,10 @@ from pathlib import Path
 
 import numpy as np
 
+from memverbs.server.brain import vector_ann
 from memverbs.server.brain.sqlite_vectors import unpack
+
+log = logging.getLogger("memverbs.vectors")
 
 SNAPSHOT_MIN_TAIL = 2_000  # rows a tail may hold before a snapshot is worth writing
 SNAPSHOT_SHARE = 0.10  # ... and its size relative to the snapshot's
@@ -48,7 +58,7 @@ _NAME = re.compile(r"^space-(\d+)-upto-(\d+)\.vec\.npy$")
 class VectorIndex:
     """Shared by every connection of a process: refresh takes the caller's brain; a lock guards state."""
 
-    def __init__(self, space_id: int, dims: int, snapshot_dir: Path | None = None) -> None:
+    def __init__(self, space_id: int, dims: int, snapshot_dir: Path | None = None, *, build_graphs: bool = False) -> None:
         self.space_id = space_id
         self.dims = dims
         self.snapshot_dir = snapshot_dir
@@ -60,6 +70,11 @@ class VectorIndex:
         self.tail_size = 0
         self.last_seen = 0
         self.opened = False
+        self.graph: vector_ann.AnnGraph | None = None  # covers a prefix of the snapshot's rows
+        # Only a long-lived process (a server) builds a missing graph, on a background thread;
+        # a one-shot CLI call would be killed mid-build. `memverbs reindex` builds it in the foreground.
+        self.build_graphs = build_graphs
+        self._builder: threading.Thread | None = None
 
     def __len__(self) -> int:
         return len(self.base_ids) + self.tail_size
@@ -90,6 +105,40 @@ class VectorIndex:
                 self.last_seen = max(top, seen)
             if self.snapshot_dir is not None and self.tail_size > max(SNAPSHOT_MIN_TAIL, SNAPSHOT_SHARE * len(self.base_ids)):
                 self._write_snapshot()
+            self._follow_graph(start_build=self.build_graphs)
+
+    # -- the graph ----------------------------------------------------------------------
+
+    def _follow_graph(self, *, start_build: bool) -> None:
+        """Adopt the newest graph that fits the snapshot; with `start_build`, build a missing one aside."""
+        n = len(self.base_ids)
+        if self.snapshot_dir is None or n < vector_ann.ANN_MIN_ROWS or (self.graph is not None and self.graph.rows == n):
+            return
+        found = vector_ann.newest(self.snapshot_dir, self.space_id, self.base_ids)
+        if found is not None and (self.graph is None or found.rows > self.graph.rows):
+            self.graph = found
+        if start_build and (self.graph is None or self.graph.rows < n) and (self._builder is None or not self._builder.is_alive()):
+            args = (self.snapshot_dir, self.space_id, self.base, self.base_ids, self.graph)
+            self._builder = threading.Thread(target=self._build, args=args, name="memverbs-vector-graph", daemon=True)
+            self._builder.start()
+
+    @staticmethod
+    def _build(*args) -> None:
+        try:
+            vector_ann.build(*args, threads=1)  # one core: the other stays with the queries
+        except Exception as exc:  # noqa: BLE001 - a cache: queries keep the exact scan, the next refresh retries
+            log.warning("vector graph not built (%s); searches keep the exact scan", exc)
+
+    def build_graph(self) -> bool:
+        """Build the snapshot's graph now, in this thread (`memverbs reindex`); True when one is in use."""
+        with self._lock:
+            args = (self.snapshot_dir, self.space_id, self.base, self.base_ids, self.graph)
+            if self.snapshot_dir is None or len(self.base_ids) < vector_ann.ANN_MIN_ROWS:
+                return False
+        vector_ann.build(*args)
+        with self._lock:
+            self._follow_graph(start_build=False)
+            return self.graph is not None
 
     def _append(self, ids: list[int], blobs: list[bytes]) -> None:
         need = self.tail_size + len(ids)
@@ -160,6 +209,19 @@ class VectorIndex:
 
     # -- scoring --------------------------------------------------------------------------
 
+    def search(self, query: np.ndarray) -> ExactScores | GraphScores:
+        """One query's scores: every row scanned, or the graph's candidates plus the rows after its prefix."""
+        with self._lock:
+            graph, base, base_ids = self.graph, self.base, self.base_ids
+            tail, tail_ids, n = self.tail, self.tail_ids, self.tail_size
+        q = query.astype(np.float32, copy=False)
+        if graph is None:
+            return ExactScores(self, self.scores(q))
+        m = graph.rows
+        rest = np.concatenate([base[m:] @ q, tail[:n] @ q])
+        rest_ids = np.concatenate([base_ids[m:], tail_ids[:n]])
+        return GraphScores(q, graph, base, base_ids, tail[:n], tail_ids[:n], rest, rest_ids)
+
     def scores(self, query: np.ndarray) -> np.ndarray:
         """Cosine of `query` (unit length) with every row; rows are unit length, so a dot product."""
         with self._lock:  # a consistent view; growth and snapshots swap in new arrays
@@ -198,6 +260,58 @@ class VectorIndex:
         for vid, p in zip(vector_ids, pos, strict=True):
             if p < n and ids[p] == vid:
                 out[vid] = float(scores[p])
+        return out
+
+
+class ExactScores:
+    """Every row's cosine, from the exact scan."""
+
+    def __init__(self, index: VectorIndex, scores: np.ndarray) -> None:
+        self.index, self.scores = index, scores
+
+    def top(self, k: int) -> list[tuple[int, float]]:
+        return self.index.top(self.scores, k)
+
+    def of(self, vector_ids: list[int]) -> dict[int, float]:
+        return self.index.scores_of(self.scores, vector_ids)
+
+
+class GraphScores:
+    """The graph's candidates from the snapshot prefix, exact scores for the rows after it.
+
+    Every cosine returned is computed from the vector itself, never the graph's
+    quantised distance."""
+
+    def __init__(self, q, graph, base, base_ids, tail, tail_ids, rest: np.ndarray, rest_ids: np.ndarray) -> None:
+        self.q, self.graph = q, graph
+        self.base, self.base_ids, self.tail, self.tail_ids = base, base_ids, tail, tail_ids
+        self.rest, self.rest_ids = rest, rest_ids
+
+    def top(self, k: int) -> list[tuple[int, float]]:
+        if k <= 0:
+            return []
+        m = self.graph.rows
+        found = self.graph.candidates(self.q, max(k, 10))
+        pos = np.unique(np.searchsorted(self.base_ids[:m], found))
+        pos = pos[pos < m]
+        pos = pos[np.isin(self.base_ids[pos], found)]  # a key the graph padded with is no candidate
+        ids = np.concatenate([np.asarray(self.base_ids[pos], dtype=np.int64), self.rest_ids])
+        scores = np.concatenate([np.asarray(self.base[pos]) @ self.q, self.rest])
+        k = min(k, len(scores))
+        if k == 0:
+            return []
+        part = np.argpartition(-scores, k - 1)[:k]
+        order = part[np.argsort(-scores[part], kind="stable")]
+        return [(int(ids[i]), float(scores[i])) for i in order]
+
+    def of(self, vector_ids: list[int]) -> dict[int, float]:
+        out: dict[int, float] = {}
+        for vid in vector_ids:
+            for ids, rows in ((self.base_ids, self.base), (self.tail_ids, self.tail)):
+                p = int(np.searchsorted(ids, vid))
+                if p < len(ids) and ids[p] == vid:
+                    out[vid] = float(np.asarray(rows[p]) @ self.q)
+                    break
         return out
 
 

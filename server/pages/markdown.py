@@ -36,6 +36,7 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _TIMELINE_ROW = re.compile(
     r"^\s*[-*+]\s+(?:\*\*|__)?(\d{4}-\d{2}-\d{2})(?:\*\*|__)?\s*(?:[:|—–-]\s*)?(.+?)\s*$"
 )
+_TIMELINE_SENTINEL = re.compile(r"^\s*(?:<!--\s*timeline\s*-->|---\s+timeline\s+---)\s*$", re.IGNORECASE)
 _FENCE = re.compile(r"<!--\s*(/?)(takes|facts)\s*-->", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 SUMMARY_MAX = 160
@@ -88,7 +89,8 @@ def split_frontmatter(content: str) -> tuple[dict, str]:
     import yaml  # noqa: PLC0415 - only writing a page parses YAML; cards (the hook path) never do
 
     try:
-        data = yaml.safe_load(m.group(1)) or {}
+        # libyaml's loader when PyYAML has it: the same safe subset, ~20x faster (an import reads thousands)
+        data = yaml.load(m.group(1), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
     except yaml.YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
         line = f" at line {where.line + 2}" if where is not None else ""
@@ -221,10 +223,16 @@ def _frontmatter_links(value: object) -> list[tuple[str, str, str, str | None]]:
 
 
 def timeline_rows(body: str) -> list[tuple[str, str, str | None]]:
+    """Dated rows under a `Timeline` heading, or anywhere after a `<!-- timeline -->` (or `--- timeline ---`) line."""
     rows: list[tuple[str, str, str | None]] = []
     level = 0
     for line in body.splitlines():
+        if _TIMELINE_SENTINEL.match(line):
+            level = 7  # deeper than any heading: the rest of the page is timeline
+            continue
         h = _HEADING.match(line)
+        if h and level == 7:
+            continue
         if h:
             if h.group(2).strip().lower() == "timeline":
                 level = len(h.group(1))

@@ -16,6 +16,7 @@ from memverbs.server.brain.base import PageDraft
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, VerbError, invalid
 from memverbs.server.names import normalize_alias
+from memverbs.server.pages.links import adopt_dangling_links, resolve_links
 from memverbs.server.pages.markdown import (
     PageFormatError,
     ParsedPage,
@@ -91,6 +92,7 @@ def put_page(ctx: VerbContext, params: dict) -> dict:
         return _draft(ctx, slug, content, parsed, existing)
 
     created, draft = ctx.brain.save_page(ctx.source, slug, build, now_ms())
+    adopt_dangling_links(ctx, draft)
     if ctx.providers is not None and ctx.providers.embeddings_configured:
         from memverbs.server.verbs.semantic import embed_page  # noqa: PLC0415 - numpy only with a provider
 
@@ -140,7 +142,7 @@ def _draft(ctx: VerbContext, slug: str, content: str, parsed: ParsedPage, existi
         summary=parsed.summary,
         visibility=visibility,
         aliases=parsed.aliases,
-        links=parsed.links,
+        links=resolve_links(ctx, slug, parsed.links, private_page=visibility == "private"),
         timeline=parsed.timeline,
         markdown=markdown,
     )

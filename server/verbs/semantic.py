@@ -19,7 +19,7 @@ from memverbs.server.timeparse import now_ms
 if TYPE_CHECKING:
     import numpy as np
 
-    from memverbs.server.brain.base import VectorIndex
+    from memverbs.server.brain.base import ScoredQuery
     from memverbs.server.context import VerbContext
     from memverbs.server.providers.embeddings import Embedder
 
@@ -51,17 +51,16 @@ def embed(ctx: VerbContext, texts: list[str], *, create_space: bool = True) -> t
 
 @dataclass
 class VectorArm:
-    """One query's cosines against every page vector of its space, and what they point at."""
+    """One query's cosines against the page vectors of its space (exact, or through the graph), and what they point at."""
 
     ctx: VerbContext
     space_id: int
-    index: VectorIndex
-    scores: np.ndarray
+    scored: ScoredQuery  # one query's scores, from whichever index the brain keeps
     allow_private: bool
 
     def pages(self, k: int) -> list[dict]:
         """The k pages with the best chunk cosine: {slug, title, body, chunk, cosine}, best first."""
-        top = self.index.top(self.scores, max(k * 4, CANDIDATE_FLOOR))
+        top = self.scored.top(max(k * 4, CANDIDATE_FLOOR))
         cosine = dict(top)
         best: dict[str, dict] = {}
         rows = self.ctx.brain.chunk_hits(self.ctx.source, [vid for vid, _ in top], allow_private=self.allow_private)
@@ -79,7 +78,7 @@ class VectorArm:
     def cosines(self, slugs: list[str]) -> dict[str, tuple[float, str]]:
         """Best (cosine, chunk) of particular pages, e.g. ones only the keyword arm found."""
         rows = self.ctx.brain.page_vector_ids(self.ctx.source, slugs, self.space_id)
-        scored = self.index.scores_of(self.scores, [r["vector_id"] for r in rows])
+        scored = self.scored.of([r["vector_id"] for r in rows])
         out: dict[str, tuple[float, str]] = {}
         for r in rows:
             score = scored.get(r["vector_id"])
@@ -96,7 +95,7 @@ def vector_arm(ctx: VerbContext, query: str, *, allow_private: bool) -> VectorAr
     index = ctx.brain.vector_index(space_id, int(rows.shape[1]))
     if len(index) == 0:
         return None
-    return VectorArm(ctx, space_id, index, index.scores(rows[0]), allow_private)
+    return VectorArm(ctx, space_id, index.search(rows[0]), allow_private)
 
 
 def embed_page(ctx: VerbContext, slug: str) -> int:

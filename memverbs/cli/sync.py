@@ -1,0 +1,290 @@
+"""`memverbs import`, `export` and `sync`: a markdown folder and the brain (docs/sync.md).
+
+Progress goes to stderr: a rich progress bar on a terminal, otherwise a plain line
+every few seconds and one per problem. The summary (or `--json`) goes to stdout.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from memverbs.cli.output import fail, print_json
+from memverbs.server.runtime import Runtime
+
+
+def add_parsers(sub, add) -> None:
+    """Register import / export / sync; `add` is main's (it puts each command in the grouped help)."""
+    p = add(sub, "import", "turn a folder of markdown (an Obsidian vault, exported pages) into pages")
+    p.add_argument("dir", metavar="DIR", help="the folder to read")
+    _pass_options(p)
+    p.add_argument("--dry-run", action="store_true", help="show what would change; write nothing")
+
+    p = add(sub, "export", "write every page to DIR/<slug>.md and the facts to DIR/memverbs-facts.jsonl")
+    p.add_argument("dir", metavar="DIR", help="the folder to write (created if missing)")
+    p.add_argument("--include-private", action="store_true", help="also write private pages, private facts-fence rows and private facts")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    p = add(sub, "sync", "keep a markdown folder and the brain in step: one pass, or --watch")
+    p.add_argument("dir", nargs="?", metavar="DIR", help="the folder (omit with --status; with --watch: every folder synced before)")
+    _pass_options(p)
+    p.add_argument("--watch", action="store_true", help="stay up: apply file changes within a second, write brain changes back")
+    p.add_argument("--status", action="store_true", help="show the synced folders, what is pending and any conflicts")
+
+
+def _pass_options(p) -> None:
+    p.add_argument("--prefix", default="", metavar="PREFIX", help="slug prefix for this folder's pages, e.g. notes (default: none)")
+    p.add_argument("--max-bytes", type=int, default=None, metavar="BYTES", help="skip files larger than this (default 2 MiB)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+class Progress:
+    """A rich bar on a terminal (imported only then), plain lines otherwise; problems always get a line."""
+
+    def __init__(self, total: int, label: str, *, quiet: bool = False) -> None:
+        self.total, self.done, self.label, self.quiet = total, 0, label, quiet
+        self.bar = None
+        self.last = time.monotonic()
+        if not quiet and sys.stderr.isatty():
+            from rich.console import Console  # noqa: PLC0415
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeRemainingColumn  # noqa: PLC0415
+
+            self.bar = Bar(
+                TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                console=Console(stderr=True), transient=True,
+            )
+            self.task = self.bar.add_task(label, total=total)
+            self.bar.start()
+
+    def step(self, rel: str, outcome: str, why: str = "") -> None:
+        self.done += 1
+        if self.bar is not None:
+            self.bar.update(self.task, advance=1)
+        elif not self.quiet and time.monotonic() - self.last >= 2:
+            self.last = time.monotonic()
+            print(f"memverbs: {self.label} {self.done}/{self.total}", file=sys.stderr)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _runtime():
+    runtime = Runtime()
+    return runtime, runtime.brain()
+
+
+def _folder_arg(path: str) -> str | None:
+    if not os.path.isdir(path):
+        return None
+    return os.path.realpath(path)
+
+
+def _check_prefix(prefix: str) -> str | None:
+    from memverbs.server.sync.slugs import valid_prefix  # noqa: PLC0415
+
+    prefix = prefix.strip().strip("/")
+    return prefix if valid_prefix(prefix) else None
+
+
+def run_import(args) -> int:
+    return _one_pass(args, mode="import", follow_deletes=False)
+
+
+def _one_pass(args, *, mode: str, follow_deletes: bool) -> int:
+    from memverbs.server.errors import MemverbsError  # noqa: PLC0415
+    from memverbs.server.sync.importer import MAX_BYTES, FolderPass  # noqa: PLC0415
+    from memverbs.server.sync.state import SyncState  # noqa: PLC0415
+
+    root = _folder_arg(args.dir)
+    if root is None:
+        return fail(f"{args.dir} is not a folder", "Pass the path of a folder of markdown files.")
+    prefix = _check_prefix(args.prefix)
+    if prefix is None:
+        return fail(f'--prefix "{args.prefix}" is not a slug prefix', 'Use lowercase path segments of a-z, 0-9, "-" and "_", e.g. --prefix notes.')
+    try:
+        runtime, brain = _runtime()
+    except MemverbsError as exc:
+        return fail(exc.message, exc.fix)
+    try:
+        dry_run = bool(getattr(args, "dry_run", False))
+        folder = SyncState(brain, runtime.source).folder(root, prefix, mode) if not dry_run else _peek_folder(brain, runtime.source, root, prefix, mode)
+        pass_ = FolderPass(runtime.local_dispatcher(), brain, runtime.source, folder, dry_run=dry_run, max_bytes=args.max_bytes or MAX_BYTES)
+        entries = pass_.entries()
+        progress = Progress(len(entries), "importing" if mode == "import" else "syncing", quiet=args.json)
+        try:
+            report = pass_.run(entries, follow_deletes=follow_deletes, progress=progress.step)
+        finally:
+            progress.close()
+        if mode == "sync":
+            from memverbs.server.sync.writeback import write_back  # noqa: PLC0415
+
+            write_back(pass_, report)
+    except MemverbsError as exc:
+        return fail(exc.message, exc.fix)
+    finally:
+        runtime.close()
+    if args.json:
+        print_json(report.as_dict())
+    else:
+        print_report(report)
+    return 1 if report.errors else 0
+
+
+def _peek_folder(brain, source: str, root: str, prefix: str, mode: str):
+    """A dry run writes nothing, not even the folder's row: use the row if there is one."""
+    from memverbs.server.sync.state import Folder, SyncState  # noqa: PLC0415
+
+    for f in SyncState(brain, source).folders():
+        if f.root == root:
+            return Folder(f.id, root, prefix, f.mode, f.last_pass_at, f.last_change_at, f.watcher_pid, f.watcher_beat)
+    return Folder(-1, root, prefix, mode, None, None, None, None)
+
+
+def print_report(report) -> None:
+    where = f"{report.folder}" + (f" (prefix {report.prefix})" if report.prefix else "")
+    print(f"{where}: {report.summary()}")
+    for rel, why in report.skipped:
+        print(f"  skipped {rel}: {why}")
+    for rel, why in report.errors:
+        print(f"  error   {rel}: {why}")
+    for rel, slug in report.conflicts:
+        print(f"  conflict {rel}: the file won; the brain's version of {slug} is kept (memverbs sync --status)")
+    f = report.facts
+    if any(f.values()):
+        print(f"  facts: {f.get('inserted', 0)} new, {f.get('duplicate', 0)} already known, {f.get('superseded', 0)} superseding, {f.get('errors', 0)} errors")
+
+
+def run_export(args) -> int:
+    from memverbs.server.errors import MemverbsError  # noqa: PLC0415
+    from memverbs.server.sync.exporter import export_brain  # noqa: PLC0415
+
+    if os.path.exists(args.dir) and not os.path.isdir(args.dir):
+        return fail(f"{args.dir} is a file", "Pass a folder to export into (it is created if missing).")
+    try:
+        runtime, brain = _runtime()
+    except MemverbsError as exc:
+        return fail(exc.message, exc.fix)
+    try:
+        report = export_brain(brain, runtime.source, args.dir, include_private=args.include_private)
+    except MemverbsError as exc:
+        return fail(exc.message, exc.fix)
+    except OSError as exc:
+        return fail(f"cannot write {args.dir}: {exc.strerror}", "Check that the folder is writable.")
+    finally:
+        runtime.close()
+    if args.json:
+        print_json(report.as_dict())
+    else:
+        print(f"{report.folder}: {report.pages} pages ({report.unchanged} already current), {report.facts} facts")
+        if args.include_private:
+            print("  private material included: private pages, private facts-fence rows and private facts")
+        else:
+            left = (report.private_pages_left_out, report.private_rows_left_out, report.private_facts_left_out)
+            print(
+                f"  private material left out: {left[0]} private pages, private rows cut from {left[1]} pages, "
+                f"{left[2]} private facts (--include-private to export them)"
+            )
+        for rel, why in report.errors:
+            print(f"  error {rel}: {why}")
+    return 1 if report.errors else 0
+
+
+def run_sync(args) -> int:
+    if args.status:
+        return run_status(args)
+    if args.watch:
+        return run_watch(args)
+    if not args.dir:
+        return fail("sync needs a folder", "Run `memverbs sync DIR`, `memverbs sync --watch` (every synced folder) or `memverbs sync --status`.")
+    return _one_pass(args, mode="sync", follow_deletes=True)
+
+
+def run_watch(args) -> int:
+    """Watch DIR (or, without one, every folder synced before) until Ctrl-C / SIGTERM; a line per applied change."""
+    import signal  # noqa: PLC0415
+    import threading  # noqa: PLC0415
+
+    from memverbs.server.errors import MemverbsError  # noqa: PLC0415
+    from memverbs.server.sync.importer import MAX_BYTES, FolderPass  # noqa: PLC0415
+    from memverbs.server.sync.state import SyncState  # noqa: PLC0415
+    from memverbs.server.sync.watcher import Changes, FolderWatch, watch  # noqa: PLC0415
+
+    root = prefix = None
+    if args.dir:
+        root = _folder_arg(args.dir)
+        if root is None:
+            return fail(f"{args.dir} is not a folder", "Pass the path of a folder of markdown files.")
+        prefix = _check_prefix(args.prefix)
+        if prefix is None:
+            return fail(f'--prefix "{args.prefix}" is not a slug prefix', 'Use lowercase path segments of a-z, 0-9, "-" and "_", e.g. --prefix notes.')
+    try:
+        runtime, brain = _runtime()
+    except MemverbsError as exc:
+        return fail(exc.message, exc.fix)
+    try:
+        state = SyncState(brain, runtime.source)
+        if root is not None:
+            folders = [state.folder(root, prefix, "sync")]
+        else:
+            folders = [f for f in state.folders("sync") if os.path.isdir(f.root)]
+            if not folders:
+                return fail("no synced folders to watch", "Run `memverbs sync DIR --watch` (with --prefix P) for a folder first.")
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+
+        def on_report(report, why: str) -> None:
+            if args.json:
+                import json  # noqa: PLC0415
+
+                print(json.dumps({"event": why, **report.as_dict()}, ensure_ascii=False), flush=True)
+                return
+            if why == "start" or report.changed or report.counts["written_back"] or report.errors or report.skipped:
+                print(f"[{time.strftime('%H:%M:%S')}] {report.folder} {why}: {report.summary()}", flush=True)
+                for rel, why_ in report.skipped + report.errors:
+                    print(f"  {rel}: {why_}", flush=True)
+                for rel, slug in report.conflicts:
+                    print(f"  conflict {rel}: the file won; the brain's version of {slug} is kept", flush=True)
+
+        watches = []
+        for folder in folders:
+            fp = FolderPass(runtime.local_dispatcher(), brain, runtime.source, folder, max_bytes=args.max_bytes or MAX_BYTES)
+            watches.append(FolderWatch(fp, Changes(), on_report))
+            where = f" as {folder.prefix}/" if folder.prefix else ""
+            print(f"memverbs: watching {folder.root}{where} (Ctrl-C to stop)", file=sys.stderr, flush=True)
+        watch(watches, lambda m: print(f"memverbs: {m}", file=sys.stderr, flush=True), stop)
+    except KeyboardInterrupt:
+        pass
+    except MemverbsError as exc:
+        return fail(exc.message, exc.fix)
+    finally:
+        runtime.close()
+    return 0
+
+
+def run_status(args) -> int:
+    from memverbs.server.errors import MemverbsError  # noqa: PLC0415
+    from memverbs.server.sync.status import folder_status  # noqa: PLC0415
+
+    try:
+        runtime, brain = _runtime()
+    except MemverbsError as exc:
+        return fail(exc.message, exc.fix)
+    try:
+        rows = folder_status(brain, runtime.source)
+    finally:
+        runtime.close()
+    if args.json:
+        print_json({"folders": rows})
+        return 0
+    if not rows:
+        print("no synced or imported folders (memverbs sync DIR)")
+    for r in rows:
+        prefix = f" → {r['prefix']}/" if r["prefix"] else ""
+        watch = f"watched by pid {r['watcher_pid']}" if r["watching"] else "not watched"
+        print(f"{r['root']}{prefix} [{r['mode']}, {watch}] {r['files']} files, last pass {r['last_pass_at'] or 'never'}, lag {r['lag']}")
+        print(f"  pending: {r['pending_files']} changed or new files, {r['pending_deletes']} deleted, {r['pending_write_back']} pages to write back")
+        for c in r["conflicts"]:
+            print(f"  conflict #{c['id']} {c['file']} ({c['slug']}) at {c['detected_at']}: the file won, the brain's version is kept")
+    return 0

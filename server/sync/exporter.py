@@ -1,0 +1,84 @@
+"""The brain as a folder: every live page a file at `<slug>.md`, every active fact a line.
+
+Private material stays out unless asked for: private pages are not written, private
+facts-fence rows are cut from the pages that are, and private facts are left out of
+`memverbs-facts.jsonl`. The report counts what was left out so the command can say so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memverbs.installers.files import atomic_write
+from memverbs.server.sync.facts_file import fact_lines
+from memverbs.server.sync.render import render_page
+from memverbs.server.sync.scan import FACTS_FILE
+from memverbs.server.sync.slugs import path_for_slug
+
+
+@dataclass
+class ExportReport:
+    folder: str
+    include_private: bool
+    pages: int = 0
+    unchanged: int = 0
+    facts: int = 0
+    private_pages_left_out: int = 0
+    private_rows_left_out: int = 0  # pages whose private facts-fence rows were cut
+    private_facts_left_out: int = 0
+    errors: list[tuple[str, str]] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        d = dict(self.__dict__)
+        d["errors"] = [{"file": f, "reason": r} for f, r in self.errors]
+        return d
+
+
+def live_slugs(brain, source: str) -> list[tuple[str, str]]:
+    rows = brain.query("SELECT slug, visibility FROM pages WHERE source_id = ? AND deleted_at IS NULL ORDER BY slug", (source,))
+    return [(r[0], r[1]) for r in rows]
+
+
+def export_brain(brain, source: str, dest: str, *, include_private: bool, progress: Callable[[str], None] | None = None) -> ExportReport:
+    root = Path(dest)
+    root.mkdir(parents=True, exist_ok=True)
+    report = ExportReport(str(root.resolve()), include_private)
+    for slug, visibility in live_slugs(brain, source):
+        if visibility == "private" and not include_private:
+            report.private_pages_left_out += 1
+            continue
+        text = render_page(brain, source, slug, include_private=include_private)
+        if text is None:
+            continue
+        if not include_private:
+            full = render_page(brain, source, slug, include_private=True)
+            if full != text:
+                report.private_rows_left_out += 1
+        rel = path_for_slug(slug)
+        if _write_if_changed(root / rel, text, report, rel):
+            report.pages += 1
+        if progress:
+            progress(rel)
+    lines, hidden = fact_lines(brain, source, include_private=include_private)
+    report.private_facts_left_out = hidden
+    facts_path = root / FACTS_FILE
+    if lines:
+        _write_if_changed(facts_path, "".join(lines), report, FACTS_FILE)
+        report.facts = len(lines)
+    elif facts_path.exists():
+        facts_path.unlink()
+    return report
+
+
+def _write_if_changed(path: Path, text: str, report: ExportReport, rel: str) -> bool:
+    try:
+        if path.is_file() and path.read_bytes() == text.encode("utf-8"):
+            report.unchanged += 1
+            return True
+        atomic_write(path, text)
+        return True
+    except OSError as exc:
+        report.errors.append((rel, f"cannot write: {exc.strerror}"))
+        return False

@@ -1,0 +1,262 @@
+"""One pass over a folder: every markdown file in, unchanged ones skipped by content hash.
+
+The pass walks the folder once to know the total (paths only, never contents),
+then takes the files one at a time: stat, read, hash, `put_page` through the
+dispatcher, record the file's state. A file whose size and mtime match its state
+is not even read; one whose bytes hash the same is unchanged. Nothing one file
+does can stop the pass: every failure becomes a line in the report.
+
+A `sync` pass also follows the folder: a file that disappeared while another with
+its exact bytes appeared is a rename (the page moves to the new slug, keeping its
+facts and links); one that only disappeared is a delete.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from memverbs.server.errors import BrainError, MemverbsError
+from memverbs.server.sync import scan
+from memverbs.server.sync.facts_file import read_facts
+from memverbs.server.sync.render import render_page
+from memverbs.server.sync.report import Report
+from memverbs.server.sync.slugs import slug_for_path
+from memverbs.server.sync.state import FileState, Folder, SyncState
+from memverbs.server.timeparse import now_ms
+
+MAX_BYTES = 2 * 1024 * 1024
+
+Progress = Callable[[str, str], None]  # (file, outcome) after each file
+
+
+@dataclass
+class Read:
+    text: str
+    digest: str
+    size: int
+    mtime_ns: int
+
+
+class Skip(Exception):
+    """This file is not imported, for a reason the report gives (not an error: nothing is wrong with the brain)."""
+
+
+class Failure(Exception):
+    """This file could not be imported; the message says why and what to do."""
+
+
+def file_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def unavailable(body: dict) -> None:
+    """An `unavailable` envelope is the brain's state, not the file's: raise it as the brain error it was."""
+    if body.get("error") == "unavailable":
+        raise BrainError(body.get("message", "the brain is unavailable"), body.get("suggestion") or "Retry in a moment.")
+
+
+class FolderPass:
+    """Applies a folder's files to the brain through a dispatcher, keeping per-file state."""
+
+    def __init__(self, dispatcher, brain, source: str, folder: Folder, *, dry_run: bool = False, max_bytes: int = MAX_BYTES):
+        self.dispatcher = dispatcher
+        self.brain = brain
+        self.source = source
+        self.folder = folder
+        self.state = SyncState(brain, source)
+        self.dry_run = dry_run
+        self.max_bytes = max_bytes
+
+    # -- a whole pass --------------------------------------------------------
+
+    def entries(self) -> list[scan.Entry]:
+        return list(scan.walk(self.folder.root))
+
+    def run(self, entries: list[scan.Entry], *, follow_deletes: bool, progress: Progress | None = None) -> Report:
+        report = Report(self.folder.root, self.folder.prefix, self.dry_run)
+        known = self.state.files(self.folder)
+        # A file still there but skipped this time (grown too large, an editor's half-written save) is
+        # not gone; nor is anything below a folder that could not be read.
+        present = {e.rel for e in entries}
+        unreadable = tuple(e.rel + "/" for e in entries if e.kind == "error" and e.skip and e.skip.startswith("cannot read folder"))
+        gone = {rel: f for rel, f in known.items() if rel not in present and f.slug and not rel.startswith(unreadable)}
+        gone_by_hash: dict[str, list[FileState]] = {}
+        if follow_deletes:
+            for f in gone.values():
+                gone_by_hash.setdefault(f.file_hash, []).append(f)
+        claimed: dict[str, str] = {}
+        facts_entry = None
+        for e in entries:
+            if e.kind == "facts":
+                facts_entry = e
+                continue
+            if e.kind in ("skipped", "error"):
+                report.add("skipped" if e.kind == "skipped" else "errors", e.rel, e.skip or "")
+                outcome = e.kind
+            else:
+                outcome = self.apply(e.rel, e.path, report, known.get(e.rel), claimed, gone_by_hash)
+            if progress:
+                progress(e.rel, outcome)
+        if facts_entry is not None:
+            self.apply_facts(facts_entry, report, known.get(facts_entry.rel))
+        if follow_deletes:
+            left = {f.rel_path for files in gone_by_hash.values() for f in files}  # not taken by a rename
+            for rel, f in gone.items():
+                if rel in left:
+                    self.remove(rel, f, report)
+        if not self.dry_run:
+            self.state.pass_done(self.folder, report.changed)
+        return report
+
+    # -- one file ------------------------------------------------------------
+
+    def apply(self, rel: str, path: str, report: Report, prev: FileState | None = None,
+              claimed: dict[str, str] | None = None, gone_by_hash: dict[str, list[FileState]] | None = None) -> str:
+        """Bring one file's page up to date; returns the outcome it was counted as."""
+        try:
+            outcome, why = self._apply(rel, path, prev, claimed if claimed is not None else {}, gone_by_hash or {}, report)
+        except Skip as exc:
+            outcome, why = "skipped", str(exc)
+        except Failure as exc:
+            outcome, why = "errors", str(exc)
+        except MemverbsError:
+            raise  # the brain cannot serve (locked, gone): not this file's fault, and no later file would fare better
+        except Exception as exc:  # noqa: BLE001 - one bad file never aborts the pass
+            outcome, why = "errors", f"unexpected {type(exc).__name__}: {exc}"
+        report.add(outcome, rel, why)
+        return outcome
+
+    def _apply(self, rel, path, prev, claimed, gone_by_hash, report) -> tuple[str, str]:
+        slug = slug_for_path(rel, self.folder.prefix)
+        other = claimed.get(slug)
+        if other is None:
+            owner = self.state.file_for_slug(self.folder, slug)
+            if owner is not None and owner.rel_path != rel and os.path.exists(os.path.join(self.folder.root, owner.rel_path)):
+                other = owner.rel_path
+        if other is not None and other != rel:
+            raise Failure(f'maps to the same slug "{slug}" as {other}; rename one of them (docs/sync.md: slug rule)')
+        claimed[slug] = rel
+        page = self.brain.page(self.source, slug)
+        if prev is not None and page is not None and prev.slug == slug:
+            try:
+                st = os.stat(path)
+            except FileNotFoundError:
+                raise Skip("vanished while being read") from None
+            if st.st_size == prev.size and st.st_mtime_ns == prev.mtime_ns:
+                return "unchanged", ""
+        got = self.read(path)
+        if prev is not None and page is not None and prev.slug == slug and prev.file_hash == got.digest:
+            if not self.dry_run:
+                self._record(rel, slug, got, page["updated_at"])
+            return "unchanged", ""
+        candidates = gone_by_hash.get(got.digest) if prev is None else None
+        renamed_from = candidates.pop(0) if candidates else None
+        if renamed_from is not None and renamed_from.slug != slug and page is None:
+            if self.dry_run:
+                return "renamed", f"from {renamed_from.rel_path}"
+            if self.brain.page(self.source, renamed_from.slug) is not None:
+                # Same bytes, so the page is already what the file says: moving it is the whole change
+                # (re-putting it would re-resolve its links against slugs that may have just moved too).
+                self.brain.rename_page(self.source, renamed_from.slug, slug, now_ms())
+            else:
+                self._put(slug, got.text)
+            self.state.forget(self.folder, renamed_from.rel_path)
+            self._record(rel, slug, got, self._updated_at(slug))
+            return "renamed", f"from {renamed_from.rel_path}"
+        if prev is not None and page is not None and prev.page_updated_at is not None and page["updated_at"] > prev.page_updated_at:
+            # Both sides changed since the last sync: the file wins, the brain's version is kept.
+            if not self.dry_run:
+                brain_version = render_page(self.brain, self.source, slug) or ""
+                self.state.add_conflict(self.folder, rel, slug, brain_version)
+            report.conflicts.append((rel, slug))
+        if self.dry_run:
+            return ("created" if page is None else "updated"), ""
+        self._put(slug, got.text)
+        self._record(rel, slug, got, self._updated_at(slug))
+        return ("created" if page is None else "updated"), ""
+
+    def read(self, path: str) -> Read:
+        try:
+            with open(path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                if st.st_size > self.max_bytes:
+                    raise Skip(f"too large ({st.st_size:,} bytes; the limit is {self.max_bytes:,}, see --max-bytes)")
+                data = fh.read(self.max_bytes + 1)
+        except FileNotFoundError:
+            raise Skip("vanished while being read") from None
+        except PermissionError:
+            raise Failure("permission denied; make it readable (chmod u+r) and run again") from None
+        except IsADirectoryError:
+            raise Skip("is a folder") from None
+        except OSError as exc:
+            raise Failure(f"cannot read: {exc.strerror}") from None
+        if len(data) > self.max_bytes:
+            raise Skip(f"too large (over {self.max_bytes:,} bytes, see --max-bytes)")
+        if b"\x00" in data:
+            raise Skip("binary (contains NUL bytes), not markdown")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise Skip(f"not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); re-save it as UTF-8") from None
+        return Read(text.removeprefix("\ufeff"), file_hash(data), st.st_size, st.st_mtime_ns)
+
+    def _put(self, slug: str, text: str) -> None:
+        outcome = self.dispatcher.call("put_page", {"slug": slug, "content": text})
+        if outcome.is_error:
+            body = outcome.body
+            unavailable(body)
+            raise Failure(f"{body.get('message', 'put_page failed')} {body.get('suggestion') or ''}".strip())
+
+    def _updated_at(self, slug: str) -> int | None:
+        row = self.brain.page(self.source, slug)
+        return row["updated_at"] if row else None
+
+    def _record(self, rel: str, slug: str, got: Read, page_updated_at: int | None) -> None:
+        self.state.record(self.folder, FileState(rel, slug, got.digest, got.size, got.mtime_ns, page_updated_at, now_ms()))
+
+    # -- deletes and facts ---------------------------------------------------
+
+    def remove(self, rel: str, prev: FileState, report: Report) -> None:
+        """The file is gone: soft-delete its page (put_page revives it) and forget the file."""
+        if self.dry_run:
+            report.add("deleted", rel)
+            return
+        if self.brain.page(self.source, prev.slug) is not None:
+            outcome = self.dispatcher.call("delete_page", {"slug": prev.slug})
+            if outcome.is_error:
+                unavailable(outcome.body)
+                report.add("errors", rel, outcome.body.get("message", "delete_page failed"))
+                return
+        self.state.forget(self.folder, rel)
+        report.add("deleted", rel)
+
+    def apply_facts(self, entry: scan.Entry, report: Report, prev: FileState | None) -> None:
+        try:
+            got = self.read(entry.path)
+        except (Skip, Failure) as exc:
+            report.add("errors", entry.rel, str(exc))
+            return
+        if prev is not None and prev.file_hash == got.digest:
+            return
+        for line, params in read_facts(got.text):
+            if isinstance(params, str):
+                report.facts["errors"] += 1
+                report.errors.append((f"{entry.rel}:{line}", params))
+                continue
+            if self.folder.prefix and params.get("entity"):
+                params["entity"] = f"{self.folder.prefix}/{params['entity']}"
+            if self.dry_run:
+                continue
+            outcome = self.dispatcher.call("remember", params)
+            if outcome.is_error:
+                unavailable(outcome.body)
+                report.facts["errors"] += 1
+                report.errors.append((f"{entry.rel}:{line}", outcome.body.get("message", "remember failed")))
+            else:
+                status = outcome.body["status"]
+                report.facts[status] = report.facts.get(status, 0) + 1
+        if not self.dry_run:
+            self._record(entry.rel, "", got, None)

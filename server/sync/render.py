@@ -1,0 +1,118 @@
+"""A page as a markdown file: the one rendering `export` and write-back use.
+
+The file is canonical, so rendering what importing it produced gives the same bytes:
+
+    ---
+    title: …            always (the page's title, wherever it came from)
+    type: …             when the page has one
+    visibility: private when private
+    aliases: […]        the frontmatter's aliases, then those added by hand (`add_alias`)
+    links: {type: […]}  the frontmatter's links, then those added by hand (`add_link`, not mentions)
+    …                   every other frontmatter key, in its original order (tags, dates, …)
+    ---
+    <body as stored, fences included>
+    ## Timeline          only when entries were added by hand (`add_timeline_entry`)
+    - YYYY-MM-DD: …
+
+What was added by hand becomes part of the file, so after one export → import it is
+declared by the markdown like everything else.
+"""
+
+from __future__ import annotations
+
+import json
+
+from memverbs.server.pages.markdown import without_private_rows
+
+_CANONICAL = ("title", "type", "visibility", "aliases", "links")
+
+
+def render_page(brain, source: str, slug: str, *, include_private: bool = True) -> str | None:
+    """The page's file content, or None when it is missing (or private and not asked for)."""
+    row = brain.page(source, slug, allow_private=include_private)
+    if row is None:
+        return None
+    stored = json.loads(row["frontmatter"] or "{}")
+    fm: dict = {"title": row["title"] or slug}
+    if row["type"]:
+        fm["type"] = row["type"]
+    if row["visibility"] == "private":
+        fm["visibility"] = "private"
+    aliases = _as_list(stored.get("aliases"))
+    for alias in _manual_aliases(brain, source, slug):
+        if alias not in aliases:
+            aliases.append(alias)
+    if aliases:
+        fm["aliases"] = aliases
+    links = _links(stored.get("links"), _manual_links(brain, source, slug))
+    if links:
+        fm["links"] = links
+    for key, value in stored.items():
+        if key not in _CANONICAL:
+            fm[key] = value
+    body = row["body"] if include_private else without_private_rows(row["body"])
+    manual = _manual_timeline(brain, source, slug)
+    if manual:
+        if body and not body.endswith("\n"):
+            body += "\n"
+        body += ("\n" if body else "") + "## Timeline\n" + "".join(f"- {d}: {s}\n" for d, s in manual)
+    return "---\n" + dump_yaml(fm) + "---\n" + body
+
+
+def dump_yaml(data: dict) -> str:
+    """Block style, except lists of plain values, which stay on one line as people write them (`tags: [a, b]`)."""
+    import yaml  # noqa: PLC0415 - only export and write-back write YAML
+
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    def represent_list(dumper, items):
+        flat = all(isinstance(v, (str, int, float, bool)) or v is None for v in items)
+        return dumper.represent_sequence("tag:yaml.org,2002:seq", items, flow_style=flat)
+
+    Dumper.add_representer(list, represent_list)
+    return yaml.dump(data, Dumper=Dumper, sort_keys=False, allow_unicode=True, width=1_000_000, default_flow_style=False)
+
+
+def _as_list(value) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [str(v) for v in value if str(v).strip()]
+    return [str(value)] if str(value).strip() else []
+
+
+def _links(declared, manual: list[tuple[str, str]]) -> dict:
+    out: dict[str, list[str]] = {}
+    if isinstance(declared, dict):
+        for link_type, targets in declared.items():
+            out[str(link_type)] = _as_list(targets)
+    for link_type, to_slug in manual:
+        targets = out.setdefault(link_type, [])
+        if to_slug not in targets:
+            targets.append(to_slug)
+    return out
+
+
+# Reads of what was added by hand: the page ops' rows whose origin is not the markdown.
+def _manual_aliases(brain, source: str, slug: str) -> list[str]:
+    rows = brain.query(
+        "SELECT alias FROM aliases WHERE source_id = ? AND slug = ? AND origin = 'manual' ORDER BY id", (source, slug)
+    )
+    return [r[0] for r in rows]
+
+
+def _manual_links(brain, source: str, slug: str) -> list[tuple[str, str]]:
+    rows = brain.query(
+        "SELECT link_type, to_slug FROM links WHERE source_id = ? AND from_slug = ? AND link_source = 'manual' ORDER BY id",
+        (source, slug),
+    )
+    return [(r[0], r[1]) for r in rows]
+
+
+def _manual_timeline(brain, source: str, slug: str) -> list[tuple[str, str]]:
+    rows = brain.query(
+        "SELECT date, summary FROM timeline WHERE source_id = ? AND slug = ? AND origin = 'manual' ORDER BY date, id",
+        (source, slug),
+    )
+    return [(r[0], " ".join(r[1].split())) for r in rows]

@@ -1,0 +1,46 @@
+"""The slug a file gets from its path: documented in docs/sync.md and never changed lightly.
+
+`people/Alice Example.md` → `people/alice-example`: the `.md` suffix goes, and each
+path segment is lowercased, accents are stripped, every run of characters other
+than `a-z 0-9 _ -` becomes one `-`, and leading `_`/`-` and trailing `-` are trimmed.
+A segment with nothing left (`日本.md`) becomes `x-` and 8 hex digits of its SHA-1,
+so it is still stable. A folder's slug prefix goes in front: `notes` + `a/b.md` →
+`notes/a/b`. The rule maps every slug memverbs writes back to itself, which is what
+makes export → import → export byte-identical.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+_NON_SLUG = re.compile(r"[^a-z0-9_-]+")
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]*(?:/[a-z0-9][a-z0-9_-]*)*$")
+
+
+def segment_slug(segment: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", segment.lower())
+    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    slug = _NON_SLUG.sub("-", plain).lstrip("_-").rstrip("-")
+    if not slug:
+        slug = "x-" + hashlib.sha1(segment.encode("utf-8")).hexdigest()[:8]
+    return slug
+
+
+def slug_for_path(rel_path: str, prefix: str = "") -> str:
+    """The slug of a markdown file at `rel_path` (posix, relative to its folder)."""
+    stem = rel_path[:-3] if rel_path.lower().endswith(".md") else rel_path
+    slug = "/".join(segment_slug(seg) for seg in stem.split("/") if seg)
+    return f"{prefix}/{slug}" if prefix else slug
+
+
+def path_for_slug(slug: str, prefix: str = "") -> str:
+    """The file a page is written to: the inverse of `slug_for_path` for every valid slug."""
+    if prefix:
+        slug = slug[len(prefix) + 1 :]
+    return slug + ".md"
+
+
+def valid_prefix(prefix: str) -> bool:
+    return prefix == "" or bool(_SLUG.match(prefix))

@@ -1,0 +1,243 @@
+"""`sync --watch`: a watchdog observer per folder, one debounced worker that applies changes.
+
+The observer's thread only notes which paths changed (and renames); the worker —
+the calling thread, which owns the brain connection — applies a path once it has
+been quiet for DEBOUNCE_S, so an editor's burst of saves (write, rename over,
+touch) becomes one `put_page`. Between events it writes memverbs's own writes to
+synced pages back to their files, and beats a heartbeat into the folder's row.
+On start it runs one full pass, which is how a restart (or a `kill -9`) resumes.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+
+from memverbs.server.errors import MemverbsError
+from memverbs.server.sync import scan
+from memverbs.server.sync.importer import FolderPass
+from memverbs.server.sync.render import render_page
+from memverbs.server.sync.report import Report
+from memverbs.server.sync.slugs import slug_for_path
+from memverbs.server.sync.status import HEARTBEAT_MS
+from memverbs.server.sync.writeback import LOOK_BACK_MS, write_back
+from memverbs.server.timeparse import now_ms
+
+DEBOUNCE_S = 0.15
+TICK_S = 0.05
+WRITE_BACK_EVERY_S = 0.5
+
+
+class Changes:
+    """Paths that changed, by folder-relative path, with the time of their last event (thread-safe)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.touched: dict[str, float] = {}
+        self.moves: dict[str, str] = {}  # new rel → old rel
+
+    def touch(self, rel: str) -> None:
+        with self.lock:
+            self.touched[rel] = time.monotonic()
+
+    def touch_dir(self, rel: str) -> None:
+        with self.lock:
+            self.touched[rel + "/"] = time.monotonic()
+
+    def move(self, old: str, new: str) -> None:
+        with self.lock:
+            self.moves[new] = self.moves.pop(old, old)
+            self.touched.pop(old, None)
+            self.touched[new] = time.monotonic()
+
+    def requeue(self, rel: str, moved_from: str | None) -> None:
+        """Put a change back (the brain could not take it yet)."""
+        with self.lock:
+            self.touched.setdefault(rel, time.monotonic())
+            if moved_from is not None:
+                self.moves.setdefault(rel, moved_from)
+
+    def settled(self, quiet_s: float) -> list[tuple[str, str | None]]:
+        """Paths quiet for `quiet_s`, each with the path it was moved from (if any), taken off the list."""
+        now = time.monotonic()
+        with self.lock:
+            ready = [rel for rel, t in self.touched.items() if now - t >= quiet_s]
+            out = [(rel, self.moves.pop(rel, None)) for rel in ready]
+            for rel in ready:
+                del self.touched[rel]
+        return out
+
+
+def _relevant(rel: str) -> bool:
+    parts = rel.split("/")
+    return bool(rel) and not any(p.startswith(".") for p in parts) and (scan.is_markdown(parts[-1]) or rel == scan.FACTS_FILE)
+
+
+def make_handler(root: str, changes: Changes):
+    from watchdog.events import FileSystemEventHandler  # noqa: PLC0415 - only --watch loads watchdog
+
+    def rel_of(path) -> str:
+        path = os.fsdecode(path)
+        return os.path.relpath(path, root).replace(os.sep, "/")
+
+    class Handler(FileSystemEventHandler):
+        def on_any_event(self, event) -> None:
+            if event.event_type in ("opened", "closed_no_write"):
+                return
+            if event.event_type == "moved":
+                old, new = rel_of(event.src_path), rel_of(event.dest_path)
+                if event.is_directory:
+                    changes.touch("")  # a folder moved: rescan everything below it
+                elif _relevant(new) and _relevant(old):
+                    changes.move(old, new)
+                elif _relevant(new):
+                    changes.touch(new)  # an editor's temp file renamed over the note
+                elif _relevant(old):
+                    changes.touch(old)
+                return
+            rel = rel_of(event.src_path)
+            if event.is_directory:
+                if event.event_type == "created" and not any(p.startswith(".") for p in rel.split("/")):
+                    changes.touch_dir(rel)  # files may land in it before its own watch is set: walk it
+                elif event.event_type == "deleted":
+                    changes.touch("")
+                return
+            if _relevant(rel):
+                changes.touch(rel)
+
+    return Handler()
+
+
+def start_observer(roots: list[str], changes_by_root: dict[str, Changes], warn: Callable[[str], None], native=None):
+    """A native observer (inotify on Linux); when the OS runs out of watches, a polling one, said so."""
+    from watchdog.observers import Observer  # noqa: PLC0415
+    from watchdog.observers.polling import PollingObserver  # noqa: PLC0415
+
+    native = native or Observer
+
+    def build(cls):
+        obs = cls()
+        for root in roots:
+            obs.schedule(make_handler(root, changes_by_root[root]), root, recursive=True)
+        obs.start()
+        return obs
+
+    try:
+        return build(native)
+    except OSError as exc:
+        warn(
+            f"cannot watch with inotify ({exc.strerror or exc}); polling every second instead. "
+            "Raise the limit for instant updates: sysctl fs.inotify.max_user_watches=524288"
+        )
+        return build(PollingObserver)
+
+
+class FolderWatch:
+    """One synced folder under watch: applies settled changes and writes back."""
+
+    def __init__(self, folder_pass: FolderPass, changes: Changes, on_report: Callable[[Report, str], None]):
+        self.fp = folder_pass
+        self.changes = changes
+        self.on_report = on_report
+        self.last_write_back = 0.0
+        self.written_back_until = 0  # epoch ms: pages stamped before this (less the look-back) were handled
+        self.last_beat = 0.0
+
+    def full_pass(self, why: str) -> None:
+        report = self.fp.run(self.fp.entries(), follow_deletes=True)
+        write_back(self.fp, report)
+        self.on_report(report, why)
+
+    def tick(self) -> None:
+        settled = self.changes.settled(DEBOUNCE_S)
+        if any(rel == "" for rel, _ in settled):
+            self.full_pass("a folder changed")
+            settled = [(r, o) for r, o in settled if r]
+        if settled:
+            report = Report(self.fp.folder.root, self.fp.folder.prefix)
+            for i, (rel, moved_from) in enumerate(settled):
+                try:
+                    if rel.endswith("/"):
+                        for e in scan.walk(os.path.join(self.fp.folder.root, rel)):
+                            if e.kind == "page":
+                                self.apply(rel + e.rel, None, report)
+                        continue
+                    self.apply(rel, moved_from, report)
+                except MemverbsError:
+                    for later, origin in settled[i:]:
+                        self.changes.requeue(later, origin)  # nothing is dropped: retried on a later tick
+                    raise
+            if report.changed:
+                self.fp.state.changed(self.fp.folder)
+            self.on_report(report, "change")
+        now = time.monotonic()
+        if now - self.last_write_back >= WRITE_BACK_EVERY_S:
+            self.last_write_back = now
+            report = Report(self.fp.folder.root, self.fp.folder.prefix)
+            looked_at = now_ms()
+            write_back(self.fp, report, since=self.written_back_until - LOOK_BACK_MS)
+            self.written_back_until = looked_at
+            if report.counts["written_back"] or report.errors:
+                self.on_report(report, "write-back")
+        if now - self.last_beat >= HEARTBEAT_MS / 1000:
+            self.last_beat = now
+            self.fp.state.heartbeat(self.fp.folder, os.getpid())
+
+    def apply(self, rel: str, moved_from: str | None, report: Report) -> None:
+        fp = self.fp
+        path = os.path.join(fp.folder.root, rel)
+        if rel == scan.FACTS_FILE:
+            fp.apply_facts(scan.Entry(rel, path, kind="facts"), report, fp.state.file(fp.folder, rel))
+            return
+        if moved_from is not None:
+            old = fp.state.file(fp.folder, moved_from)
+            new_slug = slug_for_path(rel, fp.folder.prefix)
+            if old is not None and old.slug != new_slug and os.path.exists(path):
+                page = fp.brain.page(fp.source, old.slug)
+                if page is not None and old.page_updated_at is not None and page["updated_at"] > old.page_updated_at:
+                    # Written through memverbs since the last sync, then renamed and saved: the file wins here too.
+                    fp.state.add_conflict(fp.folder, rel, new_slug, render_page(fp.brain, fp.source, old.slug) or "")
+                    report.conflicts.append((rel, new_slug))
+                if fp.brain.page(fp.source, new_slug) is None and page is not None:
+                    fp.brain.rename_page(fp.source, old.slug, new_slug, now_ms())
+                fp.state.forget(fp.folder, moved_from)
+                sub = Report(report.folder)
+                outcome = fp.apply(rel, path, sub, None)
+                if outcome in ("created", "updated", "unchanged"):
+                    report.add("renamed", rel)
+                else:
+                    report.add(outcome, rel, (sub.errors or sub.skipped or [("", "")])[0][1])
+                return
+        if os.path.exists(path):
+            fp.apply(rel, path, report, fp.state.file(fp.folder, rel))
+            return
+        prev = fp.state.file(fp.folder, rel)
+        if prev is not None:
+            fp.remove(rel, prev, report)
+
+    def stop(self) -> None:
+        self.fp.state.heartbeat(self.fp.folder, None)
+
+
+def watch(watches: list[FolderWatch], warn: Callable[[str], None], stop: threading.Event) -> None:
+    changes_by_root = {w.fp.folder.root: w.changes for w in watches}
+    observer = start_observer(list(changes_by_root), changes_by_root, warn)
+    try:
+        for w in watches:
+            w.full_pass("start")  # catch up with what changed while nobody watched
+        while not stop.is_set():
+            for w in watches:
+                try:
+                    w.tick()
+                except (MemverbsError, OSError) as exc:
+                    # A brain locked past its busy timeout, a folder briefly gone: say so, keep watching.
+                    warn(f"{w.fp.folder.root}: {getattr(exc, 'message', None) or exc}; retrying")
+                    stop.wait(1.0)
+            stop.wait(TICK_S)
+    finally:
+        observer.stop()
+        observer.join(timeout=5)
+        for w in watches:
+            w.stop()

@@ -1,0 +1,73 @@
+"""Brain → file: a synced page written through memverbs (put_page from an agent, the CLI) goes back to its file.
+
+A page is due when its `updated_at` is past the one recorded at its file's last sync.
+If the file is also unchanged since then, the rendered page replaces it atomically
+(temp file + rename, so an editor never reads half a file). If the file changed too,
+both sides moved: the file wins and the brain's version is kept as a conflict.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from memverbs.installers.files import atomic_write
+from memverbs.server.sync.render import render_page
+from memverbs.server.sync.report import Report
+from memverbs.server.sync.state import FileState
+from memverbs.server.timeparse import now_ms
+
+
+# A writer stamps updated_at before its transaction commits, so a page can appear with a stamp
+# a little older than the last look: a watcher looks back this far each time.
+LOOK_BACK_MS = 60_000
+
+
+def due(brain, source: str, folder_id: int, since: int = 0) -> list:
+    """Synced pages written since their file's last sync (only those stamped after `since`, when given)."""
+    # The pages changed since `since` first (an index range), then their files: SQLite would
+    # otherwise range-scan the pages once per synced file (seconds at 10,000 files).
+    return brain.query(
+        "WITH p AS MATERIALIZED (SELECT slug, updated_at FROM pages INDEXED BY pages_changed "
+        "WHERE source_id = ? AND updated_at > ? AND deleted_at IS NULL) "
+        "SELECT sf.rel_path, sf.slug FROM p JOIN sync_files sf ON sf.folder_id = ? AND sf.slug = p.slug "
+        "WHERE p.updated_at > COALESCE(sf.page_updated_at, 0) ORDER BY sf.rel_path",
+        (source, since, folder_id),
+    )
+
+
+def write_back(folder_pass, report: Report, since: int = 0) -> None:
+    """Write every due page of the pass's folder to its file (or record the conflict)."""
+    from memverbs.server.sync.importer import file_hash  # noqa: PLC0415 - importer imports this module's users
+
+    fp = folder_pass
+    for row in due(fp.brain, fp.source, fp.folder.id, since):
+        rel, slug = row["rel_path"], row["slug"]
+        prev = fp.state.file(fp.folder, rel)
+        path = Path(fp.folder.root) / rel
+        try:
+            current = file_hash(path.read_bytes())
+        except FileNotFoundError:
+            continue  # deleted: the next pass deletes the page
+        except OSError as exc:
+            report.add("errors", rel, f"cannot read for write-back: {exc.strerror}")
+            continue
+        if prev is None or current != prev.file_hash:
+            fp.apply(rel, str(path), report, prev)  # the file changed too: it wins, the conflict is recorded
+            continue
+        text = render_page(fp.brain, fp.source, slug)
+        if text is None:
+            continue
+        if fp.dry_run:
+            report.add("written_back", rel)
+            continue
+        page = fp.brain.page(fp.source, slug)
+        data = text.encode("utf-8")
+        try:
+            atomic_write(path, text)
+            st = os.stat(path)
+        except OSError as exc:
+            report.add("errors", rel, f"cannot write back: {exc.strerror}")
+            continue
+        fp.state.record(fp.folder, FileState(rel, slug, file_hash(data), st.st_size, st.st_mtime_ns, page["updated_at"], now_ms()))
+        report.add("written_back", rel)

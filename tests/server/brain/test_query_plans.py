@@ -1,0 +1,157 @@
+"""Every hot query uses its intended index on a brain grown through the tools and never analysed.
+
+Without `sqlite_stat1` SQLite's planner guesses, and on a brain grown through
+put_page / add_link / remember its guesses used to be full scans of a source's
+aliases, links or facts (docs/architecture.md, "Query plans"). Each hot query
+is listed once below with the index each of its tables must be searched
+through; the SQL is captured from the brain method itself (not copied here), so
+a change to a method's SQL is checked as written. The same plans must hold once
+the brain has been analysed: statistics may not make a plan worse either.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+import pytest
+
+from memverbs.server.brain.sqlite_facts import FactFilter, NewFact
+from memverbs.server.timeparse import now_ms
+
+from memverbs.server.runtime import Runtime
+
+from helpers import Client, init_home, page
+
+S = "default"
+PAGES = 60
+
+# (what, call on the brain, {table or alias in the plan: how it must be searched})
+# "rowid" = by primary key, "fts" = the FTS5 index; anything else is an index name (a tuple: any of them).
+HOT = [
+    ("page by slug", lambda b, now: b.page(S, "people/p-1"), {"pages": "sqlite_autoindex_pages_1"}),
+    ("pages by slugs", lambda b, now: b.pages_by_slugs(S, ["people/p-1", "people/p-2"], allow_private=False),
+     {"pages": "sqlite_autoindex_pages_1"}),
+    ("alias resolution", lambda b, now: b.alias_slugs(S, "pp1"), {"aliases": "aliases_lookup"}),
+    ("title resolution", lambda b, now: b.pages_titled(S, "person 1", allow_private=False), {"pages": "pages_title"}),
+    ("slug-suffix resolution", lambda b, now: b.pages_with_suffix(S, "p-1", allow_private=False),
+     {"pages": "pages_slug_rev"}),
+    ("slug-prefix listing", lambda b, now: b.pages_with_prefix(S, "people/", allow_private=False),
+     {"pages": "sqlite_autoindex_pages_1"}),
+    ("aliases of a page", lambda b, now: b.aliases_of(S, "people/p-1"), {"aliases": "sqlite_autoindex_aliases_1"}),
+    ("aliased among candidates", lambda b, now: b.aliased_slugs(S, ["people/p-1", "people/p-2"], "pp1"),
+     {"aliases": ("aliases_lookup", "sqlite_autoindex_aliases_1")}),  # both pin all three columns
+    ("timeline of a page", lambda b, now: b.timeline_newest(S, "people/p-1"), {"timeline": "timeline_slug"}),
+    ("out-edges", lambda b, now: b.edges_out(S, "people/p-1", 10, allow_private=False),
+     {"l": "sqlite_autoindex_links_1", "t": "sqlite_autoindex_pages_1"}),
+    ("in-edges", lambda b, now: b.edges_in(S, "people/p-1", 10, allow_private=False),
+     {"l": "links_in", "f": "sqlite_autoindex_pages_1"}),
+    ("backlink count", lambda b, now: b.backlink_count(S, "people/p-1", allow_private=False),
+     {"l": "links_in", "f": "sqlite_autoindex_pages_1"}),
+    ("links of a page", lambda b, now: b.page_links(S, "people/p-1"), {"links": "sqlite_autoindex_links_1"}),
+    ("keyword search", lambda b, now: b.keyword_search(S, '"person"', limit=10, allow_private=False),
+     {"pages_fts": "fts", "p": "rowid"}),
+    ("delta: changed pages", lambda b, now: b.changed_pages(S, 0, None, limit=51, allow_private=False),
+     {"pages": "pages_changed"}),
+    ("delta: changed pages after a cursor", lambda b, now: b.changed_pages(S, 0, "people/p-1", limit=51, allow_private=False),
+     {"pages": "pages_changed"}),
+    ("delta: facts recorded after", lambda b, now: b.facts_recorded_after(S, 0, world_only=True, now=now, limit=50),
+     {"facts": "facts_created"}),
+    ("delta: facts recorded in one ms", lambda b, now: b.facts_recorded_at(S, now, world_only=True, now=now, limit=50),
+     {"facts": "facts_created"}),
+    ("card: commitments", lambda b, now: b.active_commitments(S, "people/p-1", world_only=True, now=now, limit=3),
+     {"facts": "facts_entity"}),
+    ("card: fact count", lambda b, now: b.active_fact_count(S, "people/p-1", world_only=True, now=now),
+     {"facts": "facts_entity"}),
+    ("pack: facts of the entities", lambda b, now: b.entity_facts(S, ["people/p-1", "people/p-2", "people/p-3"],
+                                                                  world_only=True, now=now, limit=20),
+     {"facts": "facts_entity"}),
+    ("pack: facts of a session", lambda b, now: b.session_facts(S, "s1", world_only=True, now=now, limit=20),
+     {"facts": "facts_session"}),
+    ("pack: recent facts", lambda b, now: b.recent_facts(S, now - 86_400_000, world_only=True, now=now, limit=20),
+     {"facts": "facts_created"}),
+    ("recall: entity arm", lambda b, now: b.facts(S, FactFilter("entity", now, True, True, 20, entity_slug="people/p-1")),
+     {"facts": "facts_entity"}),
+    ("recall: session arm", lambda b, now: b.facts(S, FactFilter("session", now, True, True, 20, session_id="s1")),
+     {"facts": "facts_session"}),
+    ("recall: recent arm", lambda b, now: b.facts(S, FactFilter("recent", now, True, True, 20)),
+     {"facts": "facts_event"}),
+    ("recall: supersessions arm", lambda b, now: b.facts(S, FactFilter("supersessions", now, True, False, 20)),
+     {"facts": "facts_superseded"}),
+    ("recall: fact keyword search", lambda b, now: b.facts_matching(S, '"fact"', world_only=True, now=now, since=None,
+                                                                    until=None, limit=10),
+     {"facts_fts": "fts", "f": "rowid"}),
+    ("hook: standing entities", lambda b, now: b.recent_entity_slugs(S, limit=5), {"facts": "facts_created"}),
+    ("remember: dedup check", lambda b, now: b.remember_fact(
+        S, NewFact("fact 1 about p", "fact 1 about p", "fact", "people/p-1", "world", "t", None), now),
+     {"facts": "facts_entity"}),
+    ("delta: session cursor", lambda b, now: b.cursor(S, "local", "s1"), {"session_cursors": "sqlite_autoindex_session_cursors_1"}),
+]
+
+_STEP = re.compile(r"^(SEARCH|SCAN) (\S+)(?: USING (?:(?:COVERING )?INDEX (\S+)|(INTEGER PRIMARY KEY)))?( VIRTUAL TABLE)?")
+
+
+def searched(db: sqlite3.Connection, sql: str) -> dict[str, str | None]:
+    """{table or alias: index it is searched through} for one statement; None is a full scan."""
+    out: dict[str, str | None] = {}
+    for row in db.execute("EXPLAIN QUERY PLAN " + sql):
+        m = _STEP.match(row[3])
+        if not m or m.group(2).startswith("("):  # a subquery or co-routine, not a table
+            continue
+        _, table, index, rowid, virtual = m.groups()
+        out[table] = "fts" if virtual else "rowid" if rowid else index
+    return out
+
+
+def meets(plan: dict, expected: dict) -> bool:
+    return plan.keys() == expected.keys() and all(
+        plan[t] in (want if isinstance(want, tuple) else (want,)) for t, want in expected.items()
+    )
+
+
+def statements(brain, call, now: int) -> list[str]:
+    seen: list[str] = []
+    brain.db.set_trace_callback(seen.append)
+    try:
+        call(brain, now)
+    finally:
+        brain.db.set_trace_callback(None)
+    return [s for s in seen if s.split(None, 1)[0].upper() in ("SELECT", "UPDATE", "DELETE")]
+
+
+def grow(root) -> Runtime:
+    """A brain grown a little through the tools, the way a user grows one: never analysed."""
+    runtime = Runtime(init_home(root))
+    local = Client(runtime.local_dispatcher())
+    for i in range(PAGES):
+        page(local, f"people/p-{i}", f"Person {i}", body=f"Works with [[people/p-{(i * 7) % PAGES}]].",
+             aliases=[f"pp{i}"], type="person")
+        local.ok("add_link", **{"from": f"people/p-{i}", "to": f"people/p-{(i * 3) % PAGES}", "link_type": "knows"})
+        local.ok("add_timeline_entry", slug=f"people/p-{i}", date="2026-01-02", summary=f"met {i}")
+        local.ok("remember", fact=f"fact {i} about p", entity=f"people/p-{i}", provenance="t", session_id="s1")
+    local.ok("remember", fact="a commitment: ship it by friday", entity="people/p-1", provenance="t", kind="commitment")
+    return runtime
+
+
+@pytest.fixture(scope="module")
+def brains(tmp_path_factory):
+    fresh = grow(tmp_path_factory.mktemp("fresh") / "home")
+    db = fresh.brain().db
+    assert db.execute("SELECT count(*) FROM sqlite_master WHERE name LIKE 'sqlite_stat%'").fetchone()[0] == 0
+    analysed = grow(tmp_path_factory.mktemp("analysed") / "home")
+    analysed.brain().db.execute("ANALYZE")
+    yield {"never analysed": fresh.brain(), "analysed": analysed.brain()}
+    fresh.close()
+    analysed.close()
+
+
+@pytest.mark.parametrize("what,call,expected", HOT, ids=[h[0] for h in HOT])
+@pytest.mark.parametrize("stats", ["never analysed", "analysed"])
+def test_hot_query_uses_its_index(brains, what, call, expected, stats):
+    brain = brains[stats]
+    sqls = statements(brain, call, now_ms())
+    assert sqls, f"{what}: the call ran no query"
+    plans = [searched(brain.db, sql) for sql in sqls]
+    assert any(meets(plan, expected) for plan in plans), f"{what}: expected {expected}, planned {plans}"
+    for plan in plans:
+        assert None not in plan.values(), f"{what}: a full scan in {plan}"

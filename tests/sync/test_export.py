@@ -1,0 +1,178 @@
+"""`memverbs export DIR`: canonical files, facts as JSONL, private material only when asked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from memverbs.cli.main import main
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def seed(local):
+    local.ok("put_page", slug="people/alice", content=(
+        "---\ntitle: Alice\ntype: person\naliases: [Ali]\ntags: [x]\n---\nRuns payments. See [[companies/acme]].\n\n"
+        "<!-- facts -->\n- Likes tea\n- [private] Salary 100k\n<!-- /facts -->\n<!-- takes -->\nSharp.\n<!-- /takes -->\n"
+        "\n## Timeline\n- 2026-01-02: Joined\n"))
+    local.ok("put_page", slug="companies/acme", content="# Acme\nA company.\n")
+    local.ok("put_page", slug="secret/plan", content="---\nvisibility: private\n---\n# Plan\nSecret.\n")
+    local.ok("add_alias", slug="people/alice", alias="A. Example")
+    local.ok("add_link", **{"from": "people/alice", "to": "companies/acme", "link_type": "works_at"})
+    local.ok("add_timeline_entry", slug="people/alice", date="2026-03-04", summary="Promoted")
+    local.ok("remember", fact="Alice prefers async standups", provenance="chat 2026-06-12", entity="people/alice", kind="preference")
+    local.ok("remember", fact="Alice is job hunting", provenance="chat", entity="people/alice", visibility="private")
+
+
+def test_export_writes_every_page_and_says_what_private_material_it_left_out(tmp_path, home, local, capsys):
+    seed(local)
+    assert main(["export", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert "private material left out: 1 private pages, private rows cut from 1 pages, 1 private facts" in out
+    files = files_of(tmp_path / "out")
+    assert sorted(files) == ["companies/acme.md", "memverbs-facts.jsonl", "people/alice.md"]
+    alice = files["people/alice.md"].decode()
+    assert alice.startswith(
+        "---\ntitle: Alice\ntype: person\naliases: [Ali, A. Example]\nlinks:\n  works_at: [companies/acme]\ntags: [x]\n---\n"
+    )
+    assert "Salary" not in alice and "- Likes tea" in alice and "Sharp." in alice
+    assert alice.endswith("## Timeline\n- 2026-03-04: Promoted\n")
+    facts = [json.loads(line) for line in files["memverbs-facts.jsonl"].decode().splitlines()]
+    assert facts == [{"entity": "people/alice", "fact": "Alice prefers async standups", "kind": "preference",
+                      "provenance": "chat 2026-06-12", "valid_until": None, "visibility": "world"}]
+
+    assert main(["export", str(tmp_path / "all"), "--include-private"]) == 0
+    assert "private material included" in capsys.readouterr().out
+    everything = files_of(tmp_path / "all")
+    assert "secret/plan.md" in everything and b"Salary 100k" in everything["people/alice.md"]
+    assert b"job hunting" in everything["memverbs-facts.jsonl"]
+
+
+def test_export_import_export_is_byte_identical(tmp_path, home, local, monkeypatch, capsys):
+    seed(local)
+    assert main(["export", str(tmp_path / "one"), "--include-private"]) == 0
+    second = tmp_path / "home2"
+    from helpers import init_home
+
+    init_home(second)
+    monkeypatch.setenv("MEMVERBS_HOME", str(second))
+    assert main(["import", str(tmp_path / "one")]) == 0
+    assert main(["export", str(tmp_path / "two"), "--include-private"]) == 0
+    capsys.readouterr()
+    assert files_of(tmp_path / "one") == files_of(tmp_path / "two")
+
+
+# -- the round trip as a property ---------------------------------------------------------------
+
+_word = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8)
+_text = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")) | st.sampled_from("\n-#[]|:*`'\"é日"),
+    max_size=60,
+)
+_slug = st.lists(_word, min_size=1, max_size=3).map("/".join)
+
+
+@st.composite
+def pages(draw):
+    out = {}
+    for slug in draw(st.lists(_slug, min_size=1, max_size=4, unique=True)):
+        fm = {"title": draw(st.one_of(_text.filter(lambda t: t.strip()), st.none()))}
+        if draw(st.booleans()):
+            fm["type"] = draw(_word)
+        if draw(st.booleans()):
+            fm["aliases"] = draw(st.lists(_text.filter(lambda t: t.strip()), max_size=3))
+        if draw(st.booleans()):
+            fm["visibility"] = "private"
+        if draw(st.booleans()):
+            fm["tags"] = draw(st.lists(_word, max_size=3))
+        fm = {k: v for k, v in fm.items() if v is not None}
+        body = draw(_text)
+        if draw(st.booleans()):
+            body += "\n<!-- facts -->\n- " + draw(_text) + "\n- [private] " + draw(_text) + "\n<!-- /facts -->\n"
+        if draw(st.booleans()):
+            body += f"\n## Timeline\n- 2026-0{draw(st.integers(1, 9))}-1{draw(st.integers(0, 9))}: {draw(_word)}\n"
+        if draw(st.booleans()) and out:
+            body += f"\nSee [[{draw(st.sampled_from(sorted(out)))}]].\n"
+        manual = {}
+        if draw(st.booleans()):
+            manual["alias"] = draw(_text.filter(lambda t: t.strip()))
+        if draw(st.booleans()):
+            manual["event"] = (f"2025-1{draw(st.integers(0, 2))}-0{draw(st.integers(1, 9))}", draw(_text.filter(lambda t: t.strip())))
+        out[slug] = (fm, body, manual)
+    return out
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(generated=pages(), include_private=st.booleans())
+def test_round_trip_property(generated, include_private, tmp_path_factory):
+    import yaml
+
+    from helpers import Client, init_home
+    from memverbs.server.runtime import Runtime
+    from memverbs.server.sync.exporter import export_brain
+    from memverbs.server.sync.importer import FolderPass
+    from memverbs.server.sync.state import SyncState
+
+    base = tmp_path_factory.mktemp("rt")
+    first = Runtime(init_home(base / "a"))
+    try:
+        client = Client(first.local_dispatcher())
+        for slug, (fm, body, manual) in generated.items():
+            content = ("---\n" + yaml.safe_dump(fm, allow_unicode=True) + "---\n" if fm else "") + body
+            got, is_error = client("put_page", slug=slug, content=content)
+            assume(not is_error)  # a page put_page refuses has nothing to round-trip
+            if "alias" in manual:
+                client("add_alias", slug=slug, alias=manual["alias"])
+            if "event" in manual:
+                client("add_timeline_entry", slug=slug, date=manual["event"][0], summary=manual["event"][1])
+        export_brain(first.brain(), first.source, str(base / "one"), include_private=include_private)
+    finally:
+        first.close()
+    second = Runtime(init_home(base / "b"))
+    try:
+        brain = second.brain()
+        folder = SyncState(brain, second.source).folder(str(base / "one"), "", "import")
+        fp = FolderPass(second.local_dispatcher(), brain, second.source, folder)
+        report = fp.run(fp.entries(), follow_deletes=False)
+        assert report.errors == [], report.errors
+        export_brain(brain, second.source, str(base / "two"), include_private=include_private)
+    finally:
+        second.close()
+    assert files_of(base / "one") == files_of(base / "two")
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(
+    layout=st.lists(
+        st.tuples(st.booleans(), st.booleans(), st.booleans(), st.sampled_from(["world", "private"])), min_size=1, max_size=5
+    )
+)
+def test_without_include_private_no_private_material_leaves(layout, tmp_path_factory):
+    """Private pages, private facts-fence rows (and their continuation lines) and private facts never reach the files."""
+    from helpers import Client, init_home
+    from memverbs.server.runtime import Runtime
+    from memverbs.server.sync.exporter import export_brain
+
+    base = tmp_path_factory.mktemp("priv")
+    rt = Runtime(init_home(base / "h"))
+    try:
+        client = Client(rt.local_dispatcher())
+        for i, (private_page, private_row, continuation, fact_visibility) in enumerate(layout):
+            fm = "---\nvisibility: private\n---\n" if private_page else ""
+            secret = f"SECRET{i}" if private_page else f"open{i}"
+            row = f"- [Private] SECRET-ROW{i}\n" if private_row else f"- open row {i}\n"
+            more = f"  SECRET-CONT{i}\n" if private_row and continuation else ""
+            client.ok("put_page", slug=f"p/n{i}", content=f"{fm}# N{i}\n{secret}\n<!-- facts -->\n{row}{more}- open tail {i}\n<!-- /facts -->\n")
+            client.ok("remember", fact=f"{'SECRET-FACT' if fact_visibility == 'private' else 'open fact'} {i}",
+                      provenance="test", entity=f"p/n{i}", visibility=fact_visibility)
+        export_brain(rt.brain(), rt.source, str(base / "out"), include_private=False)
+    finally:
+        rt.close()
+    text = "".join(b.decode() for b in files_of(base / "out").values())
+    assert "SECRET" not in text
+    assert all(f"open tail {i}" in text for i, (private_page, *_rest) in enumerate(layout) if not private_page)

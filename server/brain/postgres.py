@@ -41,6 +41,7 @@ from memverbs.server.brain.postgres_facts import FactStore
 from memverbs.server.brain.postgres_pages import PageStore
 from memverbs.server.brain.postgres_rows import row_factory
 from memverbs.server.brain.postgres_sessions import CursorStore
+from memverbs.server.brain.postgres_sync import SyncStore
 from memverbs.server.brain.postgres_tokens import TokenStore
 from memverbs.server.brain.postgres_vectors import VectorStore
 from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked, BrainMissing
@@ -106,7 +107,7 @@ class _Retry(Exception):
     """A pooled connection turned out dead before the read ran: take another one."""
 
 
-class PostgresBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, BrowseStore):
+class PostgresBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, BrowseStore, SyncStore):
     backend = "postgres"
 
     def __init__(self, url: str, *, pool_size: int = 4, busy_timeout_ms: int = 10_000, pgvector: bool = False) -> None:

@@ -17,7 +17,8 @@ _ACTIVE = "expired_at IS NULL AND (valid_until IS NULL OR valid_until > %(now)s)
 
 # The tables a brain owns, for its size on the server (the database may hold others).
 _OWN_TABLES = ("pages", "aliases", "links", "timeline", "facts", "fact_moves", "session_cursors", "access_tokens",
-               "vector_spaces", "chunks", "text_vectors", "fact_vectors", "_migrations")
+               "vector_spaces", "chunks", "text_vectors", "fact_vectors", "sync_folders", "sync_files",
+               "sync_conflicts", "_migrations")
 
 
 class BrowseStore:

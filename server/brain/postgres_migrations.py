@@ -205,6 +205,57 @@ _PAGE_MARKDOWN = """
     ALTER TABLE pages ADD COLUMN markdown TEXT;
 """
 
+# SQLite's step reshapes two indexes for its planner on a never-analysed brain; Postgres has
+# statistics (autovacuum analyses), but the step keeps the same indexes under the same names so
+# both backends have one schema history: alias lookups and links into a page are one index range.
+_PLAN_INDEXES = """
+    DROP INDEX aliases_norm;
+    CREATE INDEX aliases_lookup ON aliases (source_id, alias_norm, slug);
+    DROP INDEX links_to;
+    CREATE INDEX links_in ON links (source_id, to_slug, from_slug, link_source);
+"""
+
+# Markdown folders kept in step with the brain (`memverbs import` / `sync`; see migrations.py).
+# Paths and slugs compare in byte order (COLLATE "C"), as in SQLite.
+_MARKDOWN_SYNC_STATE = """
+    CREATE TABLE sync_folders (
+        id             BIGSERIAL PRIMARY KEY,
+        source_id      TEXT NOT NULL,
+        root           TEXT COLLATE "C" NOT NULL,
+        slug_prefix    TEXT NOT NULL DEFAULT '',
+        mode           TEXT NOT NULL CHECK (mode IN ('import', 'sync')),
+        created_at     BIGINT NOT NULL,
+        last_pass_at   BIGINT,
+        last_change_at BIGINT,
+        watcher_pid    BIGINT,
+        watcher_beat   BIGINT,
+        UNIQUE (source_id, root)
+    );
+
+    CREATE TABLE sync_files (
+        folder_id       BIGINT NOT NULL REFERENCES sync_folders (id),
+        rel_path        TEXT COLLATE "C" NOT NULL,
+        slug            TEXT COLLATE "C" NOT NULL,
+        file_hash       TEXT NOT NULL,
+        size            BIGINT NOT NULL,
+        mtime_ns        BIGINT NOT NULL,
+        page_updated_at BIGINT,
+        synced_at       BIGINT NOT NULL,
+        PRIMARY KEY (folder_id, rel_path)
+    );
+    CREATE INDEX sync_files_slug ON sync_files (folder_id, slug);
+
+    CREATE TABLE sync_conflicts (
+        id            BIGSERIAL PRIMARY KEY,
+        folder_id     BIGINT NOT NULL REFERENCES sync_folders (id),
+        rel_path      TEXT COLLATE "C" NOT NULL,
+        slug          TEXT COLLATE "C" NOT NULL,
+        brain_content TEXT NOT NULL,
+        detected_at   BIGINT NOT NULL,
+        resolved_at   BIGINT
+    );
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -212,6 +263,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0004_chunks_and_vectors", _VECTORS),
     Migration("0005_fact_moves", _FACT_MOVES),
     Migration("0006_page_markdown", _PAGE_MARKDOWN),
+    Migration("0007_plan_indexes", _PLAN_INDEXES),
+    Migration("0008_markdown_sync_state", _MARKDOWN_SYNC_STATE),
 )
 
 # Not a numbered step: whether pgvector can be used depends on the server, not on the schema's

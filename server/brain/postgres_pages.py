@@ -299,6 +299,78 @@ class PageStore:
                 "UPDATE pages SET last_retrieved_at = %s WHERE source_id = %s AND slug = ANY(%s)", (now, source, list(slugs))
             )
 
+    def adopt_links(self, source: str, slug: str, names: list[str], *, from_private_only: bool = False) -> int:
+        """Point body links whose target is one of `names` and names no live page at `slug` (see the
+        SQLite store). A link that would duplicate one the page already has is dropped instead, one
+        row at a time: SQLite's UPDATE OR IGNORE, which Postgres has no statement for."""
+        if not names:
+            return 0
+        dangling = (
+            "l.source_id = %s AND l.to_slug = ANY(%s) AND l.link_source = 'markdown' AND l.from_slug != %s "
+            "AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.source_id = l.source_id AND p.slug = l.to_slug "
+            "AND p.deleted_at IS NULL)"
+        )
+        if from_private_only:
+            dangling += (
+                " AND EXISTS (SELECT 1 FROM pages f WHERE f.source_id = l.source_id AND f.slug = l.from_slug "
+                "AND f.visibility = 'private')"
+            )
+        args = (source, list(names), slug)
+        if self.one(f"SELECT 1 FROM links l WHERE {dangling} LIMIT 1", args) is None:
+            return 0  # the common case: nothing waits for this page, and no write transaction is spent
+        moved = 0
+        with self.write() as db:
+            rows = db.execute(f"SELECT l.id, l.from_slug, l.link_type FROM links l WHERE {dangling} ORDER BY l.id", args).fetchall()
+            for r in rows:
+                taken = db.execute(
+                    "SELECT 1 FROM links WHERE source_id = %s AND from_slug = %s AND to_slug = %s AND link_type = %s "
+                    "AND link_source = 'markdown'",
+                    (source, r["from_slug"], slug, r["link_type"]),
+                ).fetchone()
+                if taken is None:
+                    db.execute("UPDATE links SET to_slug = %s WHERE id = %s", (slug, r["id"]))
+                    moved += 1
+                else:  # the page already links here both ways: drop the now-duplicate dangling row
+                    db.execute("DELETE FROM links WHERE id = %s", (r["id"],))
+        return moved
+
+    def rename_page(self, source: str, old: str, new: str, now: int) -> None:
+        """Move a page to a new slug with everything that hangs off it: aliases, links, timeline, facts."""
+        with self.write() as db:
+            # A soft-deleted page at the new slug gives way (its row only, never a live page: callers check).
+            gone = db.execute(
+                "SELECT id FROM pages WHERE source_id = %s AND slug = %s AND deleted_at IS NOT NULL", (source, new)
+            ).fetchone()
+            if gone is not None:
+                db.execute("DELETE FROM chunks WHERE page_id = %s", (gone["id"],))
+                db.execute("DELETE FROM pages WHERE id = %s", (gone["id"],))
+            db.execute(
+                "UPDATE pages SET slug = %s, slug_rev = %s, updated_at = %s WHERE source_id = %s AND slug = %s",
+                (new, reverse(new), now, source, old),
+            )
+            # SQLite's UPDATE OR IGNORE: rows the new slug already has stay behind, then go.
+            db.execute(
+                "UPDATE aliases a SET slug = %s WHERE a.source_id = %s AND a.slug = %s AND NOT EXISTS "
+                "(SELECT 1 FROM aliases b WHERE b.source_id = a.source_id AND b.slug = %s AND b.alias_norm = a.alias_norm)",
+                (new, source, old, new),
+            )
+            db.execute("DELETE FROM aliases WHERE source_id = %s AND slug = %s", (source, old))
+            db.execute(
+                "UPDATE links a SET from_slug = %s WHERE a.source_id = %s AND a.from_slug = %s AND NOT EXISTS "
+                "(SELECT 1 FROM links b WHERE b.source_id = a.source_id AND b.from_slug = %s AND b.to_slug = a.to_slug "
+                "AND b.link_type = a.link_type AND b.link_source IS NOT DISTINCT FROM a.link_source)",
+                (new, source, old, new),
+            )
+            db.execute(
+                "UPDATE links a SET to_slug = %s WHERE a.source_id = %s AND a.to_slug = %s AND NOT EXISTS "
+                "(SELECT 1 FROM links b WHERE b.source_id = a.source_id AND b.to_slug = %s AND b.from_slug = a.from_slug "
+                "AND b.link_type = a.link_type AND b.link_source IS NOT DISTINCT FROM a.link_source)",
+                (new, source, old, new),
+            )
+            db.execute("DELETE FROM links WHERE source_id = %s AND (from_slug = %s OR to_slug = %s)", (source, old, old))
+            db.execute("UPDATE timeline SET slug = %s WHERE source_id = %s AND slug = %s", (new, source, old))
+            db.execute("UPDATE facts SET entity_slug = %s WHERE source_id = %s AND entity_slug = %s", (new, source, old))
+
     def page_links(self, source: str, slug: str) -> list:
         return self.query(
             "SELECT to_slug, link_type, link_source, context FROM links WHERE source_id = %s AND from_slug = %s ORDER BY id",

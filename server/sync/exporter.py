@@ -37,8 +37,7 @@ class ExportReport:
 
 
 def live_slugs(brain, source: str) -> list[tuple[str, str]]:
-    rows = brain.query("SELECT slug, visibility FROM pages WHERE source_id = ? AND deleted_at IS NULL ORDER BY slug", (source,))
-    return [(r[0], r[1]) for r in rows]
+    return brain.live_page_slugs(source)
 
 
 def export_brain(brain, source: str, dest: str, *, include_private: bool, progress: Callable[[str], None] | None = None) -> ExportReport:

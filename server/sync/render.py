@@ -96,23 +96,12 @@ def _links(declared, manual: list[tuple[str, str]]) -> dict:
 
 # Reads of what was added by hand: the page ops' rows whose origin is not the markdown.
 def _manual_aliases(brain, source: str, slug: str) -> list[str]:
-    rows = brain.query(
-        "SELECT alias FROM aliases WHERE source_id = ? AND slug = ? AND origin = 'manual' ORDER BY id", (source, slug)
-    )
-    return [r[0] for r in rows]
+    return brain.manual_aliases(source, slug)
 
 
 def _manual_links(brain, source: str, slug: str) -> list[tuple[str, str]]:
-    rows = brain.query(
-        "SELECT link_type, to_slug FROM links WHERE source_id = ? AND from_slug = ? AND link_source = 'manual' ORDER BY id",
-        (source, slug),
-    )
-    return [(r[0], r[1]) for r in rows]
+    return brain.manual_links(source, slug)
 
 
 def _manual_timeline(brain, source: str, slug: str) -> list[tuple[str, str]]:
-    rows = brain.query(
-        "SELECT date, summary FROM timeline WHERE source_id = ? AND slug = ? AND origin = 'manual' ORDER BY date, id",
-        (source, slug),
-    )
-    return [(r[0], " ".join(r[1].split())) for r in rows]
+    return [(date, " ".join(summary.split())) for date, summary in brain.manual_timeline(source, slug)]

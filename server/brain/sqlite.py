@@ -114,11 +114,14 @@ class SqliteBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, Br
     # -- health, for doctor -------------------------------------------------
 
     def schema_status(self) -> dict:
-        return {
-            "applied": migrations.applied(self.db),
-            "pending": [m.name for m in migrations.pending(self.db)],
-            "unknown": migrations.unknown(self.db),
-        }
+        try:
+            return {
+                "applied": migrations.applied(self.db),
+                "pending": [m.name for m in migrations.pending(self.db)],
+                "unknown": migrations.unknown(self.db),
+            }
+        except sqlite3.DatabaseError as exc:
+            raise translate(exc, self.path) from exc
 
     def integrity(self) -> str:
         return self.db.execute("PRAGMA quick_check").fetchone()[0]

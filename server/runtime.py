@@ -108,6 +108,8 @@ class Runtime:
                           pool_size=self.pool_size, build_graphs=self.build_graphs)
 
     def brain(self) -> Brain:
+        if self.config_error is not None:
+            raise self.config_error  # also after the brain was opened: a config refused late fails closed
         if self._brain is None:
             self._brain = self._open()
         return self._brain

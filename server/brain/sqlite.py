@@ -19,12 +19,13 @@ from memverbs.server.brain.sqlite_browse import BrowseStore
 from memverbs.server.brain.sqlite_facts import FactStore
 from memverbs.server.brain.sqlite_pages import PageStore
 from memverbs.server.brain.sqlite_sessions import CursorStore
+from memverbs.server.brain.sqlite_sync import SyncStore
 from memverbs.server.brain.sqlite_vectors import VectorStore
 from memverbs.server.brain.sqlite_tokens import TokenStore
 from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked, BrainMissing
 
 
-class SqliteBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, BrowseStore):
+class SqliteBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, BrowseStore, SyncStore):
     backend = "sqlite"
 
     def __init__(self, db: sqlite3.Connection, path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Per-file sync state, kept in the brain itself (migration `0005_markdown_sync_state`).
+"""Per-file sync state, kept in the brain itself (migration `0008_markdown_sync_state`).
 
 A row per folder (root, slug prefix, mode, last pass, the watcher's heartbeat) and
 per file (its slug, the hash/size/mtime last synced, and the page's `updated_at`
@@ -52,7 +52,7 @@ def _file(row) -> FileState:
 
 
 class SyncState:
-    """The sync tables of one brain and source."""
+    """The sync state of one brain and source (the rows live in the brain: `SyncStore`)."""
 
     def __init__(self, brain, source: str) -> None:
         self.brain = brain
@@ -62,91 +62,46 @@ class SyncState:
 
     def folder(self, root: str, prefix: str, mode: str) -> Folder:
         """The folder's row, created on first use; `sync` upgrades an imported folder to synced."""
-        root = os.path.realpath(root)
-        with self.brain.write() as db:
-            row = db.execute("SELECT * FROM sync_folders WHERE source_id = ? AND root = ?", (self.source, root)).fetchone()
-            if row is None:
-                db.execute(
-                    "INSERT INTO sync_folders (source_id, root, slug_prefix, mode, created_at) VALUES (?, ?, ?, ?, ?)",
-                    (self.source, root, prefix, mode, now_ms()),
-                )
-            else:
-                new_mode = "sync" if "sync" in (mode, row["mode"]) else "import"
-                db.execute("UPDATE sync_folders SET slug_prefix = ?, mode = ? WHERE id = ?", (prefix, new_mode, row["id"]))
-            row = db.execute("SELECT * FROM sync_folders WHERE source_id = ? AND root = ?", (self.source, root)).fetchone()
-        return _folder(row)
+        return _folder(self.brain.sync_folder(self.source, os.path.realpath(root), prefix, mode, now_ms()))
 
     def folders(self, mode: str | None = None) -> list[Folder]:
-        sql, args = "SELECT * FROM sync_folders WHERE source_id = ?", [self.source]
-        if mode:
-            sql += " AND mode = ?"
-            args.append(mode)
-        return [_folder(r) for r in self.brain.query(sql + " ORDER BY root", tuple(args))]
+        return [_folder(r) for r in self.brain.sync_folder_rows(self.source, mode)]
 
     def pass_done(self, folder: Folder, changed: bool) -> None:
         now = now_ms()
-        with self.brain.write() as db:
-            db.execute("UPDATE sync_folders SET last_pass_at = ? WHERE id = ?", (now, folder.id))
-            if changed:
-                db.execute("UPDATE sync_folders SET last_change_at = ? WHERE id = ?", (now, folder.id))
+        self.brain.sync_folder_stamp(folder.id, passed_at=now, changed_at=now if changed else None)
 
     def changed(self, folder: Folder) -> None:
-        with self.brain.write() as db:
-            db.execute("UPDATE sync_folders SET last_change_at = ? WHERE id = ?", (now_ms(), folder.id))
+        self.brain.sync_folder_stamp(folder.id, changed_at=now_ms())
 
     def heartbeat(self, folder: Folder, pid: int | None) -> None:
-        with self.brain.write() as db:
-            db.execute(
-                "UPDATE sync_folders SET watcher_pid = ?, watcher_beat = ? WHERE id = ?",
-                (pid, now_ms() if pid else None, folder.id),
-            )
+        self.brain.sync_watcher_beat(folder.id, pid, now_ms() if pid else None)
 
     # -- files ---------------------------------------------------------------
 
     def files(self, folder: Folder) -> dict[str, FileState]:
-        rows = self.brain.query("SELECT * FROM sync_files WHERE folder_id = ?", (folder.id,))
-        return {r["rel_path"]: _file(r) for r in rows}
+        return {r["rel_path"]: _file(r) for r in self.brain.sync_file_rows(folder.id)}
 
     def file(self, folder: Folder, rel_path: str) -> FileState | None:
-        row = self.brain.one("SELECT * FROM sync_files WHERE folder_id = ? AND rel_path = ?", (folder.id, rel_path))
+        row = self.brain.sync_file_row(folder.id, rel_path=rel_path)
         return _file(row) if row else None
 
     def file_for_slug(self, folder: Folder, slug: str) -> FileState | None:
-        row = self.brain.one("SELECT * FROM sync_files WHERE folder_id = ? AND slug = ?", (folder.id, slug))
+        row = self.brain.sync_file_row(folder.id, slug=slug)
         return _file(row) if row else None
 
     def record(self, folder: Folder, f: FileState) -> None:
-        with self.brain.write() as db:
-            db.execute(
-                "INSERT INTO sync_files (folder_id, rel_path, slug, file_hash, size, mtime_ns, page_updated_at, synced_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (folder_id, rel_path) DO UPDATE SET slug = excluded.slug, "
-                "file_hash = excluded.file_hash, size = excluded.size, mtime_ns = excluded.mtime_ns, "
-                "page_updated_at = excluded.page_updated_at, synced_at = excluded.synced_at",
-                (folder.id, f.rel_path, f.slug, f.file_hash, f.size, f.mtime_ns, f.page_updated_at, f.synced_at),
-            )
+        self.brain.sync_record_file(
+            folder.id, (f.rel_path, f.slug, f.file_hash, f.size, f.mtime_ns, f.page_updated_at, f.synced_at)
+        )
 
     def forget(self, folder: Folder, rel_path: str) -> None:
-        with self.brain.write() as db:
-            db.execute("DELETE FROM sync_files WHERE folder_id = ? AND rel_path = ?", (folder.id, rel_path))
+        self.brain.sync_forget_file(folder.id, rel_path)
 
     # -- conflicts -----------------------------------------------------------
 
     def add_conflict(self, folder: Folder, rel_path: str, slug: str, brain_content: str) -> int:
-        with self.brain.write() as db:
-            return db.execute(
-                "INSERT INTO sync_conflicts (folder_id, rel_path, slug, brain_content, detected_at) VALUES (?, ?, ?, ?, ?)",
-                (folder.id, rel_path, slug, brain_content, now_ms()),
-            ).lastrowid
+        return self.brain.sync_add_conflict(folder.id, rel_path, slug, brain_content, now_ms())
 
     def conflicts(self, folder: Folder | None = None, *, open_only: bool = True) -> list:
-        sql = (
-            "SELECT c.id, c.rel_path, c.slug, c.detected_at, c.brain_content, f.root FROM sync_conflicts c "
-            "JOIN sync_folders f ON f.id = c.folder_id WHERE f.source_id = ?"
-        )
-        args: list = [self.source]
-        if folder is not None:
-            sql += " AND c.folder_id = ?"
-            args.append(folder.id)
-        if open_only:
-            sql += " AND c.resolved_at IS NULL"
-        return self.brain.query(sql + " ORDER BY c.id", tuple(args))
+        return self.brain.sync_conflict_rows(self.source, folder.id if folder else None, open_only=open_only)

@@ -23,25 +23,12 @@ from memverbs.server.timeparse import now_ms
 LOOK_BACK_MS = 60_000
 
 
-def due(brain, source: str, folder_id: int, since: int = 0) -> list:
-    """Synced pages written since their file's last sync (only those stamped after `since`, when given)."""
-    # The pages changed since `since` first (an index range), then their files: SQLite would
-    # otherwise range-scan the pages once per synced file (seconds at 10,000 files).
-    return brain.query(
-        "WITH p AS MATERIALIZED (SELECT slug, updated_at FROM pages INDEXED BY pages_changed "
-        "WHERE source_id = ? AND updated_at > ? AND deleted_at IS NULL) "
-        "SELECT sf.rel_path, sf.slug FROM p JOIN sync_files sf ON sf.folder_id = ? AND sf.slug = p.slug "
-        "WHERE p.updated_at > COALESCE(sf.page_updated_at, 0) ORDER BY sf.rel_path",
-        (source, since, folder_id),
-    )
-
-
 def write_back(folder_pass, report: Report, since: int = 0) -> None:
     """Write every due page of the pass's folder to its file (or record the conflict)."""
     from memverbs.server.sync.importer import file_hash  # noqa: PLC0415 - importer imports this module's users
 
     fp = folder_pass
-    for row in due(fp.brain, fp.source, fp.folder.id, since):
+    for row in fp.brain.sync_due(fp.source, fp.folder.id, since):
         rel, slug = row["rel_path"], row["slug"]
         prev = fp.state.file(fp.folder, rel)
         path = Path(fp.folder.root) / rel

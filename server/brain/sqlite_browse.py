@@ -204,3 +204,52 @@ class BrowseStore:
                         status = "duplicate"
                 out.append((row["id"], status))
         return out
+
+    # -- the inspector's live feed (`memverbs ui`) ----------------------------------------------
+
+    def fact_changes(self, source: str, after: int, *, entity: str | None = None, kind: str | None = None,
+                     visibility: str | None = None, provenance: str | None = None, until: int | None = None,
+                     limit: int = 200) -> list[sqlite3.Row]:
+        """Facts remembered or expired at or after `after` (epoch ms), newest change first.
+
+        `changed_at` is the later of the two moments, so a fact forgotten a minute ago comes back
+        to the top of the feed with its new state.
+        """
+        where = ["source_id = :s", "max(created_at, coalesce(expired_at, 0)) >= :after"]
+        args: dict = {"s": source, "after": after, "limit": limit}
+        for col, key, value in (("entity_slug", "entity", entity), ("kind", "kind", kind), ("visibility", "vis", visibility)):
+            if value:
+                where.append(f"{col} = :{key}")
+                args[key] = value
+        if provenance:
+            where.append("instr(lower(coalesce(provenance, '')), lower(:prov)) > 0")
+            args["prov"] = provenance
+        if until is not None:
+            where.append("created_at <= :until")
+            args["until"] = until
+        return self.query(
+            f"SELECT {FACT_COLS}, expiry_reason, max(created_at, coalesce(expired_at, 0)) AS changed_at FROM facts "
+            f"WHERE {' AND '.join(where)} ORDER BY changed_at DESC, id DESC LIMIT :limit",
+            args,
+        )
+
+    def page_changes(self, source: str, after: int, *, entity: str | None = None, visibility: str | None = None,
+                     until: int | None = None, limit: int = 200) -> list[sqlite3.Row]:
+        """Pages written or deleted at or after `after`, newest first, private ones included."""
+        where = ["source_id = :s", "max(updated_at, coalesce(deleted_at, 0)) >= :after"]
+        args: dict = {"s": source, "after": after, "limit": limit}
+        if entity:
+            where.append("slug = :slug")
+            args["slug"] = entity
+        if visibility:
+            where.append("visibility = :vis")
+            args["vis"] = visibility
+        if until is not None:
+            where.append("updated_at <= :until")
+            args["until"] = until
+        return self.query(
+            "SELECT slug, title, type, visibility, updated_at, deleted_at, "
+            f"max(updated_at, coalesce(deleted_at, 0)) AS changed_at FROM pages WHERE {' AND '.join(where)} "
+            "ORDER BY changed_at DESC, slug LIMIT :limit",
+            args,
+        )

@@ -160,7 +160,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self._page(*views.entity(app, path[len("/entity/"):]), active="/entities")
             if path.startswith("/page/"):
                 found = views.page(app, path[len("/page/"):])
-                return self._page(*found, active="/entities") if found else self._missing("no such page")
+                # A wikilink to a page not written yet: the entity view shows what is filed under the name.
+                return self._page(*found, active="/entities") if found else self._redirect(views.entity_href(path[len("/page/"):]))
             if path.startswith("/edit/"):
                 return self._page(*views.edit(app, path[len("/edit/"):]), active="/entities")
             if path.startswith("/fact/"):

@@ -106,8 +106,8 @@ def fact_row(r, now: int, *, feed: bool = False, actions: bool = True) -> str:
         f'<li class="fact state-{state}{" is-private" if r["visibility"] == "private" else ""}" data-fact-id="{r["id"]}">'
         f'{lead}<a class="id" href="/fact/{r["id"]}">#{r["id"]}</a> <span class="kind">{e(r["kind"])}</span> '
         f'<span class="text">{e(r["fact"])}</span>{entity} {private_badge(r["visibility"])} {state_badge} {reason}'
-        f'<span class="meta">{when(r["created_at"])} · {e(r["provenance"])}</span>'
-        f' <a class="trail-link" href="/fact/{r["id"]}">history</a>{acts}</li>'
+        f'<span class="meta">{when(r["created_at"])} · {e(r["provenance"])} · '
+        f'<a class="trail-link" href="/fact/{r["id"]}">history</a></span>{acts}</li>'
     )
 
 

@@ -1,0 +1,89 @@
+"""`memverbs ui` without a browser: the bind rule, page rendering safety, the visibility rewrite."""
+
+from __future__ import annotations
+
+import subprocess
+from html.parser import HTMLParser
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memverbs.server.pages.markdown import declared_visibility, split_frontmatter
+from memverbs.ui import markdown
+from memverbs.ui.app import with_visibility
+from memverbs.ui.server import BindRefused, check_bind, is_loopback
+
+
+def test_loopback_addresses_are_recognised():
+    assert all(is_loopback(h) for h in ("127.0.0.1", "127.5.6.7", "::1", "[::1]", "localhost"))
+    assert not any(is_loopback(h) for h in ("0.0.0.0", "::", "192.168.1.2", "example.com", ""))
+
+
+def test_a_non_loopback_bind_is_refused_unless_asked():
+    for host in ("0.0.0.0", "::", "10.0.0.1"):
+        try:
+            check_bind(host, allow_remote=False)
+        except BindRefused as exc:
+            assert "--allow-non-loopback" in exc.fix
+        else:
+            raise AssertionError(f"{host} was allowed")
+        check_bind(host, allow_remote=True)
+
+
+def test_the_cli_refuses_a_non_loopback_host_with_a_fix(memverbs_cmd, env):
+    done = subprocess.run([*memverbs_cmd, "ui", "--no-open", "--host", "0.0.0.0"], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and done.stdout == ""
+    assert "refusing to serve the inspector on 0.0.0.0" in done.stderr and "fix:" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_wikilinks_fences_and_private_rows_render():
+    html = markdown.render("# T\n\nSee [[people/bob-example|Bob]].\n\n<!-- facts -->\n- [private] secret\n- open\n<!-- /facts -->\n")
+    assert '<a class="wikilink" href="/page/people/bob-example">Bob</a>' in html
+    assert 'class="fence fence-facts"' in html and '<li class="private"><span class="badge badge-private">private</span> secret</li>' in html
+
+
+_ALLOWED = {"p", "ul", "li", "a", "code", "pre", "strong", "em", "h2", "h3", "h4", "h5", "h6", "section", "span"}
+
+
+_PIECES = list("<>\"'&[]()|#*`-/:!= \nabcjsvcript") + [
+    "javascript:", "<script>", "[[", "]]", "](", "<!-- facts -->", "<!-- /facts -->", "onerror=", "- [private] ", "```\n",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=60).map("".join))
+def test_no_page_can_inject_markup(text):
+    """Whatever a page holds, the inspector's HTML has only its own tags and attributes, and no script links."""
+    seen = _Tags()
+    seen.feed(markdown.render(text))
+    seen.close()
+    assert seen.tags <= _ALLOWED
+    assert seen.attrs <= {"class", "href", "aria-label", "title", "rel"}
+    assert not any(h.strip().lower().startswith(("javascript", "data", "vbscript")) for h in seen.hrefs)
+
+
+class _Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: set[str] = set()
+        self.attrs: set[str] = set()
+        self.hrefs: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        for name, value in attrs:
+            self.attrs.add(name)
+            if name == "href":
+                self.hrefs.append(value or "")
+
+
+@given(st.sampled_from(["", "---\ntype: person\n---\n", "---\nvisibility: world\ntype: x\n---\n", "---\r\nVisibility: Private\r\n---\r\n"]),
+       st.text(max_size=60).filter(lambda t: not t.startswith("---")),
+       st.sampled_from(["world", "private"]))
+def test_the_visibility_rewrite_sets_exactly_the_visibility(head, body, visibility):
+    out = with_visibility(head + body, visibility)
+    fm, rest = split_frontmatter(out)
+    assert declared_visibility(fm) == visibility
+    assert out.endswith(body)

@@ -59,8 +59,8 @@ def fact_state(row, now: int) -> str:
 
 def feed_filters(q: dict) -> dict:
     """The timeline's filters from the query string; times as the CLI reads them (7d, 2026-08-11…)."""
-    since = parse_since(q["since"]) if q.get("since") else None
-    until = parse_since(q["until"]) if q.get("until") else None
+    since = _when(q, "since")
+    until = _when(q, "until")
     return {
         "entity": q.get("entity") or None,
         "kind": q.get("kind") or None,
@@ -69,6 +69,20 @@ def feed_filters(q: dict) -> dict:
         "since": since,
         "until": until,
     }
+
+
+class FilterError(ValueError):
+    """A timeline filter that does not parse: said on the page, the filter not applied."""
+
+
+def _when(q: dict, key: str) -> int | None:
+    text = (q.get(key) or "").strip()
+    if not text:
+        return None
+    at = parse_since(text)
+    if at is None:
+        raise FilterError(f'{key}: "{text}" is not a time; use 2026-08-11, 2026-08-11T09:30:00Z, 24h, 7d or 30m ago')
+    return at
 
 
 def feed_items(app, f: dict, after: int) -> list[dict]:
@@ -122,7 +136,13 @@ def page_change_row(r) -> str:
 
 
 def timeline(app, q: dict) -> tuple[str, str]:
-    f = feed_filters(q)
+    problem = ""
+    try:
+        f = feed_filters(q)
+    except FilterError as exc:
+        problem = f'<p class="error" role="alert">{e(exc)}</p>'
+        q = {k: v for k, v in q.items() if k not in ("since", "until")}
+        f = feed_filters(q)
     items = feed_items(app, f, 0)
     cursor = max((i["at"] for i in items), default=0)
     opts = lambda values, chosen: "".join(  # noqa: E731
@@ -143,6 +163,7 @@ def timeline(app, q: dict) -> tuple[str, str]:
     feed_url = href("/api/feed", **{k: q.get(k) for k in ("entity", "kind", "visibility", "source", "since", "until")})
     body = (
         form
+        + problem
         + f'<p class="live" role="status" aria-live="polite" id="live-status">live: new facts and page changes appear at the top</p>'
         + f'<ol id="feed" class="rows" data-feed="{e(feed_url)}" data-cursor="{cursor}">'
         + "".join(f'<div data-key="{e(i["key"])}" class="feed-item">{i["html"]}</div>' for i in items)
@@ -153,7 +174,10 @@ def timeline(app, q: dict) -> tuple[str, str]:
 
 
 def feed_json(app, q: dict) -> dict:
-    f = feed_filters(q)
+    try:
+        f = feed_filters(q)
+    except FilterError:
+        f = feed_filters({k: v for k, v in q.items() if k not in ("since", "until")})
     try:
         after = int(q.get("after") or 0)
     except ValueError:
@@ -172,11 +196,7 @@ def entities(app, q: dict) -> tuple[str, str]:
         offset = max(0, int(q.get("offset") or 0))
     except ValueError:
         offset = 0
-    rows = app.brain().entities(app.source, now_ms())
-    if text:
-        rows = [r for r in rows if text in r["slug"].lower() or text in (r["title"] or "").lower()]
-    total = len(rows)
-    window = rows[offset : offset + PAGE_SIZE]
+    total, window = app.brain().entity_window(app.source, now_ms(), search=text, offset=offset, limit=PAGE_SIZE)
     form = (
         '<form class="filters" method="get" action="/entities" role="search">'
         f'<label>find <input name="q" value="{e(q.get("q"))}" placeholder="slug or title" autofocus></label>'

@@ -87,3 +87,46 @@ def test_the_visibility_rewrite_sets_exactly_the_visibility(head, body, visibili
     fm, rest = split_frontmatter(out)
     assert declared_visibility(fm) == visibility
     assert out.endswith(body)
+
+
+def test_the_entity_window_pages_through_every_entity(runtime, local):
+    """Paged in SQL, the windows add up to `memverbs entities` (by slug), counts and all."""
+    from memverbs.server.timeparse import now_ms  # noqa: PLC0415
+
+    for i in range(7):
+        local.ok("remember", fact=f"fact {i}", entity=f"people/p{i % 4}", provenance="t",
+                 visibility="private" if i % 3 == 0 else "world")
+    for slug in ("people/p1", "projects/alpha", "topics/zeta"):
+        local.ok("put_page", slug=slug, content=f"# Title of {slug}\n\nbody\n")
+    gone = local.ok("remember", fact="gone soon", entity="topics/zeta", provenance="t")
+    local.ok("forget", id=gone["id"], reason="test")
+    brain, now = runtime.brain(), now_ms()
+    everything = {r["slug"]: dict(r) for r in brain.entities(runtime.source, now)}
+    seen: list[dict] = []
+    for offset in range(0, 20, 3):
+        total, rows = brain.entity_window(runtime.source, now, offset=offset, limit=3)
+        assert total == len(everything)
+        seen += [dict(r) for r in rows]
+    assert [r["slug"] for r in seen] == sorted(everything)
+    for r in seen:
+        want = everything[r["slug"]]
+        assert {k: r[k] for k in ("has_page", "facts", "active", "private", "title")} == {
+            k: want[k] for k in ("has_page", "facts", "active", "private", "title")}
+    total, rows = brain.entity_window(runtime.source, now, search="TITLE OF PROJ")
+    assert total == 1 and rows[0]["slug"] == "projects/alpha"
+
+
+def test_the_change_feed_is_the_newest_changes_by_their_latest_moment(runtime, local):
+    """Read down two indexes, the feed equals sorting every fact by max(remembered, expired)."""
+    ids = [local.ok("remember", fact=f"feed fact {i}", entity=f"people/f{i % 3}", provenance="t")["id"] for i in range(12)]
+    for fid in (ids[0], ids[4], ids[5]):
+        local.ok("forget", id=fid, reason="test")
+    brain = runtime.brain()
+    every = brain.fact_changes(runtime.source, 0, limit=1000)
+    naive = sorted(every, key=lambda r: (max(r["created_at"], r["expired_at"] or 0), r["id"]), reverse=True)
+    for limit in (1, 2, 3, 5, 8, 12):
+        assert [r["id"] for r in brain.fact_changes(runtime.source, 0, limit=limit)] == [r["id"] for r in naive[:limit]]
+    cut = naive[3]["changed_at"]
+    assert {r["id"] for r in brain.fact_changes(runtime.source, cut)} == {r["id"] for r in naive if r["changed_at"] >= cut}
+    assert {r["id"] for r in brain.fact_changes(runtime.source, 0, entity="people/f1")} == {
+        r["id"] for r in naive if r["entity_slug"] == "people/f1"}

@@ -25,7 +25,7 @@ from memverbs.server.errors import MemverbsError
 from memverbs.ui import views
 from memverbs.ui.app import ActionError, InspectorApp
 
-COOKIE = "memverbs_ui"
+COOKIE = "memverbs_ui"  # + the port: cookies ignore ports, and two inspectors may run side by side
 NAV = (("/timeline", "Timeline"), ("/entities", "Entities"), ("/pack", "Pack preview"), ("/search", "Search"), ("/health", "Health"))
 STATIC = {"ui.css": "text/css; charset=utf-8", "ui.js": "text/javascript; charset=utf-8"}
 MAX_BODY = 4 * 1024 * 1024
@@ -64,6 +64,7 @@ class InspectorServer(ThreadingHTTPServer):
         shown = f"[{host}]" if ":" in host else host
         self.origin_hosts = {f"{shown}:{port}", f"localhost:{port}"} if is_loopback(host) else {f"{shown}:{port}"}
         self.url = f"http://{shown}:{port}/?token={token}"
+        self.cookie = f"{COOKIE}_{port}"
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -82,7 +83,7 @@ class Handler(BaseHTTPRequestHandler):
         if given and hmac.compare_digest(given.encode(), token.encode()):
             return True, True
         cookie = SimpleCookie(self.headers.get("Cookie") or "")
-        morsel = cookie.get(COOKIE)
+        morsel = cookie.get(self.server.cookie)
         return bool(morsel and hmac.compare_digest(morsel.value.encode(), token.encode())), False
 
     def _gate(self, query: dict) -> bool:
@@ -100,7 +101,7 @@ class Handler(BaseHTTPRequestHandler):
             target = "/timeline" if path == "/" else path
             self.send_response(HTTPStatus.SEE_OTHER)
             self.send_header("Location", target)
-            self.send_header("Set-Cookie", f"{COOKIE}={self.server.token}; HttpOnly; SameSite=Strict; Path=/")
+            self.send_header("Set-Cookie", f"{self.server.cookie}={self.server.token}; HttpOnly; SameSite=Strict; Path=/")
             self.send_header("Content-Length", "0")
             self.end_headers()
             return False

@@ -135,6 +135,8 @@ def test_a_request_without_the_token_is_refused(inspector):
     assert status == 303 and "HttpOnly" in cookie and "SameSite=Strict" in cookie
     jar = cookie.split(";", 1)[0]
     assert _request(inspector, "/timeline", headers={"Cookie": jar})[0] == 200
+    # a cookie for another inspector (another port) does not open this one
+    assert _request(inspector, "/timeline", headers={"Cookie": "memverbs_ui_1=" + token + "x"})[0] == 403
     # another Host (DNS rebinding) or a cross-site POST is refused even with the cookie
     assert _request(inspector, "/timeline", headers={"Cookie": jar, "Host": "evil.example:80"})[0] == 403
     form = "id=1&reason=x&confirmed=yes"
@@ -145,6 +147,13 @@ def test_a_request_without_the_token_is_refused(inspector):
 
 
 # -- views ----------------------------------------------------------------------------------
+
+
+def test_a_bad_time_filter_is_said_not_ignored(browser, inspector):
+    browser.get(base(inspector) + "/timeline?since=the+day+before")
+    alert = browser.find_element(By.CSS_SELECTOR, "[role=alert]")
+    assert 'since: "the day before" is not a time' in alert.text and "7d" in alert.text
+    assert browser.find_elements(By.CSS_SELECTOR, "#feed li.fact")  # the rest of the view still shows
 
 
 def test_the_timeline_opens_and_marks_private_material(browser, inspector):

@@ -411,12 +411,15 @@ def health(app) -> tuple[str, str]:
     events = read_events(app.home.usage_log)
     by_verb: dict[str, dict] = {}
     by_day: dict[str, int] = {}
+    latency_by_day: dict[str, list[int]] = {}
     for ev in events:
         v = by_verb.setdefault(ev["verb"], {"calls": 0, "errors": 0, "latency": 0})
         v["calls"] += 1
         v["errors"] += ev.get("ok") is False
         v["latency"] += ev["latency_ms"] if isinstance(ev.get("latency_ms"), (int, float)) else 0
         by_day[ev["ts"][:10]] = by_day.get(ev["ts"][:10], 0) + 1
+        if isinstance(ev.get("latency_ms"), (int, float)):
+            latency_by_day.setdefault(ev["ts"][:10], []).append(ev["latency_ms"])
     usage = "".join(
         f'<tr><th scope="row">{e(verb)}</th><td>{v["calls"]}</td><td>{v["errors"]}</td><td>{round(v["latency"] / v["calls"])} ms</td></tr>'
         for verb, v in sorted(by_verb.items(), key=lambda kv: -kv[1]["calls"])
@@ -426,7 +429,9 @@ def health(app) -> tuple[str, str]:
         f'<h2>Usage (from {e(app.home.usage_log)}, MCP calls only)</h2>'
         + (bar_chart("calls per verb", {k: v["calls"] for k, v in by_verb.items()})
            + bar_chart("average latency per verb (ms)", {k: round(v["latency"] / v["calls"]) for k, v in by_verb.items()})
-           + bar_chart("calls per day", dict(sorted(by_day.items())[-30:]))
+           + bar_chart("errors per verb", {k: v["errors"] for k, v in by_verb.items()})
+           + bar_chart("calls per day (last 30 days with calls)", dict(sorted(by_day.items())[-30:]))
+           + bar_chart("average latency per day (ms)", {d: round(sum(x) / len(x)) for d, x in sorted(latency_by_day.items())[-30:]})
            + f'<table><thead><tr><th scope="col">verb</th><th scope="col">calls</th><th scope="col">errors</th><th scope="col">avg latency</th></tr></thead><tbody>{usage}</tbody></table>'
            if events else '<p class="empty">No MCP calls logged yet.</p>')
     )

@@ -249,10 +249,20 @@ def test_search_shows_evidence_labels(browser, inspector):
     shot(browser, "search")
 
 
-def test_health_shows_doctor_checks(browser, inspector):
+def test_health_shows_doctor_checks_and_usage_charts(browser, inspector, env):
+    from memverbs.server.home import Home  # noqa: PLC0415
+    from memverbs.server.usage import record  # noqa: PLC0415
+
+    log = Home(Path(env["MEMVERBS_HOME"])).usage_log
+    for verb, ok, ms in (("recall", True, 12), ("recall", True, 30), ("remember", False, 5)):
+        record(log, brain_id="b", verb=verb, surface="full", remote=False, ok=ok, latency_ms=ms, source_id="default", result=None)
     browser.get(base(inspector) + "/health")
     checks = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "tbody th[scope=row]")]
     assert "brain" in checks and "config" in checks
+    charts = {svg.get_attribute("aria-label") for svg in browser.find_elements(By.CSS_SELECTOR, "figure.chart svg")}
+    assert "calls per verb: recall 2, remember 1" in charts
+    assert "average latency per verb (ms): recall 21, remember 5" in charts
+    assert "errors per verb: recall 0, remember 1" in charts
     shot(browser, "health")
 
 

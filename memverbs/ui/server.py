@@ -186,12 +186,12 @@ class Handler(BaseHTTPRequestHandler):
                     if not confirmed:
                         return self._confirm(path, form, f"Forget fact #{form.get('id')}? No recall will return it; "
                                              "the audit trail keeps it and your reason.")
-                    done, back = app.forget(form.get("id", ""), form.get("reason", "")), form.get("back")
+                    done, back = app.forget(form.get("id", ""), form.get("reason", "")), _local(form.get("back"))
                 elif path == "/move":
                     if not confirmed:
                         return self._confirm(path, form, f"Move every fact filed under {form.get('from')} to {form.get('to')}? "
                                              "Restated facts there are expired as duplicates; every move is in the facts' history.")
-                    done, back = app.move(form.get("from", ""), form.get("to", ""), form.get("reason", "")), None
+                    done = app.move(form.get("from", ""), form.get("to", ""), form.get("reason", ""))
                     back = views.entity_href(form.get("to", "").strip())
                 elif path == "/page-visibility":
                     vis = form.get("visibility", "")
@@ -217,8 +217,11 @@ class Handler(BaseHTTPRequestHandler):
     # -- answers ------------------------------------------------------------------------
 
     def _confirm(self, path: str, form: dict, question: str) -> None:
+        # Where the action was asked from: the confirmed action returns there.
+        referer = urlsplit(self.headers.get("Referer") or "")
+        back = _local(referer.path) or "/timeline"
+        form = {**form, "back": form.get("back") or back}
         fields = "".join(f'<input type="hidden" name="{views.e(k)}" value="{views.e(v)}">' for k, v in form.items() if k != "confirmed")
-        back = self.headers.get("Referer") or "/timeline"
         body = (
             f'<form method="post" action="{views.e(path)}" class="confirm"><p id="question">{views.e(question)}</p>{fields}'
             '<input type="hidden" name="confirmed" value="yes">'
@@ -255,8 +258,10 @@ class Handler(BaseHTTPRequestHandler):
         self._send(HTTPStatus.OK, data, STATIC[name], cache=True)
 
     def _redirect(self, where: str) -> None:
+        from urllib.parse import quote  # noqa: PLC0415
+
         self.send_response(HTTPStatus.SEE_OTHER)
-        self.send_header("Location", where)
+        self.send_header("Location", quote(where, safe="/?=&%#:"))  # no header injection through a form field
         self.send_header("Content-Length", "0")
         self.end_headers()
 
@@ -286,6 +291,13 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
         self.end_headers()
         self.wfile.write(data)
+
+
+def _local(path: str | None) -> str | None:
+    """A path on this inspector, or None: a form field never redirects elsewhere."""
+    if not path or not path.startswith("/") or path.startswith("//") or "\\" in path:
+        return None
+    return path.split("?", 1)[0]
 
 
 def _q(text: str) -> str:

@@ -115,7 +115,7 @@ def fact_row(r, now: int, *, feed: bool = False, actions: bool = True) -> str:
             f'<label>reason <input name="reason" required size="14" aria-label="why forget fact #{r["id"]}"></label>'
             f'<button type="submit">Forget</button></form>'
         )
-    lead = f'<span class="what">{"fact" if feed else ""}</span>' if feed else ""
+    lead = '<span class="what">fact</span>' if feed else ""
     return (
         f'<li class="fact state-{state}{" is-private" if r["visibility"] == "private" else ""}" data-fact-id="{r["id"]}">'
         f'{lead}<a class="id" href="/fact/{r["id"]}">#{r["id"]}</a> <span class="kind">{e(r["kind"])}</span> '
@@ -145,16 +145,13 @@ def timeline(app, q: dict) -> tuple[str, str]:
         f = feed_filters(q)
     items = feed_items(app, f, 0)
     cursor = max((i["at"] for i in items), default=0)
-    opts = lambda values, chosen: "".join(  # noqa: E731
-        f'<option value="{e(v)}"{" selected" if v == chosen else ""}>{e(v or "any")}</option>' for v in values
-    )
     from memverbs.server.protocol.verb_defs import KINDS  # noqa: PLC0415
 
     form = (
         '<form class="filters" method="get" action="/timeline">'
         f'<label>entity <input name="entity" value="{e(q.get("entity"))}" placeholder="people/alice"></label>'
-        f'<label>kind <select name="kind">{opts(("", *KINDS), q.get("kind") or "")}</select></label>'
-        f'<label>visibility <select name="visibility">{opts(("", "world", "private"), q.get("visibility") or "")}</select></label>'
+        f'<label>kind <select name="kind">{options(("", *KINDS), q.get("kind") or "")}</select></label>'
+        f'<label>visibility <select name="visibility">{options(("", "world", "private"), q.get("visibility") or "")}</select></label>'
         f'<label>source <input name="source" value="{e(q.get("source"))}" placeholder="claude"></label>'
         f'<label>since <input name="since" value="{e(q.get("since"))}" placeholder="7d"></label>'
         f'<label>until <input name="until" value="{e(q.get("until"))}" placeholder="2026-08-11"></label>'
@@ -164,13 +161,17 @@ def timeline(app, q: dict) -> tuple[str, str]:
     body = (
         form
         + problem
-        + f'<p class="live" role="status" aria-live="polite" id="live-status">live: new facts and page changes appear at the top</p>'
+        + '<p class="live" role="status" aria-live="polite" id="live-status">live: new facts and page changes appear at the top</p>'
         + f'<ol id="feed" class="rows" data-feed="{e(feed_url)}" data-cursor="{cursor}">'
         + "".join(f'<div data-key="{e(i["key"])}" class="feed-item">{i["html"]}</div>' for i in items)
         + "</ol>"
         + ("" if items else '<p class="empty" id="feed-empty">Nothing yet: facts appear here as agents remember them.</p>')
     )
     return "Timeline", body
+
+
+def options(values, chosen: str) -> str:
+    return "".join(f'<option value="{e(v)}"{" selected" if v == chosen else ""}>{e(v or "any")}</option>' for v in values)
 
 
 def feed_json(app, q: dict) -> dict:

@@ -189,7 +189,11 @@ def test_forget_from_the_ui_and_recall_agrees(browser, inspector, env):
     assert f"#{fact_id}" in question[0].text
     shot(browser, "forget-confirm")
     browser.find_element(By.ID, "confirm-yes").click()
-    wait_for(browser, lambda d: "forgotten" in d.find_element(By.CSS_SELECTOR, ".flash").text, "no confirmation shown")
+    flash = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".flash"), "no outcome shown")
+    assert f"fact #{fact_id} forgotten" in flash[0].text
+    assert "/entity/people/alice-example" in browser.current_url  # back where it was asked from
+    forgotten = browser.find_element(By.CSS_SELECTOR, f'li[data-fact-id="{fact_id}"]')
+    assert "forgotten" in forgotten.text and "wrong: she uses emacs" in forgotten.text
     recalled = json.loads(cli(env, "recall", "--entity", "people/alice-example", "--json").stdout)
     assert fact_id not in [f["fact_id"] for f in recalled["facts"]]
     history = json.loads(cli(env, "history", fact_id, "--json").stdout)

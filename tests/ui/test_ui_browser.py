@@ -315,3 +315,27 @@ def test_phone_width_keeps_the_navigation_usable(browser, inspector):
         shot(browser, "timeline-phone")
     finally:
         browser.set_window_size(1200, 1000)
+
+
+UNLABELLED = """
+return [...document.querySelectorAll('input:not([type=hidden]), select, textarea, button')]
+  .filter(el => !(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !el.textContent.trim())
+  .map(el => el.outerHTML);
+"""
+
+
+def test_every_control_has_a_label_and_focus_reaches_it(browser, inspector):
+    for view in ("/timeline", "/entities", "/entity/people/alice-example", "/page/people/alice-example",
+                 "/edit/people/alice-example", "/pack", "/search?q=alice", "/health"):
+        browser.get(base(inspector) + view)
+        assert browser.execute_script(UNLABELLED) == [], view
+    # the keyboard reaches the first control after the skip link and the navigation
+    from selenium.webdriver.common.keys import Keys  # noqa: PLC0415
+
+    browser.get(base(inspector) + "/timeline")
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
+    assert browser.switch_to.active_element.text == "Skip to content"
+    browser.switch_to.active_element.send_keys(Keys.ENTER)
+    assert browser.current_url.endswith("#main")
+    browser.get(base(inspector) + "/entities")  # a search view starts in its search box
+    assert browser.switch_to.active_element.get_attribute("name") == "q"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from html.parser import HTMLParser
 
@@ -130,3 +131,27 @@ def test_the_change_feed_is_the_newest_changes_by_their_latest_moment(runtime, l
     assert {r["id"] for r in brain.fact_changes(runtime.source, cut)} == {r["id"] for r in naive if r["changed_at"] >= cut}
     assert {r["id"] for r in brain.fact_changes(runtime.source, 0, entity="people/f1")} == {
         r["id"] for r in naive if r["entity_slug"] == "people/f1"}
+
+
+def test_the_colours_keep_text_contrast_in_both_schemes():
+    """WCAG AA (4.5:1) for text on the page background, the private badge, and button labels."""
+    from importlib import resources  # noqa: PLC0415
+
+    css = resources.files("memverbs.ui").joinpath("static", "ui.css").read_text()
+    schemes = [dict(re.findall(r"--([a-z-]+):\s*(#[0-9a-f]{6})", block)) for block in re.findall(r":root\s*\{([^}]*)\}", css)]
+    assert len(schemes) == 2  # light, and dark under prefers-color-scheme
+
+    def lum(h: str) -> float:
+        c = [int(h[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        c = [x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4 for x in c]
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+
+    def ratio(a: str, b: str) -> float:
+        hi, lo = sorted((lum(a), lum(b)), reverse=True)
+        return (hi + 0.05) / (lo + 0.05)
+
+    for v in schemes:
+        for name in ("fg", "muted", "accent", "private", "bad"):
+            assert ratio(v[name], v["bg"]) >= 4.5, name
+        assert ratio(v["private"], v["private-bg"]) >= 4.5
+        assert ratio(v["bg"], v["accent"]) >= 4.5  # button text

@@ -235,15 +235,17 @@ def test_the_page_renders_wikilinks_and_privacy_fences(browser, inspector):
     shot(browser, "page")
 
 
-def test_the_pack_preview_equals_the_hooks_output(browser, inspector, env):
-    browser.get(base(inspector) + "/pack?harness=claude")
+@pytest.mark.parametrize("harness", ["claude", "plain"])
+def test_the_pack_preview_equals_the_hooks_output(browser, inspector, env, harness):
+    browser.get(base(inspector) + f"/pack?harness={harness}")
     shown = browser.find_element(By.ID, "pack-output").get_attribute("textContent")
-    payload = json.dumps({"session_id": "ui-test-fresh-session", "hook_event_name": "SessionStart", "source": "startup"})
-    hook = cli(env, "hook", "session-start", "--harness", "claude", "--deadline-ms", "20000", stdin=payload)
+    payload = json.dumps({"session_id": f"ui-test-fresh-{harness}", "hook_event_name": "SessionStart", "source": "startup"})
+    hook = cli(env, "hook", "session-start", "--harness", harness, "--deadline-ms", "20000", stdin=payload)
     assert hook.returncode == 0
     assert shown and shown == hook.stdout.rstrip("\n")
     assert "Alice Example" in shown and "door code" not in shown  # the hook's pack is world-only
-    shot(browser, "pack")
+    assert "budget:" in browser.find_element(By.TAG_NAME, "main").text
+    shot(browser, f"pack-{harness}")
 
 
 def test_search_shows_evidence_labels(browser, inspector):

@@ -155,3 +155,8 @@ def test_the_colours_keep_text_contrast_in_both_schemes():
             assert ratio(v[name], v["bg"]) >= 4.5, name
         assert ratio(v["private"], v["private-bg"]) >= 4.5
         assert ratio(v["bg"], v["accent"]) >= 4.5  # button text
+
+
+def test_the_inspector_is_local_only(memverbs_cmd, env):
+    done = subprocess.run([*memverbs_cmd, "--remote", "ui", "--no-open"], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "local brain only" in done.stderr and "Traceback" not in done.stderr

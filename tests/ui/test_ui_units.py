@@ -160,3 +160,12 @@ def test_the_colours_keep_text_contrast_in_both_schemes():
 def test_the_inspector_is_local_only(memverbs_cmd, env):
     done = subprocess.run([*memverbs_cmd, "--remote", "ui", "--no-open"], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "local brain only" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_no_brain_is_said_with_its_fix(memverbs_cmd, tmp_path):
+    import os  # noqa: PLC0415
+
+    env = {**os.environ, "MEMVERBS_HOME": str(tmp_path / "empty")}
+    done = subprocess.run([*memverbs_cmd, "ui", "--no-open"], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and done.stdout == ""
+    assert "memverbs init" in done.stderr and "Traceback" not in done.stderr

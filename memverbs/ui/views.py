@@ -92,13 +92,18 @@ def feed_items(app, f: dict, after: int) -> list[dict]:
     items: list[dict] = []
     for r in brain.fact_changes(source, start, entity=f["entity"], kind=f["kind"], visibility=f["visibility"],
                                 provenance=f["source"], until=f["until"], limit=FEED_LIMIT):
-        items.append({"key": f"fact-{r['id']}", "at": r["changed_at"], "html": fact_row(r, now, feed=True)})
+        items.append(_keyed(f"fact-{r['id']}", r["changed_at"], fact_row(r, now, feed=True)))
     if not f["kind"] and not f["source"]:  # pages have neither a kind nor an agent source
         for r in brain.page_changes(source, start, entity=f["entity"], visibility=f["visibility"], until=f["until"],
                                     limit=FEED_LIMIT):
-            items.append({"key": f"page-{r['slug']}", "at": r["changed_at"], "html": page_change_row(r)})
+            items.append(_keyed(f"page-{r['slug']}", r["changed_at"], page_change_row(r)))
     items.sort(key=lambda i: i["at"], reverse=True)
     return items[:FEED_LIMIT]
+
+
+def _keyed(key: str, at: int, row: str) -> dict:
+    """A feed item: its row carries its key, so a later change to the same fact or page replaces it."""
+    return {"key": key, "at": at, "html": row.replace("<li ", f'<li data-key="{e(key)}" ', 1)}
 
 
 def fact_row(r, now: int, *, feed: bool = False, actions: bool = True) -> str:
@@ -110,7 +115,7 @@ def fact_row(r, now: int, *, feed: bool = False, actions: bool = True) -> str:
     acts = ""
     if actions and state == "active":
         acts = (
-            f'<form class="inline-form" method="post" action="/forget" data-confirm="Forget fact #{r["id"]}? It stays in the audit trail but no recall returns it.">'
+            f'<form class="inline-form" method="post" action="/forget">'
             f'<input type="hidden" name="id" value="{r["id"]}">'
             f'<label>reason <input name="reason" required size="14" aria-label="why forget fact #{r["id"]}"></label>'
             f'<button type="submit">Forget</button></form>'
@@ -163,7 +168,7 @@ def timeline(app, q: dict) -> tuple[str, str]:
         + problem
         + '<p class="live" role="status" aria-live="polite" id="live-status">live: new facts and page changes appear at the top</p>'
         + f'<ol id="feed" class="rows" data-feed="{e(feed_url)}" data-cursor="{cursor}">'
-        + "".join(f'<div data-key="{e(i["key"])}" class="feed-item">{i["html"]}</div>' for i in items)
+        + "".join(i["html"] for i in items)
         + "</ol>"
         + ("" if items else '<p class="empty" id="feed-empty">Nothing yet: facts appear here as agents remember them.</p>')
     )
@@ -256,7 +261,7 @@ def entity(app, slug: str) -> tuple[str, str]:
     if rows:
         parts.append(
             '<section aria-labelledby="move-h"><h2 id="move-h">Move these facts</h2>'
-            '<form method="post" action="/move" data-confirm="Move every fact filed here to the other entity? Each move is kept in the facts\' history.">'
+            '<form method="post" action="/move">'
             f'<input type="hidden" name="from" value="{e(slug)}">'
             '<label>to entity <input name="to" required placeholder="people/alice-example"></label> '
             '<label>reason <input name="reason" placeholder="filed under the wrong name"></label> '
@@ -312,11 +317,10 @@ def page(app, slug: str) -> tuple[str, str] | None:
                       for k, v in fm.items())
     vis = row["visibility"]
     other = "world" if vis == "private" else "private"
-    warn = " Every MCP caller will be able to read it." if other == "world" else ""
     body = (
         f'<p class="page-meta">{e(slug)} · {e(row["type"] or "untyped")} · {e(vis)} {private_badge(vis)} · updated {when(row["updated_at"])}'
         f' · <a href="{e(entity_href(slug))}">entity view</a> · <a href="/edit/{e(quote(slug, safe="/"))}">edit</a></p>'
-        f'<form class="inline-form" method="post" action="/page-visibility" data-confirm="Make {e(slug)} {other}?{warn}">'
+        '<form class="inline-form" method="post" action="/page-visibility">'
         f'<input type="hidden" name="slug" value="{e(slug)}"><input type="hidden" name="visibility" value="{other}">'
         f'<button type="submit">Make {other}</button></form>'
         f'<details><summary>frontmatter</summary><table class="frontmatter">{fm_rows}</table></details>'

@@ -10,11 +10,11 @@
   function place(item) {
     const old = feed.querySelector('[data-key="' + CSS.escape(item.key) + '"]');
     if (old) old.remove();
-    const wrap = document.createElement("div");
-    wrap.className = "feed-item fresh";
-    wrap.dataset.key = item.key;
-    wrap.innerHTML = item.html; // server-rendered and escaped there
-    feed.prepend(wrap);
+    const t = document.createElement("template");
+    t.innerHTML = item.html; // server-rendered and escaped there; the row carries its data-key
+    const row = t.content.firstElementChild;
+    row.classList.add("fresh");
+    feed.prepend(row);
   }
 
   async function poll() {

@@ -16,13 +16,15 @@ from memverbs.server.timeparse import iso
 PACK_BUDGET_TOKENS = 2_000  # ~8,000 chars of text: inside every harness's injection limit
 
 
+def pack_params(brain, source: str, configured: str, banked: list[str], session_id: str) -> dict:
+    """The context_pack call a session start makes (`memverbs ui`'s pack preview makes the same one)."""
+    entities = standing_entities(brain, source, configured, banked)
+    return {"entities": ",".join(entities), "budget_tokens": PACK_BUDGET_TOKENS, "session_id": session_id}
+
+
 def rehydrate(hook) -> str:
     event, state = hook.event, hook.state
-    entities = standing_entities(hook.brain, hook.source, hook.settings.hook_entities, state.entities)
-    body = hook.call(
-        "context_pack",
-        {"entities": ",".join(entities), "budget_tokens": PACK_BUDGET_TOKENS, "session_id": event.session_id},
-    )
+    body = hook.call("context_pack", pack_params(hook.brain, hook.source, hook.settings.hook_entities, state.entities, event.session_id))
     if hook.brain.cursor(hook.source, LOCAL_LANE, event.session_id) is None:
         hook.call("delta", {"session_id": event.session_id})  # a first wake: establishes the cursor, reports nothing
     state.bank(touched(body))

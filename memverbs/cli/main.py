@@ -94,7 +94,7 @@ GROUPS = (
     ("markdown folders", ("import", "export", "sync")),
     ("harnesses", ("install", "uninstall", "hook")),
     ("remote", ("serve", "connect", "disconnect", "auth", "remote-header", "whoami")),
-    ("maintenance", ("init", "config", "doctor", "stats", "reindex", "migrate", "protocol", "call", "completion")),
+    ("maintenance", ("init", "ui", "config", "doctor", "stats", "reindex", "migrate", "protocol", "call", "completion")),
 )
 
 EXIT_CODES = "exit status: 0 ok · 1 not found, or a problem (the fix is on stderr) · 2 usage error"
@@ -391,6 +391,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true", help="continue a copy that was interrupted")
     _json(p, "the copy's counts as JSON")
 
+    p = add(sub, "ui", "open the local brain inspector in the browser (timeline, entities, pages, pack preview, health)")
+    p.add_argument("--port", type=_port, default=0, metavar="PORT", help="port to listen on (default 0: a free one)")
+    p.add_argument("--host", default="127.0.0.1", metavar="ADDRESS", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--allow-non-loopback", action="store_true", help="serve on a non-loopback --host (it shows private memory to whoever has the URL)")
+    p.add_argument("--no-open", action="store_true", help="print the URL but do not open a browser")
+
     from memverbs.cli.sync import add_parsers as add_sync_parsers  # noqa: PLC0415 - argparse only
 
     add_sync_parsers(sub, add)
@@ -491,6 +497,10 @@ def main(argv: list[str] | None = None) -> int:
             from memverbs.cli.browse import run_browse  # noqa: PLC0415
 
             return run_browse(args)
+        if args.command == "ui":
+            from memverbs.cli.ui import run_ui  # noqa: PLC0415
+
+            return run_ui(args)
         if args.command == "call":
             from memverbs.cli.browse import run_call  # noqa: PLC0415
 

@@ -66,6 +66,50 @@ class BrowseStore:
             args,
         )
 
+    def entity_window(self, source: str, now: int, *, search: str = "", offset: int = 0,
+                      limit: int = 50) -> tuple[int, list]:
+        """One page of every entity (a live page or a fact), by slug, and how many match in all
+        (see the SQLite store): only the window's entities are counted and joined."""
+        args: dict = {"s": source, "now": now, "q": search.strip().lower(), "limit": limit, "offset": offset}
+        names = (
+            "WITH names AS (SELECT slug FROM pages WHERE source_id = %(s)s AND deleted_at IS NULL "
+            "UNION SELECT entity_slug FROM facts WHERE source_id = %(s)s AND entity_slug IS NOT NULL) "
+        )
+        match = "TRUE"
+        if args["q"]:
+            match = ("(strpos(lower(slug), %(q)s) > 0 OR slug IN (SELECT slug FROM pages WHERE source_id = %(s)s "
+                     "AND deleted_at IS NULL AND strpos(lower(coalesce(title, '')), %(q)s) > 0))")
+        picked = self.query(
+            f"{names} SELECT slug, count(*) OVER () AS total FROM names WHERE {match} "
+            "ORDER BY slug LIMIT %(limit)s OFFSET %(offset)s",
+            args,
+        )
+        slugs = [r["slug"] for r in picked]
+        if not slugs:
+            total = self.one(f"{names} SELECT count(*) FROM names WHERE {match}", args)[0] if offset else 0
+            return total, []
+        total = picked[0]["total"]
+        args["w"] = slugs
+        rows = self.query(
+            f"""
+            WITH w AS (SELECT unnest(%(w)s::text[]) COLLATE "C" AS slug),
+            f AS (
+                SELECT entity_slug AS slug, count(*) AS facts,
+                       count(*) FILTER (WHERE {_ACTIVE}) AS active,
+                       count(*) FILTER (WHERE visibility = 'private') AS private, max(created_at) AS last_fact
+                FROM facts WHERE source_id = %(s)s AND entity_slug = ANY(%(w)s) GROUP BY entity_slug
+            ),
+            p AS (SELECT slug, title, type, visibility, updated_at FROM pages
+                  WHERE source_id = %(s)s AND deleted_at IS NULL AND slug = ANY(%(w)s))
+            SELECT w.slug, p.title, p.type, p.visibility, (p.slug IS NOT NULL)::int AS has_page,
+                   coalesce(f.facts, 0) AS facts, coalesce(f.active, 0) AS active, coalesce(f.private, 0) AS private,
+                   greatest(coalesce(p.updated_at, 0), coalesce(f.last_fact, 0)) AS last_touched
+            FROM w LEFT JOIN p ON p.slug = w.slug LEFT JOIN f ON f.slug = w.slug ORDER BY w.slug
+            """,
+            args,
+        )
+        return total, rows
+
     def fact_only_slugs_ending(self, source: str, slug: str) -> list[tuple[str, int]]:
         """Fact entities with no live page whose slug is a '/'-suffix of `slug` (see the SQLite store)."""
         parts = slug.split("/")
@@ -206,3 +250,57 @@ class BrowseStore:
                         status = "duplicate"
                 out.append((row["id"], status))
         return out
+
+    # -- the inspector's live feed (`memverbs ui`) ----------------------------------------------
+
+    def fact_changes(self, source: str, after: int, *, entity: str | None = None, kind: str | None = None,
+                     visibility: str | None = None, provenance: str | None = None, until: int | None = None,
+                     limit: int = 200) -> list:
+        """Facts remembered or expired at or after `after` (epoch ms), newest change first (see the
+        SQLite store: each of the two moments is read down its own index)."""
+        where = ["source_id = %(s)s"]
+        args: dict = {"s": source, "after": after, "limit": limit}
+        for col, key, value in (("entity_slug", "entity", entity), ("kind", "kind", kind), ("visibility", "vis", visibility)):
+            if value:
+                where.append(f"{col} = %({key})s")
+                args[key] = value
+        if provenance:
+            where.append("strpos(lower(coalesce(provenance, '')), lower(%(prov)s)) > 0")
+            args["prov"] = provenance
+        if until is not None:
+            where.append("created_at <= %(until)s")
+            args["until"] = until
+        rows: dict = {}
+        for col in ("created_at", "expired_at"):
+            for r in self.query(
+                f"SELECT {FACT_COLS}, expiry_reason, greatest(created_at, coalesce(expired_at, 0)) AS changed_at FROM facts "
+                f"WHERE {' AND '.join(where)} AND {col} >= %(after)s ORDER BY {col} DESC, id DESC LIMIT %(limit)s",
+                args,
+            ):
+                rows[r["id"]] = r
+        return sorted(rows.values(), key=lambda r: (r["changed_at"], r["id"]), reverse=True)[:limit]
+
+    def page_changes(self, source: str, after: int, *, entity: str | None = None, visibility: str | None = None,
+                     until: int | None = None, limit: int = 200) -> list:
+        """Pages written or deleted at or after `after`, newest first, private ones included."""
+        where = ["source_id = %(s)s"]
+        args: dict = {"s": source, "after": after, "limit": limit}
+        if entity:
+            where.append("slug = %(slug)s")
+            args["slug"] = entity
+        if visibility:
+            where.append("visibility = %(vis)s")
+            args["vis"] = visibility
+        if until is not None:
+            where.append("updated_at <= %(until)s")
+            args["until"] = until
+        rows: dict = {}
+        for branch, col in (("deleted_at IS NULL AND updated_at >= %(after)s", "updated_at"), ("deleted_at >= %(after)s", "deleted_at")):
+            for r in self.query(
+                "SELECT slug, title, type, visibility, updated_at, deleted_at, "
+                f"greatest(updated_at, coalesce(deleted_at, 0)) AS changed_at FROM pages WHERE {' AND '.join(where)} AND {branch} "
+                f"ORDER BY {col} DESC LIMIT %(limit)s",
+                args,
+            ):
+                rows[r["slug"]] = r
+        return sorted(rows.values(), key=lambda r: (r["changed_at"], r["slug"]), reverse=True)[:limit]

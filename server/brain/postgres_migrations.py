@@ -256,6 +256,12 @@ _MARKDOWN_SYNC_STATE = """
     );
 """
 
+# `memverbs ui`'s live feed reads the newest changes by the moment a fact or page changed.
+_CHANGE_FEED = """
+    CREATE INDEX facts_expired ON facts (source_id, expired_at) WHERE expired_at IS NOT NULL;
+    CREATE INDEX pages_deleted ON pages (source_id, deleted_at) WHERE deleted_at IS NOT NULL;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -265,6 +271,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0006_page_markdown", _PAGE_MARKDOWN),
     Migration("0007_plan_indexes", _PLAN_INDEXES),
     Migration("0008_markdown_sync_state", _MARKDOWN_SYNC_STATE),
+    Migration("0009_change_feed_indexes", _CHANGE_FEED),
 )
 
 # Not a numbered step: whether pgvector can be used depends on the server, not on the schema's

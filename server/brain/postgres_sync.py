@@ -1,15 +1,16 @@
-"""Markdown folders' sync state in the Postgres brain (the SQLite sync store's twin, query for query).
+"""Markdown-folder sync state in the Postgres brain (the SQLite sync store's twin, query for query).
 
-A row per folder (root, slug prefix, mode, last pass, the watcher's heartbeat),
-per file (its slug, the hash/size/mtime last synced, the page's `updated_at`
-after that sync) and per conflict (the brain's version a file overrode).
-server/sync/state.py is the one caller; it turns these rows into its records.
+The same methods and rows as sqlite_sync.py: `server/sync/state.py` is their one caller.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class SyncStore:
+    """Mixin for PostgresBrain: `sync_folders`, `sync_files`, `sync_conflicts` and sync's page reads."""
+
     # -- folders -------------------------------------------------------------
 
     def sync_folder(self, source: str, root: str, prefix: str, mode: str, now: int):
@@ -26,54 +27,50 @@ class SyncStore:
                 db.execute("UPDATE sync_folders SET slug_prefix = %s, mode = %s WHERE id = %s", (prefix, new_mode, row["id"]))
             return db.execute("SELECT * FROM sync_folders WHERE source_id = %s AND root = %s", (source, root)).fetchone()
 
-    def sync_folders(self, source: str, mode: str | None = None) -> list:
+    def sync_folder_rows(self, source: str, mode: str | None = None) -> list:
         sql, args = "SELECT * FROM sync_folders WHERE source_id = %s", [source]
         if mode:
             sql += " AND mode = %s"
             args.append(mode)
         return self.query(sql + " ORDER BY root", tuple(args))
 
-    def sync_pass_done(self, folder_id: int, changed: bool, now: int) -> None:
+    def sync_folder_stamp(self, folder_id: int, *, passed_at: int | None = None, changed_at: int | None = None) -> None:
         with self.write() as db:
-            db.execute("UPDATE sync_folders SET last_pass_at = %s WHERE id = %s", (now, folder_id))
-            if changed:
-                db.execute("UPDATE sync_folders SET last_change_at = %s WHERE id = %s", (now, folder_id))
+            if passed_at is not None:
+                db.execute("UPDATE sync_folders SET last_pass_at = %s WHERE id = %s", (passed_at, folder_id))
+            if changed_at is not None:
+                db.execute("UPDATE sync_folders SET last_change_at = %s WHERE id = %s", (changed_at, folder_id))
 
-    def sync_changed(self, folder_id: int, now: int) -> None:
+    def sync_watcher_beat(self, folder_id: int, pid: int | None, beat: int | None) -> None:
         with self.write() as db:
-            db.execute("UPDATE sync_folders SET last_change_at = %s WHERE id = %s", (now, folder_id))
-
-    def sync_heartbeat(self, folder_id: int, pid: int | None, now: int | None) -> None:
-        with self.write() as db:
-            db.execute("UPDATE sync_folders SET watcher_pid = %s, watcher_beat = %s WHERE id = %s", (pid, now, folder_id))
+            db.execute("UPDATE sync_folders SET watcher_pid = %s, watcher_beat = %s WHERE id = %s", (pid, beat, folder_id))
 
     # -- files ---------------------------------------------------------------
 
-    def sync_files(self, folder_id: int) -> list:
+    def sync_file_rows(self, folder_id: int) -> list:
         return self.query("SELECT * FROM sync_files WHERE folder_id = %s", (folder_id,))
 
-    def sync_file(self, folder_id: int, rel_path: str):
-        return self.one("SELECT * FROM sync_files WHERE folder_id = %s AND rel_path = %s", (folder_id, rel_path))
-
-    def sync_file_for_slug(self, folder_id: int, slug: str):
+    def sync_file_row(self, folder_id: int, *, rel_path: str | None = None, slug: str | None = None):
+        if rel_path is not None:
+            return self.one("SELECT * FROM sync_files WHERE folder_id = %s AND rel_path = %s", (folder_id, rel_path))
         return self.one("SELECT * FROM sync_files WHERE folder_id = %s AND slug = %s", (folder_id, slug))
 
-    def sync_record(self, folder_id: int, rel_path: str, slug: str, file_hash: str, size: int, mtime_ns: int,
-                    page_updated_at: int | None, synced_at: int) -> None:
+    def sync_record_file(self, folder_id: int, row: Sequence) -> None:
+        """`row`: rel_path, slug, file_hash, size, mtime_ns, page_updated_at, synced_at."""
         with self.write() as db:
             db.execute(
                 "INSERT INTO sync_files (folder_id, rel_path, slug, file_hash, size, mtime_ns, page_updated_at, synced_at) "
                 "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (folder_id, rel_path) DO UPDATE SET slug = excluded.slug, "
                 "file_hash = excluded.file_hash, size = excluded.size, mtime_ns = excluded.mtime_ns, "
                 "page_updated_at = excluded.page_updated_at, synced_at = excluded.synced_at",
-                (folder_id, rel_path, slug, file_hash, size, mtime_ns, page_updated_at, synced_at),
+                (folder_id, *row),
             )
 
-    def sync_forget(self, folder_id: int, rel_path: str) -> None:
+    def sync_forget_file(self, folder_id: int, rel_path: str) -> None:
         with self.write() as db:
             db.execute("DELETE FROM sync_files WHERE folder_id = %s AND rel_path = %s", (folder_id, rel_path))
 
-    def sync_due(self, source: str, folder_id: int, since: int) -> list:
+    def sync_due(self, source: str, folder_id: int, since: int = 0) -> list:
         """Synced pages written since their file's last sync (only those stamped after `since`)."""
         # The pages changed since `since` first (a range of pages_changed), then their files.
         return self.query(
@@ -94,7 +91,7 @@ class SyncStore:
                 (folder_id, rel_path, slug, brain_content, now),
             ).fetchone()[0]
 
-    def sync_conflicts(self, source: str, folder_id: int | None = None, *, open_only: bool = True) -> list:
+    def sync_conflict_rows(self, source: str, folder_id: int | None = None, *, open_only: bool = True) -> list:
         sql = (
             "SELECT c.id, c.rel_path, c.slug, c.detected_at, c.brain_content, f.root FROM sync_conflicts c "
             "JOIN sync_folders f ON f.id = c.folder_id WHERE f.source_id = %s"
@@ -107,18 +104,16 @@ class SyncStore:
             sql += " AND c.resolved_at IS NULL"
         return self.query(sql + " ORDER BY c.id", tuple(args))
 
-    # -- what a page's file is rendered from -----------------------------------
+    # -- what export and write-back read -------------------------------------
 
     def live_page_slugs(self, source: str) -> list[tuple[str, str]]:
-        """(slug, visibility) of every live page, in slug order (what export writes)."""
+        """(slug, visibility) of every live page, by slug."""
         rows = self.query("SELECT slug, visibility FROM pages WHERE source_id = %s AND deleted_at IS NULL ORDER BY slug", (source,))
         return [(r[0], r[1]) for r in rows]
 
+    # What was added by hand: the page ops' rows whose origin is not the markdown.
     def manual_aliases(self, source: str, slug: str) -> list[str]:
-        """Aliases added by hand (page ops), not declared by the markdown."""
-        rows = self.query(
-            "SELECT alias FROM aliases WHERE source_id = %s AND slug = %s AND origin = 'manual' ORDER BY id", (source, slug)
-        )
+        rows = self.query("SELECT alias FROM aliases WHERE source_id = %s AND slug = %s AND origin = 'manual' ORDER BY id", (source, slug))
         return [r[0] for r in rows]
 
     def manual_links(self, source: str, slug: str) -> list[tuple[str, str]]:

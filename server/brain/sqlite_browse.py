@@ -65,6 +65,53 @@ class BrowseStore:
             args,
         )
 
+    def entity_window(self, source: str, now: int, *, search: str = "", offset: int = 0,
+                      limit: int = 50) -> tuple[int, list[sqlite3.Row]]:
+        """One page of every entity (a live page or a fact), by slug, and how many match in all.
+
+        `search` matches a slug or a page title, case-insensitively. Only the window's entities
+        are counted and joined, so a page of a 20K-entity brain costs what a page costs.
+        """
+        args: dict = {"s": source, "now": now, "q": search.strip().lower(), "limit": limit, "offset": offset}
+        names = (
+            "WITH names AS (SELECT slug FROM pages WHERE source_id = :s AND deleted_at IS NULL "
+            "UNION SELECT entity_slug FROM facts WHERE source_id = :s AND entity_slug IS NOT NULL) "
+        )
+        match = "1"
+        if args["q"]:
+            match = ("(instr(lower(slug), :q) > 0 OR slug IN (SELECT slug FROM pages WHERE source_id = :s "
+                     "AND deleted_at IS NULL AND instr(lower(coalesce(title, '')), :q) > 0))")
+        picked = self.query(
+            f"{names} SELECT slug, count(*) OVER () AS total FROM names WHERE {match} ORDER BY slug LIMIT :limit OFFSET :offset",
+            args,
+        )
+        slugs = [r["slug"] for r in picked]
+        if not slugs:
+            total = self.one(f"{names} SELECT count(*) FROM names WHERE {match}", args)[0] if offset else 0
+            return total, []
+        total = picked[0]["total"]
+        marks = ", ".join(f":e{i}" for i in range(len(slugs)))
+        args.update({f"e{i}": slug for i, slug in enumerate(slugs)})
+        rows = self.query(
+            f"""
+            WITH w(slug) AS (VALUES {", ".join(f"(:e{i})" for i in range(len(slugs)))}),
+            f AS (
+                SELECT entity_slug AS slug, count(*) AS facts,
+                       sum(CASE WHEN {_ACTIVE} THEN 1 ELSE 0 END) AS active,
+                       sum(visibility = 'private') AS private, max(created_at) AS last_fact
+                FROM facts WHERE source_id = :s AND entity_slug IN ({marks}) GROUP BY entity_slug
+            ),
+            p AS (SELECT slug, title, type, visibility, updated_at FROM pages
+                  WHERE source_id = :s AND deleted_at IS NULL AND slug IN ({marks}))
+            SELECT w.slug, p.title, p.type, p.visibility, p.slug IS NOT NULL AS has_page,
+                   coalesce(f.facts, 0) AS facts, coalesce(f.active, 0) AS active, coalesce(f.private, 0) AS private,
+                   max(coalesce(p.updated_at, 0), coalesce(f.last_fact, 0)) AS last_touched
+            FROM w LEFT JOIN p ON p.slug = w.slug LEFT JOIN f ON f.slug = w.slug ORDER BY w.slug
+            """,
+            args,
+        )
+        return total, rows
+
     def fact_only_slugs_ending(self, source: str, slug: str) -> list[tuple[str, int]]:
         """Fact entities with no live page whose slug is a '/'-suffix of `slug` (alice-example for
         people/alice-example): facts filed before the page existed. (slug, fact count) pairs."""
@@ -208,3 +255,61 @@ class BrowseStore:
                         status = "duplicate"
                 out.append((row["id"], status))
         return out
+
+    # -- the inspector's live feed (`memverbs ui`) ----------------------------------------------
+
+    def fact_changes(self, source: str, after: int, *, entity: str | None = None, kind: str | None = None,
+                     visibility: str | None = None, provenance: str | None = None, until: int | None = None,
+                     limit: int = 200) -> list[sqlite3.Row]:
+        """Facts remembered or expired at or after `after` (epoch ms), newest change first.
+
+        `changed_at` is the later of the two moments, so a fact forgotten a minute ago comes back
+        to the top of the feed with its new state. The newest `limit` by that moment are among
+        the newest `limit` by each of the two, so each is read down its own index.
+        """
+        where = ["source_id = :s"]
+        args: dict = {"s": source, "after": after, "limit": limit}
+        for col, key, value in (("entity_slug", "entity", entity), ("kind", "kind", kind), ("visibility", "vis", visibility)):
+            if value:
+                where.append(f"{col} = :{key}")
+                args[key] = value
+        if provenance:
+            where.append("instr(lower(coalesce(provenance, '')), lower(:prov)) > 0")
+            args["prov"] = provenance
+        if until is not None:
+            where.append("created_at <= :until")
+            args["until"] = until
+        rows: dict[int, sqlite3.Row] = {}
+        for col in ("created_at", "expired_at"):
+            for r in self.query(
+                f"SELECT {FACT_COLS}, expiry_reason, max(created_at, coalesce(expired_at, 0)) AS changed_at FROM facts "
+                f"WHERE {' AND '.join(where)} AND {col} >= :after ORDER BY {col} DESC, id DESC LIMIT :limit",
+                args,
+            ):
+                rows[r["id"]] = r
+        return sorted(rows.values(), key=lambda r: (r["changed_at"], r["id"]), reverse=True)[:limit]
+
+    def page_changes(self, source: str, after: int, *, entity: str | None = None, visibility: str | None = None,
+                     until: int | None = None, limit: int = 200) -> list[sqlite3.Row]:
+        """Pages written or deleted at or after `after`, newest first, private ones included."""
+        where = ["source_id = :s"]
+        args: dict = {"s": source, "after": after, "limit": limit}
+        if entity:
+            where.append("slug = :slug")
+            args["slug"] = entity
+        if visibility:
+            where.append("visibility = :vis")
+            args["vis"] = visibility
+        if until is not None:
+            where.append("updated_at <= :until")
+            args["until"] = until
+        rows: dict[str, sqlite3.Row] = {}
+        for branch, col in (("deleted_at IS NULL AND updated_at >= :after", "updated_at"), ("deleted_at >= :after", "deleted_at")):
+            for r in self.query(
+                "SELECT slug, title, type, visibility, updated_at, deleted_at, "
+                f"max(updated_at, coalesce(deleted_at, 0)) AS changed_at FROM pages WHERE {' AND '.join(where)} AND {branch} "
+                f"ORDER BY {col} DESC LIMIT :limit",
+                args,
+            ):
+                rows[r["slug"]] = r
+        return sorted(rows.values(), key=lambda r: (r["changed_at"], r["slug"]), reverse=True)[:limit]

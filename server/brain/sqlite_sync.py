@@ -1,19 +1,18 @@
-"""Markdown folders' sync state in the SQLite brain (migration `0008_markdown_sync_state`), and
-the page reads a sync pass needs.
+"""Markdown-folder sync state and the reads sync needs (migration `0008_markdown_sync_state`).
 
-A row per folder (root, slug prefix, mode, last pass, the watcher's heartbeat),
-per file (its slug, the hash/size/mtime last synced, the page's `updated_at`
-after that sync) and per conflict (the brain's version a file overrode).
-server/sync/state.py is the one caller; it turns these rows into its records.
+`server/sync/` decides what to do with a folder; every row it keeps or reads lives
+here, so SQL stays inside the brain (a second backend implements the same methods).
+Rows come back as mapping-like rows; `server/sync/state.py` turns them into its
+dataclasses.
 """
 
 from __future__ import annotations
 
-import sqlite3
+from collections.abc import Sequence
 
 
 class SyncStore:
-    db: sqlite3.Connection
+    """Mixin for SqliteBrain: `sync_folders`, `sync_files`, `sync_conflicts` and sync's page reads."""
 
     # -- folders -------------------------------------------------------------
 
@@ -31,54 +30,50 @@ class SyncStore:
                 db.execute("UPDATE sync_folders SET slug_prefix = ?, mode = ? WHERE id = ?", (prefix, new_mode, row["id"]))
             return db.execute("SELECT * FROM sync_folders WHERE source_id = ? AND root = ?", (source, root)).fetchone()
 
-    def sync_folders(self, source: str, mode: str | None = None) -> list:
+    def sync_folder_rows(self, source: str, mode: str | None = None) -> list:
         sql, args = "SELECT * FROM sync_folders WHERE source_id = ?", [source]
         if mode:
             sql += " AND mode = ?"
             args.append(mode)
         return self.query(sql + " ORDER BY root", tuple(args))
 
-    def sync_pass_done(self, folder_id: int, changed: bool, now: int) -> None:
+    def sync_folder_stamp(self, folder_id: int, *, passed_at: int | None = None, changed_at: int | None = None) -> None:
         with self.write() as db:
-            db.execute("UPDATE sync_folders SET last_pass_at = ? WHERE id = ?", (now, folder_id))
-            if changed:
-                db.execute("UPDATE sync_folders SET last_change_at = ? WHERE id = ?", (now, folder_id))
+            if passed_at is not None:
+                db.execute("UPDATE sync_folders SET last_pass_at = ? WHERE id = ?", (passed_at, folder_id))
+            if changed_at is not None:
+                db.execute("UPDATE sync_folders SET last_change_at = ? WHERE id = ?", (changed_at, folder_id))
 
-    def sync_changed(self, folder_id: int, now: int) -> None:
+    def sync_watcher_beat(self, folder_id: int, pid: int | None, beat: int | None) -> None:
         with self.write() as db:
-            db.execute("UPDATE sync_folders SET last_change_at = ? WHERE id = ?", (now, folder_id))
-
-    def sync_heartbeat(self, folder_id: int, pid: int | None, now: int | None) -> None:
-        with self.write() as db:
-            db.execute("UPDATE sync_folders SET watcher_pid = ?, watcher_beat = ? WHERE id = ?", (pid, now, folder_id))
+            db.execute("UPDATE sync_folders SET watcher_pid = ?, watcher_beat = ? WHERE id = ?", (pid, beat, folder_id))
 
     # -- files ---------------------------------------------------------------
 
-    def sync_files(self, folder_id: int) -> list:
+    def sync_file_rows(self, folder_id: int) -> list:
         return self.query("SELECT * FROM sync_files WHERE folder_id = ?", (folder_id,))
 
-    def sync_file(self, folder_id: int, rel_path: str):
-        return self.one("SELECT * FROM sync_files WHERE folder_id = ? AND rel_path = ?", (folder_id, rel_path))
-
-    def sync_file_for_slug(self, folder_id: int, slug: str):
+    def sync_file_row(self, folder_id: int, *, rel_path: str | None = None, slug: str | None = None):
+        if rel_path is not None:
+            return self.one("SELECT * FROM sync_files WHERE folder_id = ? AND rel_path = ?", (folder_id, rel_path))
         return self.one("SELECT * FROM sync_files WHERE folder_id = ? AND slug = ?", (folder_id, slug))
 
-    def sync_record(self, folder_id: int, rel_path: str, slug: str, file_hash: str, size: int, mtime_ns: int,
-                    page_updated_at: int | None, synced_at: int) -> None:
+    def sync_record_file(self, folder_id: int, row: Sequence) -> None:
+        """`row`: rel_path, slug, file_hash, size, mtime_ns, page_updated_at, synced_at."""
         with self.write() as db:
             db.execute(
                 "INSERT INTO sync_files (folder_id, rel_path, slug, file_hash, size, mtime_ns, page_updated_at, synced_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (folder_id, rel_path) DO UPDATE SET slug = excluded.slug, "
                 "file_hash = excluded.file_hash, size = excluded.size, mtime_ns = excluded.mtime_ns, "
                 "page_updated_at = excluded.page_updated_at, synced_at = excluded.synced_at",
-                (folder_id, rel_path, slug, file_hash, size, mtime_ns, page_updated_at, synced_at),
+                (folder_id, *row),
             )
 
-    def sync_forget(self, folder_id: int, rel_path: str) -> None:
+    def sync_forget_file(self, folder_id: int, rel_path: str) -> None:
         with self.write() as db:
             db.execute("DELETE FROM sync_files WHERE folder_id = ? AND rel_path = ?", (folder_id, rel_path))
 
-    def sync_due(self, source: str, folder_id: int, since: int) -> list:
+    def sync_due(self, source: str, folder_id: int, since: int = 0) -> list:
         """Synced pages written since their file's last sync (only those stamped after `since`)."""
         # The pages changed since `since` first (an index range), then their files: SQLite would
         # otherwise range-scan the pages once per synced file (seconds at 10,000 files).
@@ -99,7 +94,7 @@ class SyncStore:
                 (folder_id, rel_path, slug, brain_content, now),
             ).lastrowid
 
-    def sync_conflicts(self, source: str, folder_id: int | None = None, *, open_only: bool = True) -> list:
+    def sync_conflict_rows(self, source: str, folder_id: int | None = None, *, open_only: bool = True) -> list:
         sql = (
             "SELECT c.id, c.rel_path, c.slug, c.detected_at, c.brain_content, f.root FROM sync_conflicts c "
             "JOIN sync_folders f ON f.id = c.folder_id WHERE f.source_id = ?"
@@ -112,18 +107,16 @@ class SyncStore:
             sql += " AND c.resolved_at IS NULL"
         return self.query(sql + " ORDER BY c.id", tuple(args))
 
-    # -- what a page's file is rendered from -----------------------------------
+    # -- what export and write-back read -------------------------------------
 
     def live_page_slugs(self, source: str) -> list[tuple[str, str]]:
-        """(slug, visibility) of every live page, in slug order (what export writes)."""
+        """(slug, visibility) of every live page, by slug."""
         rows = self.query("SELECT slug, visibility FROM pages WHERE source_id = ? AND deleted_at IS NULL ORDER BY slug", (source,))
         return [(r[0], r[1]) for r in rows]
 
+    # What was added by hand: the page ops' rows whose origin is not the markdown.
     def manual_aliases(self, source: str, slug: str) -> list[str]:
-        """Aliases added by hand (page ops), not declared by the markdown."""
-        rows = self.query(
-            "SELECT alias FROM aliases WHERE source_id = ? AND slug = ? AND origin = 'manual' ORDER BY id", (source, slug)
-        )
+        rows = self.query("SELECT alias FROM aliases WHERE source_id = ? AND slug = ? AND origin = 'manual' ORDER BY id", (source, slug))
         return [r[0] for r in rows]
 
     def manual_links(self, source: str, slug: str) -> list[tuple[str, str]]:

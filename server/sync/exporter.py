@@ -36,15 +36,11 @@ class ExportReport:
         return d
 
 
-def live_slugs(brain, source: str) -> list[tuple[str, str]]:
-    return brain.live_page_slugs(source)
-
-
 def export_brain(brain, source: str, dest: str, *, include_private: bool, progress: Callable[[str], None] | None = None) -> ExportReport:
     root = Path(dest)
     root.mkdir(parents=True, exist_ok=True)
     report = ExportReport(str(root.resolve()), include_private)
-    for slug, visibility in live_slugs(brain, source):
+    for slug, visibility in brain.live_page_slugs(source):
         if visibility == "private" and not include_private:
             report.private_pages_left_out += 1
             continue

@@ -39,19 +39,19 @@ def render_page(brain, source: str, slug: str, *, include_private: bool = True) 
     if row["visibility"] == "private":
         fm["visibility"] = "private"
     aliases = _as_list(stored.get("aliases"))
-    for alias in _manual_aliases(brain, source, slug):
+    for alias in brain.manual_aliases(source, slug):
         if alias not in aliases:
             aliases.append(alias)
     if aliases:
         fm["aliases"] = aliases
-    links = _links(stored.get("links"), _manual_links(brain, source, slug))
+    links = _links(stored.get("links"), brain.manual_links(source, slug))
     if links:
         fm["links"] = links
     for key, value in stored.items():
         if key not in _CANONICAL:
             fm[key] = value
     body = row["body"] if include_private else without_private_rows(row["body"])
-    manual = _manual_timeline(brain, source, slug)
+    manual = [(d, " ".join(text.split())) for d, text in brain.manual_timeline(source, slug)]
     if manual:
         if body and not body.endswith("\n"):
             body += "\n"
@@ -92,16 +92,3 @@ def _links(declared, manual: list[tuple[str, str]]) -> dict:
         if to_slug not in targets:
             targets.append(to_slug)
     return out
-
-
-# Reads of what was added by hand: the page ops' rows whose origin is not the markdown.
-def _manual_aliases(brain, source: str, slug: str) -> list[str]:
-    return brain.manual_aliases(source, slug)
-
-
-def _manual_links(brain, source: str, slug: str) -> list[tuple[str, str]]:
-    return brain.manual_links(source, slug)
-
-
-def _manual_timeline(brain, source: str, slug: str) -> list[tuple[str, str]]:
-    return [(date, " ".join(summary.split())) for date, summary in brain.manual_timeline(source, slug)]

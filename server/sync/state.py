@@ -1,5 +1,4 @@
-"""Per-file sync state, kept in the brain itself (migration `0008_markdown_sync_state`; the SQL lives in the brain's
-sync store: sqlite_sync.py, postgres_sync.py).
+"""Per-file sync state, kept in the brain itself (migration `0008_markdown_sync_state`).
 
 A row per folder (root, slug prefix, mode, last pass, the watcher's heartbeat) and
 per file (its slug, the hash/size/mtime last synced, and the page's `updated_at`
@@ -53,7 +52,7 @@ def _file(row) -> FileState:
 
 
 class SyncState:
-    """The sync tables of one brain and source."""
+    """The sync state of one brain and source (the rows live in the brain: `SyncStore`)."""
 
     def __init__(self, brain, source: str) -> None:
         self.brain = brain
@@ -66,35 +65,38 @@ class SyncState:
         return _folder(self.brain.sync_folder(self.source, os.path.realpath(root), prefix, mode, now_ms()))
 
     def folders(self, mode: str | None = None) -> list[Folder]:
-        return [_folder(r) for r in self.brain.sync_folders(self.source, mode)]
+        return [_folder(r) for r in self.brain.sync_folder_rows(self.source, mode)]
 
     def pass_done(self, folder: Folder, changed: bool) -> None:
-        self.brain.sync_pass_done(folder.id, changed, now_ms())
+        now = now_ms()
+        self.brain.sync_folder_stamp(folder.id, passed_at=now, changed_at=now if changed else None)
 
     def changed(self, folder: Folder) -> None:
-        self.brain.sync_changed(folder.id, now_ms())
+        self.brain.sync_folder_stamp(folder.id, changed_at=now_ms())
 
     def heartbeat(self, folder: Folder, pid: int | None) -> None:
-        self.brain.sync_heartbeat(folder.id, pid, now_ms() if pid else None)
+        self.brain.sync_watcher_beat(folder.id, pid, now_ms() if pid else None)
 
     # -- files ---------------------------------------------------------------
 
     def files(self, folder: Folder) -> dict[str, FileState]:
-        return {r["rel_path"]: _file(r) for r in self.brain.sync_files(folder.id)}
+        return {r["rel_path"]: _file(r) for r in self.brain.sync_file_rows(folder.id)}
 
     def file(self, folder: Folder, rel_path: str) -> FileState | None:
-        row = self.brain.sync_file(folder.id, rel_path)
+        row = self.brain.sync_file_row(folder.id, rel_path=rel_path)
         return _file(row) if row else None
 
     def file_for_slug(self, folder: Folder, slug: str) -> FileState | None:
-        row = self.brain.sync_file_for_slug(folder.id, slug)
+        row = self.brain.sync_file_row(folder.id, slug=slug)
         return _file(row) if row else None
 
     def record(self, folder: Folder, f: FileState) -> None:
-        self.brain.sync_record(folder.id, f.rel_path, f.slug, f.file_hash, f.size, f.mtime_ns, f.page_updated_at, f.synced_at)
+        self.brain.sync_record_file(
+            folder.id, (f.rel_path, f.slug, f.file_hash, f.size, f.mtime_ns, f.page_updated_at, f.synced_at)
+        )
 
     def forget(self, folder: Folder, rel_path: str) -> None:
-        self.brain.sync_forget(folder.id, rel_path)
+        self.brain.sync_forget_file(folder.id, rel_path)
 
     # -- conflicts -----------------------------------------------------------
 
@@ -102,4 +104,4 @@ class SyncState:
         return self.brain.sync_add_conflict(folder.id, rel_path, slug, brain_content, now_ms())
 
     def conflicts(self, folder: Folder | None = None, *, open_only: bool = True) -> list:
-        return self.brain.sync_conflicts(self.source, folder.id if folder is not None else None, open_only=open_only)
+        return self.brain.sync_conflict_rows(self.source, folder.id if folder else None, open_only=open_only)

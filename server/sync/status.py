@@ -6,7 +6,6 @@ import os
 
 from memverbs.server.sync import scan
 from memverbs.server.sync.state import SyncState
-from memverbs.server.sync.writeback import due
 from memverbs.server.timeparse import iso, now_ms
 
 HEARTBEAT_MS = 2_000
@@ -62,7 +61,7 @@ def folder_status(brain, source: str, *, scan_files: bool = True) -> list[dict]:
                 "last_change_at": iso(folder.last_change_at),
                 "pending_files": pending,
                 "pending_deletes": deletes,
-                "pending_write_back": len(due(brain, source, folder.id)),
+                "pending_write_back": len(brain.sync_due(source, folder.id)),
                 "lag_ms": max(0, now - oldest) if oldest is not None else 0,
                 "lag": _human(max(0, now - oldest)) if oldest is not None else "none",
                 "conflicts": [

@@ -23,17 +23,12 @@ from memverbs.server.timeparse import now_ms
 LOOK_BACK_MS = 60_000
 
 
-def due(brain, source: str, folder_id: int, since: int = 0) -> list:
-    """Synced pages written since their file's last sync (only those stamped after `since`, when given)."""
-    return brain.sync_due(source, folder_id, since)
-
-
 def write_back(folder_pass, report: Report, since: int = 0) -> None:
     """Write every due page of the pass's folder to its file (or record the conflict)."""
     from memverbs.server.sync.importer import file_hash  # noqa: PLC0415 - importer imports this module's users
 
     fp = folder_pass
-    for row in due(fp.brain, fp.source, fp.folder.id, since):
+    for row in fp.brain.sync_due(fp.source, fp.folder.id, since):
         rel, slug = row["rel_path"], row["slug"]
         prev = fp.state.file(fp.folder, rel)
         path = Path(fp.folder.root) / rel

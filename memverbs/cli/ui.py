@@ -1,0 +1,25 @@
+"""`memverbs ui`: serve the local brain inspector and open it in the browser."""
+
+from __future__ import annotations
+
+from memverbs.cli.output import fail
+from memverbs.server.errors import MemverbsError
+
+
+def run_ui(args) -> int:
+    from memverbs.cli.target import wants_remote  # noqa: PLC0415
+
+    if wants_remote(args):
+        return fail(
+            "`ui` reads the brain directly and works on the local brain only",
+            "Run it on the machine that holds the brain (drop --remote, or pass --local over config cli_remote).",
+        )
+    from memverbs.ui.server import serve  # noqa: PLC0415
+
+    try:
+        return serve(args.host, args.port, allow_remote=args.allow_non_loopback, open_browser=not args.no_open)
+    except MemverbsError as exc:
+        return fail(exc.message, getattr(exc, "fix", None))
+    except OSError as exc:
+        return fail(f"cannot listen on {args.host}:{args.port} ({exc.strerror or exc})",
+                    "Pick another --port (0 picks a free one), or stop what holds this one.")

@@ -1,0 +1,1 @@
+"""`memverbs ui`: a local brain inspector in the browser (docs/ui.md)."""

@@ -1,0 +1,133 @@
+"""The inspector's state and actions: one local runtime, read and written as the CLI does.
+
+One brain connection serves every request, behind a lock (the HTTP server is threaded,
+SQLite's connection is not meant to be shared concurrently). Reads and writes go through
+the runtime's local dispatcher — the trusted caller the CLI uses — or the brain's browse
+reads and `move_facts`, exactly as `memverbs entities`, `history` and `move-facts` do.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+from memverbs.cli.target import LocalTarget
+from memverbs.server.timeparse import now_ms
+
+PREVIEW_SESSION = "memverbs-ui-preview"
+_FRONTMATTER = re.compile(r"\A(---[ \t]*\r?\n)(.*?)(\r?\n---[ \t]*(?:\r?\n|\Z))", re.DOTALL)
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_VIS_LINE = re.compile(r"^visibility[ \t]*:.*$", re.MULTILINE | re.IGNORECASE)
+
+
+class ActionError(Exception):
+    """An action the inspector refuses: the message says what and how to fix it."""
+
+
+class InspectorApp:
+    def __init__(self) -> None:
+        self.target = LocalTarget()
+        self.lock = threading.RLock()
+
+    # -- what views read ----------------------------------------------------------------
+
+    @property
+    def home(self):
+        return self.target.runtime.home
+
+    @property
+    def source(self) -> str:
+        return self.target.source
+
+    def brain(self):
+        return self.target.brain()
+
+    def call(self, tool: str, params: dict) -> tuple[bool, dict]:
+        """A tool call through the CLI's dispatcher (lane 'local', full surface, not usage-logged)."""
+        return self.target.call(tool, params)
+
+    def render_card(self, card: dict) -> str:
+        from memverbs.cli.ops import render  # noqa: PLC0415 - the CLI's rendering of the same card
+
+        return _ANSI.sub("", render("entity", {"card": card}))
+
+    def pack_preview(self, harness: str) -> dict:
+        """What `memverbs hook session-start --harness H` would print for a new session now.
+
+        The same builder (standing entities, budget, session id), the same verb through the
+        same trusted caller, the same adapter: only the session id is the inspector's own, so the
+        preview banks nothing and moves no cursor.
+        """
+        from memverbs.hooks.adapters import ADAPTERS  # noqa: PLC0415
+        from memverbs.hooks.events import Harness, HookEvent, Moment  # noqa: PLC0415
+        from memverbs.hooks.session_start import pack_params  # noqa: PLC0415
+        from memverbs.server.quickconfig import quick_settings  # noqa: PLC0415
+
+        settings = quick_settings(self.home)
+        params = pack_params(self.brain(), self.source, settings.hook_entities, [], PREVIEW_SESSION)
+        is_error, body = self.call("context_pack", params)
+        if is_error:
+            raise ActionError(f"{body.get('message')} {body.get('suggestion') or ''}".strip())
+        event = HookEvent(Harness(harness), Moment.SESSION_START, PREVIEW_SESSION)
+        output = ADAPTERS[Harness(harness)].render(body["text"], event) if body["text"] else ""
+        return {"entities": params["entities"].split(",") if params["entities"] else [], "body": body, "output": output}
+
+    # -- actions ------------------------------------------------------------------------
+
+    def forget(self, fact_id: str, reason: str) -> str:
+        if not reason.strip():
+            raise ActionError("say why: the reason is kept in the fact's audit trail")
+        is_error, body = self.call("forget", {"id": fact_id.strip().lstrip("#"), "reason": reason.strip()})
+        if is_error:
+            raise ActionError(f"{body.get('message')} {body.get('suggestion') or ''}".strip())
+        return f"fact #{body['id']} forgotten" if body["expired"] else f"fact #{body['id']} was already forgotten"
+
+    def move(self, old: str, new: str, reason: str) -> str:
+        """`memverbs move-facts OLD NEW`: the same checks and the same audited brain write."""
+        from memverbs.server.names import looks_like_slug, slugify_path  # noqa: PLC0415
+
+        old = old.strip()
+        new = new.strip() if looks_like_slug(new.strip()) else slugify_path(new)
+        if not new:
+            raise ActionError("the target has no slug in it: pass one such as people/alice-example")
+        if old == new:
+            raise ActionError("the facts are already filed there: pick another entity")
+        moved = self.brain().move_facts(self.source, old, new, reason.strip() or "memverbs ui", now_ms())
+        if not moved:
+            raise ActionError(f"no facts are filed under {old}")
+        dups = sum(1 for _, status in moved if status == "duplicate")
+        note = f" ({dups} restated a fact already there and were expired as duplicates)" if dups else ""
+        return f"moved {len(moved)} facts from {old} to {new}{note}"
+
+    def put_page(self, slug: str, content: str) -> str:
+        is_error, body = self.call("put_page", {"slug": slug, "content": content})
+        if is_error:
+            raise ActionError(f"{body.get('message')} {body.get('suggestion') or ''}".strip())
+        return f"{body['status']} {body['slug']}"
+
+    def set_page_visibility(self, slug: str, visibility: str) -> str:
+        """Rewrite the page's `visibility:` frontmatter line and save it with put_page."""
+        from memverbs.ui.views import page_source  # noqa: PLC0415
+
+        if visibility not in ("world", "private"):
+            raise ActionError("visibility is world or private")
+        source = page_source(self, slug)
+        if source is None:
+            raise ActionError(f'no page with slug "{slug}"')
+        return self.put_page(slug, with_visibility(source, visibility))
+
+    def close(self) -> None:
+        self.target.close()
+
+
+def with_visibility(source: str, visibility: str) -> str:
+    """The page source with its frontmatter's visibility set (a frontmatter added if it has none)."""
+    m = _FRONTMATTER.match(source)
+    if m is None:
+        return f"---\nvisibility: {visibility}\n---\n{source}"
+    inner = m.group(2)
+    if _VIS_LINE.search(inner):
+        inner = _VIS_LINE.sub(f"visibility: {visibility}", inner, count=1)
+    else:
+        inner = inner + f"\nvisibility: {visibility}"
+    return m.group(1) + inner + m.group(3) + source[m.end() :]

@@ -1,0 +1,343 @@
+"""`memverbs ui` in a real browser: Debian's Chromium driven by selenium, against a real
+`memverbs ui` process on loopback, with other `memverbs` processes writing to the same brain.
+
+One browser and one inspector per module. Screenshots of each view are kept under
+tests/artifacts/ui/ (gitignored). Without chromium + chromedriver the module skips, unless
+MEMVERBS_REQUIRE_BROWSER=1 (CI), where it fails.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from helpers import init_home
+
+CHROMIUM = os.environ.get("MEMVERBS_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("MEMVERBS_CHROMEDRIVER", "/usr/bin/chromedriver")
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "ui"
+WAIT_S = 15  # generous on a loaded 2-core machine; the feed polls every 0.5 s
+
+REQUIRED = os.environ.get("MEMVERBS_REQUIRE_BROWSER") == "1"
+if not REQUIRED:
+    pytest.importorskip("selenium")
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+    if REQUIRED:
+        raise RuntimeError(f"MEMVERBS_REQUIRE_BROWSER=1 but {CHROMIUM} or {CHROMEDRIVER} is missing: apt-get install chromium chromium-driver")
+    pytest.skip("no chromium/chromedriver (apt-get install chromium chromium-driver)", allow_module_level=True)
+
+
+def _memverbs() -> list[str]:
+    exe = shutil.which("memverbs")
+    return [exe] if exe else [sys.executable, "-m", "memverbs"]
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory) -> dict:
+    root = tmp_path_factory.mktemp("ui") / "home"
+    init_home(root)
+    e = dict(os.environ)
+    e["MEMVERBS_HOME"] = str(root)
+    for var in ("MEMVERBS_SOURCE", "MEMVERBS_MCP_SURFACE", "MEMVERBS_MCP_FORCE_SURFACE", "NO_COLOR"):
+        e.pop(var, None)
+    return e
+
+
+def cli(env: dict, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([*_memverbs(), *args], env=env, input=stdin, capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def seeded(env) -> dict:
+    assert cli(env, "remember", "Alice prefers tabs over spaces", "--entity", "people/alice-example",
+               "--provenance", "claude").returncode == 0
+    assert cli(env, "remember", "Alice's door code is 4711", "--entity", "people/alice-example",
+               "--visibility", "private", "--provenance", "codex").returncode == 0
+    page = ("---\ntype: person\n---\n# Alice Example\n\nWorks with [[people/bob-example]] on the parser.\n\n"
+            "<!-- facts -->\n- [private] salary: confidential\n- likes tea\n<!-- /facts -->\n")
+    assert cli(env, "put-page", "people/alice-example", "-", stdin=page).returncode == 0
+    return {"slug": "people/alice-example"}
+
+
+@pytest.fixture(scope="module")
+def inspector(env, seeded):
+    proc = subprocess.Popen([*_memverbs(), "ui", "--no-open", "--port", "0"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    assert line.startswith("memverbs ui: http://127.0.0.1:"), line + proc.stderr.read() if proc.poll() is not None else line
+    url = line.split(": ", 1)[1].strip()
+    yield url
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser(inspector):
+    from selenium.webdriver.chrome.options import Options  # noqa: PLC0415
+    from selenium.webdriver.chrome.service import Service  # noqa: PLC0415
+
+    opts = Options()
+    opts.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1200,1000"):
+        opts.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    driver.get(inspector)  # the token in the URL becomes a cookie
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    yield driver
+    driver.quit()
+
+
+def base(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def shot(driver, name: str) -> None:
+    driver.save_screenshot(str(ARTIFACTS / f"{name}.png"))
+
+
+def wait_for(driver, predicate, what: str):
+    return WebDriverWait(driver, WAIT_S, poll_frequency=0.1).until(lambda d: predicate(d), message=what)
+
+
+# -- the gate -------------------------------------------------------------------------------
+
+
+def _request(url: str, path: str, *, method: str = "GET", headers: dict | None = None, body: str | None = None):
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    conn.request(method, path, body=body, headers=headers or {})
+    res = conn.getresponse()
+    return res.status, res.getheader("Set-Cookie"), res.read().decode()
+
+
+def test_a_request_without_the_token_is_refused(inspector):
+    token = inspector.split("token=", 1)[1]
+    for path in ("/timeline", "/api/feed", "/entity/people/alice-example", "/static/ui.js", "/timeline?token=wrong" + token):
+        status, cookie, text = _request(inspector, path)
+        assert status == 403, path
+        assert cookie is None and "door code" not in text
+    # with the token: a cookie, then the page
+    status, cookie, _ = _request(inspector, f"/?token={token}")
+    assert status == 303 and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    jar = cookie.split(";", 1)[0]
+    assert _request(inspector, "/timeline", headers={"Cookie": jar})[0] == 200
+    # a cookie for another inspector (another port) does not open this one
+    assert _request(inspector, "/timeline", headers={"Cookie": "memverbs_ui_1=" + token + "x"})[0] == 403
+    # another Host (DNS rebinding) or a cross-site POST is refused even with the cookie
+    assert _request(inspector, "/timeline", headers={"Cookie": jar, "Host": "evil.example:80"})[0] == 403
+    form = "id=1&reason=x&confirmed=yes"
+    ctype = {"Content-Type": "application/x-www-form-urlencoded"}
+    assert _request(inspector, "/forget", method="POST", body=form, headers={"Cookie": jar, **ctype})[0] == 403
+    assert _request(inspector, "/forget", method="POST", body=form,
+                    headers={"Cookie": jar, "Origin": "http://evil.example", **ctype})[0] == 403
+
+
+# -- views ----------------------------------------------------------------------------------
+
+
+def test_a_bad_time_filter_is_said_not_ignored(browser, inspector):
+    browser.get(base(inspector) + "/timeline?since=the+day+before")
+    alert = browser.find_element(By.CSS_SELECTOR, "[role=alert]")
+    assert 'since: "the day before" is not a time' in alert.text and "7d" in alert.text
+    assert browser.find_elements(By.CSS_SELECTOR, "#feed li.fact")  # the rest of the view still shows
+
+
+def test_the_timeline_opens_and_marks_private_material(browser, inspector):
+    browser.get(base(inspector) + "/timeline")
+    assert browser.title.startswith("Timeline")
+    private = [li for li in browser.find_elements(By.CSS_SELECTOR, "#feed li.fact") if "door code" in li.text]
+    assert private and "private" in private[0].find_element(By.CSS_SELECTOR, ".badge-private").text
+    public = [li for li in browser.find_elements(By.CSS_SELECTOR, "#feed li.fact") if "tabs over spaces" in li.text]
+    assert public and not public[0].find_elements(By.CSS_SELECTOR, ".badge-private")
+    shot(browser, "timeline")
+
+
+def test_a_fact_remembered_by_another_process_appears_live(browser, inspector, env):
+    browser.get(base(inspector) + "/timeline")
+    text = f"Bob reviews parser changes {time.time_ns()}"
+    assert cli(env, "remember", text, "--entity", "people/bob-example", "--provenance", "grok").returncode == 0
+    row = wait_for(browser, lambda d: [li for li in d.find_elements(By.CSS_SELECTOR, "#feed li.fact") if text in li.text],
+                   "the new fact never reached the open timeline")
+    first = browser.find_element(By.CSS_SELECTOR, "#feed li.fact")
+    assert text in first.text and row
+    shot(browser, "timeline-live")
+
+
+def test_forget_from_the_ui_and_recall_agrees(browser, inspector, env):
+    text = f"Alice uses vim {time.time_ns()}"
+    done = cli(env, "remember", text, "--entity", "people/alice-example", "--provenance", "claude", "--json")
+    fact_id = json.loads(done.stdout)["id"]
+    browser.get(base(inspector) + "/entity/people/alice-example")
+    row = browser.find_element(By.CSS_SELECTOR, f'li[data-fact-id="{fact_id}"]')
+    row.find_element(By.NAME, "reason").send_keys("wrong: she uses emacs")
+    row.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    question = wait_for(browser, lambda d: d.find_elements(By.ID, "question"), "no confirmation asked")
+    assert f"#{fact_id}" in question[0].text
+    shot(browser, "forget-confirm")
+    browser.find_element(By.ID, "confirm-yes").click()
+    flash = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".flash"), "no outcome shown")
+    assert f"fact #{fact_id} forgotten" in flash[0].text
+    assert "/entity/people/alice-example" in browser.current_url  # back where it was asked from
+    forgotten = browser.find_element(By.CSS_SELECTOR, f'li[data-fact-id="{fact_id}"]')
+    assert "forgotten" in forgotten.text and "wrong: she uses emacs" in forgotten.text
+    recalled = json.loads(cli(env, "recall", "--entity", "people/alice-example", "--json").stdout)
+    assert fact_id not in [f["fact_id"] for f in recalled["facts"]]
+    history = json.loads(cli(env, "history", fact_id, "--json").stdout)
+    assert not history["active"] and any("emacs" in ev["detail"] for ev in history["events"] if ev["event"] == "expired")
+    browser.get(base(inspector) + f"/fact/{fact_id}")
+    assert "wrong: she uses emacs" in browser.find_element(By.TAG_NAME, "main").text
+    assert "Restore: not offered" in browser.find_element(By.TAG_NAME, "main").text
+
+
+def test_the_entity_view_shows_the_card_facts_and_private_marks(browser, inspector):
+    browser.get(base(inspector) + "/entity/people/alice-example")
+    main = browser.find_element(By.TAG_NAME, "main").text
+    assert "Card (as an agent sees it)" in main and "Alice Example" in main
+    private = [li for li in browser.find_elements(By.CSS_SELECTOR, "li.fact.is-private") if "door code" in li.text]
+    assert private
+    assert "references people/bob-example" in main  # the page's wikilink is an edge
+    shot(browser, "entity")
+
+
+def test_entities_are_listed_searchable_and_paged(browser, inspector):
+    browser.get(base(inspector) + "/entities")
+    slugs = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "tbody td:first-child a")]
+    assert "people/alice-example" in slugs and "people/bob-example" in slugs  # bob has facts but no page
+    box = browser.find_element(By.NAME, "q")
+    box.send_keys("bob")
+    box.submit()
+    wait_for(browser, lambda d: "q=bob" in d.current_url, "search did not submit")
+    slugs = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "tbody td:first-child a")]
+    assert slugs == ["people/bob-example"]
+    shot(browser, "entities")
+
+
+def test_the_page_renders_wikilinks_and_privacy_fences(browser, inspector):
+    browser.get(base(inspector) + "/page/people/alice-example")
+    link = browser.find_element(By.CSS_SELECTOR, "a.wikilink")
+    assert link.get_attribute("href").endswith("/page/people/bob-example")
+    fenced = browser.find_element(By.CSS_SELECTOR, ".fence-facts li.private")
+    assert "salary" in fenced.text and "private" in fenced.find_element(By.CSS_SELECTOR, ".badge-private").text
+    shot(browser, "page")
+
+
+@pytest.mark.parametrize("harness", ["claude", "plain"])
+def test_the_pack_preview_equals_the_hooks_output(browser, inspector, env, harness):
+    browser.get(base(inspector) + f"/pack?harness={harness}")
+    shown = browser.find_element(By.ID, "pack-output").get_attribute("textContent")
+    payload = json.dumps({"session_id": f"ui-test-fresh-{harness}", "hook_event_name": "SessionStart", "source": "startup"})
+    hook = cli(env, "hook", "session-start", "--harness", harness, "--deadline-ms", "20000", stdin=payload)
+    assert hook.returncode == 0
+    assert shown and shown == hook.stdout.rstrip("\n")
+    assert "Alice Example" in shown and "door code" not in shown  # the hook's pack is world-only
+    assert "budget:" in browser.find_element(By.TAG_NAME, "main").text
+    shot(browser, f"pack-{harness}")
+
+
+def test_search_shows_evidence_labels(browser, inspector):
+    browser.get(base(inspector) + "/search?q=parser")
+    labels = [b.text for b in browser.find_elements(By.CSS_SELECTOR, ".badge-evidence")]
+    assert labels and all(labels)
+    shot(browser, "search")
+
+
+def test_health_shows_doctor_checks_and_usage_charts(browser, inspector, env):
+    from memverbs.server.home import Home  # noqa: PLC0415
+    from memverbs.server.usage import record  # noqa: PLC0415
+
+    log = Home(Path(env["MEMVERBS_HOME"])).usage_log
+    for verb, ok, ms in (("recall", True, 12), ("recall", True, 30), ("remember", False, 5)):
+        record(log, brain_id="b", verb=verb, surface="full", remote=False, ok=ok, latency_ms=ms, source_id="default", result=None)
+    browser.get(base(inspector) + "/health")
+    checks = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "tbody th[scope=row]")]
+    assert "brain" in checks and "config" in checks
+    charts = {svg.get_attribute("aria-label") for svg in browser.find_elements(By.CSS_SELECTOR, "figure.chart svg")}
+    assert "calls per verb: recall 2, remember 1" in charts
+    assert "average latency per verb (ms): recall 21, remember 5" in charts
+    assert "errors per verb: recall 0, remember 1" in charts
+    shot(browser, "health")
+
+
+def test_edit_a_page_and_change_its_visibility(browser, inspector, env):
+    slug = "projects/ui-edit-example"
+    assert cli(env, "put-page", slug, "-", stdin="# UI edit example\n\nFirst draft.\n").returncode == 0
+    browser.get(base(inspector) + f"/edit/{slug}")
+    area = browser.find_element(By.ID, "source")
+    assert "First draft." in area.get_attribute("value")
+    area.clear()
+    area.send_keys("# UI edit example\n\nSecond draft, edited in the inspector.\n")
+    browser.find_element(By.CSS_SELECTOR, ".editor button[type=submit]").click()
+    wait_for(browser, lambda d: "Second draft" in d.find_element(By.TAG_NAME, "article").text, "the edit did not show")
+    raw = cli(env, "get-page", slug, "--raw").stdout
+    assert "Second draft, edited in the inspector." in raw
+    # make it private: confirmation, then no MCP caller reads it
+    browser.find_element(By.XPATH, "//button[text()='Make private']").click()
+    wait_for(browser, lambda d: d.find_elements(By.ID, "confirm-yes"), "no confirmation asked").pop().click()
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".page-meta .badge-private"), "the page is not marked private")
+    listed = json.loads(cli(env, "list-pages", "--visibility", "private", "--format", "json").stdout)
+    assert slug in [p["slug"] for p in listed]
+    shot(browser, "page-private")
+
+
+def test_move_facts_from_the_ui(browser, inspector, env):
+    assert cli(env, "remember", "Carol owns the release", "--entity", "carol", "--provenance", "claude").returncode == 0
+    browser.get(base(inspector) + "/entity/carol")
+    form = browser.find_element(By.CSS_SELECTOR, "form[action='/move']")
+    form.find_element(By.NAME, "to").send_keys("people/carol-example")
+    form.find_element(By.NAME, "reason").send_keys("filed under a bare name")
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait_for(browser, lambda d: d.find_elements(By.ID, "confirm-yes"), "no confirmation asked").pop().click()
+    wait_for(browser, lambda d: "moved 1 facts" in d.find_element(By.TAG_NAME, "main").text, "no move reported")
+    recalled = json.loads(cli(env, "recall", "--entity", "people/carol-example", "--json").stdout)
+    assert [f["fact"] for f in recalled["facts"]] == ["Carol owns the release"]
+
+
+def test_phone_width_keeps_the_navigation_usable(browser, inspector):
+    browser.set_window_size(390, 844)
+    try:
+        browser.get(base(inspector) + "/timeline")
+        width = browser.execute_script("return document.documentElement.scrollWidth")
+        assert width <= 390 + 1  # nothing forces a sideways scroll
+        nav = browser.find_elements(By.CSS_SELECTOR, "header nav a")
+        assert len(nav) == 5 and all(a.is_displayed() for a in nav)
+        shot(browser, "timeline-phone")
+    finally:
+        browser.set_window_size(1200, 1000)
+
+
+UNLABELLED = """
+return [...document.querySelectorAll('input:not([type=hidden]), select, textarea, button')]
+  .filter(el => !(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !el.textContent.trim())
+  .map(el => el.outerHTML);
+"""
+
+
+def test_every_control_has_a_label_and_focus_reaches_it(browser, inspector):
+    for view in ("/timeline", "/entities", "/entity/people/alice-example", "/page/people/alice-example",
+                 "/edit/people/alice-example", "/pack", "/search?q=alice", "/health"):
+        browser.get(base(inspector) + view)
+        assert browser.execute_script(UNLABELLED) == [], view
+    # the keyboard reaches the first control after the skip link and the navigation
+    from selenium.webdriver.common.keys import Keys  # noqa: PLC0415
+
+    browser.get(base(inspector) + "/timeline")
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
+    assert browser.switch_to.active_element.text == "Skip to content"
+    browser.switch_to.active_element.send_keys(Keys.ENTER)
+    assert browser.current_url.endswith("#main")
+    browser.get(base(inspector) + "/entities")  # a search view starts in its search box
+    assert browser.switch_to.active_element.get_attribute("name") == "q"

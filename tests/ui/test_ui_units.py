@@ -1,0 +1,171 @@
+"""`memverbs ui` without a browser: the bind rule, page rendering safety, the visibility rewrite."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from html.parser import HTMLParser
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memverbs.server.pages.markdown import declared_visibility, split_frontmatter
+from memverbs.ui import markdown
+from memverbs.ui.app import with_visibility
+from memverbs.ui.server import BindRefused, check_bind, is_loopback
+
+
+def test_loopback_addresses_are_recognised():
+    assert all(is_loopback(h) for h in ("127.0.0.1", "127.5.6.7", "::1", "[::1]", "localhost"))
+    assert not any(is_loopback(h) for h in ("0.0.0.0", "::", "192.168.1.2", "example.com", ""))
+
+
+def test_a_non_loopback_bind_is_refused_unless_asked():
+    for host in ("0.0.0.0", "::", "10.0.0.1"):
+        try:
+            check_bind(host, allow_remote=False)
+        except BindRefused as exc:
+            assert "--allow-non-loopback" in exc.fix
+        else:
+            raise AssertionError(f"{host} was allowed")
+        check_bind(host, allow_remote=True)
+
+
+def test_the_cli_refuses_a_non_loopback_host_with_a_fix(memverbs_cmd, env):
+    done = subprocess.run([*memverbs_cmd, "ui", "--no-open", "--host", "0.0.0.0"], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and done.stdout == ""
+    assert "refusing to serve the inspector on 0.0.0.0" in done.stderr and "fix:" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_wikilinks_fences_and_private_rows_render():
+    html = markdown.render("# T\n\nSee [[people/bob-example|Bob]].\n\n<!-- facts -->\n- [private] secret\n- open\n<!-- /facts -->\n")
+    assert '<a class="wikilink" href="/page/people/bob-example">Bob</a>' in html
+    assert 'class="fence fence-facts"' in html and '<li class="private"><span class="badge badge-private">private</span> secret</li>' in html
+
+
+_ALLOWED = {"p", "ul", "li", "a", "code", "pre", "strong", "em", "h2", "h3", "h4", "h5", "h6", "section", "span"}
+
+
+_PIECES = list("<>\"'&[]()|#*`-/:!= \nabcjsvcript") + [
+    "javascript:", "<script>", "[[", "]]", "](", "<!-- facts -->", "<!-- /facts -->", "onerror=", "- [private] ", "```\n",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=60).map("".join))
+def test_no_page_can_inject_markup(text):
+    """Whatever a page holds, the inspector's HTML has only its own tags and attributes, and no script links."""
+    seen = _Tags()
+    seen.feed(markdown.render(text))
+    seen.close()
+    assert seen.tags <= _ALLOWED
+    assert seen.attrs <= {"class", "href", "aria-label", "title", "rel"}
+    assert not any(h.strip().lower().startswith(("javascript", "data", "vbscript")) for h in seen.hrefs)
+
+
+class _Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: set[str] = set()
+        self.attrs: set[str] = set()
+        self.hrefs: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        for name, value in attrs:
+            self.attrs.add(name)
+            if name == "href":
+                self.hrefs.append(value or "")
+
+
+@given(st.sampled_from(["", "---\ntype: person\n---\n", "---\nvisibility: world\ntype: x\n---\n", "---\r\nVisibility: Private\r\n---\r\n"]),
+       st.text(max_size=60).filter(lambda t: not t.startswith("---")),
+       st.sampled_from(["world", "private"]))
+def test_the_visibility_rewrite_sets_exactly_the_visibility(head, body, visibility):
+    out = with_visibility(head + body, visibility)
+    fm, rest = split_frontmatter(out)
+    assert declared_visibility(fm) == visibility
+    assert out.endswith(body)
+
+
+def test_the_entity_window_pages_through_every_entity(runtime, local):
+    """Paged in SQL, the windows add up to `memverbs entities` (by slug), counts and all."""
+    from memverbs.server.timeparse import now_ms  # noqa: PLC0415
+
+    for i in range(7):
+        local.ok("remember", fact=f"fact {i}", entity=f"people/p{i % 4}", provenance="t",
+                 visibility="private" if i % 3 == 0 else "world")
+    for slug in ("people/p1", "projects/alpha", "topics/zeta"):
+        local.ok("put_page", slug=slug, content=f"# Title of {slug}\n\nbody\n")
+    gone = local.ok("remember", fact="gone soon", entity="topics/zeta", provenance="t")
+    local.ok("forget", id=gone["id"], reason="test")
+    brain, now = runtime.brain(), now_ms()
+    everything = {r["slug"]: dict(r) for r in brain.entities(runtime.source, now)}
+    seen: list[dict] = []
+    for offset in range(0, 20, 3):
+        total, rows = brain.entity_window(runtime.source, now, offset=offset, limit=3)
+        assert total == len(everything)
+        seen += [dict(r) for r in rows]
+    assert [r["slug"] for r in seen] == sorted(everything)
+    for r in seen:
+        want = everything[r["slug"]]
+        assert {k: r[k] for k in ("has_page", "facts", "active", "private", "title")} == {
+            k: want[k] for k in ("has_page", "facts", "active", "private", "title")}
+    total, rows = brain.entity_window(runtime.source, now, search="TITLE OF PROJ")
+    assert total == 1 and rows[0]["slug"] == "projects/alpha"
+
+
+def test_the_change_feed_is_the_newest_changes_by_their_latest_moment(runtime, local):
+    """Read down two indexes, the feed equals sorting every fact by max(remembered, expired)."""
+    ids = [local.ok("remember", fact=f"feed fact {i}", entity=f"people/f{i % 3}", provenance="t")["id"] for i in range(12)]
+    for fid in (ids[0], ids[4], ids[5]):
+        local.ok("forget", id=fid, reason="test")
+    brain = runtime.brain()
+    every = brain.fact_changes(runtime.source, 0, limit=1000)
+    naive = sorted(every, key=lambda r: (max(r["created_at"], r["expired_at"] or 0), r["id"]), reverse=True)
+    for limit in (1, 2, 3, 5, 8, 12):
+        assert [r["id"] for r in brain.fact_changes(runtime.source, 0, limit=limit)] == [r["id"] for r in naive[:limit]]
+    cut = naive[3]["changed_at"]
+    assert {r["id"] for r in brain.fact_changes(runtime.source, cut)} == {r["id"] for r in naive if r["changed_at"] >= cut}
+    assert {r["id"] for r in brain.fact_changes(runtime.source, 0, entity="people/f1")} == {
+        r["id"] for r in naive if r["entity_slug"] == "people/f1"}
+
+
+def test_the_colours_keep_text_contrast_in_both_schemes():
+    """WCAG AA (4.5:1) for text on the page background, the private badge, and button labels."""
+    from importlib import resources  # noqa: PLC0415
+
+    css = resources.files("memverbs.ui").joinpath("static", "ui.css").read_text()
+    schemes = [dict(re.findall(r"--([a-z-]+):\s*(#[0-9a-f]{6})", block)) for block in re.findall(r":root\s*\{([^}]*)\}", css)]
+    assert len(schemes) == 2  # light, and dark under prefers-color-scheme
+
+    def lum(h: str) -> float:
+        c = [int(h[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        c = [x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4 for x in c]
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+
+    def ratio(a: str, b: str) -> float:
+        hi, lo = sorted((lum(a), lum(b)), reverse=True)
+        return (hi + 0.05) / (lo + 0.05)
+
+    for v in schemes:
+        for name in ("fg", "muted", "accent", "private", "bad"):
+            assert ratio(v[name], v["bg"]) >= 4.5, name
+        assert ratio(v["private"], v["private-bg"]) >= 4.5
+        assert ratio(v["bg"], v["accent"]) >= 4.5  # button text
+
+
+def test_the_inspector_is_local_only(memverbs_cmd, env):
+    done = subprocess.run([*memverbs_cmd, "--remote", "ui", "--no-open"], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "local brain only" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_no_brain_is_said_with_its_fix(memverbs_cmd, tmp_path):
+    import os  # noqa: PLC0415
+
+    env = {**os.environ, "MEMVERBS_HOME": str(tmp_path / "empty")}
+    done = subprocess.run([*memverbs_cmd, "ui", "--no-open"], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and done.stdout == ""
+    assert "memverbs init" in done.stderr and "Traceback" not in done.stderr

@@ -68,6 +68,18 @@ def brain_url(request, brain_backend):
 
 
 @pytest.fixture
+def other_brain_url(request, brain_backend):
+    """A second, empty brain on the same backend (a test's second home): None means its own SQLite file."""
+    if brain_backend == "sqlite":
+        yield None
+        return
+    server = pg_server(request, brain_backend)
+    url = server.new_database()
+    yield url
+    server.drop_database(url)
+
+
+@pytest.fixture
 def home(tmp_path, monkeypatch, brain_url) -> Home:
     """An initialised MEMVERBS_HOME with an empty brain; the environment points at it."""
     root = tmp_path / "home"

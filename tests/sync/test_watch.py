@@ -168,6 +168,7 @@ def test_one_watcher_for_every_synced_folder(tmp_path, local, cli_json, env, mem
         proc.wait(10)
 
 
+@pytest.mark.sqlite_only  # holds SQLite's own write lock from a second connection
 def test_a_locked_brain_delays_a_change_and_loses_nothing(tmp_path, home):
     """Another process holds the write lock past the busy timeout: the change waits, then lands."""
     import sqlite3

@@ -97,8 +97,7 @@ def hook_wall(home: Path, moment: str, runs: int = 10) -> dict:
     payload = dict(HOOK_PAYLOAD)
     if moment == "heartbeat":
         payload.update(hook_event_name="UserPromptSubmit", prompt="next step?")
-    env = _env(home, MEMVERBS_HOOKS__ENTITIES=",".join(f"people/target-person-{i}" for i in range(8)),
-               MEMVERBS_HOOK_HEARTBEAT_INTERVAL_S="0")
+    env = _env(home, MEMVERBS_HOOKS__ENTITIES=",".join(f"people/target-person-{i}" for i in range(8)))
     walls, sizes = [], []
     if moment == "heartbeat":  # the session exists first: a heartbeat reports what changed since it began
         subprocess.run([*memverbs_cmd(), "hook", "session-start", "--harness", "claude"], input=json.dumps(HOOK_PAYLOAD),

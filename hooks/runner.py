@@ -165,16 +165,21 @@ def _run(home: Home, args: dict, started: float, budget_s: float) -> tuple[str, 
     adapter = ADAPTERS[harness]
     event = adapter.parse(read_stdin(started + budget_s * 0.4), moment, args["session_id"])
 
-    from memverbs.hooks.heartbeat import due  # noqa: PLC0415
-    from memverbs.hooks.state import SessionState  # noqa: PLC0415
     from memverbs.server.quickconfig import quick_settings  # noqa: PLC0415
+
+    settings = quick_settings(home)
+    if event.moment is Moment.HEARTBEAT:
+        from memverbs.hooks.changes import changed_since_cursor  # noqa: PLC0415
+        from memverbs.server.context import LOCAL_LANE  # noqa: PLC0415
+
+        if changed_since_cursor(home.resolve(settings.brain_path), settings.source, LOCAL_LANE, event.session_id) is False:
+            return "unchanged", None, event.moment.value  # one indexed read; the brain is not even opened
+
+    from memverbs.hooks.state import SessionState  # noqa: PLC0415
     from memverbs.server.timeparse import now_ms  # noqa: PLC0415
 
-    now = now_ms()
     state = SessionState.load(home.root / "hooks" / "sessions", event.harness, event.session_id)
-    if event.moment is Moment.HEARTBEAT and not due(state, now):
-        return "rate_limited", None, event.moment.value  # the brain is not even opened
-    hook = Hook(home, event, quick_settings(home), state, now, started + budget_s)
+    hook = Hook(home, event, settings, state, now_ms(), started + budget_s)
     try:
         if event.moment is Moment.HEARTBEAT:
             from memverbs.hooks.heartbeat import heartbeat  # noqa: PLC0415

@@ -21,7 +21,7 @@ def hook(memverbs_cmd, env):
             input=data,
             capture_output=True,
             text=True,
-            env={**env, "MEMVERBS_HOOK_HEARTBEAT_INTERVAL_S": "0", **(extra_env or {})},
+            env={**env, **(extra_env or {})},
             timeout=30,
         )
 
@@ -93,12 +93,28 @@ def test_heartbeat_prints_only_changes_and_nothing_when_nothing_changed(hook, br
     assert json.loads(hook("heartbeat", "--harness", "claude", payload=payloads.CLAUDE_PROMPT).stdout or "null") is None
 
 
-def test_heartbeat_is_rate_limited(hook, brain, home):
+def test_an_unchanged_heartbeat_is_one_read_and_a_change_comes_on_the_very_next_prompt(hook, brain, local, home):
     hook("session-start", "--harness", "claude", payload=payloads.CLAUDE_SESSION_START)
-    limited = {"MEMVERBS_HOOK_HEARTBEAT_INTERVAL_S": "3600"}
-    hook("heartbeat", "--harness", "claude", payload=payloads.CLAUDE_PROMPT, extra_env=limited)
-    second = hook("heartbeat", "--harness", "claude", payload=payloads.CLAUDE_PROMPT, extra_env=limited)
-    assert second.stdout == "" and log_lines(home)[-1]["code"] == "rate_limited"
+    hook("heartbeat", "--harness", "claude", payload=payloads.CLAUDE_PROMPT)  # drains the in-flight lag
+    quiet = hook("heartbeat", "--harness", "claude", payload=payloads.CLAUDE_PROMPT)
+    assert quiet.stdout == "" and log_lines(home)[-1]["code"] == "unchanged"
+    # No interval: the prompt right after a write carries it.
+    local.ok("remember", fact="Atlas moved to Q3", provenance="chat", entity="projects/atlas")
+    assert "Atlas moved to Q3" in context_of(hook("heartbeat", "--harness", "claude", payload=payloads.CLAUDE_PROMPT))
+    assert log_lines(home)[-1]["code"] == "ok"
+
+
+def test_a_page_edit_counts_as_a_change(hook, brain, local, home):
+    hook("session-start", "--harness", "claude", payload=payloads.CLAUDE_SESSION_START)
+    hook("heartbeat", "--harness", "claude", payload=payloads.CLAUDE_PROMPT)
+    page(local, "projects/zephyr", "Zephyr", summary="A brand-new project.")
+    assert "projects/zephyr" in context_of(hook("heartbeat", "--harness", "claude", payload=payloads.CLAUDE_PROMPT))
+
+
+def test_a_session_without_a_cursor_still_gets_its_first_wake(hook, brain, home, runtime):
+    proc = hook("heartbeat", "--harness", "claude", payload=payloads.CLAUDE_PROMPT)
+    assert proc.returncode == 0 and log_lines(home)[-1]["code"] in ("empty", "ok")
+    assert runtime.brain().cursor("default", "local", payloads.CLAUDE_PROMPT["session_id"]) is not None
 
 
 def test_heartbeat_uses_the_local_lane(hook, brain, runtime):

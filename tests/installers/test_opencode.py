@@ -213,6 +213,9 @@ await hooks.event({ event: { type: "session.compacted", properties: { sessionID:
 out.compacted = await sys("s1");
 await hooks.event({ event: { type: "session.idle", properties: { sessionID: "s1" } } });
 out.idle = await sys("s1");
+await hooks["chat.message"]({ sessionID: "s1", messageID: "m2" }, {});
+out.turn = await sys("s1");
+await hooks["chat.message"](null, null);
 out.lazy = await sys("s2");
 await hooks.event({}); await hooks.event({ event: null }); await hooks.event({ event: { type: "session.created" } });
 await transform(undefined, undefined); await transform({ sessionID: "s3" }, {});
@@ -244,7 +247,8 @@ def test_plugin_logic_pack_compaction_and_heartbeat(tmp_path):
     assert out["title"] == [] and out["summary"] == []  # side requests
     assert out["compacting"] == [f"PACK session-start s1 {home}"]
     assert out["compacted"] == [f"PACK post-compact s1 {home}"]
-    assert out["idle"] == [f"PACK post-compact s1 {home}", f"PACK heartbeat s1 {home}"]
+    assert out["idle"] == [f"PACK post-compact s1 {home}"]  # idle no longer runs a heartbeat: the turn's start does
+    assert out["turn"] == [f"PACK post-compact s1 {home}", f"PACK heartbeat s1 {home}"]
     assert out["lazy"] == [f"PACK session-start s2 {home}"]  # a session it never saw start
 
 

@@ -23,6 +23,7 @@ import time
 
 from memverbs.hooks.adapters import ADAPTERS
 from memverbs.hooks.events import Harness, HookInputError, Moment
+from memverbs.hooks.remote import RemoteHookError
 from memverbs.server.home import Home
 
 DEFAULT_DEADLINE_MS = 2_500  # well inside the 5–10 s timeouts the installers set
@@ -56,6 +57,24 @@ class Hook:
         busy_ms = max(10, min(settings.busy_timeout_ms, 1_000, left_ms))
         self.brain = SqliteBrain.open(home.resolve(settings.brain_path), busy_timeout_ms=busy_ms)
         self.dispatcher = Dispatcher(Caller.local(self.source), "verbs", lambda: self.brain)
+
+    def standing(self) -> list[str]:
+        from memverbs.hooks.standing import MAX_STANDING, standing_entities  # noqa: PLC0415
+
+        recent = lambda: self.brain.recent_entity_slugs(self.source, limit=MAX_STANDING)  # noqa: E731
+        return standing_entities(self.settings.hook_entities, self.state.entities, recent)
+
+    def has_cursor(self) -> bool:
+        from memverbs.server.context import LOCAL_LANE  # noqa: PLC0415
+
+        return self.brain.cursor(self.source, LOCAL_LANE, self.event.session_id) is not None
+
+    def page_stamps(self, cards: list[dict]) -> list[dict]:
+        """The cards' pages with their times, so a heartbeat does not repeat a page the pack just showed."""
+        from memverbs.server.timeparse import iso  # noqa: PLC0415
+
+        shown = self.brain.pages_by_slugs(self.source, [c["slug"] for c in cards], allow_private=False)
+        return [{"slug": slug, "updated_at": iso(row["updated_at"])} for slug, row in shown.items()]
 
     def call(self, verb: str, params: dict) -> dict:
         outcome = self.dispatcher.call(verb, params)
@@ -141,6 +160,8 @@ def run_hook(argv: list[str]) -> int:
         code = "bad_input"
     except HookFailure as exc:
         code = f"verb_{exc}"
+    except RemoteHookError as exc:
+        code = exc.code
     except BaseException as exc:  # noqa: BLE001 - the fail-open boundary: nothing may break the session
         code = _classify(exc)
     finally:
@@ -168,7 +189,10 @@ def _run(home: Home, args: dict, started: float, budget_s: float) -> tuple[str, 
     from memverbs.server.quickconfig import quick_settings  # noqa: PLC0415
 
     settings = quick_settings(home)
-    if event.moment is Moment.HEARTBEAT:
+    from memverbs.hooks.remote import remote_url  # noqa: PLC0415
+
+    url = remote_url(home, event.harness.value)
+    if event.moment is Moment.HEARTBEAT and url is None:
         from memverbs.hooks.changes import changed_since_cursor  # noqa: PLC0415
         from memverbs.server.context import LOCAL_LANE  # noqa: PLC0415
 
@@ -179,7 +203,12 @@ def _run(home: Home, args: dict, started: float, budget_s: float) -> tuple[str, 
     from memverbs.server.timeparse import now_ms  # noqa: PLC0415
 
     state = SessionState.load(home.root / "hooks" / "sessions", event.harness, event.session_id)
-    hook = Hook(home, event, settings, state, now_ms(), started + budget_s)
+    if url is not None:
+        from memverbs.hooks.remote import RemoteHook  # noqa: PLC0415
+
+        hook = RemoteHook(url, event, settings, state, now_ms(), started + budget_s)
+    else:
+        hook = Hook(home, event, settings, state, now_ms(), started + budget_s)
     try:
         if event.moment is Moment.HEARTBEAT:
             from memverbs.hooks.heartbeat import heartbeat  # noqa: PLC0415

@@ -9,26 +9,24 @@ since the session began rather than nothing.
 from __future__ import annotations
 
 from memverbs.hooks.heartbeat import fact_key, page_key
-from memverbs.hooks.standing import standing_entities, touched
-from memverbs.server.context import LOCAL_LANE
-from memverbs.server.timeparse import iso
+from memverbs.hooks.standing import touched
 
 PACK_BUDGET_TOKENS = 2_000  # ~8,000 chars of text: inside every harness's injection limit
 
 
 def rehydrate(hook) -> str:
+    """`hook` is the local `Hook` or a `RemoteHook`: the same four questions, either brain."""
     event, state = hook.event, hook.state
-    entities = standing_entities(hook.brain, hook.source, hook.settings.hook_entities, state.entities)
     body = hook.call(
         "context_pack",
-        {"entities": ",".join(entities), "budget_tokens": PACK_BUDGET_TOKENS, "session_id": event.session_id},
+        {"entities": ",".join(hook.standing()), "budget_tokens": PACK_BUDGET_TOKENS, "session_id": event.session_id},
     )
-    if hook.brain.cursor(hook.source, LOCAL_LANE, event.session_id) is None:
+    if not hook.has_cursor():
         hook.call("delta", {"session_id": event.session_id})  # a first wake: establishes the cursor, reports nothing
+        state.cursor_set = True
     state.bank(touched(body))
     # What the pack just showed, the next heartbeat need not repeat (delta re-delivers
     # the last moments before a wake, at least once).
     state.unseen(body["facts"], fact_key)
-    shown = hook.brain.pages_by_slugs(hook.source, [c["slug"] for c in body["cards"]], allow_private=False)
-    state.unseen([{"slug": slug, "updated_at": iso(row["updated_at"])} for slug, row in shown.items()], page_key)
+    state.unseen(hook.page_stamps(body["cards"]), page_key)
     return body["text"]

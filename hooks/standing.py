@@ -17,15 +17,16 @@ from memverbs.server.verbs.shapes import split_entities
 MAX_STANDING = 8
 
 
-def standing_entities(brain, source: str, configured: str, banked: list[str]) -> list[str]:
+def standing_entities(configured: str, banked: list[str], recent=None) -> list[str]:
+    """`recent()` (the brain's most recently learned-about slugs) is asked only when room is left."""
     chosen = split_entities(configured, cap=MAX_STANDING)
     for slug in banked:
         if len(chosen) >= MAX_STANDING:
             break
         if slug not in chosen:
             chosen.append(slug)
-    if len(chosen) < MAX_STANDING:
-        for slug in brain.recent_entity_slugs(source, limit=MAX_STANDING):
+    if len(chosen) < MAX_STANDING and recent is not None:
+        for slug in recent():
             if len(chosen) >= MAX_STANDING:
                 break
             if slug not in chosen:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ class Context:
     overlay: dict[Path, str | None] = field(default_factory=dict)
     originals: dict[Path, str | None] = field(default_factory=dict)
     commands: list[str] = field(default_factory=list)
+    created_dirs: list[str] = field(default_factory=list)  # made for a file we wrote; uninstall removes them if empty
 
     def read(self, path: Path) -> str | None:
         return self.overlay[path] if path in self.overlay else read_text(path)
@@ -57,6 +59,7 @@ class Context:
             else:
                 path.unlink(missing_ok=True)
         else:
+            self.created_dirs += [str(d) for d in _missing_dirs(path.parent)]
             atomic_write(path, after)
 
     def run(self, argv: list[str], env: dict | None, *, check: bool = True) -> None:
@@ -66,6 +69,25 @@ class Context:
 
     def diffs(self) -> list[str]:
         return [diff(p, self.originals[p], self.overlay.get(p)) for p in self.originals]
+
+
+def _missing_dirs(folder: Path) -> list[Path]:
+    """The folders a write into `folder` will create, outermost first."""
+    missing: list[Path] = []
+    while not folder.exists() and folder != folder.parent:
+        missing.insert(0, folder)
+        folder = folder.parent
+    return missing
+
+
+def remove_empty_dirs(dirs: list[str]) -> None:
+    """Remove the folders an install created, deepest first, each only while empty: whatever
+    someone else put there since keeps its folder."""
+    for folder in sorted(set(dirs), key=lambda d: len(Path(d).parts), reverse=True):
+        try:
+            os.rmdir(folder)
+        except OSError:
+            continue
 
 
 def diff(path: Path, before: str | None, after: str | None) -> str:

@@ -126,6 +126,7 @@ def test_install_connects_and_uninstall_restores_bytes(opencode):
     run([memverbs(), "uninstall", "opencode"], env, cwd=project)
     assert (config_dir / "opencode.jsonc").read_text() == USER_JSONC
     assert not (config_dir / "plugin" / "memverbs.js").exists()
+    assert not (config_dir / "plugin").exists()  # the folder the install created goes with it, being empty
     assert "memverbs" not in mcp_list(cli, env, project)
 
 

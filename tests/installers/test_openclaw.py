@@ -207,7 +207,8 @@ def test_the_plugin_prepends_the_pack(openclaw, tmp_path):
 
 # -- the plugin's logic, driven by node with a stub SDK and a fake memverbs (no OpenClaw) ---------
 
-FAKE_MEMVERBS = '#!/bin/sh\n# hook <moment> --harness <h> --session-id <id>\ncat >/dev/null\necho "PACK $2 $4 $6 home=$MEMVERBS_HOME"\n'
+FAKE_MEMVERBS = ('#!/bin/sh\n# hook <moment> --harness <h> --session-id <id>\ncat >/dev/null\n'
+                 'echo "PACK $2 $4 $6 home=$MEMVERBS_HOME"\n[ -n "$CALLS" ] && echo "$2 $6" >> "$CALLS"\nexit 0\n')
 DRIVER = """
 const handlers = {};
 const cfg = JSON.parse(process.argv[3]);
@@ -215,6 +216,7 @@ const entry = (await import(process.argv[2])).default;
 entry.register({ pluginConfig: cfg, on: (name, fn) => { handlers[name] = fn; } });
 const out = { hooks: Object.keys(handlers).sort() };
 const ctx = { sessionId: "s1", sessionKey: "agent:main:k1", trigger: "user" };
+handlers.session_start({ sessionId: "s1", sessionKey: "agent:main:k1" }, { sessionId: "s1", sessionKey: "agent:main:k1" });
 handlers.session_start({ sessionId: "s1", sessionKey: "agent:main:k1" }, { sessionId: "s1", sessionKey: "agent:main:k1" });
 out.turn1 = await handlers.before_prompt_build({ prompt: "hi", messages: [] }, ctx) ?? null;
 out.turn2 = await handlers.before_prompt_build({ prompt: "again", messages: [] }, ctx) ?? null;
@@ -256,15 +258,20 @@ def test_plugin_logic_every_turn_compaction_and_heartbeat(tmp_path):
     fake = tmp_path / "fake-memverbs"
     fake.write_text(FAKE_MEMVERBS)
     fake.chmod(0o755)
-    out = drive_plugin(tmp_path, {"command": str(fake), "env": {"MEMVERBS_HOME": "/brain"}})
+    out = drive_plugin(tmp_path, {"command": str(fake), "env": {"MEMVERBS_HOME": "/brain", "CALLS": str(tmp_path / "calls")}})
     assert out["hooks"] == ["after_compaction", "before_prompt_build", "heartbeat_prompt_contribution", "session_end", "session_start"]
     pack = {"prependContext": "PACK session-start openclaw s1 home=/brain"}
-    assert out["turn1"] == pack and out["turn2"] == pack  # on every turn: prependContext is not kept in history
+    beat = "PACK heartbeat openclaw s1 home=/brain"
+    assert out["turn1"] == pack  # the pack just built: no heartbeat on top
+    assert out["turn2"] == {**pack, "appendContext": beat}  # the pack on every turn (not kept in history), and what changed
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert calls[:2] == ["session-start s1", "heartbeat s1"], calls  # the second session_start of s1 did no work
     assert out["heartbeatTurn"] is None  # a heartbeat turn gets the delta below, not the pack again
     assert out["heartbeat"] == {"appendContext": "PACK heartbeat openclaw s1 home=/brain"}  # the key led to the id
-    assert out["afterCompaction"] == {"prependContext": "PACK post-compact openclaw s1 home=/brain"}
+    assert out["afterCompaction"] == {"prependContext": "PACK post-compact openclaw s1 home=/brain"}  # fresh: no heartbeat
     assert out["local"] == {"prependContext": "PACK session-start openclaw s2 home=/brain"}  # no session_start (--local)
     assert out["afterEnd"] == pack  # a new pack after the session ended
+    assert calls.count("session-start s1") == 2, calls  # once at the start, once after session_end
     assert out["garbage"] == [None, None]
 
 

@@ -16,11 +16,12 @@ import json
 import os
 import subprocess
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from memverbs.installers import toml_block
-from memverbs.installers.files import InstallError, atomic_write, backup, newline_of, read_text
+from memverbs.installers.files import InstallError, atomic_write, backup, newline_of, read_text, real_path
 from memverbs.installers.jsonc import JsonDoc, JsonEditError
 
 __all__ = ["InstallError"]  # its home is files.py; installers import it from here
@@ -327,16 +328,50 @@ class CliCommand:
     undo: list[str]
     what: str
     env: dict | None = None
-
+    # A file the CLI rewrites as a side effect although memverbs's own surgical steps manage it
+    # (OpenClaw's `plugins install` rewrites all of openclaw.json): its bytes are put back after.
+    keep: Path | None = None
 
     def apply(self, ctx: Context) -> dict:
-        ctx.run(self.argv, self.env, check=bool(self.undo))  # a step with no undo only clears the way
-        return {"kind": "cli", "argv": self.argv, "undo": self.undo, "env": self.env is not None}
+        with _kept(self.keep, ctx):
+            ctx.run(self.argv, self.env, check=bool(self.undo))  # a step with no undo only clears the way
+        record = {"kind": "cli", "argv": self.argv, "undo": self.undo, "env": self.env is not None}
+        if self.keep is not None:
+            record["keep"] = str(self.keep)
+        return record
 
     @staticmethod
     def revert(record: dict, ctx: Context, env: dict | None = None) -> None:
         if record.get("undo"):
-            ctx.run(record["undo"], env, check=False)
+            with _kept(Path(record["keep"]) if record.get("keep") else None, ctx):
+                ctx.run(record["undo"], env, check=False)
+
+
+@contextmanager
+def _kept(path: Path | None, ctx: Context):
+    """Put `path` back byte for byte (or absent again) after the block, whatever the block did to it."""
+    if path is None or ctx.dry_run:
+        yield
+        return
+    target = real_path(path)
+    try:
+        before: bytes | None = target.read_bytes()
+        mode = target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        before, mode = None, 0
+    try:
+        yield
+    finally:
+        if before is None:
+            target.unlink(missing_ok=True)
+        else:
+            try:
+                unchanged = target.read_bytes() == before
+            except FileNotFoundError:
+                unchanged = False
+            if not unchanged:
+                atomic_write(target, before.decode("utf-8"))
+            os.chmod(target, mode)  # the CLI may have narrowed it (OpenClaw writes 0600)
 
 
 # -- additions for Grok's pull block and OpenClaw's plugin load path ------------------

@@ -124,9 +124,17 @@ def test_install_probes_and_uninstall_restores_bytes(openclaw):
     assert entry["config"]["command"].endswith("memverbs")
     assert doc.get(["plugins", "load", "paths"]) == [openclaw_installer.plugin_dir()]
     assert "// my openclaw config" in config.read_text() and "// foreign" in config.read_text()
+    mode = config.stat().st_mode & 0o777
+    # In OpenClaw's install ledger: inspect shows where the plugin came from, and no warning.
+    inspect = run([cli, "plugins", "inspect", "memverbs"], env, cwd=project, timeout=90).stdout
+    assert "Source: path" in inspect and f"Install path: {openclaw_installer.plugin_dir()}" in inspect, inspect
+    assert "WARN" not in inspect and "can't verify" not in inspect, inspect
+    assert "// foreign" in config.read_text() and config.stat().st_mode & 0o777 == mode  # the CLI's rewrite was undone
 
     run([memverbs(), "uninstall", "openclaw"], env, cwd=project)
     assert config.read_text() == USER_CONFIG
+    ledger = run([cli, "plugins", "registry", "--json"], env, cwd=project, timeout=90).stdout
+    assert openclaw_installer.plugin_dir() not in ledger  # out of the ledger too
 
 
 def test_install_twice_keeps_one_of_each(openclaw):
@@ -151,7 +159,7 @@ def test_openclaws_uninstall_residue_and_allowlist(openclaw):
     doc = JsonDoc(config.read_text())
     assert doc.get(["plugins", "allow"]) == ["other", "memverbs"]  # an allowlist the user keeps must name us
     assert doc.get(["plugins", "entries", "memverbs", "enabled"]) is True
-    assert "cannot verify" in out
+    assert "install ledger" in out
     run([memverbs(), "uninstall", "openclaw"], env, cwd=project)
     after = JsonDoc(config.read_text())
     assert after.get(["plugins", "allow"]) == ["other"] and after.get(["plugins", "entries", "memverbs"]) is None

@@ -16,6 +16,11 @@ from memverbs.hooks.standing import touched
 from memverbs.server.verbs.render import render_delta
 
 DELTA_BUDGET_TOKENS = 1_500
+TOOL_BEAT_INTERVAL_MS = 10_000  # Grok's PostToolUse fires per tool call: a tool-heavy turn looks once per interval
+
+
+def tool_beat_due(state, now_ms: int) -> bool:
+    return now_ms - state.last_heartbeat_ms >= TOOL_BEAT_INTERVAL_MS
 
 
 def heartbeat(hook) -> str:

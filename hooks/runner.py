@@ -8,7 +8,7 @@ main thread when it runs out). What happened is recorded as a code in
 `$MEMVERBS_HOME/logs/hooks.jsonl` — never fact text. `MEMVERBS_HOOKS=off`
 turns every hook into a no-op. This is the only place a broad `except` lives.
 
-    memverbs hook session-start|post-compact|heartbeat|auto --harness claude|codex|grok|opencode|openclaw|plain
+    memverbs hook session-start|post-compact|heartbeat|post-tool|auto --harness claude|codex|grok|opencode|openclaw|plain
                   [--session-id ID] [--deadline-ms N]
 """
 
@@ -192,17 +192,26 @@ def _run(home: Home, args: dict, started: float, budget_s: float) -> tuple[str, 
     from memverbs.hooks.remote import remote_url  # noqa: PLC0415
 
     url = remote_url(home, event.harness.value)
-    if event.moment is Moment.HEARTBEAT and url is None:
-        from memverbs.hooks.changes import changed_since_cursor  # noqa: PLC0415
-        from memverbs.server.context import LOCAL_LANE  # noqa: PLC0415
-
-        if changed_since_cursor(home.resolve(settings.brain_path), settings.source, LOCAL_LANE, event.session_id) is False:
-            return "unchanged", None, event.moment.value  # one indexed read; the brain is not even opened
-
     from memverbs.hooks.state import SessionState  # noqa: PLC0415
     from memverbs.server.timeparse import now_ms  # noqa: PLC0415
 
     state = SessionState.load(home.root / "hooks" / "sessions", event.harness, event.session_id)
+    if event.moment is Moment.POST_TOOL:
+        from memverbs.hooks.heartbeat import tool_beat_due  # noqa: PLC0415
+
+        if state.packed and not tool_beat_due(state, now_ms()):
+            return "rate_limited", None, event.moment.value  # a tool-heavy turn: one look per interval
+    beats = event.moment is Moment.HEARTBEAT or (event.moment is Moment.POST_TOOL and state.packed)
+    if beats and url is None:
+        from memverbs.hooks.changes import changed_since_cursor  # noqa: PLC0415
+        from memverbs.server.context import LOCAL_LANE  # noqa: PLC0415
+
+        if changed_since_cursor(home.resolve(settings.brain_path), settings.source, LOCAL_LANE, event.session_id) is False:
+            if event.moment is Moment.POST_TOOL:
+                state.last_heartbeat_ms = now_ms()
+                state.save()
+            return "unchanged", None, event.moment.value  # one indexed read; the brain is not even opened
+
     if url is not None:
         from memverbs.hooks.remote import RemoteHook  # noqa: PLC0415
 
@@ -210,7 +219,7 @@ def _run(home: Home, args: dict, started: float, budget_s: float) -> tuple[str, 
     else:
         hook = Hook(home, event, settings, state, now_ms(), started + budget_s)
     try:
-        if event.moment is Moment.HEARTBEAT:
+        if beats:
             from memverbs.hooks.heartbeat import heartbeat  # noqa: PLC0415
 
             text = heartbeat(hook)
@@ -220,6 +229,10 @@ def _run(home: Home, args: dict, started: float, budget_s: float) -> tuple[str, 
 
             collect_idle(hook.state.path.parent)
             text = rehydrate(hook)
+            # Where the harness drops start output (Grok), the pack waits for the first PostToolUse.
+            hook.state.packed = event.moment is Moment.POST_TOOL or adapter.delivers_start
+            if event.moment is Moment.POST_TOOL:
+                hook.state.last_heartbeat_ms = hook.now_ms
         hook.state.save()
     finally:
         hook.close()

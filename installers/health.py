@@ -21,7 +21,7 @@ from memverbs.installers.jsonc import JsonDoc, JsonEditError
 from memverbs.installers.registry import INSTALLABLE
 from memverbs.server.home import Home
 
-HEALTHY_HOOK_CODES = {"ok", "empty", "unchanged"}
+HEALTHY_HOOK_CODES = {"ok", "empty", "unchanged", "rate_limited"}
 HOOK_FIXES = {
     "no_brain": "Run `memverbs init` (the hooks point at a home without a brain).",
     "config_error": "Run `memverbs doctor` on that home and fix its config.toml.",

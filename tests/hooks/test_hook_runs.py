@@ -245,3 +245,37 @@ def test_diagnostics_never_hold_fact_text(hook, brain, home):
     hook("heartbeat", "--harness", "claude", payload=payloads.CLAUDE_PROMPT)
     text = (home.logs / "hooks.jsonl").read_text()
     assert "Alice" not in text and "standups" not in text and "payments" not in text
+
+
+GROK_TOOL = {"hook_event_name": "PostToolUse", "session_id": "grok-77", "tool_name": "read_file", "cwd": "/work/app"}
+GROK_COMPACT = {"hook_event_name": "PostCompact", "session_id": "grok-77", "trigger": "auto"}
+
+
+def grok_context(proc) -> str:
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    out = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert out["hookEventName"] == "PostToolUse"
+    return out["additionalContext"]
+
+
+def test_grok_gets_the_pack_with_its_first_tool_result_then_changes_rate_limited(hook, brain, local, home):
+    hook("auto", "--harness", "grok", payload=payloads.GROK_SESSION_START)  # output dropped by Grok
+    first = grok_context(hook("auto", "--harness", "grok", payload=GROK_TOOL))
+    assert first.startswith(HEADER) and "`people/alice`" in first
+    assert hook("auto", "--harness", "grok", payload=GROK_TOOL).stdout == ""  # the same turn's next tool call
+    assert log_lines(home)[-1]["code"] == "rate_limited"
+
+    # A compaction re-arms the pack: the next tool result carries it again, at once.
+    hook("auto", "--harness", "grok", payload=GROK_COMPACT)
+    again = grok_context(hook("auto", "--harness", "grok", payload=GROK_TOOL))
+    assert "`people/alice`" in again and "Standing entities" in again
+
+    # Later tool results carry what changed, once the interval has passed.
+    local.ok("remember", fact="Alice moved to Porto", provenance="chat", entity="people/alice")
+    state_dir = home.root / "hooks" / "sessions"
+    for path in state_dir.iterdir():  # the interval, passed without waiting 10 s
+        data = json.loads(path.read_text())
+        data["last_heartbeat_ms"] = 0
+        path.write_text(json.dumps(data))
+    beat = grok_context(hook("auto", "--harness", "grok", payload=GROK_TOOL))
+    assert "Alice moved to Porto" in beat and "Standing entities" not in beat

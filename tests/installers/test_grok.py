@@ -258,3 +258,36 @@ def test_pull_path_end_to_end(grok):
     hook_runs = {(r["moment"], r["code"]) for r in world.hook_log() if r["harness"] == "grok"}
     assert ("session-start", "ok") in hook_runs or ("session-start", "empty") in hook_runs, hook_runs
     assert not processes_with_home(Path(env["HOME"]))
+
+
+def test_the_pack_rides_on_the_first_tool_result(grok):
+    """Grok drops SessionStart output but delivers PostToolUse additionalContext after the tool
+    result: the request after the session's first tool call carries the pack, without the agent
+    calling context_pack."""
+    from fake_model import FakeModel, Text, ToolCall
+    from harness_e2e import PACK_HEADER, World
+
+    cli, env, home, project = grok
+    world = World(env, Path(env["HOME"]), project)
+    world.remember(SEED_FACT)
+    run([memverbs(), "install", "grok"], env, cwd=project)
+
+    def offers(tool):
+        return lambda path, body: any((t.get("function") or {}).get("name") == tool for t in body.get("tools") or [])
+
+    with FakeModel() as api:
+        with (home / "config.toml").open("a") as fh:
+            fh.write(f'\n[model.fake]\nmodel = "fake-model"\nbase_url = "{api.url}/v1"\napi_key = "x"\n'
+                     'api_backend = "chat_completions"\ncontext_window = 128000\n')
+        api.script(
+            ToolCall("search_tool", {"query": "list files"}, when=offers("search_tool")),
+            Text("done", when=offers("search_tool")),
+        )
+        world.harness([cli, "-p", "hi", "-m", "fake", "--always-approve"], {})
+        requests = [r for r in api.model_requests() if offers("search_tool")(r.path, r.body)]
+    assert len(requests) >= 2, [r.reply for r in requests]
+    assert not any(SEED_FACT in text for _, text in requests[0].messages())  # SessionStart output: dropped
+    after = [(role, text) for role, text in requests[1].messages() if PACK_HEADER in text and SEED_FACT in text]
+    assert after, requests[1].messages()
+    hook_runs = {(r["moment"], r["code"]) for r in world.hook_log() if r["harness"] == "grok"}
+    assert ("post-tool", "ok") in hook_runs, hook_runs

@@ -186,20 +186,17 @@ def _run(home: Home, args: dict, started: float, budget_s: float) -> tuple[str, 
     adapter = ADAPTERS[harness]
     event = adapter.parse(read_stdin(started + budget_s * 0.4), moment, args["session_id"])
 
+    from memverbs.hooks.remote import remote_url  # noqa: PLC0415
+    from memverbs.hooks.state import SessionState  # noqa: PLC0415
     from memverbs.server.quickconfig import quick_settings  # noqa: PLC0415
 
     settings = quick_settings(home)
-    from memverbs.hooks.remote import remote_url  # noqa: PLC0415
-
-    url = remote_url(home, event.harness.value)
-    from memverbs.hooks.state import SessionState  # noqa: PLC0415
-    from memverbs.server.timeparse import now_ms  # noqa: PLC0415
-
+    url = remote_url(home, event.harness.value)  # a harness wired to a remote brain: its hooks follow it
     state = SessionState.load(home.root / "hooks" / "sessions", event.harness, event.session_id)
     if event.moment is Moment.POST_TOOL:
         from memverbs.hooks.heartbeat import tool_beat_due  # noqa: PLC0415
 
-        if state.packed and not tool_beat_due(state, now_ms()):
+        if state.packed and not tool_beat_due(state, _now_ms()):
             return "rate_limited", None, event.moment.value  # a tool-heavy turn: one look per interval
     beats = event.moment is Moment.HEARTBEAT or (event.moment is Moment.POST_TOOL and state.packed)
     if beats and url is None:
@@ -208,16 +205,16 @@ def _run(home: Home, args: dict, started: float, budget_s: float) -> tuple[str, 
 
         if changed_since_cursor(home.resolve(settings.brain_path), settings.source, LOCAL_LANE, event.session_id) is False:
             if event.moment is Moment.POST_TOOL:
-                state.last_heartbeat_ms = now_ms()
+                state.last_heartbeat_ms = _now_ms()
                 state.save()
             return "unchanged", None, event.moment.value  # one indexed read; the brain is not even opened
 
     if url is not None:
         from memverbs.hooks.remote import RemoteHook  # noqa: PLC0415
 
-        hook = RemoteHook(url, event, settings, state, now_ms(), started + budget_s)
+        hook = RemoteHook(url, event, settings, state, _now_ms(), started + budget_s)
     else:
-        hook = Hook(home, event, settings, state, now_ms(), started + budget_s)
+        hook = Hook(home, event, settings, state, _now_ms(), started + budget_s)
     try:
         if beats:
             from memverbs.hooks.heartbeat import heartbeat  # noqa: PLC0415
@@ -251,6 +248,10 @@ def _emit(output: str, code: str) -> str:
     except Exception:  # noqa: BLE001 - a closed or broken stdout must not break the session
         return "stdout_closed"
     return code
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000  # timeparse's clock, without its imports on the cheap path
 
 
 def _on_alarm(signum, frame):

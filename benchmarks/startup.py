@@ -97,8 +97,7 @@ def hook_wall(home: Path, moment: str, runs: int = 10) -> dict:
     payload = dict(HOOK_PAYLOAD)
     if moment == "heartbeat":
         payload.update(hook_event_name="UserPromptSubmit", prompt="next step?")
-    env = _env(home, MEMVERBS_HOOKS__ENTITIES=",".join(f"people/target-person-{i}" for i in range(8)),
-               MEMVERBS_HOOK_HEARTBEAT_INTERVAL_S="0")
+    env = _env(home, MEMVERBS_HOOKS__ENTITIES=",".join(f"people/target-person-{i}" for i in range(8)))
     walls, sizes = [], []
     if moment == "heartbeat":  # the session exists first: a heartbeat reports what changed since it began
         subprocess.run([*memverbs_cmd(), "hook", "session-start", "--harness", "claude"], input=json.dumps(HOOK_PAYLOAD),
@@ -119,6 +118,67 @@ def hook_wall(home: Path, moment: str, runs: int = 10) -> dict:
             raise RuntimeError("heartbeat printed no change")
         sizes.append(len(proc.stdout))
     return {"median_s": round(statistics.median(walls), 3), "runs": [round(w, 3) for w in walls], "output_chars": max(sizes)}
+
+
+def heartbeat_unchanged_wall(home: Path, runs: int = 10) -> dict:
+    """Cold heartbeats when nothing changed: the one-read change check (each run's logged code is checked)."""
+    env = _env(home)
+    payload = dict(HOOK_PAYLOAD, session_id=f"bench-quiet-{time.time_ns()}")
+    beat = dict(payload, hook_event_name="UserPromptSubmit", prompt="next step?")
+    subprocess.run([*memverbs_cmd(), "hook", "session-start", "--harness", "claude"], input=json.dumps(payload),
+                   env=env, capture_output=True, text=True, timeout=30, check=True)
+    time.sleep(2.5)  # past delta's in-flight lag: writes just before the start no longer count as "maybe"
+    subprocess.run([*memverbs_cmd(), "hook", "heartbeat", "--harness", "claude"], input=json.dumps(beat),
+                   env=env, capture_output=True, text=True, timeout=30)
+    time.sleep(2.5)
+    walls = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        proc = subprocess.run([*memverbs_cmd(), "hook", "heartbeat", "--harness", "claude"], input=json.dumps(beat),
+                              env=env, capture_output=True, text=True, timeout=30)
+        walls.append(time.perf_counter() - start)
+        code = json.loads((home / "logs" / "hooks.jsonl").read_text().splitlines()[-1])["code"]
+        if proc.stdout or code != "unchanged":
+            raise RuntimeError(f"an unchanged heartbeat logged {code}")
+    return {"median_s": round(statistics.median(walls), 3), "runs": [round(w, 3) for w in walls]}
+
+
+def remote_hook_wall(home: Path, runs: int = 10) -> dict:
+    """Cold hooks of a harness wired to a remote brain: `serve --http` on loopback over `home`,
+    a client home holding only the remote receipt, the token in $MEMVERBS_REMOTE_TOKEN."""
+    import tempfile  # noqa: PLC0415
+
+    from benchmarks.http_load import RemoteServer, make_token  # noqa: PLC0415
+
+    out = {}
+    with RemoteServer(home) as server, tempfile.TemporaryDirectory(prefix="memverbs-client-") as tmp:
+        client = Path(tmp)
+        receipt = client / "integrations" / "claude" / "remote-receipt.json"
+        receipt.parent.mkdir(parents=True)
+        receipt.write_text(json.dumps({"remote_url": server.url}))
+        env = _env(client, MEMVERBS_REMOTE_TOKEN=make_token(home, f"bench-{time.time_ns()}"),
+                   MEMVERBS_HOOKS__ENTITIES=",".join(f"people/target-person-{i}" for i in range(8)))
+        server_env = _env(home)
+        for moment in ("session-start", "heartbeat"):
+            walls = []
+            for k in range(runs):
+                payload = dict(HOOK_PAYLOAD, session_id=f"bench-remote-{moment}-{k}")
+                if moment == "heartbeat":
+                    payload = dict(HOOK_PAYLOAD, session_id="bench-remote-beat", hook_event_name="UserPromptSubmit")
+                    if k == 0:
+                        subprocess.run([*memverbs_cmd(), "hook", "session-start", "--harness", "claude"],
+                                       input=json.dumps(payload), env=env, capture_output=True, text=True, timeout=30)
+                    subprocess.run([*memverbs_cmd(), "remember", f"bench remote fact {k} {time.time_ns()}", "--provenance", "bench",
+                                    "--entity", "people/target-person-3"], env=server_env, check=True, capture_output=True)
+                start = time.perf_counter()
+                proc = subprocess.run([*memverbs_cmd(), "hook", moment, "--harness", "claude"], input=json.dumps(payload),
+                                      env=env, capture_output=True, text=True, timeout=30)
+                walls.append(time.perf_counter() - start)
+                code = json.loads((client / "logs" / "hooks.jsonl").read_text().splitlines()[-1])["code"]
+                if code != "ok" or not proc.stdout:
+                    raise RuntimeError(f"remote {moment} hook logged {code}")
+            out[moment] = {"median_s": round(statistics.median(walls), 3), "runs": [round(w, 3) for w in walls]}
+    return out
 
 
 def import_times() -> dict:

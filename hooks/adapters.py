@@ -28,6 +28,9 @@ def cap(text: str, limit: int) -> str:
 class Adapter:
     harness: Harness
     max_chars = 9_000
+    # Does the model see what session-start and post-compact print? Grok drops it: its pack
+    # then goes out with the session's first PostToolUse instead.
+    delivers_start = True
 
     def parse(self, payload: dict, moment: Moment | None, session_flag: str | None) -> HookEvent:
         session = session_flag or _first_str(payload, "session_id", "sessionId", "sessionID")
@@ -61,7 +64,18 @@ class CodexAdapter(ClaudeAdapter):
 
 
 class GrokAdapter(Adapter):
+    """Grok Build drops SessionStart, PostCompact and UserPromptSubmit output; PostToolUse's
+    `hookSpecificOutput.additionalContext` reaches the model after the tool result (capped at
+    10,000 characters by Grok)."""
+
     harness = Harness.GROK
+    delivers_start = False
+
+    def render(self, text: str, event: HookEvent) -> str:
+        if event.moment is not Moment.POST_TOOL:
+            return cap(text, self.max_chars)
+        body = cap(text, self.max_chars)
+        return json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": body}}, ensure_ascii=False)
 
 
 class OpencodeAdapter(Adapter):

@@ -19,6 +19,7 @@ class Moment(StrEnum):
     SESSION_START = "session-start"
     POST_COMPACT = "post-compact"
     HEARTBEAT = "heartbeat"
+    POST_TOOL = "post-tool"  # Grok: PostToolUse is the one event whose additionalContext reaches its model
 
 
 # Harness event names (Claude's vocabulary, shared by Codex and Grok) → our moments.
@@ -26,6 +27,8 @@ EVENT_MOMENTS = {
     "sessionstart": Moment.SESSION_START,
     "postcompact": Moment.POST_COMPACT,
     "userpromptsubmit": Moment.HEARTBEAT,
+    "posttooluse": Moment.POST_TOOL,
+    "precompact": Moment.POST_COMPACT,  # Grok drops compaction hooks' output: either one re-arms the pack
 }
 
 

@@ -1,8 +1,9 @@
 """Heartbeat: only what changed since the session's last wake, O(changes).
 
-Rate-limited: a chatty turn loop (UserPromptSubmit fires on every prompt) pays
-for one delta per interval; between them the hook returns without touching the
-brain. Nothing changed → nothing printed.
+It runs on every prompt. The runner first asks `changes.py` whether anything is
+newer than the session's delta cursor (one indexed read, the brain not even
+opened); only then does this run the full `delta`. Nothing changed → nothing
+printed.
 
 delta delivers at least once (a fact recorded after the last delivered page
 comes again on the next wake); an agent's context is no place for repeats, so
@@ -11,25 +12,15 @@ the hook drops what this session was already shown.
 
 from __future__ import annotations
 
-import os
-
 from memverbs.hooks.standing import touched
 from memverbs.server.verbs.render import render_delta
 
 DELTA_BUDGET_TOKENS = 1_500
-DEFAULT_INTERVAL_S = 30
+TOOL_BEAT_INTERVAL_MS = 10_000  # Grok's PostToolUse fires per tool call: a tool-heavy turn looks once per interval
 
 
-def interval_ms() -> int:
-    try:
-        return max(0, int(float(os.environ.get("MEMVERBS_HOOK_HEARTBEAT_INTERVAL_S", DEFAULT_INTERVAL_S)) * 1000))
-    except ValueError:
-        return DEFAULT_INTERVAL_S * 1000
-
-
-def due(state, now_ms: int) -> bool:
-    """Is this session owed a heartbeat, or did it have one within the interval?"""
-    return now_ms - state.last_heartbeat_ms >= interval_ms()
+def tool_beat_due(state, now_ms: int) -> bool:
+    return now_ms - state.last_heartbeat_ms >= TOOL_BEAT_INTERVAL_MS
 
 
 def heartbeat(hook) -> str:

@@ -8,7 +8,7 @@ main thread when it runs out). What happened is recorded as a code in
 `$MEMVERBS_HOME/logs/hooks.jsonl` — never fact text. `MEMVERBS_HOOKS=off`
 turns every hook into a no-op. This is the only place a broad `except` lives.
 
-    memverbs hook session-start|post-compact|heartbeat|auto --harness claude|codex|grok|opencode|openclaw|plain
+    memverbs hook session-start|post-compact|heartbeat|post-tool|auto --harness claude|codex|grok|opencode|openclaw|plain
                   [--session-id ID] [--deadline-ms N]
 """
 
@@ -23,6 +23,7 @@ import time
 
 from memverbs.hooks.adapters import ADAPTERS
 from memverbs.hooks.events import Harness, HookInputError, Moment
+from memverbs.hooks.remote import RemoteHookError
 from memverbs.server.home import Home
 
 DEFAULT_DEADLINE_MS = 2_500  # well inside the 5–10 s timeouts the installers set
@@ -58,6 +59,23 @@ class Hook:
         where = locate(settings.brain_url, home, settings.brain_path)
         self.brain = open_brain(where, busy_timeout_ms=busy_ms, pool_size=1)
         self.dispatcher = Dispatcher(Caller.local(self.source), "verbs", lambda: self.brain)
+
+    def standing(self) -> list[str]:
+        from memverbs.hooks.standing import local_standing  # noqa: PLC0415
+
+        return local_standing(self.brain, self.source, self.settings.hook_entities, self.state.entities)
+
+    def has_cursor(self) -> bool:
+        from memverbs.server.context import LOCAL_LANE  # noqa: PLC0415
+
+        return self.brain.cursor(self.source, LOCAL_LANE, self.event.session_id) is not None
+
+    def page_stamps(self, cards: list[dict]) -> list[dict]:
+        """The cards' pages with their times, so a heartbeat does not repeat a page the pack just showed."""
+        from memverbs.server.timeparse import iso  # noqa: PLC0415
+
+        shown = self.brain.pages_by_slugs(self.source, [c["slug"] for c in cards], allow_private=False)
+        return [{"slug": slug, "updated_at": iso(row["updated_at"])} for slug, row in shown.items()]
 
     def call(self, verb: str, params: dict) -> dict:
         outcome = self.dispatcher.call(verb, params)
@@ -143,6 +161,8 @@ def run_hook(argv: list[str]) -> int:
         code = "bad_input"
     except HookFailure as exc:
         code = f"verb_{exc}"
+    except RemoteHookError as exc:
+        code = exc.code
     except BaseException as exc:  # noqa: BLE001 - the fail-open boundary: nothing may break the session
         code = _classify(exc)
     finally:
@@ -167,18 +187,37 @@ def _run(home: Home, args: dict, started: float, budget_s: float) -> tuple[str, 
     adapter = ADAPTERS[harness]
     event = adapter.parse(read_stdin(started + budget_s * 0.4), moment, args["session_id"])
 
-    from memverbs.hooks.heartbeat import due  # noqa: PLC0415
+    from memverbs.hooks.remote import remote_url  # noqa: PLC0415
     from memverbs.hooks.state import SessionState  # noqa: PLC0415
     from memverbs.server.quickconfig import quick_settings  # noqa: PLC0415
-    from memverbs.server.timeparse import now_ms  # noqa: PLC0415
 
-    now = now_ms()
+    settings = quick_settings(home)
+    url = remote_url(home, event.harness.value)  # a harness wired to a remote brain: its hooks follow it
     state = SessionState.load(home.root / "hooks" / "sessions", event.harness, event.session_id)
-    if event.moment is Moment.HEARTBEAT and not due(state, now):
-        return "rate_limited", None, event.moment.value  # the brain is not even opened
-    hook = Hook(home, event, quick_settings(home), state, now, started + budget_s)
+    if event.moment is Moment.POST_TOOL:
+        from memverbs.hooks.heartbeat import tool_beat_due  # noqa: PLC0415
+
+        if state.packed and not tool_beat_due(state, _now_ms()):
+            return "rate_limited", None, event.moment.value  # a tool-heavy turn: one look per interval
+    beats = event.moment is Moment.HEARTBEAT or (event.moment is Moment.POST_TOOL and state.packed)
+    if beats and url is None:
+        from memverbs.hooks.changes import changed_since_cursor  # noqa: PLC0415
+        from memverbs.server.context import LOCAL_LANE  # noqa: PLC0415
+
+        if changed_since_cursor(home.resolve(settings.brain_path), settings.source, LOCAL_LANE, event.session_id) is False:
+            if event.moment is Moment.POST_TOOL:
+                state.last_heartbeat_ms = _now_ms()
+                state.save()
+            return "unchanged", None, event.moment.value  # one indexed read; the brain is not even opened
+
+    if url is not None:
+        from memverbs.hooks.remote import RemoteHook  # noqa: PLC0415
+
+        hook = RemoteHook(url, event, settings, state, _now_ms(), started + budget_s)
+    else:
+        hook = Hook(home, event, settings, state, _now_ms(), started + budget_s)
     try:
-        if event.moment is Moment.HEARTBEAT:
+        if beats:
             from memverbs.hooks.heartbeat import heartbeat  # noqa: PLC0415
 
             text = heartbeat(hook)
@@ -188,6 +227,10 @@ def _run(home: Home, args: dict, started: float, budget_s: float) -> tuple[str, 
 
             collect_idle(hook.state.path.parent)
             text = rehydrate(hook)
+            # Where the harness drops start output (Grok), the pack waits for the first PostToolUse.
+            hook.state.packed = event.moment is Moment.POST_TOOL or adapter.delivers_start
+            if event.moment is Moment.POST_TOOL:
+                hook.state.last_heartbeat_ms = hook.now_ms
         hook.state.save()
     finally:
         hook.close()
@@ -206,6 +249,10 @@ def _emit(output: str, code: str) -> str:
     except Exception:  # noqa: BLE001 - a closed or broken stdout must not break the session
         return "stdout_closed"
     return code
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000  # timeparse's clock, without its imports on the cheap path
 
 
 def _on_alarm(signum, frame):

@@ -17,15 +17,16 @@ from memverbs.server.verbs.shapes import split_entities
 MAX_STANDING = 8
 
 
-def standing_entities(brain, source: str, configured: str, banked: list[str]) -> list[str]:
+def standing_entities(configured: str, banked: list[str], recent=None) -> list[str]:
+    """`recent()` (the brain's most recently learned-about slugs) is asked only when room is left."""
     chosen = split_entities(configured, cap=MAX_STANDING)
     for slug in banked:
         if len(chosen) >= MAX_STANDING:
             break
         if slug not in chosen:
             chosen.append(slug)
-    if len(chosen) < MAX_STANDING:
-        for slug in brain.recent_entity_slugs(source, limit=MAX_STANDING):
+    if len(chosen) < MAX_STANDING and recent is not None:
+        for slug in recent():
             if len(chosen) >= MAX_STANDING:
                 break
             if slug not in chosen:
@@ -38,3 +39,8 @@ def touched(body: dict) -> list[str]:
     slugs = [c["slug"] for c in body.get("cards", [])]
     slugs += [f["entity_slug"] for f in body.get("facts", []) if f.get("entity_slug")]
     return list(dict.fromkeys(slugs))
+
+
+def local_standing(brain, source: str, configured: str, banked: list[str]) -> list[str]:
+    """Standing entities on a local brain: configured, banked, then what it learned about recently."""
+    return standing_entities(configured, banked, lambda: brain.recent_entity_slugs(source, limit=MAX_STANDING))

@@ -27,6 +27,8 @@ class SessionState:
     entities: list[str] = field(default_factory=list)
     last_heartbeat_ms: int = 0
     seen: list[str] = field(default_factory=list)  # short digests of what was already injected
+    cursor_set: bool = False  # a remote brain's delta cursor for this session exists (local brains are asked)
+    packed: bool = False  # the model has been shown a pack since the start or the last compaction
 
     @classmethod
     def load(cls, root: Path, harness: str, session_id: str) -> SessionState:
@@ -36,7 +38,10 @@ class SessionState:
             data = json.loads(path.read_text(encoding="utf-8"))
             entities = [e for e in data.get("entities", []) if isinstance(e, str)]
             seen = [s for s in data.get("seen", []) if isinstance(s, str)]
-            return cls(path, entities[:MAX_BANKED], int(data.get("last_heartbeat_ms", 0)), seen[-MAX_SEEN:])
+            return cls(
+                path, entities[:MAX_BANKED], int(data.get("last_heartbeat_ms", 0)), seen[-MAX_SEEN:],
+                data.get("cursor_set") is True, data.get("packed") is True,
+            )
         except (OSError, ValueError, TypeError, AttributeError):
             return cls(path)
 
@@ -64,6 +69,8 @@ class SessionState:
             "entities": self.entities,
             "last_heartbeat_ms": self.last_heartbeat_ms,
             "seen": self.seen,
+            "cursor_set": self.cursor_set,
+            "packed": self.packed,
             "updated_ms": int(time.time() * 1000),
         }
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".state.")

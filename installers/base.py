@@ -31,6 +31,7 @@ from memverbs.installers.steps import (
     MarkedBlock,
     OwnedFile,
     TomlBlock,
+    remove_empty_dirs,
 )
 from memverbs.server.home import DEFAULT_SOURCE, Home
 
@@ -166,6 +167,7 @@ def run_install(opts: Options, steps: list, notes: list[str], extra: dict | None
         "steps": _merge(previous, records),
         "notes": notes,
         "backups": [str(p) for p in sorted(ctx.backed_up)],
+        "created_dirs": sorted(set((previous or {}).get("created_dirs", [])) | set(ctx.created_dirs)),
         **(extra or {}),
     }
     atomic_write(receipt_path(opts.home, opts.harness, opts.receipt), json.dumps(receipt, indent=2) + "\n", default_mode=0o600)
@@ -226,5 +228,6 @@ def run_uninstall(opts: Options, skip=None) -> dict | None:
             JsonArrayValue.revert(record, ctx)
     if opts.dry_run:
         return {**receipt, "dry_run": True, "changes": ctx.commands + ctx.diffs()}
+    remove_empty_dirs(receipt.get("created_dirs", []))
     receipt_path(opts.home, opts.harness, opts.receipt).unlink(missing_ok=True)
     return receipt

@@ -140,15 +140,23 @@ def plan(opts: Options, claude: str = "claude") -> tuple[list, list[str]]:
             steps.append(CliCommand(remove, [], "replace the previous memverbs registration", opts.env))
         steps.append(CliCommand(add, remove, f"register the {opts.surface}-surface server ({scope} scope)", opts.env))
     if opts.hooks:
-        target = settings_files(opts)["project" if opts.scope == "project" else "user"]
-        for event in EVENTS:
-            elsewhere = wired_elsewhere(opts, target, event)
-            if elsewhere:
-                notes.append(f"{event} hook not added: memverbs is already wired there by {', '.join(elsewhere)}.")
-                continue
-            steps.append(JsonArrayItem(target, ["hooks", event], hook_group(opts, event), is_our_hook))
+        steps += hook_steps(opts, notes)
     notes.append(
         "Headless runs (claude -p) need tool permission: pass --allowedTools mcp__memverbs "
         'or add "mcp__memverbs" to permissions.allow in your settings.'
     )
     return steps, notes
+
+
+def hook_steps(opts: Options, notes: list[str]) -> list:
+    """The lifecycle hooks in settings.json (also what `connect --install claude` adds: the same
+    `memverbs hook` command follows the remote brain the harness is wired to)."""
+    target = settings_files(opts)["project" if opts.scope == "project" else "user"]
+    steps: list = []
+    for event in EVENTS:
+        elsewhere = wired_elsewhere(opts, target, event)
+        if elsewhere:
+            notes.append(f"{event} hook not added: memverbs is already wired there by {', '.join(elsewhere)}.")
+            continue
+        steps.append(JsonArrayItem(target, ["hooks", event], hook_group(opts, event), is_our_hook))
+    return steps

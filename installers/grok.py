@@ -47,10 +47,19 @@ from memverbs.installers.jsonc import JsonDoc, JsonEditError
 from memverbs.installers.steps import MarkedBlock, OwnedFile, TomlBlock
 
 STARTUP_TIMEOUT_S = 30
+TOOL_BEAT_S = 10  # hooks/heartbeat.py TOOL_BEAT_INTERVAL_MS
 TOOL_TIMEOUT_S = 60
 AGENTS_CAP = 10_000  # Grok reads the first 10,000 characters of each rules file
 HOOKS_MARKER = "managed by `memverbs install grok`"
-EVENTS = {"SessionStart": "session-start", "UserPromptSubmit": "heartbeat"}
+# SessionStart establishes the session's cursor (its output is dropped); the pack and what
+# changed reach the model through PostToolUse; a compaction (PreCompact, PostCompact) re-arms the pack.
+EVENTS = {
+    "SessionStart": "session-start",
+    "UserPromptSubmit": "heartbeat",
+    "PostToolUse": "post-tool",
+    "PreCompact": "post-compact",
+    "PostCompact": "post-compact",
+}
 GROK_SOURCES = ("new", "load")  # SessionStart `source` values in Grok
 OFF = {"0", "false", "no", "off"}
 
@@ -234,9 +243,10 @@ def plan(opts: Options, grok: str = "grok") -> tuple[list, list[str]]:
     if events or where["hooks"].exists():  # an earlier install's file is rewritten, never left double-firing
         steps.append(OwnedFile(where["hooks"], hooks_file(opts, events), HOOKS_MARKER))
     notes.append(
-        "Grok ignores the output of SessionStart and UserPromptSubmit hooks, so memory reaches the agent through "
-        f"the pull block in {where['agents']}: the agent calls context_pack at session start and after compaction, "
-        "and delta on heartbeats."
+        "Grok ignores the output of SessionStart and UserPromptSubmit hooks: the pack reaches the agent with the "
+        "session's first tool result (PostToolUse), again after a compaction, and what changed on later tool results "
+        f"(at most every {TOOL_BEAT_S} s); before the first tool call, the pull block in {where['agents']} asks the "
+        "agent to call context_pack itself."
     )
 
     step = MarkedBlock(where["agents"], pull_block(opts))

@@ -21,7 +21,7 @@ from memverbs.installers.jsonc import JsonDoc, JsonEditError
 from memverbs.installers.registry import INSTALLABLE
 from memverbs.server.home import Home
 
-HEALTHY_HOOK_CODES = {"ok", "empty", "rate_limited"}
+HEALTHY_HOOK_CODES = {"ok", "empty", "unchanged", "rate_limited"}
 HOOK_FIXES = {
     "no_brain": "Run `memverbs init` (the hooks point at a home without a brain).",
     "config_error": "Run `memverbs doctor` on that home and fix its config.toml.",
@@ -30,6 +30,10 @@ HOOK_FIXES = {
     "deadline": "The hook ran out of time; check the disk and the brain's size (`memverbs doctor`).",
     "bad_input": "The harness sent a payload memverbs could not read; reinstall with `memverbs install <harness>`.",
     "unknown_harness": "Reinstall: `memverbs install <harness>` writes the right --harness.",
+    "remote_unreachable": "The remote brain did not answer: is its server up? `memverbs auth test URL` checks it.",
+    "remote_401": "The remote brain refused the token: `memverbs connect URL --token NEW` stores a new one.",
+    "remote_timeout": "The remote brain answered too slowly for a hook; check the network or the server's load.",
+    "remote_no_token": "No token for the remote brain: set MEMVERBS_REMOTE_TOKEN where the harness starts, or connect again.",
 }
 
 
@@ -48,7 +52,7 @@ def harness_checks(home: Home) -> list[dict]:
         if harness is Harness.CODEX and receipt.get("hooks"):
             problems += _codex_trust_problems(receipt)
         summary = f"installed {receipt.get('installed_at', '?')} ({receipt.get('scope')} scope, {receipt.get('surface')} surface"
-        summary += ", hooks)" if receipt.get("hooks") else ", no hooks)"
+        summary += ", hooks on the local brain)" if receipt.get("hooks") else ", no hooks)"
         if problems:
             detail, fix = problems[0]
             out.append(check(name, "fail", f"{summary}; {detail}", fix))
@@ -93,6 +97,7 @@ def remote_checks(home: Home) -> list[dict]:
             continue
         url = receipt.get("remote_url", "?")
         summary = f"remote brain {url}, registered {receipt.get('installed_at', '?')}"
+        summary += ", hooks on the remote brain" if receipt.get("hooks") else ", no hooks (context is pulled through the tools)"
         fix = (f'Run `memverbs connect {url} --token "$(memverbs remote-header --bare)" --install {harness.value}` '
                "again (it repairs its own entry and nothing else).")
         problems = [p for record in receipt.get("steps", []) for p in _remote_step_problems(record)]
@@ -100,6 +105,8 @@ def remote_checks(home: Home) -> list[dict]:
             out.append(check(f"remote:{harness.value}", "fail", f"{summary}; {problems[0]}", fix))
         else:
             out.append(check(f"remote:{harness.value}", "ok", summary))
+        if receipt.get("hooks"):
+            out.append(_hook_runs(home, harness))
     return out
 
 

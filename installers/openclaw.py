@@ -19,8 +19,13 @@ Gateway hot-reloads plugin config edits):
 * `plugins.allow` += "memverbs", only when the user keeps an allowlist (creating one
   would block every other plugin).
 
-The cost: without the ledger row, `openclaw plugins inspect memverbs` warns that it
-cannot verify where the plugin came from (a linked local path is unverified either way).
+* OpenClaw's install ledger (a row in its state database, written only by its CLI) gets
+  the linked plugin through `openclaw plugins install --link`, so `openclaw plugins inspect`
+  shows its install source instead of a warning; uninstall runs `openclaw plugins uninstall
+  --keep-files`. Both CLI calls rewrite all of openclaw.json (comments gone, `meta` added,
+  mode 0600), so the file's bytes and mode are put back after each: the config stays ours
+  to edit surgically. (OpenClaw may then log "Config observe anomaly: missing-meta-vs-last-good"
+  once: its own record of the file it wrote no longer matches.)
 openclaw.json is JSON5; memverbs edits JSON with comments and trailing commas and
 refuses, untouched, a file using other JSON5 syntax (unquoted keys, single quotes).
 """
@@ -28,13 +33,14 @@ refuses, untouched, a file using other JSON5 syntax (unquoted keys, single quote
 from __future__ import annotations
 
 import json
+import shutil
 from importlib.resources import files
 from pathlib import Path
 
 from memverbs.installers.base import SERVER_NAME, Options, is_our_server, memverbs_executable, server_argv, server_env
 from memverbs.installers.files import read_text
 from memverbs.installers.jsonc import JsonDoc, JsonEditError
-from memverbs.installers.steps import JsonArrayValue, JsonEntry
+from memverbs.installers.steps import CliCommand, JsonArrayValue, JsonEntry
 
 PLUGIN_ID = "memverbs"
 UNSET = {"", "undefined", "null"}  # OpenClaw treats these env values as unset
@@ -123,9 +129,19 @@ def plan(opts: Options, openclaw: str = "openclaw") -> tuple[list, list[str]]:
         notes.append(f"plugins.deny in {path} lists {PLUGIN_ID!r}: OpenClaw will not load the plugin until you remove it.")
     if policy.get("enabled") is False:
         notes.append(f"plugins.enabled is false in {path}: OpenClaw loads no plugins, so memory stays off until you enable them.")
+    cli = shutil.which(openclaw, path=opts.env.get("PATH"))
+    if cli is not None:
+        # OpenClaw's install ledger (its state database) is written only by its CLI; that CLI
+        # also rewrites all of openclaw.json, which our own steps above manage, so its bytes
+        # are put back after it. The ledger record is what makes `plugins inspect` trust it.
+        install = [cli, "plugins", "install", "--link", plugin_dir(), "--force", "--accept-capabilities"]
+        uninstall = [cli, "plugins", "uninstall", PLUGIN_ID, "--force", "--keep-files"]
+        steps.append(CliCommand(install, uninstall, "record the linked plugin in OpenClaw's install ledger", opts.env, keep=path))
+        ledger = "recorded in OpenClaw's install ledger (`openclaw plugins inspect memverbs` shows its install source)"
+    else:
+        ledger = "not recorded in OpenClaw's install ledger (no openclaw CLI on PATH), so `openclaw plugins inspect` warns"
     notes.append(
-        f"The memverbs OpenClaw plugin is linked from {plugin_dir()}; the Gateway loads it at its next start "
-        "(a running one in the default hybrid reload mode picks it up). "
-        "`openclaw plugins inspect memverbs` warns that it cannot verify where a linked local plugin came from."
+        f"The memverbs OpenClaw plugin is linked from {plugin_dir()} and {ledger}; the Gateway loads it at its "
+        "next start (a running one in the default hybrid reload mode picks it up)."
     )
     return steps, notes

@@ -48,6 +48,7 @@ from memverbs.installers.base import (
     REMOTE_RECEIPT,
     SERVER_NAME,
     Options,
+    is_our_hook,
     is_our_remote,
     is_our_server,
     memverbs_executable,
@@ -57,7 +58,7 @@ from memverbs.installers.base import (
 )
 from memverbs.installers.files import read_text
 from memverbs.installers.jsonc import JsonDoc, JsonEditError
-from memverbs.installers.steps import CliCommand, InstallError, JsonEntry, TomlBlock
+from memverbs.installers.steps import CliCommand, Context, InstallError, JsonArrayItem, JsonEntry, TomlBlock
 from memverbs.server.home import Home
 
 STARTUP_TIMEOUT_S = 30
@@ -66,15 +67,17 @@ BEARER_ENV = {  # the Authorization value, in each harness's own env-var syntax
     Harness.OPENCODE: "Bearer {env:" + TOKEN_ENV + "}",
     Harness.OPENCLAW: "Bearer ${" + TOKEN_ENV + "}",
 }
+HOOKED = (Harness.CLAUDE, Harness.CODEX)  # the harnesses whose remote registration carries the hooks
 HELPER = {Harness.CLAUDE: "headersHelper", Harness.CODEX: "http_headers_helper"}  # the key each gives its helper
 
 
 def options(harness: Harness, *, home: Home | None = None, env: dict | None = None, dry_run: bool = False) -> Options:
-    """Options for a remote registration: user scope, no hooks, the remote receipt."""
+    """Options for a remote registration: user scope, the remote receipt. Claude Code and Codex get
+    the lifecycle hooks too; `memverbs hook` reads the remote receipt and asks the remote brain."""
     return Options(
         harness,
         scope="user",
-        hooks=False,
+        hooks=harness in HOOKED,
         dry_run=dry_run,
         home=home or Home.from_env(),
         env=dict(os.environ) if env is None else env,
@@ -163,7 +166,7 @@ def _toml_conflicts(harness: Harness):
     return conflicts
 
 
-def _plan_claude(opts: Options, record: RemoteRecord) -> list:
+def _plan_claude(opts: Options, record: RemoteRecord, notes: list[str]) -> list:
     cli = shutil.which(registry.COMMANDS[Harness.CLAUDE], path=opts.env.get("PATH"))
     if cli is None:
         raise InstallError("claude is not on PATH", "Install Claude Code first (its CLI writes ~/.claude.json), or leave it out.")
@@ -176,20 +179,28 @@ def _plan_claude(opts: Options, record: RemoteRecord) -> list:
     if existing is not None:
         steps.append(CliCommand(remove, [], "replace the previous remote registration", opts.env))
     steps.append(CliCommand(add, remove, "register the remote brain (user scope)", opts.env))
-    return steps
+    return steps + claude.hook_steps(opts, notes)
 
 
-def _plan_codex(opts: Options, record: RemoteRecord) -> list:
+def _plan_codex(opts: Options, record: RemoteRecord, notes: list[str]) -> list:
     server: dict = {"url": record.url}
     if uses_helper(Harness.CODEX, record.token_store):
         server["http_headers_helper"] = helper_command(record)
     else:
         server["bearer_token_env_var"] = TOKEN_ENV
     server["startup_timeout_sec"] = STARTUP_TIMEOUT_S
-    return [
+    hooks_file = codex.codex_home(opts) / "hooks.json"
+    steps: list = [JsonArrayItem(hooks_file, ["hooks", event], codex.hook_group(opts, event), is_our_hook) for event in codex.EVENTS]
+
+    def block(ctx: Context) -> dict:
+        # The hooks are trusted in the same block, so disconnect removes the trust with the server.
+        return {"mcp_servers": {SERVER_NAME: server}, "hooks": {"state": codex.trust_entries(hooks_file, ctx.read(hooks_file))}}
+
+    notes.append("Codex hooks are trusted in config.toml ([hooks.state]); `memverbs doctor` re-checks the hashes.")
+    return steps + [
         TomlBlock(
             codex.codex_home(opts) / "config.toml",
-            {"mcp_servers": {SERVER_NAME: server}},
+            block,
             _toml_conflicts(Harness.CODEX),
             top={"mcp_optional_startup_grace_ms": codex.STARTUP_GRACE_MS},
             markers=toml_block.REMOTE,
@@ -197,7 +208,7 @@ def _plan_codex(opts: Options, record: RemoteRecord) -> list:
     ]
 
 
-def _plan_grok(opts: Options, record: RemoteRecord) -> list:
+def _plan_grok(opts: Options, record: RemoteRecord, notes: list[str]) -> list:
     server = {
         "url": record.url,
         "bearer_token_env_var": TOKEN_ENV,
@@ -209,7 +220,7 @@ def _plan_grok(opts: Options, record: RemoteRecord) -> list:
     return [TomlBlock(config, {"mcp_servers": {SERVER_NAME: server}}, _toml_conflicts(Harness.GROK), markers=toml_block.REMOTE)]
 
 
-def _plan_opencode(opts: Options, record: RemoteRecord) -> list:
+def _plan_opencode(opts: Options, record: RemoteRecord, notes: list[str]) -> list:
     path = opencode.config_file(opts)
     _refuse_foreign(Harness.OPENCODE, path, _json_entry(path, ["mcp", SERVER_NAME]))
     entry = {
@@ -223,7 +234,7 @@ def _plan_opencode(opts: Options, record: RemoteRecord) -> list:
     return [JsonEntry(path, ["mcp", SERVER_NAME], entry, is_our_remote, owner="remote")]
 
 
-def _plan_openclaw(opts: Options, record: RemoteRecord) -> list:
+def _plan_openclaw(opts: Options, record: RemoteRecord, notes: list[str]) -> list:
     path = openclaw.config_path(opts)
     keys = ["mcp", "servers", SERVER_NAME]
     _refuse_foreign(Harness.OPENCLAW, path, _json_entry(path, keys))
@@ -240,13 +251,13 @@ PLANS = {
 }
 
 
-def plan(opts: Options, record: RemoteRecord) -> list:
+def plan(opts: Options, record: RemoteRecord, notes: list[str] | None = None) -> list:
     if read_receipt(opts.home, opts.harness) is not None:
         raise InstallError(
             f"memverbs is installed into {opts.harness.value} with the local brain (`memverbs install {opts.harness.value}`)",
             f"A harness uses one brain: run `memverbs uninstall {opts.harness.value}` first, or leave it out of --install.",
         )
-    return PLANS[opts.harness](opts, record)
+    return PLANS[opts.harness](opts, record, notes if notes is not None else [])
 
 
 # -- what connect and disconnect call ----------------------------------------------------
@@ -274,9 +285,10 @@ def register(harness: Harness, record: RemoteRecord, *, home: Home | None = None
     Every step is rehearsed before the first byte is written (run_install); `dry_run`
     stops there and returns the changes. Raises InstallError, with nothing written."""
     opts = options(harness, home=home, env=env, dry_run=dry_run)
-    steps = plan(opts, record)
+    notes: list[str] = []
+    steps = plan(opts, record, notes)
     extra = {"surface": None, "remote_url": record.url, "token": where_the_token_is(harness, record.token_store)}
-    return run_install(opts, steps, [], extra=extra)
+    return run_install(opts, steps, notes, extra=extra)
 
 
 def unregister(harness: Harness, *, home: Home | None = None, env: dict | None = None) -> dict | None:

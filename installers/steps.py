@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import subprocess
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from memverbs.installers import toml_block
-from memverbs.installers.files import InstallError, atomic_write, backup, newline_of, read_text
+from memverbs.installers.files import InstallError, atomic_write, backup, newline_of, read_text, real_path
 from memverbs.installers.jsonc import JsonDoc, JsonEditError
 
 __all__ = ["InstallError"]  # its home is files.py; installers import it from here
@@ -36,6 +38,7 @@ class Context:
     overlay: dict[Path, str | None] = field(default_factory=dict)
     originals: dict[Path, str | None] = field(default_factory=dict)
     commands: list[str] = field(default_factory=list)
+    created_dirs: list[str] = field(default_factory=list)  # made for a file we wrote; uninstall removes them if empty
 
     def read(self, path: Path) -> str | None:
         return self.overlay[path] if path in self.overlay else read_text(path)
@@ -57,6 +60,7 @@ class Context:
             else:
                 path.unlink(missing_ok=True)
         else:
+            self.created_dirs += [str(d) for d in _missing_dirs(path.parent)]
             atomic_write(path, after)
 
     def run(self, argv: list[str], env: dict | None, *, check: bool = True) -> None:
@@ -66,6 +70,25 @@ class Context:
 
     def diffs(self) -> list[str]:
         return [diff(p, self.originals[p], self.overlay.get(p)) for p in self.originals]
+
+
+def _missing_dirs(folder: Path) -> list[Path]:
+    """The folders a write into `folder` will create, outermost first."""
+    missing: list[Path] = []
+    while not folder.exists() and folder != folder.parent:
+        missing.insert(0, folder)
+        folder = folder.parent
+    return missing
+
+
+def remove_empty_dirs(dirs: list[str]) -> None:
+    """Remove the folders an install created, deepest first, each only while empty: whatever
+    someone else put there since keeps its folder."""
+    for folder in sorted(set(dirs), key=lambda d: len(Path(d).parts), reverse=True):
+        try:
+            os.rmdir(folder)
+        except OSError:
+            continue
 
 
 def diff(path: Path, before: str | None, after: str | None) -> str:
@@ -305,16 +328,50 @@ class CliCommand:
     undo: list[str]
     what: str
     env: dict | None = None
-
+    # A file the CLI rewrites as a side effect although memverbs's own surgical steps manage it
+    # (OpenClaw's `plugins install` rewrites all of openclaw.json): its bytes are put back after.
+    keep: Path | None = None
 
     def apply(self, ctx: Context) -> dict:
-        ctx.run(self.argv, self.env, check=bool(self.undo))  # a step with no undo only clears the way
-        return {"kind": "cli", "argv": self.argv, "undo": self.undo, "env": self.env is not None}
+        with _kept(self.keep, ctx):
+            ctx.run(self.argv, self.env, check=bool(self.undo))  # a step with no undo only clears the way
+        record = {"kind": "cli", "argv": self.argv, "undo": self.undo, "env": self.env is not None}
+        if self.keep is not None:
+            record["keep"] = str(self.keep)
+        return record
 
     @staticmethod
     def revert(record: dict, ctx: Context, env: dict | None = None) -> None:
         if record.get("undo"):
-            ctx.run(record["undo"], env, check=False)
+            with _kept(Path(record["keep"]) if record.get("keep") else None, ctx):
+                ctx.run(record["undo"], env, check=False)
+
+
+@contextmanager
+def _kept(path: Path | None, ctx: Context):
+    """Put `path` back byte for byte (or absent again) after the block, whatever the block did to it."""
+    if path is None or ctx.dry_run:
+        yield
+        return
+    target = real_path(path)
+    try:
+        before: bytes | None = target.read_bytes()
+        mode = target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        before, mode = None, 0
+    try:
+        yield
+    finally:
+        if before is None:
+            target.unlink(missing_ok=True)
+        else:
+            try:
+                unchanged = target.read_bytes() == before
+            except FileNotFoundError:
+                unchanged = False
+            if not unchanged:
+                atomic_write(target, before.decode("utf-8"))
+            os.chmod(target, mode)  # the CLI may have narrowed it (OpenClaw writes 0600)
 
 
 # -- additions for Grok's pull block and OpenClaw's plugin load path ------------------

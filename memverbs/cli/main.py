@@ -321,7 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
     _json(p, "what was removed as JSON")
 
     p = add(sub, "hook", "lifecycle hook entry point, wired by `memverbs install` (docs/hooks.md)")
-    p.add_argument("moment", choices=("session-start", "post-compact", "heartbeat", "auto"), help="which moment of the session")
+    p.add_argument("moment", choices=("session-start", "post-compact", "heartbeat", "post-tool", "auto"), help="which moment of the session")
     p.add_argument("--harness", default="plain", metavar="HARNESS", help="the harness running the hook (its payload and output format)")
     p.add_argument("--session-id", metavar="ID", help="the session id, when the harness does not send one")
     p.add_argument("--deadline-ms", type=int, metavar="MS", help="give up and print nothing after this long")

@@ -61,10 +61,11 @@ class InspectorApp:
         from memverbs.hooks.adapters import ADAPTERS  # noqa: PLC0415
         from memverbs.hooks.events import Harness, HookEvent, Moment  # noqa: PLC0415
         from memverbs.hooks.session_start import pack_params  # noqa: PLC0415
+        from memverbs.hooks.standing import local_standing  # noqa: PLC0415
         from memverbs.server.quickconfig import quick_settings  # noqa: PLC0415
 
         settings = quick_settings(self.home)
-        params = pack_params(self.brain(), self.source, settings.hook_entities, [], PREVIEW_SESSION)
+        params = pack_params(local_standing(self.brain(), self.source, settings.hook_entities, []), PREVIEW_SESSION)
         is_error, body = self.call("context_pack", params)
         if is_error:
             raise ActionError(f"{body.get('message')} {body.get('suggestion') or ''}".strip())

@@ -7,10 +7,15 @@
 // `memverbs hook <moment> --harness openclaw --session-id <id>`:
 //
 // * session_start → session-start; the pack is cached per session (as a promise, so the
-//   first prompt waits for it rather than racing it). Not fired by `openclaw agent --local`:
+//   first prompt waits for it rather than racing it). Idempotent per session id: the Gateway
+//   fires session_start more than once for one session (seen ~11 s apart), and a session
+//   that already has its pack keeps it. Not fired by `openclaw agent --local`:
 //   before_prompt_build then fetches the pack itself on first use.
 // * before_prompt_build → prependContext with the cached pack on every turn: OpenClaw does
 //   not keep prependContext in the history, so a pack given once is gone the next turn.
+//   From the second turn on, the turn's heartbeat (what changed since the last one — usually
+//   nothing, answered after one indexed read) comes along as appendContext, so a change made
+//   between two turns reaches the very next one.
 //   Heartbeat turns (ctx.trigger "heartbeat") are skipped: they get what changed through
 //   heartbeat_prompt_contribution instead of the whole pack again.
 // * after_compaction → post-compact refreshes the cached pack for the next turn.
@@ -69,6 +74,7 @@ export default definePluginEntry({
     const command = typeof cfg.command === "string" && cfg.command ? cfg.command : "memverbs";
     const env = { ...process.env, ...(cfg.env && typeof cfg.env === "object" ? cfg.env : {}) };
     const packs = new Map(); // sessionId → Promise<string>
+    const fresh = new Set(); // sessions whose pack was just built: their next turn needs no heartbeat
     const ids = new Map(); // sessionKey → sessionId: heartbeat events may carry only the key
 
     const sessionOf = (event, ctx) => {
@@ -84,8 +90,10 @@ export default definePluginEntry({
     const refresh = (id, moment) => {
       const pack = runHook(command, env, moment, id);
       packs.set(id, pack);
+      fresh.add(id);
       bounded(packs);
       bounded(ids);
+      while (fresh.size > MAX_SESSIONS) fresh.delete(fresh.keys().next().value);
       return pack;
     };
     const pack = (id) => packs.get(id) ?? refresh(id, "session-start");
@@ -93,7 +101,7 @@ export default definePluginEntry({
     api.on("session_start", (event, ctx) => {
       try {
         const id = sessionOf(event, ctx);
-        if (id) refresh(id, "session-start");
+        if (id && !packs.has(id)) refresh(id, "session-start");
       } catch {}
     });
 
@@ -102,8 +110,14 @@ export default definePluginEntry({
         if (ctx?.trigger === "heartbeat") return undefined;
         const id = sessionOf(event, ctx);
         if (!id) return undefined;
-        const text = await pack(id);
-        return text ? { prependContext: text } : undefined;
+        const first = !packs.has(id) || fresh.has(id);
+        const packed = pack(id);
+        fresh.delete(id);
+        const [text, delta] = await Promise.all([packed, first ? "" : runHook(command, env, "heartbeat", id)]);
+        const result = {};
+        if (text) result.prependContext = text;
+        if (delta) result.appendContext = delta;
+        return text || delta ? result : undefined;
       } catch {
         return undefined;
       }
@@ -131,7 +145,10 @@ export default definePluginEntry({
     api.on("session_end", (event, ctx) => {
       try {
         const id = sessionOf(event, ctx);
-        if (id) packs.delete(id);
+        if (id) {
+          packs.delete(id);
+          fresh.delete(id);
+        }
       } catch {}
     });
   },

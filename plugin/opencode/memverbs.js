@@ -7,7 +7,10 @@
 //
 // * session.created → session-start: the context pack, cached per session (as a promise,
 //   so the first request waits for it instead of racing it).
-// * experimental.chat.system.transform → the cached pack (and the latest heartbeat delta)
+// * chat.message (a user message arrives: the start of a turn) → heartbeat, so a change made
+//   between two turns reaches the very next one. Usually nothing changed and the hook answers
+//   after one indexed read.
+// * experimental.chat.system.transform → the cached pack (and this turn's heartbeat delta)
 //   as system messages. opencode rebuilds the system prompt for every model request, so
 //   the pack is pushed every time; it is never stored in the history. Two side requests
 //   with their own system prompts are skipped: the title request (the pack would only skew
@@ -15,8 +18,8 @@
 //   Recognised by their prompts' first words; should those change, they get the pack too.
 // * experimental.session.compacting → the pack joins the compaction prompt's context, so
 //   the summary keeps it; session.compacted → post-compact refreshes the cached pack.
-// * session.idle → heartbeat: only what changed (usually nothing), shown on the next
-//   turn's requests until the next heartbeat replaces it.
+//   The turn's delta stays on its requests (tool round-trips included) until the next
+//   turn's heartbeat replaces it.
 //
 // Never throws and never blocks a session for long: every failure (no memverbs, no brain,
 // a slow disk) ends as "no memory this time".
@@ -94,8 +97,17 @@ export const MemverbsPlugin = async () => {
         if (typeof id !== "string" || !id) return;
         if (event.type === "session.created") refresh(id, "session-start", event.type);
         else if (event.type === "session.compacted") refresh(id, "post-compact", event.type);
-        else if (event.type === "session.idle") session(id).delta = runHook("heartbeat", id, event.type);
         else if (event.type === "session.deleted") sessions.delete(id);
+      } catch {}
+    },
+
+    "chat.message": async (input) => {
+      try {
+        const id = input?.sessionID;
+        if (typeof id !== "string" || !id) return;
+        // Not awaited: the heartbeat runs while opencode stores the message; the first
+        // system transform of the turn waits for it.
+        session(id).delta = runHook("heartbeat", id, "chat.message");
       } catch {}
     },
 

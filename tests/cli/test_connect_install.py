@@ -59,7 +59,12 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def token(server) -> str:
+    run([memverbs(), "remember", REMOTE_FACT, "--provenance", "t", "--entity", "people/rita"],
+        {**os.environ, "MEMVERBS_HOME": str(server.home)})
     return make_token(server.home, "laptop")
+
+
+REMOTE_FACT = "Rita keeps the remote brain"
 
 
 def machine(root: Path) -> dict:
@@ -158,7 +163,12 @@ def test_codex_gets_the_tools_through_the_headers_helper(connected):
                 "-c", 'model_provider="e2e"', "-c", f"model_providers.e2e={provider}", "hello"]
         run(argv, {**env, API_KEY_VAR: "sk-e2e-fake"}, cwd=Path(env["HOME"]).parent / "project", timeout=120)
         offered = [tool_names(r.body) for r in api.model_requests()]
+        first = api.model_requests()[0]
     assert offered and "mcp__memverbs/remember" in offered[-1], offered
+    # The SessionStart hook asked the remote brain for the pack (this machine has no brain).
+    assert any(REMOTE_FACT in text for role, text in first.messages() if role == "developer"), first.messages()
+    log = [json.loads(line) for line in (Path(env["HOME"]) / ".memverbs" / "logs" / "hooks.jsonl").read_text().splitlines()]
+    assert ("codex", "session-start", "ok") in {(e["harness"], e["moment"], e["code"]) for e in log}, log
 
 
 def test_grok_doctor_connects_with_the_env_var_and_not_without(connected):
@@ -342,6 +352,8 @@ def test_doctor_checks_each_remote_registration(tmp_path, server, token):
 
     rows = remote_rows()
     assert {name: row["status"] for name, row in rows.items()} == {"remote:codex": "ok", "remote:opencode": "ok"}
+    assert "hooks on the remote brain" in rows["remote:codex"]["detail"]  # which brain each harness's hooks use
+    assert "no hooks" in rows["remote:opencode"]["detail"]
     (home / SEEDS["opencode"][0]).write_text(SEEDS["opencode"][1])  # someone took our entry out
     broken = remote_rows()["remote:opencode"]
     assert broken["status"] == "fail" and "missing" in broken["detail"] and "--install opencode" in broken["fix"]

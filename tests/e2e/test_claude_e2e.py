@@ -44,6 +44,7 @@ def claude(claude_cli, world, fake_api):
         assert not result.get("is_error"), proc.stdout
         return result
 
+    session.cli = cli
     return session
 
 
@@ -124,3 +125,22 @@ def test_reactive_compaction_on_prompt_too_long_reinjects_the_pack(world, fake_a
     summary_at = first_index(retry, SUMMARY)
     assert summary_at is not None, describe([retry])
     assert [i for i in packs_in(retry, pack, ("system",)) if i > summary_at], describe([retry], limit=1200)
+
+
+def test_a_fact_written_between_two_turns_reaches_the_very_next_request(world, fake_api, claude):
+    """One Claude Code process, two user turns: the UserPromptSubmit heartbeat of turn 2 carries the
+    fact written after turn 1 — as a delta, not a pack (no SessionStart fires between the turns)."""
+    env = {"ANTHROPIC_BASE_URL": fake_api.url, "ANTHROPIC_API_KEY": "sk-ant-e2e-fake"}
+    chat = world.conversation([claude.cli, "-p", "--input-format", "stream-json", "--output-format", "stream-json",
+                               "--verbose", "--allowedTools", "mcp__memverbs"], env)
+    try:
+        chat.say("hello")
+        world.remember(CAT)
+        mark = fake_api.mark()
+        chat.say("what is new?")
+    finally:
+        chat.close()
+    nxt = fake_api.since(mark)[0]
+    deltas = [text for role, text in nxt.messages() if "New facts since" in text and CAT in text]
+    assert deltas, describe([nxt], limit=1200)
+    assert [e["code"] for e in world.hook_log() if e["moment"] == "heartbeat"][-1] == "ok", world.hook_log()

@@ -27,7 +27,7 @@ def run_hook(memverbs_cmd, env, *args, payload=payloads.CLAUDE_SESSION_START):
         input=json.dumps(payload),
         capture_output=True,
         text=True,
-        env={**env, "MEMVERBS_HOOK_HEARTBEAT_INTERVAL_S": "0"},
+        env=env,
         timeout=30,
     )
     assert proc.returncode == 0 and proc.stdout == "" and "Traceback" not in proc.stderr, proc.stderr

@@ -3,6 +3,7 @@
 import json
 import sqlite3
 import subprocess
+import time
 
 import pytest
 
@@ -21,7 +22,7 @@ def hook(memverbs_cmd, env):
             input=data,
             capture_output=True,
             text=True,
-            env={**env, "MEMVERBS_HOOK_HEARTBEAT_INTERVAL_S": "0", **(extra_env or {})},
+            env={**env, **(extra_env or {})},
             timeout=30,
         )
 
@@ -93,12 +94,33 @@ def test_heartbeat_prints_only_changes_and_nothing_when_nothing_changed(hook, br
     assert json.loads(hook("heartbeat", "--harness", "claude", payload=payloads.CLAUDE_PROMPT).stdout or "null") is None
 
 
-def test_heartbeat_is_rate_limited(hook, brain, home):
+def test_an_unchanged_heartbeat_is_one_read_and_a_change_comes_on_the_very_next_prompt(hook, brain, local, home):
     hook("session-start", "--harness", "claude", payload=payloads.CLAUDE_SESSION_START)
-    limited = {"MEMVERBS_HOOK_HEARTBEAT_INTERVAL_S": "3600"}
-    hook("heartbeat", "--harness", "claude", payload=payloads.CLAUDE_PROMPT, extra_env=limited)
-    second = hook("heartbeat", "--harness", "claude", payload=payloads.CLAUDE_PROMPT, extra_env=limited)
-    assert second.stdout == "" and log_lines(home)[-1]["code"] == "rate_limited"
+    # The cursor trails each wake by delta's 2 s in-flight lag, so writes of the last seconds
+    # still count as "maybe changed" (delta runs, at least once) until it passes.
+    for _ in range(20):
+        quiet = hook("heartbeat", "--harness", "claude", payload=payloads.CLAUDE_PROMPT)
+        if log_lines(home)[-1]["code"] == "unchanged":
+            break
+        time.sleep(0.25)
+    assert log_lines(home)[-1]["code"] == "unchanged" and quiet.stdout == ""
+    # No interval: the prompt right after a write carries it.
+    local.ok("remember", fact="Atlas moved to Q3", provenance="chat", entity="projects/atlas")
+    assert "Atlas moved to Q3" in context_of(hook("heartbeat", "--harness", "claude", payload=payloads.CLAUDE_PROMPT))
+    assert log_lines(home)[-1]["code"] == "ok"
+
+
+def test_a_page_edit_counts_as_a_change(hook, brain, local, home):
+    hook("session-start", "--harness", "claude", payload=payloads.CLAUDE_SESSION_START)
+    hook("heartbeat", "--harness", "claude", payload=payloads.CLAUDE_PROMPT)
+    page(local, "projects/zephyr", "Zephyr", summary="A brand-new project.")
+    assert "projects/zephyr" in context_of(hook("heartbeat", "--harness", "claude", payload=payloads.CLAUDE_PROMPT))
+
+
+def test_a_session_without_a_cursor_still_gets_its_first_wake(hook, brain, home, runtime):
+    proc = hook("heartbeat", "--harness", "claude", payload=payloads.CLAUDE_PROMPT)
+    assert proc.returncode == 0 and log_lines(home)[-1]["code"] in ("empty", "ok")
+    assert runtime.brain().cursor("default", "local", payloads.CLAUDE_PROMPT["session_id"]) is not None
 
 
 def test_heartbeat_uses_the_local_lane(hook, brain, runtime):
@@ -223,3 +245,37 @@ def test_diagnostics_never_hold_fact_text(hook, brain, home):
     hook("heartbeat", "--harness", "claude", payload=payloads.CLAUDE_PROMPT)
     text = (home.logs / "hooks.jsonl").read_text()
     assert "Alice" not in text and "standups" not in text and "payments" not in text
+
+
+GROK_TOOL = {"hook_event_name": "PostToolUse", "session_id": "grok-77", "tool_name": "read_file", "cwd": "/work/app"}
+GROK_COMPACT = {"hook_event_name": "PostCompact", "session_id": "grok-77", "trigger": "auto"}
+
+
+def grok_context(proc) -> str:
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    out = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert out["hookEventName"] == "PostToolUse"
+    return out["additionalContext"]
+
+
+def test_grok_gets_the_pack_with_its_first_tool_result_then_changes_rate_limited(hook, brain, local, home):
+    hook("auto", "--harness", "grok", payload=payloads.GROK_SESSION_START)  # output dropped by Grok
+    first = grok_context(hook("auto", "--harness", "grok", payload=GROK_TOOL))
+    assert first.startswith(HEADER) and "`people/alice`" in first
+    assert hook("auto", "--harness", "grok", payload=GROK_TOOL).stdout == ""  # the same turn's next tool call
+    assert log_lines(home)[-1]["code"] == "rate_limited"
+
+    # A compaction re-arms the pack: the next tool result carries it again, at once.
+    hook("auto", "--harness", "grok", payload=GROK_COMPACT)
+    again = grok_context(hook("auto", "--harness", "grok", payload=GROK_TOOL))
+    assert "`people/alice`" in again and "Standing entities" in again
+
+    # Later tool results carry what changed, once the interval has passed.
+    local.ok("remember", fact="Alice moved to Porto", provenance="chat", entity="people/alice")
+    state_dir = home.root / "hooks" / "sessions"
+    for path in state_dir.iterdir():  # the interval, passed without waiting 10 s
+        data = json.loads(path.read_text())
+        data["last_heartbeat_ms"] = 0
+        path.write_text(json.dumps(data))
+    beat = grok_context(hook("auto", "--harness", "grok", payload=GROK_TOOL))
+    assert "Alice moved to Porto" in beat and "Standing entities" not in beat

@@ -99,7 +99,8 @@ def test_claude_hooks_grok_would_run_are_not_wired_twice(tmp_path):
     hooks = json.loads(next(s for s in steps if s.__class__.__name__ == "OwnedFile").content)["hooks"]
     # Claude's SessionStart matcher (startup|resume|clear|compact) never matches Grok's source "new":
     # Grok needs its own. Claude's UserPromptSubmit hook fires in Grok as it is: not added again.
-    assert list(hooks) == ["SessionStart"] and "matcher" not in hooks["SessionStart"][0]
+    assert list(hooks) == ["SessionStart", "PostToolUse", "PreCompact", "PostCompact"]
+    assert "matcher" not in hooks["SessionStart"][0]
     assert any("UserPromptSubmit hook not added" in n and "settings.json" in n for n in notes)
 
 
@@ -109,7 +110,7 @@ def test_claude_hooks_are_ignored_when_grok_does_not_read_them(tmp_path):
     opts.env["GROK_CLAUDE_HOOKS_ENABLED"] = "false"
     steps, notes = grok_installer.plan(opts)
     hooks = json.loads(next(s for s in steps if s.__class__.__name__ == "OwnedFile").content)["hooks"]
-    assert sorted(hooks) == ["SessionStart", "UserPromptSubmit"]
+    assert sorted(hooks) == sorted(grok_installer.EVENTS)
 
 
 def test_project_scope_paths_and_no_doubling_over_a_user_install(tmp_path):
@@ -119,7 +120,7 @@ def test_project_scope_paths_and_no_doubling_over_a_user_install(tmp_path):
     steps, notes = grok_installer.plan(_opts(tmp_path, scope="project"))
     where = {type(s).__name__: Path(s.path) for s in steps}
     assert where == {"TomlBlock": tmp_path / ".grok" / "config.toml", "MarkedBlock": tmp_path / "AGENTS.md"}
-    assert sum("hook not added" in n and "memverbs.json" in n for n in notes) == 2
+    assert sum("hook not added" in n and "memverbs.json" in n for n in notes) == len(grok_installer.EVENTS)
     assert any("trusted folder" in n for n in notes)
 
 
@@ -128,7 +129,7 @@ def test_a_project_hook_does_not_stop_a_user_install(tmp_path):
     (tmp_path / ".grok" / "hooks" / "memverbs.json").write_text(grok_installer.hooks_file(_opts(tmp_path), list(grok_installer.EVENTS)))
     steps, notes = grok_installer.plan(_opts(tmp_path))  # user scope: fires in every project, not just this one
     hooks = json.loads(next(s for s in steps if s.__class__.__name__ == "OwnedFile").content)["hooks"]
-    assert sorted(hooks) == ["SessionStart", "UserPromptSubmit"]
+    assert sorted(hooks) == sorted(grok_installer.EVENTS)
 
 
 def test_pull_block_names_the_verbs_and_grok_tool_names(tmp_path):
@@ -173,7 +174,7 @@ def test_install_connects_and_uninstall_restores_bytes(grok):
     ours = tomllib.loads(config)["mcp_servers"]["memverbs"]
     assert ours["args"] == ["serve", "--surface", "verbs"] and ours["startup_timeout_sec"] >= 30
     hooks = json.loads((home / "hooks" / "memverbs.json").read_text())["hooks"]
-    assert sorted(hooks) == ["SessionStart", "UserPromptSubmit"]
+    assert sorted(hooks) == sorted(["SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact", "PostCompact"])
     assert all("matcher" not in g for groups in hooks.values() for g in groups)
     agents = (home / "AGENTS.md").read_text()
     assert agents.startswith(USER_AGENTS) and agents.count(MD_BEGIN) == 1
@@ -258,3 +259,36 @@ def test_pull_path_end_to_end(grok):
     hook_runs = {(r["moment"], r["code"]) for r in world.hook_log() if r["harness"] == "grok"}
     assert ("session-start", "ok") in hook_runs or ("session-start", "empty") in hook_runs, hook_runs
     assert not processes_with_home(Path(env["HOME"]))
+
+
+def test_the_pack_rides_on_the_first_tool_result(grok):
+    """Grok drops SessionStart output but delivers PostToolUse additionalContext after the tool
+    result: the request after the session's first tool call carries the pack, without the agent
+    calling context_pack."""
+    from fake_model import FakeModel, Text, ToolCall
+    from harness_e2e import PACK_HEADER, World
+
+    cli, env, home, project = grok
+    world = World(env, Path(env["HOME"]), project)
+    world.remember(SEED_FACT)
+    run([memverbs(), "install", "grok"], env, cwd=project)
+
+    def offers(tool):
+        return lambda path, body: any((t.get("function") or {}).get("name") == tool for t in body.get("tools") or [])
+
+    with FakeModel() as api:
+        with (home / "config.toml").open("a") as fh:
+            fh.write(f'\n[model.fake]\nmodel = "fake-model"\nbase_url = "{api.url}/v1"\napi_key = "x"\n'
+                     'api_backend = "chat_completions"\ncontext_window = 128000\n')
+        api.script(
+            ToolCall("search_tool", {"query": "list files"}, when=offers("search_tool")),
+            Text("done", when=offers("search_tool")),
+        )
+        world.harness([cli, "-p", "hi", "-m", "fake", "--always-approve"], {})
+        requests = [r for r in api.model_requests() if offers("search_tool")(r.path, r.body)]
+    assert len(requests) >= 2, [r.reply for r in requests]
+    assert not any(SEED_FACT in text for _, text in requests[0].messages())  # SessionStart output: dropped
+    after = [(role, text) for role, text in requests[1].messages() if PACK_HEADER in text and SEED_FACT in text]
+    assert after, requests[1].messages()
+    hook_runs = {(r["moment"], r["code"]) for r in world.hook_log() if r["harness"] == "grok"}
+    assert ("post-tool", "ok") in hook_runs, hook_runs

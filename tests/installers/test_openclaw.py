@@ -124,9 +124,17 @@ def test_install_probes_and_uninstall_restores_bytes(openclaw):
     assert entry["config"]["command"].endswith("memverbs")
     assert doc.get(["plugins", "load", "paths"]) == [openclaw_installer.plugin_dir()]
     assert "// my openclaw config" in config.read_text() and "// foreign" in config.read_text()
+    mode = config.stat().st_mode & 0o777
+    # In OpenClaw's install ledger: inspect shows where the plugin came from, and no warning.
+    inspect = run([cli, "plugins", "inspect", "memverbs"], env, cwd=project, timeout=90).stdout
+    assert "Source: path" in inspect and f"Install path: {openclaw_installer.plugin_dir()}" in inspect, inspect
+    assert "WARN" not in inspect and "can't verify" not in inspect, inspect
+    assert "// foreign" in config.read_text() and config.stat().st_mode & 0o777 == mode  # the CLI's rewrite was undone
 
     run([memverbs(), "uninstall", "openclaw"], env, cwd=project)
     assert config.read_text() == USER_CONFIG
+    ledger = run([cli, "plugins", "registry", "--json"], env, cwd=project, timeout=90).stdout
+    assert openclaw_installer.plugin_dir() not in ledger  # out of the ledger too
 
 
 def test_install_twice_keeps_one_of_each(openclaw):
@@ -151,7 +159,7 @@ def test_openclaws_uninstall_residue_and_allowlist(openclaw):
     doc = JsonDoc(config.read_text())
     assert doc.get(["plugins", "allow"]) == ["other", "memverbs"]  # an allowlist the user keeps must name us
     assert doc.get(["plugins", "entries", "memverbs", "enabled"]) is True
-    assert "cannot verify" in out
+    assert "install ledger" in out
     run([memverbs(), "uninstall", "openclaw"], env, cwd=project)
     after = JsonDoc(config.read_text())
     assert after.get(["plugins", "allow"]) == ["other"] and after.get(["plugins", "entries", "memverbs"]) is None
@@ -207,7 +215,8 @@ def test_the_plugin_prepends_the_pack(openclaw, tmp_path):
 
 # -- the plugin's logic, driven by node with a stub SDK and a fake memverbs (no OpenClaw) ---------
 
-FAKE_MEMVERBS = '#!/bin/sh\n# hook <moment> --harness <h> --session-id <id>\ncat >/dev/null\necho "PACK $2 $4 $6 home=$MEMVERBS_HOME"\n'
+FAKE_MEMVERBS = ('#!/bin/sh\n# hook <moment> --harness <h> --session-id <id>\ncat >/dev/null\n'
+                 'echo "PACK $2 $4 $6 home=$MEMVERBS_HOME"\n[ -n "$CALLS" ] && echo "$2 $6" >> "$CALLS"\nexit 0\n')
 DRIVER = """
 const handlers = {};
 const cfg = JSON.parse(process.argv[3]);
@@ -215,6 +224,7 @@ const entry = (await import(process.argv[2])).default;
 entry.register({ pluginConfig: cfg, on: (name, fn) => { handlers[name] = fn; } });
 const out = { hooks: Object.keys(handlers).sort() };
 const ctx = { sessionId: "s1", sessionKey: "agent:main:k1", trigger: "user" };
+handlers.session_start({ sessionId: "s1", sessionKey: "agent:main:k1" }, { sessionId: "s1", sessionKey: "agent:main:k1" });
 handlers.session_start({ sessionId: "s1", sessionKey: "agent:main:k1" }, { sessionId: "s1", sessionKey: "agent:main:k1" });
 out.turn1 = await handlers.before_prompt_build({ prompt: "hi", messages: [] }, ctx) ?? null;
 out.turn2 = await handlers.before_prompt_build({ prompt: "again", messages: [] }, ctx) ?? null;
@@ -256,15 +266,20 @@ def test_plugin_logic_every_turn_compaction_and_heartbeat(tmp_path):
     fake = tmp_path / "fake-memverbs"
     fake.write_text(FAKE_MEMVERBS)
     fake.chmod(0o755)
-    out = drive_plugin(tmp_path, {"command": str(fake), "env": {"MEMVERBS_HOME": "/brain"}})
+    out = drive_plugin(tmp_path, {"command": str(fake), "env": {"MEMVERBS_HOME": "/brain", "CALLS": str(tmp_path / "calls")}})
     assert out["hooks"] == ["after_compaction", "before_prompt_build", "heartbeat_prompt_contribution", "session_end", "session_start"]
     pack = {"prependContext": "PACK session-start openclaw s1 home=/brain"}
-    assert out["turn1"] == pack and out["turn2"] == pack  # on every turn: prependContext is not kept in history
+    beat = "PACK heartbeat openclaw s1 home=/brain"
+    assert out["turn1"] == pack  # the pack just built: no heartbeat on top
+    assert out["turn2"] == {**pack, "appendContext": beat}  # the pack on every turn (not kept in history), and what changed
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert calls[:2] == ["session-start s1", "heartbeat s1"], calls  # the second session_start of s1 did no work
     assert out["heartbeatTurn"] is None  # a heartbeat turn gets the delta below, not the pack again
     assert out["heartbeat"] == {"appendContext": "PACK heartbeat openclaw s1 home=/brain"}  # the key led to the id
-    assert out["afterCompaction"] == {"prependContext": "PACK post-compact openclaw s1 home=/brain"}
+    assert out["afterCompaction"] == {"prependContext": "PACK post-compact openclaw s1 home=/brain"}  # fresh: no heartbeat
     assert out["local"] == {"prependContext": "PACK session-start openclaw s2 home=/brain"}  # no session_start (--local)
     assert out["afterEnd"] == pack  # a new pack after the session ended
+    assert calls.count("session-start s1") == 2, calls  # once at the start, once after session_end
     assert out["garbage"] == [None, None]
 
 

@@ -126,6 +126,7 @@ def test_install_connects_and_uninstall_restores_bytes(opencode):
     run([memverbs(), "uninstall", "opencode"], env, cwd=project)
     assert (config_dir / "opencode.jsonc").read_text() == USER_JSONC
     assert not (config_dir / "plugin" / "memverbs.js").exists()
+    assert not (config_dir / "plugin").exists()  # the folder the install created goes with it, being empty
     assert "memverbs" not in mcp_list(cli, env, project)
 
 
@@ -213,6 +214,9 @@ await hooks.event({ event: { type: "session.compacted", properties: { sessionID:
 out.compacted = await sys("s1");
 await hooks.event({ event: { type: "session.idle", properties: { sessionID: "s1" } } });
 out.idle = await sys("s1");
+await hooks["chat.message"]({ sessionID: "s1", messageID: "m2" }, {});
+out.turn = await sys("s1");
+await hooks["chat.message"](null, null);
 out.lazy = await sys("s2");
 await hooks.event({}); await hooks.event({ event: null }); await hooks.event({ event: { type: "session.created" } });
 await transform(undefined, undefined); await transform({ sessionID: "s3" }, {});
@@ -244,7 +248,8 @@ def test_plugin_logic_pack_compaction_and_heartbeat(tmp_path):
     assert out["title"] == [] and out["summary"] == []  # side requests
     assert out["compacting"] == [f"PACK session-start s1 {home}"]
     assert out["compacted"] == [f"PACK post-compact s1 {home}"]
-    assert out["idle"] == [f"PACK post-compact s1 {home}", f"PACK heartbeat s1 {home}"]
+    assert out["idle"] == [f"PACK post-compact s1 {home}"]  # idle no longer runs a heartbeat: the turn's start does
+    assert out["turn"] == [f"PACK post-compact s1 {home}", f"PACK heartbeat s1 {home}"]
     assert out["lazy"] == [f"PACK session-start s2 {home}"]  # a session it never saw start
 
 
@@ -279,3 +284,31 @@ def test_compaction_keeps_the_pack_and_refreshes_it(opencode):
     after = [r for r in requests[i + 1:] if r.body.get("tools")]
     assert after and any(role == "system" and SEED_FACT in text for role, text in after[0].messages())
     assert ("post-compact", "ok") in {(r["moment"], r["code"]) for r in world.hook_log() if r["harness"] == "opencode"}
+
+
+@pytest.mark.slow
+def test_a_fact_written_between_two_turns_reaches_the_next_request(opencode):
+    """Turn 2 (`opencode run --continue`) starts with `chat.message`: the plugin's heartbeat runs there,
+    and the turn's first request carries the fact written after turn 1."""
+    from fake_model import FakeModel
+    from harness_e2e import World
+
+    cli, env, config_dir, project = opencode
+    world = World(env, Path(env["HOME"]), project)
+    world.remember(SEED_FACT)
+    run([memverbs(), "install", "opencode"], env, cwd=project)
+    fresh = "Alice switched to decaf"
+    with FakeModel() as api:
+        provider = {"npm": "@ai-sdk/openai-compatible", "name": "Fake", "options": {"baseURL": f"{api.url}/v1", "apiKey": "x"},
+                    "models": {"fake-model": {"name": "Fake", "limit": {"context": 100000, "output": 4096}}}}
+        (config_dir / "opencode.json").write_text(json.dumps({"model": "fake/fake-model", "small_model": "fake/fake-model",
+                                                              "provider": {"fake": provider}}))
+        world.harness([cli, "run", "--format", "json", "hi"], {}, timeout=150)
+        world.remember(fresh)
+        mark = api.mark()
+        world.harness([cli, "run", "--continue", "--format", "json", "what changed?"], {}, timeout=150)
+        nxt = [r for r in api.since(mark) if r.body.get("tools")]
+    assert nxt, "opencode sent no agent request in turn 2"
+    assert any(role == "system" and fresh in text for role, text in nxt[0].messages()), nxt[0].messages()
+    beats = [(r["moment"], r["code"]) for r in world.hook_log() if r["harness"] == "opencode" and r["moment"] == "heartbeat"]
+    assert beats, world.hook_log()  # chat.message ran the heartbeat

@@ -11,6 +11,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -82,6 +83,47 @@ class World:
         assert proc.returncode == 0, f"{argv[:3]} exited {proc.returncode}\nstdout: {out[-3000:]}\nstderr: {err[-3000:]}"
         assert not leftovers, f"{argv[0]} left processes running after it exited (killed now): {leftovers}"
         return result
+
+
+    def conversation(self, argv: list[str], extra_env: dict, *, timeout: float = HARNESS_TIMEOUT_S) -> Conversation:
+        """A harness kept open across turns (Claude Code's `--input-format stream-json`)."""
+        env = {k: v for k, v in self.env.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
+        env.update(extra_env)
+        proc = subprocess.Popen(argv, env=env, cwd=self.project, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+        return Conversation(proc, time.monotonic() + timeout)
+
+
+@dataclass
+class Conversation:
+    """One harness process, several user turns: each `say` returns that turn's `result` event."""
+
+    proc: subprocess.Popen
+    deadline: float
+
+    def say(self, text: str) -> dict:
+        watchdog = threading.Timer(max(0.0, self.deadline - time.monotonic()), _kill_group, (self.proc.pid,))
+        watchdog.start()
+        try:
+            self.proc.stdin.write(json.dumps({"type": "user", "message": {"role": "user", "content": text}}) + "\n")
+            self.proc.stdin.flush()
+            for line in self.proc.stdout:
+                event = json.loads(line)
+                if event.get("type") == "result":
+                    assert not event.get("is_error"), line
+                    return event
+        finally:
+            watchdog.cancel()
+        raise AssertionError(f"the harness ended before answering {text!r}: {self.proc.stderr.read()[-2000:]}")
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=max(1.0, self.deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            _kill_group(self.proc.pid)
+            self.proc.wait()
+        _drain_group(self.proc.pid)
 
 
 # -- reading what the model was sent ---------------------------------------------

@@ -1,0 +1,44 @@
+"""Has anything changed for a session since its delta cursor? One indexed read.
+
+A heartbeat runs on every prompt, and almost always nothing changed: answering that
+must cost next to nothing. So this opens no `SqliteBrain` (schema checks, pragmas,
+migrations) and no dispatcher — one plain connection and one query that walks the
+`pages_changed` and `facts_created` indexes from the session's cursor. It errs towards
+"changed": private pages and expired facts count too (the delta filters them), and any
+doubt — no cursor yet, no brain, an old schema, a lock — answers None, "ask delta",
+whose path classifies the failure properly.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+# The page arm mirrors delta's keyset (updated_at, slug); an empty cursor slug means
+# "strictly after the instant", as in delta.
+_QUERY = """
+SELECT EXISTS (
+         SELECT 1 FROM pages p
+         WHERE p.source_id = c.source_id AND p.deleted_at IS NULL
+           AND (p.updated_at > c.last_wake_at
+                OR (c.cursor_slug != '' AND p.updated_at = c.last_wake_at AND p.slug > c.cursor_slug)))
+    OR EXISTS (SELECT 1 FROM facts f WHERE f.source_id = c.source_id AND f.created_at > c.last_wake_at)
+FROM session_cursors c
+WHERE c.source_id = ? AND c.client_id = ? AND c.session_id = ?
+"""
+BUSY_MS = 200
+
+
+def changed_since_cursor(brain: Path, source: str, lane: str, session: str) -> bool | None:
+    """True/False when the cursor answers; None when only a full delta can tell."""
+    try:
+        db = sqlite3.connect(f"{brain.absolute().as_uri()}?mode=rw", uri=True, timeout=BUSY_MS / 1000)
+    except (sqlite3.Error, OSError, ValueError):
+        return None
+    try:
+        row = db.execute(_QUERY, (source, lane, session)).fetchone()
+    except sqlite3.Error:
+        return None
+    finally:
+        db.close()
+    return None if row is None else bool(row[0])

@@ -1,0 +1,154 @@
+"""Hooks of a harness wired to a remote brain, against a real `memverbs serve --http` on 127.0.0.1.
+
+The client machine has no brain: only the remote receipt `connect --install` writes (its
+`remote_url`) and the token in `$MEMVERBS_REMOTE_TOKEN`. Every failure ends silent, exit 0,
+with its code in the client's hooks log.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from benchmarks.http_load import RemoteServer, make_token
+from helpers import init_home
+from memverbs.server.brain.sqlite import SqliteBrain
+
+FACT = "Remote Rita runs the Oslo office"
+NO_KEYRING = "keyring.backends.fail.Keyring"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    home = init_home(tmp_path_factory.mktemp("srv") / "home").root
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMVERBS_", "PYTHON_KEYRING"))}
+    with RemoteServer(home, env=env) as srv:
+        srv.token = make_token(home, "laptop")
+        srv.cli_env = {**env, "MEMVERBS_HOME": str(home)}
+        yield srv
+
+
+def wire(client_home: Path, url: str, harness: str = "claude") -> None:
+    """What `connect URL --install <harness>` leaves for the hooks: the remote receipt with the URL."""
+    receipt = client_home / "integrations" / harness / "remote-receipt.json"
+    receipt.parent.mkdir(parents=True, exist_ok=True)
+    receipt.write_text(json.dumps({"harness": harness, "remote_url": url, "steps": []}))
+
+
+@pytest.fixture
+def client(tmp_path, server, memverbs_cmd):
+    home = tmp_path / "client-home"
+    home.mkdir()
+    wire(home, server.url)
+    env = {**server.cli_env, "MEMVERBS_HOME": str(home), "MEMVERBS_REMOTE_TOKEN": server.token,
+           "PYTHON_KEYRING_BACKEND": NO_KEYRING, "MEMVERBS_HOOKS__ENTITIES": "people/rita"}
+
+    def hook(moment: str, session: str, extra: dict | None = None, *args: str) -> subprocess.CompletedProcess:
+        payload = {"session_id": session, "hook_event_name": "UserPromptSubmit" if moment == "heartbeat" else "SessionStart"}
+        proc = subprocess.run([*memverbs_cmd, "hook", moment, "--harness", "claude", *args], input=json.dumps(payload),
+                              capture_output=True, text=True, env={**env, **(extra or {})}, timeout=60)
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+        return proc
+
+    hook.home = home
+    return hook
+
+
+def remember_on_server(server, memverbs_cmd, fact: str) -> None:
+    subprocess.run([*memverbs_cmd, "remember", fact, "--provenance", "t", "--entity", "people/rita"],
+                   env=server.cli_env, check=True, capture_output=True, timeout=60)
+
+
+def last_code(home: Path) -> str:
+    return json.loads((home / "logs" / "hooks.jsonl").read_text().splitlines()[-1])["code"]
+
+
+def context(proc) -> str:
+    return json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_pack_and_delta_come_from_the_remote_brain_on_the_tokens_own_lane(server, client, memverbs_cmd):
+    remember_on_server(server, memverbs_cmd, FACT)
+    pack = context(client("session-start", "sess-r1"))
+    assert FACT in pack and last_code(client.home) == "ok"
+    assert not (client.home / "brain.db").exists()  # nothing local was created or read
+
+    brain = SqliteBrain.open(server.home / "brain.db")
+    try:
+        assert brain.cursor("default", "token:laptop", "sess-r1") is not None  # the token's lane, keyed by the session
+        assert brain.cursor("default", "local", "sess-r1") is None  # 'local' stays the local hooks'
+    finally:
+        brain.close()
+
+    remember_on_server(server, memverbs_cmd, "Remote Rita moved to Bergen")
+    beat = context(client("heartbeat", "sess-r1"))
+    assert "Remote Rita moved to Bergen" in beat and "New facts since" in beat and FACT not in beat
+
+
+@pytest.mark.parametrize(
+    ("extra", "code"),
+    [
+        ({"MEMVERBS_REMOTE_TOKEN": "mv_not-a-real-token"}, "remote_401"),
+        ({"MEMVERBS_REMOTE_TOKEN": ""}, "remote_no_token"),
+    ],
+)
+def test_token_failures_are_silent_codes(client, extra, code):
+    proc = client("session-start", "sess-bad", extra)
+    assert proc.stdout == "" and last_code(client.home) == code
+
+
+def test_an_unreachable_brain_is_a_silent_code(client, tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: nothing listens there
+    wire(client.home, f"http://127.0.0.1:{port}/mcp")
+    proc = client("heartbeat", "sess-gone")
+    assert proc.stdout == "" and last_code(client.home) == "remote_unreachable"
+
+
+def test_a_brain_that_never_answers_times_out_inside_the_deadline(client):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    held: list[socket.socket] = []
+    accepting = threading.Thread(target=lambda: held.append(listener.accept()[0]), daemon=True)
+    accepting.start()
+    try:
+        wire(client.home, f"http://127.0.0.1:{listener.getsockname()[1]}/mcp")
+        proc = client("session-start", "sess-slow", None, "--deadline-ms", "800")
+        assert proc.stdout == "" and last_code(client.home) == "remote_timeout"
+        log = json.loads((client.home / "logs" / "hooks.jsonl").read_text().splitlines()[-1])
+        assert log["ms"] < 800
+    finally:
+        for conn in held:
+            conn.close()
+        listener.close()
+
+
+def test_a_local_brain_is_still_used_without_a_remote_receipt(client, server, memverbs_cmd):
+    (client.home / "integrations" / "claude" / "remote-receipt.json").unlink()
+    proc = client("session-start", "sess-local")
+    assert proc.stdout == "" and last_code(client.home) == "no_brain"  # the local brain, which this machine lacks
+
+
+def test_the_remote_hook_path_imports_no_mcp_sdk_and_no_http_library(client, server):
+    probe = (
+        "import sys, json\n"
+        "from memverbs.hooks.runner import run_hook\n"
+        "run_hook(['session-start', '--harness', 'claude'])\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'httpx', 'httpx2', 'pydantic', 'pydantic_settings', 'starlette', 'anyio'))\n"
+        "print(json.dumps(heavy))\n"
+    )
+    env = {**server.cli_env, "MEMVERBS_HOME": str(client.home), "MEMVERBS_REMOTE_TOKEN": server.token}
+    proc = subprocess.run([sys.executable, "-c", probe], input=json.dumps({"session_id": "sess-imports"}),
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    *_, last = proc.stdout.strip().splitlines()
+    assert json.loads(last) == [] and last_code(client.home) == "ok"

@@ -44,7 +44,7 @@ from memverbs.server.brain.postgres_sessions import CursorStore
 from memverbs.server.brain.postgres_sync import SyncStore
 from memverbs.server.brain.postgres_tokens import TokenStore
 from memverbs.server.brain.postgres_vectors import VectorStore
-from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked, BrainMissing
+from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked, BrainMissing, invalid
 from memverbs.server.timeparse import now_ms
 
 WRITE_LOCK = 0x6D656D76  # "memv": the advisory lock every write transaction holds
@@ -194,6 +194,14 @@ class PostgresBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, 
 
         try:
             yield conn
+        except psycopg.DataError as exc:
+            if "NUL (0x00)" in str(exc):
+                # Postgres text cannot hold U+0000 (SQLite's can): the caller's text, not the brain, is the problem.
+                raise invalid(
+                    "The text holds a NUL character (U+0000), which a Postgres brain cannot store.",
+                    "Remove the NUL characters from the text and retry; nothing was written.",
+                ) from exc
+            raise translate(exc, self.url) from exc
         except psycopg.Error as exc:
             raise translate(exc, self.url) from exc
         finally:

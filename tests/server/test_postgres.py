@@ -208,3 +208,15 @@ def test_a_second_process_sees_writes_and_shares_cursors(home, env, memverbs_cmd
     )
     assert delta.returncode == 0, delta.stderr
     assert [f["fact"] for f in json.loads(delta.stdout)["facts"]] == ["written elsewhere"]
+
+
+def test_text_holding_nul_is_the_callers_error_and_nothing_is_written(local, remote, runtime):
+    """Postgres text cannot hold U+0000 (SQLite's can): invalid_params with a fix, never unavailable."""
+    for client, tool, params in (
+        (remote, "put_page", {"slug": "people/nul", "content": "# Nul\nbefore\x00after\n"}),
+        (local, "remember", {"fact": "a\x00b", "provenance": "chat", "entity": "people/nul"}),
+    ):
+        body, is_error = client(tool, **params)
+        assert is_error and body["error"] == "invalid_params" and "NUL" in body["message"], body
+    assert runtime.brain().one("SELECT count(*) FROM pages")[0] == 0
+    assert runtime.brain().one("SELECT count(*) FROM facts")[0] == 0

@@ -261,11 +261,12 @@ def seed(home: Path) -> None:
 def make_token(home: Path, name: str, *, scopes: str = "read,write", surface: str = "full", source: str = "default") -> str:
     """Mint a token straight into the brain (what `memverbs auth create` does)."""
     from memverbs.server import tokens  # noqa: PLC0415
-    from memverbs.server.brain.sqlite import SqliteBrain  # noqa: PLC0415
+    from memverbs.server.home import Home  # noqa: PLC0415
+    from memverbs.server.runtime import Runtime  # noqa: PLC0415
     from memverbs.server.timeparse import now_ms  # noqa: PLC0415
 
     token = tokens.mint()
-    brain = SqliteBrain.open(Path(home) / "brain.db")
+    brain = Runtime(Home(Path(home))).open_brain()  # the home's configured brain (brain.url)
     try:
         brain.create_token(name=name, token_hash=tokens.digest(token), token_hint=tokens.hint(token),
                            scopes=tokens.scopes_text(tokens.parse_scopes(scopes)),

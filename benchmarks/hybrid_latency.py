@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memverbs.server.brain.sqlite import SqliteBrain
+from memverbs.server.brain.factory import BrainLocation, open_brain
 from memverbs.server.brain.sqlite_pages import reverse
 from memverbs.server.home import Home
 from memverbs.server.pages.chunks import embed_input, text_hash
@@ -61,7 +61,7 @@ def seed(final: Path, n: int, dims: int) -> None:
     path = final.with_suffix(".seeding")
     for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
         leftover.unlink(missing_ok=True)
-    brain = SqliteBrain.open(path, create=True)
+    brain = open_brain(BrainLocation("sqlite", path=path), create=True)
     db = brain.db
     db.execute("PRAGMA synchronous = OFF")  # a benchmark corpus, rebuilt on demand
     now = now_ms()

@@ -33,8 +33,8 @@ import numpy as np
 
 from benchmarks.results_file import replace_section
 from memverbs.server.brain import vector_ann
-from memverbs.server.brain.sqlite import SqliteBrain
-from memverbs.server.brain.sqlite_vectors import pack
+from memverbs.server.brain.factory import BrainLocation, open_brain
+from memverbs.server.brain.base import pack
 from memverbs.server.brain.vector_index import ExactScores, VectorIndex
 
 CACHE = Path(__file__).resolve().parent / ".cache"
@@ -75,7 +75,7 @@ def brain_with(n: int, dims: int) -> tuple[Path, np.ndarray]:
     if not (path.parent / ".done").exists():
         shutil.rmtree(path.parent, ignore_errors=True)
         path.parent.mkdir(parents=True)
-        brain = SqliteBrain.open(path, create=True)
+        brain = open_brain(BrainLocation("sqlite", path=path), create=True)
         space = brain.space_id("bench", "embedding-like", dims, create=True)
         for lo in range(0, n, 10_000):
             brain.store_text_vectors(space, [(f"h{i}", pack(rows[i])) for i in range(lo, min(lo + 10_000, n))], 1)
@@ -88,7 +88,7 @@ def brain_with(n: int, dims: int) -> tuple[Path, np.ndarray]:
 
 def measure(n: int, dims: int, queries: int = 200) -> dict:
     path, rows = brain_with(n, dims)
-    brain = SqliteBrain.open(path)
+    brain = open_brain(BrainLocation("sqlite", path=path))
     space = brain.space_id("bench", "embedding-like", dims, create=False)
     index = VectorIndex(space, dims, brain.vector_snapshot_dir)
     index.refresh(brain)  # reads the vectors and writes the snapshot, as reindex does

@@ -45,7 +45,7 @@ class Hook:
     """What a moment needs: the event, its session state, the brain, and a trusted local caller."""
 
     def __init__(self, home: Home, event, settings, state, now_ms: int, deadline: float) -> None:
-        from memverbs.server.brain.sqlite import SqliteBrain  # noqa: PLC0415
+        from memverbs.server.brain.factory import locate, open_brain  # noqa: PLC0415
         from memverbs.server.context import Caller  # noqa: PLC0415
         from memverbs.server.dispatch import Dispatcher  # noqa: PLC0415
 
@@ -53,9 +53,11 @@ class Hook:
         self.source = settings.source
         # Never wait on a lock past the deadline: SQLite's busy wait is C code the alarm cannot
         # interrupt, so it gets what is left of the budget (minus a margin to report and exit).
+        # One connection at most (a hook makes a few calls in sequence).
         left_ms = int((deadline - time.monotonic()) * 1000) - LOCK_MARGIN_MS
         busy_ms = max(10, min(settings.busy_timeout_ms, 1_000, left_ms))
-        self.brain = SqliteBrain.open(home.resolve(settings.brain_path), busy_timeout_ms=busy_ms)
+        where = locate(settings.brain_url, home, settings.brain_path)
+        self.brain = open_brain(where, busy_timeout_ms=busy_ms, pool_size=1)
         self.dispatcher = Dispatcher(Caller.local(self.source), "verbs", lambda: self.brain)
 
     def standing(self) -> list[str]:
@@ -86,6 +88,19 @@ class Hook:
     def close(self) -> None:
         self.brain.close()
 
+
+
+def _sqlite_brain(home: Home, settings):
+    """The brain's file when it is a SQLite brain (the heartbeat's one-read fast path reads the file
+    itself); None for a Postgres brain, which answers through the full delta, or a bad brain.url."""
+    from memverbs.server.brain.factory import locate  # noqa: PLC0415
+    from memverbs.server.errors import ConfigError  # noqa: PLC0415
+
+    try:
+        where = locate(settings.brain_url, home, settings.brain_path)
+    except ConfigError:
+        return None  # the full path reports it, classified
+    return where.path if where.backend == "sqlite" else None
 
 class HookFailure(Exception):
     """A verb answered with an error envelope; its code is the diagnostic."""
@@ -198,11 +213,12 @@ def _run(home: Home, args: dict, started: float, budget_s: float) -> tuple[str, 
         if state.packed and not tool_beat_due(state, _now_ms()):
             return "rate_limited", None, event.moment.value  # a tool-heavy turn: one look per interval
     beats = event.moment is Moment.HEARTBEAT or (event.moment is Moment.POST_TOOL and state.packed)
-    if beats and url is None:
+    brain_file = _sqlite_brain(home, settings) if beats and url is None else None
+    if brain_file is not None:
         from memverbs.hooks.changes import changed_since_cursor  # noqa: PLC0415
         from memverbs.server.context import LOCAL_LANE  # noqa: PLC0415
 
-        if changed_since_cursor(home.resolve(settings.brain_path), settings.source, LOCAL_LANE, event.session_id) is False:
+        if changed_since_cursor(brain_file, settings.source, LOCAL_LANE, event.session_id) is False:
             if event.moment is Moment.POST_TOOL:
                 state.last_heartbeat_ms = _now_ms()
                 state.save()

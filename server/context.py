@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memverbs.server.brain.sqlite import SqliteBrain
+    from memverbs.server.brain.base import Brain
     from memverbs.server.providers.config import Providers
 
 LOCAL_LANE = "local"
@@ -45,7 +45,7 @@ class Caller:
 
 @dataclass
 class VerbContext:
-    brain: SqliteBrain
+    brain: Brain
     caller: Caller
     # Operator opt-in (config search.remote_private_pages): untrusted callers may read private pages.
     remote_private_pages: bool = False

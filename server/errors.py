@@ -5,7 +5,7 @@
      ├── BrainError           the brain cannot serve (missing, locked, corrupt, future schema)
      │    ├── BrainMissing
      │    ├── BrainLocked     another process holds the write lock past the busy timeout
-     │    └── BrainCorrupt    the file is not a (healthy) SQLite database
+     │    └── BrainCorrupt    the file is not a (healthy) SQLite database, or Postgres reports damaged data
      ├── ConfigError          the config file cannot be read or is invalid
      └── ProviderError        an embedding or chat provider call failed (kind: timeout,
                               rate_limited, network, provider_error, model_unusable, no_key)
@@ -81,7 +81,8 @@ class BrainLocked(BrainError):
 
 
 class BrainCorrupt(BrainError):
-    """The brain file is not a SQLite database, or its pages are damaged."""
+    """The brain file is not a SQLite database or its pages are damaged; on Postgres, the server
+    reports damaged data or indexes (SQLSTATE XX001/XX002; a database is never "not a database")."""
 
 
 class ConfigError(MemverbsError):

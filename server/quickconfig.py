@@ -22,8 +22,10 @@ from memverbs.server.home import DEFAULT_BRAIN_NAME, DEFAULT_SOURCE, Home
 class QuickSettings:
     source: str
     brain_path: str
+    brain_url: str
     busy_timeout_ms: int
     hook_entities: str
+    pool_size: int = 4
     mcp_surface: str | None = None
     strict_params: str = "warn"
     remote_private_pages: bool = False
@@ -58,8 +60,9 @@ def quick_settings(home: Home) -> QuickSettings:
         raise ConfigError(f"config file {home.config_path} is unreadable ({exc})", "Run `memverbs doctor`.") from exc
     try:
         timeout = int(_value(data, "brain.busy_timeout_ms", 10_000))
+        pool_size = int(_value(data, "brain.pool_size", 4))
     except (TypeError, ValueError) as exc:
-        raise ConfigError("brain.busy_timeout_ms is not a number", "Run `memverbs doctor`.") from exc
+        raise ConfigError("brain.busy_timeout_ms or brain.pool_size is not a number", "Run `memverbs doctor`.") from exc
     surface = _value(data, "mcp_surface", None)
     strict = _value(data, "mcp.strict_params", "warn")
     private = _value(data, "search.remote_private_pages", False)
@@ -70,8 +73,10 @@ def quick_settings(home: Home) -> QuickSettings:
     return QuickSettings(
         source=str(_value(data, "source", DEFAULT_SOURCE)).strip() or DEFAULT_SOURCE,
         brain_path=str(_value(data, "brain.path", DEFAULT_BRAIN_NAME)),
+        brain_url=str(_value(data, "brain.url", "")),
         busy_timeout_ms=timeout,
         hook_entities=str(_value(data, "hooks.entities", "")),
+        pool_size=pool_size,
         mcp_surface=surface if sure else None,
         strict_params=strict if sure else "warn",
         remote_private_pages=private if sure else False,

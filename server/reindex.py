@@ -9,12 +9,11 @@ rejected key or unknown model stops at once with the fix.
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from memverbs.server.brain.sqlite_vectors import pack
+from memverbs.server.brain.base import pack
 from memverbs.server.errors import ProviderError
 from memverbs.server.pages.chunks import embed_input
 from memverbs.server.timeparse import now_ms
@@ -81,17 +80,12 @@ def reindex(brain, embedder, *, progress: Progress | None = None, prune: bool = 
 
     if prune:
         report.pruned = brain.prune_vectors(space)
-        # Snapshots still hold the pruned rows (harmless, filtered at use, but memory): rebuild below.
-        shutil.rmtree(brain.vector_snapshot_dir, ignore_errors=True)
     if space is not None and report.dims:
-        # Build the shared snapshot now, so no search pays for reading every vector out of SQLite.
-        from memverbs.server.brain.vector_index import VectorIndex  # noqa: PLC0415
-
+        # Build the index now (SQLite: the shared snapshot), so no search pays for it.
         tell("writing snapshot", 0, 1)
-        index = VectorIndex(space, report.dims, brain.vector_snapshot_dir)
-        index.refresh(brain)
+        graph = brain.build_vector_index(space, report.dims)
         tell("writing snapshot", 1, 1)
-        if index.build_graph():  # a big brain's ANN graph, built here rather than behind a server
+        if graph:  # a big brain's ANN graph, built here rather than behind a server
             tell("building vector graph", 1, 1)
     return report
 

@@ -19,7 +19,8 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from memverbs.server.brain.sqlite import SqliteBrain
+from memverbs.server.brain.base import Brain
+from memverbs.server.brain.factory import BrainLocation, locate, open_brain
 from memverbs.server.context import Caller
 from memverbs.server.dispatch import Dispatcher
 from memverbs.server.errors import ConfigError
@@ -47,7 +48,9 @@ class Runtime:
                 self.config_error = exc
         if self._quick is None or not self._quick.sure:
             self.validate_settings()
-        self._brain: SqliteBrain | None = None
+        self._brain: Brain | None = None
+        # A long-lived process (a server) builds a big brain's vector graph in the background.
+        self.build_graphs = False
         # Costs nothing to build: keys, httpx and numpy wait for the first call that needs them.
         self.providers = providers or Providers(None, load=lambda: self.settings)
 
@@ -85,30 +88,38 @@ class Runtime:
         return self._pick(lambda s: s.source, lambda q: q.source, None) or source_from_env()
 
     @property
-    def brain_path(self):
-        return self.home.resolve(self._pick(lambda s: s.brain.path, lambda q: q.brain_path, "brain.db"))
+    def brain_location(self) -> BrainLocation:
+        """The configured brain (`brain.url`, else the file `brain.path`); raises ConfigError for a bad URL."""
+        url = self._pick(lambda s: s.brain.url, lambda q: q.brain_url, "")
+        return locate(url, self.home, self._pick(lambda s: s.brain.path, lambda q: q.brain_path, "brain.db"))
 
     @property
     def busy_timeout_ms(self) -> int:
         return self._pick(lambda s: s.brain.busy_timeout_ms, lambda q: q.busy_timeout_ms, 10_000)
 
-    def brain(self) -> SqliteBrain:
+    @property
+    def pool_size(self) -> int:
+        return self._pick(lambda s: s.brain.pool_size, lambda q: q.pool_size, 4)
+
+    def _open(self, *, create: bool = False) -> Brain:
         if self.config_error is not None:
             raise self.config_error
+        return open_brain(self.brain_location, create=create, busy_timeout_ms=self.busy_timeout_ms,
+                          pool_size=self.pool_size, build_graphs=self.build_graphs)
+
+    def brain(self) -> Brain:
+        if self.config_error is not None:
+            raise self.config_error  # also after the brain was opened: a config refused late fails closed
         if self._brain is None:
-            self._brain = SqliteBrain.open(self.brain_path, busy_timeout_ms=self.busy_timeout_ms)
+            self._brain = self._open()
         return self._brain
 
-    def open_brain(self) -> SqliteBrain:
+    def open_brain(self) -> Brain:
         """A fresh connection to the brain, not shared: one per worker thread of the HTTP server."""
-        if self.config_error is not None:
-            raise self.config_error
-        return SqliteBrain.open(self.brain_path, busy_timeout_ms=self.busy_timeout_ms)
+        return self._open()
 
-    def create_brain(self) -> SqliteBrain:
-        if self.config_error is not None:
-            raise self.config_error
-        self._brain = SqliteBrain.open(self.brain_path, create=True, busy_timeout_ms=self.busy_timeout_ms)
+    def create_brain(self) -> Brain:
+        self._brain = self._open(create=True)
         return self._brain
 
     def close(self) -> None:
@@ -138,7 +149,7 @@ class Runtime:
         surface: str,
         caller: Caller | None = None,
         *,
-        open_brain: Callable[[], SqliteBrain] | None = None,
+        open_brain: Callable[[], Brain] | None = None,
         usage_client: str | None = None,
     ) -> Dispatcher:
         """An MCP caller's dispatcher. `open_brain` overrides the process's one connection (HTTP

@@ -24,8 +24,13 @@ class _Section(BaseModel):
 
 
 class BrainSettings(_Section):
-    backend: Literal["sqlite"] = Field("sqlite", description="Storage backend: sqlite (the embedded default).")
+    backend: Literal["sqlite"] = Field("sqlite", description="Kept for older config files: the backend follows brain.url.")
     path: str = Field(DEFAULT_BRAIN_NAME, description="SQLite brain file, relative to the home.")
+    url: str = Field(
+        "",
+        description="Where the brain lives: empty for the file brain.path, sqlite:///file.db, or postgresql://user@host/db.",
+    )
+    pool_size: int = Field(4, ge=1, le=100, description="Postgres: most connections one process opens to the brain.")
     busy_timeout_ms: int = Field(10_000, ge=0, description="How long a writer waits for another's lock.")
 
 

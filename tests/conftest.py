@@ -15,13 +15,81 @@ from memverbs.server.runtime import Runtime
 from helpers import Client, init_home
 
 
+@pytest.fixture(scope="session")
+def pg_servers():
+    """Every kind of real Postgres server this machine can start (tests/support/postgres.py)."""
+    from postgres import start_servers  # noqa: PLC0415
+
+    servers = start_servers()
+    if os.environ.get("MEMVERBS_REQUIRE_POSTGRES") == "1":
+        missing = {"pgvector", "plain"} - set(servers)
+        if missing:
+            for server in servers.values():
+                server.stop()
+            pytest.fail(f"MEMVERBS_REQUIRE_POSTGRES=1 but no {', '.join(sorted(missing))} Postgres could be started")
+    yield servers
+    for server in servers.values():
+        server.stop()
+
+
+def pg_server(request, kind: str):
+    """The server for a backend name: `postgres` (pgvector if there is one) or `postgres-plain` (no pgvector)."""
+    servers = request.getfixturevalue("pg_servers")
+    server = servers.get("plain") if kind == "postgres-plain" else (servers.get("pgvector") or servers.get("plain"))
+    if server is None:
+        pytest.skip(f"no Postgres server for {kind} on this machine (pgserver wheel or the postgresql package)")
+    return server
+
+
 @pytest.fixture
-def home(tmp_path, monkeypatch) -> Home:
+def brain_backend(request) -> str:
+    """sqlite, unless a test directory parametrises it (tests/server: every backend)."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture
+def pg(request, brain_backend):
+    """The Postgres server the current backend runs on (skipped on sqlite and when there is none)."""
+    if brain_backend == "sqlite":
+        pytest.skip("a Postgres-only test")
+    return pg_server(request, brain_backend)
+
+
+@pytest.fixture
+def brain_url(request, brain_backend):
+    """The brain.url the home uses: None for the SQLite file, else a fresh database of its own."""
+    if brain_backend == "sqlite":
+        yield None
+        return
+    server = pg_server(request, brain_backend)
+    url = server.new_database()
+    yield url
+    server.drop_database(url)
+
+
+@pytest.fixture
+def other_brain_url(request, brain_backend):
+    """A second, empty brain on the same backend (a test's second home): None means its own SQLite file."""
+    if brain_backend == "sqlite":
+        yield None
+        return
+    server = pg_server(request, brain_backend)
+    url = server.new_database()
+    yield url
+    server.drop_database(url)
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch, brain_url) -> Home:
     """An initialised MEMVERBS_HOME with an empty brain; the environment points at it."""
     root = tmp_path / "home"
     monkeypatch.setenv("MEMVERBS_HOME", str(root))
     for var in ("MEMVERBS_SOURCE", "MEMVERBS_MCP_SURFACE", "MEMVERBS_MCP_FORCE_SURFACE", "MEMVERBS_REMOTE_PRIVATE_PAGES"):
         monkeypatch.delenv(var, raising=False)
+    if brain_url:
+        monkeypatch.setenv("MEMVERBS_BRAIN__URL", brain_url)
+    else:
+        monkeypatch.delenv("MEMVERBS_BRAIN__URL", raising=False)
     return init_home(root)
 
 

@@ -35,7 +35,7 @@ def run_auth(args) -> int:
 
 def _create(args, runtime, brain) -> int:
     from memverbs.server import tokens  # noqa: PLC0415
-    from memverbs.server.brain.sqlite_tokens import TokenNameTaken  # noqa: PLC0415
+    from memverbs.server.brain.base import TokenNameTaken  # noqa: PLC0415
     from memverbs.server.timeparse import iso, now_ms  # noqa: PLC0415
 
     problem = tokens.check_name(args.name)

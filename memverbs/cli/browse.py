@@ -82,9 +82,8 @@ def _more(args, shown: int, total: int) -> None:
 def _stats(args, target) -> int:
     brain = target.brain()
     s = brain.stats(target.source, now_ms())
-    size = sum(p.stat().st_size for p in (brain.path, brain.path.with_name(brain.path.name + "-wal")) if p.exists())
-    s["brain_bytes"] = size
-    s["brain"] = str(brain.path)
+    size = s["brain_bytes"]
+    s["brain"] = brain.describe()
     s["source"] = target.source
     for key in ("last_page_write", "last_fact_write"):
         s[key] = iso(s[key]) if s[key] else None
@@ -134,7 +133,7 @@ def _backlinks(args, target) -> int:
 
 def _timeline(args, target) -> int:
     """A page's timeline entries and the facts about it, newest first, one list."""
-    from memverbs.server.brain.sqlite_facts import FactFilter  # noqa: PLC0415
+    from memverbs.server.brain.base import FactFilter  # noqa: PLC0415
 
     brain = target.brain()
     events = [
@@ -261,7 +260,7 @@ def _move_facts(args, target) -> int:
 
 
 def _entity_filter(slug: str):
-    from memverbs.server.brain.sqlite_facts import FactFilter  # noqa: PLC0415
+    from memverbs.server.brain.base import FactFilter  # noqa: PLC0415
 
     return FactFilter(arm="entity", now=now_ms(), world_only=False, active_only=False, limit=1, entity_slug=slug)
 

@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 from memverbs.cli.output import print_json
 from memverbs.server.brain import migrations
+from memverbs.server.brain.factory import locate
 from memverbs.server.errors import ConfigError
 from memverbs.server.home import Home, source_from_env
 from memverbs.server.settings import Settings, load_settings
@@ -42,22 +43,32 @@ def run_checks(home: Home) -> list[Check]:
         checks.append(Check("config", "ok", f"{where}; source {settings.source}"))
     except ConfigError as exc:
         checks.append(Check("config", "fail", exc.message, exc.fix))
-    brain_path = home.resolve(settings.brain.path if settings else "brain.db")
+    try:
+        where = locate(settings.brain.url, home, settings.brain.path) if settings else locate("", home, "brain.db")
+    except ConfigError as exc:
+        checks.append(Check("brain", "fail", exc.message, exc.fix))
+        where = None
     remote = remote_brain_checks(home)
-    if remote and not brain_path.is_file():
+    if remote and where is not None and where.exists() is False:
         # A machine that only uses a remote brain: the local brain, its providers and its usage
         # log live on the server (doctor there checks them); here the remote itself is checked.
-        checks.append(Check("brain", "ok", f"no local brain at {brain_path}: this machine uses the remote brain"))
+        checks.append(Check("brain", "ok", f"no local brain at {where}: this machine uses the remote brain"))
         checks += remote
     else:
-        checks += brain_checks(brain_path)
-        from memverbs.server.sync.status import sync_checks  # noqa: PLC0415
+        if where is not None and where.backend == "postgres":
+            from memverbs.server.brain.postgres_health import postgres_checks  # noqa: PLC0415 - psycopg only here
 
-        checks += [Check(*row) for row in sync_checks(brain_path, settings.source if settings else source_from_env())]
-        if settings is not None:
+            checks += [Check(*row) for row in postgres_checks(where)]
+        elif where is not None:
+            checks += brain_checks(where.path)
+        if where is not None:
+            from memverbs.server.sync.status import sync_checks  # noqa: PLC0415
+
+            checks += [Check(*row) for row in sync_checks(where, settings.source if settings else source_from_env())]
+        if settings is not None and where is not None:
             from memverbs.server.providers.health import provider_checks  # noqa: PLC0415 - probes only here
 
-            checks += [Check(*row) for row in provider_checks(settings, brain_path)]
+            checks += [Check(*row) for row in provider_checks(settings, where)]
         checks.append(usage_check(home))
         checks += remote
     from memverbs.installers.health import harness_checks  # noqa: PLC0415

@@ -22,7 +22,8 @@ def run_init(args) -> int:
             config["protocol_installed_at"] = iso(now_ms())
             write_config(home.config_path, config)
         runtime = Runtime(home)
-        existed = runtime.brain_path.exists()
+        where = runtime.brain_location
+        existed = where.exists()
         brain = runtime.create_brain()
         counts = brain.counts(runtime.source)
     except MemverbsError as exc:
@@ -35,16 +36,16 @@ def run_init(args) -> int:
         "home": str(home.root),
         "config": str(home.config_path),
         "config_created": created_config,
-        "brain": str(runtime.brain_path),
-        "brain_created": not existed,
+        "brain": str(where),
+        "brain_created": existed is False,
         "source": runtime.source,
         **counts,
     }
     if args.json:
         print_json(result)
         return 0
-    verb = "created" if not existed else "ready"
-    print(f"memverbs brain {verb}: {runtime.brain_path} (source {runtime.source}; {counts['pages']} pages, {counts['facts']} facts)")
+    verb = "created" if existed is False else "ready"
+    print(f"memverbs brain {verb}: {where} (source {runtime.source}; {counts['pages']} pages, {counts['facts']} facts)")
     print()
     print("Memories agents save are readable by every agent connected to this brain;")
     print('pass visibility "private" (or --visibility private) for facts only the local CLI may read.')

@@ -94,7 +94,7 @@ GROUPS = (
     ("markdown folders", ("import", "export", "sync")),
     ("harnesses", ("install", "uninstall", "hook")),
     ("remote", ("serve", "connect", "disconnect", "auth", "remote-header", "whoami")),
-    ("maintenance", ("init", "ui", "config", "doctor", "stats", "reindex", "protocol", "call", "completion")),
+    ("maintenance", ("init", "ui", "config", "doctor", "stats", "reindex", "migrate", "protocol", "call", "completion")),
 )
 
 EXIT_CODES = "exit status: 0 ok · 1 not found, or a problem (the fix is on stderr) · 2 usage error"
@@ -386,6 +386,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--prune", action="store_true", help="also drop vectors no page uses and vectors of other models")
     _json(p, "the counts as JSON")
 
+    p = add(sub, "migrate", "copy the brain to another backend (postgresql://… or a SQLite file), verified")
+    p.add_argument("--to", required=True, metavar="URL", help="the brain to copy into: postgresql://…, sqlite:///file.db or a path")
+    p.add_argument("--resume", action="store_true", help="continue a copy that was interrupted")
+    _json(p, "the copy's counts as JSON")
+
     p = add(sub, "ui", "open the local brain inspector in the browser (timeline, entities, pages, pack preview, health)")
     p.add_argument("--port", type=_port, default=0, metavar="PORT", help="port to listen on (default 0: a free one)")
     p.add_argument("--host", default="127.0.0.1", metavar="ADDRESS", help="address to listen on (default 127.0.0.1)")
@@ -484,6 +489,10 @@ def main(argv: list[str] | None = None) -> int:
             from memverbs.cli.reindex import run_reindex  # noqa: PLC0415
 
             return run_reindex(args)
+        if args.command == "migrate":
+            from memverbs.cli.migrate import run_migrate  # noqa: PLC0415
+
+            return run_migrate(args)
         if args.command in ("entities", "stats", "backlinks", "timeline", "history", "move-facts"):
             from memverbs.cli.browse import run_browse  # noqa: PLC0415
 

@@ -12,7 +12,7 @@ def run_serve(args) -> int:
 
     # stdio: the first answer must not wait for pydantic-settings (see Runtime.quick).
     runtime = Runtime() if args.http else Runtime.quick()
-    runtime.providers.build_graphs = True  # lives long enough to build a big brain's vector graph aside
+    runtime.build_graphs = True  # lives long enough to build a big brain's vector graph aside
     surface = runtime.surface(args.surface)
     if args.http:
         # uvicorn and the SDK's HTTP stack are imported only here.

@@ -64,8 +64,21 @@ class SqliteBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, Br
             raise translate(exc, path) from exc
         return cls(db, path)
 
+    @classmethod
+    def open_read_only(cls, path: Path) -> SqliteBrain:
+        """A look without writing anything (doctor): no migrations, no journal-mode change."""
+        try:
+            db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise translate(exc, path) from exc
+        db.row_factory = sqlite3.Row
+        return cls(db, path)
+
     def close(self) -> None:
         self.db.close()
+
+    def describe(self) -> str:
+        return str(self.path)
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
@@ -101,11 +114,14 @@ class SqliteBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, Br
     # -- health, for doctor -------------------------------------------------
 
     def schema_status(self) -> dict:
-        return {
-            "applied": migrations.applied(self.db),
-            "pending": [m.name for m in migrations.pending(self.db)],
-            "unknown": migrations.unknown(self.db),
-        }
+        try:
+            return {
+                "applied": migrations.applied(self.db),
+                "pending": [m.name for m in migrations.pending(self.db)],
+                "unknown": migrations.unknown(self.db),
+            }
+        except sqlite3.DatabaseError as exc:
+            raise translate(exc, self.path) from exc
 
     def integrity(self) -> str:
         return self.db.execute("PRAGMA quick_check").fetchone()[0]

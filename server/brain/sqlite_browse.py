@@ -162,6 +162,10 @@ class BrowseStore:
             "fact_vectors": self.one("SELECT count(*) FROM fact_vectors")[0],
             "last_page_write": one("SELECT max(updated_at) FROM pages WHERE source_id = ?"),
             "last_fact_write": facts[6],
+            # The file and its write-ahead log: what the brain occupies on disk.
+            "brain_bytes": sum(
+                p.stat().st_size for p in (self.path, self.path.with_name(self.path.name + "-wal")) if p.exists()
+            ),
         }
 
     def backlinks(self, source: str, slug: str, limit: int) -> list[sqlite3.Row]:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from memverbs.server.brain.base import FactFilter, NewFact, SearchQuery
+from memverbs.server.brain.sqlite_fts import fts5_match
 from memverbs.server.timeparse import now_ms
 
 FACT_COLS = (
@@ -18,35 +19,6 @@ FACT_COLS = (
 )
 _ACTIVE = "expired_at IS NULL AND (valid_until IS NULL OR valid_until > ?)"
 _WORLD = "(NOT ? OR visibility = 'world')"
-
-
-@dataclass
-class NewFact:
-    fact: str
-    fact_norm: str
-    kind: str
-    entity_slug: str | None
-    visibility: str
-    provenance: str
-    valid_until: int | None
-    source_session: str | None = None
-    context: str | None = None
-    confidence: float = 1.0
-    notability: str = "medium"
-
-
-@dataclass
-class FactFilter:
-    """What recall's facts arm asks for; `arm` picks the ordering."""
-
-    arm: str  # supersessions | entity | session | recent
-    now: int
-    world_only: bool
-    active_only: bool
-    limit: int
-    entity_slug: str | None = None
-    session_id: str | None = None
-    since: int | None = None
 
 
 class FactStore:
@@ -249,9 +221,9 @@ class FactStore:
         return list(dict.fromkeys(r[0] for r in rows))[:limit]
 
     def facts_matching(
-        self, source: str, match: str, *, world_only: bool, now: int, since: int | None, until: int | None, limit: int
+        self, source: str, query: SearchQuery, *, world_only: bool, now: int, since: int | None, until: int | None, limit: int
     ) -> list[sqlite3.Row]:
-        """Active facts matching an FTS5 expression, best first, with event time inside the window."""
+        """Active facts matching the query, best first, with event time inside the window."""
         return self.query(
             f"SELECT {', '.join('f.' + c.strip() for c in FACT_COLS.split(','))} FROM facts_fts "
             "JOIN facts f ON f.id = facts_fts.rowid "
@@ -259,5 +231,5 @@ class FactStore:
             "AND (f.valid_until IS NULL OR f.valid_until > ?) AND (NOT ? OR f.visibility = 'world') "
             "AND (? IS NULL OR f.valid_from >= ?) AND (? IS NULL OR f.valid_from <= ?) "
             "ORDER BY bm25(facts_fts) LIMIT ?",
-            (match, source, now, world_only, since, since, until, until, limit),
+            (fts5_match(query), source, now, world_only, since, since, until, until, limit),
         )

@@ -9,29 +9,12 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
-from memverbs.server.names import normalize_alias
+from memverbs.server.brain.base import PageDraft, SearchQuery, draft_aliases
+from memverbs.server.brain.sqlite_fts import fts5_match
 
 _LIVE = "deleted_at IS NULL AND (? OR visibility = 'world')"
 _PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_retrieved_at"
-
-
-@dataclass
-class PageDraft:
-    """A page as put_page parsed it: everything a save replaces."""
-
-    slug: str
-    title: str
-    type: str | None
-    body: str
-    frontmatter: dict
-    summary: str | None
-    visibility: str
-    aliases: list[str] = field(default_factory=list)
-    links: list[tuple[str, str, str, str | None]] = field(default_factory=list)  # to, type, link_source, context
-    timeline: list[tuple[str, str, str | None]] = field(default_factory=list)  # date, summary, detail
-    markdown: str | None = None  # the page's source as stored, for `get-page --raw`
 
 
 def reverse(slug: str) -> str:
@@ -153,15 +136,15 @@ class PageStore:
         args.append(limit)
         return self.query(sql, tuple(args))
 
-    def keyword_search(self, source: str, match: str, *, limit: int, allow_private: bool) -> list[sqlite3.Row]:
-        """Pages matching an FTS5 expression, best first (title weighs more than body)."""
+    def keyword_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list[sqlite3.Row]:
+        """Pages matching the query, best first (title weighs more than body)."""
         return self.query(
             "SELECT p.slug, p.title, p.body, snippet(pages_fts, 1, '', '', '…', 48) AS chunk, "
             "bm25(pages_fts, 10.0, 1.0) AS rank "
             "FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid "
             "WHERE pages_fts MATCH ? AND p.source_id = ? AND p.deleted_at IS NULL AND (? OR p.visibility = 'world') "
             "ORDER BY rank LIMIT ?",
-            (match, source, allow_private, limit),
+            (fts5_match(query), source, allow_private, limit),
         )
 
     def aliased_slugs(self, source: str, slugs: list[str], alias_norm: str) -> set[str]:
@@ -369,12 +352,3 @@ class PageStore:
             "SELECT to_slug, link_type, link_source, context FROM links WHERE source_id = ? AND from_slug = ? ORDER BY id",
             (source, slug),
         )
-
-
-def draft_aliases(draft: PageDraft) -> list[tuple[str, str]]:
-    seen: dict[str, str] = {}
-    for alias in draft.aliases:
-        norm = normalize_alias(alias)
-        if norm and norm not in seen:
-            seen[norm] = alias
-    return [(alias, norm) for norm, alias in seen.items()]

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import sqlite3
 
+from memverbs.server.brain.base import TokenNameTaken
 from memverbs.server.errors import BrainError
 
 TOKEN_COLS = "id, name, token_hint, scopes, surface, source_id, client_id, created_at, last_used_at, revoked_at"
 TOUCH_EVERY_MS = 60_000  # last_used_at is for people; a write per request would only add lock traffic
-
-
-class TokenNameTaken(Exception):
-    """A live token already has this name."""
 
 
 class TokenStore:

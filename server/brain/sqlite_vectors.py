@@ -9,34 +9,28 @@ when an embedding provider is configured.
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
-from typing import TYPE_CHECKING
+import threading
 
+from memverbs.server.brain.base import pack, unpack
 from memverbs.server.pages.chunks import chunk_page, embed_input, text_hash
 
-if TYPE_CHECKING:
-    import numpy as np
+__all__ = ["VectorStore", "pack", "unpack"]
 
 _LIVE_PAGE = "p.deleted_at IS NULL AND (? OR p.visibility = 'world')"
 _ACTIVE = "f.expired_at IS NULL AND (f.valid_until IS NULL OR f.valid_until > ?)"
 
 
-def pack(vector) -> bytes:
-    import numpy as np  # noqa: PLC0415 - vectors exist only with a provider
-
-    return np.asarray(vector, dtype="<f4").tobytes()
-
-
-def unpack(blobs: list[bytes], dims: int) -> np.ndarray:
-    import numpy as np  # noqa: PLC0415
-
-    if not blobs:
-        return np.zeros((0, dims), dtype=np.float32)
-    return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dims).astype(np.float32, copy=False)
+# One index per (brain file, space) per process, shared by every connection to it (the HTTP
+# server opens one per worker thread): its snapshot is mapped once and its tail read once.
+_INDEXES: dict = {}
+_INDEXES_LOCK = threading.Lock()
 
 
 class VectorStore:
     db: sqlite3.Connection
+    build_graphs = False  # set by the factory for a long-lived process (a server)
 
     # -- spaces ------------------------------------------------------------------
 
@@ -171,6 +165,32 @@ class VectorStore:
         """Where this brain's memory-mapped vector snapshots live (a cache: safe to delete)."""
         return self.path.with_name(self.path.name + ".vectors")
 
+    def vector_index(self, space_id: int, dims: int):
+        """This process's index of a space's page vectors, brought up to date through this connection."""
+        from memverbs.server.brain.vector_index import VectorIndex  # noqa: PLC0415 - numpy behind it
+
+        key = (str(self.path), space_id)
+        with _INDEXES_LOCK:
+            index = _INDEXES.get(key)
+            if index is None:
+                index = _INDEXES[key] = VectorIndex(space_id, dims, self.vector_snapshot_dir)
+            # A long-lived process (a server) builds a big brain's graph aside; one-shot calls never do.
+            index.build_graphs = index.build_graphs or self.build_graphs
+        index.refresh(self)
+        return index
+
+    def build_vector_index(self, space_id: int, dims: int) -> bool:
+        """Write the shared snapshot now, so no search pays for reading every vector out of SQLite, and
+        a big snapshot's HNSW graph (vector_ann.py) in the foreground; True when a graph is in use."""
+        from memverbs.server.brain.vector_index import VectorIndex  # noqa: PLC0415
+
+        index = VectorIndex(space_id, dims, self.vector_snapshot_dir)
+        index.refresh(self)
+        return index.build_graph()
+
+    def vector_index_kind(self) -> str:
+        return "exact scan (numpy) over a memory-mapped snapshot; an HNSW graph (usearch) past 20,000 rows"
+
     def chunk_hits(self, source: str, vector_ids: list[int], *, allow_private: bool) -> list[sqlite3.Row]:
         """The live, visible chunks behind these vectors (one vector can serve several pages)."""
         if not vector_ids:
@@ -235,4 +255,6 @@ class VectorStore:
             ).rowcount
             other = db.execute("DELETE FROM text_vectors WHERE space_id IS NOT ?", (keep_space_id,)).rowcount
             other += db.execute("DELETE FROM fact_vectors WHERE space_id IS NOT ?", (keep_space_id,)).rowcount
+        # Snapshots still hold the pruned rows (harmless, filtered at use, but memory): reindex rebuilds them.
+        shutil.rmtree(self.vector_snapshot_dir, ignore_errors=True)
         return {"orphan_vectors": orphans, "other_model_vectors": other}

@@ -10,7 +10,7 @@ that title, alias or file name is saved.
 
 from __future__ import annotations
 
-from memverbs.server.brain.sqlite_pages import PageDraft, draft_aliases
+from memverbs.server.brain.base import PageDraft, draft_aliases
 from memverbs.server.context import VerbContext
 from memverbs.server.names import looks_like_slug, normalize_alias, slugify_path
 

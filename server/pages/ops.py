@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 
-from memverbs.server.brain.sqlite_pages import PageDraft
+from memverbs.server.brain.base import PageDraft
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, VerbError, invalid
 from memverbs.server.names import normalize_alias

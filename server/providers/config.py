@@ -9,7 +9,6 @@ person can act on; the verbs then degrade exactly as the contract says.
 
 from __future__ import annotations
 
-import threading
 from typing import TYPE_CHECKING
 
 from memverbs.server.providers import keys
@@ -32,10 +31,6 @@ class Providers:
         self._chat = chat
         self.embedder_problem: str | None = None
         self.chat_problem: str | None = None
-        self._indexes: dict = {}
-        # A long-lived process (a server) builds a big brain's vector graph in the background.
-        self.build_graphs = False
-        self._lock = threading.Lock()
 
     @property
     def settings(self) -> Settings | None:
@@ -101,18 +96,6 @@ class Providers:
 
         cls = AnthropicChat if cfg.provider == "anthropic" else OpenAIChat
         return cls(cfg, key, keys.how_to_set(keys.LLM_KEY))
-
-    def vector_index(self, brain, space_id: int, dims: int):
-        """The process's in-memory index of a brain's space, brought up to date (one per process, not per connection)."""
-        from memverbs.server.brain.vector_index import VectorIndex  # noqa: PLC0415 - numpy behind it
-
-        key = (str(brain.path), space_id)
-        with self._lock:
-            index = self._indexes.get(key)
-            if index is None:
-                index = self._indexes[key] = VectorIndex(space_id, dims, brain.vector_snapshot_dir, build_graphs=self.build_graphs)
-        index.refresh(brain)
-        return index
 
     def price(self) -> tuple[float, float] | None:
         from memverbs.server.providers.pricing import price_for  # noqa: PLC0415

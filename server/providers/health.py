@@ -8,8 +8,7 @@ raises, so a bad provider can never crash doctor.
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memverbs.server.errors import BrainError, ProviderError
 from memverbs.server.providers import keys
@@ -17,11 +16,14 @@ from memverbs.server.providers.config import Providers
 from memverbs.server.settings import Settings
 from memverbs.server.timeparse import now_ms
 
+if TYPE_CHECKING:
+    from memverbs.server.brain.factory import BrainLocation
+
 PROBE_TIMEOUT_SECONDS = 10
 Row = tuple[str, str, str, str | None]  # name, status (ok|warn|fail), detail, fix
 
 
-def provider_checks(settings: Settings, brain_path: Path) -> list[Row]:
+def provider_checks(settings: Settings, where: BrainLocation) -> list[Row]:
     probed = settings.model_copy(deep=True)
     probed.embeddings.timeout_seconds = min(settings.embeddings.timeout_seconds, PROBE_TIMEOUT_SECONDS)
     probed.llm.timeout_seconds = min(settings.llm.timeout_seconds, PROBE_TIMEOUT_SECONDS)
@@ -29,7 +31,7 @@ def provider_checks(settings: Settings, brain_path: Path) -> list[Row]:
     try:
         rows = [embeddings_check(providers)]
         if rows[0][1] == "ok" and providers.embeddings_configured:
-            rows.append(index_check(providers, brain_path))
+            rows.append(index_check(providers, where))
         rows.append(llm_check(providers))
         return rows
     finally:
@@ -52,22 +54,20 @@ def embeddings_check(providers: Providers) -> Row:
     return ("embeddings", "ok", f"{where}: {rows.shape[1]} dims (key: {source})", None)
 
 
-def index_check(providers: Providers, brain_path: Path) -> Row:
-    embedder = providers.embedder()
-    if not brain_path.is_file():
-        return ("vector_index", "ok", "no brain yet", None)
-    from memverbs.server.brain.sqlite import SqliteBrain  # noqa: PLC0415
+def index_check(providers: Providers, where: BrainLocation) -> Row:
+    from memverbs.server.brain.factory import open_brain  # noqa: PLC0415
 
+    embedder = providers.embedder()
+    if where.exists() is False:
+        return ("vector_index", "ok", "no brain yet", None)
     try:
-        db = sqlite3.connect(f"file:{brain_path}?mode=ro", uri=True, timeout=5)
-        db.row_factory = sqlite3.Row
-        brain = SqliteBrain(db, brain_path)
+        brain = open_brain(where, read_only=True, pool_size=1)
         try:
             space = brain.space_for(embedder.provider, embedder.model, embedder.dims)
             missing = brain.missing_vector_counts(space, now_ms())
         finally:
-            db.close()
-    except (sqlite3.DatabaseError, BrainError):
+            brain.close()
+    except BrainError:
         return ("vector_index", "ok", "not checked: the brain's schema is not current (see schema)", None)
     left = missing["chunks"] + missing["facts"] + missing["unchunked_pages"]
     if left:

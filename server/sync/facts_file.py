@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from memverbs.server.brain.sqlite_facts import FactFilter
+from memverbs.server.brain.base import FactFilter
 from memverbs.server.timeparse import iso, now_ms
 
 

@@ -81,27 +81,26 @@ def _human(ms: int) -> str:
     return f"{s / 3600:.1f} h"
 
 
-def sync_checks(brain_path, source: str) -> list[tuple]:
+def sync_checks(where, source: str) -> list[tuple]:
     """doctor's rows: one per synced or imported folder (lag, watcher, conflicts), read-only."""
-    import sqlite3  # noqa: PLC0415
+    from memverbs.server.brain.factory import open_brain  # noqa: PLC0415
+    from memverbs.server.errors import MemverbsError  # noqa: PLC0415
 
-    from memverbs.server.brain.sqlite import SqliteBrain  # noqa: PLC0415
-
-    if not brain_path.is_file():
+    if where.exists() is False:
         return []
     try:
-        db = sqlite3.connect(f"file:{brain_path}?mode=ro", uri=True, timeout=5)
-    except sqlite3.Error:
-        return []
+        brain = open_brain(where, read_only=True, pool_size=1)
+    except MemverbsError:
+        return []  # the brain's own check says why
     try:
-        db.row_factory = sqlite3.Row
-        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'sync_folders'").fetchone() is None:
+        # A brain from before markdown folders has no sync tables (doctor never migrates).
+        if not any(name.endswith("_markdown_sync_state") for name in brain.schema_status()["applied"]):
             return []
-        rows = folder_status(SqliteBrain(db, brain_path), source)
-    except sqlite3.Error as exc:
-        return [("sync", "warn", f"cannot read the sync state: {exc}", "Run `memverbs doctor` again; if it persists, `memverbs init`.")]
+        rows = folder_status(brain, source)
+    except MemverbsError as exc:
+        return [("sync", "warn", f"cannot read the sync state: {getattr(exc, 'message', exc)}", "Run `memverbs doctor` again; if it persists, `memverbs init`.")]
     finally:
-        db.close()
+        brain.close()
     out = []
     for r in rows:
         name = f"sync {r['root']}"

@@ -43,7 +43,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from memverbs.server import tokens
-from memverbs.server.brain.sqlite import SqliteBrain
+from memverbs.server.brain.base import Brain
 from memverbs.server.dispatch import Dispatcher, Outcome
 from memverbs.server.errors import MemverbsError, PROTOCOL_VERSION
 from memverbs.server.protocol.surfaces import allowed, narrower
@@ -68,10 +68,10 @@ class ThreadBrains:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
         self._local = threading.local()
-        self._open: weakref.WeakSet[SqliteBrain] = weakref.WeakSet()
+        self._open: weakref.WeakSet[Brain] = weakref.WeakSet()
         self._lock = threading.Lock()
 
-    def get(self) -> SqliteBrain:
+    def get(self) -> Brain:
         brain = getattr(self._local, "brain", None)
         if brain is None:
             brain = self.runtime.open_brain()  # raises BrainError/ConfigError: the caller reports them

@@ -27,7 +27,7 @@ RECENT_EVENT_DAYS = 90
 @dataclass
 class Candidate:
     rank: int
-    page: object  # sqlite3.Row
+    page: object  # a brain row
 
     @property
     def touched(self) -> int:

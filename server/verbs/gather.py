@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from memverbs.server.brain.base import SearchQuery
 from memverbs.server.context import VerbContext
 from memverbs.server.names import collapse
 from memverbs.server.timeparse import now_ms
@@ -67,10 +68,10 @@ def gather(ctx: VerbContext, question: str, since: int | None, until: int | None
 
     world_only = not ctx.caller.trusted
     facts: dict[int, dict] = {}
-    words = [f'"{w}"' for w in _WORD.findall(lexical.lower())][:16]
+    words = _WORD.findall(lexical.lower())[:16]
     if words:
         for row in ctx.brain.facts_matching(
-            ctx.source, " OR ".join(words), world_only=world_only, now=now, since=since, until=until, limit=FACTS_MAX
+            ctx.source, SearchQuery.of(words, "any"), world_only=world_only, now=now, since=since, until=until, limit=FACTS_MAX
         ):
             facts.setdefault(row["id"], _fact(row))
     slugs = [p["slug"] for p in out.pages]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from memverbs.server.brain.sqlite_facts import FactFilter
+from memverbs.server.brain.base import FactFilter
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, invalid
 from memverbs.server.names import estimate_tokens

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 
-from memverbs.server.brain.sqlite_facts import NewFact
+from memverbs.server.brain.base import NewFact
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, ProviderError, VerbError, invalid
 from memverbs.server.names import collapse
@@ -108,7 +108,7 @@ def _embed_fact(ctx: VerbContext, fact: str) -> tuple[bytes | None, int | None, 
     """(packed vector, space id, dims), or Nones when there is no provider or the call failed."""
     if ctx.providers is None or not ctx.providers.embeddings_configured:
         return None, None, None
-    from memverbs.server.brain.sqlite_vectors import pack  # noqa: PLC0415 - numpy only with a provider
+    from memverbs.server.brain.base import pack  # noqa: PLC0415 - numpy only with a provider
     from memverbs.server.verbs.semantic import embed, embedder  # noqa: PLC0415
 
     if embedder(ctx) is None:
@@ -129,7 +129,7 @@ def _chooser(new: NewFact, vector: bytes, dims: int):
             return None
         import numpy as np  # noqa: PLC0415
 
-        from memverbs.server.brain.sqlite_vectors import unpack  # noqa: PLC0415
+        from memverbs.server.brain.base import unpack  # noqa: PLC0415
 
         query = unpack([vector], dims)[0]
         sims = unpack([r["vector"] for r in rows], dims) @ query

@@ -1,10 +1,10 @@
 """Search over pages: keyword-only without a provider, hybrid with one; evidence and create_safety.
 
 Without an embedding provider (or when the query cannot be embedded) this is
-the keyword path: aliases equal to the query, then FTS5 with all terms, then
+the keyword path: aliases equal to the query, then keyword search with all terms, then
 any term to fill up, and `search_degraded` says so. With a provider, four arms
 run and are fused by reciprocal rank (RRF, k = 60): aliases, the query as a
-phrase in the title, FTS5 keywords, and vector similarity of the query with
+phrase in the title, keywords, and vector similarity of the query with
 every page chunk. Each result says why it matched (PROTOCOL.md §4.4), first
 matching rule wins: alias_hit, exact_title_match (the query is a phrase in
 the title), high_vector_match (query-to-chunk cosine ≥ search.evidence_cosine_floor),
@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import re
 
+from memverbs.server.brain.base import SearchQuery
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import ProviderError
 from memverbs.server.names import collapse, normalize_alias
@@ -68,11 +69,10 @@ def keyword_search(ctx: VerbContext, query: str, limit: int, *, allow_private: b
         rows[slug] = _readable(page, words, allow_private, matched=False) | {"slug": slug}
 
     if words:
-        quoted = [f'"{w}"' for w in words]
-        for expr in (" ".join(quoted), " OR ".join(quoted)) if len(words) > 1 else (quoted[0],):
+        for query_ in _keyword_queries(words):
             if len(rows) >= limit:
                 break
-            for r in lexical_hits(brain, source, expr, words, limit=limit, allow_private=allow_private):
+            for r in lexical_hits(brain, source, query_, words, limit=limit, allow_private=allow_private):
                 rows.setdefault(r["slug"], r)
 
     results = list(rows.values())[:limit]
@@ -94,8 +94,15 @@ def keyword_search(ctx: VerbContext, query: str, limit: int, *, allow_private: b
     return out
 
 
-def lexical_hits(brain, source: str, expr: str, words: list[str], *, limit: int, allow_private: bool) -> list[dict]:
-    """FTS5 hits as rows {slug, title, body, chunk} an untrusted caller may see.
+def _keyword_queries(words: list[str]) -> list[SearchQuery]:
+    """Every term first, then any term to fill up (one term: just it)."""
+    if len(words) == 1:
+        return [SearchQuery.of(words)]
+    return [SearchQuery.of(words, "all"), SearchQuery.of(words, "any")]
+
+
+def lexical_hits(brain, source: str, query: SearchQuery, words: list[str], *, limit: int, allow_private: bool) -> list[dict]:
+    """Keyword hits as rows {slug, title, body, chunk} an untrusted caller may see.
 
     The keyword index covers the whole body, private facts-fence rows included, so
     for untrusted callers a hit counts only if its query terms are in the world-safe
@@ -103,7 +110,7 @@ def lexical_hits(brain, source: str, expr: str, words: list[str], *, limit: int,
     surface, not even as the reason a page matched.
     """
     out = []
-    for r in brain.keyword_search(source, expr, limit=limit, allow_private=allow_private):
+    for r in brain.keyword_search(source, query, limit=limit, allow_private=allow_private):
         row = _readable(r, words, allow_private, matched=True)
         if row is not None:
             out.append(row)
@@ -122,7 +129,7 @@ def _readable(r, words: list[str], allow_private: bool, *, matched: bool) -> dic
 
 
 def _snippet(text: str, words: list[str], limit: int = 300) -> str | None:
-    """The prose line of `text` holding the most query terms (the world-safe stand-in for FTS5's snippet)."""
+    """The prose line of `text` holding the most query terms (the world-safe stand-in for the keyword index's snippet)."""
     best, best_hits = None, 0
     for line in text.splitlines():
         stripped = line.strip()
@@ -211,12 +218,11 @@ def hybrid_search(ctx: VerbContext, query: str, limit: int, arm, *, allow_privat
         seen("alias", slug, _readable(row, words, allow_private, matched=False) | {"slug": slug})
     snippets: dict[str, str] = {}
     if words:
-        title_phrase = 'title : "' + " ".join(words) + '"'
+        title_phrase = SearchQuery.of(words, "title_phrase")
         for r in brain.keyword_search(source, title_phrase, limit=pool, allow_private=allow_private):
             seen("title", r["slug"], _readable(r, words, allow_private, matched=False) | {"slug": r["slug"]})
-        quoted = [f'"{w}"' for w in words]
-        for expr in (" ".join(quoted), " OR ".join(quoted)) if len(words) > 1 else (quoted[0],):
-            for r in lexical_hits(brain, source, expr, words, limit=pool, allow_private=allow_private):
+        for query_ in _keyword_queries(words):
+            for r in lexical_hits(brain, source, query_, words, limit=pool, allow_private=allow_private):
                 seen("keyword", r["slug"], r)
                 snippets.setdefault(r["slug"], r["chunk"])
     vector_best: dict[str, tuple[float, str]] = {}

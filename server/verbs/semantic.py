@@ -11,7 +11,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memverbs.server.brain.sqlite_vectors import pack
+from memverbs.server.brain.base import pack
 from memverbs.server.errors import ProviderError
 from memverbs.server.pages.chunks import embed_input
 from memverbs.server.timeparse import now_ms
@@ -19,6 +19,7 @@ from memverbs.server.timeparse import now_ms
 if TYPE_CHECKING:
     import numpy as np
 
+    from memverbs.server.brain.base import ScoredQuery
     from memverbs.server.context import VerbContext
     from memverbs.server.providers.embeddings import Embedder
 
@@ -54,7 +55,7 @@ class VectorArm:
 
     ctx: VerbContext
     space_id: int
-    scored: object  # vector_index.ExactScores or GraphScores
+    scored: ScoredQuery  # one query's scores, from whichever index the brain keeps
     allow_private: bool
 
     def pages(self, k: int) -> list[dict]:
@@ -91,7 +92,7 @@ def vector_arm(ctx: VerbContext, query: str, *, allow_private: bool) -> VectorAr
     space_id, rows = embed(ctx, [query], create_space=False)
     if space_id is None:
         return None
-    index = ctx.providers.vector_index(ctx.brain, space_id, int(rows.shape[1]))
+    index = ctx.brain.vector_index(space_id, int(rows.shape[1]))
     if len(index) == 0:
         return None
     return VectorArm(ctx, space_id, index.search(rows[0]), allow_private)

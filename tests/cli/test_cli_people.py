@@ -9,7 +9,6 @@ import io
 import json
 import re
 import shlex
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ import pytest
 from memverbs.cli import completion
 from memverbs.cli.main import build_parser, main
 from memverbs.server.protocol.registry import BY_NAME
+from memverbs.server.runtime import Runtime
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -160,8 +160,11 @@ def test_a_new_page_offers_to_move_facts_filed_under_its_tail_and_move_facts_is_
     assert "2 facts are filed under alice-example" in cli.err
     assert "memverbs move-facts alice-example people/alice-example" in cli.err
     # Told, not done: nothing moved by itself.
-    with sqlite3.connect(home.root / "brain.db") as db:
-        assert {r[0] for r in db.execute("SELECT entity_slug FROM facts")} == {"alice-example"}
+    runtime = Runtime(home)  # the home's brain, whichever backend
+    try:
+        assert {r[0] for r in runtime.brain().query("SELECT entity_slug FROM facts")} == {"alice-example"}
+    finally:
+        runtime.close()
 
     assert "would move 2 facts" in cli(capsys, "move-facts", "alice-example", "people/alice-example", "--dry-run")
     out = cli(capsys, "move-facts", "alice-example", "people/alice-example", "--reason", "page created")

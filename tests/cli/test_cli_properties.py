@@ -44,7 +44,7 @@ def test_cli_terms_only_rewrites_names(op, text):
                           st.sampled_from(["tea", "coffee", "tea "]), st.sampled_from(["world", "private"])),
                 min_size=1, max_size=8))
 def test_move_facts_keeps_every_fact_and_audits_each_move(runtime, facts):
-    from memverbs.server.brain.sqlite_facts import NewFact
+    from memverbs.server.brain.base import NewFact
 
     brain, source = runtime.brain(), runtime.source
     with brain.write() as db:

@@ -90,6 +90,7 @@ def test_every_listed_tool_dispatches(runtime, surface):
         assert outcome.body.get("error") != "internal", (tool["name"], outcome.body)
 
 
+@pytest.mark.sqlite_only
 def test_locked_brain_is_unavailable_and_loses_nothing(home, monkeypatch):
     import sqlite3
 

@@ -57,7 +57,8 @@ def test_inherited_privacy_is_written_into_the_stored_source(local, runtime):
 
 def test_pages_written_before_the_source_was_kept_are_rebuilt(local, runtime):
     page(local, "people/old", "Old", type="person", body="Body.")
-    runtime.brain().db.execute("UPDATE pages SET markdown = NULL")
+    with runtime.brain().write() as db:
+        db.execute("UPDATE pages SET markdown = NULL")
     rebuilt = raw(runtime, "people/old")
     assert rebuilt.startswith("---\ntitle: Old\ntype: person\n---\n") and rebuilt.endswith("Body.\n")
     local.ok("put_page", slug="people/old", content=rebuilt)

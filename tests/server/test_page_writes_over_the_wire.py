@@ -24,13 +24,14 @@ def owner(local, runtime):
 
 
 def row(home):
-    import sqlite3
+    from memverbs.server.runtime import Runtime
 
-    db = sqlite3.connect(home.root / "brain.db")
+    runtime = Runtime(home)  # the home's configured brain, whichever backend
     try:
-        return db.execute("SELECT title, body, visibility, updated_at FROM pages WHERE slug = 'people/wire-secret'").fetchone()
+        found = runtime.brain().one("SELECT title, body, visibility, updated_at FROM pages WHERE slug = 'people/wire-secret'")
+        return tuple(found)
     finally:
-        db.close()
+        runtime.close()
 
 
 def body_of(result: dict) -> tuple[dict, bool]:
@@ -56,7 +57,8 @@ def test_stdio_put_page_over_a_private_page_is_refused(owner, home, memverbs_cmd
 def test_http_put_page_over_a_private_page_is_refused(owner, home):
     before = row(home)
     token = make_token(home.root, "wire")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMVERBS_")}
+    # Only the brain's location passes through the environment (a Postgres brain lives in brain.url).
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMVERBS_") or k == "MEMVERBS_BRAIN__URL"}
     with RemoteServer(home.root, env=env) as server:
         request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                    "params": {"name": "put_page", "arguments": {"slug": "people/wire-secret", "content": "# Mine\n"}}}

@@ -11,7 +11,7 @@ import pytest
 
 from memverbs.server.protocol.registry import OPERATIONS
 
-from helpers import Client, page
+from helpers import Client, page, sql_for
 
 PRIVATE = "people/secret"
 DELETED = "people/gone"
@@ -36,7 +36,7 @@ def brain(local):
 def snapshot(runtime, slug: str) -> dict:
     """Everything the brain holds about a page (its row, aliases, links both ways, timeline)."""
     brain = runtime.brain()
-    rows = lambda sql: [tuple(r) for r in brain.query(sql, (slug,))]  # noqa: E731
+    rows = lambda sql: [tuple(r) for r in brain.query(sql_for(brain, sql), (slug,))]  # noqa: E731
     return {
         "page": rows("SELECT * FROM pages WHERE slug = ?"),
         "aliases": rows("SELECT alias, alias_norm, origin FROM aliases WHERE slug = ? ORDER BY id"),

@@ -10,6 +10,9 @@ CASES = [
     ('source = "work"\n[brain]\npath = "other.db"\nbusy_timeout_ms = 250\n[hooks]\nentities = "people/me, projects/x"\n', {}),
     ('source = "work"\n[hooks]\nentities = "a"\n', {"MEMVERBS_SOURCE": "env-src", "MEMVERBS_HOOKS__ENTITIES": "b,c"}),
     ("", {"MEMVERBS_BRAIN__PATH": "/abs/brain.db", "MEMVERBS_BRAIN__BUSY_TIMEOUT_MS": "42"}),
+    ('[brain]\nurl = "sqlite:///team.db"\n', {}),
+    ("", {"MEMVERBS_BRAIN__URL": "postgresql://memverbs@db.example/brain", "MEMVERBS_BRAIN__POOL_SIZE": "2"}),
+    ('[brain]\npool_size = 8\n', {}),
     ('mcp_surface = "starter"\n[mcp]\nstrict_params = "reject"\n[search]\nremote_private_pages = true\n', {}),
     ('mcp_surface = "starter"\n', {"MEMVERBS_MCP_SURFACE": "verbs", "MEMVERBS_SEARCH__REMOTE_PRIVATE_PAGES": "1",
                                   "MEMVERBS_MCP__STRICT_PARAMS": "warn"}),
@@ -25,7 +28,9 @@ def test_agrees_with_settings(home, monkeypatch, toml, env):
     quick, full = quick_settings(home), load_settings(home)
     assert quick.source == full.source
     assert quick.brain_path == full.brain.path
+    assert quick.brain_url == full.brain.url
     assert quick.busy_timeout_ms == full.brain.busy_timeout_ms
+    assert quick.pool_size == full.brain.pool_size
     assert quick.hook_entities == full.hooks.entities
     assert quick.sure
     assert (quick.mcp_surface, quick.strict_params, quick.remote_private_pages) == (

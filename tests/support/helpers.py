@@ -48,3 +48,8 @@ def page(client: Client, slug: str, title: str, *, body: str = "", **frontmatter
         lines.append(f"{key}: {json.dumps(value)}")
     lines += ["---", f"# {title}", "", body]
     return client.ok("put_page", slug=slug, content="\n".join(lines) + "\n")
+
+
+def sql_for(brain, sql: str) -> str:
+    """A test's raw SQL with `?` placeholders, in the brain's own dialect (Postgres takes %s)."""
+    return sql.replace("?", "%s") if brain.backend == "postgres" else sql

@@ -29,3 +29,10 @@ def cli_json(cli):
 
     return run
 
+
+
+def pytest_generate_tests(metafunc):
+    """Markdown folders run on every backend (the sync state lives in the brain)."""
+    if "brain_backend" not in metafunc.fixturenames or metafunc.definition.get_closest_marker("sqlite_only"):
+        return
+    metafunc.parametrize("brain_backend", ["sqlite", "postgres"], indirect=True)

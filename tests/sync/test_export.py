@@ -53,14 +53,16 @@ def test_export_writes_every_page_and_says_what_private_material_it_left_out(tmp
     assert b"job hunting" in everything["memverbs-facts.jsonl"]
 
 
-def test_export_import_export_is_byte_identical(tmp_path, home, local, monkeypatch, capsys):
+def test_export_import_export_is_byte_identical(tmp_path, home, local, monkeypatch, capsys, other_brain_url):
     seed(local)
     assert main(["export", str(tmp_path / "one"), "--include-private"]) == 0
     second = tmp_path / "home2"
     from helpers import init_home
 
-    init_home(second)
     monkeypatch.setenv("MEMVERBS_HOME", str(second))
+    if other_brain_url:
+        monkeypatch.setenv("MEMVERBS_BRAIN__URL", other_brain_url)  # the second home's own brain
+    init_home(second)
     assert main(["import", str(tmp_path / "one")]) == 0
     assert main(["export", str(tmp_path / "two"), "--include-private"]) == 0
     capsys.readouterr()

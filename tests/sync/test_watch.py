@@ -168,6 +168,7 @@ def test_one_watcher_for_every_synced_folder(tmp_path, local, cli_json, env, mem
         proc.wait(10)
 
 
+@pytest.mark.sqlite_only  # holds SQLite's own write lock from a second connection
 def test_a_locked_brain_delays_a_change_and_loses_nothing(tmp_path, home):
     """Another process holds the write lock past the busy timeout: the change waits, then lands."""
     import sqlite3
@@ -183,7 +184,7 @@ def test_a_locked_brain_delays_a_change_and_loses_nothing(tmp_path, home):
     root = tmp_path / "v"
     write(root / "a.md", "# A\n")
     rt = Runtime(home)
-    brain = SqliteBrain.open(rt.brain_path, busy_timeout_ms=200)  # give up on the lock quickly
+    brain = SqliteBrain.open(rt.brain_location.path, busy_timeout_ms=200)  # give up on the lock quickly
     try:
         folder = SyncState(brain, rt.source).folder(str(root), "", "sync")
         dispatcher = rt.local_dispatcher()
@@ -195,7 +196,7 @@ def test_a_locked_brain_delays_a_change_and_loses_nothing(tmp_path, home):
         write(root / "a.md", "# A\nedited while locked\n")
         changes.touch("a.md")
         time.sleep(0.2)
-        holder = sqlite3.connect(rt.brain_path, isolation_level=None)
+        holder = sqlite3.connect(rt.brain_location.path, isolation_level=None)
         holder.execute("BEGIN IMMEDIATE")
         try:
             with pytest.raises(Exception):

@@ -39,6 +39,7 @@ def conformance(memverbs_cmd, env, *args):
     return proc
 
 
+@pytest.mark.parametrize("brain_backend", ["sqlite", "postgres"], indirect=True)
 def test_self_certifies_over_stdio(memverbs_cmd, env):
     proc = conformance(memverbs_cmd, env)
     assert proc.returncode == 0, proc.stdout

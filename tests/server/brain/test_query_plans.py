@@ -7,6 +7,9 @@ is listed once below with the index each of its tables must be searched
 through; the SQL is captured from the brain method itself (not copied here), so
 a change to a method's SQL is checked as written. The same plans must hold once
 the brain has been analysed: statistics may not make a plan worse either.
+
+SQLite's planner only: Postgres keeps statistics itself (autovacuum analyses), and
+its plans are checked by the backend benchmarks instead.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import sqlite3
 
 import pytest
 
-from memverbs.server.brain.sqlite_facts import FactFilter, NewFact
+from memverbs.server.brain.base import FactFilter, NewFact, SearchQuery
 from memverbs.server.timeparse import now_ms
 
 from memverbs.server.runtime import Runtime
@@ -49,7 +52,7 @@ HOT = [
     ("backlink count", lambda b, now: b.backlink_count(S, "people/p-1", allow_private=False),
      {"l": "links_in", "f": "sqlite_autoindex_pages_1"}),
     ("links of a page", lambda b, now: b.page_links(S, "people/p-1"), {"links": "sqlite_autoindex_links_1"}),
-    ("keyword search", lambda b, now: b.keyword_search(S, '"person"', limit=10, allow_private=False),
+    ("keyword search", lambda b, now: b.keyword_search(S, SearchQuery.of(["person"]), limit=10, allow_private=False),
      {"pages_fts": "fts", "p": "rowid"}),
     ("delta: changed pages", lambda b, now: b.changed_pages(S, 0, None, limit=51, allow_private=False),
      {"pages": "pages_changed"}),
@@ -78,7 +81,7 @@ HOT = [
      {"facts": "facts_event"}),
     ("recall: supersessions arm", lambda b, now: b.facts(S, FactFilter("supersessions", now, True, False, 20)),
      {"facts": "facts_superseded"}),
-    ("recall: fact keyword search", lambda b, now: b.facts_matching(S, '"fact"', world_only=True, now=now, since=None,
+    ("recall: fact keyword search", lambda b, now: b.facts_matching(S, SearchQuery.of(["fact"]), world_only=True, now=now, since=None,
                                                                     until=None, limit=10),
      {"facts_fts": "fts", "f": "rowid"}),
     ("hook: standing entities", lambda b, now: b.recent_entity_slugs(S, limit=5), {"facts": "facts_created"}),

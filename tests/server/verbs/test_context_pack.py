@@ -71,7 +71,7 @@ def test_entity_facts_rank_first(local):
 
 
 def test_session_facts_before_brain_wide(local, runtime):
-    from memverbs.server.brain.sqlite_facts import NewFact
+    from memverbs.server.brain.base import NewFact
     from memverbs.server.timeparse import now_ms
 
     for n in range(12):

@@ -1,6 +1,6 @@
 """delta: keyset cursor, session lanes, at-least-once, budget, privacy (B3), facts overflow (B4)."""
 
-from memverbs.server.brain.sqlite_pages import PageDraft
+from memverbs.server.brain.base import PageDraft
 from memverbs.server.timeparse import iso, now_ms, parse_instant
 
 from helpers import Client, page

@@ -1,0 +1,330 @@
+"""The storage seam: what the verbs, page ops, hooks and transports ask of a brain.
+
+`Brain` is the one interface every backend implements (`SqliteBrain`, the
+embedded default; `PostgresBrain`, a shared server database). It speaks only
+backend-neutral types: the records below, rows that read like mappings
+(`row["slug"]`, and positionally `row[0]`), epoch-millisecond integers and
+plain strings. No verb builds SQL or a query syntax: search is a `SearchQuery`
+the backend translates (FTS5 for SQLite, tsquery for Postgres), and the vector
+arm asks the brain for its own `VectorIndex`.
+
+A backend is opened through `memverbs.server.brain.factory.open_brain`, never
+constructed directly, so the configured `brain.url` decides which one runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
+
+Row = Any  # a mapping-like row: row["column"] and row[index]; sqlite3.Row or the Postgres row type
+
+
+@dataclass(frozen=True)
+class SearchQuery:
+    """A keyword search, as the verbs mean it; each backend writes it in its own syntax.
+
+    `terms` are lowercased words (the verbs' own tokenisation). `mode`:
+    * `all` — pages holding every term (anywhere in title or body);
+    * `any` — pages holding at least one term;
+    * `title_phrase` — the terms, in order and adjacent, in the title.
+    """
+
+    terms: tuple[str, ...]
+    mode: Literal["all", "any", "title_phrase"] = "all"
+
+    @classmethod
+    def of(cls, terms, mode: Literal["all", "any", "title_phrase"] = "all") -> SearchQuery:
+        return cls(tuple(terms), mode)
+
+
+@dataclass
+class PageDraft:
+    """A page as put_page parsed it: everything a save replaces."""
+
+    slug: str
+    title: str
+    type: str | None
+    body: str
+    frontmatter: dict
+    summary: str | None
+    visibility: str
+    aliases: list[str] = field(default_factory=list)
+    links: list[tuple[str, str, str, str | None]] = field(default_factory=list)  # to, type, link_source, context
+    timeline: list[tuple[str, str, str | None]] = field(default_factory=list)  # date, summary, detail
+    markdown: str | None = None  # the page's source as stored, for `get-page --raw`
+
+
+def draft_aliases(draft: PageDraft) -> list[tuple[str, str]]:
+    """The draft's aliases as (alias, normalised) pairs, one per normalised form, first spelling kept."""
+    from memverbs.server.names import normalize_alias  # noqa: PLC0415
+
+    seen: dict[str, str] = {}
+    for alias in draft.aliases:
+        norm = normalize_alias(alias)
+        if norm and norm not in seen:
+            seen[norm] = alias
+    return [(alias, norm) for norm, alias in seen.items()]
+
+
+@dataclass
+class NewFact:
+    fact: str
+    fact_norm: str
+    kind: str
+    entity_slug: str | None
+    visibility: str
+    provenance: str
+    valid_until: int | None
+    source_session: str | None = None
+    context: str | None = None
+    confidence: float = 1.0
+    notability: str = "medium"
+
+
+@dataclass
+class FactFilter:
+    """What recall's facts arm asks for; `arm` picks the ordering."""
+
+    arm: str  # supersessions | entity | session | recent
+    now: int
+    world_only: bool
+    active_only: bool
+    limit: int
+    entity_slug: str | None = None
+    session_id: str | None = None
+    since: int | None = None
+
+
+class TokenNameTaken(Exception):
+    """A live token already has this name."""
+
+
+# -- vectors ------------------------------------------------------------------------
+
+
+def pack(vector) -> bytes:
+    """A vector as stored and exchanged: float32 little-endian bytes."""
+    import numpy as np  # noqa: PLC0415 - vectors exist only with a provider
+
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def unpack(blobs: list[bytes], dims: int) -> np.ndarray:
+    import numpy as np  # noqa: PLC0415
+
+    if not blobs:
+        return np.zeros((0, dims), dtype=np.float32)
+    return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dims).astype(np.float32, copy=False)
+
+
+class ScoredQuery(Protocol):
+    """One query scored against a space: the best vectors, or the cosines of particular ones.
+
+    Cosines are real cosines whichever index answers (an exact scan, a graph that only
+    nominates candidates, or the database's own HNSW index)."""
+
+    def top(self, k: int) -> list[tuple[int, float]]: ...
+
+    def of(self, vector_ids: list[int]) -> dict[int, float]: ...
+
+
+class VectorIndex(Protocol):
+    """One vector space's page vectors, as the vector arm scores a query against them."""
+
+    def __len__(self) -> int: ...
+
+    def search(self, query: np.ndarray) -> ScoredQuery: ...
+
+
+# -- the brain -----------------------------------------------------------------------
+
+
+class Brain(Protocol):
+    backend: str  # "sqlite" | "postgres"
+
+    def close(self) -> None: ...
+
+    # health, for doctor and init
+    def schema_status(self) -> dict: ...
+    def integrity(self) -> str: ...
+    def counts(self, source_id: str) -> dict: ...
+    def describe(self) -> str: ...
+
+    # pages
+    def page(self, source: str, slug: str, *, allow_private: bool = True) -> Row | None: ...
+    def pages_by_slugs(self, source: str, slugs: list[str], *, allow_private: bool) -> dict[str, Row]: ...
+    def alias_slugs(self, source: str, alias_norm: str) -> list[str]: ...
+    def pages_titled(self, source: str, title_lower: str, *, allow_private: bool) -> list[Row]: ...
+    def pages_with_suffix(self, source: str, tail: str, *, allow_private: bool, limit: int = 50) -> list[Row]: ...
+    def pages_with_prefix(self, source: str, prefix: str, *, allow_private: bool, limit: int = 50) -> list[Row]: ...
+    def aliases_of(self, source: str, slug: str) -> list[str]: ...
+    def timeline_newest(self, source: str, slug: str, limit: int = 5) -> list[Row]: ...
+    def edges_out(self, source: str, slug: str, limit: int, *, allow_private: bool) -> list[Row]: ...
+    def edges_in(self, source: str, slug: str, limit: int, *, allow_private: bool) -> list[Row]: ...
+    def backlink_count(self, source: str, slug: str, *, allow_private: bool) -> int: ...
+    def list_pages(self, source: str, *, type_: str | None, prefix: str | None, limit: int, allow_private: bool) -> list[Row]: ...
+    def keyword_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list[Row]: ...
+    def aliased_slugs(self, source: str, slugs: list[str], alias_norm: str) -> set[str]: ...
+    def changed_pages(self, source: str, since: int, since_slug: str | None, *, limit: int, allow_private: bool) -> list[Row]: ...
+    def save_page(
+        self, source: str, slug: str, build: Callable[[Row | None], PageDraft], now: int
+    ) -> tuple[bool, PageDraft]:
+        """Create or replace a page: `build` gets the slug's current row (live, deleted or private;
+        None if there is none) under the write lock and returns the draft, or raises to refuse and
+        write nothing. Returns (created or revived, the draft saved)."""
+        ...
+    # The page writes below answer None for a page that is missing, deleted or (allow_private
+    # False) private, checked inside the write: a caller cannot tell those apart.
+    def delete_page(self, source: str, slug: str, now: int, *, allow_private: bool) -> bool | None: ...
+    def add_alias(self, source: str, slug: str, alias: str, alias_norm: str, *, allow_private: bool) -> bool | None: ...
+    def add_link(self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context, now: int,
+                 *, allow_private: bool) -> bool | None: ...
+    def add_timeline_entry(self, source: str, slug: str, date: str, summary: str, detail, now: int,
+                           *, allow_private: bool) -> int | None: ...
+    def touch_retrieved(self, source: str, slugs: list[str], now: int) -> None: ...
+    def adopt_links(self, source: str, slug: str, names: list[str], *, from_private_only: bool = False) -> int:
+        """Point markdown links whose target is one of `names` (and names no live page) at `slug`."""
+        ...
+    def rename_page(self, source: str, old: str, new: str, now: int) -> None:
+        """Move a page to a new slug with its aliases, links, timeline and facts, in one write."""
+        ...
+    def page_links(self, source: str, slug: str) -> list[Row]: ...
+
+    # facts
+    def insert_fact(self, source: str, new: NewFact, now: int) -> int: ...
+    def remember_fact(
+        self,
+        source: str,
+        new: NewFact,
+        now: int,
+        *,
+        vector: bytes | None = None,
+        space_id: int | None = None,
+        choose: Callable[[list[Row]], tuple[str, Row] | None] | None = None,
+        dedup: bool = True,
+    ) -> tuple[str, int, Row | None]: ...
+    def fact(self, fact_id: int) -> Row | None: ...
+    def expire_fact(self, fact_id: int, now: int, reason: str) -> bool: ...
+    def facts(self, source: str, f: FactFilter) -> list[Row]: ...
+    def active_commitments(self, source: str, slug: str, *, world_only: bool, now: int, limit: int) -> list[Row]: ...
+    def active_fact_count(self, source: str, slug: str, *, world_only: bool, now: int, cap: int = 100) -> int: ...
+    def entity_facts(self, source: str, slugs: list[str], *, world_only: bool, now: int, limit: int) -> list[Row]: ...
+    def session_facts(self, source: str, session_id: str, *, world_only: bool, now: int, limit: int) -> list[Row]: ...
+    def recent_facts(self, source: str, created_after: int, *, world_only: bool, now: int, limit: int) -> list[Row]: ...
+    def facts_recorded_after(self, source: str, since: int, *, world_only: bool, now: int, limit: int) -> list[Row]: ...
+    def facts_recorded_at(self, source: str, at: int, *, world_only: bool, now: int, limit: int) -> list[Row]: ...
+    def recent_entity_slugs(self, source: str, *, limit: int, scan: int = 200) -> list[str]: ...
+    def facts_matching(
+        self, source: str, query: SearchQuery, *, world_only: bool, now: int, since: int | None, until: int | None, limit: int
+    ) -> list[Row]: ...
+
+    # browsing, for the CLI's trusted local caller only (private rows included; never an MCP tool)
+    def entities(self, source: str, now: int, *, with_page: bool | None = None, type_: str | None = None,
+                 prefix: str | None = None) -> list[Row]:
+        """Every entity with a live page or a fact, most recently touched first: slug, title, type,
+        visibility, has_page (1/0), facts, active, private, last_touched."""
+        ...
+    def entity_window(self, source: str, now: int, *, search: str = "", offset: int = 0,
+                      limit: int = 50) -> tuple[int, list[Row]]:
+        """One page of every entity by slug (rows as `entities`), and how many match in all."""
+        ...
+    def fact_only_slugs_ending(self, source: str, slug: str) -> list[tuple[str, int]]: ...
+    def stats(self, source: str, now: int) -> dict:
+        """Counts of what the brain holds for a source, and `brain_bytes`, its size in storage."""
+        ...
+    def backlinks(self, source: str, slug: str, limit: int) -> list[Row]: ...
+    def timeline_entries(self, source: str, slug: str, limit: int) -> list[Row]: ...
+    def fact_count(self, source: str, f: FactFilter, grep: str | None = None) -> int: ...
+    def fact_window(self, source: str, f: FactFilter, offset: int, grep: str | None = None) -> list[Row]: ...
+    def fact_trail(self, fact_id: int) -> dict: ...
+    def move_facts(self, source: str, from_slug: str, to_slug: str, reason: str, now: int) -> list[tuple[int, str]]:
+        """Refile every fact about `from_slug` under `to_slug` in one write, each move kept in
+        `fact_moves`; (fact id, "moved" | "duplicate") pairs."""
+        ...
+
+    # the inspector's live feed (`memverbs ui`): newest change first, private rows included
+    def fact_changes(self, source: str, after: int, *, entity: str | None = None, kind: str | None = None,
+                     visibility: str | None = None, provenance: str | None = None, until: int | None = None,
+                     limit: int = 200) -> list[Row]: ...
+    def page_changes(self, source: str, after: int, *, entity: str | None = None, visibility: str | None = None,
+                     until: int | None = None, limit: int = 200) -> list[Row]: ...
+
+    # markdown folders' sync state (server/sync/state.py is the one caller)
+    def sync_folder(self, source: str, root: str, prefix: str, mode: str, now: int) -> Row: ...
+    def sync_folder_rows(self, source: str, mode: str | None = None) -> list[Row]: ...
+    def sync_folder_stamp(self, folder_id: int, *, passed_at: int | None = None, changed_at: int | None = None) -> None: ...
+    def sync_watcher_beat(self, folder_id: int, pid: int | None, beat: int | None) -> None: ...
+    def sync_file_rows(self, folder_id: int) -> list[Row]: ...
+    def sync_file_row(self, folder_id: int, *, rel_path: str | None = None, slug: str | None = None) -> Row | None: ...
+    def sync_record_file(self, folder_id: int, row: Sequence) -> None:
+        """`row`: rel_path, slug, file_hash, size, mtime_ns, page_updated_at, synced_at."""
+        ...
+    def sync_forget_file(self, folder_id: int, rel_path: str) -> None: ...
+    def sync_due(self, source: str, folder_id: int, since: int = 0) -> list[Row]:
+        """Synced pages written since their file's last sync: (rel_path, slug) rows."""
+        ...
+    def sync_add_conflict(self, folder_id: int, rel_path: str, slug: str, brain_content: str, now: int) -> int: ...
+    def sync_conflict_rows(self, source: str, folder_id: int | None = None, *, open_only: bool = True) -> list[Row]: ...
+    def live_page_slugs(self, source: str) -> list[tuple[str, str]]: ...
+    def manual_aliases(self, source: str, slug: str) -> list[str]: ...
+    def manual_links(self, source: str, slug: str) -> list[tuple[str, str]]: ...
+    def manual_timeline(self, source: str, slug: str) -> list[tuple[str, str]]: ...
+
+    # delta cursors
+    def cursor(self, source: str, client: str, session: str) -> Row | None: ...
+    def save_cursor(self, source: str, client: str, session: str, last_wake_at: int, slug: str, now: int) -> None: ...
+    def gc_cursors(self, now: int, source: str | None = None, client: str | None = None) -> int: ...
+
+    # access tokens
+    def create_token(self, *, name: str, token_hash: str, token_hint: str, scopes: str, surface: str,
+                     source_id: str, client_id: str, now: int) -> int: ...
+    def tokens(self, *, include_revoked: bool = False) -> list[Row]: ...
+    def live_token(self, token_hash: str) -> Row | None: ...
+    def revoke_token(self, name: str, now: int) -> int: ...
+    def touch_token(self, token_id: int, last_used_at: int | None, now: int) -> None: ...
+
+    # chunks and vectors
+    def space_id(self, provider: str, model: str, dims: int, *, create: bool = False) -> int | None: ...
+    def space_for(self, provider: str, model: str, dims: int | None) -> int | None: ...
+    def spaces(self) -> list[Row]: ...
+    def chunk_unchunked_pages(self, limit: int = 500) -> int: ...
+    def unchunked_page_count(self) -> int: ...
+    def chunks_missing_vectors(self, space_id: int, *, after_chunk: int, limit: int) -> list[Row]: ...
+    def page_chunks_missing_vectors(self, source: str, slug: str, space_id: int) -> list[Row]: ...
+    def missing_vector_counts(self, space_id: int | None, now: int) -> dict: ...
+    def store_text_vectors(self, space_id: int, items: list[tuple[str, bytes]], now: int) -> None: ...
+    def chunk_hits(self, source: str, vector_ids: list[int], *, allow_private: bool) -> list[Row]: ...
+    def page_vector_ids(self, source: str, slugs: list[str], space_id: int) -> list[Row]: ...
+    def facts_missing_vectors(self, space_id: int, now: int, *, after_fact: int, limit: int) -> list[Row]: ...
+    def store_fact_vectors(self, space_id: int, items: list[tuple[int, bytes]], now: int) -> None: ...
+    def prune_vectors(self, keep_space_id: int | None) -> dict: ...
+    def vector_index(self, space_id: int, dims: int) -> VectorIndex:
+        """The brain's index of a space's page vectors, brought up to date (shared within a process)."""
+        ...
+    def build_vector_index(self, space_id: int, dims: int) -> bool:
+        """Prepare the index ahead of queries (reindex calls it after filling vectors); True when an
+        approximate graph now answers (SQLite's HNSW over a big snapshot, pgvector's HNSW)."""
+        ...
+    def vector_index_kind(self) -> str:
+        """What answers the vector arm, in words for doctor (e.g. "exact scan, memory-mapped snapshot")."""
+        ...
+
+
+__all__ = [
+    "Brain",
+    "FactFilter",
+    "NewFact",
+    "PageDraft",
+    "Row",
+    "ScoredQuery",
+    "SearchQuery",
+    "TokenNameTaken",
+    "VectorIndex",
+    "pack",
+    "unpack",
+]

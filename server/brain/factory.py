@@ -1,0 +1,112 @@
+"""Which brain the settings name, and the one place a brain is opened.
+
+`brain.url` picks the backend: empty (the default) means the SQLite file at
+`brain.path` in the home; `sqlite:///relative/or/absolute.db` or a bare path is
+a SQLite file too; `postgresql://…` (or `postgres://…`) is a Postgres database.
+Backends are imported only when opened, so a hook on the SQLite default never
+imports psycopg.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+from memverbs.server.errors import ConfigError
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import Brain
+    from memverbs.server.home import Home
+
+POSTGRES_SCHEMES = ("postgresql", "postgres")
+
+
+@dataclass(frozen=True)
+class BrainLocation:
+    """Where a brain lives: a SQLite file, or a Postgres connection URL (which may hold a password)."""
+
+    backend: Literal["sqlite", "postgres"]
+    path: Path | None = None
+    url: str | None = None
+
+    def __str__(self) -> str:
+        return str(self.path) if self.backend == "sqlite" else redact(self.url or "")
+
+    def exists(self) -> bool | None:
+        """Whether the brain is already there; None when only opening it can tell (a server database)."""
+        return self.path.is_file() if self.backend == "sqlite" else None
+
+
+def redact(url: str) -> str:
+    """A connection URL fit to print: the password, if any, replaced by ***."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparseable URL>"
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+def locate(url: str, home: Home, default_path: str) -> BrainLocation:
+    """The brain named by `brain.url` (empty: the file `brain.path`), relative paths under the home."""
+    url = (url or "").strip()
+    if not url:
+        return BrainLocation("sqlite", path=home.resolve(default_path))
+    scheme = url.split(":", 1)[0].lower() if "://" in url else ""
+    if scheme in POSTGRES_SCHEMES:
+        return BrainLocation("postgres", url=url)
+    if scheme == "sqlite":
+        # sqlite:///brain.db is relative to the home, sqlite:////abs/brain.db absolute (SQLAlchemy's spelling).
+        rest = url.split("://", 1)[1]
+        if not rest.startswith("/") or rest == "/":
+            raise ConfigError(f"brain.url {url!r} names no file", "Write sqlite:///brain.db (home-relative) or sqlite:////abs/path.db.")
+        return BrainLocation("sqlite", path=home.resolve(rest[1:]))
+    if scheme:
+        raise ConfigError(
+            f"brain.url {redact(url)!r} has an unknown scheme {scheme!r}",
+            "Use a file path, sqlite:///brain.db, or postgresql://user@host/dbname.",
+        )
+    return BrainLocation("sqlite", path=home.resolve(url))
+
+
+def open_brain(
+    location: BrainLocation,
+    *,
+    create: bool = False,
+    read_only: bool = False,
+    busy_timeout_ms: int = 10_000,
+    pool_size: int = 4,
+    build_graphs: bool = False,
+) -> Brain:
+    """Open the brain at `location`: with `create`, initialise it; its schema is current or refused.
+
+    `read_only` is doctor's look: nothing is written, pending migrations included. `build_graphs`
+    says the process lives long enough to build a big SQLite brain's vector graph in the
+    background (a server); Postgres keeps its HNSW index in the database, so it has no such step.
+    """
+    if location.backend == "postgres":
+        try:
+            from memverbs.server.brain.postgres import PostgresBrain  # noqa: PLC0415 - psycopg only for Postgres
+        except ImportError as exc:
+            raise ConfigError(
+                f"brain.url is {location} but the Postgres driver is not installed ({exc.name})",
+                "pip install 'memverbs[postgres]' (psycopg and psycopg-pool), or set brain.url back to a SQLite file.",
+            ) from exc
+
+        return PostgresBrain.open(
+            location.url, create=create, read_only=read_only, busy_timeout_ms=busy_timeout_ms, pool_size=pool_size
+        )
+    from memverbs.server.brain.sqlite import SqliteBrain  # noqa: PLC0415
+
+    if read_only:
+        return SqliteBrain.open_read_only(location.path)
+    brain = SqliteBrain.open(location.path, create=create, busy_timeout_ms=busy_timeout_ms)
+    brain.build_graphs = build_graphs
+    return brain

@@ -1,0 +1,306 @@
+"""What the CLI shows a person browsing a Postgres brain (the SQLite browse store's twin, query for query).
+
+Trusted local caller only (private rows are seen and marked); no MCP tool calls
+these. `move_facts` is the one write: it refiles facts under another entity and
+keeps every move in `fact_moves`, in one transaction under the write lock.
+Counts come back as Python ints on both backends (`count(*) FILTER`, never
+`sum()`, which Postgres answers as numeric).
+"""
+
+from __future__ import annotations
+
+from memverbs.server.brain.base import FactFilter
+from memverbs.server.brain.postgres_facts import fact_order
+from memverbs.server.brain.sqlite_facts import FACT_COLS
+
+_ACTIVE = "expired_at IS NULL AND (valid_until IS NULL OR valid_until > %(now)s)"
+
+# The tables a brain owns, for its size on the server (the database may hold others).
+_OWN_TABLES = ("pages", "aliases", "links", "timeline", "facts", "fact_moves", "session_cursors", "access_tokens",
+               "vector_spaces", "chunks", "text_vectors", "fact_vectors", "sync_folders", "sync_files",
+               "sync_conflicts", "_migrations")
+
+
+class BrowseStore:
+    def entities(
+        self,
+        source: str,
+        now: int,
+        *,
+        with_page: bool | None = None,
+        type_: str | None = None,
+        prefix: str | None = None,
+    ) -> list:
+        """Every entity with a live page or a fact, most recently touched first (rows as SQLite's)."""
+        where = ["TRUE"]
+        args: dict = {"s": source, "now": now}
+        if with_page is not None:
+            where.append("has_page = %(hp)s")
+            args["hp"] = int(with_page)
+        if type_:
+            where.append("type = %(type)s")
+            args["type"] = type_
+        if prefix:
+            where.append("left(slug, length(%(prefix)s)) = %(prefix)s")
+            args["prefix"] = prefix
+        return self.query(
+            f"""
+            WITH f AS (
+                SELECT entity_slug AS slug, count(*) AS facts,
+                       count(*) FILTER (WHERE {_ACTIVE}) AS active,
+                       count(*) FILTER (WHERE visibility = 'private') AS private, max(created_at) AS last_fact
+                FROM facts WHERE source_id = %(s)s AND entity_slug IS NOT NULL GROUP BY entity_slug
+            ),
+            p AS (SELECT slug, title, type, visibility, updated_at FROM pages WHERE source_id = %(s)s AND deleted_at IS NULL),
+            e AS (
+                SELECT p.slug, p.title, p.type, p.visibility, 1 AS has_page, coalesce(f.facts, 0) AS facts,
+                       coalesce(f.active, 0) AS active, coalesce(f.private, 0) AS private,
+                       greatest(p.updated_at, coalesce(f.last_fact, 0)) AS last_touched
+                FROM p LEFT JOIN f ON f.slug = p.slug
+                UNION ALL
+                SELECT f.slug, NULL, NULL, NULL, 0, f.facts, f.active, f.private, f.last_fact
+                FROM f WHERE f.slug NOT IN (SELECT slug FROM p)
+            )
+            SELECT * FROM e WHERE {' AND '.join(where)} ORDER BY last_touched DESC, slug
+            """,
+            args,
+        )
+
+    def entity_window(self, source: str, now: int, *, search: str = "", offset: int = 0,
+                      limit: int = 50) -> tuple[int, list]:
+        """One page of every entity (a live page or a fact), by slug, and how many match in all
+        (see the SQLite store): only the window's entities are counted and joined."""
+        args: dict = {"s": source, "now": now, "q": search.strip().lower(), "limit": limit, "offset": offset}
+        names = (
+            "WITH names AS (SELECT slug FROM pages WHERE source_id = %(s)s AND deleted_at IS NULL "
+            "UNION SELECT entity_slug FROM facts WHERE source_id = %(s)s AND entity_slug IS NOT NULL) "
+        )
+        match = "TRUE"
+        if args["q"]:
+            match = ("(strpos(lower(slug), %(q)s) > 0 OR slug IN (SELECT slug FROM pages WHERE source_id = %(s)s "
+                     "AND deleted_at IS NULL AND strpos(lower(coalesce(title, '')), %(q)s) > 0))")
+        picked = self.query(
+            f"{names} SELECT slug, count(*) OVER () AS total FROM names WHERE {match} "
+            "ORDER BY slug LIMIT %(limit)s OFFSET %(offset)s",
+            args,
+        )
+        slugs = [r["slug"] for r in picked]
+        if not slugs:
+            total = self.one(f"{names} SELECT count(*) FROM names WHERE {match}", args)[0] if offset else 0
+            return total, []
+        total = picked[0]["total"]
+        args["w"] = slugs
+        rows = self.query(
+            f"""
+            WITH w AS (SELECT unnest(%(w)s::text[]) COLLATE "C" AS slug),
+            f AS (
+                SELECT entity_slug AS slug, count(*) AS facts,
+                       count(*) FILTER (WHERE {_ACTIVE}) AS active,
+                       count(*) FILTER (WHERE visibility = 'private') AS private, max(created_at) AS last_fact
+                FROM facts WHERE source_id = %(s)s AND entity_slug = ANY(%(w)s) GROUP BY entity_slug
+            ),
+            p AS (SELECT slug, title, type, visibility, updated_at FROM pages
+                  WHERE source_id = %(s)s AND deleted_at IS NULL AND slug = ANY(%(w)s))
+            SELECT w.slug, p.title, p.type, p.visibility, (p.slug IS NOT NULL)::int AS has_page,
+                   coalesce(f.facts, 0) AS facts, coalesce(f.active, 0) AS active, coalesce(f.private, 0) AS private,
+                   greatest(coalesce(p.updated_at, 0), coalesce(f.last_fact, 0)) AS last_touched
+            FROM w LEFT JOIN p ON p.slug = w.slug LEFT JOIN f ON f.slug = w.slug ORDER BY w.slug
+            """,
+            args,
+        )
+        return total, rows
+
+    def fact_only_slugs_ending(self, source: str, slug: str) -> list[tuple[str, int]]:
+        """Fact entities with no live page whose slug is a '/'-suffix of `slug` (see the SQLite store)."""
+        parts = slug.split("/")
+        tails = ["/".join(parts[i:]) for i in range(1, len(parts))]
+        if not tails:
+            return []
+        rows = self.query(
+            "SELECT entity_slug, count(*) FROM facts WHERE source_id = %s AND entity_slug = ANY(%s) "
+            "AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.source_id = facts.source_id AND p.slug = facts.entity_slug "
+            "AND p.deleted_at IS NULL) GROUP BY entity_slug ORDER BY length(entity_slug) DESC",
+            (source, tails),
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    def stats(self, source: str, now: int) -> dict:
+        one = lambda sql: self.one(sql, {"s": source, "now": now})[0]  # noqa: E731 - a local shorthand
+        facts = self.one(
+            f"SELECT count(*), count(*) FILTER (WHERE {_ACTIVE}), "
+            "count(*) FILTER (WHERE expired_at IS NOT NULL AND superseded_by IS NULL), "
+            "count(*) FILTER (WHERE superseded_by IS NOT NULL), count(*) FILTER (WHERE visibility = 'private'), "
+            "count(*) FILTER (WHERE expired_at IS NULL AND valid_until IS NOT NULL AND valid_until <= %(now)s), "
+            "max(created_at) FROM facts WHERE source_id = %(s)s",
+            {"s": source, "now": now},
+        )
+        return {
+            "pages": one("SELECT count(*) FROM pages WHERE source_id = %(s)s AND deleted_at IS NULL"),
+            "private_pages": one(
+                "SELECT count(*) FROM pages WHERE source_id = %(s)s AND deleted_at IS NULL AND visibility = 'private'"
+            ),
+            "deleted_pages": one("SELECT count(*) FROM pages WHERE source_id = %(s)s AND deleted_at IS NOT NULL"),
+            "facts": facts[0],
+            "active_facts": facts[1],
+            "expired_facts": facts[2],
+            "superseded_facts": facts[3],
+            "private_facts": facts[4],
+            "lapsed_facts": facts[5],
+            "entities": one(
+                "SELECT count(*) FROM (SELECT slug FROM pages WHERE source_id = %(s)s AND deleted_at IS NULL "
+                "UNION SELECT entity_slug FROM facts WHERE source_id = %(s)s AND entity_slug IS NOT NULL) e"
+            ),
+            "links": one("SELECT count(*) FROM links WHERE source_id = %(s)s"),
+            "aliases": one("SELECT count(*) FROM aliases WHERE source_id = %(s)s"),
+            "timeline_entries": one("SELECT count(*) FROM timeline WHERE source_id = %(s)s"),
+            "chunks": one("SELECT count(*) FROM chunks WHERE source_id = %(s)s"),
+            "text_vectors": self.one("SELECT count(*) FROM text_vectors")[0],
+            "fact_vectors": self.one("SELECT count(*) FROM fact_vectors")[0],
+            "last_page_write": one("SELECT max(updated_at) FROM pages WHERE source_id = %(s)s"),
+            "last_fact_write": facts[6],
+            # Tables, their indexes and TOAST: what the brain occupies on the server.
+            "brain_bytes": self.one(
+                "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c "
+                "WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace AND c.relname = ANY(%s)",
+                (list(_OWN_TABLES),),
+            )[0],
+        }
+
+    def backlinks(self, source: str, slug: str, limit: int) -> list:
+        """Every link into `slug` from a live page (mentions too), with the linking page's title."""
+        return self.query(
+            "SELECT l.from_slug AS slug, p.title, p.visibility, l.link_type, l.link_source, l.context, l.created_at "
+            "FROM links l JOIN pages p ON p.source_id = l.source_id AND p.slug = l.from_slug AND p.deleted_at IS NULL "
+            "WHERE l.source_id = %s AND l.to_slug = %s ORDER BY l.created_at DESC, l.id DESC LIMIT %s",
+            (source, slug, limit),
+        )
+
+    def timeline_entries(self, source: str, slug: str, limit: int) -> list:
+        return self.query(
+            "SELECT date, summary, detail, origin, created_at FROM timeline WHERE source_id = %s AND slug = %s "
+            "ORDER BY date DESC, id DESC LIMIT %s",
+            (source, slug, limit),
+        )
+
+    def _window_where(self, source: str, f: FactFilter, grep: str | None) -> tuple[str, list]:
+        where, args = self.fact_where(source, f)
+        if grep:
+            # recall's grep: a case-insensitive substring (Postgres's lower() folds non-ASCII
+            # letters too, where SQLite's folds ASCII only).
+            where += " AND strpos(lower(fact), lower(%s)) > 0"
+            args.append(grep)
+        return where, args
+
+    def fact_count(self, source: str, f: FactFilter, grep: str | None = None) -> int:
+        """How many facts recall's facts arm matches before its limit: the true total."""
+        where, args = self._window_where(source, f, grep)
+        return self.one(f"SELECT count(*) FROM facts WHERE {where}", tuple(args))[0]
+
+    def fact_window(self, source: str, f: FactFilter, offset: int, grep: str | None = None) -> list:
+        """recall's facts arm from `offset` on, in the arm's order (the CLI's paging)."""
+        where, args = self._window_where(source, f, grep)
+        return self.query(
+            f"SELECT {FACT_COLS} FROM facts WHERE {where} ORDER BY {fact_order(f.arm)} LIMIT %s OFFSET %s",
+            (*args, f.limit, offset),
+        )
+
+    def fact_trail(self, fact_id: int) -> dict:
+        """A fact's history: the facts it superseded, the one that superseded it, and its moves."""
+        return {
+            "supersedes": self.query(
+                f"SELECT {FACT_COLS}, expiry_reason FROM facts WHERE superseded_by = %s ORDER BY id", (fact_id,)
+            ),
+            "moves": self.query(
+                "SELECT from_slug, to_slug, reason, moved_at FROM fact_moves WHERE fact_id = %s ORDER BY id", (fact_id,)
+            ),
+        }
+
+    def move_facts(self, source: str, from_slug: str, to_slug: str, reason: str, now: int) -> list[tuple[int, str]]:
+        """Refile every fact about `from_slug` under `to_slug`, in one transaction; each move is audited.
+
+        A moved fact that restates an active fact already filed under `to_slug` (same text, same
+        visibility) is expired as its duplicate, as remember would have answered. Returns
+        (fact id, moved | duplicate) pairs.
+        """
+        out: list[tuple[int, str]] = []
+        with self.write() as db:
+            rows = db.execute(
+                "SELECT id, fact_norm, visibility, expired_at FROM facts WHERE source_id = %s AND entity_slug = %s ORDER BY id",
+                (source, from_slug),
+            ).fetchall()
+            for row in rows:
+                db.execute("UPDATE facts SET entity_slug = %s WHERE id = %s", (to_slug, row["id"]))
+                db.execute(
+                    "INSERT INTO fact_moves (fact_id, from_slug, to_slug, reason, moved_at) VALUES (%s, %s, %s, %s, %s)",
+                    (row["id"], from_slug, to_slug, reason, now),
+                )
+                status = "moved"
+                if row["expired_at"] is None:
+                    dup = db.execute(
+                        "SELECT id FROM facts WHERE source_id = %(s)s AND entity_slug = %(to)s AND fact_norm = %(norm)s "
+                        f"AND visibility = %(vis)s AND id != %(id)s AND {_ACTIVE} ORDER BY id LIMIT 1",
+                        {"s": source, "to": to_slug, "norm": row["fact_norm"], "vis": row["visibility"],
+                         "id": row["id"], "now": now},
+                    ).fetchone()
+                    if dup is not None:
+                        db.execute(
+                            "UPDATE facts SET expired_at = %s, expiry_reason = %s WHERE id = %s",
+                            (now, f"duplicate of fact #{dup['id']} after moving to {to_slug}", row["id"]),
+                        )
+                        status = "duplicate"
+                out.append((row["id"], status))
+        return out
+
+    # -- the inspector's live feed (`memverbs ui`) ----------------------------------------------
+
+    def fact_changes(self, source: str, after: int, *, entity: str | None = None, kind: str | None = None,
+                     visibility: str | None = None, provenance: str | None = None, until: int | None = None,
+                     limit: int = 200) -> list:
+        """Facts remembered or expired at or after `after` (epoch ms), newest change first (see the
+        SQLite store: each of the two moments is read down its own index)."""
+        where = ["source_id = %(s)s"]
+        args: dict = {"s": source, "after": after, "limit": limit}
+        for col, key, value in (("entity_slug", "entity", entity), ("kind", "kind", kind), ("visibility", "vis", visibility)):
+            if value:
+                where.append(f"{col} = %({key})s")
+                args[key] = value
+        if provenance:
+            where.append("strpos(lower(coalesce(provenance, '')), lower(%(prov)s)) > 0")
+            args["prov"] = provenance
+        if until is not None:
+            where.append("created_at <= %(until)s")
+            args["until"] = until
+        rows: dict = {}
+        for col in ("created_at", "expired_at"):
+            for r in self.query(
+                f"SELECT {FACT_COLS}, expiry_reason, greatest(created_at, coalesce(expired_at, 0)) AS changed_at FROM facts "
+                f"WHERE {' AND '.join(where)} AND {col} >= %(after)s ORDER BY {col} DESC, id DESC LIMIT %(limit)s",
+                args,
+            ):
+                rows[r["id"]] = r
+        return sorted(rows.values(), key=lambda r: (r["changed_at"], r["id"]), reverse=True)[:limit]
+
+    def page_changes(self, source: str, after: int, *, entity: str | None = None, visibility: str | None = None,
+                     until: int | None = None, limit: int = 200) -> list:
+        """Pages written or deleted at or after `after`, newest first, private ones included."""
+        where = ["source_id = %(s)s"]
+        args: dict = {"s": source, "after": after, "limit": limit}
+        if entity:
+            where.append("slug = %(slug)s")
+            args["slug"] = entity
+        if visibility:
+            where.append("visibility = %(vis)s")
+            args["vis"] = visibility
+        if until is not None:
+            where.append("updated_at <= %(until)s")
+            args["until"] = until
+        rows: dict = {}
+        for branch, col in (("deleted_at IS NULL AND updated_at >= %(after)s", "updated_at"), ("deleted_at >= %(after)s", "deleted_at")):
+            for r in self.query(
+                "SELECT slug, title, type, visibility, updated_at, deleted_at, "
+                f"greatest(updated_at, coalesce(deleted_at, 0)) AS changed_at FROM pages WHERE {' AND '.join(where)} AND {branch} "
+                f"ORDER BY {col} DESC LIMIT %(limit)s",
+                args,
+            ):
+                rows[r["slug"]] = r
+        return sorted(rows.values(), key=lambda r: (r["changed_at"], r["slug"]), reverse=True)[:limit]

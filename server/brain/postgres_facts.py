@@ -1,0 +1,220 @@
+"""Facts in the Postgres brain: written once, expired with a reason, never deleted (the SQLite store's twin)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from memverbs.server.brain.base import FactFilter, NewFact, SearchQuery
+from memverbs.server.brain.postgres_search import tsquery
+from memverbs.server.brain.sqlite_facts import FACT_COLS
+
+_ACTIVE = "expired_at IS NULL AND (valid_until IS NULL OR valid_until > %s)"
+_WORLD = "(NOT %s OR visibility = 'world')"
+
+
+def fact_order(arm: str) -> str:
+    """The order recall's facts arm reads in (and the CLI pages through)."""
+    if arm == "supersessions":
+        return "COALESCE(expired_at, valid_until) DESC, id DESC"
+    return "created_at DESC, id DESC" if arm == "session" else "valid_from DESC, id DESC"
+
+
+class FactStore:
+    def insert_fact(self, source: str, new: NewFact, now: int) -> int:
+        with self.write() as db:
+            return self._insert(db, source, new, now)
+
+    def _insert(self, db, source: str, new: NewFact, now: int) -> int:
+        # Stamped inside the write transaction, after the write lock is taken, and by the
+        # database's clock (one clock for every host) unless the caller's is ahead: recording
+        # times follow commit order, so delta's fact cursor never skips one in flight.
+        now = max(now, self.clock(db))
+        return db.execute(
+            "INSERT INTO facts (source_id, fact, fact_norm, kind, entity_slug, visibility, notability, provenance, "
+            "source_session, context, confidence, valid_from, valid_until, created_at) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+            (
+                source,
+                new.fact,
+                new.fact_norm,
+                new.kind,
+                new.entity_slug,
+                new.visibility,
+                new.notability,
+                new.provenance,
+                new.source_session,
+                new.context,
+                new.confidence,
+                now,
+                new.valid_until,
+                now,
+            ),
+        ).fetchone()[0]
+
+    def remember_fact(
+        self,
+        source: str,
+        new: NewFact,
+        now: int,
+        *,
+        vector: bytes | None = None,
+        space_id: int | None = None,
+        choose: Callable | None = None,
+        dedup: bool = True,
+    ):
+        """Write one fact under the dedup rule, atomically (see the SQLite store for the rule)."""
+        with self.write() as db:
+            decision = None
+            if new.entity_slug is not None and dedup:
+                dup = db.execute(
+                    f"SELECT id, valid_until FROM facts WHERE source_id = %s AND entity_slug = %s AND fact_norm = %s "
+                    f"AND visibility = %s AND {_ACTIVE} ORDER BY id LIMIT 1",
+                    (source, new.entity_slug, new.fact_norm, new.visibility, now),
+                ).fetchone()
+                if dup is not None:
+                    return "duplicate", dup["id"], dup
+                if vector is not None and space_id is not None and choose is not None:
+                    decision = choose(self._bucket_vectors(db, source, new.entity_slug, new.visibility, space_id, now))
+                    if decision is not None and decision[0] == "duplicate":
+                        return "duplicate", decision[1]["id"], decision[1]
+            fact_id = self._insert(db, source, new, now)
+            if vector is not None and space_id is not None:
+                self._store_fact_vectors(db, space_id, [(fact_id, vector)], now)
+            if decision is None:
+                return "inserted", fact_id, None
+            old = decision[1]
+            db.execute(
+                "UPDATE facts SET expired_at = %s, expiry_reason = %s, superseded_by = %s WHERE id = %s AND expired_at IS NULL",
+                (now, f"superseded by fact #{fact_id}", fact_id, old["id"]),
+            )
+            return "superseded", fact_id, old
+
+    def fact(self, fact_id: int):
+        return self.one(f"SELECT source_id, {FACT_COLS}, expiry_reason FROM facts WHERE id = %s", (fact_id,))
+
+    def expire_fact(self, fact_id: int, now: int, reason: str) -> bool:
+        with self.write() as db:
+            cur = db.execute(
+                "UPDATE facts SET expired_at = %s, expiry_reason = %s WHERE id = %s AND expired_at IS NULL",
+                (now, reason, fact_id),
+            )
+            return cur.rowcount > 0
+
+    def fact_where(self, source: str, f: FactFilter) -> tuple[str, list]:
+        """recall's facts-arm filter as SQL: the WHERE clause and its arguments."""
+        where = ["source_id = %s", _WORLD]
+        args: list = [source, f.world_only]
+        if f.active_only and f.arm != "supersessions":
+            where.append(_ACTIVE)
+            args.append(f.now)
+        if f.arm == "supersessions":
+            where.append("superseded_by IS NOT NULL")
+            if f.since is not None:
+                where.append("COALESCE(expired_at, valid_until) >= %s")
+                args.append(f.since)
+        else:
+            if f.entity_slug is not None:
+                where.append("entity_slug = %s")
+                args.append(f.entity_slug)
+            if f.session_id is not None:
+                where.append("source_session = %s")
+                args.append(f.session_id)
+            if f.since is not None:
+                where.append("valid_from >= %s")
+                args.append(f.since)
+        return " AND ".join(where), args
+
+    def facts(self, source: str, f: FactFilter) -> list:
+        where, args = self.fact_where(source, f)
+        sql = f"SELECT {FACT_COLS} FROM facts WHERE {where} ORDER BY {fact_order(f.arm)} LIMIT %s"
+        args.append(f.limit)
+        return self.query(sql, tuple(args))
+
+    # -- card and pack arms --------------------------------------------------
+
+    def active_commitments(self, source: str, slug: str, *, world_only: bool, now: int, limit: int) -> list:
+        return self.query(
+            f"SELECT fact, valid_from FROM facts WHERE source_id = %s AND entity_slug = %s AND kind = 'commitment' "
+            f"AND {_ACTIVE} AND {_WORLD} ORDER BY valid_from DESC, id DESC LIMIT %s",
+            (source, slug, now, world_only, limit),
+        )
+
+    def active_fact_count(self, source: str, slug: str, *, world_only: bool, now: int, cap: int = 100) -> int:
+        return self.one(
+            f"SELECT count(*) FROM (SELECT 1 FROM facts WHERE source_id = %s AND entity_slug = %s AND {_ACTIVE} "
+            f"AND {_WORLD} LIMIT %s) capped",
+            (source, slug, now, world_only, cap),
+        )[0]
+
+    def entity_facts(self, source: str, slugs: list[str], *, world_only: bool, now: int, limit: int):
+        if not slugs:
+            return []
+        return self.query(
+            f"SELECT {FACT_COLS} FROM facts WHERE source_id = %s AND entity_slug = ANY(%s) AND {_ACTIVE} AND {_WORLD} "
+            "ORDER BY valid_from DESC, id DESC LIMIT %s",
+            (source, list(slugs), now, world_only, limit),
+        )
+
+    def session_facts(self, source: str, session_id: str, *, world_only: bool, now: int, limit: int):
+        return self.query(
+            f"SELECT {FACT_COLS} FROM facts WHERE source_id = %s AND source_session = %s AND {_ACTIVE} AND {_WORLD} "
+            "ORDER BY created_at DESC, id DESC LIMIT %s",
+            (source, session_id, now, world_only, limit),
+        )
+
+    def recent_facts(self, source: str, created_after: int, *, world_only: bool, now: int, limit: int):
+        return self.query(
+            f"SELECT {FACT_COLS} FROM facts WHERE source_id = %s AND created_at >= %s AND {_ACTIVE} AND {_WORLD} "
+            "ORDER BY created_at DESC, id DESC LIMIT %s",
+            (source, created_after, now, world_only, limit),
+        )
+
+    def facts_recorded_after(self, source: str, since: int, *, world_only: bool, now: int, limit: int):
+        return self.query(
+            f"SELECT {FACT_COLS} FROM facts WHERE source_id = %s AND created_at > %s AND {_ACTIVE} AND {_WORLD} "
+            "ORDER BY created_at, id LIMIT %s",
+            (source, since, now, world_only, limit),
+        )
+
+    def facts_recorded_at(self, source: str, at: int, *, world_only: bool, now: int, limit: int):
+        return self.query(
+            f"SELECT {FACT_COLS} FROM facts WHERE source_id = %s AND created_at = %s AND {_ACTIVE} AND {_WORLD} "
+            "ORDER BY id LIMIT %s",
+            (source, at, now, world_only, limit),
+        )
+
+    def recent_entity_slugs(self, source: str, *, limit: int, scan: int = 200) -> list[str]:
+        rows = self.query(
+            "SELECT entity_slug FROM facts WHERE source_id = %s AND entity_slug IS NOT NULL AND visibility = 'world' "
+            "AND expired_at IS NULL ORDER BY created_at DESC LIMIT %s",
+            (source, scan),
+        )
+        return list(dict.fromkeys(r[0] for r in rows))[:limit]
+
+    def facts_matching(
+        self, source: str, query: SearchQuery, *, world_only: bool, now: int, since: int | None, until: int | None, limit: int
+    ) -> list:
+        """Active facts matching the query, best first, with event time inside the window."""
+        q = tsquery(query)
+        if q is None:
+            return []
+        cols = ", ".join("f." + c.strip() for c in FACT_COLS.split(","))
+        where = [
+            "f.search @@ to_tsquery('simple', %s)",
+            "f.source_id = %s",
+            "f.expired_at IS NULL",
+            "(f.valid_until IS NULL OR f.valid_until > %s)",
+            "(NOT %s OR f.visibility = 'world')",
+        ]
+        args: list = [q, source, now, world_only]
+        if since is not None:
+            where.append("f.valid_from >= %s")
+            args.append(since)
+        if until is not None:
+            where.append("f.valid_from <= %s")
+            args.append(until)
+        return self.query(
+            f"SELECT {cols} FROM facts f WHERE {' AND '.join(where)} "
+            "ORDER BY ts_rank(f.search, to_tsquery('simple', %s)) DESC, f.id LIMIT %s",
+            (*args, q, limit),
+        )

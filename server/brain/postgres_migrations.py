@@ -1,0 +1,280 @@
+"""The Postgres brain's schema steps, recorded exactly as SQLite's are.
+
+Same record table (`_migrations`: name, applied_at), same rules: each step runs
+in one transaction with its record row, steps race safely (a transaction-level
+advisory lock serialises migrators), and a brain that records a step this code
+does not know is refused untouched. Step names follow the SQLite registry where
+the tables are the same, so `doctor` and `migrate` speak of one schema history.
+
+The tables mirror SQLite's column for column (epoch-millisecond BIGINTs,
+float32 little-endian vectors in BYTEA), so a brain copies between backends
+without conversion. What differs is the indexes' machinery: keyword search is
+a generated, weighted `tsvector` with a GIN index (title A, body B), and, when
+the `vector` extension (pgvector) is installed, page vectors also live in a
+`vector` column with one HNSW index per space (created with the space).
+"""
+
+from __future__ import annotations
+
+from memverbs.server.brain.migrations import Migration
+
+_CORE_TABLES = """
+    -- Slugs compare in byte order (COLLATE "C"), as in SQLite: prefix and suffix ranges and the
+    -- delta keyset (updated_at, slug) mean the same on both backends.
+    CREATE TABLE pages (
+        id                BIGSERIAL PRIMARY KEY,
+        source_id         TEXT NOT NULL,
+        slug              TEXT COLLATE "C" NOT NULL,
+        slug_rev          TEXT COLLATE "C" NOT NULL,
+        title             TEXT,
+        type              TEXT,
+        body              TEXT NOT NULL DEFAULT '',
+        frontmatter       TEXT NOT NULL DEFAULT '{}',
+        summary           TEXT,
+        visibility        TEXT NOT NULL DEFAULT 'world' CHECK (visibility IN ('world', 'private')),
+        origin            TEXT NOT NULL DEFAULT 'put_page',
+        created_at        BIGINT NOT NULL,
+        updated_at        BIGINT NOT NULL,
+        last_retrieved_at BIGINT,
+        deleted_at        BIGINT,
+        UNIQUE (source_id, slug)
+    );
+    CREATE INDEX pages_title ON pages (source_id, lower(title)) WHERE deleted_at IS NULL;
+    CREATE INDEX pages_slug_rev ON pages (source_id, slug_rev) WHERE deleted_at IS NULL;
+    CREATE INDEX pages_changed ON pages (source_id, updated_at, slug) WHERE deleted_at IS NULL;
+
+    CREATE TABLE aliases (
+        id         BIGSERIAL PRIMARY KEY,
+        source_id  TEXT NOT NULL,
+        slug       TEXT COLLATE "C" NOT NULL,
+        alias      TEXT NOT NULL,
+        alias_norm TEXT COLLATE "C" NOT NULL,
+        origin     TEXT NOT NULL DEFAULT 'manual',
+        UNIQUE (source_id, slug, alias_norm)
+    );
+    CREATE INDEX aliases_norm ON aliases (source_id, alias_norm);
+
+    CREATE TABLE links (
+        id          BIGSERIAL PRIMARY KEY,
+        source_id   TEXT NOT NULL,
+        from_slug   TEXT COLLATE "C" NOT NULL,
+        to_slug     TEXT COLLATE "C" NOT NULL,
+        link_type   TEXT NOT NULL,
+        link_source TEXT,
+        context     TEXT,
+        created_at  BIGINT NOT NULL,
+        UNIQUE (source_id, from_slug, to_slug, link_type, link_source)
+    );
+    CREATE INDEX links_to ON links (source_id, to_slug);
+    CREATE INDEX links_from ON links (source_id, from_slug);
+
+    CREATE TABLE timeline (
+        id         BIGSERIAL PRIMARY KEY,
+        source_id  TEXT NOT NULL,
+        slug       TEXT COLLATE "C" NOT NULL,
+        date       TEXT NOT NULL,
+        summary    TEXT NOT NULL,
+        detail     TEXT,
+        origin     TEXT NOT NULL DEFAULT 'manual',
+        created_at BIGINT NOT NULL
+    );
+    CREATE INDEX timeline_slug ON timeline (source_id, slug, date DESC);
+
+    CREATE TABLE facts (
+        id                BIGSERIAL PRIMARY KEY,
+        source_id         TEXT NOT NULL,
+        fact              TEXT NOT NULL,
+        fact_norm         TEXT NOT NULL,
+        kind              TEXT NOT NULL,
+        entity_slug       TEXT COLLATE "C",
+        visibility        TEXT NOT NULL CHECK (visibility IN ('world', 'private')),
+        notability        TEXT NOT NULL DEFAULT 'medium',
+        provenance        TEXT NOT NULL,
+        source_session    TEXT,
+        context           TEXT,
+        confidence        DOUBLE PRECISION NOT NULL DEFAULT 1.0,
+        valid_from        BIGINT NOT NULL,
+        valid_until       BIGINT,
+        expired_at        BIGINT,
+        expiry_reason     TEXT,
+        superseded_by     BIGINT REFERENCES facts (id),
+        consolidated_at   BIGINT,
+        consolidated_into BIGINT,
+        created_at        BIGINT NOT NULL
+    );
+    CREATE INDEX facts_entity ON facts (source_id, entity_slug, valid_from DESC, id DESC);
+    CREATE INDEX facts_created ON facts (source_id, created_at);
+    CREATE INDEX facts_event ON facts (source_id, valid_from);
+    CREATE INDEX facts_session ON facts (source_id, source_session, created_at) WHERE source_session IS NOT NULL;
+    CREATE INDEX facts_superseded ON facts (source_id, expired_at) WHERE superseded_by IS NOT NULL;
+
+    CREATE TABLE session_cursors (
+        source_id    TEXT NOT NULL,
+        client_id    TEXT NOT NULL,
+        session_id   TEXT NOT NULL,
+        last_wake_at BIGINT NOT NULL,
+        cursor_slug  TEXT COLLATE "C" NOT NULL DEFAULT '',
+        created_at   BIGINT NOT NULL,
+        updated_at   BIGINT NOT NULL,
+        PRIMARY KEY (source_id, client_id, session_id)
+    );
+    CREATE INDEX session_cursors_idle ON session_cursors (updated_at);
+"""
+
+# 'simple': lowercased words, no stemming and no stop words, like FTS5's unicode61 tokenizer.
+_KEYWORD_INDEX = """
+    ALTER TABLE pages ADD COLUMN search tsvector GENERATED ALWAYS AS (
+        setweight(to_tsvector('simple', coalesce(title, '')), 'A') || setweight(to_tsvector('simple', body), 'B')
+    ) STORED;
+    CREATE INDEX pages_search ON pages USING gin (search);
+    ALTER TABLE facts ADD COLUMN search tsvector GENERATED ALWAYS AS (to_tsvector('simple', fact)) STORED;
+    CREATE INDEX facts_search ON facts USING gin (search);
+"""
+
+_ACCESS_TOKENS = """
+    CREATE TABLE access_tokens (
+        id           BIGSERIAL PRIMARY KEY,
+        name         TEXT NOT NULL,
+        token_hash   TEXT NOT NULL UNIQUE,
+        token_hint   TEXT NOT NULL,
+        scopes       TEXT NOT NULL,
+        surface      TEXT NOT NULL CHECK (surface IN ('verbs', 'starter', 'full')),
+        source_id    TEXT NOT NULL,
+        client_id    TEXT NOT NULL,
+        created_at   BIGINT NOT NULL,
+        last_used_at BIGINT,
+        revoked_at   BIGINT
+    );
+    CREATE UNIQUE INDEX access_tokens_live_name ON access_tokens (name) WHERE revoked_at IS NULL;
+"""
+
+_VECTORS = """
+    CREATE TABLE vector_spaces (
+        id         BIGSERIAL PRIMARY KEY,
+        provider   TEXT NOT NULL,
+        model      TEXT NOT NULL,
+        dims       INTEGER NOT NULL,
+        created_at BIGINT NOT NULL,
+        UNIQUE (provider, model, dims)
+    );
+
+    CREATE TABLE chunks (
+        id        BIGSERIAL PRIMARY KEY,
+        source_id TEXT NOT NULL,
+        page_id   BIGINT NOT NULL REFERENCES pages (id),
+        ord       INTEGER NOT NULL,
+        text      TEXT NOT NULL,
+        text_hash TEXT NOT NULL,
+        UNIQUE (page_id, ord)
+    );
+    CREATE INDEX chunks_hash ON chunks (text_hash, source_id);
+
+    CREATE TABLE text_vectors (
+        id         BIGSERIAL PRIMARY KEY,
+        space_id   BIGINT NOT NULL REFERENCES vector_spaces (id),
+        text_hash  TEXT NOT NULL,
+        vector     BYTEA NOT NULL,
+        created_at BIGINT NOT NULL,
+        UNIQUE (space_id, text_hash)
+    );
+
+    CREATE TABLE fact_vectors (
+        fact_id    BIGINT NOT NULL REFERENCES facts (id),
+        space_id   BIGINT NOT NULL REFERENCES vector_spaces (id),
+        vector     BYTEA NOT NULL,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (fact_id, space_id)
+    );
+"""
+
+# `memverbs move-facts` refiles facts under another entity; each move is kept (see migrations.py).
+_FACT_MOVES = """
+    CREATE TABLE fact_moves (
+        id         BIGSERIAL PRIMARY KEY,
+        fact_id    BIGINT NOT NULL REFERENCES facts (id),
+        from_slug  TEXT COLLATE "C",
+        to_slug    TEXT COLLATE "C" NOT NULL,
+        reason     TEXT,
+        moved_at   BIGINT NOT NULL
+    );
+    CREATE INDEX fact_moves_fact ON fact_moves (fact_id);
+"""
+
+# The page's markdown exactly as written, for `memverbs get-page --raw` (NULL for older pages).
+_PAGE_MARKDOWN = """
+    ALTER TABLE pages ADD COLUMN markdown TEXT;
+"""
+
+# SQLite's step reshapes two indexes for its planner on a never-analysed brain; Postgres has
+# statistics (autovacuum analyses), but the step keeps the same indexes under the same names so
+# both backends have one schema history: alias lookups and links into a page are one index range.
+_PLAN_INDEXES = """
+    DROP INDEX aliases_norm;
+    CREATE INDEX aliases_lookup ON aliases (source_id, alias_norm, slug);
+    DROP INDEX links_to;
+    CREATE INDEX links_in ON links (source_id, to_slug, from_slug, link_source);
+"""
+
+# Markdown folders kept in step with the brain (`memverbs import` / `sync`; see migrations.py).
+# Paths and slugs compare in byte order (COLLATE "C"), as in SQLite.
+_MARKDOWN_SYNC_STATE = """
+    CREATE TABLE sync_folders (
+        id             BIGSERIAL PRIMARY KEY,
+        source_id      TEXT NOT NULL,
+        root           TEXT COLLATE "C" NOT NULL,
+        slug_prefix    TEXT NOT NULL DEFAULT '',
+        mode           TEXT NOT NULL CHECK (mode IN ('import', 'sync')),
+        created_at     BIGINT NOT NULL,
+        last_pass_at   BIGINT,
+        last_change_at BIGINT,
+        watcher_pid    BIGINT,
+        watcher_beat   BIGINT,
+        UNIQUE (source_id, root)
+    );
+
+    CREATE TABLE sync_files (
+        folder_id       BIGINT NOT NULL REFERENCES sync_folders (id),
+        rel_path        TEXT COLLATE "C" NOT NULL,
+        slug            TEXT COLLATE "C" NOT NULL,
+        file_hash       TEXT NOT NULL,
+        size            BIGINT NOT NULL,
+        mtime_ns        BIGINT NOT NULL,
+        page_updated_at BIGINT,
+        synced_at       BIGINT NOT NULL,
+        PRIMARY KEY (folder_id, rel_path)
+    );
+    CREATE INDEX sync_files_slug ON sync_files (folder_id, slug);
+
+    CREATE TABLE sync_conflicts (
+        id            BIGSERIAL PRIMARY KEY,
+        folder_id     BIGINT NOT NULL REFERENCES sync_folders (id),
+        rel_path      TEXT COLLATE "C" NOT NULL,
+        slug          TEXT COLLATE "C" NOT NULL,
+        brain_content TEXT NOT NULL,
+        detected_at   BIGINT NOT NULL,
+        resolved_at   BIGINT
+    );
+"""
+
+# `memverbs ui`'s live feed reads the newest changes by the moment a fact or page changed.
+_CHANGE_FEED = """
+    CREATE INDEX facts_expired ON facts (source_id, expired_at) WHERE expired_at IS NOT NULL;
+    CREATE INDEX pages_deleted ON pages (source_id, deleted_at) WHERE deleted_at IS NOT NULL;
+"""
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration("0001_core_tables", _CORE_TABLES),
+    Migration("0002_keyword_index", _KEYWORD_INDEX),
+    Migration("0003_access_tokens", _ACCESS_TOKENS),
+    Migration("0004_chunks_and_vectors", _VECTORS),
+    Migration("0005_fact_moves", _FACT_MOVES),
+    Migration("0006_page_markdown", _PAGE_MARKDOWN),
+    Migration("0007_plan_indexes", _PLAN_INDEXES),
+    Migration("0008_markdown_sync_state", _MARKDOWN_SYNC_STATE),
+    Migration("0009_change_feed_indexes", _CHANGE_FEED),
+)
+
+# Not a numbered step: whether pgvector can be used depends on the server, not on the schema's
+# age. Applied (idempotently) whenever the extension is there; without it the column is absent
+# and the vector arm scans exactly (see postgres_vectors.py).
+PGVECTOR_COLUMN = "ALTER TABLE text_vectors ADD COLUMN IF NOT EXISTS embedding vector"

@@ -1,0 +1,378 @@
+"""Pages, aliases, links and timeline in the Postgres brain (the SQLite store's twin, query for query).
+
+Every read is isolated to one source and takes `allow_private`: untrusted
+callers pass False and private pages simply are not there for them. Keyword
+search runs on the weighted `search` tsvector (title A, body B).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from memverbs.server.brain.base import PageDraft, SearchQuery, draft_aliases
+from memverbs.server.brain.postgres_rows import Row
+from memverbs.server.brain.postgres_search import RANK_WEIGHTS, snippet, tsquery
+from memverbs.server.brain.sqlite_pages import _prefix_upper, reverse
+
+_LIVE = "deleted_at IS NULL AND (%s OR visibility = 'world')"
+_PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_retrieved_at"
+
+
+class PageStore:
+    # -- single pages --------------------------------------------------------
+
+    def page(self, source: str, slug: str, *, allow_private: bool = True):
+        return self.one(
+            f"SELECT id, {_PAGE_COLS}, frontmatter, markdown, created_at FROM pages WHERE source_id = %s AND slug = %s AND {_LIVE}",
+            (source, slug, allow_private),
+        )
+
+    def pages_by_slugs(self, source: str, slugs: list[str], *, allow_private: bool) -> dict:
+        if not slugs:
+            return {}
+        rows = self.query(
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND slug = ANY(%s) AND {_LIVE}",
+            (source, list(slugs), allow_private),
+        )
+        return {r["slug"]: r for r in rows}
+
+    # -- entity resolution ---------------------------------------------------
+
+    def alias_slugs(self, source: str, alias_norm: str) -> list[str]:
+        rows = self.query("SELECT DISTINCT slug FROM aliases WHERE source_id = %s AND alias_norm = %s", (source, alias_norm))
+        return [r[0] for r in rows]
+
+    def pages_titled(self, source: str, title_lower: str, *, allow_private: bool) -> list:
+        return self.query(
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND lower(title) = %s AND {_LIVE}",
+            (source, title_lower, allow_private),
+        )
+
+    def pages_with_suffix(self, source: str, tail: str, *, allow_private: bool, limit: int = 50) -> list:
+        lo = reverse("/" + tail)
+        return self.query(
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND slug_rev >= %s AND slug_rev < %s AND {_LIVE} LIMIT %s",
+            (source, lo, _prefix_upper(lo), allow_private, limit),
+        )
+
+    def pages_with_prefix(self, source: str, prefix: str, *, allow_private: bool, limit: int = 50) -> list:
+        return self.query(
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND slug >= %s AND slug < %s AND {_LIVE} LIMIT %s",
+            (source, prefix, _prefix_upper(prefix), allow_private, limit),
+        )
+
+    # -- card parts ----------------------------------------------------------
+
+    def aliases_of(self, source: str, slug: str) -> list[str]:
+        rows = self.query(
+            "SELECT DISTINCT alias_norm FROM aliases WHERE source_id = %s AND slug = %s ORDER BY alias_norm", (source, slug)
+        )
+        return [r[0] for r in rows]
+
+    def timeline_newest(self, source: str, slug: str, limit: int = 5) -> list:
+        return self.query(
+            "SELECT date, summary, detail FROM timeline WHERE source_id = %s AND slug = %s ORDER BY date DESC, id DESC LIMIT %s",
+            (source, slug, limit),
+        )
+
+    # Edges and backlinks count only pages the caller may see (see the SQLite store).
+    _VISIBLE_FROM = (
+        "JOIN pages f ON f.source_id = l.source_id AND f.slug = l.from_slug AND f.deleted_at IS NULL "
+        "AND (%s OR f.visibility = 'world')"
+    )
+    _VISIBLE_TO = (
+        "LEFT JOIN pages t ON t.source_id = l.source_id AND t.slug = l.to_slug "
+        "WHERE (t.id IS NULL OR (t.deleted_at IS NULL AND (%s OR t.visibility = 'world')))"
+    )
+
+    def edges_out(self, source: str, slug: str, limit: int, *, allow_private: bool) -> list:
+        return self.query(
+            f"SELECT l.link_type, l.to_slug AS slug, l.context FROM links l {self._VISIBLE_TO} "
+            "AND l.source_id = %s AND l.from_slug = %s AND l.link_source IS DISTINCT FROM 'mentions' ORDER BY l.id LIMIT %s",
+            (allow_private, source, slug, limit),
+        )
+
+    def edges_in(self, source: str, slug: str, limit: int, *, allow_private: bool) -> list:
+        return self.query(
+            f"SELECT l.link_type, l.from_slug AS slug, l.context FROM links l {self._VISIBLE_FROM} "
+            "WHERE l.source_id = %s AND l.to_slug = %s AND l.link_source IS DISTINCT FROM 'mentions' ORDER BY l.id LIMIT %s",
+            (allow_private, source, slug, limit),
+        )
+
+    def backlink_count(self, source: str, slug: str, *, allow_private: bool) -> int:
+        return self.one(
+            f"SELECT count(*) FROM links l {self._VISIBLE_FROM} "
+            "WHERE l.source_id = %s AND l.to_slug = %s AND l.link_source IS DISTINCT FROM 'mentions'",
+            (allow_private, source, slug),
+        )[0]
+
+    # -- lists and search ----------------------------------------------------
+
+    def list_pages(self, source: str, *, type_: str | None, prefix: str | None, limit: int, allow_private: bool):
+        sql = f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND {_LIVE}"
+        args: list = [source, allow_private]
+        if type_:
+            sql += " AND type = %s"
+            args.append(type_)
+        if prefix:
+            sql += " AND slug >= %s AND slug < %s"
+            args += [prefix, _prefix_upper(prefix)]
+        sql += " ORDER BY updated_at DESC, slug LIMIT %s"
+        args.append(limit)
+        return self.query(sql, tuple(args))
+
+    def keyword_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list:
+        """Pages matching the query, best first (title weighs ten times the body, as bm25(10, 1) does)."""
+        q = tsquery(query)
+        if q is None:
+            return []
+        # Rank normalisation 1 (÷ 1 + log length) stands in for bm25's preference for shorter pages.
+        rows = self.query(
+            "SELECT p.slug, p.title, p.body, ts_rank(%s::real[], p.search, q, 1) AS rank "
+            "FROM pages p, to_tsquery('simple', %s) q WHERE p.search @@ q AND p.source_id = %s AND p.deleted_at IS NULL "
+            "AND (%s OR p.visibility = 'world') ORDER BY rank DESC, p.id LIMIT %s",
+            (RANK_WEIGHTS, q, source, allow_private, limit),
+        )
+        # The snippet as FTS5's snippet(…, 48) cuts it: the body window with the most query terms.
+        index = {"slug": 0, "title": 1, "body": 2, "chunk": 3, "rank": 4}
+        return [Row((r[0], r[1], r[2], snippet(r[2], query.terms), r[3]), index) for r in rows]
+
+    def aliased_slugs(self, source: str, slugs: list[str], alias_norm: str) -> set[str]:
+        if not slugs:
+            return set()
+        rows = self.query(
+            "SELECT slug FROM aliases WHERE source_id = %s AND alias_norm = %s AND slug = ANY(%s)",
+            (source, alias_norm, list(slugs)),
+        )
+        return {r[0] for r in rows}
+
+    def changed_pages(self, source: str, since: int, since_slug: str | None, *, limit: int, allow_private: bool):
+        """Pages changed after the keyset cursor (updated_at, slug), oldest first."""
+        if since_slug is None:
+            where, args = "updated_at > %s", (since,)
+        else:
+            where, args = "(updated_at > %s OR (updated_at = %s AND slug > %s))", (since, since, since_slug)
+        return self.query(
+            f"SELECT slug, source_id, title, updated_at FROM pages WHERE source_id = %s AND {where} AND {_LIVE} "
+            "ORDER BY updated_at, slug LIMIT %s",
+            (source, *args, allow_private, limit),
+        )
+
+    # -- writes --------------------------------------------------------------
+
+    def save_page(self, source: str, slug: str, build: Callable[[Row | None], PageDraft], now: int) -> tuple[bool, PageDraft]:
+        """Create or replace a page; True when created (or revived).
+
+        `build` gets the slug's current row (live, deleted or private alike; None if there is
+        none) under the write lock and returns the draft to save, or raises to refuse (the
+        transaction is rolled back): who may replace what is decided on the row that will
+        actually be replaced.
+        """
+        with self.write() as db:
+            existing = db.execute(
+                "SELECT id, visibility, body, deleted_at FROM pages WHERE source_id = %s AND slug = %s", (source, slug)
+            ).fetchone()
+            draft = build(existing)
+            values = (
+                draft.title,
+                draft.type,
+                draft.body,
+                json.dumps(draft.frontmatter, default=str),
+                draft.summary,
+                draft.visibility,
+                draft.markdown,
+                now,
+            )
+            if existing is None:
+                page_id = db.execute(
+                    "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
+                    "markdown, updated_at, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                    (source, draft.slug, reverse(draft.slug), *values, now),
+                ).fetchone()[0]
+            else:
+                page_id = existing["id"]
+                db.execute(
+                    "UPDATE pages SET title = %s, type = %s, body = %s, frontmatter = %s, summary = %s, visibility = %s, "
+                    "markdown = %s, updated_at = %s, deleted_at = NULL WHERE id = %s",
+                    (*values, page_id),
+                )
+            self._write_chunks(db, source, page_id, draft.title, draft.body)
+            # What the markdown declares is replaced; what was added by hand is kept.
+            db.execute(
+                "DELETE FROM aliases WHERE source_id = %s AND slug = %s AND origin = 'frontmatter'", (source, draft.slug)
+            )
+            for alias, norm in draft_aliases(draft):
+                db.execute(
+                    "INSERT INTO aliases (source_id, slug, alias, alias_norm, origin) VALUES (%s, %s, %s, %s, 'frontmatter') "
+                    "ON CONFLICT DO NOTHING",
+                    (source, draft.slug, alias, norm),
+                )
+            db.execute(
+                "DELETE FROM links WHERE source_id = %s AND from_slug = %s AND link_source IN ('markdown', 'frontmatter')",
+                (source, draft.slug),
+            )
+            for to_slug, link_type, link_source, context in draft.links:
+                db.execute(
+                    "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                    (source, draft.slug, to_slug, link_type, link_source, context, now),
+                )
+            db.execute(
+                "DELETE FROM timeline WHERE source_id = %s AND slug = %s AND origin = 'markdown'", (source, draft.slug)
+            )
+            for date, summary, detail in draft.timeline:
+                db.execute(
+                    "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at) "
+                    "VALUES (%s, %s, %s, %s, %s, 'markdown', %s)",
+                    (source, draft.slug, date, summary, detail, now),
+                )
+        return existing is None or existing["deleted_at"] is not None, draft
+
+    # The writes below change a live page the caller may see, checked in the write's own
+    # transaction (under the write lock); they answer None when there is no such page (missing,
+    # deleted or, for an untrusted caller, private), so a caller cannot tell those apart.
+
+    def _writable(self, db, source: str, slug: str, allow_private: bool) -> bool:
+        row = db.execute(
+            f"SELECT 1 FROM pages WHERE source_id = %s AND slug = %s AND {_LIVE}", (source, slug, allow_private)
+        ).fetchone()
+        return row is not None
+
+    def delete_page(self, source: str, slug: str, now: int, *, allow_private: bool) -> bool | None:
+        with self.write() as db:
+            cur = db.execute(
+                f"UPDATE pages SET deleted_at = %s, updated_at = %s WHERE source_id = %s AND slug = %s AND {_LIVE}",
+                (now, now, source, slug, allow_private),
+            )
+            if cur.rowcount == 0:
+                return None
+            db.execute(
+                "DELETE FROM chunks WHERE page_id = (SELECT id FROM pages WHERE source_id = %s AND slug = %s)", (source, slug)
+            )
+            return True
+
+    def add_alias(self, source: str, slug: str, alias: str, alias_norm: str, *, allow_private: bool) -> bool | None:
+        with self.write() as db:
+            if not self._writable(db, source, slug, allow_private):
+                return None
+            cur = db.execute(
+                "INSERT INTO aliases (source_id, slug, alias, alias_norm, origin) VALUES (%s, %s, %s, %s, 'manual') "
+                "ON CONFLICT DO NOTHING",
+                (source, slug, alias, alias_norm),
+            )
+            return cur.rowcount > 0
+
+    def add_link(
+        self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context, now: int, *, allow_private: bool
+    ) -> bool | None:
+        """A link belongs to its `from` page, so only that page must be writable."""
+        with self.write() as db:
+            if not self._writable(db, source, from_slug, allow_private):
+                return None
+            cur = db.execute(
+                "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                (source, from_slug, to_slug, link_type, link_source, context, now),
+            )
+            return cur.rowcount > 0
+
+    def add_timeline_entry(
+        self, source: str, slug: str, date: str, summary: str, detail, now: int, *, allow_private: bool
+    ) -> int | None:
+        with self.write() as db:
+            if not self._writable(db, source, slug, allow_private):
+                return None
+            entry_id = db.execute(
+                "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at) "
+                "VALUES (%s, %s, %s, %s, %s, 'manual', %s) RETURNING id",
+                (source, slug, date, summary, detail, now),
+            ).fetchone()[0]
+            db.execute("UPDATE pages SET updated_at = %s WHERE source_id = %s AND slug = %s", (now, source, slug))
+            return entry_id
+
+    def touch_retrieved(self, source: str, slugs: list[str], now: int) -> None:
+        if not slugs:
+            return
+        with self.write() as db:
+            db.execute(
+                "UPDATE pages SET last_retrieved_at = %s WHERE source_id = %s AND slug = ANY(%s)", (now, source, list(slugs))
+            )
+
+    def adopt_links(self, source: str, slug: str, names: list[str], *, from_private_only: bool = False) -> int:
+        """Point body links whose target is one of `names` and names no live page at `slug` (see the
+        SQLite store). A link that would duplicate one the page already has is dropped instead, one
+        row at a time: SQLite's UPDATE OR IGNORE, which Postgres has no statement for."""
+        if not names:
+            return 0
+        dangling = (
+            "l.source_id = %s AND l.to_slug = ANY(%s) AND l.link_source = 'markdown' AND l.from_slug != %s "
+            "AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.source_id = l.source_id AND p.slug = l.to_slug "
+            "AND p.deleted_at IS NULL)"
+        )
+        if from_private_only:
+            dangling += (
+                " AND EXISTS (SELECT 1 FROM pages f WHERE f.source_id = l.source_id AND f.slug = l.from_slug "
+                "AND f.visibility = 'private')"
+            )
+        args = (source, list(names), slug)
+        if self.one(f"SELECT 1 FROM links l WHERE {dangling} LIMIT 1", args) is None:
+            return 0  # the common case: nothing waits for this page, and no write transaction is spent
+        moved = 0
+        with self.write() as db:
+            rows = db.execute(f"SELECT l.id, l.from_slug, l.link_type FROM links l WHERE {dangling} ORDER BY l.id", args).fetchall()
+            for r in rows:
+                taken = db.execute(
+                    "SELECT 1 FROM links WHERE source_id = %s AND from_slug = %s AND to_slug = %s AND link_type = %s "
+                    "AND link_source = 'markdown'",
+                    (source, r["from_slug"], slug, r["link_type"]),
+                ).fetchone()
+                if taken is None:
+                    db.execute("UPDATE links SET to_slug = %s WHERE id = %s", (slug, r["id"]))
+                    moved += 1
+                else:  # the page already links here both ways: drop the now-duplicate dangling row
+                    db.execute("DELETE FROM links WHERE id = %s", (r["id"],))
+        return moved
+
+    def rename_page(self, source: str, old: str, new: str, now: int) -> None:
+        """Move a page to a new slug with everything that hangs off it: aliases, links, timeline, facts."""
+        with self.write() as db:
+            # A soft-deleted page at the new slug gives way (its row only, never a live page: callers check).
+            gone = db.execute(
+                "SELECT id FROM pages WHERE source_id = %s AND slug = %s AND deleted_at IS NOT NULL", (source, new)
+            ).fetchone()
+            if gone is not None:
+                db.execute("DELETE FROM chunks WHERE page_id = %s", (gone["id"],))
+                db.execute("DELETE FROM pages WHERE id = %s", (gone["id"],))
+            db.execute(
+                "UPDATE pages SET slug = %s, slug_rev = %s, updated_at = %s WHERE source_id = %s AND slug = %s",
+                (new, reverse(new), now, source, old),
+            )
+            # SQLite's UPDATE OR IGNORE: rows the new slug already has stay behind, then go.
+            db.execute(
+                "UPDATE aliases a SET slug = %s WHERE a.source_id = %s AND a.slug = %s AND NOT EXISTS "
+                "(SELECT 1 FROM aliases b WHERE b.source_id = a.source_id AND b.slug = %s AND b.alias_norm = a.alias_norm)",
+                (new, source, old, new),
+            )
+            db.execute("DELETE FROM aliases WHERE source_id = %s AND slug = %s", (source, old))
+            db.execute(
+                "UPDATE links a SET from_slug = %s WHERE a.source_id = %s AND a.from_slug = %s AND NOT EXISTS "
+                "(SELECT 1 FROM links b WHERE b.source_id = a.source_id AND b.from_slug = %s AND b.to_slug = a.to_slug "
+                "AND b.link_type = a.link_type AND b.link_source IS NOT DISTINCT FROM a.link_source)",
+                (new, source, old, new),
+            )
+            db.execute(
+                "UPDATE links a SET to_slug = %s WHERE a.source_id = %s AND a.to_slug = %s AND NOT EXISTS "
+                "(SELECT 1 FROM links b WHERE b.source_id = a.source_id AND b.to_slug = %s AND b.from_slug = a.from_slug "
+                "AND b.link_type = a.link_type AND b.link_source IS NOT DISTINCT FROM a.link_source)",
+                (new, source, old, new),
+            )
+            db.execute("DELETE FROM links WHERE source_id = %s AND (from_slug = %s OR to_slug = %s)", (source, old, old))
+            db.execute("UPDATE timeline SET slug = %s WHERE source_id = %s AND slug = %s", (new, source, old))
+            db.execute("UPDATE facts SET entity_slug = %s WHERE source_id = %s AND entity_slug = %s", (new, source, old))
+
+    def page_links(self, source: str, slug: str) -> list:
+        return self.query(
+            "SELECT to_slug, link_type, link_source, context FROM links WHERE source_id = %s AND from_slug = %s ORDER BY id",
+            (source, slug),
+        )

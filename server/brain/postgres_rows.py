@@ -1,0 +1,51 @@
+"""Rows from Postgres that read like sqlite3.Row: by column name and by position.
+
+The verbs read rows as `row["slug"]` (and a few brain methods as `row[0]`);
+this row type gives both, so one caller works on either backend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+
+class Row:
+    __slots__ = ("_index", "_values")
+
+    def __init__(self, values: Sequence[Any], index: dict[str, int]) -> None:
+        self._values = values
+        self._index = index
+
+    def __getitem__(self, key: int | str) -> Any:
+        if isinstance(key, str):
+            return self._values[self._index[key]]
+        return self._values[key]
+
+    def keys(self) -> list[str]:
+        return list(self._index)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Row) and self._index == other._index and tuple(self._values) == tuple(other._values)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._values))
+
+    def __repr__(self) -> str:
+        return "Row(" + ", ".join(f"{k}={self[k]!r}" for k in self._index) + ")"
+
+
+def row_factory(cursor):
+    """psycopg's row-factory hook: one column index per result, shared by its rows."""
+    index = {col.name: i for i, col in enumerate(cursor.description or ())}
+
+    def make(values: Sequence[Any]) -> Row:
+        return Row(values, index)
+
+    return make

@@ -1,0 +1,131 @@
+"""Markdown-folder sync state in the Postgres brain (the SQLite sync store's twin, query for query).
+
+The same methods and rows as sqlite_sync.py: `server/sync/state.py` is their one caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class SyncStore:
+    """Mixin for PostgresBrain: `sync_folders`, `sync_files`, `sync_conflicts` and sync's page reads."""
+
+    # -- folders -------------------------------------------------------------
+
+    def sync_folder(self, source: str, root: str, prefix: str, mode: str, now: int):
+        """The folder's row, created on first use; `sync` upgrades an imported folder to synced."""
+        with self.write() as db:
+            row = db.execute("SELECT * FROM sync_folders WHERE source_id = %s AND root = %s", (source, root)).fetchone()
+            if row is None:
+                db.execute(
+                    "INSERT INTO sync_folders (source_id, root, slug_prefix, mode, created_at) VALUES (%s, %s, %s, %s, %s)",
+                    (source, root, prefix, mode, now),
+                )
+            else:
+                new_mode = "sync" if "sync" in (mode, row["mode"]) else "import"
+                db.execute("UPDATE sync_folders SET slug_prefix = %s, mode = %s WHERE id = %s", (prefix, new_mode, row["id"]))
+            return db.execute("SELECT * FROM sync_folders WHERE source_id = %s AND root = %s", (source, root)).fetchone()
+
+    def sync_folder_rows(self, source: str, mode: str | None = None) -> list:
+        sql, args = "SELECT * FROM sync_folders WHERE source_id = %s", [source]
+        if mode:
+            sql += " AND mode = %s"
+            args.append(mode)
+        return self.query(sql + " ORDER BY root", tuple(args))
+
+    def sync_folder_stamp(self, folder_id: int, *, passed_at: int | None = None, changed_at: int | None = None) -> None:
+        with self.write() as db:
+            if passed_at is not None:
+                db.execute("UPDATE sync_folders SET last_pass_at = %s WHERE id = %s", (passed_at, folder_id))
+            if changed_at is not None:
+                db.execute("UPDATE sync_folders SET last_change_at = %s WHERE id = %s", (changed_at, folder_id))
+
+    def sync_watcher_beat(self, folder_id: int, pid: int | None, beat: int | None) -> None:
+        with self.write() as db:
+            db.execute("UPDATE sync_folders SET watcher_pid = %s, watcher_beat = %s WHERE id = %s", (pid, beat, folder_id))
+
+    # -- files ---------------------------------------------------------------
+
+    def sync_file_rows(self, folder_id: int) -> list:
+        return self.query("SELECT * FROM sync_files WHERE folder_id = %s", (folder_id,))
+
+    def sync_file_row(self, folder_id: int, *, rel_path: str | None = None, slug: str | None = None):
+        if rel_path is not None:
+            return self.one("SELECT * FROM sync_files WHERE folder_id = %s AND rel_path = %s", (folder_id, rel_path))
+        return self.one("SELECT * FROM sync_files WHERE folder_id = %s AND slug = %s", (folder_id, slug))
+
+    def sync_record_file(self, folder_id: int, row: Sequence) -> None:
+        """`row`: rel_path, slug, file_hash, size, mtime_ns, page_updated_at, synced_at."""
+        with self.write() as db:
+            db.execute(
+                "INSERT INTO sync_files (folder_id, rel_path, slug, file_hash, size, mtime_ns, page_updated_at, synced_at) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (folder_id, rel_path) DO UPDATE SET slug = excluded.slug, "
+                "file_hash = excluded.file_hash, size = excluded.size, mtime_ns = excluded.mtime_ns, "
+                "page_updated_at = excluded.page_updated_at, synced_at = excluded.synced_at",
+                (folder_id, *row),
+            )
+
+    def sync_forget_file(self, folder_id: int, rel_path: str) -> None:
+        with self.write() as db:
+            db.execute("DELETE FROM sync_files WHERE folder_id = %s AND rel_path = %s", (folder_id, rel_path))
+
+    def sync_due(self, source: str, folder_id: int, since: int = 0) -> list:
+        """Synced pages written since their file's last sync (only those stamped after `since`)."""
+        # The pages changed since `since` first (a range of pages_changed), then their files.
+        return self.query(
+            "WITH p AS MATERIALIZED (SELECT slug, updated_at FROM pages "
+            "WHERE source_id = %s AND updated_at > %s AND deleted_at IS NULL) "
+            "SELECT sf.rel_path, sf.slug FROM p JOIN sync_files sf ON sf.folder_id = %s AND sf.slug = p.slug "
+            "WHERE p.updated_at > COALESCE(sf.page_updated_at, 0) ORDER BY sf.rel_path",
+            (source, since, folder_id),
+        )
+
+    # -- conflicts -----------------------------------------------------------
+
+    def sync_add_conflict(self, folder_id: int, rel_path: str, slug: str, brain_content: str, now: int) -> int:
+        with self.write() as db:
+            return db.execute(
+                "INSERT INTO sync_conflicts (folder_id, rel_path, slug, brain_content, detected_at) "
+                "VALUES (%s, %s, %s, %s, %s) RETURNING id",
+                (folder_id, rel_path, slug, brain_content, now),
+            ).fetchone()[0]
+
+    def sync_conflict_rows(self, source: str, folder_id: int | None = None, *, open_only: bool = True) -> list:
+        sql = (
+            "SELECT c.id, c.rel_path, c.slug, c.detected_at, c.brain_content, f.root FROM sync_conflicts c "
+            "JOIN sync_folders f ON f.id = c.folder_id WHERE f.source_id = %s"
+        )
+        args: list = [source]
+        if folder_id is not None:
+            sql += " AND c.folder_id = %s"
+            args.append(folder_id)
+        if open_only:
+            sql += " AND c.resolved_at IS NULL"
+        return self.query(sql + " ORDER BY c.id", tuple(args))
+
+    # -- what export and write-back read -------------------------------------
+
+    def live_page_slugs(self, source: str) -> list[tuple[str, str]]:
+        """(slug, visibility) of every live page, by slug."""
+        rows = self.query("SELECT slug, visibility FROM pages WHERE source_id = %s AND deleted_at IS NULL ORDER BY slug", (source,))
+        return [(r[0], r[1]) for r in rows]
+
+    # What was added by hand: the page ops' rows whose origin is not the markdown.
+    def manual_aliases(self, source: str, slug: str) -> list[str]:
+        rows = self.query("SELECT alias FROM aliases WHERE source_id = %s AND slug = %s AND origin = 'manual' ORDER BY id", (source, slug))
+        return [r[0] for r in rows]
+
+    def manual_links(self, source: str, slug: str) -> list[tuple[str, str]]:
+        rows = self.query(
+            "SELECT link_type, to_slug FROM links WHERE source_id = %s AND from_slug = %s AND link_source = 'manual' ORDER BY id",
+            (source, slug),
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    def manual_timeline(self, source: str, slug: str) -> list[tuple[str, str]]:
+        rows = self.query(
+            "SELECT date, summary FROM timeline WHERE source_id = %s AND slug = %s AND origin = 'manual' ORDER BY date, id",
+            (source, slug),
+        )
+        return [(r[0], r[1]) for r in rows]

@@ -1,0 +1,222 @@
+"""What only a server database can do to a brain: a newer schema, wrong credentials, the server going
+away mid-call, writers in several processes, a held write lock, and doctor's view of it.
+
+Every test runs against a real Postgres (tests/support/postgres.py); the shared behavioural suite
+(every other test in tests/server) runs on it too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import psycopg
+import pytest
+
+from memverbs.server.brain.factory import BrainLocation, locate, open_brain, redact
+from memverbs.server.brain.postgres import WRITE_LOCK, PostgresBrain
+from memverbs.server.errors import BrainError, BrainMissing
+from memverbs.server.home import Home
+from memverbs.server.runtime import Runtime
+
+from helpers import Client, init_home
+from postgres import PASSWORD, PASSWORD_ROLE
+
+POSTGRES_KINDS = ["postgres", "postgres-plain"]
+
+
+@pytest.fixture(params=POSTGRES_KINDS)
+def brain_backend(request) -> str:
+    return request.param
+
+
+def test_brain_url_selects_the_backend(tmp_path):
+    home = Home(tmp_path)
+    assert locate("", home, "brain.db") == BrainLocation("sqlite", path=tmp_path / "brain.db")
+    assert locate("sqlite:///team.db", home, "brain.db").path == tmp_path / "team.db"
+    assert locate("sqlite:////abs/b.db", home, "brain.db").path.as_posix() == "/abs/b.db"
+    assert locate("postgresql://u:pw@h/db", home, "brain.db").backend == "postgres"
+    assert str(locate("postgres://u:pw@h:5433/db", home, "brain.db")) == "postgres://u:***@h:5433/db"
+    with pytest.raises(Exception, match="unknown scheme"):
+        locate("mysql://u:hunter2@h/db", home, "brain.db")
+    assert redact("postgresql://u@h/db") == "postgresql://u@h/db"
+
+
+def test_a_newer_schema_is_refused_untouched(brain_url):
+    with psycopg.connect(brain_url, autocommit=True) as conn:
+        conn.execute("INSERT INTO _migrations (name, applied_at) VALUES ('9999_from_the_future', 1)")
+        conn.execute("INSERT INTO pages (source_id, slug, slug_rev, body, created_at, updated_at) VALUES ('s', 'a', 'a', 'x', 1, 1)")
+        before = conn.execute("SELECT count(*) FROM pages").fetchone()[0], conn.execute("SELECT name FROM _migrations ORDER BY name").fetchall()
+    for create in (False, True):
+        with pytest.raises(BrainError, match="newer memverbs") as caught:
+            open_brain(BrainLocation("postgres", url=brain_url), create=create)
+        assert "nothing in it was changed" in caught.value.fix
+    with psycopg.connect(brain_url, autocommit=True) as conn:
+        after = conn.execute("SELECT count(*) FROM pages").fetchone()[0], conn.execute("SELECT name FROM _migrations ORDER BY name").fetchall()
+    assert after == before
+
+
+def test_an_empty_database_is_a_missing_brain_until_init(pg):
+    server = pg
+    url = server.new_database(empty=True)
+    try:
+        with pytest.raises(BrainMissing, match="no brain") as caught:
+            open_brain(BrainLocation("postgres", url=url))
+        assert "memverbs init" in caught.value.fix
+        brain = open_brain(BrainLocation("postgres", url=url), create=True)
+        assert brain.schema_status()["pending"] == [] and brain.counts("default") == {"pages": 0, "facts": 0}
+        brain.close()
+    finally:
+        server.drop_database(url)
+
+
+def test_wrong_credentials_are_a_clear_error_that_never_shows_the_password(pg, tmp_path, monkeypatch):
+    server = pg
+    wrong = "Wr0ng-" + PASSWORD[::-1]
+    url = server.url("postgres", user=PASSWORD_ROLE, password=wrong)
+    with pytest.raises(BrainError) as caught:
+        open_brain(BrainLocation("postgres", url=url))
+    text = caught.value.message + caught.value.fix
+    assert "credentials" in caught.value.message and wrong not in text and "***" in text
+    # ... and the same through a verb: `unavailable`, the fix, no password.
+    monkeypatch.setenv("MEMVERBS_HOME", str(tmp_path))
+    monkeypatch.setenv("MEMVERBS_BRAIN__URL", url)
+    rt = Runtime(Home(tmp_path))
+    body, is_error = Client(rt.mcp_dispatcher("full"))("recall", query="x")
+    rt.close()
+    assert is_error and body["error"] == "unavailable" and wrong not in json.dumps(body)
+    # The right password opens it.
+    good = server.url("postgres", user=PASSWORD_ROLE, password=PASSWORD)
+    with psycopg.connect(good, autocommit=True) as conn:
+        assert conn.execute("SELECT current_user").fetchone()[0] == PASSWORD_ROLE
+
+
+def test_the_database_going_away_is_unavailable_and_the_brain_recovers(pg, home):
+    server = pg
+    rt = Runtime(home)
+    client = Client(rt.mcp_dispatcher("full"))
+    client.ok("remember", fact="before the outage", provenance="p")
+    server.pg_ctl("stop")
+    try:
+        for verb, params in (("remember", {"fact": "during the outage", "provenance": "p"}), ("recall", {})):
+            body, is_error = client(verb, **params)
+            assert is_error and body["error"] == "unavailable", body
+            assert "reconnects by itself" in body["suggestion"]
+    finally:
+        server.pg_ctl("start")
+    assert client.ok("remember", fact="after the outage", provenance="p")["status"] == "inserted"
+    assert [f["fact"] for f in client.ok("recall")["facts"]] == ["after the outage", "before the outage"]
+    rt.close()
+
+
+def test_a_held_write_lock_is_unavailable_and_loses_nothing(home, brain_url, monkeypatch):
+    monkeypatch.setenv("MEMVERBS_BRAIN__BUSY_TIMEOUT_MS", "300")
+    rt = Runtime(home)
+    client = Client(rt.mcp_dispatcher("full"))
+    client.ok("remember", fact="before the lock", provenance="p")
+    holder = psycopg.connect(brain_url)  # another process in the middle of a long write
+    holder.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+    try:
+        err = client.err("remember", fact="during the lock", provenance="p")
+        assert err["error"] == "unavailable" and "locked" in err["message"] and err["suggestion"].strip()
+        assert client.ok("recall")["facts"]  # reads never wait for a writer
+    finally:
+        holder.rollback()
+        holder.close()
+    assert client.ok("remember", fact="after the lock", provenance="p")["status"] == "inserted"
+    assert [f["fact"] for f in client.ok("recall")["facts"]] == ["after the lock", "before the lock"]
+    rt.close()
+
+
+def test_remember_is_atomic_across_processes(home, env, memverbs_cmd):
+    """Eight processes remember the same fact at once: exactly one inserts it."""
+    cmd = [*memverbs_cmd, "remember", "Alice prefers async standups", "--provenance", "p", "--entity", "people/alice", "--json"]
+    procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(8)]
+    results = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        results.append(json.loads(out))
+    statuses = sorted(r["status"] for r in results)
+    assert statuses == ["duplicate"] * 7 + ["inserted"]
+    assert len({r["id"] for r in results}) == 1
+
+
+def test_concurrent_writers_in_threads_serialise_and_stamp_in_commit_order(home):
+    """Sixteen writers on one process's pool: every fact is kept, ids and recording times ascend together."""
+    rt = Runtime(home)
+    client = Client(rt.local_dispatcher())
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda i: client.ok("remember", fact=f"fact number {i}", provenance="p"), range(16)))
+    rows = rt.brain().query("SELECT id, created_at FROM facts ORDER BY id")
+    assert len(rows) == 16
+    assert [r["created_at"] for r in rows] == sorted(r["created_at"] for r in rows)
+    rt.close()
+
+
+def test_doctor_reports_connection_schema_and_vector_path(home, brain_backend, monkeypatch):
+    from memverbs.cli.doctor import run_checks  # noqa: PLC0415
+
+    checks = {c.name: c for c in run_checks(home)}
+    assert checks["brain"].status == "ok" and "Postgres" in checks["brain"].detail
+    assert checks["schema"].status == "ok"
+    if brain_backend == "postgres-plain":
+        assert checks["extensions"].status == "warn" and "exact scan" in checks["extensions"].detail
+    else:
+        brain = Runtime(home).brain()
+        assert (checks["extensions"].status == "ok") == brain.pgvector
+        brain.close()
+
+
+def test_the_vector_index_is_pgvector_when_the_server_has_it(home, brain_backend):
+    rt = Runtime(home)
+    brain = rt.brain()
+    kind = brain.vector_index_kind()
+    if brain_backend == "postgres-plain":
+        assert not brain.pgvector and "exact scan" in kind
+    elif brain.pgvector:
+        assert "HNSW" in kind
+    rt.close()
+
+
+def test_hooks_open_no_pool_until_they_query(home, brain_url):
+    """Opening a brain checks the schema over one short connection; the pool waits for the first query."""
+    brain = PostgresBrain.open(brain_url, pool_size=1)
+    assert brain._shared is None
+    brain.counts("default")
+    assert brain._shared is not None
+    brain.close()
+
+
+def test_a_second_process_sees_writes_and_shares_cursors(home, env, memverbs_cmd):
+    """Two processes on one brain: a page written by one is read, and delta-cursored, by the other."""
+    local = Client(Runtime(home).local_dispatcher())
+    first = local.ok("delta", session_id="s-1")
+    assert first["pages"] == []
+    put = subprocess.run(
+        [*memverbs_cmd, "remember", "written elsewhere", "--provenance", "p", "--json"], env=env, capture_output=True, text=True
+    )
+    assert put.returncode == 0, put.stderr
+    seen = local.ok("recall")["facts"]
+    assert [f["fact"] for f in seen] == ["written elsewhere"]
+    delta = subprocess.run(
+        [*memverbs_cmd, "delta", "--session-id", "s-1", "--json"], env=env, capture_output=True, text=True
+    )
+    assert delta.returncode == 0, delta.stderr
+    assert [f["fact"] for f in json.loads(delta.stdout)["facts"]] == ["written elsewhere"]
+
+
+def test_text_holding_nul_is_the_callers_error_and_nothing_is_written(local, remote, runtime):
+    """Postgres text cannot hold U+0000 (SQLite's can): invalid_params with a fix, never unavailable."""
+    for client, tool, params in (
+        (remote, "put_page", {"slug": "people/nul", "content": "# Nul\nbefore\x00after\n"}),
+        (local, "remember", {"fact": "a\x00b", "provenance": "chat", "entity": "people/nul"}),
+    ):
+        body, is_error = client(tool, **params)
+        assert is_error and body["error"] == "invalid_params" and "NUL" in body["message"], body
+    assert runtime.brain().one("SELECT count(*) FROM pages")[0] == 0
+    assert runtime.brain().one("SELECT count(*) FROM facts")[0] == 0

@@ -1,0 +1,59 @@
+"""Two `memverbs serve --http` processes ("two hosts") on one Postgres brain.
+
+Writes through one are read through the other, a token minted once works on
+both, and a delta session's cursor lives in the brain, so it moves the same
+whichever process answers.
+"""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from benchmarks.http_load import HEADERS, RemoteServer, call_body, make_token
+
+
+@pytest.fixture
+def brain_backend() -> str:
+    return "postgres"
+
+
+def call(server, token: str, tool: str, **arguments) -> dict:
+    response = httpx.post(
+        server.url, json=call_body(1, tool, arguments), headers={**HEADERS, "Authorization": f"Bearer {token}"}, timeout=30
+    )
+    assert response.status_code == 200, response.text
+    result = response.json()["result"]
+    assert not result.get("isError"), result
+    return json.loads(result["content"][0]["text"])
+
+
+def test_two_servers_share_one_postgres_brain(home, env):
+    token = make_token(home.root, "team")
+    with RemoteServer(home.root, env=env) as a, RemoteServer(home.root, env=env) as b:
+        assert a.url != b.url
+        first = call(a, token, "delta", session_id="laptop")  # the session's cursor is set through A
+        assert first["facts"] == []
+        written = call(b, token, "remember", fact="Deploys freeze on Fridays", provenance="standup", entity="teams/infra")
+        assert written["status"] == "inserted"
+        # The same fact through A is a duplicate of B's: one brain, one dedup.
+        again = call(a, token, "remember", fact="Deploys freeze on Fridays", provenance="standup", entity="teams/infra")
+        assert (again["status"], again["id"]) == ("duplicate", written["id"])
+        assert [f["fact"] for f in call(a, token, "recall", entity="teams/infra")["facts"]] == ["Deploys freeze on Fridays"]
+        # The cursor set through A is read through B: a session B had never seen would be a first
+        # wake (nothing delivered); instead B delivers what changed since A's call.
+        moved = call(b, token, "delta", session_id="laptop")
+        assert [f["fact"] for f in moved["facts"]] == ["Deploys freeze on Fridays"]
+        assert call(b, token, "delta", session_id="never-seen")["facts"] == []
+        # A revocation made once is seen by both.
+        from memverbs.server.runtime import Runtime  # noqa: PLC0415
+        from memverbs.server.timeparse import now_ms  # noqa: PLC0415
+
+        rt = Runtime(home)
+        assert rt.brain().revoke_token("team", now_ms()) == 1
+        rt.close()
+        for server in (a, b):
+            denied = httpx.post(server.url, json=call_body(1, "recall", {}), headers={**HEADERS, "Authorization": f"Bearer {token}"})
+            assert denied.status_code == 401

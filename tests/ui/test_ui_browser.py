@@ -31,6 +31,7 @@ REQUIRED = os.environ.get("MEMVERBS_REQUIRE_BROWSER") == "1"
 if not REQUIRED:
     pytest.importorskip("selenium")
 from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -110,7 +111,14 @@ def shot(driver, name: str) -> None:
 
 
 def wait_for(driver, predicate, what: str):
-    return WebDriverWait(driver, WAIT_S, poll_frequency=0.1).until(lambda d: predicate(d), message=what)
+    # An element found just before the page navigates goes stale: look again rather than fail.
+    wait = WebDriverWait(driver, WAIT_S, poll_frequency=0.1, ignored_exceptions=(StaleElementReferenceException,))
+    return wait.until(lambda d: predicate(d), message=what)
+
+
+def confirm(driver) -> None:
+    """Click the confirmation page's yes, once it is there (the click is retried if the page moved)."""
+    wait_for(driver, lambda d: d.find_element(By.ID, "confirm-yes").click() or True, "no confirmation asked")
 
 
 # -- the gate -------------------------------------------------------------------------------
@@ -286,7 +294,7 @@ def test_edit_a_page_and_change_its_visibility(browser, inspector, env):
     assert "Second draft, edited in the inspector." in raw
     # make it private: confirmation, then no MCP caller reads it
     browser.find_element(By.XPATH, "//button[text()='Make private']").click()
-    wait_for(browser, lambda d: d.find_elements(By.ID, "confirm-yes"), "no confirmation asked").pop().click()
+    confirm(browser)
     wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".page-meta .badge-private"), "the page is not marked private")
     listed = json.loads(cli(env, "list-pages", "--visibility", "private", "--format", "json").stdout)
     assert slug in [p["slug"] for p in listed]
@@ -300,7 +308,7 @@ def test_move_facts_from_the_ui(browser, inspector, env):
     form.find_element(By.NAME, "to").send_keys("people/carol-example")
     form.find_element(By.NAME, "reason").send_keys("filed under a bare name")
     form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    wait_for(browser, lambda d: d.find_elements(By.ID, "confirm-yes"), "no confirmation asked").pop().click()
+    confirm(browser)
     wait_for(browser, lambda d: "moved 1 facts" in d.find_element(By.TAG_NAME, "main").text, "no move reported")
     recalled = json.loads(cli(env, "recall", "--entity", "people/carol-example", "--json").stdout)
     assert [f["fact"] for f in recalled["facts"]] == ["Carol owns the release"]

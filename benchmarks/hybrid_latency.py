@@ -167,7 +167,8 @@ def measure(size: str, dims: int, phase: str) -> dict:
         for k in range(2, 22):
             recall(k)
         stats = percentiles([recall(k) for k in range(22, 222)])
-        index = next(iter(rt.providers._indexes.values()))
+        brain = rt.brain()
+        index = brain.vector_index(brain.spaces()[0]["id"], dims)  # the process's index the recalls used
         return {
             "size": size,
             "chunks": n,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import importlib
 import os
 import re
 import sys
@@ -86,6 +87,30 @@ METAVARS = {
 WHEN_HELP = "2026-08-11, 2026-08, 2026-08-11T09:30:00Z, 24h, 7d, 30m ago, 2w, today or yesterday"
 
 # The top-level help, grouped. A command missing here is listed under "other".
+# Each command's runner, imported only when that command runs (start-up stays light).
+COMMANDS = {
+    "init": "memverbs.cli.init:run_init",
+    "serve": "memverbs.cli.serve:run_serve",
+    "config": "memverbs.cli.config:run_config",
+    "protocol": "memverbs.cli.protocol:run_protocol",
+    "auth": "memverbs.cli.auth:run_auth",
+    "connect": "memverbs.cli.connect:run_connect",
+    "disconnect": "memverbs.cli.connect:run_disconnect",
+    "remote-header": "memverbs.cli.connect:run_remote_header",
+    "install": "memverbs.cli.install:run_install_cmd",
+    "uninstall": "memverbs.cli.install:run_uninstall_cmd",
+    "reindex": "memverbs.cli.reindex:run_reindex",
+    "migrate": "memverbs.cli.migrate:run_migrate",
+    **{name: "memverbs.cli.browse:run_browse" for name in ("entities", "stats", "backlinks", "timeline", "history", "move-facts")},
+    "ui": "memverbs.cli.ui:run_ui",
+    "call": "memverbs.cli.browse:run_call",
+    "doctor": "memverbs.cli.doctor:run_doctor",
+    "import": "memverbs.cli.sync:run_import",
+    "export": "memverbs.cli.sync:run_export",
+    "sync": "memverbs.cli.sync:run_sync",
+}
+
+
 GROUPS = (
     ("memory", ("remember", "recall", "entity", "entities", "forget", "history", "move-facts", "context-pack",
                 "delta", "synthesize")),
@@ -453,73 +478,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        if args.command == "init":
-            from memverbs.cli.init import run_init  # noqa: PLC0415
-
-            return run_init(args)
-        if args.command == "serve":
-            from memverbs.cli.serve import run_serve  # noqa: PLC0415
-
-            return run_serve(args)
-        if args.command == "config":
-            from memverbs.cli.config import run_config  # noqa: PLC0415
-
-            return run_config(args)
-        if args.command == "protocol":
-            from memverbs.cli.protocol import run_protocol  # noqa: PLC0415
-
-            return run_protocol(args)
-        if args.command == "auth":
-            from memverbs.cli.auth import run_auth  # noqa: PLC0415
-
-            return run_auth(args)
-        if args.command in ("connect", "disconnect"):
-            from memverbs.cli.connect import run_connect, run_disconnect  # noqa: PLC0415
-
-            return run_connect(args) if args.command == "connect" else run_disconnect(args)
-        if args.command == "remote-header":
-            from memverbs.cli.connect import run_remote_header  # noqa: PLC0415
-
-            return run_remote_header(args)
-        if args.command in ("install", "uninstall"):
-            from memverbs.cli.install import run_install_cmd, run_uninstall_cmd  # noqa: PLC0415
-
-            return run_install_cmd(args) if args.command == "install" else run_uninstall_cmd(args)
-        if args.command == "reindex":
-            from memverbs.cli.reindex import run_reindex  # noqa: PLC0415
-
-            return run_reindex(args)
-        if args.command == "migrate":
-            from memverbs.cli.migrate import run_migrate  # noqa: PLC0415
-
-            return run_migrate(args)
-        if args.command in ("entities", "stats", "backlinks", "timeline", "history", "move-facts"):
-            from memverbs.cli.browse import run_browse  # noqa: PLC0415
-
-            return run_browse(args)
-        if args.command == "ui":
-            from memverbs.cli.ui import run_ui  # noqa: PLC0415
-
-            return run_ui(args)
-        if args.command == "call":
-            from memverbs.cli.browse import run_call  # noqa: PLC0415
-
-            return run_call(args)
         if args.command == "completion":
             from memverbs.cli.completion import run_completion  # noqa: PLC0415
 
             return run_completion(args, build_parser())
-        if args.command == "doctor":
-            from memverbs.cli.doctor import run_doctor  # noqa: PLC0415
-
-            return run_doctor(args)
-        if args.command in ("import", "export", "sync"):
-            from memverbs.cli import sync  # noqa: PLC0415
-
-            return {"import": sync.run_import, "export": sync.run_export, "sync": sync.run_sync}[args.command](args)
-        from memverbs.cli.ops import run_op  # noqa: PLC0415
-
-        return run_op(args)
+        target = COMMANDS.get(args.command, "memverbs.cli.ops:run_op")  # the rest are the registry's tools
+        module, _, func = target.partition(":")
+        return getattr(importlib.import_module(module), func)(args)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -33,6 +33,18 @@ def add_parsers(sub, add) -> None:
     p.add_argument("--status", action="store_true", help="show the synced folders, what is pending and any conflicts")
 
 
+def _folder_and_prefix(args) -> tuple[str | None, str | None, int | None]:
+    """DIR and --prefix checked: (root, prefix, None), or (None, None, the exit status after the error)."""
+    root = _folder_arg(args.dir)
+    if root is None:
+        return None, None, fail(f"{args.dir} is not a folder", "Pass the path of a folder of markdown files.")
+    prefix = _check_prefix(args.prefix)
+    if prefix is None:
+        return None, None, fail(f'--prefix "{args.prefix}" is not a slug prefix',
+                                'Use lowercase path segments of a-z, 0-9, "-" and "_", e.g. --prefix notes.')
+    return root, prefix, None
+
+
 def _pass_options(p) -> None:
     p.add_argument("--prefix", default="", metavar="PREFIX", help="slug prefix for this folder's pages, e.g. notes (default: none)")
     p.add_argument("--max-bytes", type=int, default=None, metavar="BYTES", help="skip files larger than this (default 2 MiB)")
@@ -97,12 +109,9 @@ def _one_pass(args, *, mode: str, follow_deletes: bool) -> int:
     from memverbs.server.sync.importer import MAX_BYTES, FolderPass  # noqa: PLC0415
     from memverbs.server.sync.state import SyncState  # noqa: PLC0415
 
-    root = _folder_arg(args.dir)
-    if root is None:
-        return fail(f"{args.dir} is not a folder", "Pass the path of a folder of markdown files.")
-    prefix = _check_prefix(args.prefix)
-    if prefix is None:
-        return fail(f'--prefix "{args.prefix}" is not a slug prefix', 'Use lowercase path segments of a-z, 0-9, "-" and "_", e.g. --prefix notes.')
+    root, prefix, problem = _folder_and_prefix(args)
+    if problem is not None:
+        return problem
     try:
         runtime, brain = _runtime()
     except MemverbsError as exc:
@@ -213,12 +222,9 @@ def run_watch(args) -> int:
 
     root = prefix = None
     if args.dir:
-        root = _folder_arg(args.dir)
-        if root is None:
-            return fail(f"{args.dir} is not a folder", "Pass the path of a folder of markdown files.")
-        prefix = _check_prefix(args.prefix)
-        if prefix is None:
-            return fail(f'--prefix "{args.prefix}" is not a slug prefix', 'Use lowercase path segments of a-z, 0-9, "-" and "_", e.g. --prefix notes.')
+        root, prefix, problem = _folder_and_prefix(args)
+        if problem is not None:
+            return problem
     try:
         runtime, brain = _runtime()
     except MemverbsError as exc:

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.retrieval_quality import machine, write_section
 from memverbs.server.brain.factory import BrainLocation, open_brain
 from memverbs.server.brain.sqlite_pages import reverse
 from memverbs.server.home import Home
@@ -39,8 +40,6 @@ from memverbs.server.pages.chunks import embed_input, text_hash
 from memverbs.server.providers.config import Providers
 from memverbs.server.runtime import Runtime
 from memverbs.server.timeparse import now_ms
-
-from benchmarks.retrieval_quality import machine, write_section
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 SIZES = {"smoke": 500, "20k": 20_000, "200k": 200_000}

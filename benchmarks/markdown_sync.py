@@ -31,7 +31,7 @@ TARGETS = {"import_s": 60.0, "reimport_s": 5.0, "watch_p99_s": 1.0}
 
 FIRST = ["Alice", "Bob", "Carol", "Dan", "Erin", "Frank", "Grace", "Heidi", "Ivan", "Judy", "Mallory", "Niaj", "Olivia", "Peggy"]
 LAST = ["Smith", "Jones", "Garcia", "Miller", "Davis", "Lopez", "Wilson", "Moore", "Taylor", "Lee", "Walker", "Young"]
-WORDS = "payments ledger atlas roadmap hiring launch pricing churn onboarding security audit migration latency".split()
+WORDS = ["payments", "ledger", "atlas", "roadmap", "hiring", "launch", "pricing", "churn", "onboarding", "security", "audit", "migration", "latency"]
 
 
 def generate(root: Path, n: int, seed: int = 7) -> None:

@@ -27,13 +27,12 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
+from benchmarks.retrieval_corpus import PAGES, QUERIES
 from memverbs.server.home import Home
 from memverbs.server.providers.config import Providers
 from memverbs.server.providers.testing import HashingEmbedder
 from memverbs.server.runtime import Runtime
 from memverbs.server.settings import load_settings
-
-from benchmarks.retrieval_corpus import PAGES, QUERIES
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 HEADING = "## Retrieval quality"

@@ -57,7 +57,6 @@ class RemoteBrain:
 
     def call(self, verb: str, params: dict) -> dict:
         import http.client  # noqa: PLC0415 - only remote hooks pay for it
-        import socket  # noqa: PLC0415
 
         parts = urlsplit(self.url)
         timeout = self.deadline - time.monotonic() - MARGIN_S
@@ -80,7 +79,7 @@ class RemoteBrain:
             conn.request("POST", parts.path or "/", body, headers)
             response = conn.getresponse()
             data = response.read(MAX_REPLY)
-        except (TimeoutError, socket.timeout) as exc:
+        except TimeoutError as exc:
             raise RemoteHookError("remote_timeout") from exc
         except (OSError, http.client.HTTPException) as exc:
             raise RemoteHookError("remote_unreachable") from exc

@@ -32,6 +32,7 @@ from importlib.resources import files
 from pathlib import Path
 from string import Template
 
+from memverbs.installers import toml_block
 from memverbs.installers.base import (
     HOOK_TIMEOUT_S,
     SERVER_NAME,
@@ -41,7 +42,6 @@ from memverbs.installers.base import (
     server_argv,
     server_env,
 )
-from memverbs.installers import toml_block
 from memverbs.installers.files import read_text
 from memverbs.installers.jsonc import JsonDoc, JsonEditError
 from memverbs.installers.steps import MarkedBlock, OwnedFile, TomlBlock

@@ -43,7 +43,7 @@ from pathlib import Path
 
 from memverbs.cli.remote import TOKEN_ENV, RemoteRecord
 from memverbs.hooks.events import Harness
-from memverbs.installers import claude, codex, grok, opencode, openclaw, registry, toml_block
+from memverbs.installers import claude, codex, grok, openclaw, opencode, registry, toml_block
 from memverbs.installers.base import (
     REMOTE_RECEIPT,
     SERVER_NAME,

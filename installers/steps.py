@@ -126,7 +126,7 @@ def _doc(path: Path, text: str | None) -> JsonDoc:
     except JsonEditError as exc:
         raise InstallError(
             f"{path} does not parse ({exc}); memverbs left it untouched",
-            f"Fix the file by hand (or move it aside) and run the install again.",
+            "Fix the file by hand (or move it aside) and run the install again.",
         ) from exc
 
 
@@ -148,7 +148,7 @@ class JsonEntry:
         if current is not None and not self.owned(current):
             raise InstallError(
                 f"{self.path} already has a {'.'.join(self.keys)} entry that memverbs did not write",
-                f"Rename or remove that entry, or install under another name; memverbs will not overwrite it.",
+                "Rename or remove that entry, or install under another name; memverbs will not overwrite it.",
             )
         created = [".".join(self.keys[:d]) for d in range(1, len(self.keys)) if doc.get(self.keys[:d]) is None]
         doc.set(self.keys, self.value)

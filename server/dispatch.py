@@ -101,7 +101,7 @@ class Dispatcher:
             return Outcome(unavailable(exc), is_error=True, cause=exc)
         except MemverbsError as exc:
             return Outcome(internal(exc.message), is_error=True)
-        except Exception as exc:  # noqa: BLE001 - the boundary: a bug must not kill the connection
+        except Exception as exc:
             log.exception("internal error in %s", op.name)
             return Outcome(internal(str(exc) or type(exc).__name__), is_error=True)
         outcome = Outcome(body)

@@ -19,6 +19,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from memverbs.server import usage
 from memverbs.server.brain.base import Brain
 from memverbs.server.brain.factory import BrainLocation, locate, open_brain
 from memverbs.server.context import Caller
@@ -28,7 +29,6 @@ from memverbs.server.home import Home, source_from_env
 from memverbs.server.protocol.surfaces import DEFAULT_SURFACE, SURFACES, narrower
 from memverbs.server.providers.config import Providers
 from memverbs.server.quickconfig import QuickSettings, quick_settings
-from memverbs.server import usage
 
 if TYPE_CHECKING:
     from memverbs.server.settings import Settings

@@ -8,17 +8,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import Client, init_home
 
 from memverbs.server.home import Home
 from memverbs.server.runtime import Runtime
-
-from helpers import Client, init_home
 
 
 @pytest.fixture(scope="session")
 def pg_servers():
     """Every kind of real Postgres server this machine can start (tests/support/postgres.py)."""
-    from postgres import start_servers  # noqa: PLC0415
+    from postgres import start_servers
 
     servers = start_servers()
     if os.environ.get("MEMVERBS_REQUIRE_POSTGRES") == "1":

@@ -16,8 +16,8 @@ from memverbs.cli.configfile import read_config, write_config
 from memverbs.cli.output import fail, print_json
 from memverbs.server.errors import ConfigError
 from memverbs.server.home import Home
-from memverbs.server.quickconfig import lookup
 from memverbs.server.protocol.params import nearest
+from memverbs.server.quickconfig import lookup
 from memverbs.server.settings import FileSettings, describe, known_keys, load_settings, setting_type
 
 

@@ -24,7 +24,6 @@ from memverbs.cli.output import fail, print_json
 from memverbs.cli.remote import TOKEN_ENV, RemoteError, RemoteRecord, TokenVault, normalise_url
 from memverbs.server.home import Home
 
-
 # -- registering the remote brain in harnesses (installers/remote.py) ---------------------------
 #
 # `--install claude,codex,grok,opencode,openclaw` registers the remote brain as the `memverbs` MCP

@@ -101,7 +101,7 @@ COMMANDS = {
     "uninstall": "memverbs.cli.install:run_uninstall_cmd",
     "reindex": "memverbs.cli.reindex:run_reindex",
     "migrate": "memverbs.cli.migrate:run_migrate",
-    **{name: "memverbs.cli.browse:run_browse" for name in ("entities", "stats", "backlinks", "timeline", "history", "move-facts")},
+    **dict.fromkeys(("entities", "stats", "backlinks", "timeline", "history", "move-facts"), "memverbs.cli.browse:run_browse"),
     "ui": "memverbs.cli.ui:run_ui",
     "call": "memverbs.cli.browse:run_call",
     "doctor": "memverbs.cli.doctor:run_doctor",

@@ -60,7 +60,8 @@ class Progress:
         self.last = time.monotonic()
         if not quiet and sys.stderr.isatty():
             from rich.console import Console  # noqa: PLC0415
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeRemainingColumn  # noqa: PLC0415
+            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn  # noqa: PLC0415
+            from rich.progress import Progress as Bar
 
             self.bar = Bar(
                 TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),

@@ -12,6 +12,7 @@ import json
 
 from memverbs.server.errors import MemverbsError
 
+
 class TargetError(MemverbsError):
     """The chosen brain cannot be used (not connected, no token): a message and its fix."""
 
@@ -64,7 +65,7 @@ class RemoteTarget:
 
         try:
             text, is_error = anyio.run(once)
-        except Exception as exc:  # noqa: BLE001 - any transport failure is reported with the fix
+        except Exception as exc:
             raise TargetError(
                 f"cannot reach the remote brain {self.url} ({type(exc).__name__}: {exc or 'no detail'})",
                 "Check it with `memverbs auth test`; drop --remote to use the local brain.",

@@ -115,7 +115,7 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- requests -----------------------------------------------------------------------
 
-    def do_GET(self):  # noqa: N802 - the stdlib's name
+    def do_GET(self):
         url = urlsplit(self.path)
         query = parse_qs(url.query)
         if not self._gate(query):
@@ -127,7 +127,7 @@ class Handler(BaseHTTPRequestHandler):
         except Exception as exc:  # noqa: BLE001 - the boundary: a page, never a traceback
             self._failure(exc)
 
-    def do_POST(self):  # noqa: N802
+    def do_POST(self):
         url = urlsplit(self.path)
         if not self._gate(parse_qs(url.query)):
             return

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from memverbs.server.errors import BrainError
 from memverbs.server.timeparse import now_ms
 
+
 @dataclass(frozen=True)
 class Migration:
     name: str

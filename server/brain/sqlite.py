@@ -20,8 +20,8 @@ from memverbs.server.brain.sqlite_facts import FactStore
 from memverbs.server.brain.sqlite_pages import PageStore
 from memverbs.server.brain.sqlite_sessions import CursorStore
 from memverbs.server.brain.sqlite_sync import SyncStore
-from memverbs.server.brain.sqlite_vectors import VectorStore
 from memverbs.server.brain.sqlite_tokens import TokenStore
+from memverbs.server.brain.sqlite_vectors import VectorStore
 from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked, BrainMissing
 
 

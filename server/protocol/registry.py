@@ -12,7 +12,7 @@ from memverbs.server.protocol.model import Operation, Param
 from memverbs.server.protocol.page_defs import PAGE_OPERATIONS
 from memverbs.server.protocol.verb_defs import VERB_OPERATIONS
 
-__all__ = ["BY_NAME", "CORE_VERBS", "OPERATIONS", "Operation", "Param", "VERB_NAMES"]
+__all__ = ["BY_NAME", "CORE_VERBS", "OPERATIONS", "VERB_NAMES", "Operation", "Param"]
 
 # tools/list order: the verbs in the reference's global operations order, then page ops.
 OPERATIONS: tuple[Operation, ...] = VERB_OPERATIONS + PAGE_OPERATIONS

@@ -19,11 +19,7 @@ from collections import Counter
 _WORD = re.compile(r"[a-z0-9]+")
 
 STOP_WORDS = frozenset(
-    """a an the and or but if of to in on at by for with from into onto over under about as is are was were be been
-    being am do does did doing have has had having it its this that these those there here what which who whom whose
-    when where why how all any each every some no not nor only own same so than too very can will just should would
-    could may might must shall our we us you your he him his she her they them their i me my mine up down out off
-    again further then once also yet still ever before after during while until""".split()
+    ["a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "onto", "over", "under", "about", "as", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "doing", "have", "has", "had", "having", "it", "its", "this", "that", "these", "those", "there", "here", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "all", "any", "each", "every", "some", "no", "not", "nor", "only", "own", "same", "so", "than", "too", "very", "can", "will", "just", "should", "would", "could", "may", "might", "must", "shall", "our", "we", "us", "you", "your", "he", "him", "his", "she", "her", "they", "them", "their", "i", "me", "my", "mine", "up", "down", "out", "off", "again", "further", "then", "once", "also", "yet", "still", "ever", "before", "after", "during", "while", "until"]
 )
 
 SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (

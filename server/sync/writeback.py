@@ -17,7 +17,6 @@ from memverbs.server.sync.report import Report
 from memverbs.server.sync.state import FileState
 from memverbs.server.timeparse import now_ms
 
-
 # A writer stamps updated_at before its transaction commits, so a page can appear with a stamp
 # a little older than the last look: a watcher looks back this far each time.
 LOOK_BACK_MS = 60_000

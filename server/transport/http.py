@@ -45,12 +45,12 @@ from starlette.routing import Route
 from memverbs.server import tokens
 from memverbs.server.brain.base import Brain
 from memverbs.server.dispatch import Dispatcher, Outcome
-from memverbs.server.errors import MemverbsError, PROTOCOL_VERSION
+from memverbs.server.errors import PROTOCOL_VERSION, MemverbsError
 from memverbs.server.protocol.surfaces import allowed, narrower
 from memverbs.server.runtime import Runtime
 from memverbs.server.timeparse import now_ms
-from memverbs.server.transport.diagnostics import say
 from memverbs.server.transport import http_limits
+from memverbs.server.transport.diagnostics import say
 from memverbs.server.transport.mcp_server import build_server
 
 DEFAULT_HOST = "127.0.0.1"

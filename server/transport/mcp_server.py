@@ -23,7 +23,6 @@ from memverbs.server.dispatch import Dispatcher, Outcome
 from memverbs.server.protocol.surfaces import tool_defs
 from memverbs.server.transport.encoding import encode
 
-
 Offload = Callable[[Callable[[], Outcome]], Awaitable[Outcome]]
 
 

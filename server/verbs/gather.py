@@ -26,7 +26,7 @@ FACTS_MAX = 30
 EXCERPT_CHARS = 1500
 _WORD = re.compile(r"\w+", re.UNICODE)
 # Question words on top of the search's stop words: they say "this is a question", not what about.
-QUESTION_WORDS = frozenset("know tell say said anything something everything ever".split())
+QUESTION_WORDS = frozenset(["know", "tell", "say", "said", "anything", "something", "everything", "ever"])
 
 @dataclass
 class Gathered:

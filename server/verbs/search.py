@@ -32,10 +32,7 @@ RRF_K = 60
 ARM_WEIGHTS = {"alias": 2.0, "title": 1.5, "keyword": 1.0, "vector": 1.0}
 # Function words match nearly every page; in the hybrid path they are left to the vector arm.
 STOP_WORDS = frozenset(
-    """a an the and or but if of to in on at by for with from into about as is are was were be been being am do does
-    did have has had it its this that these those there here what which who whom whose when where why how all any each
-    some no not only so than too very can will just should would could may might must we us you your he him his she
-    her they them their i me my our""".split()
+    ["a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "about", "as", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "have", "has", "had", "it", "its", "this", "that", "these", "those", "there", "here", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "all", "any", "each", "some", "no", "not", "only", "so", "than", "too", "very", "can", "will", "just", "should", "would", "could", "may", "might", "must", "we", "us", "you", "your", "he", "him", "his", "she", "her", "they", "them", "their", "i", "me", "my", "our"]
 )
 KEYWORD_EXACT_FLOOR = 0.6
 _TERM = re.compile(r"\w+", re.UNICODE)

@@ -6,8 +6,8 @@ from memverbs.server.errors import invalid
 from memverbs.server.timeparse import (
     DURATION_RE,
     ISO_DURATION_FULL,
-    MAX_MS,
     ISO_DURATION_START,
+    MAX_MS,
     duration_ms,
     parse_instant,
 )

@@ -6,10 +6,10 @@ import json
 import subprocess
 import tomllib
 
+from helpers import Client
+
 from memverbs.server.runtime import Runtime
 from memverbs.server.settings import known_keys
-
-from helpers import Client
 
 
 def run(cmd: list[str], env: dict, *args: str) -> subprocess.CompletedProcess:

@@ -20,14 +20,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from benchmarks.http_load import RemoteServer, make_token
 from fake_model import FakeModel, tool_names
 from harnesses import memverbs, require_cli, run, throwaway_home
+from helpers import init_home
+
+from benchmarks.http_load import RemoteServer, make_token
 from memverbs.installers import toml_block
 from memverbs.installers.jsonc import JsonDoc
-
-from helpers import init_home
 
 PLAINTEXT = "keyrings.alt.file.PlaintextKeyring"
 FILE_HARNESSES = ["codex", "grok", "opencode", "openclaw"]  # connect edits their files: no CLI needed to register

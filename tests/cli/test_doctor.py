@@ -56,7 +56,7 @@ def assert_verb_call_explains(cmd, env, *fragments: str) -> None:
 
 
 def remember(home, fact: str) -> None:
-    from memverbs.server.runtime import Runtime  # noqa: PLC0415
+    from memverbs.server.runtime import Runtime
 
     rt = Runtime(home)
     try:

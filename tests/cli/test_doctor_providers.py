@@ -6,9 +6,6 @@ import subprocess
 
 import httpx
 import respx
-
-from memverbs.cli.doctor import run_checks
-
 from helpers import page
 from provider_fakes import (
     CHAT_BASE,
@@ -20,6 +17,8 @@ from provider_fakes import (
     no_keyring,  # noqa: F401 - fixture
     provider_error,
 )
+
+from memverbs.cli.doctor import run_checks
 
 
 def by_name(home) -> dict:

@@ -4,9 +4,9 @@ import json
 import subprocess
 from datetime import UTC, datetime, timedelta
 
-from memverbs.server.protocol.registry import VERB_NAMES
-
 from rawmcp import RawMcp
+
+from memverbs.server.protocol.registry import VERB_NAMES
 
 
 def run(memverbs_cmd, env, *args):

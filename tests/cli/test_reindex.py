@@ -4,11 +4,10 @@ import json
 import subprocess
 
 import respx
-
-from memverbs.cli.main import main
-
 from helpers import page
 from provider_fakes import EMBED_BASE, PROVIDER_SECRET, embeddings_env, hashing_embeddings, provider_error
+
+from memverbs.cli.main import main
 
 
 def seed(local) -> None:

@@ -16,12 +16,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import init_home
 
 from benchmarks.http_load import RemoteServer, make_token
 from memverbs.cli.main import main
 from memverbs.cli.remote import RemoteError, TokenVault, normalise_url
-
-from helpers import init_home
 
 PLAINTEXT = "keyrings.alt.file.PlaintextKeyring"
 

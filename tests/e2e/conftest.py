@@ -12,9 +12,8 @@ import json
 from pathlib import Path
 
 import pytest
-
-from harness_e2e import ALICE_PAGE, ENTITY, SEED_FACT, World, kill, processes_with_home
 from fake_model import FakeModel
+from harness_e2e import ALICE_PAGE, ENTITY, SEED_FACT, World, kill, processes_with_home
 from harnesses import throwaway_home
 
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from fake_model import Text, TooLong, ToolCall
+from fake_model import Text, ToolCall, TooLong
 from harness_e2e import ENTITY, SEED_FACT, describe, first_index, packs_in
 from harnesses import require_cli
 

@@ -17,7 +17,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from fake_model import Text, ToolCall
 from harness_e2e import ENTITY, SEED_FACT, describe, first_index, packs_in
 from harnesses import require_cli

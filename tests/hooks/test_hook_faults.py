@@ -8,10 +8,9 @@ import subprocess
 import sys
 import time
 
-import pytest
-
 import payloads
-from helpers import init_home, page
+import pytest
+from helpers import init_home
 
 from memverbs.hooks import runner
 from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked

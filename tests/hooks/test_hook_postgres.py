@@ -3,9 +3,8 @@
 import json
 import subprocess
 
-import pytest
-
 import payloads
+import pytest
 from helpers import page
 
 

@@ -16,9 +16,9 @@ import threading
 from pathlib import Path
 
 import pytest
+from helpers import init_home
 
 from benchmarks.http_load import RemoteServer, make_token
-from helpers import init_home
 from memverbs.server.brain.sqlite import SqliteBrain
 
 FACT = "Remote Rita runs the Oslo office"

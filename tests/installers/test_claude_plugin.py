@@ -4,7 +4,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from harnesses import require_cli, run, throwaway_home
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,7 +5,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from harnesses import memverbs, require_cli, run, throwaway_home
 
 USER_CONFIG = """model = "gpt-5"  # my model

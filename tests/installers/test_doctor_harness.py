@@ -4,7 +4,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from harnesses import memverbs, require_cli, run, throwaway_home
 
 

@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-
 from harnesses import memverbs, require_cli, run, throwaway_home
+
 from memverbs.installers.files import InstallError
 from memverbs.installers.steps import Context, JsonArrayItem, JsonEntry, TomlBlock
 

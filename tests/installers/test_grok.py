@@ -13,8 +13,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 from harnesses import memverbs, require_cli, run, throwaway_home
+
 from memverbs.hooks.events import Harness
 from memverbs.installers import claude as claude_installer
 from memverbs.installers import grok as grok_installer

@@ -13,8 +13,8 @@ import os
 from pathlib import Path
 
 import pytest
-
 from harnesses import memverbs, require_cli, run, throwaway_home
+
 from memverbs.hooks.events import Harness
 from memverbs.installers import openclaw as openclaw_installer
 from memverbs.installers.base import Options

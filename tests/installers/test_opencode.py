@@ -15,8 +15,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from harnesses import memverbs, require_cli, run, throwaway_home
+
 from memverbs.hooks.events import Harness
 from memverbs.installers import opencode as opencode_installer
 from memverbs.installers.base import Options

@@ -9,7 +9,6 @@ import subprocess
 import time
 
 import pytest
-
 from helpers import page
 
 # -- 1. wire contract -----------------------------------------------------------------------

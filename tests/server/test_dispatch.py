@@ -1,13 +1,12 @@
 """Dispatch: surfaces fail closed, unknown tools, scope, and faults become `unavailable`."""
 
 import pytest
+from helpers import Client
 
 from memverbs.server.context import Caller
 from memverbs.server.dispatch import Dispatcher
 from memverbs.server.errors import BrainError
 from memverbs.server.protocol.surfaces import SURFACES, allowed, tool_defs
-
-from helpers import Client
 
 VERBS = ["remember", "entity", "synthesize", "forget", "recall", "context_pack", "delta"]
 

@@ -7,6 +7,8 @@ import hashlib
 import json
 
 import pytest
+from helpers import Client, page
+from provider_fakes import hashing_runtime
 
 from memverbs.cli.main import main
 from memverbs.server.brain.factory import BrainLocation, open_brain
@@ -14,9 +16,6 @@ from memverbs.server.brain.transfer import TABLES, transfer
 from memverbs.server.home import Home
 from memverbs.server.runtime import Runtime
 from memverbs.server.timeparse import now_ms
-
-from helpers import Client, page
-from provider_fakes import hashing_runtime
 
 
 @pytest.fixture
@@ -39,7 +38,7 @@ def grown(home):
     local.ok("remember", fact="Alice is allergic to nuts", provenance="chat", entity="people/alice", visibility="private")
     local.ok("delta", session_id="s-1")
     brain = rt.brain()
-    from memverbs.server import tokens  # noqa: PLC0415
+    from memverbs.server import tokens
 
     brain.create_token(name="team", token_hash=tokens.digest("x"), token_hint="mvb_x", scopes="read", surface="verbs",
                        source_id="default", client_id="token:team", now=now_ms())
@@ -127,7 +126,7 @@ def test_a_mismatch_fails_the_verify(grown, tmp_path):
     assert transfer(source, target).ok
     with target.write() as db:
         db.execute("UPDATE facts SET fact = 'tampered' WHERE id = 1")
-    from memverbs.server.brain.transfer import _Side, table_hash  # noqa: PLC0415
+    from memverbs.server.brain.transfer import _Side, table_hash
 
     facts = next(t for t in TABLES if t[0] == "facts")
     assert table_hash(_Side(source), *facts) != table_hash(_Side(target), *facts)

@@ -4,12 +4,11 @@ and a page's markdown comes back exactly as it was written (`get-page --raw`).""
 import json
 
 import yaml
+from helpers import page
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memverbs.server.pages.markdown import stored_markdown
-
-from helpers import page
 
 
 def raw(runtime, slug: str) -> str:

@@ -7,11 +7,10 @@ import time
 
 import httpx
 import pytest
-
-from benchmarks.http_load import HEADERS, RemoteServer, make_token
+from helpers import page
 from rawmcp import RawMcp
 
-from helpers import page
+from benchmarks.http_load import HEADERS, RemoteServer, make_token
 
 SECRET = "WIRE-SENTINEL-6021"
 

@@ -8,10 +8,9 @@ what it was, and the answers for a private and a deleted page must be the same.
 import json
 
 import pytest
+from helpers import Client, page, sql_for
 
 from memverbs.server.protocol.registry import OPERATIONS
-
-from helpers import Client, page, sql_for
 
 PRIVATE = "people/secret"
 DELETED = "people/gone"

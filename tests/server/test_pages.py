@@ -77,9 +77,9 @@ def test_whoami(remote):
 
 
 def test_sources_are_isolated(local, runtime, monkeypatch):
-    from memverbs.server.runtime import Runtime
-
     from helpers import Client
+
+    from memverbs.server.runtime import Runtime
 
     page(local, "people/alice", "Alice")
     local.ok("remember", fact="default fact", provenance="p", entity="people/alice")

@@ -8,23 +8,19 @@ Every test runs against a real Postgres (tests/support/postgres.py); the shared 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
-import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
 import pytest
+from helpers import Client
+from postgres import PASSWORD, PASSWORD_ROLE
 
 from memverbs.server.brain.factory import BrainLocation, locate, open_brain, redact
 from memverbs.server.brain.postgres import WRITE_LOCK, PostgresBrain
 from memverbs.server.errors import BrainError, BrainMissing
 from memverbs.server.home import Home
 from memverbs.server.runtime import Runtime
-
-from helpers import Client, init_home
-from postgres import PASSWORD, PASSWORD_ROLE
 
 POSTGRES_KINDS = ["postgres", "postgres-plain"]
 
@@ -159,7 +155,7 @@ def test_concurrent_writers_in_threads_serialise_and_stamp_in_commit_order(home)
 
 
 def test_doctor_reports_connection_schema_and_vector_path(home, brain_backend, monkeypatch):
-    from memverbs.cli.doctor import run_checks  # noqa: PLC0415
+    from memverbs.cli.doctor import run_checks
 
     checks = {c.name: c for c in run_checks(home)}
     assert checks["brain"].status == "ok" and "Postgres" in checks["brain"].detail

@@ -3,7 +3,6 @@
 import json
 
 import pytest
-
 from helpers import page
 
 SECRET_FACT = "FACT-SENTINEL-7731"

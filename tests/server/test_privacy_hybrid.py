@@ -3,7 +3,6 @@
 import json
 
 import pytest
-
 from helpers import page
 from provider_fakes import clients, hashing_runtime
 

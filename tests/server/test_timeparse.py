@@ -2,9 +2,9 @@
 
 import pytest
 
+from memverbs.server.errors import VerbError
 from memverbs.server.timeparse import iso, parse_instant, parse_since
 from memverbs.server.verbs.ttl import parse_ttl
-from memverbs.server.errors import VerbError
 
 NOW = parse_instant("2026-08-11T12:00:00Z")
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from memverbs.server.brain import vector_ann
-from memverbs.server.brain.sqlite import SqliteBrain
 from memverbs.server.brain.base import pack
+from memverbs.server.brain.sqlite import SqliteBrain
 from memverbs.server.brain.vector_index import ExactScores, GraphScores, VectorIndex
 
 DIMS = 32

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from memverbs.server.brain.sqlite import SqliteBrain
 from memverbs.server.brain.base import pack
+from memverbs.server.brain.sqlite import SqliteBrain
 from memverbs.server.brain.vector_index import VectorIndex
 
 

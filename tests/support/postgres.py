@@ -46,7 +46,7 @@ class PgServer:
         return f"postgresql://{auth}@/{db}?host={quote(str(self.socket_dir), safe='')}&port={self.port}"
 
     def admin(self, sql: str) -> None:
-        import psycopg  # noqa: PLC0415
+        import psycopg
 
         with psycopg.connect(self.url(), autocommit=True) as conn:
             conn.execute(sql)
@@ -67,7 +67,7 @@ class PgServer:
             name = "t_" + uuid.uuid4().hex[:12]
             self.admin(f'CREATE DATABASE "{name}" TEMPLATE template0')
             if not empty:
-                from memverbs.server.brain.postgres import PostgresBrain  # noqa: PLC0415
+                from memverbs.server.brain.postgres import PostgresBrain
 
                 PostgresBrain.open(self.url(name), create=True).close()
                 if self.tables is None:  # what a current brain holds: a reused one must hold just that
@@ -80,16 +80,16 @@ class PgServer:
             self.admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
     def _public_tables(self, name: str) -> list[str]:
-        import psycopg  # noqa: PLC0415
+        import psycopg
 
         with psycopg.connect(self.url(name), autocommit=True) as conn:
             return [r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")]
 
     def _reset(self, name: str) -> bool:
         """Empty a brain for reuse; False when it is not a current, intact brain any more."""
-        import psycopg  # noqa: PLC0415
+        import psycopg
 
-        from memverbs.server.brain import postgres_migrations  # noqa: PLC0415
+        from memverbs.server.brain import postgres_migrations
 
         known = {m.name for m in postgres_migrations.MIGRATIONS}
         try:
@@ -140,7 +140,7 @@ def _configure(server: PgServer) -> None:
 
 class _PgserverServer(PgServer):
     def _pg_ctl(self, action: str) -> None:
-        import pgserver  # noqa: PLC0415
+        import pgserver
 
         ctl = Path(pgserver.__file__).parent / "pginstall" / "bin" / "pg_ctl"
         args = [str(ctl), "-D", str(self.data_dir), "-w"]
@@ -155,7 +155,7 @@ class _PgserverServer(PgServer):
 
 def start_pgserver() -> PgServer | None:
     try:
-        import pgserver  # noqa: PLC0415
+        import pgserver
     except ImportError:
         return None
     data = Path(tempfile.mkdtemp(prefix="memverbs-pgvec-"))

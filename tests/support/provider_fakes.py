@@ -13,13 +13,12 @@ import json
 import httpx
 import keyring
 import pytest
+from helpers import Client
 from keyring.backends import null
 
 from memverbs.server.providers.config import Providers
 from memverbs.server.providers.testing import HashingEmbedder
 from memverbs.server.runtime import Runtime
-
-from helpers import Client
 
 EMBED_BASE = "http://embeddings.test/v1"
 CHAT_BASE = "http://chat.test"

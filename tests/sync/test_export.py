@@ -113,8 +113,8 @@ def pages(draw):
 @given(generated=pages(), include_private=st.booleans())
 def test_round_trip_property(generated, include_private, tmp_path_factory):
     import yaml
-
     from helpers import Client, init_home
+
     from memverbs.server.runtime import Runtime
     from memverbs.server.sync.exporter import export_brain
     from memverbs.server.sync.importer import FolderPass
@@ -157,6 +157,7 @@ def test_round_trip_property(generated, include_private, tmp_path_factory):
 def test_without_include_private_no_private_material_leaves(layout, tmp_path_factory):
     """Private pages, private facts-fence rows (and their continuation lines) and private facts never reach the files."""
     from helpers import Client, init_home
+
     from memverbs.server.runtime import Runtime
     from memverbs.server.sync.exporter import export_brain
 

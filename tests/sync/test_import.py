@@ -7,9 +7,9 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from vaults import write
 
 from memverbs.server.sync.slugs import path_for_slug, slug_for_path
-from vaults import write
 
 
 def vault(root):
@@ -218,6 +218,7 @@ _names = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",
 @given(files=st.dictionaries(_names.map(lambda n: n.strip(". ") or "x"), st.one_of(st.binary(max_size=200), st.text(max_size=200)), min_size=1, max_size=6))
 def test_any_folder_imports_without_a_crash_and_every_file_is_accounted_for(files, tmp_path_factory):
     from helpers import init_home
+
     from memverbs.server.runtime import Runtime
     from memverbs.server.sync.importer import FolderPass
     from memverbs.server.sync.state import SyncState

@@ -10,7 +10,6 @@ import subprocess
 import time
 
 import pytest
-
 from vaults import write
 
 pytestmark = pytest.mark.slow
@@ -172,9 +171,9 @@ def test_one_watcher_for_every_synced_folder(tmp_path, local, cli_json, env, mem
 def test_a_locked_brain_delays_a_change_and_loses_nothing(tmp_path, home):
     """Another process holds the write lock past the busy timeout: the change waits, then lands."""
     import sqlite3
-    import threading
 
     from helpers import Client
+
     from memverbs.server.brain.sqlite import SqliteBrain
     from memverbs.server.runtime import Runtime
     from memverbs.server.sync.importer import FolderPass
@@ -214,6 +213,7 @@ def test_a_locked_brain_delays_a_change_and_loses_nothing(tmp_path, home):
 
 def test_written_through_memverbs_then_renamed_on_disk_keeps_a_conflict(tmp_path, home):
     from helpers import Client
+
     from memverbs.server.runtime import Runtime
     from memverbs.server.sync.importer import FolderPass
     from memverbs.server.sync.report import Report

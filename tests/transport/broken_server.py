@@ -12,9 +12,8 @@ from __future__ import annotations
 import sys
 
 import anyio
-from mcp.server.stdio import stdio_server
-
 from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
 
 from memverbs.server.dispatch import Outcome
 from memverbs.server.protocol.surfaces import tool_defs

@@ -20,15 +20,13 @@ import os
 import sqlite3
 from collections import Counter
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rawmcp import RawMcp
 
 from memverbs.server.errors import ERROR_CODES
 from memverbs.server.protocol.surfaces import tool_defs
 from memverbs.server.runtime import Runtime
-
-from rawmcp import RawMcp
 
 CANARY = "CANARY-7f3a-private"
 EXAMPLES = int(os.environ.get("MEMVERBS_FUZZ_EXAMPLES", "60"))
@@ -168,9 +166,9 @@ HTTP_JSONRPC_STATUS = {200, 400, 404, 413, 422}
 
 
 def fuzz_http(home, examples: int) -> Tally:
-    import httpx  # noqa: PLC0415
+    import httpx
 
-    from benchmarks.http_load import HEADERS, RemoteServer, make_token  # noqa: PLC0415
+    from benchmarks.http_load import HEADERS, RemoteServer, make_token
 
     seed_private(home)
     token = make_token(home.root, "fuzz")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from helpers import Client, init_home
 
 from benchmarks.http_load import HEADERS, RemoteServer, call_body, make_token, run_load
 from memverbs.server.dispatch import unknown_tool
@@ -23,8 +24,6 @@ from memverbs.server.protocol.registry import VERB_NAMES
 from memverbs.server.protocol.schemas import ERROR_SCHEMA, validate
 from memverbs.server.protocol.surfaces import allowed
 from memverbs.server.runtime import Runtime
-
-from helpers import Client, init_home
 
 
 def clean_env(home: Path) -> dict:

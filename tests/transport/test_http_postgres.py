@@ -48,8 +48,8 @@ def test_two_servers_share_one_postgres_brain(home, env):
         assert [f["fact"] for f in moved["facts"]] == ["Deploys freeze on Fridays"]
         assert call(b, token, "delta", session_id="never-seen")["facts"] == []
         # A revocation made once is seen by both.
-        from memverbs.server.runtime import Runtime  # noqa: PLC0415
-        from memverbs.server.timeparse import now_ms  # noqa: PLC0415
+        from memverbs.server.runtime import Runtime
+        from memverbs.server.timeparse import now_ms
 
         rt = Runtime(home)
         assert rt.brain().revoke_token("team", now_ms()) == 1

@@ -10,8 +10,6 @@ import re
 import sys
 from pathlib import Path
 
-import pytest
-
 from helpers import init_home
 from rawmcp import RawMcp
 

@@ -6,11 +6,10 @@ import threading
 import time
 
 import pytest
+from rawmcp import RawMcp
 
 from memverbs.server.dispatch import Outcome
 from memverbs.server.transport import stdio, wire
-
-from rawmcp import RawMcp
 
 
 @pytest.fixture

@@ -4,10 +4,9 @@ import json
 import os
 
 import pytest
+from rawmcp import RawMcp
 
 from memverbs.server.protocol.surfaces import SURFACES, tool_defs
-
-from rawmcp import RawMcp
 
 SNAPSHOT = os.path.join(os.path.dirname(__file__), os.pardir, "snapshots", "tools_full.json")
 
@@ -171,7 +170,7 @@ def test_wire_handshake_versions_match_the_sdk():
 
     from memverbs.server.transport.wire import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE
 
-    assert HANDSHAKE_VERSIONS == tuple(HANDSHAKE_PROTOCOL_VERSIONS) and LATEST_HANDSHAKE == LATEST_HANDSHAKE_VERSION
+    assert tuple(HANDSHAKE_PROTOCOL_VERSIONS) == HANDSHAKE_VERSIONS and LATEST_HANDSHAKE == LATEST_HANDSHAKE_VERSION
 
 
 def test_a_config_only_the_full_settings_refuse_makes_calls_unavailable_after_the_first(serve, home):

@@ -19,7 +19,6 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-
 from helpers import init_home
 
 CHROMIUM = os.environ.get("MEMVERBS_CHROMIUM", "/usr/bin/chromium")
@@ -87,8 +86,8 @@ def inspector(env, seeded):
 
 @pytest.fixture(scope="module")
 def browser(inspector):
-    from selenium.webdriver.chrome.options import Options  # noqa: PLC0415
-    from selenium.webdriver.chrome.service import Service  # noqa: PLC0415
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
 
     opts = Options()
     opts.binary_location = CHROMIUM
@@ -264,8 +263,8 @@ def test_search_shows_evidence_labels(browser, inspector):
 
 
 def test_health_shows_doctor_checks_and_usage_charts(browser, inspector, env):
-    from memverbs.server.home import Home  # noqa: PLC0415
-    from memverbs.server.usage import record  # noqa: PLC0415
+    from memverbs.server.home import Home
+    from memverbs.server.usage import record
 
     log = Home(Path(env["MEMVERBS_HOME"])).usage_log
     for verb, ok, ms in (("recall", True, 12), ("recall", True, 30), ("remember", False, 5)):
@@ -340,7 +339,7 @@ def test_every_control_has_a_label_and_focus_reaches_it(browser, inspector):
         browser.get(base(inspector) + view)
         assert browser.execute_script(UNLABELLED) == [], view
     # the keyboard reaches the first control after the skip link and the navigation
-    from selenium.webdriver.common.keys import Keys  # noqa: PLC0415
+    from selenium.webdriver.common.keys import Keys
 
     browser.get(base(inspector) + "/timeline")
     browser.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)

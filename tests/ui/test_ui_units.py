@@ -92,7 +92,7 @@ def test_the_visibility_rewrite_sets_exactly_the_visibility(head, body, visibili
 
 def test_the_entity_window_pages_through_every_entity(runtime, local):
     """Paged in SQL, the windows add up to `memverbs entities` (by slug), counts and all."""
-    from memverbs.server.timeparse import now_ms  # noqa: PLC0415
+    from memverbs.server.timeparse import now_ms
 
     for i in range(7):
         local.ok("remember", fact=f"fact {i}", entity=f"people/p{i % 4}", provenance="t",
@@ -135,7 +135,7 @@ def test_the_change_feed_is_the_newest_changes_by_their_latest_moment(runtime, l
 
 def test_the_colours_keep_text_contrast_in_both_schemes():
     """WCAG AA (4.5:1) for text on the page background, the private badge, and button labels."""
-    from importlib import resources  # noqa: PLC0415
+    from importlib import resources
 
     css = resources.files("memverbs.ui").joinpath("static", "ui.css").read_text()
     schemes = [dict(re.findall(r"--([a-z-]+):\s*(#[0-9a-f]{6})", block)) for block in re.findall(r":root\s*\{([^}]*)\}", css)]
@@ -163,7 +163,7 @@ def test_the_inspector_is_local_only(memverbs_cmd, env):
 
 
 def test_no_brain_is_said_with_its_fix(memverbs_cmd, tmp_path):
-    import os  # noqa: PLC0415
+    import os
 
     env = {**os.environ, "MEMVERBS_HOME": str(tmp_path / "empty")}
     done = subprocess.run([*memverbs_cmd, "ui", "--no-open"], env=env, capture_output=True, text=True, timeout=60)

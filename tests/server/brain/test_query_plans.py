@@ -18,13 +18,11 @@ import re
 import sqlite3
 
 import pytest
+from helpers import Client, init_home, page
 
 from memverbs.server.brain.base import FactFilter, NewFact, SearchQuery
-from memverbs.server.timeparse import now_ms
-
 from memverbs.server.runtime import Runtime
-
-from helpers import Client, init_home, page
+from memverbs.server.timeparse import now_ms
 
 S = "default"
 PAGES = 60

@@ -5,12 +5,11 @@ import json
 import httpx
 import pytest
 import respx
+from provider_fakes import CHAT_BASE, OPENAI_CHAT_BASE, PROVIDER_SECRET, anthropic_reply, openai_reply, provider_error
 
 from memverbs.server.errors import ProviderError
 from memverbs.server.providers.chat import AnthropicChat, OpenAIChat
 from memverbs.server.settings import LlmSettings
-
-from provider_fakes import CHAT_BASE, OPENAI_CHAT_BASE, PROVIDER_SECRET, anthropic_reply, openai_reply, provider_error
 
 
 def anthropic(**kw) -> AnthropicChat:

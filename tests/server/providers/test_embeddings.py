@@ -6,12 +6,11 @@ import httpx
 import numpy as np
 import pytest
 import respx
+from provider_fakes import EMBED_BASE, PROVIDER_SECRET, hashing_embeddings, provider_error
 
 from memverbs.server.errors import ProviderError
 from memverbs.server.providers.embeddings import OpenAIEmbeddings
 from memverbs.server.settings import EmbeddingsSettings
-
-from provider_fakes import EMBED_BASE, PROVIDER_SECRET, hashing_embeddings, provider_error
 
 
 def client(**overrides) -> OpenAIEmbeddings:

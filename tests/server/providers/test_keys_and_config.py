@@ -6,13 +6,12 @@ import sys
 import keyring
 import pytest
 from keyring.backend import KeyringBackend
+from provider_fakes import embeddings_env, llm_env, no_keyring  # noqa: F401 - fixture
 
 from memverbs.server.home import Home
 from memverbs.server.providers import keys
 from memverbs.server.providers.config import Providers
 from memverbs.server.settings import load_settings
-
-from provider_fakes import embeddings_env, llm_env, no_keyring  # noqa: F401 - fixture
 
 
 class MemoryKeyring(KeyringBackend):

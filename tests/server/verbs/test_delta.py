@@ -1,9 +1,9 @@
 """delta: keyset cursor, session lanes, at-least-once, budget, privacy (B3), facts overflow (B4)."""
 
+from helpers import Client, page
+
 from memverbs.server.brain.base import PageDraft
 from memverbs.server.timeparse import iso, now_ms, parse_instant
-
-from helpers import Client, page
 
 EPOCH = "1970-01-01T00:00:00Z"
 

@@ -44,9 +44,9 @@ def test_private_fact_is_not_found_for_remote(local, remote):
 def test_other_source_is_not_found(runtime, monkeypatch, local):
     fid = local.ok("remember", fact="x", provenance="p")["id"]
     monkeypatch.setenv("MEMVERBS_SOURCE", "other")
-    from memverbs.server.runtime import Runtime
-
     from helpers import Client
+
+    from memverbs.server.runtime import Runtime
 
     other = Runtime(runtime.home)
     try:

@@ -4,10 +4,9 @@ import time
 
 import pytest
 import respx
+from provider_fakes import EMBED_BASE, clients, embeddings_env, hashing_embeddings, hashing_runtime, provider_error
 
 from memverbs.server.runtime import Runtime
-
-from provider_fakes import EMBED_BASE, clients, embeddings_env, hashing_embeddings, hashing_runtime, provider_error
 
 
 @pytest.fixture

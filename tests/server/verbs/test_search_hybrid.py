@@ -3,12 +3,19 @@
 import httpx
 import pytest
 import respx
+from helpers import Client, page
+from provider_fakes import (
+    EMBED_BASE,
+    PROVIDER_SECRET,
+    clients,
+    embeddings_env,
+    hashing_embeddings,
+    hashing_runtime,
+    provider_error,
+)
 
 from memverbs.server.reindex import reindex
 from memverbs.server.runtime import Runtime
-
-from helpers import Client, page
-from provider_fakes import EMBED_BASE, PROVIDER_SECRET, clients, embeddings_env, hashing_embeddings, hashing_runtime, provider_error
 
 FREEZE = "We never ship releases on Fridays."
 PARAPHRASE = "halt shipping before the weekend"

@@ -5,11 +5,6 @@ import json
 import httpx
 import pytest
 import respx
-
-from memverbs.server.conformance.runner import validate
-from memverbs.server.protocol.schemas import RESPONSE_SCHEMAS
-from memverbs.server.runtime import Runtime
-
 from helpers import page
 from provider_fakes import (
     CHAT_BASE,
@@ -25,6 +20,10 @@ from provider_fakes import (
     openai_reply,
     provider_error,
 )
+
+from memverbs.server.conformance.runner import validate
+from memverbs.server.protocol.schemas import RESPONSE_SCHEMAS
+from memverbs.server.runtime import Runtime
 
 MESSAGES = f"{CHAT_BASE}/v1/messages"
 COMPLETIONS = f"{OPENAI_CHAT_BASE}/chat/completions"

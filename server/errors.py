@@ -7,6 +7,7 @@
      │    ├── BrainLocked     another process holds the write lock past the busy timeout
      │    └── BrainCorrupt    the file is not a (healthy) SQLite database, or Postgres reports damaged data
      ├── ConfigError          the config file cannot be read or is invalid
+     ├── FactEditRefused      a trusted restore or visibility change the fact's state forbids (code, fix)
      └── ProviderError        an embedding or chat provider call failed (kind: timeout,
                               rate_limited, network, provider_error, model_unusable, no_key)
 
@@ -87,6 +88,30 @@ class BrainCorrupt(BrainError):
 
 class ConfigError(MemverbsError):
     """The config file is unreadable or holds an invalid value."""
+
+
+# Why a restore or a visibility change of one fact is refused (the trusted local caller's
+# edits: `memverbs restore-fact`, `fact-visibility`, the inspector; never an MCP tool).
+FACT_EDIT_REFUSALS = (
+    "not_found",  # no such fact in this source
+    "not_forgotten",  # restore: the fact is active
+    "lapsed",  # restore: its ttl has passed; restored, it would still be inactive
+    "superseded",  # restore: a newer fact replaced it; both active would contradict each other
+    "duplicate",  # restore: an active fact already says the same about the same entity
+    "entity_gone",  # restore: the page it is filed under was deleted
+    "invalid_visibility",  # visibility: neither world nor private
+    "needs_intent",  # visibility: widening to world was not asked for explicitly
+)
+
+
+class FactEditRefused(MemverbsError):
+    """A restore or visibility change refused with nothing written; `code` is one of FACT_EDIT_REFUSALS."""
+
+    def __init__(self, code: str, message: str, fix: str) -> None:
+        if code not in FACT_EDIT_REFUSALS:
+            raise ValueError(f"not a fact edit refusal: {code}")
+        super().__init__(message, fix)
+        self.code = code
 
 
 PROVIDER_ERROR_KINDS = ("timeout", "rate_limited", "network", "provider_error", "model_unusable", "no_key")

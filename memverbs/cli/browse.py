@@ -1,5 +1,6 @@
 """Seeing everything the local brain holds: entities, stats, backlinks, timelines, a fact's history,
-and repairing where facts are filed (`move-facts`).
+and the audited repairs: where facts are filed (`move-facts`), bringing a forgotten fact back
+(`restore-fact`) and one fact's visibility (`fact-visibility`).
 
 These read the brain directly as the trusted local caller (private rows included, and marked);
 they are CLI views, not MCP tools, so no wire shape changes with them.
@@ -13,7 +14,7 @@ import sys
 from memverbs.cli.output import fail, print_json
 from memverbs.cli.style import day, emit, paint
 from memverbs.cli.target import LocalTarget, TargetError
-from memverbs.server.errors import MemverbsError
+from memverbs.server.errors import FactEditRefused, MemverbsError
 from memverbs.server.timeparse import iso, now_ms, parse_instant
 
 
@@ -173,35 +174,52 @@ def _timeline(args, target) -> int:
 # -- a fact's history -----------------------------------------------------------------------
 
 
+def _fact_id(raw: str) -> int | None:
+    try:
+        return int(str(raw).strip().lstrip("#"))
+    except ValueError:
+        return None
+
+
+def trail_events(row, trail: dict, now: int) -> list[tuple[int, str, str]]:
+    """A fact's history as (epoch ms, event, detail), oldest first: what `history` and the inspector show.
+
+    A restore clears the fact's expiry; the audit row kept it, so the trail shows both."""
+    events = [(row["created_at"], "remembered", f"{row['fact']} — {row['provenance']}")]
+    events += [(old["expired_at"], "superseded", f"fact #{old['id']}: {old['fact']}") for old in trail["supersedes"]]
+    for m in trail["moves"]:
+        why = f" ({m['reason']})" if m["reason"] else ""
+        events.append((m["moved_at"], "moved", f"{m['from_slug'] or '(none)'} → {m['to_slug']}{why}"))
+    for a in trail.get("audit", ()):
+        if a["action"] == "restored":
+            events.append((a["old_at"], "expired", a["old_value"] or ""))
+            events.append((a["at"], "restored", f"{a['reason']} — {a['actor']}"))
+        else:
+            events.append((a["at"], "visibility", f"{a['old_value']} → {a['new_value']}: {a['reason']} — {a['actor']}"))
+    if row["expired_at"] is not None:
+        events.append((row["expired_at"], "expired", row["expiry_reason"] or ""))
+    elif row["valid_until"] is not None:
+        events.append((row["valid_until"], "lapsed" if row["valid_until"] <= now else "expires", "ttl"))
+    return sorted(events, key=lambda e: e[0] or 0)
+
+
 def _history(args, target) -> int:
     brain = target.brain()
-    try:
-        fact_id = int(str(args.id).lstrip("#"))
-    except ValueError:
+    fact_id = _fact_id(args.id)
+    if fact_id is None:
         return fail(f'"{args.id}" is not a fact id', "Pass the number from `memverbs recall` (e.g. 42).", code=2)
     row = brain.fact(fact_id)
     if row is None or row["source_id"] != target.source:
         return fail(f"no fact #{fact_id}", "List facts with `memverbs recall` (add --include-expired for old ones).")
-    trail = brain.fact_trail(fact_id)
-    events: list[dict] = [{"at": iso(row["created_at"]), "event": "remembered", "detail": f"{row['fact']} — {row['provenance']}"}]
-    for old in trail["supersedes"]:
-        events.append({"at": iso(old["expired_at"]), "event": "superseded", "detail": f"fact #{old['id']}: {old['fact']}"})
-    for m in trail["moves"]:
-        why = f" ({m['reason']})" if m["reason"] else ""
-        events.append({"at": iso(m["moved_at"]), "event": "moved", "detail": f"{m['from_slug'] or '(none)'} → {m['to_slug']}{why}"})
-    if row["expired_at"] is not None:
-        events.append({"at": iso(row["expired_at"]), "event": "expired", "detail": row["expiry_reason"] or ""})
-    elif row["valid_until"] is not None:
-        lapse = "lapsed" if row["valid_until"] <= now_ms() else "expires"
-        events.append({"at": iso(row["valid_until"]), "event": lapse, "detail": "ttl"})
-    events.sort(key=lambda e: e["at"] or "")
+    now = now_ms()
+    events = [{"at": iso(at), "event": what, "detail": detail} for at, what, detail in trail_events(row, brain.fact_trail(fact_id), now)]
     info = {
         "fact_id": str(fact_id),
         "fact": row["fact"],
         "kind": row["kind"],
         "entity_slug": row["entity_slug"],
         "visibility": row["visibility"],
-        "active": row["expired_at"] is None and (row["valid_until"] is None or row["valid_until"] > now_ms()),
+        "active": row["expired_at"] is None and (row["valid_until"] is None or row["valid_until"] > now),
         "superseded_by": str(row["superseded_by"]) if row["superseded_by"] else None,
         "events": events,
     }
@@ -215,6 +233,67 @@ def _history(args, target) -> int:
         print(f"  {day(e['at'])}  {paint(e['event'], 'cyan')}  {e['detail']}")
     if info["superseded_by"]:
         print(f"  now: fact #{info['superseded_by']} (memverbs history {info['superseded_by']})")
+    return 0
+
+
+# -- restore-fact and fact-visibility ---------------------------------------------------------
+
+
+def _refused(args, exc: FactEditRefused) -> int:
+    """A refusal names its code (FACT_EDIT_REFUSALS), the problem and the fix; nothing was written."""
+    if getattr(args, "json", False):
+        print_json({"refused": exc.code, "message": exc.message, "fix": exc.fix})
+        return 1
+    return fail(f"{exc.message} [{exc.code}]", exc.fix)
+
+
+def _restore_fact(args, target) -> int:
+    from memverbs.server.brain.fact_edits import local_actor  # noqa: PLC0415
+
+    fact_id = _fact_id(args.id)
+    if fact_id is None:
+        return fail(f'"{args.id}" is not a fact id', "Pass the number from `memverbs recall --include-expired` (e.g. 42).", code=2)
+    reason = args.reason.strip()
+    if not reason:
+        return fail("say why it holds again: --reason is kept in the fact's history", "e.g. --reason 'forgotten by mistake'", code=2)
+    try:
+        row = target.brain().restore_fact(target.source, fact_id, reason=reason, actor=local_actor("memverbs restore-fact"),
+                                          now=now_ms())
+    except FactEditRefused as exc:
+        return _refused(args, exc)
+    if args.json:
+        print_json({"fact_id": str(fact_id), "restored": True, "fact": row["fact"], "entity_slug": row["entity_slug"],
+                    "visibility": row["visibility"]})
+        return 0
+    mark = " " + paint("(private)", "yellow") if row["visibility"] == "private" else ""
+    print(f"restored fact #{fact_id}: {row['fact']}  [{row['entity_slug'] or 'no entity'}]{mark}")
+    print(paint(f"the expiry it undid is in its history: memverbs history {fact_id}", "dim"))
+    return 0
+
+
+def _fact_visibility(args, target) -> int:
+    from memverbs.server.brain.fact_edits import local_actor  # noqa: PLC0415
+
+    fact_id = _fact_id(args.id)
+    if fact_id is None:
+        return fail(f'"{args.id}" is not a fact id', "Pass the number from `memverbs recall` (e.g. 42).", code=2)
+    reason = (args.reason or "").strip() or "no reason given"
+    try:
+        changed = target.brain().set_fact_visibility(
+            target.source, fact_id, args.visibility, widen=args.widen, reason=reason,
+            actor=local_actor("memverbs fact-visibility"), now=now_ms(),
+        )
+    except FactEditRefused as exc:
+        return _refused(args, exc)
+    if args.json:
+        print_json({"fact_id": str(fact_id), "visibility": args.visibility, "changed": changed})
+        return 0
+    if not changed:
+        print(f"fact #{fact_id} is already {args.visibility}")
+    elif args.visibility == "private":
+        print(f"fact #{fact_id} is private now: no MCP caller sees it (recall, packs, delta)")
+    else:
+        print(f"fact #{fact_id} is world now: every MCP caller may see it")
     return 0
 
 
@@ -306,4 +385,6 @@ _COMMANDS = {
     "timeline": _timeline,
     "history": _history,
     "move-facts": _move_facts,
+    "restore-fact": _restore_fact,
+    "fact-visibility": _fact_visibility,
 }

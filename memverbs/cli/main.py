@@ -101,7 +101,8 @@ COMMANDS = {
     "uninstall": "memverbs.cli.install:run_uninstall_cmd",
     "reindex": "memverbs.cli.reindex:run_reindex",
     "migrate": "memverbs.cli.migrate:run_migrate",
-    **dict.fromkeys(("entities", "stats", "backlinks", "timeline", "history", "move-facts"), "memverbs.cli.browse:run_browse"),
+    **dict.fromkeys(("entities", "stats", "backlinks", "timeline", "history", "move-facts", "restore-fact",
+                     "fact-visibility"), "memverbs.cli.browse:run_browse"),
     "ui": "memverbs.cli.ui:run_ui",
     "call": "memverbs.cli.browse:run_call",
     "doctor": "memverbs.cli.doctor:run_doctor",
@@ -112,8 +113,8 @@ COMMANDS = {
 
 
 GROUPS = (
-    ("memory", ("remember", "recall", "entity", "entities", "forget", "history", "move-facts", "context-pack",
-                "delta", "synthesize")),
+    ("memory", ("remember", "recall", "entity", "entities", "forget", "restore-fact", "fact-visibility", "history",
+                "move-facts", "context-pack", "delta", "synthesize")),
     ("pages", ("put-page", "get-page", "list-pages", "search", "delete-page", "add-link", "add-alias",
                "add-timeline-entry", "backlinks", "timeline")),
     ("markdown folders", ("import", "export", "sync")),
@@ -280,6 +281,20 @@ def _browse_parsers(sub, add) -> None:
     p.add_argument("--reason", metavar="TEXT", help="why, kept with each move (default: memverbs move-facts)")
     p.add_argument("--dry-run", action="store_true", help="say how many facts would move; write nothing")
     _json(p, "what moved as JSON")
+
+    p = add(sub, "restore-fact", "bring a forgotten fact back (audited: who, when, why; the old expiry stays in its history)")
+    p.add_argument("id", metavar="ID", help="the fact id, as recall --include-expired shows it (#42 or 42)")
+    p.add_argument("--reason", required=True, metavar="TEXT", help="why it holds again, kept in the fact's history")
+    _json(p, "the restored fact as JSON")
+
+    p = add(sub, "fact-visibility", "make one fact private or world (audited; world needs --widen)")
+    p.add_argument("id", metavar="ID", help="the fact id, as recall shows it (#42 or 42)")
+    p.add_argument("visibility", choices=("private", "world"), metavar="VISIBILITY",
+                   help="private (no MCP caller sees it) or world (every MCP caller may)")
+    p.add_argument("--widen", action="store_true",
+                   help="required to make a private fact world: every harness and remote token will see it")
+    p.add_argument("--reason", metavar="TEXT", help="why, kept in the fact's history")
+    _json(p, "the change as JSON")
 
     p = add(sub, "call", "call any MCP tool with raw JSON arguments and print the wire body (debugging)")
     p.add_argument("tool", metavar="TOOL", help="the tool name, e.g. recall or list_pages")

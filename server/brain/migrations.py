@@ -301,6 +301,26 @@ _CHANGE_FEED = """
 """
 
 
+# Restoring a forgotten fact and changing one fact's visibility (`memverbs restore-fact`,
+# `fact-visibility`, the inspector) rewrite a fact's row; each change is kept here with who,
+# when and why, and a restore keeps the expiry it undid (when and its reason), so the trail loses
+# nothing.
+_FACT_AUDIT = """
+        CREATE TABLE fact_audit (
+            id         INTEGER PRIMARY KEY AUTOINCREMENT,
+            fact_id    INTEGER NOT NULL REFERENCES facts (id),
+            action     TEXT NOT NULL CHECK (action IN ('restored', 'visibility')),
+            old_value  TEXT,                          -- restored: the expiry reason undone; visibility: the old one
+            old_at     INTEGER,                       -- restored: when the fact had been expired
+            new_value  TEXT,                          -- visibility: the new one
+            reason     TEXT NOT NULL,
+            actor      TEXT NOT NULL,                 -- who: the command or inspector, and the OS user
+            at         INTEGER NOT NULL
+        );
+        CREATE INDEX fact_audit_fact ON fact_audit (fact_id);
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -311,6 +331,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0007_plan_indexes", _PLAN_INDEXES),
     Migration("0008_markdown_sync_state", _MARKDOWN_SYNC_STATE),
     Migration("0009_change_feed_indexes", _CHANGE_FEED),
+    Migration("0010_fact_audit", _FACT_AUDIT),
 )
 
 

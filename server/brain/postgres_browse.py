@@ -1,22 +1,24 @@
 """What the CLI shows a person browsing a Postgres brain (the SQLite browse store's twin, query for query).
 
 Trusted local caller only (private rows are seen and marked); no MCP tool calls
-these. `move_facts` is the one write: it refiles facts under another entity and
-keeps every move in `fact_moves`, in one transaction under the write lock.
+these. The writes are the trusted caller's audited repairs, each one transaction under the
+write lock: `move_facts` (every move in `fact_moves`), `restore_fact` and `set_fact_visibility`
+(the rules of fact_edits.py, every change in `fact_audit`).
 Counts come back as Python ints on both backends (`count(*) FILTER`, never
 `sum()`, which Postgres answers as numeric).
 """
 
 from __future__ import annotations
 
-from memverbs.server.brain.base import FactFilter
+from memverbs.server.brain.base import FactFilter, Row
+from memverbs.server.brain.fact_edits import restore_refusal, visibility_refusal
 from memverbs.server.brain.postgres_facts import fact_order
 from memverbs.server.brain.sqlite_facts import FACT_COLS
 
 _ACTIVE = "expired_at IS NULL AND (valid_until IS NULL OR valid_until > %(now)s)"
 
 # The tables a brain owns, for its size on the server (the database may hold others).
-_OWN_TABLES = ("pages", "aliases", "links", "timeline", "facts", "fact_moves", "session_cursors", "access_tokens",
+_OWN_TABLES = ("pages", "aliases", "links", "timeline", "facts", "fact_moves", "fact_audit", "session_cursors", "access_tokens",
                "vector_spaces", "chunks", "text_vectors", "fact_vectors", "sync_folders", "sync_files",
                "sync_conflicts", "_migrations")
 
@@ -213,7 +215,64 @@ class BrowseStore:
             "moves": self.query(
                 "SELECT from_slug, to_slug, reason, moved_at FROM fact_moves WHERE fact_id = %s ORDER BY id", (fact_id,)
             ),
+            "audit": self.query(
+                "SELECT action, old_value, old_at, new_value, reason, actor, at FROM fact_audit WHERE fact_id = %s ORDER BY id",
+                (fact_id,),
+            ),
         }
+
+    def restore_fact(self, source: str, fact_id: int, *, reason: str, actor: str, now: int) -> Row:
+        """Bring a forgotten fact back (fact_edits.py says when it may), keeping the expiry it undoes
+        in `fact_audit`; the fact as it now is. Raises FactEditRefused with nothing written."""
+        with self.write() as db:
+            row = db.execute(
+                f"SELECT {FACT_COLS}, expiry_reason FROM facts WHERE id = %s AND source_id = %s", (fact_id, source)
+            ).fetchone()
+            page_deleted, restated_by = False, None
+            if row is not None and row["entity_slug"] is not None:
+                page = db.execute(
+                    "SELECT deleted_at FROM pages WHERE source_id = %s AND slug = %s", (source, row["entity_slug"])
+                ).fetchone()
+                page_deleted = page is not None and page["deleted_at"] is not None
+                same = db.execute(
+                    "SELECT id FROM facts WHERE source_id = %(s)s AND entity_slug = %(e)s AND fact_norm = "
+                    "(SELECT fact_norm FROM facts WHERE id = %(id)s) AND visibility = %(vis)s AND id != %(id)s "
+                    f"AND {_ACTIVE} ORDER BY id LIMIT 1",
+                    {"s": source, "e": row["entity_slug"], "id": fact_id, "vis": row["visibility"], "now": now},
+                ).fetchone()
+                restated_by = same["id"] if same is not None else None
+            refused = restore_refusal(fact_id, row, now=now, page_deleted=page_deleted, restated_by=restated_by)
+            if refused is not None:
+                raise refused
+            db.execute("UPDATE facts SET expired_at = NULL, expiry_reason = NULL WHERE id = %s", (fact_id,))
+            db.execute(
+                "INSERT INTO fact_audit (fact_id, action, old_value, old_at, reason, actor, at) "
+                "VALUES (%s, 'restored', %s, %s, %s, %s, %s)",
+                (fact_id, row["expiry_reason"], row["expired_at"], reason, actor, now),
+            )
+            return db.execute(f"SELECT {FACT_COLS}, expiry_reason FROM facts WHERE id = %s", (fact_id,)).fetchone()
+
+    def set_fact_visibility(self, source: str, fact_id: int, visibility: str, *, widen: bool, reason: str,
+                            actor: str, now: int) -> bool:
+        """Make one fact world or private, audited in `fact_audit`; False when it already was.
+        Widening needs `widen=True` (fact_edits.py). Raises FactEditRefused with nothing written."""
+        with self.write() as db:
+            row = db.execute(
+                "SELECT visibility FROM facts WHERE id = %s AND source_id = %s", (fact_id, source)
+            ).fetchone()
+            current = row["visibility"] if row is not None else None
+            refused = visibility_refusal(fact_id, current, visibility, widen=widen)
+            if refused is not None:
+                raise refused
+            if current == visibility:
+                return False
+            db.execute("UPDATE facts SET visibility = %s WHERE id = %s", (visibility, fact_id))
+            db.execute(
+                "INSERT INTO fact_audit (fact_id, action, old_value, new_value, reason, actor, at) "
+                "VALUES (%s, 'visibility', %s, %s, %s, %s, %s)",
+                (fact_id, current, visibility, reason, actor, now),
+            )
+            return True
 
     def move_facts(self, source: str, from_slug: str, to_slug: str, reason: str, now: int) -> list[tuple[int, str]]:
         """Refile every fact about `from_slug` under `to_slug`, in one transaction; each move is audited.

@@ -262,6 +262,22 @@ _CHANGE_FEED = """
     CREATE INDEX pages_deleted ON pages (source_id, deleted_at) WHERE deleted_at IS NOT NULL;
 """
 
+# A fact's restores and visibility changes, with who, when and why (see migrations.py).
+_FACT_AUDIT = """
+    CREATE TABLE fact_audit (
+        id         BIGSERIAL PRIMARY KEY,
+        fact_id    BIGINT NOT NULL REFERENCES facts (id),
+        action     TEXT NOT NULL CHECK (action IN ('restored', 'visibility')),
+        old_value  TEXT,
+        old_at     BIGINT,
+        new_value  TEXT,
+        reason     TEXT NOT NULL,
+        actor      TEXT NOT NULL,
+        at         BIGINT NOT NULL
+    );
+    CREATE INDEX fact_audit_fact ON fact_audit (fact_id);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -272,6 +288,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0007_plan_indexes", _PLAN_INDEXES),
     Migration("0008_markdown_sync_state", _MARKDOWN_SYNC_STATE),
     Migration("0009_change_feed_indexes", _CHANGE_FEED),
+    Migration("0010_fact_audit", _FACT_AUDIT),
 )
 
 # Not a numbered step: whether pgvector can be used depends on the server, not on the schema's

@@ -36,6 +36,7 @@ TABLES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
                         "expired_at", "expiry_reason", "superseded_by", "consolidated_at", "consolidated_into",
                         "created_at")),
     ("fact_moves", ("id",), ("id", "fact_id", "from_slug", "to_slug", "reason", "moved_at")),
+    ("fact_audit", ("id",), ("id", "fact_id", "action", "old_value", "old_at", "new_value", "reason", "actor", "at")),
     ("session_cursors", ("source_id", "client_id", "session_id"),
      ("source_id", "client_id", "session_id", "last_wake_at", "cursor_slug", "created_at", "updated_at")),
     ("access_tokens", ("id",), ("id", "name", "token_hash", "token_hint", "scopes", "surface", "source_id", "client_id",

@@ -1,0 +1,109 @@
+"""Restoring a forgotten fact and changing one fact's visibility: the rules every backend applies.
+
+These are edits by the trusted local caller only (`memverbs restore-fact`, `memverbs
+fact-visibility`, the inspector); no MCP tool reaches them. Each backend reads the fact and
+what the rules need inside its write transaction, asks `restore_refusal` / `visibility_refusal`,
+and on a yes changes the row and writes one `fact_audit` row (who, when, why; a restore also
+keeps the expiry it undid), so the audit trail only ever grows.
+
+The rules (docs/ui.md, "Restoring and visibility"):
+* only a forgotten fact is restored: not an active one, not one whose ttl has passed, not one a
+  newer fact superseded (both active would contradict each other), not one an active fact already
+  restates, and not one filed under a page that was deleted;
+* widening to world needs explicit intent (`widen=True`); narrowing to private never does.
+"""
+
+from __future__ import annotations
+
+import getpass
+
+from memverbs.server.brain.base import Row
+from memverbs.server.errors import FactEditRefused
+from memverbs.server.timeparse import iso
+
+VISIBILITIES = ("world", "private")
+
+
+def local_actor(via: str) -> str:
+    """Who made an edit, as the audit row keeps it: the command or view, and the OS user."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):  # no login name in a bare container: the edit is still recorded
+        user = "unknown"
+    return f"{via} (user {user})"
+
+
+def not_found(fact_id: int) -> FactEditRefused:
+    return FactEditRefused(
+        "not_found", f"no fact #{fact_id}", "List facts with `memverbs recall --include-expired` (the ids are the #N)."
+    )
+
+
+def restore_refusal(
+    fact_id: int, row: Row | None, *, now: int, page_deleted: bool, restated_by: int | None
+) -> FactEditRefused | None:
+    """Why `row` (the fact, None if missing) cannot be restored, or None when it can.
+
+    `page_deleted`: its entity's page exists only as deleted; `restated_by`: the id of an active
+    fact with the same text, entity and visibility, if there is one.
+    """
+    if row is None:
+        return not_found(fact_id)
+    lapsed = row["valid_until"] is not None and row["valid_until"] <= now
+    if row["expired_at"] is None:
+        if lapsed:
+            return FactEditRefused(
+                "lapsed",
+                f"fact #{fact_id} was never forgotten: its ttl ended at {iso(row['valid_until'])}",
+                "A lapsed fact is not brought back by restoring; remember it again with a new ttl if it holds again.",
+            )
+        return FactEditRefused(
+            "not_forgotten",
+            f"fact #{fact_id} is active: there is nothing to restore",
+            "It already shows in `memverbs recall`; check the id with `memverbs recall --include-expired`.",
+        )
+    if row["superseded_by"] is not None:
+        return FactEditRefused(
+            "superseded",
+            f"fact #{fact_id} was superseded by fact #{row['superseded_by']}; restoring it would leave two active "
+            "facts that contradict each other",
+            f"If the old fact holds again, remember it anew (`memverbs remember`), which supersedes the newer one "
+            f"with the trail intact; see `memverbs history {row['superseded_by']}`.",
+        )
+    if lapsed:
+        return FactEditRefused(
+            "lapsed",
+            f"fact #{fact_id} would still be inactive: its ttl ended at {iso(row['valid_until'])}",
+            "Remember it again with a new ttl if it holds again.",
+        )
+    if page_deleted:
+        return FactEditRefused(
+            "entity_gone",
+            f"fact #{fact_id} is filed under {row['entity_slug']}, whose page was deleted; restoring it would bring back "
+            "a fact about an entity that is gone",
+            f"Write the page again first (`memverbs put-page {row['entity_slug']} FILE`), or refile the facts under "
+            f"a live entity (`memverbs move-facts {row['entity_slug']} OTHER`), then restore.",
+        )
+    if restated_by is not None:
+        return FactEditRefused(
+            "duplicate",
+            f"fact #{fact_id} says what active fact #{restated_by} already says about {row['entity_slug']}",
+            f"Nothing to restore: fact #{restated_by} holds it (forget that one first if you want this id back).",
+        )
+    return None
+
+
+def visibility_refusal(fact_id: int, current: str | None, visibility: str, *, widen: bool) -> FactEditRefused | None:
+    """Why the fact (now `current`, None if missing) cannot be made `visibility`, or None when it
+    can (or already is)."""
+    if visibility not in VISIBILITIES:
+        return FactEditRefused("invalid_visibility", f'"{visibility}" is not a visibility', "Pass world or private.")
+    if current is None:
+        return not_found(fact_id)
+    if visibility == "world" and current != "world" and not widen:
+        return FactEditRefused(
+            "needs_intent",
+            f"making fact #{fact_id} world would show it to every MCP caller (every harness, every remote token)",
+            f"Say so explicitly: `memverbs fact-visibility {fact_id} world --widen` (the inspector asks you to confirm).",
+        )
+    return None

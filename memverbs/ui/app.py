@@ -3,7 +3,8 @@
 One brain connection serves every request, behind a lock (the HTTP server is threaded,
 SQLite's connection is not meant to be shared concurrently). Reads and writes go through
 the runtime's local dispatcher — the trusted caller the CLI uses — or the brain's browse
-reads and `move_facts`, exactly as `memverbs entities`, `history` and `move-facts` do.
+reads and audited edits (`move_facts`, `restore_fact`, `set_fact_visibility`), exactly as
+`memverbs entities`, `history`, `move-facts`, `restore-fact` and `fact-visibility` do.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 import threading
 
 from memverbs.cli.target import LocalTarget
+from memverbs.server.errors import FactEditRefused
 from memverbs.server.timeparse import now_ms
 
 PREVIEW_SESSION = "memverbs-ui-preview"
@@ -100,6 +102,33 @@ class InspectorApp:
         note = f" ({dups} restated a fact already there and were expired as duplicates)" if dups else ""
         return f"moved {len(moved)} facts from {old} to {new}{note}"
 
+    def restore(self, fact_id: str, reason: str) -> str:
+        """`memverbs restore-fact ID --reason R`: the same rules and the same audited brain write."""
+        from memverbs.server.brain.fact_edits import local_actor  # noqa: PLC0415
+
+        fid = _fact_id(fact_id)
+        if not reason.strip():
+            raise ActionError("say why it holds again: the reason is kept in the fact's audit trail")
+        try:
+            self.brain().restore_fact(self.source, fid, reason=reason.strip(), actor=local_actor("memverbs ui"), now=now_ms())
+        except FactEditRefused as exc:
+            raise ActionError(f"{exc.message} [{exc.code}]. {exc.fix}") from exc
+        return f"fact #{fid} restored"
+
+    def set_fact_visibility(self, fact_id: str, visibility: str, *, widen: bool, reason: str = "") -> str:
+        """`memverbs fact-visibility ID VIS [--widen]`: world only when the page's confirmation said so."""
+        from memverbs.server.brain.fact_edits import local_actor  # noqa: PLC0415
+
+        fid = _fact_id(fact_id)
+        try:
+            changed = self.brain().set_fact_visibility(
+                self.source, fid, visibility, widen=widen, reason=reason.strip() or "no reason given",
+                actor=local_actor("memverbs ui"), now=now_ms(),
+            )
+        except FactEditRefused as exc:
+            raise ActionError(f"{exc.message} [{exc.code}]. {exc.fix}") from exc
+        return f"fact #{fid} is {visibility} now" if changed else f"fact #{fid} was already {visibility}"
+
     def put_page(self, slug: str, content: str) -> str:
         is_error, body = self.call("put_page", {"slug": slug, "content": content})
         if is_error:
@@ -119,6 +148,13 @@ class InspectorApp:
 
     def close(self) -> None:
         self.target.close()
+
+
+def _fact_id(raw: str) -> int:
+    text = raw.strip().lstrip("#")
+    if not text.isdigit():
+        raise ActionError(f'"{raw}" is not a fact id: pass the number a fact row shows (#42)')
+    return int(text)
 
 
 def with_visibility(source: str, visibility: str) -> str:

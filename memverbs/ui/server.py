@@ -187,6 +187,19 @@ class Handler(BaseHTTPRequestHandler):
                         return self._confirm(path, form, f"Forget fact #{form.get('id')}? No recall will return it; "
                                              "the audit trail keeps it and your reason.")
                     done, back = app.forget(form.get("id", ""), form.get("reason", "")), _local(form.get("back"))
+                elif path == "/restore":
+                    if not confirmed:
+                        return self._confirm(path, form, f"Restore fact #{form.get('id')}? It shows in recall, cards and packs "
+                                             "again (to every MCP caller too, if it is world); its history keeps the expiry it undoes.")
+                    done, back = app.restore(form.get("id", ""), form.get("reason", "")), _local(form.get("back"))
+                elif path == "/fact-visibility":
+                    vis = form.get("visibility", "")
+                    if vis == "world" and not confirmed:
+                        # Widening asks first; narrowing never needs to.
+                        return self._confirm(path, form, f"Make fact #{form.get('id')} world? Every MCP caller (every "
+                                             "harness, every remote token) will be able to read it.")
+                    back = _local(form.get("back")) or _local(urlsplit(self.headers.get("Referer") or "").path)
+                    done = app.set_fact_visibility(form.get("id", ""), vis, widen=confirmed, reason=form.get("reason", ""))
                 elif path == "/move":
                     if not confirmed:
                         return self._confirm(path, form, f"Move every fact filed under {form.get('from')} to {form.get('to')}? "

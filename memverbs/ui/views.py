@@ -120,6 +120,20 @@ def fact_row(r, now: int, *, feed: bool = False, actions: bool = True) -> str:
             f'<label>reason <input name="reason" required size="14" aria-label="why forget fact #{r["id"]}"></label>'
             f'<button type="submit">Forget</button></form>'
         )
+    elif actions and state == "forgotten":
+        acts = (
+            f'<form class="inline-form" method="post" action="/restore">'
+            f'<input type="hidden" name="id" value="{r["id"]}">'
+            f'<label>reason <input name="reason" required size="14" aria-label="why restore fact #{r["id"]}"></label>'
+            f'<button type="submit">Restore</button></form>'
+        )
+    if actions:
+        other = "world" if r["visibility"] == "private" else "private"
+        acts += (
+            f'<form class="inline-form" method="post" action="/fact-visibility">'
+            f'<input type="hidden" name="id" value="{r["id"]}"><input type="hidden" name="visibility" value="{other}">'
+            f'<button type="submit" class="make-{other}" aria-label="make fact #{r["id"]} {other}">Make {other}</button></form>'
+        )
     lead = '<span class="what">fact</span>' if feed else ""
     return (
         f'<li class="fact state-{state}{" is-private" if r["visibility"] == "private" else ""}" data-fact-id="{r["id"]}">'
@@ -279,29 +293,24 @@ def entity(app, slug: str) -> tuple[str, str]:
 
 
 def fact_history(app, fact_id: int) -> tuple[str, str] | None:
+    from memverbs.cli.browse import trail_events  # noqa: PLC0415 - the history `memverbs history` prints
+
     brain = app.brain()
     row = brain.fact(fact_id)
     if row is None or row["source_id"] != app.source:
         return None
     now = now_ms()
     trail = brain.fact_trail(fact_id)
-    events = [(row["created_at"], "remembered", f"{row['fact']} — {row['provenance']}")]
-    events += [(o["expired_at"], "superseded", f"fact #{o['id']}: {o['fact']}") for o in trail["supersedes"]]
-    events += [(m["moved_at"], "moved", f"{m['from_slug'] or '(none)'} → {m['to_slug']}" + (f" ({m['reason']})" if m["reason"] else ""))
-               for m in trail["moves"]]
-    if row["expired_at"] is not None:
-        events.append((row["expired_at"], "expired", row["expiry_reason"] or ""))
-    events.sort(key=lambda x: x[0] or 0)
+    events = trail_events(row, trail, now)
     lines = "".join(f"<li>{when(at)} <strong>{e(what)}</strong> {e(detail)}</li>" for at, what, detail in events)
-    state = fact_state(row, now)
-    now_line = f'<p>now: <a href="/fact/{row["superseded_by"]}">fact #{row["superseded_by"]}</a></p>' if row["superseded_by"] else ""
-    restore = (
-        '<p class="note">Restore: not offered. Forgetting records when and why, but no verb un-expires a fact; '
-        "remember it again to bring it back (the trail keeps both).</p>" if state == "forgotten" else ""
-    )
-    body = (
-        f'<ol class="rows">{fact_row(row, now)}</ol><h2>Audit trail</h2><ol class="trail">{lines}</ol>{now_line}{restore}'
-    )
+    now_line = ""
+    if row["superseded_by"]:
+        now_line = (
+            f'<p>now: <a href="/fact/{row["superseded_by"]}">fact #{row["superseded_by"]}</a>. Not restorable: both '
+            "active would contradict each other; remember it again if it holds again.</p>"
+        )
+    body = f'<ol class="rows">{fact_row(row, now)}</ol><h2>Audit trail</h2><ol class="trail">{lines}</ol>{now_line}'
+
     return f"Fact #{fact_id}", body
 
 

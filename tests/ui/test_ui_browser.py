@@ -207,7 +207,79 @@ def test_forget_from_the_ui_and_recall_agrees(browser, inspector, env):
     assert not history["active"] and any("emacs" in ev["detail"] for ev in history["events"] if ev["event"] == "expired")
     browser.get(base(inspector) + f"/fact/{fact_id}")
     assert "wrong: she uses emacs" in browser.find_element(By.TAG_NAME, "main").text
-    assert "Restore: not offered" in browser.find_element(By.TAG_NAME, "main").text
+    assert browser.find_elements(By.CSS_SELECTOR, f'li[data-fact-id="{fact_id}"] form[action="/restore"]')
+
+
+def test_restore_from_the_ui_and_recall_agrees(browser, inspector, env):
+    text = f"Alice reviews on Fridays {time.time_ns()}"
+    fact_id = json.loads(cli(env, "remember", text, "--entity", "people/alice-example", "--provenance", "claude",
+                             "--json").stdout)["id"]
+    assert cli(env, "forget", fact_id, "--reason", "thought she stopped").returncode == 0
+    browser.get(base(inspector) + f"/fact/{fact_id}")
+    row = browser.find_element(By.CSS_SELECTOR, f'li[data-fact-id="{fact_id}"]')
+    row.find_element(By.CSS_SELECTOR, "form[action='/restore'] input[name=reason]").send_keys("she still does")
+    row.find_element(By.CSS_SELECTOR, "form[action='/restore'] button").click()
+    question = wait_for(browser, lambda d: d.find_elements(By.ID, "question"), "no confirmation asked")
+    assert f"Restore fact #{fact_id}?" in question[0].text
+    shot(browser, "restore-confirm")
+    confirm(browser)
+    flash = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".flash"), "no outcome shown")
+    assert f"fact #{fact_id} restored" in flash[0].text
+    assert f"/fact/{fact_id}" in browser.current_url
+    trail = browser.find_element(By.CSS_SELECTOR, "ol.trail").text
+    assert "thought she stopped" in trail and "she still does" in trail and "memverbs ui" in trail
+    shot(browser, "fact-restored")
+    recalled = json.loads(cli(env, "recall", "--entity", "people/alice-example", "--json").stdout)
+    assert fact_id in [f["fact_id"] for f in recalled["facts"]]
+    events = json.loads(cli(env, "history", fact_id, "--json").stdout)["events"]
+    assert [e["event"] for e in events] == ["remembered", "expired", "restored"]
+
+
+def test_a_superseded_or_active_fact_refuses_restore_with_its_reason(browser, inspector, env):
+    fact_id = json.loads(cli(env, "remember", f"Alice is active {time.time_ns()}", "--entity", "people/alice-example",
+                             "--provenance", "claude", "--json").stdout)["id"]
+    # An active fact offers no restore; a forged form is refused with the rule's code, nothing written.
+    browser.get(base(inspector) + f"/fact/{fact_id}")
+    assert not browser.find_elements(By.CSS_SELECTOR, "form[action='/restore']")
+    browser.execute_script(
+        "const f = document.createElement('form'); f.method = 'post'; f.action = '/restore';"
+        "for (const [k, v] of [['id', arguments[0]], ['reason', 'forged'], ['confirmed', 'yes']]) {"
+        "  const i = document.createElement('input'); i.type = 'hidden'; i.name = k; i.value = v; f.appendChild(i); }"
+        "document.body.appendChild(f); f.submit();", fact_id)
+    error = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "main .error"), "the refusal is not shown")
+    assert "[not_forgotten]" in error[0].text
+    events = json.loads(cli(env, "history", fact_id, "--json").stdout)["events"]
+    assert [e["event"] for e in events] == ["remembered"]
+
+
+def test_change_a_facts_visibility_and_see_the_private_marker_change(browser, inspector, env):
+    text = f"Alice's new desk is by the window {time.time_ns()}"
+    fact_id = json.loads(cli(env, "remember", text, "--entity", "people/alice-example", "--provenance", "claude",
+                             "--json").stdout)["id"]
+    row_css = f'li[data-fact-id="{fact_id}"]'
+    browser.get(base(inspector) + "/entity/people/alice-example")
+    assert not browser.find_elements(By.CSS_SELECTOR, f"{row_css} .badge-private")
+    # Narrowing asks nothing.
+    browser.find_element(By.CSS_SELECTOR, f"{row_css} button.make-private").click()
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"{row_css}.is-private .badge-private"),
+             "the fact is not marked private")
+    assert f"fact #{fact_id} is private now" in browser.find_element(By.CSS_SELECTOR, ".flash").text
+    assert "/entity/people/alice-example" in browser.current_url
+    shot(browser, "fact-private")
+    recalled = json.loads(cli(env, "recall", "--entity", "people/alice-example", "--json").stdout)
+    assert [f["visibility"] for f in recalled["facts"] if f["fact_id"] == fact_id] == ["private"]
+    # Widening asks first, saying who will see it.
+    browser.find_element(By.CSS_SELECTOR, f"{row_css} button.make-world").click()
+    question = wait_for(browser, lambda d: d.find_elements(By.ID, "question"), "no confirmation asked")
+    assert f"Make fact #{fact_id} world?" in question[0].text and "Every MCP caller" in question[0].text
+    shot(browser, "fact-widen-confirm")
+    confirm(browser)
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"{row_css} button.make-private"), "the fact did not widen")
+    assert not browser.find_elements(By.CSS_SELECTOR, f"{row_css} .badge-private")
+    recalled = json.loads(cli(env, "recall", "--entity", "people/alice-example", "--json").stdout)
+    assert [f["visibility"] for f in recalled["facts"] if f["fact_id"] == fact_id] == ["world"]
+    events = json.loads(cli(env, "history", fact_id, "--json").stdout)["events"]
+    assert [e["detail"].split(":")[0] for e in events if e["event"] == "visibility"] == ["world → private", "private → world"]
 
 
 def test_the_entity_view_shows_the_card_facts_and_private_marks(browser, inspector):

@@ -14,6 +14,7 @@ from urllib.parse import quote, urlencode
 
 from memverbs.server.timeparse import iso, now_ms, parse_since
 from memverbs.ui import markdown
+from memverbs.ui.charts import bar_chart, latency_over_time
 
 PAGE_SIZE = 50
 FEED_LIMIT = 200
@@ -134,6 +135,8 @@ def fact_row(r, now: int, *, feed: bool = False, actions: bool = True) -> str:
             f'<input type="hidden" name="id" value="{r["id"]}"><input type="hidden" name="visibility" value="{other}">'
             f'<button type="submit" class="make-{other}" aria-label="make fact #{r["id"]} {other}">Make {other}</button></form>'
         )
+    if acts:
+        acts = f'<div class="actions">{acts}</div>'
     lead = '<span class="what">fact</span>' if feed else ""
     return (
         f'<li class="fact state-{state}{" is-private" if r["visibility"] == "private" else ""}" data-fact-id="{r["id"]}">'
@@ -446,31 +449,8 @@ def health(app) -> tuple[str, str]:
            + bar_chart("errors per verb", {k: v["errors"] for k, v in by_verb.items()})
            + bar_chart("calls per day (last 30 days with calls)", dict(sorted(by_day.items())[-30:]))
            + bar_chart("average latency per day (ms)", {d: round(sum(x) / len(x)) for d, x in sorted(latency_by_day.items())[-30:]})
+           + latency_over_time(events)
            + f'<table><thead><tr><th scope="col">verb</th><th scope="col">calls</th><th scope="col">errors</th><th scope="col">avg latency</th></tr></thead><tbody>{usage}</tbody></table>'
            if events else '<p class="empty">No MCP calls logged yet.</p>')
     )
     return "Health", body
-
-
-def bar_chart(title: str, values: dict[str, int]) -> str:
-    """A horizontal bar chart as inline SVG, its numbers also in text for screen readers."""
-    if not values:
-        return ""
-    top = max(values.values()) or 1
-    row_h, label_w, bar_w = 22, 170, 320
-    bars = []
-    for i, (label, value) in enumerate(values.items()):
-        y = i * row_h
-        w = max(1, round(bar_w * value / top))
-        bars.append(
-            f'<text x="0" y="{y + 15}" class="chart-label">{e(label)}</text>'
-            f'<rect x="{label_w}" y="{y + 4}" width="{w}" height="{row_h - 8}" class="chart-bar"></rect>'
-            f'<text x="{label_w + w + 6}" y="{y + 15}" class="chart-value">{value}</text>'
-        )
-    height = row_h * len(values)
-    return (
-        f'<figure class="chart"><figcaption>{e(title)}</figcaption>'
-        f'<svg role="img" aria-label="{e(title)}: ' + e(", ".join(f"{k} {v}" for k, v in values.items()))
-        + f'" viewBox="0 0 {label_w + bar_w + 60} {height}" width="100%" preserveAspectRatio="xMinYMin meet">'
-        + "".join(bars) + "</svg></figure>"
-    )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -348,7 +349,32 @@ def test_health_shows_doctor_checks_and_usage_charts(browser, inspector, env):
     assert "calls per verb: recall 2, remember 1" in charts
     assert "average latency per verb (ms): recall 21, remember 5" in charts
     assert "errors per verb: recall 0, remember 1" in charts
+    over_time = browser.find_element(By.CSS_SELECTOR, "#latency-over-time svg").get_attribute("aria-label")
+    # Logged just now, so bucketed by hour; each verb's median in its hour.
+    assert re.fullmatch(r"median latency per verb per hour \(ms\): recall (\d\d-\d\d \d\dh \d+(, )?)+; "
+                        r"remember \d\d-\d\d \d\dh 5", over_time), over_time
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#latency-over-time polyline")) == 2
     shot(browser, "health")
+
+
+def test_health_charts_each_verbs_latency_over_days(browser, inspector, env):
+    from memverbs.server.home import Home
+
+    log = Home(Path(env["MEMVERBS_HOME"])).usage_log
+    lines = [
+        {"ts": f"2026-10-{day:02d}T09:00:00.000Z", "verb": verb, "ok": True, "latency_ms": ms, "surface": "full"}
+        for day in range(1, 15) for verb, ms in (("recall", 20 + day), ("entity", 5 + day % 4), ("delta", 3))
+    ]
+    with log.open("a", encoding="utf-8") as out:
+        out.writelines(json.dumps(line) + "\n" for line in lines)
+    browser.get(base(inspector) + "/health")
+    figure = browser.find_element(By.ID, "latency-over-time")
+    label = figure.find_element(By.TAG_NAME, "svg").get_attribute("aria-label")
+    assert label.startswith("median latency per verb per day (ms): delta 10-01 3,")
+    assert "recall 10-01 21, 10-02 22" in label
+    assert len(figure.find_elements(By.TAG_NAME, "polyline")) == 4  # delta, entity, recall, remember
+    browser.execute_script("arguments[0].scrollIntoView()", figure)
+    figure.screenshot(str(ARTIFACTS / "health-latency-over-time.png"))
 
 
 def test_edit_a_page_and_change_its_visibility(browser, inspector, env):

@@ -1,0 +1,57 @@
+"""The Health view's latency-over-time chart: buckets, medians, and numbers said in text."""
+
+from __future__ import annotations
+
+import re
+
+from memverbs.ui.charts import latency_buckets, latency_over_time
+
+
+def event(verb: str, ts: str, ms: float) -> dict:
+    return {"verb": verb, "ts": ts, "latency_ms": ms, "ok": True}
+
+
+SPREAD = [
+    event("recall", "2026-11-01T10:00:00.000Z", 10), event("recall", "2026-11-01T11:00:00.000Z", 30),
+    event("recall", "2026-11-01T12:00:00.000Z", 20), event("recall", "2026-11-05T09:00:00.000Z", 50),
+    event("remember", "2026-11-05T09:30:00.000Z", 4), event("remember", "2026-11-09T09:30:00.000Z", 8),
+    {"verb": "delta", "ts": "2026-11-09T09:30:00.000Z"},  # no latency: not drawn
+]
+
+
+def test_days_hold_each_verbs_median_and_a_verb_is_drawn_only_where_it_was_called():
+    unit, buckets, series = latency_buckets(SPREAD)
+    assert unit == "day" and buckets == ["2026-11-01", "2026-11-05", "2026-11-09"]
+    assert set(series) == {"recall", "remember"}
+    svg = latency_over_time(SPREAD)
+    label = re.search(r'<svg role="img" aria-label="([^"]*)"', svg).group(1)
+    assert label == "median latency per verb per day (ms): recall 11-01 20, 11-05 50; remember 11-05 4, 11-09 8"
+    lines = re.findall(r'<polyline points="([^"]*)"', svg)
+    assert [len(points.split()) for points in lines] == [2, 2]  # recall on two days, remember on two
+    assert len(re.findall(r"<circle ", svg)) == 4
+    assert "<td>2026-11-01</td><td>3</td><td>20</td><td>30</td>" in svg  # calls, median, p95 in the table
+
+
+def test_a_young_log_is_bucketed_by_hour_and_an_empty_one_draws_nothing():
+    young = [event("recall", "2026-11-30T09:05:00.000Z", 7), event("recall", "2026-11-30T10:05:00.000Z", 9)]
+    unit, buckets, _ = latency_buckets(young)
+    assert unit == "hour" and buckets == ["2026-11-30T09", "2026-11-30T10"]
+    assert "recall 11-30 09h 7, 11-30 10h 9" in latency_over_time(young)
+    assert latency_over_time([]) == "" and latency_over_time([{"verb": "recall", "ts": "2026-11-30T09:00:00Z"}]) == ""
+
+
+def test_a_verbs_buckets_are_in_time_order_whatever_the_log_order():
+    late_first = [event("recall", "2026-11-09T09:00:00.000Z", 9), event("recall", "2026-11-01T09:00:00.000Z", 1)]
+    assert "recall 11-01 1, 11-09 9" in latency_over_time(late_first)
+
+
+def test_only_the_newest_buckets_are_kept():
+    many = [event("recall", f"2026-10-{d:02d}T08:00:00.000Z", d) for d in range(1, 32)]
+    _, buckets, series = latency_buckets(many, limit=30)
+    assert buckets[0] == "2026-10-02" and len(buckets) == 30 and len(series["recall"]) == 30
+
+
+def test_verbs_past_the_palette_are_dashed_not_dropped():
+    logs = [event(f"verb{i}", "2026-11-30T09:00:00.000Z", i + 1) for i in range(10)]
+    svg = latency_over_time(logs)
+    assert svg.count("<polyline") == 10 and svg.count("chart-line series-0 dashed") == 1

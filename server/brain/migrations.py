@@ -317,7 +317,8 @@ _FACT_AUDIT = """
             actor      TEXT NOT NULL,                 -- who: the command or inspector, and the OS user
             at         INTEGER NOT NULL
         );
-        CREATE INDEX fact_audit_fact ON fact_audit (fact_id);
+        CREATE INDEX fact_audit_fact ON fact_audit (fact_id, at);
+        CREATE INDEX fact_audit_at ON fact_audit (at);   -- the inspector's live feed reads edits by time
 """
 
 

@@ -315,8 +315,8 @@ class BrowseStore:
     def fact_changes(self, source: str, after: int, *, entity: str | None = None, kind: str | None = None,
                      visibility: str | None = None, provenance: str | None = None, until: int | None = None,
                      limit: int = 200) -> list:
-        """Facts remembered or expired at or after `after` (epoch ms), newest change first (see the
-        SQLite store: each of the two moments is read down its own index)."""
+        """Facts remembered, expired, restored or made world/private at or after `after` (epoch ms),
+        newest change first (see the SQLite store: each moment is read on its own)."""
         where = ["source_id = %(s)s"]
         args: dict = {"s": source, "after": after, "limit": limit}
         for col, key, value in (("entity_slug", "entity", entity), ("kind", "kind", kind), ("visibility", "vis", visibility)):
@@ -329,14 +329,23 @@ class BrowseStore:
         if until is not None:
             where.append("created_at <= %(until)s")
             args["until"] = until
+        changed = ("greatest(created_at, coalesce(expired_at, 0), "
+                   "coalesce((SELECT max(at) FROM fact_audit a WHERE a.fact_id = facts.id), 0)) AS changed_at")
         rows: dict = {}
         for col in ("created_at", "expired_at"):
             for r in self.query(
-                f"SELECT {FACT_COLS}, expiry_reason, greatest(created_at, coalesce(expired_at, 0)) AS changed_at FROM facts "
+                f"SELECT {FACT_COLS}, expiry_reason, {changed} FROM facts "
                 f"WHERE {' AND '.join(where)} AND {col} >= %(after)s ORDER BY {col} DESC, id DESC LIMIT %(limit)s",
                 args,
             ):
                 rows[r["id"]] = r
+        for r in self.query(
+            f"SELECT {FACT_COLS}, expiry_reason, {changed} FROM facts "
+            "JOIN (SELECT fact_id, max(at) AS edited FROM fact_audit WHERE at >= %(after)s GROUP BY fact_id) e "
+            f"ON e.fact_id = facts.id WHERE {' AND '.join(where)} ORDER BY e.edited DESC, id DESC LIMIT %(limit)s",
+            args,
+        ):
+            rows[r["id"]] = r
         return sorted(rows.values(), key=lambda r: (r["changed_at"], r["id"]), reverse=True)[:limit]
 
     def page_changes(self, source: str, after: int, *, entity: str | None = None, visibility: str | None = None,

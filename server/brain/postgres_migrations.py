@@ -275,7 +275,8 @@ _FACT_AUDIT = """
         actor      TEXT NOT NULL,
         at         BIGINT NOT NULL
     );
-    CREATE INDEX fact_audit_fact ON fact_audit (fact_id);
+    CREATE INDEX fact_audit_fact ON fact_audit (fact_id, at);
+    CREATE INDEX fact_audit_at ON fact_audit (at);
 """
 
 MIGRATIONS: tuple[Migration, ...] = (

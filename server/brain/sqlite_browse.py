@@ -319,11 +319,12 @@ class BrowseStore:
     def fact_changes(self, source: str, after: int, *, entity: str | None = None, kind: str | None = None,
                      visibility: str | None = None, provenance: str | None = None, until: int | None = None,
                      limit: int = 200) -> list[sqlite3.Row]:
-        """Facts remembered or expired at or after `after` (epoch ms), newest change first.
+        """Facts remembered, expired, restored or made world/private at or after `after` (epoch ms),
+        newest change first.
 
-        `changed_at` is the later of the two moments, so a fact forgotten a minute ago comes back
+        `changed_at` is the latest of those moments, so a fact forgotten a minute ago comes back
         to the top of the feed with its new state. The newest `limit` by that moment are among
-        the newest `limit` by each of the two, so each is read down its own index.
+        the newest `limit` by each one, so each is read on its own (down its own index).
         """
         where = ["source_id = :s"]
         args: dict = {"s": source, "after": after, "limit": limit}
@@ -337,14 +338,24 @@ class BrowseStore:
         if until is not None:
             where.append("created_at <= :until")
             args["until"] = until
+        changed = ("max(created_at, coalesce(expired_at, 0), "
+                   "coalesce((SELECT max(at) FROM fact_audit a WHERE a.fact_id = facts.id), 0)) AS changed_at")
         rows: dict[int, sqlite3.Row] = {}
         for col in ("created_at", "expired_at"):
             for r in self.query(
-                f"SELECT {FACT_COLS}, expiry_reason, max(created_at, coalesce(expired_at, 0)) AS changed_at FROM facts "
+                f"SELECT {FACT_COLS}, expiry_reason, {changed} FROM facts "
                 f"WHERE {' AND '.join(where)} AND {col} >= :after ORDER BY {col} DESC, id DESC LIMIT :limit",
                 args,
             ):
                 rows[r["id"]] = r
+        # Restores and visibility changes: their moment is in `fact_audit` (few rows: people's edits).
+        for r in self.query(
+            f"SELECT {FACT_COLS}, expiry_reason, {changed} FROM facts "
+            "JOIN (SELECT fact_id, max(at) AS edited FROM fact_audit WHERE at >= :after GROUP BY fact_id) e "
+            f"ON e.fact_id = facts.id WHERE {' AND '.join(where)} ORDER BY e.edited DESC, id DESC LIMIT :limit",
+            args,
+        ):
+            rows[r["id"]] = r
         return sorted(rows.values(), key=lambda r: (r["changed_at"], r["id"]), reverse=True)[:limit]
 
     def page_changes(self, source: str, after: int, *, entity: str | None = None, visibility: str | None = None,

@@ -253,6 +253,23 @@ def test_a_superseded_or_active_fact_refuses_restore_with_its_reason(browser, in
     assert [e["event"] for e in events] == ["remembered"]
 
 
+def test_a_restore_and_a_visibility_change_by_another_process_reach_the_open_timeline(browser, inspector, env):
+    text = f"Bob pairs on Tuesdays {time.time_ns()}"
+    fact_id = json.loads(cli(env, "remember", text, "--entity", "people/bob-example", "--provenance", "grok",
+                             "--json").stdout)["id"]
+    assert cli(env, "forget", fact_id, "--reason", "not any more").returncode == 0
+    browser.get(base(inspector) + "/timeline")
+    row_css = f'#feed li[data-fact-id="{fact_id}"]'
+    assert "forgotten" in browser.find_element(By.CSS_SELECTOR, row_css).text
+    assert cli(env, "fact-visibility", fact_id, "private", "--reason", "his calendar").returncode == 0
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"{row_css}.is-private .badge-private"),
+             "the visibility change never reached the open timeline")
+    assert cli(env, "restore-fact", fact_id, "--reason", "he still does").returncode == 0
+    wait_for(browser, lambda d: "forgotten" not in d.find_element(By.CSS_SELECTOR, row_css).text,
+             "the restore never reached the open timeline")
+    assert browser.find_element(By.CSS_SELECTOR, "#feed li.fact").get_attribute("data-fact-id") == fact_id  # on top
+
+
 def test_change_a_facts_visibility_and_see_the_private_marker_change(browser, inspector, env):
     text = f"Alice's new desk is by the window {time.time_ns()}"
     fact_id = json.loads(cli(env, "remember", text, "--entity", "people/alice-example", "--provenance", "claude",

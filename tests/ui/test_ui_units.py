@@ -118,13 +118,30 @@ def test_the_entity_window_pages_through_every_entity(runtime, local):
 
 
 def test_the_change_feed_is_the_newest_changes_by_their_latest_moment(runtime, local):
-    """Read down two indexes, the feed equals sorting every fact by max(remembered, expired)."""
+    """Read moment by moment, the feed equals sorting every fact by its latest change: remembered,
+    expired, restored or visibility changed."""
     ids = [local.ok("remember", fact=f"feed fact {i}", entity=f"people/f{i % 3}", provenance="t")["id"] for i in range(12)]
     for fid in (ids[0], ids[4], ids[5]):
         local.ok("forget", id=fid, reason="test")
     brain = runtime.brain()
+    import time
+
+    from memverbs.server.timeparse import now_ms
+
+    time.sleep(0.005)  # each edit in a later millisecond than the last forget, so the order is known
+    brain.restore_fact(runtime.source, int(ids[4]), reason="test", actor="test", now=now_ms())
+    time.sleep(0.005)
+    brain.set_fact_visibility(runtime.source, int(ids[2]), "private", widen=False, reason="test", actor="test", now=now_ms())
     every = brain.fact_changes(runtime.source, 0, limit=1000)
-    naive = sorted(every, key=lambda r: (max(r["created_at"], r["expired_at"] or 0), r["id"]), reverse=True)
+    assert len(every) == 12
+
+    def latest(r) -> int:
+        edits = [a["at"] for a in brain.fact_trail(r["id"])["audit"]]
+        return max(r["created_at"], r["expired_at"] or 0, *edits)
+
+    assert all(r["changed_at"] == latest(r) for r in every)
+    naive = sorted(every, key=lambda r: (latest(r), r["id"]), reverse=True)
+    assert [r["id"] for r in naive[:2]] == [int(ids[2]), int(ids[4])]  # the edits are the newest changes
     for limit in (1, 2, 3, 5, 8, 12):
         assert [r["id"] for r in brain.fact_changes(runtime.source, 0, limit=limit)] == [r["id"] for r in naive[:limit]]
     cut = naive[3]["changed_at"]

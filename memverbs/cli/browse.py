@@ -175,10 +175,9 @@ def _timeline(args, target) -> int:
 
 
 def _fact_id(raw: str) -> int | None:
-    try:
-        return int(str(raw).strip().lstrip("#"))
-    except ValueError:
-        return None
+    from memverbs.server.brain.fact_edits import parse_fact_ref  # noqa: PLC0415
+
+    return parse_fact_ref(raw)
 
 
 def trail_events(row, trail: dict, now: int) -> list[tuple[int, str, str]]:

@@ -151,10 +151,12 @@ class InspectorApp:
 
 
 def _fact_id(raw: str) -> int:
-    text = raw.strip().lstrip("#")
-    if not text.isdigit():
+    from memverbs.server.brain.fact_edits import parse_fact_ref  # noqa: PLC0415
+
+    fact_id = parse_fact_ref(raw)
+    if fact_id is None:
         raise ActionError(f'"{raw}" is not a fact id: pass the number a fact row shows (#42)')
-    return int(text)
+    return fact_id
 
 
 def with_visibility(source: str, visibility: str) -> str:

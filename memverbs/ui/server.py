@@ -21,6 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from memverbs.server.brain.fact_edits import parse_fact_ref
 from memverbs.server.errors import MemverbsError
 from memverbs.ui import views
 from memverbs.ui.app import ActionError, InspectorApp
@@ -166,8 +167,8 @@ class Handler(BaseHTTPRequestHandler):
             if path.startswith("/edit/"):
                 return self._page(*views.edit(app, path[len("/edit/"):]), active="/entities")
             if path.startswith("/fact/"):
-                raw = path[len("/fact/"):]
-                found = views.fact_history(app, int(raw)) if raw.isdigit() else None
+                fact_id = parse_fact_ref(path[len("/fact/"):])
+                found = views.fact_history(app, fact_id) if fact_id is not None else None
                 return self._page(*found, active="/timeline") if found else self._missing("no such fact")
             if path == "/pack":
                 return self._page(*views.pack(app, q), active="/pack")

@@ -15,8 +15,6 @@ The rules (docs/ui.md, "Restoring and visibility"):
 
 from __future__ import annotations
 
-import getpass
-
 from memverbs.server.brain.base import Row
 from memverbs.server.errors import FactEditRefused
 from memverbs.server.timeparse import iso
@@ -24,8 +22,19 @@ from memverbs.server.timeparse import iso
 VISIBILITIES = ("world", "private")
 
 
+def parse_fact_ref(raw: str) -> int | None:
+    """A fact id as a person types it (`42` or `#42`), or None: only ids a fact can have."""
+    text = str(raw).strip().removeprefix("#")
+    if not text.isascii() or not text.isdigit():
+        return None
+    value = int(text)
+    return value if 0 < value < 2**63 else None
+
+
 def local_actor(via: str) -> str:
     """Who made an edit, as the audit row keeps it: the command or view, and the OS user."""
+    import getpass  # noqa: PLC0415 - only an edit needs it
+
     try:
         user = getpass.getuser()
     except (KeyError, OSError):  # no login name in a bare container: the edit is still recorded

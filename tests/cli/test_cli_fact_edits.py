@@ -50,7 +50,10 @@ def test_restore_refusals_name_their_code_and_fix(home, capsys):
     assert "[not_forgotten]" in cli.err and "fix:" in cli.err
     body = json.loads(cli(capsys, "restore-fact", "42", "--reason", "x", "--json", code=1))
     assert body["refused"] == "not_found" and body["fix"]
-    cli(capsys, "restore-fact", "abc", "--reason", "x", code=2)
+    for bad in ("abc", "0", "-1", "99999999999999999999999", "4\u0662"):  # never a traceback, never a lookup
+        cli(capsys, "restore-fact", bad, "--reason", "x", code=2)
+        assert "is not a fact id" in cli.err
+    cli(capsys, "history", "99999999999999999999999", code=2)
     cli(capsys, "restore-fact", "1", code=2)  # the reason is required
     assert "--reason" in cli.err
 

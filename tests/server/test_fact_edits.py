@@ -3,7 +3,8 @@
 On every backend: each rule refuses with its enumerated code and writes nothing; each change
 leaves one `fact_audit` row (who, when, why) and the trail keeps what a restore undid. And the
 trust rule, as a property over random edit sequences: an untrusted (MCP) caller sees a fact
-exactly while it is world — through recall, entity, context_pack and delta alike.
+exactly while it is world — through recall, entity, context_pack and delta alike — and cannot
+forget one that is private.
 """
 
 import json
@@ -199,6 +200,10 @@ def test_an_untrusted_caller_sees_a_fact_exactly_while_it_is_world(local, remote
         for n, fid_n in enumerate(ids):
             row = brain.fact(fid_n)
             token = SENTINEL.format(n)
+            if row["visibility"] == "private":  # nor can it forget one: as if it did not exist
+                before = fact_row(runtime, fid_n)
+                assert remote.err("forget", id=str(fid_n), reason="untrusted")["error"] == "not_found"
+                assert fact_row(runtime, fid_n) == before
             active = row["expired_at"] is None
             for name, text in views.items():
                 if row["visibility"] == "private":

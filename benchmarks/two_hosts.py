@@ -54,7 +54,7 @@ class BenchFailure(Exception):
     """A setup lost, duplicated or invented a fact, or a call failed: the run's numbers are not reported."""
 
 
-def _writer(url: str, token: str, client: int, run: str, clock: dict, out: dict) -> None:
+def _writer(url: str, token: str, client: int, run: str, clock: dict, out: dict, cap: int) -> None:
     """One client: warm up, wait for the others, then remember until the clock runs out."""
     import httpx  # noqa: PLC0415
 
@@ -63,7 +63,7 @@ def _writer(url: str, token: str, client: int, run: str, clock: dict, out: dict)
     errors: list[str] = []
     headers = {**HEADERS, "Authorization": f"Bearer {token}"}
     with httpx.Client(timeout=60, headers=headers) as http:
-        for n in range(CAP_PER_CLIENT):
+        for n in range(cap):
             if n == WARMUP_CALLS:
                 clock["start"].wait(timeout=120)  # all warmed up: the timed part starts for all at once
                 latencies.clear()
@@ -88,8 +88,8 @@ def _writer(url: str, token: str, client: int, run: str, clock: dict, out: dict)
     out[client] = {"acked": acked, "timed": len(latencies), "latencies": latencies, "errors": errors}
 
 
-def run_writers(urls: list[str], token: str, seconds: float, run: str) -> dict:
-    """CLIENTS threads, client i on server i % len(urls), until the clock runs out."""
+def run_writers(urls: list[str], token: str, seconds: float, run: str, cap: int = CAP_PER_CLIENT) -> dict:
+    """CLIENTS threads, client i on server i % len(urls), until the clock runs out or each made `cap` calls."""
     out: dict[int, dict] = {}
     clock: dict = {"end": float("inf")}
 
@@ -101,7 +101,7 @@ def run_writers(urls: list[str], token: str, seconds: float, run: str) -> dict:
 
     def client(c: int) -> None:
         try:
-            _writer(urls[c % len(urls)], token, c, run, clock, out)
+            _writer(urls[c % len(urls)], token, c, run, clock, out, cap)
         except Exception as exc:  # noqa: BLE001 - a client that dies fails the run, reported, not hung
             clock["start"].abort()
             out[c] = {"acked": [], "timed": 0, "latencies": [], "errors": [f"client {c}: {type(exc).__name__}: {exc}"]}

@@ -88,6 +88,18 @@ def keyring_backend_for(home_root: Path, url: str) -> str | None:
     return None if note is None else str(note.get("keyring_backend") or "")
 
 
+def find_session_bus() -> None:
+    """A harness may run hooks and helpers without the desktop session's environment (Codex passes little
+    more than HOME and PATH), and the Secret Service backend cannot reach a bus it has no address
+    for. Use the session bus's standard socket ($XDG_RUNTIME_DIR/bus, else /run/user/<uid>/bus)
+    when it is there, as libdbus and sd-bus do."""
+    if os.environ.get("DBUS_SESSION_BUS_ADDRESS") or not hasattr(os, "getuid"):
+        return
+    bus = Path(os.environ.get("XDG_RUNTIME_DIR") or f"/run/user/{os.getuid()}") / "bus"
+    if bus.is_socket():
+        os.environ["DBUS_SESSION_BUS_ADDRESS"] = f"unix:path={bus}"
+
+
 # -- reading it at open time -------------------------------------------------------------------------
 
 
@@ -99,6 +111,7 @@ def keyring_password(url: str, backend: str | None) -> str | None:
     """
     if backend is None or os.environ.get("PGPASSWORD"):
         return None
+    find_session_bus()
     try:
         import keyring  # noqa: PLC0415 - backend discovery is slow: only for a brain whose note says so
         import keyring.core  # noqa: PLC0415

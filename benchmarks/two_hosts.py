@@ -269,8 +269,12 @@ def markdown(r: dict) -> str:
         "",
         "Every write on either backend is serialised brain-wide (SQLite's write lock, Postgres's advisory lock), so a "
         "second server adds request handling, not write parallelism; on one machine the two servers and the database "
-        "also compete for the same cores. Two servers on one SQLite file work only on one host (a shared file over a "
-        "network filesystem is not supported); Postgres is the way to put them on two.",
+        "also compete for the same cores. A remember on Postgres is about ten round trips to the server (three reads "
+        "resolving the entity, then BEGIN, lock_timeout, the advisory lock, the dedup check, the clock, the insert and "
+        "COMMIT), four of them while holding the write lock; SQLite holds its lock for in-process work only. On a "
+        "saturated machine each round trip costs milliseconds (a context switch each way), which caps the serialised "
+        "rate and makes more server processes slower, not faster. Two servers on one SQLite file work only on one host "
+        "(a shared file over a network filesystem is not supported); Postgres is the way to put them on two.",
         END,
     ]
     return "\n".join(lines)

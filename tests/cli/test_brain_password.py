@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -109,6 +110,12 @@ def test_the_password_lives_in_the_keyring_and_every_path_finds_it(memverbs_cmd,
     hook = run(memverbs_cmd, bare, "hook", "session-start", "--harness", "claude",
                stdin=json.dumps({"session_id": "s-kr", "hook_event_name": "SessionStart", "source": "startup"}))
     assert hook.returncode == 0 and "Deploys freeze on Fridays" in hook.stdout, hook.stderr
+    # the heartbeat's change check connects on its own (hooks/changes.py): with the keyring's password too
+    time.sleep(2.2)  # past delta's in-flight lag, which the session-start cursor trails by
+    beat = run(memverbs_cmd, bare, "hook", "heartbeat", "--harness", "claude",
+               stdin=json.dumps({"session_id": "s-kr", "hook_event_name": "UserPromptSubmit", "prompt": "hi"}))
+    assert (beat.returncode, beat.stdout) == (0, "")
+    assert json.loads((home / "logs" / "hooks.jsonl").read_text().splitlines()[-1])["code"] == "unchanged"
 
     doctor = run(memverbs_cmd, bare, "doctor", "--json")
     brain = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "brain")
@@ -202,3 +209,15 @@ def test_no_note_no_keyring_import(tmp_path):
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert json.loads(proc.stdout) == [None, None, "", None, False], proc.stderr
+
+
+def test_doctor_says_when_the_noted_keyring_entry_is_gone(machine, role_url, monkeypatch):
+    from memverbs.server.brain.postgres_health import postgres_checks
+
+    for k, v in machine.items():
+        monkeypatch.setenv(k, v)
+    home = Home(Path(machine["MEMVERBS_HOME"]))
+    pw.save_notes(home.root, {pw.brain_key(role_url): {"keyring_backend": PLAINTEXT}})  # noted, never stored
+    rows = postgres_checks(locate(role_url, home, "brain.db"))
+    assert [(r[0], r[1]) for r in rows] == [("brain", "fail")]
+    assert "has no password for this brain" in rows[0][2] and "brain-password set" in rows[0][3]

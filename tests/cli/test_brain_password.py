@@ -221,3 +221,15 @@ def test_doctor_says_when_the_noted_keyring_entry_is_gone(machine, role_url, mon
     rows = postgres_checks(locate(role_url, home, "brain.db"))
     assert [(r[0], r[1]) for r in rows] == [("brain", "fail")]
     assert "has no password for this brain" in rows[0][2] and "brain-password set" in rows[0][3]
+
+
+def test_config_keeps_no_password_and_prints_none(memverbs_cmd, machine, pg, role_url):
+    env = machine
+    home = Path(env["MEMVERBS_HOME"])
+    with_pw = pg.url(role_url.split("@/", 1)[1].split("?", 1)[0], user=PASSWORD_ROLE, password=PASSWORD)
+    refused = run(memverbs_cmd, env, "config", "set", "brain.url", with_pw)  # run() checks it is never printed
+    assert refused.returncode == 2 and "brain-password set" in refused.stderr
+    assert not home.exists() or files_containing(home, PASSWORD) == []
+    # a password given in the environment still works, and `config get` shows it as ***
+    shown = run(memverbs_cmd, {**env, "MEMVERBS_BRAIN__URL": with_pw}, "config", "get", "brain.url", "--json")
+    assert shown.returncode == 0 and "***" in json.loads(shown.stdout)["brain.url"]

@@ -89,8 +89,8 @@ def test_an_unchanged_heartbeat_on_postgres_is_one_read_and_a_change_still_comes
     assert "projects/zephyr" in edited.stdout and last_code(home) == "ok"
 
 
-def test_the_change_check_answers_like_the_sqlite_one(local, runtime, home):
-    """In-process, the Postgres twin against the cursor states the SQLite tests pin: no cursor, nothing
+def test_the_change_check_follows_deltas_keyset(local, runtime, home):
+    """In-process, the Postgres twin against the cursor states delta distinguishes: no cursor, nothing
     after it, a fact after it, a page in the cursor's own millisecond after its slug."""
     from memverbs.hooks.changes import changed_in
     from memverbs.server.context import LOCAL_LANE

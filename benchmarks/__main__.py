@@ -2,11 +2,13 @@
 
     python -m benchmarks                        # regenerates RESULTS.md's gate and vector sections (the one command)
     python -m benchmarks --sizes 1k,20k,200k    # adds the 200k brain (growing it through the tools takes tens of minutes; cached)
-    python -m benchmarks --only verbs           # parts: verbs, startup, concurrency, vectors
+    python -m benchmarks --only verbs           # parts: verbs, startup, concurrency, vectors, two-hosts
 
 The default: verbs (op layer + MCP stdio) and growth at 1k and 20k, start-up and
-concurrency at 20k, and vectors at scale (benchmarks/vector_scale.py: 20K and
-200K × 768; the 200K graph build takes minutes the first time, then is cached).
+concurrency at 20k, vectors at scale (benchmarks/vector_scale.py: 20K and
+200K × 768; the 200K graph build takes minutes the first time, then is cached),
+and remember over two `serve --http` processes on one Postgres and one SQLite
+brain at 20k (benchmarks/two_hosts.py; needs the pgserver wheel).
 Other sections of RESULTS.md (retrieval quality, hybrid latency, HTTP load)
 belong to their own modules and are left as they are.
 """
@@ -261,7 +263,7 @@ def write_results(report: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1k,20k", help="comma-separated: smoke, 1k, 20k, 200k")
-    parser.add_argument("--only", default="verbs,startup,concurrency,vectors", help="comma-separated parts to run")
+    parser.add_argument("--only", default="verbs,startup,concurrency,vectors,two-hosts", help="comma-separated parts to run")
     parser.add_argument("--fresh", action="store_true", help="regrow the cached corpora")
     parser.add_argument("--no-write", action="store_true", help="print the JSON; leave RESULTS.md alone")
     args = parser.parse_args(argv)
@@ -279,6 +281,12 @@ def main(argv: list[str] | None = None) -> int:
 
         print("[vectors] the graph against the exact scan at 20K and 200K × 768", file=sys.stderr)
         vector_scale.main(["--sizes", "20k,200k", "--dims", "768", *(["--no-write"] if args.no_write else [])])
+    if "two-hosts" in parts:
+        from benchmarks import two_hosts  # noqa: PLC0415
+
+        print("[two-hosts] remember with 8 writers over two serve --http processes, Postgres and SQLite", file=sys.stderr)
+        if two_hosts.main(["--size", "20k", *(["--no-write"] if args.no_write else [])]) != 0:
+            return 1
     return 0
 
 

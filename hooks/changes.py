@@ -7,12 +7,19 @@ migrations) and no dispatcher — one plain connection and one query that walks 
 "changed": private pages and expired facts count too (the delta filters them), and any
 doubt — no cursor yet, no brain, an old schema, a lock — answers None, "ask delta",
 whose path classifies the failure properly.
+
+A Postgres brain gets the same read over one plain psycopg connection (no pool, no
+`PostgresBrain`, whose stores import far more): the twin below walks the same indexes.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.factory import BrainLocation
 
 # The page arm mirrors delta's keyset (updated_at, slug); an empty cursor slug means
 # "strictly after the instant", as in delta.
@@ -27,6 +34,24 @@ FROM session_cursors c
 WHERE c.source_id = ? AND c.client_id = ? AND c.session_id = ?
 """
 BUSY_MS = 200
+# The same read on Postgres, shaped for its planner: an EXISTS over "rows after the cursor" is
+# planned before the cursor is known (a third of the rows assumed to match), so on a quiet brain
+# it would scan them all to find none. Instead each arm reads the newest entry of its index once —
+# pages_changed (source_id, updated_at, slug) walked backwards, facts_created (source_id,
+# created_at) through max() — and compares it with the cursor: the newest page is after the keyset
+# (updated_at, slug) exactly when some page is. An empty cursor slug means "strictly after the
+# instant": (updated_at, slug) > (instant + 1 ms, ''), every slug being longer than ''.
+_PG_QUERY = """
+SELECT COALESCE((p.updated_at, p.slug) > (c.last_wake_at + (c.cursor_slug = '')::int, c.cursor_slug), false)
+    OR COALESCE(f.newest > c.last_wake_at, false)
+FROM session_cursors c
+LEFT JOIN LATERAL (SELECT updated_at, slug FROM pages
+                   WHERE source_id = c.source_id AND deleted_at IS NULL
+                   ORDER BY updated_at DESC, slug DESC LIMIT 1) p ON true
+LEFT JOIN LATERAL (SELECT max(created_at) AS newest FROM facts WHERE source_id = c.source_id) f ON true
+WHERE c.source_id = %s AND c.client_id = %s AND c.session_id = %s
+"""
+PG_CONNECT_TIMEOUT_S = 2  # libpq's smallest; the hook's own deadline still bounds the wait
 
 
 def changed_since_cursor(brain: Path, source: str, lane: str, session: str) -> bool | None:
@@ -41,4 +66,30 @@ def changed_since_cursor(brain: Path, source: str, lane: str, session: str) -> b
         return None
     finally:
         db.close()
+    return None if row is None else bool(row[0])
+
+
+def changed_in(where: BrainLocation, source: str, lane: str, session: str) -> bool | None:
+    """The check for the configured brain, whichever backend holds it."""
+    if where.backend == "postgres" and where.url:
+        return _changed_on_postgres(where, source, lane, session)
+    return changed_since_cursor(where.path, source, lane, session) if where.path is not None else None
+
+
+def _changed_on_postgres(where: BrainLocation, source: str, lane: str, session: str) -> bool | None:
+    try:
+        import psycopg  # noqa: PLC0415 - only a Postgres brain pays for the driver
+
+        from memverbs.server.brain.password import keyring_password  # noqa: PLC0415 - stdlib unless a note names the keyring
+    except ImportError:
+        return None  # no driver: the full path says so, classified
+    password = keyring_password(where.url or "", where.keyring)
+    try:
+        with psycopg.connect(
+            where.url or "", autocommit=True, connect_timeout=PG_CONNECT_TIMEOUT_S,
+            **({"password": password} if password else {}),
+        ) as db:
+            row = db.execute(_PG_QUERY, (source, lane, session)).fetchone()
+    except (psycopg.Error, OSError, ValueError):
+        return None  # unreachable, refused, an old schema: the full path classifies it
     return None if row is None else bool(row[0])

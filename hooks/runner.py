@@ -90,17 +90,18 @@ class Hook:
 
 
 
-def _sqlite_brain(home: Home, settings):
-    """The brain's file when it is a SQLite brain (the heartbeat's one-read fast path reads the file
-    itself); None for a Postgres brain, which answers through the full delta, or a bad brain.url."""
+def _local_brain(home: Home, settings):
+    """Where the configured brain lives, for the heartbeat's one-read change check (a SQLite file, or
+    a Postgres URL: hooks/changes.py has a twin for each); None for a bad brain.url, which the full
+    path reports, classified."""
     from memverbs.server.brain.factory import locate  # noqa: PLC0415
     from memverbs.server.errors import ConfigError  # noqa: PLC0415
 
     try:
-        where = locate(settings.brain_url, home, settings.brain_path)
+        return locate(settings.brain_url, home, settings.brain_path)
     except ConfigError:
-        return None  # the full path reports it, classified
-    return where.path if where.backend == "sqlite" else None
+        return None
+
 
 class HookFailure(Exception):
     """A verb answered with an error envelope; its code is the diagnostic."""
@@ -213,12 +214,12 @@ def _run(home: Home, args: dict, started: float, budget_s: float) -> tuple[str, 
         if state.packed and not tool_beat_due(state, _now_ms()):
             return "rate_limited", None, event.moment.value  # a tool-heavy turn: one look per interval
     beats = event.moment is Moment.HEARTBEAT or (event.moment is Moment.POST_TOOL and state.packed)
-    brain_file = _sqlite_brain(home, settings) if beats and url is None else None
-    if brain_file is not None:
-        from memverbs.hooks.changes import changed_since_cursor  # noqa: PLC0415
+    where = _local_brain(home, settings) if beats and url is None else None
+    if where is not None:
+        from memverbs.hooks.changes import changed_in  # noqa: PLC0415
         from memverbs.server.context import LOCAL_LANE  # noqa: PLC0415
 
-        if changed_since_cursor(brain_file, settings.source, LOCAL_LANE, event.session_id) is False:
+        if changed_in(where, settings.source, LOCAL_LANE, event.session_id) is False:
             if event.moment is Moment.POST_TOOL:
                 state.last_heartbeat_ms = _now_ms()
                 state.save()

@@ -14,6 +14,8 @@ from pydantic import ValidationError
 
 from memverbs.cli.configfile import read_config, write_config
 from memverbs.cli.output import fail, print_json
+from memverbs.server.brain.factory import redact
+from memverbs.server.brain.password import url_password
 from memverbs.server.errors import ConfigError
 from memverbs.server.home import Home
 from memverbs.server.protocol.params import nearest
@@ -30,6 +32,8 @@ def run_config(args) -> int:
         except ConfigError as exc:
             return fail(exc.message, exc.fix)
         values = {key: lookup(settings.model_dump(), key) for key in keys}
+        if isinstance(values.get("brain.url"), str):  # a password given in MEMVERBS_BRAIN__URL is never printed
+            values["brain.url"] = redact(values["brain.url"])
         if args.key:
             if args.key not in keys:
                 return _unknown(args.key, keys)
@@ -42,6 +46,13 @@ def run_config(args) -> int:
         return 0
     if args.key not in keys:
         return _unknown(args.key, keys)
+    if args.config_command == "set" and args.key == "brain.url" and url_password(args.value) is not None:
+        return fail(
+            "brain.url would carry a password, and config.toml is a file: memverbs keeps no password in one",
+            "Set brain.url without it (postgresql://user@host/db) and store the password with `memverbs brain-password "
+            f"set`, or give it in PGPASSWORD or ~/.pgpass (docs/postgres.md); {home.config_path} was not changed.",
+            code=2,
+        )
     try:
         data = read_config(home.config_path)
     except tomllib.TOMLDecodeError as exc:

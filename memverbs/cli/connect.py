@@ -18,10 +18,10 @@ import os
 import shlex
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from memverbs.cli.output import fail, print_json
 from memverbs.cli.remote import TOKEN_ENV, RemoteError, RemoteRecord, TokenVault, normalise_url
+from memverbs.server.brain.password import find_session_bus as _find_session_bus  # also reads a brain's password
 from memverbs.server.home import Home
 
 # -- registering the remote brain in harnesses (installers/remote.py) ---------------------------
@@ -259,18 +259,6 @@ def run_disconnect(args) -> int:
     if record.token_store == "env":
         print(f"  the token was never stored here: unset {TOKEN_ENV} where you exported it.")
     return 0
-
-
-def _find_session_bus() -> None:
-    """A harness may run the helper without the desktop session's environment (Codex passes little
-    more than HOME and PATH), and the Secret Service backend cannot reach a bus it has no address
-    for. Use the session bus's standard socket ($XDG_RUNTIME_DIR/bus, else /run/user/<uid>/bus)
-    when it is there, as libdbus and sd-bus do."""
-    if os.environ.get("DBUS_SESSION_BUS_ADDRESS") or not hasattr(os, "getuid"):
-        return
-    bus = Path(os.environ.get("XDG_RUNTIME_DIR") or f"/run/user/{os.getuid()}") / "bus"
-    if bus.is_socket():
-        os.environ["DBUS_SESSION_BUS_ADDRESS"] = f"unix:path={bus}"
 
 
 def run_remote_header(args) -> int:

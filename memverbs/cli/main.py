@@ -101,6 +101,7 @@ COMMANDS = {
     "uninstall": "memverbs.cli.install:run_uninstall_cmd",
     "reindex": "memverbs.cli.reindex:run_reindex",
     "migrate": "memverbs.cli.migrate:run_migrate",
+    "brain-password": "memverbs.cli.brain_password:run_brain_password",
     **dict.fromkeys(("entities", "stats", "backlinks", "timeline", "history", "move-facts", "restore-fact",
                      "fact-visibility"), "memverbs.cli.browse:run_browse"),
     "ui": "memverbs.cli.ui:run_ui",
@@ -120,7 +121,8 @@ GROUPS = (
     ("markdown folders", ("import", "export", "sync")),
     ("harnesses", ("install", "uninstall", "hook")),
     ("remote", ("serve", "connect", "disconnect", "auth", "remote-header", "whoami")),
-    ("maintenance", ("init", "ui", "config", "doctor", "stats", "reindex", "migrate", "protocol", "call", "completion")),
+    ("maintenance", ("init", "ui", "config", "doctor", "stats", "reindex", "migrate", "brain-password", "protocol", "call",
+                     "completion")),
 )
 
 EXIT_CODES = "exit status: 0 ok · 1 not found, or a problem (the fix is on stderr) · 2 usage error"
@@ -430,6 +432,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--to", required=True, metavar="URL", help="the brain to copy into: postgresql://…, sqlite:///file.db or a path")
     p.add_argument("--resume", action="store_true", help="continue a copy that was interrupted")
     _json(p, "the copy's counts as JSON")
+
+    # A Postgres brain's password in the OS keyring (cli/brain_password.py); never an argument.
+    p = add(sub, "brain-password", "keep a Postgres brain's password in the OS keyring: set, status, delete")
+    bsub = p.add_subparsers(dest="brain_password_command", metavar="ACTION", required=True)
+    bset = add(bsub, "set", "store the password (prompted, or one line of stdin) once the server accepts it")
+    bset.add_argument("--no-check", action="store_true", help="store it without connecting first (the server is not reachable yet)")
+    for b in (bset, add(bsub, "status", "say where the password comes from: the URL, PGPASSWORD, the keyring or ~/.pgpass"),
+              add(bsub, "delete", "remove the password memverbs stored in the keyring")):
+        b.add_argument("--url", metavar="URL", help="the Postgres brain (default: the configured brain.url)")
+        _json(b, "the result as JSON")
 
     p = add(sub, "ui", "open the local brain inspector in the browser (timeline, entities, pages, pack preview, health)")
     p.add_argument("--port", type=_port, default=0, metavar="PORT", help="port to listen on (default 0: a free one)")

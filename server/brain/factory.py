@@ -25,11 +25,17 @@ POSTGRES_SCHEMES = ("postgresql", "postgres")
 
 @dataclass(frozen=True)
 class BrainLocation:
-    """Where a brain lives: a SQLite file, or a Postgres connection URL (which may hold a password)."""
+    """Where a brain lives: a SQLite file, or a Postgres connection URL (which may hold a password).
+
+    `keyring` names the keyring backend holding a Postgres brain's password ("" for keyring's
+    default) when `memverbs brain-password set` stored one and the URL has none (password.py);
+    the password itself is read only when the brain is opened.
+    """
 
     backend: Literal["sqlite", "postgres"]
     path: Path | None = None
     url: str | None = None
+    keyring: str | None = None
 
     def __str__(self) -> str:
         return str(self.path) if self.backend == "sqlite" else redact(self.url or "")
@@ -61,7 +67,9 @@ def locate(url: str, home: Home, default_path: str) -> BrainLocation:
         return BrainLocation("sqlite", path=home.resolve(default_path))
     scheme = url.split(":", 1)[0].lower() if "://" in url else ""
     if scheme in POSTGRES_SCHEMES:
-        return BrainLocation("postgres", url=url)
+        from memverbs.server.brain.password import keyring_backend_for  # noqa: PLC0415 - stdlib; one small file read
+
+        return BrainLocation("postgres", url=url, keyring=keyring_backend_for(home.root, url))
     if scheme == "sqlite":
         # sqlite:///brain.db is relative to the home, sqlite:////abs/brain.db absolute (SQLAlchemy's spelling).
         rest = url.split("://", 1)[1]
@@ -100,8 +108,11 @@ def open_brain(
                 "pip install 'memverbs[postgres]' (psycopg and psycopg-pool), or set brain.url back to a SQLite file.",
             ) from exc
 
+        from memverbs.server.brain.password import keyring_password  # noqa: PLC0415
+
         return PostgresBrain.open(
-            location.url, create=create, read_only=read_only, busy_timeout_ms=busy_timeout_ms, pool_size=pool_size
+            location.url, create=create, read_only=read_only, busy_timeout_ms=busy_timeout_ms, pool_size=pool_size,
+            password=keyring_password(location.url, location.keyring),
         )
     from memverbs.server.brain.sqlite import SqliteBrain  # noqa: PLC0415
 

@@ -70,7 +70,7 @@ class _SharedPool:
     _all: dict[tuple[str, int], _SharedPool] = {}
     _lock = threading.Lock()
 
-    def __init__(self, url: str, size: int, timeout_s: float) -> None:
+    def __init__(self, url: str, size: int, timeout_s: float, password: str | None = None) -> None:
         self.key = (url, size)
         self.users = 0
         self.pool = ConnectionPool(
@@ -80,16 +80,17 @@ class _SharedPool:
             timeout=timeout_s,
             open=False,
             check=_check_if_idle,  # a connection the server dropped is replaced, not handed out
-            kwargs={"autocommit": True, "row_factory": row_factory, "connect_timeout": CONNECT_TIMEOUT_S},
+            kwargs={"autocommit": True, "row_factory": row_factory, "connect_timeout": CONNECT_TIMEOUT_S,
+                    **_password_kwarg(password)},
             name="memverbs-brain",
         )
 
     @classmethod
-    def acquire(cls, url: str, size: int, timeout_s: float) -> _SharedPool:
+    def acquire(cls, url: str, size: int, timeout_s: float, password: str | None = None) -> _SharedPool:
         with cls._lock:
             shared = cls._all.get((url, size))
             if shared is None:
-                shared = cls._all[(url, size)] = cls(url, size, timeout_s)
+                shared = cls._all[(url, size)] = cls(url, size, timeout_s, password)
                 shared.pool.open(wait=False)
             shared.users += 1
             return shared
@@ -110,9 +111,13 @@ class _Retry(Exception):
 class PostgresBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, BrowseStore, SyncStore):
     backend = "postgres"
 
-    def __init__(self, url: str, *, pool_size: int = 4, busy_timeout_ms: int = 10_000, pgvector: bool = False) -> None:
+    def __init__(
+        self, url: str, *, pool_size: int = 4, busy_timeout_ms: int = 10_000, pgvector: bool = False,
+        password: str | None = None,
+    ) -> None:
         self.url = url
         self.where = redact(url)
+        self._password = password  # from the OS keyring (password.py), else None: libpq finds it
         self.pool_size = pool_size
         self.busy_timeout_ms = busy_timeout_ms
         self.pgvector = pgvector
@@ -123,14 +128,20 @@ class PostgresBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, 
 
     @classmethod
     def open(
-        cls, url: str, *, create: bool = False, read_only: bool = False, busy_timeout_ms: int = 10_000, pool_size: int = 4
+        cls, url: str, *, create: bool = False, read_only: bool = False, busy_timeout_ms: int = 10_000, pool_size: int = 4,
+        password: str | None = None,
     ) -> PostgresBrain:
-        """Check (with `create`, initialise) the schema over one short connection; the pool waits for the first query."""
+        """Check (with `create`, initialise) the schema over one short connection; the pool waits for the first query.
+
+        `password` is the one memverbs keeps in the OS keyring for this brain; without it libpq
+        looks where it always does (the URL, PGPASSWORD, ~/.pgpass)."""
         where = redact(url)
         try:
-            conn = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, row_factory=row_factory)
+            conn = psycopg.connect(
+                url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, row_factory=row_factory, **_password_kwarg(password)
+            )
         except psycopg.Error as exc:
-            raise translate(exc, url) from exc
+            raise translate(exc, url, password) from exc
         try:
             done = set(applied(conn))
             if not done and not create and not read_only:
@@ -143,10 +154,10 @@ class PostgresBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, 
                 migrate(conn, where)
             pgvector = _has_pgvector(conn)
         except psycopg.Error as exc:
-            raise translate(exc, url) from exc
+            raise translate(exc, url, password) from exc
         finally:
             conn.close()
-        return cls(url, pool_size=pool_size, busy_timeout_ms=busy_timeout_ms, pgvector=pgvector)
+        return cls(url, pool_size=pool_size, busy_timeout_ms=busy_timeout_ms, pgvector=pgvector, password=password)
 
     def close(self) -> None:
         with self._lock:
@@ -160,7 +171,9 @@ class PostgresBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, 
     def _pool(self) -> ConnectionPool:
         with self._lock:
             if self._shared is None:
-                self._shared = _SharedPool.acquire(self.url, self.pool_size, max(self.busy_timeout_ms, 1_000) / 1000)
+                self._shared = _SharedPool.acquire(
+                    self.url, self.pool_size, max(self.busy_timeout_ms, 1_000) / 1000, self._password
+                )
             return self._shared.pool
 
     @contextmanager
@@ -178,14 +191,15 @@ class PostgresBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, 
         except PoolTimeout:
             conn = None
         except psycopg.Error as exc:
-            raise translate(exc, self.url) from exc
+            raise translate(exc, self.url, self._password) from exc
         if conn is None:
             try:
                 conn = psycopg.connect(
-                    self.url, autocommit=True, row_factory=row_factory, connect_timeout=CONNECT_TIMEOUT_S
+                    self.url, autocommit=True, row_factory=row_factory, connect_timeout=CONNECT_TIMEOUT_S,
+                    **_password_kwarg(self._password),
                 )
             except psycopg.Error as exc:
-                raise translate(exc, self.url) from exc
+                raise translate(exc, self.url, self._password) from exc
             release = conn.close
         else:
             def release() -> None:
@@ -201,9 +215,9 @@ class PostgresBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, 
                     "The text holds a NUL character (U+0000), which a Postgres brain cannot store.",
                     "Remove the NUL characters from the text and retry; nothing was written.",
                 ) from exc
-            raise translate(exc, self.url) from exc
+            raise translate(exc, self.url, self._password) from exc
         except psycopg.Error as exc:
-            raise translate(exc, self.url) from exc
+            raise translate(exc, self.url, self._password) from exc
         finally:
             release()
 
@@ -366,8 +380,13 @@ def _has_pgvector(conn: psycopg.Connection) -> bool:
 # -- errors ------------------------------------------------------------------------------
 
 
-def _clean(exc: BaseException, url: str) -> str:
-    """The error's text, with the URL's password (if any) never in it."""
+def _password_kwarg(password: str | None) -> dict:
+    """libpq's `password` parameter, which beats PGPASSWORD and ~/.pgpass; nothing when None."""
+    return {"password": password} if password else {}
+
+
+def _clean(exc: BaseException, url: str, keyring_password: str | None = None) -> str:
+    """The error's text, with the URL's password (if any) and the keyring's never in it."""
     from urllib.parse import unquote, urlsplit  # noqa: PLC0415
 
     text = str(exc).strip().replace("\n", " ")
@@ -375,20 +394,23 @@ def _clean(exc: BaseException, url: str) -> str:
         password = urlsplit(url).password
     except ValueError:
         password = None
-    for secret in filter(None, {password, unquote(password) if password else None}):
+    for secret in filter(None, {password, unquote(password) if password else None, keyring_password}):
         text = text.replace(secret, "***")
     return text.replace(url, redact(url))
 
 
-def translate(exc: psycopg.Error, url: str) -> BrainError:
+def translate(exc: psycopg.Error, url: str, keyring_password: str | None = None) -> BrainError:
     where = redact(url)
-    text = _clean(exc, url)
+    text = _clean(exc, url, keyring_password)
     state = getattr(exc, "sqlstate", None) or ""
     if state in ("28P01", "28000") or "password authentication failed" in text or "no password supplied" in text:
-        return BrainError(
-            f"the Postgres server refused the credentials for {where} ({text})",
-            "Check the user in brain.url and its password (PGPASSWORD or ~/.pgpass: see docs/postgres.md).",
-        )
+        if keyring_password:
+            fix = ("The password memverbs keeps in the OS keyring for this brain was refused: store the right one with "
+                   "`memverbs brain-password set` (docs/postgres.md).")
+        else:
+            fix = ("Check the user in brain.url and its password: `memverbs brain-password set` keeps it in the OS "
+                   "keyring, or give it in PGPASSWORD or ~/.pgpass (docs/postgres.md).")
+        return BrainError(f"the Postgres server refused the credentials for {where} ({text})", fix)
     if state == "3D000":
         return BrainError(
             f"the database in {where} does not exist ({text})",

@@ -17,14 +17,26 @@ def postgres_checks(where: BrainLocation) -> list[Row]:
         from memverbs.server.brain.postgres import PostgresBrain  # noqa: PLC0415
     except ImportError:
         return [("brain", "fail", f"brain.url is {where} but psycopg is not installed", "pip install 'memverbs[postgres]'")]
+    from memverbs.server.brain.password import keyring_password, password_source  # noqa: PLC0415
+
+    password = keyring_password(where.url, where.keyring)
+    source = password_source(where.url, where.keyring)
+    if where.keyring is not None and password is None and source.startswith("the OS keyring"):
+        return [(
+            "brain",
+            "fail",
+            f"{where}: the OS keyring ({where.keyring or 'default backend'}) has no password for this brain, "
+            "though `memverbs brain-password set` stored one",
+            "Store it again with `memverbs brain-password set` (the keyring may be locked, or was changed by hand).",
+        )]
     try:
-        brain = PostgresBrain.open(where.url, read_only=True, pool_size=1)
+        brain = PostgresBrain.open(where.url, read_only=True, pool_size=1, password=password)
     except BrainError as exc:
         return [("brain", "fail", exc.message, exc.fix)]
     try:
         info = brain.server_info()
         status = brain.schema_status()
-        rows: list[Row] = [("brain", "ok", f"{where}: Postgres {info['version']}, connected")]
+        rows: list[Row] = [("brain", "ok", f"{where}: Postgres {info['version']}, connected (password: {source})")]
         if status["unknown"]:
             rows.append((
                 "schema",

@@ -57,3 +57,37 @@ def test_two_servers_share_one_postgres_brain(home, env):
         for server in (a, b):
             denied = httpx.post(server.url, json=call_body(1, "recall", {}), headers={**HEADERS, "Authorization": f"Bearer {token}"})
             assert denied.status_code == 401
+
+
+def test_eight_writers_over_two_servers_lose_nothing_and_dedup_once(home, env):
+    """The benchmark's writers (benchmarks/two_hosts.py) with a fixed count instead of a clock: 8 clients
+    split over two servers, then the brain is counted — exactly the acknowledged facts, none twice — and
+    each server reads what was written through the other. Then all 8 send one same fact at once: one
+    insert, seven duplicates of it, whichever server each went through."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from benchmarks.two_hosts import CLIENTS, WARMUP_CALLS, run_writers, verify
+
+    token = make_token(home.root, "writers")
+    per_client = WARMUP_CALLS + 9
+    with RemoteServer(home.root, env=env) as a, RemoteServer(home.root, env=env) as b:
+        wrote = run_writers([a.url, b.url], token, 300.0, "t-run", cap=per_client)
+        assert wrote["errors"] == []
+        assert len(wrote["acked"]) == CLIENTS * per_client
+        counted = verify(home.root, "t-run", wrote["acked"])
+        assert (counted["stored"], counted["lost"], counted["duplicated"]) == (CLIENTS * per_client, 0, 0)
+        # people/target-person-0 got client 0's first fact through A and client 7's second through B:
+        # each server recalls both
+        for server in (a, b):
+            seen = call(server, token, "recall", entity="people/target-person-0")
+            assert {"t-run client 0 fact 0: deploy window moved", "t-run client 7 fact 1: deploy window moved"} <= {
+                f["fact"] for f in seen["facts"]}, seen
+
+        def same(i: int) -> dict:
+            return call((a, b)[i % 2], token, "remember", fact="The release train leaves on Tuesdays",
+                        provenance="standup", entity="teams/release")
+
+        with ThreadPoolExecutor(CLIENTS) as pool:
+            results = list(pool.map(same, range(CLIENTS)))
+    assert sorted(r["status"] for r in results) == ["duplicate"] * (CLIENTS - 1) + ["inserted"]
+    assert len({r["id"] for r in results}) == 1

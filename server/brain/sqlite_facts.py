@@ -10,6 +10,7 @@ import sqlite3
 from collections.abc import Callable
 
 from memverbs.server.brain.base import FactFilter, NewFact, SearchQuery
+from memverbs.server.brain.sqlite_base import SqliteBase
 from memverbs.server.brain.sqlite_fts import fts5_match
 from memverbs.server.timeparse import now_ms
 
@@ -21,9 +22,7 @@ _ACTIVE = "expired_at IS NULL AND (valid_until IS NULL OR valid_until > ?)"
 _WORLD = "(NOT ? OR visibility = 'world')"
 
 
-class FactStore:
-    db: sqlite3.Connection
-
+class FactStore(SqliteBase):
     def insert_fact(self, source: str, new: NewFact, now: int) -> int:
         with self.write() as db:
             return self._insert(db, source, new, now)
@@ -161,7 +160,7 @@ class FactStore:
         )
 
     def active_fact_count(self, source: str, slug: str, *, world_only: bool, now: int, cap: int = 100) -> int:
-        return self.one(
+        return self.aggregate(
             f"SELECT count(*) FROM (SELECT 1 FROM facts WHERE source_id = ? AND entity_slug = ? AND {_ACTIVE} "
             f"AND {_WORLD} LIMIT ?)",
             (source, slug, now, world_only, cap),

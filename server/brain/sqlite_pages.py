@@ -11,6 +11,7 @@ import sqlite3
 from collections.abc import Callable
 
 from memverbs.server.brain.base import PageDraft, SearchQuery, draft_aliases
+from memverbs.server.brain.sqlite_base import SqliteBase
 from memverbs.server.brain.sqlite_fts import fts5_match
 
 _LIVE = "deleted_at IS NULL AND (? OR visibility = 'world')"
@@ -26,9 +27,7 @@ def _prefix_upper(prefix: str) -> str:
     return prefix[:-1] + chr(ord(prefix[-1]) + 1)
 
 
-class PageStore:
-    db: sqlite3.Connection
-
+class PageStore(SqliteBase):
     # -- single pages --------------------------------------------------------
 
     def page(self, source: str, slug: str, *, allow_private: bool = True):
@@ -115,7 +114,7 @@ class PageStore:
         )
 
     def backlink_count(self, source: str, slug: str, *, allow_private: bool) -> int:
-        return self.one(
+        return self.aggregate(
             f"SELECT count(*) FROM links l {self._VISIBLE_FROM} "
             "WHERE l.source_id = ? AND l.to_slug = ? AND l.link_source IS NOT 'mentions'",
             (allow_private, source, slug),

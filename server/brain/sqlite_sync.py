@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from memverbs.server.brain.sqlite_base import SqliteBase
 
-class SyncStore:
+
+class SyncStore(SqliteBase):
     """Mixin for SqliteBrain: `sync_folders`, `sync_files`, `sync_conflicts` and sync's page reads."""
 
     # -- folders -------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from memverbs.server.brain.base import FactFilter, NewFact, SearchQuery
+from memverbs.server.brain.postgres_base import PostgresBase
 from memverbs.server.brain.postgres_search import tsquery
 from memverbs.server.brain.sqlite_facts import FACT_COLS
 
@@ -19,7 +20,7 @@ def fact_order(arm: str) -> str:
     return "created_at DESC, id DESC" if arm == "session" else "valid_from DESC, id DESC"
 
 
-class FactStore:
+class FactStore(PostgresBase):
     def insert_fact(self, source: str, new: NewFact, now: int) -> int:
         with self.write() as db:
             return self._insert(db, source, new, now)
@@ -140,7 +141,7 @@ class FactStore:
         )
 
     def active_fact_count(self, source: str, slug: str, *, world_only: bool, now: int, cap: int = 100) -> int:
-        return self.one(
+        return self.aggregate(
             f"SELECT count(*) FROM (SELECT 1 FROM facts WHERE source_id = %s AND entity_slug = %s AND {_ACTIVE} "
             f"AND {_WORLD} LIMIT %s) capped",
             (source, slug, now, world_only, cap),

@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable
 
 from memverbs.server.brain.base import PageDraft, SearchQuery, draft_aliases
+from memverbs.server.brain.postgres_base import PostgresBase, first
 from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.brain.postgres_search import RANK_WEIGHTS, snippet, tsquery
 from memverbs.server.brain.sqlite_pages import _prefix_upper, reverse
@@ -19,7 +20,7 @@ _LIVE = "deleted_at IS NULL AND (%s OR visibility = 'world')"
 _PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_retrieved_at"
 
 
-class PageStore:
+class PageStore(PostgresBase):
     # -- single pages --------------------------------------------------------
 
     def page(self, source: str, slug: str, *, allow_private: bool = True):
@@ -101,7 +102,7 @@ class PageStore:
         )
 
     def backlink_count(self, source: str, slug: str, *, allow_private: bool) -> int:
-        return self.one(
+        return self.aggregate(
             f"SELECT count(*) FROM links l {self._VISIBLE_FROM} "
             "WHERE l.source_id = %s AND l.to_slug = %s AND l.link_source IS DISTINCT FROM 'mentions'",
             (allow_private, source, slug),
@@ -185,11 +186,11 @@ class PageStore:
                 now,
             )
             if existing is None:
-                page_id = db.execute(
+                page_id = first(db.execute(
                     "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
                     "markdown, updated_at, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
                     (source, draft.slug, reverse(draft.slug), *values, now),
-                ).fetchone()[0]
+                ))[0]
             else:
                 page_id = existing["id"]
                 db.execute(
@@ -283,11 +284,11 @@ class PageStore:
         with self.write() as db:
             if not self._writable(db, source, slug, allow_private):
                 return None
-            entry_id = db.execute(
+            entry_id = first(db.execute(
                 "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at) "
                 "VALUES (%s, %s, %s, %s, %s, 'manual', %s) RETURNING id",
                 (source, slug, date, summary, detail, now),
-            ).fetchone()[0]
+            ))[0]
             db.execute("UPDATE pages SET updated_at = %s WHERE source_id = %s AND slug = %s", (now, source, slug))
             return entry_id
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from memverbs.server.brain.postgres_base import PostgresBase
 from memverbs.server.brain.sqlite_sessions import IDLE_MS, KEEP_PER_LANE
 
 
-class CursorStore:
+class CursorStore(PostgresBase):
     def cursor(self, source: str, client: str, session: str):
         return self.one(
             "SELECT last_wake_at, cursor_slug FROM session_cursors WHERE source_id = %s AND client_id = %s AND session_id = %s",

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from memverbs.server.brain.postgres_base import PostgresBase, first
 
-class SyncStore:
+
+class SyncStore(PostgresBase):
     """Mixin for PostgresBrain: `sync_folders`, `sync_files`, `sync_conflicts` and sync's page reads."""
 
     # -- folders -------------------------------------------------------------
@@ -85,11 +87,11 @@ class SyncStore:
 
     def sync_add_conflict(self, folder_id: int, rel_path: str, slug: str, brain_content: str, now: int) -> int:
         with self.write() as db:
-            return db.execute(
+            return first(db.execute(
                 "INSERT INTO sync_conflicts (folder_id, rel_path, slug, brain_content, detected_at) "
                 "VALUES (%s, %s, %s, %s, %s) RETURNING id",
                 (folder_id, rel_path, slug, brain_content, now),
-            ).fetchone()[0]
+            ))[0]
 
     def sync_conflict_rows(self, source: str, folder_id: int | None = None, *, open_only: bool = True) -> list:
         sql = (

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 
+from memverbs.server.brain.postgres_base import PostgresBase, first
 from memverbs.server.pages.chunks import chunk_page, embed_input, text_hash
 
 _LIVE_PAGE = "p.deleted_at IS NULL AND (%s OR p.visibility = 'world')"
@@ -92,7 +93,7 @@ class PgScores:
         return {int(r[0]): float(r[1]) for r in rows}
 
 
-class VectorStore:
+class VectorStore(PostgresBase):
     # -- spaces ------------------------------------------------------------------
 
     def space_id(self, provider: str, model: str, dims: int, *, create: bool = False) -> int | None:
@@ -108,9 +109,9 @@ class VectorStore:
                 "INSERT INTO vector_spaces (provider, model, dims, created_at) VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
                 (provider, model, dims, now_ms()),
             )
-            space = db.execute(
+            space = first(db.execute(
                 "SELECT id FROM vector_spaces WHERE provider = %s AND model = %s AND dims = %s", (provider, model, dims)
-            ).fetchone()[0]
+            ))[0]
             if self.pgvector:
                 db.execute(hnsw_index_sql(space, dims))
             return space
@@ -159,7 +160,7 @@ class VectorStore:
         return len(rows)
 
     def unchunked_page_count(self) -> int:
-        return self.one(
+        return self.aggregate(
             "SELECT count(*) FROM pages p WHERE p.deleted_at IS NULL AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.page_id = p.id)"
         )[0]
 
@@ -183,12 +184,12 @@ class VectorStore:
 
     def missing_vector_counts(self, space_id: int | None, now: int) -> dict:
         sid = space_id if space_id is not None else -1
-        chunks = self.one(
+        chunks = self.aggregate(
             "SELECT count(*) FROM chunks c JOIN pages p ON p.id = c.page_id WHERE p.deleted_at IS NULL "
             "AND NOT EXISTS (SELECT 1 FROM text_vectors v WHERE v.space_id = %s AND v.text_hash = c.text_hash)",
             (sid,),
         )[0]
-        facts = self.one(
+        facts = self.aggregate(
             f"SELECT count(*) FROM facts f WHERE {_ACTIVE} "
             "AND NOT EXISTS (SELECT 1 FROM fact_vectors v WHERE v.space_id = %s AND v.fact_id = f.id)",
             (now, sid),
@@ -242,7 +243,7 @@ class VectorStore:
         return "exact scan (numpy) in each process: the vector extension (pgvector) is not installed"
 
     def max_text_vector_id(self) -> int:
-        return self.one("SELECT COALESCE(max(id), 0) FROM text_vectors")[0]
+        return self.aggregate("SELECT COALESCE(max(id), 0) FROM text_vectors")[0]
 
     def iter_text_vectors_after(self, space_id: int, after_id: int, block: int = 8192):
         """Vectors of this space newer than `after_id`, oldest first, as ([ids], [blobs]) blocks."""

@@ -24,7 +24,7 @@ def postgres_checks(where: BrainLocation) -> list[Row]:
     try:
         info = brain.server_info()
         status = brain.schema_status()
-        rows: list[Row] = [("brain", "ok", f"{where}: Postgres {info['version']}, connected")]
+        rows: list[Row] = [("brain", "ok", f"{where}: Postgres {info['version']}, connected", None)]
         if status["unknown"]:
             rows.append((
                 "schema",
@@ -42,10 +42,12 @@ def postgres_checks(where: BrainLocation) -> list[Row]:
                 "Run `memverbs init` to apply them.",
             ))
         else:
-            rows.append(("schema", "ok", f"current ({len(status['applied'])} steps)"))
+            rows.append(("schema", "ok", f"current ({len(status['applied'])} steps)", None))
         ext = info["extensions"]
         if "vector" in ext and brain.pgvector:
-            rows.append(("extensions", "ok", f"vector {ext['vector']}: the vector arm runs on {brain.vector_index_kind()}"))
+            rows.append(
+                ("extensions", "ok", f"vector {ext['vector']}: the vector arm runs on {brain.vector_index_kind()}", None)
+            )
         else:
             rows.append((
                 "extensions",

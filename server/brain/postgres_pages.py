@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 
 from memverbs.server.brain.base import PageDraft, SearchQuery, draft_aliases
-from memverbs.server.brain.postgres_base import PostgresBase, first
+from memverbs.server.brain.postgres_base import Conn, PostgresBase, first
 from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.brain.postgres_search import RANK_WEIGHTS, snippet, tsquery
 from memverbs.server.brain.sqlite_pages import _prefix_upper, reverse
@@ -23,7 +23,7 @@ _PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_ret
 class PageStore(PostgresBase):
     # -- single pages --------------------------------------------------------
 
-    def page(self, source: str, slug: str, *, allow_private: bool = True):
+    def page(self, source: str, slug: str, *, allow_private: bool = True) -> Row | None:
         return self.one(
             f"SELECT id, {_PAGE_COLS}, frontmatter, markdown, created_at FROM pages WHERE source_id = %s AND slug = %s AND {_LIVE}",
             (source, slug, allow_private),
@@ -110,7 +110,7 @@ class PageStore(PostgresBase):
 
     # -- lists and search ----------------------------------------------------
 
-    def list_pages(self, source: str, *, type_: str | None, prefix: str | None, limit: int, allow_private: bool):
+    def list_pages(self, source: str, *, type_: str | None, prefix: str | None, limit: int, allow_private: bool) -> list[Row]:
         sql = f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND {_LIVE}"
         args: list = [source, allow_private]
         if type_:
@@ -148,8 +148,9 @@ class PageStore(PostgresBase):
         )
         return {r[0] for r in rows}
 
-    def changed_pages(self, source: str, since: int, since_slug: str | None, *, limit: int, allow_private: bool):
+    def changed_pages(self, source: str, since: int, since_slug: str | None, *, limit: int, allow_private: bool) -> list[Row]:
         """Pages changed after the keyset cursor (updated_at, slug), oldest first."""
+        args: tuple[object, ...]
         if since_slug is None:
             where, args = "updated_at > %s", (since,)
         else:
@@ -234,7 +235,7 @@ class PageStore(PostgresBase):
     # transaction (under the write lock); they answer None when there is no such page (missing,
     # deleted or, for an untrusted caller, private), so a caller cannot tell those apart.
 
-    def _writable(self, db, source: str, slug: str, allow_private: bool) -> bool:
+    def _writable(self, db: Conn, source: str, slug: str, allow_private: bool) -> bool:
         row = db.execute(
             f"SELECT 1 FROM pages WHERE source_id = %s AND slug = %s AND {_LIVE}", (source, slug, allow_private)
         ).fetchone()
@@ -265,7 +266,7 @@ class PageStore(PostgresBase):
             return cur.rowcount > 0
 
     def add_link(
-        self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context, now: int, *, allow_private: bool
+        self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context: str | None, now: int, *, allow_private: bool
     ) -> bool | None:
         """A link belongs to its `from` page, so only that page must be writable."""
         with self.write() as db:
@@ -279,7 +280,7 @@ class PageStore(PostgresBase):
             return cur.rowcount > 0
 
     def add_timeline_entry(
-        self, source: str, slug: str, date: str, summary: str, detail, now: int, *, allow_private: bool
+        self, source: str, slug: str, date: str, summary: str, detail: str | None, now: int, *, allow_private: bool
     ) -> int | None:
         with self.write() as db:
             if not self._writable(db, source, slug, allow_private):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from memverbs.server.brain.base import TokenNameTaken
 from memverbs.server.brain.postgres_base import PostgresBase, first
+from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.brain.sqlite_tokens import TOKEN_COLS, TOUCH_EVERY_MS
 from memverbs.server.errors import BrainError
 
@@ -25,7 +26,7 @@ class TokenStore(PostgresBase):
         where = "" if include_revoked else "WHERE revoked_at IS NULL"
         return self.query(f"SELECT {TOKEN_COLS} FROM access_tokens {where} ORDER BY created_at, id")
 
-    def live_token(self, token_hash: str):
+    def live_token(self, token_hash: str) -> Row | None:
         return self.one(
             f"SELECT {TOKEN_COLS} FROM access_tokens WHERE token_hash = %s AND revoked_at IS NULL", (token_hash,)
         )

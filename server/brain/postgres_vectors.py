@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import threading
 
-from memverbs.server.brain.postgres_base import PostgresBase, first
+from memverbs.server.brain.postgres_base import Conn, PostgresBase, first
+from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.pages.chunks import chunk_page, embed_input, text_hash
 
 _LIVE_PAGE = "p.deleted_at IS NULL AND (%s OR p.visibility = 'world')"
@@ -134,7 +135,7 @@ class VectorStore(PostgresBase):
 
     # -- chunks --------------------------------------------------------------------
 
-    def _write_chunks(self, db, source: str, page_id: int, title: str | None, body: str) -> None:
+    def _write_chunks(self, db: Conn, source: str, page_id: int, title: str | None, body: str) -> None:
         """Inside the page's write transaction: the chunks always match the saved text."""
         db.execute("DELETE FROM chunks WHERE page_id = %s", (page_id,))
         rows = [
@@ -295,7 +296,7 @@ class VectorStore(PostgresBase):
         with self.write() as db:
             self._store_fact_vectors(db, space_id, items, now)
 
-    def _store_fact_vectors(self, db, space_id: int, items: list[tuple[int, bytes]], now: int) -> None:
+    def _store_fact_vectors(self, db: Conn, space_id: int, items: list[tuple[int, bytes]], now: int) -> None:
         if not items:
             return
         with db.cursor() as cur:
@@ -305,7 +306,7 @@ class VectorStore(PostgresBase):
                 [(fid, space_id, blob, now) for fid, blob in items],
             )
 
-    def _bucket_vectors(self, db, source: str, entity_slug: str, visibility: str, space_id: int, now: int):
+    def _bucket_vectors(self, db: Conn, source: str, entity_slug: str, visibility: str, space_id: int, now: int) -> list[Row]:
         rows = db.execute(
             "SELECT f.id, f.kind, f.fact_norm, f.valid_until, v.vector FROM facts f "
             "JOIN fact_vectors v ON v.fact_id = f.id AND v.space_id = %s "

@@ -65,6 +65,12 @@ class SqliteBase:
         assert row is not None, "an aggregate query without GROUP BY answers one row"
         return row
 
+    @staticmethod
+    def inserted_id(cursor: sqlite3.Cursor) -> int:
+        """The rowid an INSERT just gave its row (`lastrowid` is None only before any insert)."""
+        assert cursor.lastrowid is not None, "an INSERT sets lastrowid"
+        return cursor.lastrowid
+
     # -- members a store borrows from a sibling store ---------------------------------------
 
     def fact_where(self, source: str, f: FactFilter) -> tuple[str, list[object]]:
@@ -89,7 +95,7 @@ _CORRUPT = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
 _UNWRITABLE = {sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM}
 
 
-def translate(exc: sqlite3.DatabaseError, path: Path) -> BrainError:
+def translate(exc: sqlite3.Error, path: Path) -> BrainError:
     """The storage failure as memverbs's own type, decided by SQLite's result code (its primary
     code: the low byte); the message text only where a driver gives no code."""
     text = str(exc)

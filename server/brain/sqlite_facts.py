@@ -53,7 +53,7 @@ class FactStore(SqliteBase):
                 now,
             ),
         )
-        return cur.lastrowid
+        return self.inserted_id(cur)
 
     def remember_fact(
         self,
@@ -102,7 +102,7 @@ class FactStore(SqliteBase):
             )
             return "superseded", fact_id, old
 
-    def fact(self, fact_id: int):
+    def fact(self, fact_id: int) -> sqlite3.Row | None:
         return self.one(f"SELECT source_id, {FACT_COLS}, expiry_reason FROM facts WHERE id = ?", (fact_id,))
 
     def expire_fact(self, fact_id: int, now: int, reason: str) -> bool:
@@ -166,7 +166,7 @@ class FactStore(SqliteBase):
             (source, slug, now, world_only, cap),
         )[0]
 
-    def entity_facts(self, source: str, slugs: list[str], *, world_only: bool, now: int, limit: int):
+    def entity_facts(self, source: str, slugs: list[str], *, world_only: bool, now: int, limit: int) -> list[sqlite3.Row]:
         if not slugs:
             return []
         marks = ",".join("?" * len(slugs))
@@ -179,14 +179,14 @@ class FactStore(SqliteBase):
             (source, *slugs, now, world_only, limit),
         )
 
-    def session_facts(self, source: str, session_id: str, *, world_only: bool, now: int, limit: int):
+    def session_facts(self, source: str, session_id: str, *, world_only: bool, now: int, limit: int) -> list[sqlite3.Row]:
         return self.query(
             f"SELECT {FACT_COLS} FROM facts WHERE source_id = ? AND source_session = ? AND {_ACTIVE} AND {_WORLD} "
             "ORDER BY created_at DESC, id DESC LIMIT ?",
             (source, session_id, now, world_only, limit),
         )
 
-    def recent_facts(self, source: str, created_after: int, *, world_only: bool, now: int, limit: int):
+    def recent_facts(self, source: str, created_after: int, *, world_only: bool, now: int, limit: int) -> list[sqlite3.Row]:
         """Active facts recorded at or after `created_after`, newest first."""
         return self.query(
             f"SELECT {FACT_COLS} FROM facts WHERE source_id = ? AND created_at >= ? AND {_ACTIVE} AND {_WORLD} "
@@ -194,7 +194,7 @@ class FactStore(SqliteBase):
             (source, created_after, now, world_only, limit),
         )
 
-    def facts_recorded_after(self, source: str, since: int, *, world_only: bool, now: int, limit: int):
+    def facts_recorded_after(self, source: str, since: int, *, world_only: bool, now: int, limit: int) -> list[sqlite3.Row]:
         """delta's facts arm: active facts recorded strictly after `since`, oldest first."""
         return self.query(
             f"SELECT {FACT_COLS} FROM facts WHERE source_id = ? AND created_at > ? AND {_ACTIVE} AND {_WORLD} "
@@ -202,7 +202,7 @@ class FactStore(SqliteBase):
             (source, since, now, world_only, limit),
         )
 
-    def facts_recorded_at(self, source: str, at: int, *, world_only: bool, now: int, limit: int):
+    def facts_recorded_at(self, source: str, at: int, *, world_only: bool, now: int, limit: int) -> list[sqlite3.Row]:
         """Active facts recorded in one millisecond, in id order (a bulk import's batch)."""
         return self.query(
             f"SELECT {FACT_COLS} FROM facts WHERE source_id = ? AND created_at = ? AND {_ACTIVE} AND {_WORLD} "

@@ -30,7 +30,7 @@ def _prefix_upper(prefix: str) -> str:
 class PageStore(SqliteBase):
     # -- single pages --------------------------------------------------------
 
-    def page(self, source: str, slug: str, *, allow_private: bool = True):
+    def page(self, source: str, slug: str, *, allow_private: bool = True) -> sqlite3.Row | None:
         return self.one(
             f"SELECT id, {_PAGE_COLS}, frontmatter, markdown, created_at FROM pages WHERE source_id = ? AND slug = ? AND {_LIVE}",
             (source, slug, allow_private),
@@ -122,7 +122,7 @@ class PageStore(SqliteBase):
 
     # -- lists and search ----------------------------------------------------
 
-    def list_pages(self, source: str, *, type_: str | None, prefix: str | None, limit: int, allow_private: bool):
+    def list_pages(self, source: str, *, type_: str | None, prefix: str | None, limit: int, allow_private: bool) -> list[sqlite3.Row]:
         sql = f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND {_LIVE}"
         args: list = [source, allow_private]
         if type_:
@@ -156,8 +156,9 @@ class PageStore(SqliteBase):
         )
         return {r[0] for r in rows}
 
-    def changed_pages(self, source: str, since: int, since_slug: str | None, *, limit: int, allow_private: bool):
+    def changed_pages(self, source: str, since: int, since_slug: str | None, *, limit: int, allow_private: bool) -> list[sqlite3.Row]:
         """Pages changed after the keyset cursor (updated_at, slug), oldest first."""
+        args: tuple[object, ...]
         if since_slug is None:
             where, args = "updated_at > ?", (since,)
         else:
@@ -193,11 +194,11 @@ class PageStore(SqliteBase):
                 now,
             )
             if existing is None:
-                page_id = db.execute(
+                page_id = self.inserted_id(db.execute(
                     "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
                     "markdown, updated_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (source, draft.slug, reverse(draft.slug), *values, now),
-                ).lastrowid
+                ))
             else:
                 page_id = existing["id"]
                 db.execute(
@@ -266,7 +267,7 @@ class PageStore(SqliteBase):
             return cur.rowcount > 0
 
     def add_link(
-        self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context, now: int, *, allow_private: bool
+        self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context: str | None, now: int, *, allow_private: bool
     ) -> bool | None:
         """A link belongs to its `from` page, so only that page must be writable."""
         with self.write() as db:
@@ -279,7 +280,7 @@ class PageStore(SqliteBase):
             )
             return cur.rowcount > 0
 
-    def add_timeline_entry(self, source: str, slug: str, date: str, summary: str, detail, now: int, *, allow_private: bool) -> int | None:
+    def add_timeline_entry(self, source: str, slug: str, date: str, summary: str, detail: str | None, now: int, *, allow_private: bool) -> int | None:
         with self.write() as db:
             if not self._writable(db, source, slug, allow_private):
                 return None
@@ -288,7 +289,7 @@ class PageStore(SqliteBase):
                 (source, slug, date, summary, detail, now),
             )
             db.execute("UPDATE pages SET updated_at = ? WHERE source_id = ? AND slug = ?", (now, source, slug))
-            return cur.lastrowid
+            return self.inserted_id(cur)
 
     def touch_retrieved(self, source: str, slugs: list[str], now: int) -> None:
         if not slugs:

@@ -17,11 +17,11 @@ class TokenStore(SqliteBase):
                      source_id: str, client_id: str, now: int) -> int:
         try:
             with self.write() as db:
-                return db.execute(
+                return self.inserted_id(db.execute(
                     "INSERT INTO access_tokens (name, token_hash, token_hint, scopes, surface, source_id, client_id, created_at) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (name, token_hash, token_hint, scopes, surface, source_id, client_id, now),
-                ).lastrowid
+                ))
         except sqlite3.IntegrityError as exc:
             raise TokenNameTaken(name) from exc
 

@@ -233,7 +233,7 @@ class VectorStore(SqliteBase):
             [(fid, space_id, blob, now) for fid, blob in items],
         )
 
-    def _bucket_vectors(self, db: sqlite3.Connection, source: str, entity_slug: str, visibility: str, space_id: int, now: int):
+    def _bucket_vectors(self, db: sqlite3.Connection, source: str, entity_slug: str, visibility: str, space_id: int, now: int) -> list[sqlite3.Row]:
         """Active facts about one entity, of one visibility, with a vector in this space: the dedup candidates."""
         return db.execute(
             "SELECT f.id, f.kind, f.fact_norm, f.valid_until, v.vector FROM facts f "

@@ -14,7 +14,7 @@ constructed directly, so the configured `brain.url` decides which one runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -38,7 +38,7 @@ class SearchQuery:
     mode: Literal["all", "any", "title_phrase"] = "all"
 
     @classmethod
-    def of(cls, terms, mode: Literal["all", "any", "title_phrase"] = "all") -> SearchQuery:
+    def of(cls, terms: Iterable[str], mode: Literal["all", "any", "title_phrase"] = "all") -> SearchQuery:
         return cls(tuple(terms), mode)
 
 
@@ -107,7 +107,7 @@ class TokenNameTaken(Exception):
 # -- vectors ------------------------------------------------------------------------
 
 
-def pack(vector) -> bytes:
+def pack(vector: np.ndarray | Sequence[float]) -> bytes:
     """A vector as stored and exchanged: float32 little-endian bytes."""
     import numpy as np  # noqa: PLC0415 - vectors exist only with a provider
 

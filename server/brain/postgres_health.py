@@ -18,7 +18,7 @@ def postgres_checks(where: BrainLocation) -> list[Row]:
     except ImportError:
         return [("brain", "fail", f"brain.url is {where} but psycopg is not installed", "pip install 'memverbs[postgres]'")]
     try:
-        brain = PostgresBrain.open(where.url, read_only=True, pool_size=1)
+        brain = PostgresBrain.open(where.dsn, read_only=True, pool_size=1)
     except BrainError as exc:
         return [("brain", "fail", exc.message, exc.fix)]
     try:

@@ -17,6 +17,13 @@ arm is answered in one of two ways, and `vector_index_kind` (doctor) says which:
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from memverbs.server.brain.vector_index import VectorIndex
 
 from memverbs.server.brain.postgres_base import Conn, PostgresBase, first
 from memverbs.server.brain.postgres_rows import Row
@@ -48,16 +55,16 @@ def hnsw_index_sql(space_id: int, dims: int) -> str:
 class PgVectorIndex:
     """One space's page vectors, searched by the server's HNSW index: the VectorIndex protocol over SQL."""
 
-    def __init__(self, brain, space_id: int, dims: int) -> None:
+    def __init__(self, brain: PostgresBase, space_id: int, dims: int) -> None:
         self.brain = brain
         self.space_id = int(space_id)
         self.dims = int(dims)
         self._cast = f"vector({self.dims})"
 
     def __len__(self) -> int:
-        return self.brain.one("SELECT count(*) FROM text_vectors WHERE space_id = %s", (self.space_id,))[0]
+        return int(self.brain.aggregate("SELECT count(*) FROM text_vectors WHERE space_id = %s", (self.space_id,))[0])
 
-    def search(self, query) -> PgScores:
+    def search(self, query: np.ndarray) -> PgScores:
         from memverbs.server.brain.base import pack  # noqa: PLC0415
 
         return PgScores(self, vector_literal(pack(query)))
@@ -216,7 +223,7 @@ class VectorStore(PostgresBase):
 
     # -- the page vector index -------------------------------------------------------
 
-    def vector_index(self, space_id: int, dims: int):
+    def vector_index(self, space_id: int, dims: int) -> PgVectorIndex | VectorIndex:
         if self.pgvector:
             return PgVectorIndex(self, space_id, dims)
         from memverbs.server.brain.vector_index import VectorIndex  # noqa: PLC0415 - numpy behind it
@@ -246,7 +253,9 @@ class VectorStore(PostgresBase):
     def max_text_vector_id(self) -> int:
         return self.aggregate("SELECT COALESCE(max(id), 0) FROM text_vectors")[0]
 
-    def iter_text_vectors_after(self, space_id: int, after_id: int, block: int = 8192):
+    def iter_text_vectors_after(
+        self, space_id: int, after_id: int, block: int = 8192
+    ) -> Iterator[tuple[list[int], list[bytes]]]:
         """Vectors of this space newer than `after_id`, oldest first, as ([ids], [blobs]) blocks."""
         while True:
             rows = self.query(

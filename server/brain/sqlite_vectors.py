@@ -12,8 +12,15 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memverbs.server.brain.base import pack, unpack
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.vector_index import VectorIndex
+
 from memverbs.server.brain.sqlite_base import SqliteBase, translate
 from memverbs.server.pages.chunks import chunk_page, embed_input, text_hash
 
@@ -143,7 +150,9 @@ class VectorStore(SqliteBase):
     def max_text_vector_id(self) -> int:
         return self.aggregate("SELECT COALESCE(max(id), 0) FROM text_vectors")[0]
 
-    def iter_text_vectors_after(self, space_id: int, after_id: int, block: int = 8192):
+    def iter_text_vectors_after(
+        self, space_id: int, after_id: int, block: int = 8192
+    ) -> Iterator[tuple[list[int], list[bytes]]]:
         """Vectors of this space newer than `after_id`, oldest first, as ([ids], [blobs]) blocks."""
         try:
             cur = self.db.execute(
@@ -159,11 +168,11 @@ class VectorStore(SqliteBase):
         return bytes(row[0]) if row is not None else None
 
     @property
-    def vector_snapshot_dir(self):
+    def vector_snapshot_dir(self) -> Path:
         """Where this brain's memory-mapped vector snapshots live (a cache: safe to delete)."""
         return self.path.with_name(self.path.name + ".vectors")
 
-    def vector_index(self, space_id: int, dims: int):
+    def vector_index(self, space_id: int, dims: int) -> VectorIndex:
         """This process's index of a space's page vectors, brought up to date through this connection."""
         from memverbs.server.brain.vector_index import VectorIndex  # noqa: PLC0415 - numpy behind it
 

@@ -141,7 +141,7 @@ class Runtime:
             if forced in SURFACES:
                 chosen = narrower(chosen, forced)
             else:
-                print(f"memverbs: ignoring MEMVERBS_MCP_FORCE_SURFACE={forced!r} (not one of {', '.join(SURFACES)})", file=sys.stderr)
+                print(f"memverbs: ignoring MEMVERBS_MCP_FORCE_SURFACE={forced!r} (not one of {', '.join(SURFACES)})", file=sys.stderr)  # noqa: T201 - stderr is the harness's server log
         return chosen
 
     def mcp_dispatcher(

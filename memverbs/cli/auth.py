@@ -109,7 +109,7 @@ def _list(args, brain) -> int:
         table = [row[:-1] for row in table]
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     for row in table:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
     return 0
 
 

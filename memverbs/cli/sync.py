@@ -61,7 +61,7 @@ class Progress:
         if not quiet and sys.stderr.isatty():
             from rich.console import Console  # noqa: PLC0415
             from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn  # noqa: PLC0415
-            from rich.progress import Progress as Bar
+            from rich.progress import Progress as Bar  # noqa: PLC0415
 
             self.bar = Bar(
                 TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),

@@ -312,8 +312,8 @@ def serve(host: str = "127.0.0.1", port: int = 0, *, allow_remote: bool = False,
     app = InspectorApp()
     app.brain()  # a missing or broken brain is reported now, with its fix, not on the first page
     server = InspectorServer((host, port), app, token or secrets.token_urlsafe(24))
-    print(f"memverbs ui: {server.url}", flush=True)
-    print("  (shows private memory: keep this URL to yourself; Ctrl-C stops it)", flush=True)
+    print(f"memverbs ui: {server.url}", flush=True)  # noqa: T201 - the command's output: where to point the browser
+    print("  (shows private memory: keep this URL to yourself; Ctrl-C stops it)", flush=True)  # noqa: T201
     if ready is not None:
         ready(server)
     if open_browser:

@@ -110,7 +110,7 @@ def fact_row(r, now: int, *, feed: bool = False, actions: bool = True) -> str:
     state = fact_state(r, now)
     entity = f' <a class="entity" href="{e(entity_href(r["entity_slug"]))}">{e(r["entity_slug"])}</a>' if r["entity_slug"] else ""
     state_badge = "" if state == "active" else f'<span class="badge badge-{state}">{state}</span>'
-    why = r["expiry_reason"] if "expiry_reason" in r.keys() else None
+    why = r["expiry_reason"] if "expiry_reason" in r.keys() else None  # noqa: SIM118 - `in` on a row tests its values
     reason = f'<span class="reason">reason: {e(why)}</span>' if state != "active" and why else ""
     acts = ""
     if actions and state == "active":

@@ -90,7 +90,7 @@ def check(op: Operation, arguments: dict | None, *, strict: bool = False) -> Che
 
 def _encodable(args: dict) -> None:
     """Every key and string is valid Unicode text: a lone surrogate cannot be stored, searched or sent back."""
-    stack: list[tuple[str, object]] = [(key, value) for key, value in args.items()]
+    stack: list[tuple[str, object]] = list(args.items())
     while stack:
         where, value = stack.pop()
         texts = [where] + ([value] if isinstance(value, str) else [])

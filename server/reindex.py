@@ -12,16 +12,24 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeVar
 
-from memverbs.server.brain.base import pack
+from memverbs.server.brain.base import Brain, pack
 from memverbs.server.errors import ProviderError
 from memverbs.server.pages.chunks import embed_input
 from memverbs.server.timeparse import now_ms
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from memverbs.server.providers.embeddings import Embedder
 
 RETRYABLE = ("rate_limited", "timeout", "network")
 RETRIES = 4
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -38,7 +46,14 @@ class ReindexReport:
         return dict(self.__dict__)
 
 
-def reindex(brain, embedder, *, progress: Progress | None = None, prune: bool = False, sleep=time.sleep) -> ReindexReport:
+def reindex(
+    brain: Brain,
+    embedder: Embedder,
+    *,
+    progress: Progress | None = None,
+    prune: bool = False,
+    sleep: Callable[[float], None] = time.sleep,
+) -> ReindexReport:
     report = ReindexReport(embedder.provider, embedder.model, embedder.dims)
     tell = progress or (lambda stage, done, total: None)
     batch = getattr(embedder, "batch_size", 64)
@@ -52,7 +67,7 @@ def reindex(brain, embedder, *, progress: Progress | None = None, prune: bool = 
     space = brain.space_for(embedder.provider, embedder.model, embedder.dims)
     counts = brain.missing_vector_counts(space, now_ms())
 
-    def embed(texts: list[str]):
+    def embed(texts: list[str]) -> np.ndarray:
         nonlocal space
         rows = _with_retries(lambda: embedder.embed(texts), sleep)
         report.dims = int(rows.shape[1])
@@ -90,7 +105,7 @@ def reindex(brain, embedder, *, progress: Progress | None = None, prune: bool = 
     return report
 
 
-def _with_retries(call, sleep):
+def _with_retries(call: Callable[[], T], sleep: Callable[[float], None]) -> T:
     for attempt in range(RETRIES + 1):
         try:
             return call()

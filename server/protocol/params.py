@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from memverbs.server.errors import VerbError, invalid
@@ -131,7 +132,7 @@ def _is_type(value: object, type_: str) -> bool:
     return False
 
 
-def nearest(name: str, candidates) -> str | None:
+def nearest(name: str, candidates: Iterable[str]) -> str | None:
     """The candidate within edit distance 3 of `name`, ties broken lexicographically."""
     best: tuple[int, str] | None = None
     for cand in sorted(candidates):

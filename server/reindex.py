@@ -80,6 +80,7 @@ def reindex(
         after = rows[-1]["id"]
         unique = {r["text_hash"]: embed_input(r["title"], r["text"]) for r in rows}
         vectors = embed(list(unique.values()))
+        assert space is not None, "embed() names the space"
         brain.store_text_vectors(space, [(h, pack(v)) for h, v in zip(unique, vectors, strict=True)], now_ms())
         report.chunks_embedded += len(rows)
         tell("embedding chunks", min(report.chunks_embedded, counts["chunks"]), counts["chunks"])
@@ -89,6 +90,7 @@ def reindex(
     while rows := brain.facts_missing_vectors(space if space is not None else -1, now_ms(), after_fact=after, limit=batch):
         after = rows[-1]["id"]
         vectors = embed([r["fact"] for r in rows])
+        assert space is not None, "embed() names the space"
         brain.store_fact_vectors(space, [(r["id"], pack(v)) for r, v in zip(rows, vectors, strict=True)], now_ms())
         report.facts_embedded += len(rows)
         tell("embedding facts", min(report.facts_embedded, counts["facts"]), counts["facts"])

@@ -106,7 +106,7 @@ def sync_checks(where: BrainLocation, source: str) -> list[tuple[str, str, str, 
         return [("sync", "warn", f"cannot read the sync state: {getattr(exc, 'message', exc)}", "Run `memverbs doctor` again; if it persists, `memverbs init`.")]
     finally:
         brain.close()
-    out = []
+    out: list[tuple[str, str, str, str | None]] = []
     for r in rows:
         name = f"sync {r['root']}"
         if not r["exists"]:

@@ -245,6 +245,7 @@ def hybrid_search(ctx: VerbContext, query: str, limit: int, arm: VectorArm, *, a
     ordered = sorted(pages, key=lambda slug: (-fused(slug), slug))[:limit]
     missing = [slug for slug in ordered if slug not in vector_best]
     vector_best.update(arm.cosines(missing))
+    assert ctx.providers is not None, "a vector arm exists only with an embedding provider"
     floor = ctx.providers.cosine_floor
     out = []
     for slug in ordered:

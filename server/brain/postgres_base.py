@@ -188,6 +188,9 @@ class PostgresBase:
     def one(self, sql: str, params: Params = ()) -> Row | None:
         return self._read(lambda conn: conn.execute(sql, params).fetchone())
 
+    def ping(self) -> None:
+        self.one("SELECT 1")
+
     def aggregate(self, sql: str, params: Params = ()) -> Row:
         """The one row of an aggregate query (`SELECT count(*) …`), which always answers one."""
         row = self.one(sql, params)

@@ -59,6 +59,9 @@ class SqliteBase:
             raise translate(exc, self.path) from exc
         return row
 
+    def ping(self) -> None:
+        self.one("SELECT 1")
+
     def aggregate(self, sql: str, params: Params = ()) -> sqlite3.Row:
         """The one row of an aggregate query (`SELECT count(*) …`), which always answers one."""
         row = self.one(sql, params)

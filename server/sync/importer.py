@@ -134,7 +134,15 @@ class FolderPass:
         report.add(outcome, rel, why)
         return outcome
 
-    def _apply(self, rel, path, prev, claimed, gone_by_hash, report) -> tuple[str, str]:
+    def _apply(
+        self,
+        rel: str,
+        path: str,
+        prev: FileState | None,
+        claimed: dict[str, str],
+        gone_by_hash: dict[str, list[FileState]],
+        report: Report,
+    ) -> tuple[str, str]:
         slug = slug_for_path(rel, self.folder.prefix)
         other = claimed.get(slug)
         if other is None:

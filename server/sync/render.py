@@ -70,7 +70,7 @@ def dump_yaml(data: dict) -> str:
     class Dumper(yaml.SafeDumper):
         pass
 
-    def represent_list(dumper, items):
+    def represent_list(dumper: yaml.SafeDumper, items: list[object]) -> yaml.Node:
         flat = all(isinstance(v, (str, int, float, bool)) or v is None for v in items)
         return dumper.represent_sequence("tag:yaml.org,2002:seq", items, flow_style=flat)
 

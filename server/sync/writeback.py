@@ -52,6 +52,8 @@ def write_back(folder_pass: FolderPass, report: Report, since: int = 0) -> None:
             report.add("written_back", rel)
             continue
         page = fp.brain.page(fp.source, slug)
+        if page is None:
+            continue  # deleted since it was rendered: the next pass deletes its file's record
         data = text.encode("utf-8")
         try:
             atomic_write(path, text)

@@ -7,12 +7,18 @@ works); everything said about it goes to stderr. Only the token's hash is stored
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from memverbs.cli.output import fail, print_json
 from memverbs.server.errors import MemverbsError
 
+if TYPE_CHECKING:
+    import argparse
 
-def run_auth(args) -> int:
+    from memverbs.server.brain.base import Brain
+
+
+def run_auth(args: argparse.Namespace) -> int:
     if args.auth_command == "test":
         from memverbs.cli.probe import run_test  # noqa: PLC0415 - pulls in the MCP client
 
@@ -33,7 +39,7 @@ def run_auth(args) -> int:
         runtime.close()
 
 
-def _create(args, runtime, brain) -> int:
+def _create(args: argparse.Namespace, runtime, brain: Brain) -> int:
     from memverbs.server import tokens  # noqa: PLC0415
     from memverbs.server.brain.base import TokenNameTaken  # noqa: PLC0415
     from memverbs.server.timeparse import iso, now_ms  # noqa: PLC0415
@@ -76,7 +82,7 @@ def _create(args, runtime, brain) -> int:
     return 0
 
 
-def _list(args, brain) -> int:
+def _list(args: argparse.Namespace, brain: Brain) -> int:
     from memverbs.server.timeparse import iso  # noqa: PLC0415
 
     rows = [
@@ -113,7 +119,7 @@ def _list(args, brain) -> int:
     return 0
 
 
-def _revoke(args, brain) -> int:
+def _revoke(args: argparse.Namespace, brain: Brain) -> int:
     from memverbs.server.timeparse import now_ms  # noqa: PLC0415
 
     if brain.revoke_token(args.name, now_ms()) == 0:

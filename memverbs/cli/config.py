@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import tomllib
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -20,8 +21,11 @@ from memverbs.server.protocol.params import nearest
 from memverbs.server.quickconfig import lookup
 from memverbs.server.settings import FileSettings, describe, known_keys, load_settings, setting_type
 
+if TYPE_CHECKING:
+    import argparse
 
-def run_config(args) -> int:
+
+def run_config(args: argparse.Namespace) -> int:
     home = Home.from_env()
     keys = known_keys()
     if args.config_command == "get":

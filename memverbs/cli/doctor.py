@@ -10,6 +10,7 @@ import sqlite3
 from collections import Counter
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from memverbs.cli.output import print_json
 from memverbs.server.brain import migrations
@@ -18,6 +19,9 @@ from memverbs.server.errors import ConfigError
 from memverbs.server.home import Home, source_from_env
 from memverbs.server.settings import Settings, load_settings
 from memverbs.server.usage import read_events
+
+if TYPE_CHECKING:
+    import argparse
 
 MARKS = {"ok": "✓", "warn": "!", "fail": "✗"}
 
@@ -169,7 +173,7 @@ def usage_check(home: Home, days: int = 30) -> Check:
     return Check("memory_verbs_usage", "ok", f"{len(recent)} calls in {days} days ({mix}); last {max(e['ts'] for e in recent)}")
 
 
-def run_doctor(args) -> int:
+def run_doctor(args: argparse.Namespace) -> int:
     checks = run_checks(Home.from_env())
     failed = any(c.status == "fail" for c in checks)
     if args.json:

@@ -7,14 +7,19 @@ hashes, and says what to set `brain.url` to once it passes.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memverbs.cli.output import fail, print_json
 from memverbs.cli.reindex import Bar
 from memverbs.server.brain.factory import locate, open_brain
 from memverbs.server.errors import MemverbsError
 from memverbs.server.runtime import Runtime
 
+if TYPE_CHECKING:
+    import argparse
 
-def run_migrate(args) -> int:
+
+def run_migrate(args: argparse.Namespace) -> int:
     runtime = Runtime()
     if runtime.config_error is not None:
         return fail(runtime.config_error.message, runtime.config_error.fix)

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from memverbs.cli.output import fail, print_json
 from memverbs.server.errors import BrainError, ProviderError
 from memverbs.server.runtime import Runtime
+
+if TYPE_CHECKING:
+    import argparse
 
 
 class Bar:
@@ -41,7 +45,7 @@ class Bar:
         self.last_pct = pct
 
 
-def run_reindex(args) -> int:
+def run_reindex(args: argparse.Namespace) -> int:
     runtime = Runtime()
     try:
         if runtime.config_error is not None:

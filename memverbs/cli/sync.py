@@ -9,12 +9,19 @@ from __future__ import annotations
 import os
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from memverbs.cli.output import fail, print_json
 from memverbs.server.runtime import Runtime
 
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
 
-def add_parsers(sub, add) -> None:
+    from memverbs.server.brain.base import Brain
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], add: Callable[..., argparse.ArgumentParser]) -> None:
     """Register import / export / sync; `add` is main's (it puts each command in the grouped help)."""
     p = add(sub, "import", "turn a folder of markdown (an Obsidian vault, exported pages) into pages")
     p.add_argument("dir", metavar="DIR", help="the folder to read")
@@ -33,7 +40,7 @@ def add_parsers(sub, add) -> None:
     p.add_argument("--status", action="store_true", help="show the synced folders, what is pending and any conflicts")
 
 
-def _folder_and_prefix(args) -> tuple[str | None, str | None, int | None]:
+def _folder_and_prefix(args: argparse.Namespace) -> tuple[str | None, str | None, int | None]:
     """DIR and --prefix checked: (root, prefix, None), or (None, None, the exit status after the error)."""
     root = _folder_arg(args.dir)
     if root is None:
@@ -45,7 +52,7 @@ def _folder_and_prefix(args) -> tuple[str | None, str | None, int | None]:
     return root, prefix, None
 
 
-def _pass_options(p) -> None:
+def _pass_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prefix", default="", metavar="PREFIX", help="slug prefix for this folder's pages, e.g. notes (default: none)")
     p.add_argument("--max-bytes", type=int, default=None, metavar="BYTES", help="skip files larger than this (default 2 MiB)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -101,11 +108,11 @@ def _check_prefix(prefix: str) -> str | None:
     return prefix if valid_prefix(prefix) else None
 
 
-def run_import(args) -> int:
+def run_import(args: argparse.Namespace) -> int:
     return _one_pass(args, mode="import", follow_deletes=False)
 
 
-def _one_pass(args, *, mode: str, follow_deletes: bool) -> int:
+def _one_pass(args: argparse.Namespace, *, mode: str, follow_deletes: bool) -> int:
     from memverbs.server.errors import MemverbsError  # noqa: PLC0415
     from memverbs.server.sync.importer import MAX_BYTES, FolderPass  # noqa: PLC0415
     from memverbs.server.sync.state import SyncState  # noqa: PLC0415
@@ -142,7 +149,7 @@ def _one_pass(args, *, mode: str, follow_deletes: bool) -> int:
     return 1 if report.errors else 0
 
 
-def _peek_folder(brain, source: str, root: str, prefix: str, mode: str):
+def _peek_folder(brain: Brain, source: str, root: str, prefix: str, mode: str):
     """A dry run writes nothing, not even the folder's row: use the row if there is one."""
     from memverbs.server.sync.state import Folder, SyncState  # noqa: PLC0415
 
@@ -166,7 +173,7 @@ def print_report(report) -> None:
         print(f"  facts: {f.get('inserted', 0)} new, {f.get('duplicate', 0)} already known, {f.get('superseded', 0)} superseding, {f.get('errors', 0)} errors")
 
 
-def run_export(args) -> int:
+def run_export(args: argparse.Namespace) -> int:
     from memverbs.server.errors import MemverbsError  # noqa: PLC0415
     from memverbs.server.sync.exporter import export_brain  # noqa: PLC0415
 
@@ -201,7 +208,7 @@ def run_export(args) -> int:
     return 1 if report.errors else 0
 
 
-def run_sync(args) -> int:
+def run_sync(args: argparse.Namespace) -> int:
     if args.status:
         return run_status(args)
     if args.watch:
@@ -211,7 +218,7 @@ def run_sync(args) -> int:
     return _one_pass(args, mode="sync", follow_deletes=True)
 
 
-def run_watch(args) -> int:
+def run_watch(args: argparse.Namespace) -> int:
     """Watch DIR (or, without one, every folder synced before) until Ctrl-C / SIGTERM; a line per applied change."""
     import signal  # noqa: PLC0415
     import threading  # noqa: PLC0415
@@ -270,7 +277,7 @@ def run_watch(args) -> int:
     return 0
 
 
-def run_status(args) -> int:
+def run_status(args: argparse.Namespace) -> int:
     from memverbs.server.errors import MemverbsError  # noqa: PLC0415
     from memverbs.server.sync.status import folder_status  # noqa: PLC0415
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     import argparse
 
     from memverbs.server.brain.base import Brain
+    from memverbs.server.runtime import Runtime
 
 
 def run_auth(args: argparse.Namespace) -> int:
@@ -39,7 +40,7 @@ def run_auth(args: argparse.Namespace) -> int:
         runtime.close()
 
 
-def _create(args: argparse.Namespace, runtime, brain: Brain) -> int:
+def _create(args: argparse.Namespace, runtime: Runtime, brain: Brain) -> int:
     from memverbs.server import tokens  # noqa: PLC0415
     from memverbs.server.brain.base import TokenNameTaken  # noqa: PLC0415
     from memverbs.server.timeparse import iso, now_ms  # noqa: PLC0415

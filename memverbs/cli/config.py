@@ -65,7 +65,7 @@ def run_config(args: argparse.Namespace) -> int:
     return 0
 
 
-def _parse_value(key: str, text: str):
+def _parse_value(key: str, text: str) -> str | int | bool:
     """The TOML value for `text`, typed by the setting it is for (a digits-only source stays a string)."""
     kind = setting_type(key)
     if kind is bool and text.strip().lower() in ("true", "false", "1", "0", "yes", "no", "on", "off"):
@@ -78,7 +78,7 @@ def _parse_value(key: str, text: str):
     return text
 
 
-def _assign(data: dict, key: str, value) -> dict:
+def _assign(data: dict, key: str, value: object) -> dict:
     out = copy.deepcopy(data)
     parts = key.split(".")
     node = out

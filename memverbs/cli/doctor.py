@@ -22,6 +22,9 @@ from memverbs.server.usage import read_events
 
 if TYPE_CHECKING:
     import argparse
+    from pathlib import Path
+
+    from memverbs.server.brain.factory import BrainLocation
 
 MARKS = {"ok": "✓", "warn": "!", "fail": "✗"}
 
@@ -43,10 +46,11 @@ def run_checks(home: Home) -> list[Check]:
     settings: Settings | None = None
     try:
         settings = load_settings(home)
-        where = home.config_path if home.config_path.exists() else "defaults (no config.toml)"
-        checks.append(Check("config", "ok", f"{where}; source {settings.source}"))
+        config_at = home.config_path if home.config_path.exists() else "defaults (no config.toml)"
+        checks.append(Check("config", "ok", f"{config_at}; source {settings.source}"))
     except ConfigError as exc:
         checks.append(Check("config", "fail", exc.message, exc.fix))
+    where: BrainLocation | None
     try:
         where = locate(settings.brain.url, home, settings.brain.path) if settings else locate("", home, "brain.db")
     except ConfigError as exc:
@@ -64,7 +68,7 @@ def run_checks(home: Home) -> list[Check]:
 
             checks += [Check(*row) for row in postgres_checks(where)]
         elif where is not None:
-            checks += brain_checks(where.path)
+            checks += brain_checks(where.file)
         if where is not None:
             from memverbs.server.sync.status import sync_checks  # noqa: PLC0415
 
@@ -109,7 +113,7 @@ def remote_brain_checks(home: Home) -> list[Check]:
     return [Check("remote brain", "ok", describe(report))]
 
 
-def brain_checks(path) -> list[Check]:
+def brain_checks(path: Path) -> list[Check]:
     if not path.is_file():
         return [Check("brain", "fail", f"no brain at {path}", "Run `memverbs init` to create it.")]
     try:

@@ -26,7 +26,9 @@ def run_migrate(args: argparse.Namespace) -> int:
     source = target = None
     try:
         where_from = runtime.brain_location
-        where_to = locate(args.to, runtime.home, runtime.settings.brain.path)
+        settings = runtime.settings
+        assert settings is not None, "loaded: config_error was checked above"
+        where_to = locate(args.to, runtime.home, settings.brain.path)
         if str(where_from) == str(where_to):
             return fail(f"the source and the target are the same brain ({where_to})", "Pass --to the brain to copy into.")
         if where_from.exists() is False:

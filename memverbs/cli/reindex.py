@@ -16,6 +16,7 @@ from memverbs.server.runtime import Runtime
 
 if TYPE_CHECKING:
     import argparse
+    from typing import TextIO
 
 
 class Bar:
@@ -23,7 +24,7 @@ class Bar:
 
     WIDTH = 28
 
-    def __init__(self, stream=None) -> None:
+    def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
         self.stage: str | None = None

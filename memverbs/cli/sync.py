@@ -18,10 +18,13 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
 
+    from memverbs.cli.main import Parser
     from memverbs.server.brain.base import Brain
+    from memverbs.server.sync.report import Report
+    from memverbs.server.sync.state import Folder
 
 
-def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], add: Callable[..., argparse.ArgumentParser]) -> None:
+def add_parsers(sub: argparse._SubParsersAction[Parser], add: Callable[..., argparse.ArgumentParser]) -> None:
     """Register import / export / sync; `add` is main's (it puts each command in the grouped help)."""
     p = add(sub, "import", "turn a folder of markdown (an Obsidian vault, exported pages) into pages")
     p.add_argument("dir", metavar="DIR", help="the folder to read")
@@ -40,16 +43,16 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], add: C
     p.add_argument("--status", action="store_true", help="show the synced folders, what is pending and any conflicts")
 
 
-def _folder_and_prefix(args: argparse.Namespace) -> tuple[str | None, str | None, int | None]:
-    """DIR and --prefix checked: (root, prefix, None), or (None, None, the exit status after the error)."""
+def _folder_and_prefix(args: argparse.Namespace) -> tuple[str, str] | int:
+    """DIR and --prefix checked: (root, prefix), or the exit status after the error."""
     root = _folder_arg(args.dir)
     if root is None:
-        return None, None, fail(f"{args.dir} is not a folder", "Pass the path of a folder of markdown files.")
+        return fail(f"{args.dir} is not a folder", "Pass the path of a folder of markdown files.")
     prefix = _check_prefix(args.prefix)
     if prefix is None:
-        return None, None, fail(f'--prefix "{args.prefix}" is not a slug prefix',
-                                'Use lowercase path segments of a-z, 0-9, "-" and "_", e.g. --prefix notes.')
-    return root, prefix, None
+        return fail(f'--prefix "{args.prefix}" is not a slug prefix',
+                    'Use lowercase path segments of a-z, 0-9, "-" and "_", e.g. --prefix notes.')
+    return root, prefix
 
 
 def _pass_options(p: argparse.ArgumentParser) -> None:
@@ -117,9 +120,10 @@ def _one_pass(args: argparse.Namespace, *, mode: str, follow_deletes: bool) -> i
     from memverbs.server.sync.importer import MAX_BYTES, FolderPass  # noqa: PLC0415
     from memverbs.server.sync.state import SyncState  # noqa: PLC0415
 
-    root, prefix, problem = _folder_and_prefix(args)
-    if problem is not None:
-        return problem
+    checked = _folder_and_prefix(args)
+    if isinstance(checked, int):
+        return checked
+    root, prefix = checked
     try:
         runtime, brain = _runtime()
     except MemverbsError as exc:
@@ -149,7 +153,7 @@ def _one_pass(args: argparse.Namespace, *, mode: str, follow_deletes: bool) -> i
     return 1 if report.errors else 0
 
 
-def _peek_folder(brain: Brain, source: str, root: str, prefix: str, mode: str):
+def _peek_folder(brain: Brain, source: str, root: str, prefix: str, mode: str) -> Folder:
     """A dry run writes nothing, not even the folder's row: use the row if there is one."""
     from memverbs.server.sync.state import Folder, SyncState  # noqa: PLC0415
 
@@ -159,7 +163,7 @@ def _peek_folder(brain: Brain, source: str, root: str, prefix: str, mode: str):
     return Folder(-1, root, prefix, mode, None, None, None, None)
 
 
-def print_report(report) -> None:
+def print_report(report: Report) -> None:
     where = f"{report.folder}" + (f" (prefix {report.prefix})" if report.prefix else "")
     print(f"{where}: {report.summary()}")
     for rel, why in report.skipped:
@@ -228,11 +232,13 @@ def run_watch(args: argparse.Namespace) -> int:
     from memverbs.server.sync.state import SyncState  # noqa: PLC0415
     from memverbs.server.sync.watcher import Changes, FolderWatch, watch  # noqa: PLC0415
 
-    root = prefix = None
+    root: str | None = None
+    prefix = ""
     if args.dir:
-        root, prefix, problem = _folder_and_prefix(args)
-        if problem is not None:
-            return problem
+        checked = _folder_and_prefix(args)
+        if isinstance(checked, int):
+            return checked
+        root, prefix = checked
     try:
         runtime, brain = _runtime()
     except MemverbsError as exc:
@@ -248,7 +254,7 @@ def run_watch(args: argparse.Namespace) -> int:
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
 
-        def on_report(report, why: str) -> None:
+        def on_report(report: Report, why: str) -> None:
             if args.json:
                 import json  # noqa: PLC0415
 

@@ -17,6 +17,8 @@ from memverbs.server.timeparse import iso, now_ms, parse_since
 from memverbs.ui import markdown
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from memverbs.server.brain.base import Row
     from memverbs.ui.app import InspectorApp
 
@@ -25,11 +27,11 @@ FEED_LIMIT = 200
 HARNESSES = ("claude", "codex", "grok", "opencode", "openclaw", "plain")
 
 
-def e(value) -> str:
+def e(value: object) -> str:
     return escape("" if value is None else str(value))
 
 
-def href(path: str, **query) -> str:
+def href(path: str, **query: object) -> str:
     q = {k: v for k, v in query.items() if v not in (None, "")}
     return path + ("?" + urlencode(q) if q else "")
 
@@ -180,7 +182,7 @@ def timeline(app: InspectorApp, q: dict) -> tuple[str, str]:
     return "Timeline", body
 
 
-def options(values, chosen: str) -> str:
+def options(values: Iterable[str], chosen: str) -> str:
     return "".join(f'<option value="{e(v)}"{" selected" if v == chosen else ""}>{e(v or "any")}</option>' for v in values)
 
 
@@ -361,7 +363,8 @@ def edit(app: InspectorApp, slug: str, text: str | None = None, error: str | Non
 
 
 def pack(app: InspectorApp, q: dict) -> tuple[str, str]:
-    harness = q.get("harness") if q.get("harness") in HARNESSES else "claude"
+    asked = q.get("harness")
+    harness = asked if isinstance(asked, str) and asked in HARNESSES else "claude"
     preview = app.pack_preview(harness)
     opts = "".join(f'<option{" selected" if h == harness else ""}>{h}</option>' for h in HARNESSES)
     body = preview["body"]

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from memverbs.server.errors import BrainError
 
 if TYPE_CHECKING:
+    from memverbs.server.brain.base import Brain
     from memverbs.server.brain.postgres import PostgresBrain
     from memverbs.server.brain.sqlite import SqliteBrain
 
@@ -96,8 +97,8 @@ class TransferReport:
 class _Side:
     """The few raw operations a copy needs, in each backend's dialect."""
 
-    def __init__(self, brain: SqliteBrain | PostgresBrain) -> None:
-        self.brain = brain
+    def __init__(self, brain: Brain) -> None:
+        self.brain = _backend(brain)
         self.pg = brain.backend == "postgres"
         self.mark = "%s" if self.pg else "?"
 
@@ -182,6 +183,19 @@ class _Side:
             conn.execute("ANALYZE")  # planner statistics for the bulk-loaded tables, before the first query
 
 
+def _backend(brain: Brain) -> SqliteBrain | PostgresBrain:
+    """The class behind the seam: a copy speaks each backend's own SQL (psycopg imported only for Postgres)."""
+    if brain.backend == "postgres":
+        from memverbs.server.brain.postgres import PostgresBrain  # noqa: PLC0415
+
+        assert isinstance(brain, PostgresBrain)
+        return brain
+    from memverbs.server.brain.sqlite import SqliteBrain  # noqa: PLC0415
+
+    assert isinstance(brain, SqliteBrain)
+    return brain
+
+
 def _value(v: object) -> str:
     if v is None:
         return "\x00"
@@ -231,7 +245,7 @@ def check_compatible(source: _Side, target: _Side) -> None:
                 )
 
 
-def transfer(source_brain: SqliteBrain | PostgresBrain, target_brain: SqliteBrain | PostgresBrain, *, resume: bool = False, progress: Progress | None = None) -> TransferReport:
+def transfer(source_brain: Brain, target_brain: Brain, *, resume: bool = False, progress: Progress | None = None) -> TransferReport:
     """Copy every row of `source_brain` into `target_brain` (new, or partly copied with `resume`), then verify."""
     source, target = _Side(source_brain), _Side(target_brain)
     tell = progress or (lambda stage, done, total: None)

@@ -11,7 +11,7 @@ The guarantees are SQLite's, kept the same way:
   Reads never wait for it.
 * **A write is committed before it is acknowledged** (the transaction commits
   before the method returns).
-* **Storage errors become BrainError here, once, with the fix.** A server that
+* **Storage errors become BrainError once, with the fix** (`postgres_base.translate`). A server that
   is down, restarting or unreachable is `unavailable` (dispatch's envelope),
   never `internal`; the pool drops broken connections and reconnects, so the
   brain recovers by itself when the server is back. A password is never put in

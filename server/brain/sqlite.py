@@ -4,7 +4,7 @@ Several processes share one brain (the stdio servers of different harnesses,
 hooks, the CLI): WAL lets readers run beside a writer, every write transaction
 starts with BEGIN IMMEDIATE so two writers queue on the busy timeout instead of
 deadlocking on a lock upgrade, and a write is committed before it is
-acknowledged. Storage errors become BrainError here, once, with the fix.
+acknowledged. Storage errors become BrainError once, with the fix (`sqlite_base.translate`).
 """
 
 from __future__ import annotations

@@ -12,18 +12,25 @@ the hook drops what this session was already shown.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memverbs.hooks.standing import touched
 from memverbs.server.verbs.render import render_delta
+
+if TYPE_CHECKING:
+    from memverbs.hooks.remote import RemoteHook
+    from memverbs.hooks.runner import Hook
+    from memverbs.hooks.state import SessionState
 
 DELTA_BUDGET_TOKENS = 1_500
 TOOL_BEAT_INTERVAL_MS = 10_000  # Grok's PostToolUse fires per tool call: a tool-heavy turn looks once per interval
 
 
-def tool_beat_due(state, now_ms: int) -> bool:
+def tool_beat_due(state: SessionState, now_ms: int) -> bool:
     return now_ms - state.last_heartbeat_ms >= TOOL_BEAT_INTERVAL_MS
 
 
-def heartbeat(hook) -> str:
+def heartbeat(hook: Hook | RemoteHook) -> str:
     """The delta text; "" when nothing changed."""
     event, state = hook.event, hook.state
     state.last_heartbeat_ms = hook.now_ms

@@ -20,11 +20,21 @@ import select
 import signal
 import sys
 import time
+from typing import TYPE_CHECKING, NoReturn
 
 from memverbs.hooks.adapters import ADAPTERS
 from memverbs.hooks.events import Harness, HookInputError, Moment
 from memverbs.hooks.remote import RemoteHookError
 from memverbs.server.home import Home
+
+if TYPE_CHECKING:
+    from types import FrameType
+
+    from memverbs.hooks.events import HookEvent
+    from memverbs.hooks.remote import RemoteHook
+    from memverbs.hooks.state import SessionState
+    from memverbs.server.brain.factory import BrainLocation
+    from memverbs.server.quickconfig import QuickSettings
 
 DEFAULT_DEADLINE_MS = 2_500  # well inside the 5–10 s timeouts the installers set
 MAX_DEADLINE_MS = 60_000
@@ -44,7 +54,9 @@ class Deadline(BaseException):
 class Hook:
     """What a moment needs: the event, its session state, the brain, and a trusted local caller."""
 
-    def __init__(self, home: Home, event, settings, state, now_ms: int, deadline: float) -> None:
+    def __init__(
+        self, home: Home, event: HookEvent, settings: QuickSettings, state: SessionState, now_ms: int, deadline: float
+    ) -> None:
         from memverbs.server.brain.factory import locate, open_brain  # noqa: PLC0415
         from memverbs.server.context import Caller  # noqa: PLC0415
         from memverbs.server.dispatch import Dispatcher  # noqa: PLC0415
@@ -90,7 +102,7 @@ class Hook:
 
 
 
-def _local_brain(home: Home, settings):
+def _local_brain(home: Home, settings: QuickSettings) -> BrainLocation | None:
     """Where the configured brain lives, for the heartbeat's one-read change check (a SQLite file, or
     a Postgres URL: hooks/changes.py has a twin for each); None for a bad brain.url, which the full
     path reports, classified."""
@@ -225,6 +237,7 @@ def _run(home: Home, args: dict, started: float, budget_s: float) -> tuple[str, 
                 state.save()
             return "unchanged", None, event.moment.value  # one indexed read; the brain is not even opened
 
+    hook: Hook | RemoteHook
     if url is not None:
         from memverbs.hooks.remote import RemoteHook  # noqa: PLC0415
 
@@ -270,7 +283,7 @@ def _now_ms() -> int:
     return time.time_ns() // 1_000_000  # timeparse's clock, without its imports on the cheap path
 
 
-def _on_alarm(signum, frame):
+def _on_alarm(signum: int, frame: FrameType | None) -> NoReturn:
     raise Deadline()
 
 

@@ -8,8 +8,14 @@ since the session began rather than nothing.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memverbs.hooks.heartbeat import fact_key, page_key
 from memverbs.hooks.standing import touched
+
+if TYPE_CHECKING:
+    from memverbs.hooks.remote import RemoteHook
+    from memverbs.hooks.runner import Hook
 
 PACK_BUDGET_TOKENS = 2_000  # ~8,000 chars of text: inside every harness's injection limit
 
@@ -19,7 +25,7 @@ def pack_params(standing: list[str], session_id: str) -> dict:
     return {"entities": ",".join(standing), "budget_tokens": PACK_BUDGET_TOKENS, "session_id": session_id}
 
 
-def rehydrate(hook) -> str:
+def rehydrate(hook: Hook | RemoteHook) -> str:
     """`hook` is the local `Hook` or a `RemoteHook`: the same four questions, either brain."""
     event, state = hook.event, hook.state
     body = hook.call("context_pack", pack_params(hook.standing(), event.session_id))

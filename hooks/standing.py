@@ -12,12 +12,19 @@ The pack's facts arm adds the hot facts either way: a cold brain still gets them
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memverbs.server.verbs.shapes import split_entities
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from memverbs.server.brain.base import Brain
 
 MAX_STANDING = 8
 
 
-def standing_entities(configured: str, banked: list[str], recent=None) -> list[str]:
+def standing_entities(configured: str, banked: list[str], recent: Callable[[], list[str]] | None = None) -> list[str]:
     """`recent()` (the brain's most recently learned-about slugs) is asked only when room is left."""
     chosen = split_entities(configured, cap=MAX_STANDING)
     for slug in banked:
@@ -41,6 +48,6 @@ def touched(body: dict) -> list[str]:
     return list(dict.fromkeys(slugs))
 
 
-def local_standing(brain, source: str, configured: str, banked: list[str]) -> list[str]:
+def local_standing(brain: Brain, source: str, configured: str, banked: list[str]) -> list[str]:
     """Standing entities on a local brain: configured, banked, then what it learned about recently."""
     return standing_entities(configured, banked, lambda: brain.recent_entity_slugs(source, limit=MAX_STANDING))

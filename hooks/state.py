@@ -13,6 +13,7 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,7 +51,7 @@ class SessionState:
         merged = [s for s in slugs if s] + [e for e in self.entities if e not in slugs]
         self.entities = list(dict.fromkeys(merged))[:MAX_BANKED]
 
-    def unseen(self, items: list[dict], key) -> list[dict]:
+    def unseen(self, items: list[dict], key: Callable[[dict], str]) -> list[dict]:
         """The items not injected before in this session; marks them as injected now."""
         fresh = []
         known = set(self.seen)

@@ -73,7 +73,8 @@ def real_path(path: Path) -> Path:
 
 def newline_of(text: str | None) -> str:
     """The line ending `text` uses (that of its first line), "\n" when it has none."""
-    i = (text or "").find("\n")
+    text = text or ""
+    i = text.find("\n")
     return "\r\n" if i > 0 and text[i - 1] == "\r" else "\n"
 
 

@@ -15,13 +15,22 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from memverbs.installers.files import newline_of
 
 _WS = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.DOTALL)
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
+
+
+def _skip_ws(text: str, pos: int) -> int:
+    """Where the whitespace and comments at `pos` end (`_WS` matches the empty string too)."""
+    m = _WS.match(text, pos)
+    assert m is not None, "_WS matches the empty string"
+    return m.end()
 
 
 class JsonEditError(ValueError):
@@ -54,7 +63,7 @@ class _Parser:
         return f"line {line}, column {col}"
 
     def skip(self) -> None:
-        self.pos = _WS.match(self.text, self.pos).end()
+        self.pos = _skip_ws(self.text, self.pos)
 
     def document(self) -> Node:
         self.skip()
@@ -108,7 +117,8 @@ class _Parser:
         raise JsonEditError("unterminated string", self.where(start))
 
     def obj(self) -> Node:
-        node = Node(self.pos, self.pos, {}, kind="object")
+        value: dict[str, object] = {}
+        node = Node(self.pos, self.pos, value, kind="object")
         self.pos += 1
         while True:
             self.skip()
@@ -127,7 +137,7 @@ class _Parser:
             if key in node.members:
                 raise JsonEditError(f"duplicate key {key!r}", self.where(key_start))
             node.members[key] = (key_start, child)
-            node.value[key] = child.value
+            value[key] = child.value
             self.skip()
             if self.text.startswith(",", self.pos):
                 self.pos += 1
@@ -137,7 +147,8 @@ class _Parser:
         return node
 
     def arr(self) -> Node:
-        node = Node(self.pos, self.pos, [], kind="array")
+        value: list[object] = []
+        node = Node(self.pos, self.pos, value, kind="array")
         self.pos += 1
         while True:
             self.skip()
@@ -146,7 +157,7 @@ class _Parser:
                 break
             child = self.value()
             node.items.append(child)
-            node.value.append(child.value)
+            value.append(child.value)
             self.skip()
             if self.text.startswith(",", self.pos):
                 self.pos += 1
@@ -169,7 +180,7 @@ class JsonDoc:
 
     # -- lookups ---------------------------------------------------------------
 
-    def node(self, path: list[str | int]) -> Node | None:
+    def node(self, path: Sequence[str | int]) -> Node | None:
         node = self.root
         for part in path:
             if isinstance(part, int):
@@ -182,7 +193,7 @@ class JsonDoc:
                 node = node.members[part][1]
         return node
 
-    def get(self, path: list[str | int], default=None):
+    def get(self, path: Sequence[str | int], default: object = None) -> Any:
         node = self.node(path)
         return default if node is None else node.value
 
@@ -216,7 +227,7 @@ class JsonDoc:
             raise JsonEditError(f"{'.'.join(map(str, path))} is not an array")
         self._insert(node, "", item)
 
-    def remove_items(self, path: list[str], predicate) -> int:
+    def remove_items(self, path: list[str], predicate: Callable[[Any], bool]) -> int:
         """Remove the items of the array at `path` for which predicate(value) holds."""
         removed = 0
         while True:
@@ -239,7 +250,9 @@ class JsonDoc:
                 self.set(path[:depth], {})
             elif node.kind != "object":
                 raise JsonEditError(f"{'.'.join(path[:depth])} is not an object")
-        return self.node(path)  # type: ignore[return-value]
+        node = self.node(path)
+        assert node is not None, "created above"
+        return node
 
     def _splice(self, start: int, end: int, replacement: str) -> None:
         self.text = self.text[:start] + replacement + self.text[end:]
@@ -254,8 +267,8 @@ class JsonDoc:
 
     def _indent_at(self, pos: int) -> str:
         line_start = self.text.rfind("\n", 0, pos) + 1
-        m = re.match(r"[ \t]*", self.text[line_start:])
-        return m.group(0)
+        rest = self.text[line_start:]
+        return rest[: len(rest) - len(rest.lstrip(" \t"))]
 
     def _render(self, value: object, indent: str) -> str:
         unit = self._unit()
@@ -272,7 +285,7 @@ class JsonDoc:
             _, last = children[-1]
             multiline = "\n" in self.text[container.start : first_start]
             indent = self._indent_at(first_start) if multiline else ""
-            after = _WS.match(self.text, last.end).end()
+            after = _skip_ws(self.text, last.end)
             trailing_comma = self.text.startswith(",", after)
             sep = self._newline() + indent if multiline else " "
             entry = prefix + self._render(value, indent)
@@ -295,9 +308,8 @@ class JsonDoc:
         """Remove one entry with its separating comma; whole lines go when the entry had its own."""
         if only:
             inside, close = container.start + 1, container.end - 1
-            comma = _WS.match(self.text, end).end()
-            if not self.text.startswith(",", comma):
-                comma = None
+            after = _skip_ws(self.text, end)
+            comma = after if self.text.startswith(",", after) else None
             tail = self.text[end:close] if comma is None else self.text[end:comma] + self.text[comma + 1 : close]
             rest = self.text[inside:start] + tail
             if not rest.strip():
@@ -314,7 +326,7 @@ class JsonDoc:
                 self._splice(start, comma + 1, self.text[end:comma])
             return
         if not last:
-            after = _WS.match(self.text, end).end()  # the comma that follows this entry
+            after = _skip_ws(self.text, end)  # the comma that follows this entry
             cut_from, cut_to = start, after + 1
         else:
             # The last entry: take the comma that precedes it (after the previous entry's value).
@@ -322,9 +334,9 @@ class JsonDoc:
                 (n.end for n in self._children(container) if n.end <= start),
                 default=container.start + 1,
             )
-            comma = _WS.match(self.text, prev_end).end()
+            comma = _skip_ws(self.text, prev_end)
             cut_from, cut_to = comma, end
-            trailing = _WS.match(self.text, end).end()
+            trailing = _skip_ws(self.text, end)
             if self.text.startswith(",", trailing):
                 # It has a trailing comma of its own (JSONC): keep the one before, take this one.
                 cut_from, cut_to = comma + 1, trailing + 1

@@ -197,14 +197,15 @@ def _plan_codex(opts: Options, record: RemoteRecord, notes: list[str]) -> list:
         return {"mcp_servers": {SERVER_NAME: server}, "hooks": {"state": codex.trust_entries(hooks_file, ctx.read(hooks_file))}}
 
     notes.append("Codex hooks are trusted in config.toml ([hooks.state]); `memverbs doctor` re-checks the hashes.")
-    return steps + [
+    return [
+        *steps,
         TomlBlock(
             codex.codex_home(opts) / "config.toml",
             block,
             _toml_conflicts(Harness.CODEX),
             top={"mcp_optional_startup_grace_ms": codex.STARTUP_GRACE_MS},
             markers=toml_block.REMOTE,
-        )
+        ),
     ]
 
 

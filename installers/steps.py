@@ -15,7 +15,7 @@ import difflib
 import json
 import os
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -283,8 +283,8 @@ class TomlBlock:
         before = ctx.read(path)
         if before is None:
             return
-        after = toml_block.remove(before, toml_block.MARKERS[record.get("markers", "local")])
-        if not after.strip():
+        after: str | None = toml_block.remove(before, toml_block.MARKERS[record.get("markers", "local")])
+        if not after or not after.strip():
             after = None if record.get("created_file") else record.get("blank_file", after)
         ctx.write(path, before, after)
 
@@ -348,7 +348,7 @@ class CliCommand:
 
 
 @contextmanager
-def _kept(path: Path | None, ctx: Context):
+def _kept(path: Path | None, ctx: Context) -> Iterator[None]:
     """Put `path` back byte for byte (or absent again) after the block, whatever the block did to it."""
     if path is None or ctx.dry_run:
         yield
@@ -417,7 +417,7 @@ class MarkedBlock:
         body = self.body.rstrip().replace("\r\n", "\n").replace("\n", nl)
         block = f"{self.begin}{nl}{body}{nl}{self.end}{nl}"
         span = _marked_span(before or "", self.begin, self.end, self.path)
-        if span:
+        if span and before is not None:
             after = before[: span[0]] + block + before[span[1] :]
         else:
             after = before + nl + block if before else block

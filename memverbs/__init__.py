@@ -14,4 +14,4 @@ __version__ = "0.1.0"
 
 _checkout = _Path(__file__).resolve().parent.parent
 if (_checkout / "pyproject.toml").is_file() and (_checkout / "server" / "__init__.py").is_file():
-    __path__.append(str(_checkout))  # type: ignore[name-defined]
+    __path__.append(str(_checkout))

@@ -15,6 +15,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from memverbs.server.context import Caller, VerbContext
 from memverbs.server.errors import (
@@ -29,6 +30,10 @@ from memverbs.server.errors import (
 from memverbs.server.protocol import params as pipeline
 from memverbs.server.protocol.registry import BY_NAME, Operation
 from memverbs.server.protocol.surfaces import allowed
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import Brain
+    from memverbs.server.providers.config import Providers
 
 log = logging.getLogger("memverbs.dispatch")
 
@@ -54,11 +59,11 @@ class Dispatcher:
 
     caller: Caller
     surface: str
-    open_brain: Callable[[], object]  # raises BrainError/ConfigError when the brain cannot serve
+    open_brain: Callable[[], Brain]  # raises BrainError/ConfigError when the brain cannot serve
     strict_params: bool = False
     remote_private_pages: bool = False
     on_call: Callable[[str, bool, int, dict | None], None] | None = None  # usage log hook
-    providers: object | None = None  # memverbs.server.providers.config.Providers; kept untyped: no import here
+    providers: Providers | None = None
 
     def visible(self) -> frozenset[str]:
         return allowed(self.surface)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import tomllib
 from dataclasses import dataclass
+from typing import Any
 
 from memverbs.server.errors import ConfigError
 from memverbs.server.home import DEFAULT_BRAIN_NAME, DEFAULT_SOURCE, Home
@@ -32,7 +33,7 @@ class QuickSettings:
     sure: bool = True  # False: a value this reader cannot vouch for; ask the full settings
 
 
-def lookup(data: dict, dotted: str):
+def lookup(data: dict, dotted: str) -> Any:
     """The value at a dotted key (`mcp.strict_params`) of a TOML table, or None."""
     node = data
     for part in dotted.split("."):
@@ -42,7 +43,7 @@ def lookup(data: dict, dotted: str):
     return node
 
 
-def _value(data: dict, dotted: str, default):
+def _value(data: dict, dotted: str, default: object) -> Any:
     env = os.environ.get("MEMVERBS_" + dotted.upper().replace(".", "__"))
     if env is not None:
         return env

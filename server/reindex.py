@@ -12,16 +12,24 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeVar
 
-from memverbs.server.brain.base import pack
+from memverbs.server.brain.base import Brain, pack
 from memverbs.server.errors import ProviderError
 from memverbs.server.pages.chunks import embed_input
 from memverbs.server.timeparse import now_ms
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from memverbs.server.providers.embeddings import Embedder
 
 RETRYABLE = ("rate_limited", "timeout", "network")
 RETRIES = 4
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -38,7 +46,14 @@ class ReindexReport:
         return dict(self.__dict__)
 
 
-def reindex(brain, embedder, *, progress: Progress | None = None, prune: bool = False, sleep=time.sleep) -> ReindexReport:
+def reindex(
+    brain: Brain,
+    embedder: Embedder,
+    *,
+    progress: Progress | None = None,
+    prune: bool = False,
+    sleep: Callable[[float], None] = time.sleep,
+) -> ReindexReport:
     report = ReindexReport(embedder.provider, embedder.model, embedder.dims)
     tell = progress or (lambda stage, done, total: None)
     batch = getattr(embedder, "batch_size", 64)
@@ -52,7 +67,7 @@ def reindex(brain, embedder, *, progress: Progress | None = None, prune: bool = 
     space = brain.space_for(embedder.provider, embedder.model, embedder.dims)
     counts = brain.missing_vector_counts(space, now_ms())
 
-    def embed(texts: list[str]):
+    def embed(texts: list[str]) -> np.ndarray:
         nonlocal space
         rows = _with_retries(lambda: embedder.embed(texts), sleep)
         report.dims = int(rows.shape[1])
@@ -65,6 +80,7 @@ def reindex(brain, embedder, *, progress: Progress | None = None, prune: bool = 
         after = rows[-1]["id"]
         unique = {r["text_hash"]: embed_input(r["title"], r["text"]) for r in rows}
         vectors = embed(list(unique.values()))
+        assert space is not None, "embed() names the space"
         brain.store_text_vectors(space, [(h, pack(v)) for h, v in zip(unique, vectors, strict=True)], now_ms())
         report.chunks_embedded += len(rows)
         tell("embedding chunks", min(report.chunks_embedded, counts["chunks"]), counts["chunks"])
@@ -74,6 +90,7 @@ def reindex(brain, embedder, *, progress: Progress | None = None, prune: bool = 
     while rows := brain.facts_missing_vectors(space if space is not None else -1, now_ms(), after_fact=after, limit=batch):
         after = rows[-1]["id"]
         vectors = embed([r["fact"] for r in rows])
+        assert space is not None, "embed() names the space"
         brain.store_fact_vectors(space, [(r["id"], pack(v)) for r, v in zip(rows, vectors, strict=True)], now_ms())
         report.facts_embedded += len(rows)
         tell("embedding facts", min(report.facts_embedded, counts["facts"]), counts["facts"])
@@ -90,7 +107,7 @@ def reindex(brain, embedder, *, progress: Progress | None = None, prune: bool = 
     return report
 
 
-def _with_retries(call, sleep):
+def _with_retries(call: Callable[[], T], sleep: Callable[[float], None]) -> T:
     for attempt in range(RETRIES + 1):
         try:
             return call()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from memverbs.server import usage
 from memverbs.server.brain.base import Brain
@@ -32,6 +32,8 @@ from memverbs.server.quickconfig import QuickSettings, quick_settings
 
 if TYPE_CHECKING:
     from memverbs.server.settings import Settings
+
+T = TypeVar("T")
 
 
 class Runtime:
@@ -77,7 +79,7 @@ class Runtime:
             self.config_error = exc  # the full reading words it best
         self._loaded = True
 
-    def _pick(self, full, quick, default):
+    def _pick(self, full: Callable[[Settings], T], quick: Callable[[QuickSettings], T], default: T) -> T:
         """A setting from the full settings once loaded, else from the quick reading, else its default."""
         if self._loaded:
             return full(self._settings) if self._settings is not None else default
@@ -141,7 +143,7 @@ class Runtime:
             if forced in SURFACES:
                 chosen = narrower(chosen, forced)
             else:
-                print(f"memverbs: ignoring MEMVERBS_MCP_FORCE_SURFACE={forced!r} (not one of {', '.join(SURFACES)})", file=sys.stderr)
+                print(f"memverbs: ignoring MEMVERBS_MCP_FORCE_SURFACE={forced!r} (not one of {', '.join(SURFACES)})", file=sys.stderr)  # noqa: T201 - stderr is the harness's server log
         return chosen
 
     def mcp_dispatcher(

@@ -175,7 +175,14 @@ class FileSettings(Settings):
     """The config file's values alone (no environment): what `config set` validates before writing."""
 
     @classmethod
-    def settings_customise_sources(cls, settings_cls, init_settings, **_other_sources):
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings,)
 
 
@@ -192,4 +199,5 @@ def setting_type(key: str) -> type | None:
     ann = info.annotation if info is not None else None
     if ann == float | None:
         return float
-    return ann if ann in (str, int, bool, float) else str
+    plain: dict[object, type] = {str: str, int: int, bool: bool, float: float}
+    return plain.get(ann, str)

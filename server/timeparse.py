@@ -13,6 +13,7 @@ import re
 import time
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
+from typing import overload
 
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _DURATION = r"(\d+)\s*(s|sec|seconds?|m|min|minutes?|h|hr|hours?|d|days?)"
@@ -48,6 +49,10 @@ MIN_MS = -62_135_596_800_000
 MAX_MS = 253_402_300_799_999
 
 
+@overload
+def iso(ms: int) -> str: ...
+@overload
+def iso(ms: int | None) -> str | None: ...
 def iso(ms: int | None) -> str | None:
     if ms is None:
         return None

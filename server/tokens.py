@@ -15,8 +15,12 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from memverbs.server.context import ALL_SCOPES, Caller
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import Row
 
 PREFIX = "mvb_"
 HINT_CHARS = 4  # after the prefix: enough to tell tokens apart in `auth list`, nothing to guess with
@@ -82,7 +86,7 @@ class Grant:
     source_id: str
 
     @classmethod
-    def from_row(cls, row) -> Grant:
+    def from_row(cls, row: Row) -> Grant:
         return cls(
             token_id=row["id"],
             name=row["name"],

@@ -169,7 +169,7 @@ async def mcp_writers(server_cmd: list[str], env: dict, tags: list[str], errlogs
 
         with anyio.fail_after(120):  # a hang guard, not a timing assertion
             async with anyio.create_task_group() as tg:
-                for tag, session in zip(tags, sessions):
+                for tag, session in zip(tags, sessions, strict=True):
                     tg.start_soon(write_all, tag, session)
     return results
 

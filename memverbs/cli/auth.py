@@ -7,12 +7,19 @@ works); everything said about it goes to stderr. Only the token's hash is stored
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from memverbs.cli.output import fail, print_json
 from memverbs.server.errors import MemverbsError
 
+if TYPE_CHECKING:
+    import argparse
 
-def run_auth(args) -> int:
+    from memverbs.server.brain.base import Brain
+    from memverbs.server.runtime import Runtime
+
+
+def run_auth(args: argparse.Namespace) -> int:
     if args.auth_command == "test":
         from memverbs.cli.probe import run_test  # noqa: PLC0415 - pulls in the MCP client
 
@@ -33,7 +40,7 @@ def run_auth(args) -> int:
         runtime.close()
 
 
-def _create(args, runtime, brain) -> int:
+def _create(args: argparse.Namespace, runtime: Runtime, brain: Brain) -> int:
     from memverbs.server import tokens  # noqa: PLC0415
     from memverbs.server.brain.base import TokenNameTaken  # noqa: PLC0415
     from memverbs.server.timeparse import iso, now_ms  # noqa: PLC0415
@@ -76,7 +83,7 @@ def _create(args, runtime, brain) -> int:
     return 0
 
 
-def _list(args, brain) -> int:
+def _list(args: argparse.Namespace, brain: Brain) -> int:
     from memverbs.server.timeparse import iso  # noqa: PLC0415
 
     rows = [
@@ -109,11 +116,11 @@ def _list(args, brain) -> int:
         table = [row[:-1] for row in table]
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     for row in table:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
     return 0
 
 
-def _revoke(args, brain) -> int:
+def _revoke(args: argparse.Namespace, brain: Brain) -> int:
     from memverbs.server.timeparse import now_ms  # noqa: PLC0415
 
     if brain.revoke_token(args.name, now_ms()) == 0:

@@ -103,7 +103,7 @@ def _check(url: str, secret: str) -> MemverbsError | None:
     try:
         import psycopg  # noqa: PLC0415
 
-        from memverbs.server.brain.postgres import CONNECT_TIMEOUT_S, translate  # noqa: PLC0415
+        from memverbs.server.brain.postgres_base import CONNECT_TIMEOUT_S, translate  # noqa: PLC0415
     except ImportError as exc:
         return MemverbsError(
             f"the Postgres driver is not installed ({exc.name})", "pip install 'memverbs[postgres]', or pass --no-check."

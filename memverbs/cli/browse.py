@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING, Any, TextIO
 
 from memverbs.cli.output import fail, print_json
 from memverbs.cli.style import day, emit, paint
@@ -17,12 +18,17 @@ from memverbs.cli.target import LocalTarget, TargetError
 from memverbs.server.errors import FactEditRefused, MemverbsError
 from memverbs.server.timeparse import iso, now_ms, parse_instant
 
+if TYPE_CHECKING:
+    import argparse
 
-def fmt_of(args) -> str:
+    from memverbs.server.brain.base import Brain, FactFilter, Row
+
+
+def fmt_of(args: argparse.Namespace) -> str:
     return "json" if getattr(args, "json", False) else (getattr(args, "format", None) or "table")
 
 
-def run_browse(args) -> int:
+def run_browse(args: argparse.Namespace) -> int:
     from memverbs.cli.target import wants_remote  # noqa: PLC0415
 
     if wants_remote(args):
@@ -45,11 +51,12 @@ def run_browse(args) -> int:
 # -- entities -------------------------------------------------------------------------------
 
 
-def _entities(args, target) -> int:
+def _entities(args: argparse.Namespace, target: LocalTarget) -> int:
     with_page = True if args.with_page else (False if args.facts_only else None)
     rows = target.brain().entities(target.source, now_ms(), with_page=with_page, type_=args.type, prefix=args.prefix)
     if args.since:
-        cut = parse_instant(args.since)  # an ISO instant already (checked while parsing)
+        cut = parse_instant(args.since)
+        assert cut is not None, "--since is an ISO instant already (checked while parsing)"
         rows = [r for r in rows if (r["last_touched"] or 0) >= cut]
     total = len(rows)
     rows = rows[args.offset : args.offset + args.limit]
@@ -72,7 +79,7 @@ def _entities(args, target) -> int:
     return 0
 
 
-def _more(args, shown: int, total: int) -> None:
+def _more(args: argparse.Namespace, shown: int, total: int) -> None:
     if fmt_of(args) == "table" and total > args.offset + shown:
         print(paint(f"{shown} of {total} (next: --offset {args.offset + shown})", "dim"))
 
@@ -80,7 +87,7 @@ def _more(args, shown: int, total: int) -> None:
 # -- stats ----------------------------------------------------------------------------------
 
 
-def _stats(args, target) -> int:
+def _stats(args: argparse.Namespace, target: LocalTarget) -> int:
     brain = target.brain()
     s = brain.stats(target.source, now_ms())
     size = s["brain_bytes"]
@@ -104,7 +111,7 @@ def _stats(args, target) -> int:
     return 0
 
 
-def _bytes(n: int) -> str:
+def _bytes(n: float) -> str:
     for unit in ("B", "KB", "MB", "GB"):
         if n < 1024 or unit == "GB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
@@ -115,7 +122,7 @@ def _bytes(n: int) -> str:
 # -- backlinks and timeline -----------------------------------------------------------------
 
 
-def _backlinks(args, target) -> int:
+def _backlinks(args: argparse.Namespace, target: LocalTarget) -> int:
     rows = target.brain().backlinks(target.source, args.slug, args.limit)
     out = [
         {
@@ -132,7 +139,7 @@ def _backlinks(args, target) -> int:
     return 0
 
 
-def _timeline(args, target) -> int:
+def _timeline(args: argparse.Namespace, target: LocalTarget) -> int:
     """A page's timeline entries and the facts about it, newest first, one list."""
     from memverbs.server.brain.base import FactFilter  # noqa: PLC0415
 
@@ -180,7 +187,7 @@ def _fact_id(raw: str) -> int | None:
     return parse_fact_ref(raw)
 
 
-def trail_events(row, trail: dict, now: int) -> list[tuple[int, str, str]]:
+def trail_events(row: Row, trail: dict[str, Any], now: int) -> list[tuple[int, str, str]]:
     """A fact's history as (epoch ms, event, detail), oldest first: what `history` and the inspector show.
 
     A restore clears the fact's expiry; the audit row kept it, so the trail shows both."""
@@ -202,7 +209,7 @@ def trail_events(row, trail: dict, now: int) -> list[tuple[int, str, str]]:
     return sorted(events, key=lambda e: e[0] or 0)
 
 
-def _history(args, target) -> int:
+def _history(args: argparse.Namespace, target: LocalTarget) -> int:
     brain = target.brain()
     fact_id = _fact_id(args.id)
     if fact_id is None:
@@ -299,7 +306,7 @@ def _fact_visibility(args, target) -> int:
 # -- move-facts -----------------------------------------------------------------------------
 
 
-def do_move(brain, source: str, old: str, new: str, *, reason: str, out=None) -> list[tuple[int, str]]:
+def do_move(brain: Brain, source: str, old: str, new: str, *, reason: str, out: TextIO | None = None) -> list[tuple[int, str]]:
     moved = brain.move_facts(source, old, new, reason, now_ms())
     dups = [str(i) for i, s in moved if s == "duplicate"]
     note = f"; {len(dups)} restated a fact already there and were expired as duplicates (#{', #'.join(dups)})" if dups else ""
@@ -307,7 +314,7 @@ def do_move(brain, source: str, old: str, new: str, *, reason: str, out=None) ->
     return moved
 
 
-def _move_facts(args, target) -> int:
+def _move_facts(args: argparse.Namespace, target: LocalTarget) -> int:
     from memverbs.server.names import looks_like_slug, slugify_path  # noqa: PLC0415
 
     old = args.from_slug.strip()
@@ -337,7 +344,7 @@ def _move_facts(args, target) -> int:
     return 0
 
 
-def _entity_filter(slug: str):
+def _entity_filter(slug: str) -> FactFilter:
     from memverbs.server.brain.base import FactFilter  # noqa: PLC0415
 
     return FactFilter(arm="entity", now=now_ms(), world_only=False, active_only=False, limit=1, entity_slug=slug)
@@ -346,7 +353,7 @@ def _entity_filter(slug: str):
 # -- call -----------------------------------------------------------------------------------
 
 
-def run_call(args) -> int:
+def run_call(args: argparse.Namespace) -> int:
     """`memverbs call TOOL JSON`: any tool, raw arguments in, the exact wire body out."""
     from memverbs.cli.target import open_target  # noqa: PLC0415
     from memverbs.server.protocol.registry import BY_NAME  # noqa: PLC0415

@@ -19,7 +19,7 @@ def _synopsis(path: tuple[str, ...], parser: argparse.ArgumentParser) -> str:
         if isinstance(action, argparse._SubParsersAction):
             words.append("ACTION")
         elif not action.option_strings:
-            name = action.metavar or action.dest.upper()
+            name = " ".join(action.metavar) if isinstance(action.metavar, tuple) else (action.metavar or action.dest.upper())
             if action.choices and not action.metavar:
                 name = "|".join(str(c) for c in action.choices)
             words.append(f"[{name}]" if action.nargs == "?" else name)

@@ -138,6 +138,6 @@ def _q(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def run_completion(args, parser: argparse.ArgumentParser) -> int:
+def run_completion(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     print({"bash": bash, "zsh": zsh, "fish": fish}[args.shell](parser), end="")
     return 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import tomllib
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -22,8 +23,11 @@ from memverbs.server.protocol.params import nearest
 from memverbs.server.quickconfig import lookup
 from memverbs.server.settings import FileSettings, describe, known_keys, load_settings, setting_type
 
+if TYPE_CHECKING:
+    import argparse
 
-def run_config(args) -> int:
+
+def run_config(args: argparse.Namespace) -> int:
     home = Home.from_env()
     keys = known_keys()
     if args.config_command == "get":
@@ -72,7 +76,7 @@ def run_config(args) -> int:
     return 0
 
 
-def _parse_value(key: str, text: str):
+def _parse_value(key: str, text: str) -> str | int | bool:
     """The TOML value for `text`, typed by the setting it is for (a digits-only source stays a string)."""
     kind = setting_type(key)
     if kind is bool and text.strip().lower() in ("true", "false", "1", "0", "yes", "no", "on", "off"):
@@ -85,7 +89,7 @@ def _parse_value(key: str, text: str):
     return text
 
 
-def _assign(data: dict, key: str, value) -> dict:
+def _assign(data: dict, key: str, value: object) -> dict:
     out = copy.deepcopy(data)
     parts = key.split(".")
     node = out

@@ -10,6 +10,7 @@ import sqlite3
 from collections import Counter
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from memverbs.cli.output import print_json
 from memverbs.server.brain import migrations
@@ -18,6 +19,12 @@ from memverbs.server.errors import ConfigError
 from memverbs.server.home import Home, source_from_env
 from memverbs.server.settings import Settings, load_settings
 from memverbs.server.usage import read_events
+
+if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
+
+    from memverbs.server.brain.factory import BrainLocation
 
 MARKS = {"ok": "✓", "warn": "!", "fail": "✗"}
 
@@ -39,10 +46,11 @@ def run_checks(home: Home) -> list[Check]:
     settings: Settings | None = None
     try:
         settings = load_settings(home)
-        where = home.config_path if home.config_path.exists() else "defaults (no config.toml)"
-        checks.append(Check("config", "ok", f"{where}; source {settings.source}"))
+        config_at = home.config_path if home.config_path.exists() else "defaults (no config.toml)"
+        checks.append(Check("config", "ok", f"{config_at}; source {settings.source}"))
     except ConfigError as exc:
         checks.append(Check("config", "fail", exc.message, exc.fix))
+    where: BrainLocation | None
     try:
         where = locate(settings.brain.url, home, settings.brain.path) if settings else locate("", home, "brain.db")
     except ConfigError as exc:
@@ -60,7 +68,7 @@ def run_checks(home: Home) -> list[Check]:
 
             checks += [Check(*row) for row in postgres_checks(where)]
         elif where is not None:
-            checks += brain_checks(where.path)
+            checks += brain_checks(where.file)
         if where is not None:
             from memverbs.server.sync.status import sync_checks  # noqa: PLC0415
 
@@ -105,7 +113,7 @@ def remote_brain_checks(home: Home) -> list[Check]:
     return [Check("remote brain", "ok", describe(report))]
 
 
-def brain_checks(path) -> list[Check]:
+def brain_checks(path: Path) -> list[Check]:
     if not path.is_file():
         return [Check("brain", "fail", f"no brain at {path}", "Run `memverbs init` to create it.")]
     try:
@@ -169,7 +177,7 @@ def usage_check(home: Home, days: int = 30) -> Check:
     return Check("memory_verbs_usage", "ok", f"{len(recent)} calls in {days} days ({mix}); last {max(e['ts'] for e in recent)}")
 
 
-def run_doctor(args) -> int:
+def run_doctor(args: argparse.Namespace) -> int:
     checks = run_checks(Home.from_env())
     failed = any(c.status == "fail" for c in checks)
     if args.json:

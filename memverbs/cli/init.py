@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memverbs.cli.configfile import read_config, write_config
 from memverbs.cli.output import fail, print_json
 from memverbs.server.errors import MemverbsError
 from memverbs.server.runtime import Runtime
 from memverbs.server.timeparse import iso, now_ms
 
+if TYPE_CHECKING:
+    import argparse
 
-def run_init(args) -> int:
+
+def run_init(args: argparse.Namespace) -> int:
     runtime = Runtime()
     home = runtime.home
     if runtime.config_error is not None:

@@ -14,15 +14,19 @@ import importlib
 import os
 import re
 import sys
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from memverbs import __version__
 from memverbs.cli.completion import subcommands
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 class Parser(argparse.ArgumentParser):
     """Usage errors the way every other memverbs error reads: the problem, then the fix; exit 2."""
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         fix = f"see `{self.prog} --help` for what it takes"
         bad = re.match(r"argument (?:COMMAND|ACTION): invalid choice: '?([^' ]*)'?", message)
         if bad:
@@ -128,22 +132,22 @@ GROUPS = (
 EXIT_CODES = "exit status: 0 ok · 1 not found, or a problem (the fix is on stderr) · 2 usage error"
 
 
-def _formats(p, what: str = "rows") -> None:
+def _formats(p: argparse.ArgumentParser, what: str = "rows") -> None:
     p.add_argument("--format", choices=("table", "csv", "jsonl", "json"), default="table",
                    help=f"how to print the {what} (default table; csv and jsonl for scripts)")
 
 
-def _json(p, what: str = "the result as JSON") -> None:
+def _json(p: argparse.ArgumentParser, what: str = "the result as JSON") -> None:
     p.add_argument("--json", action="store_true", help=f"print {what}")
 
 
-def _remote_flag(p) -> None:
+def _remote_flag(p: argparse.ArgumentParser) -> None:
     # SUPPRESS: a subcommand's default must not overwrite a top-level `memverbs --remote …`.
     p.add_argument("--remote", action="store_true", default=argparse.SUPPRESS,
                    help="talk to the remote brain `memverbs connect` set up")
 
 
-def _ops_parser(sub, add) -> None:
+def _ops_parser(sub: argparse._SubParsersAction[Parser], add: Callable[..., argparse.ArgumentParser]) -> None:
     from memverbs.server.protocol.registry import OPERATIONS  # noqa: PLC0415 - registry is plain data
 
     for op in OPERATIONS:
@@ -242,7 +246,7 @@ def _count(text: str) -> int:
     return value
 
 
-def _browse_parsers(sub, add) -> None:
+def _browse_parsers(sub: argparse._SubParsersAction[Parser], add: Callable[..., argparse.ArgumentParser]) -> None:
     p = add(sub, "entities", "every entity, with or without a page: type, fact counts, last touched")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--with-page", action="store_true", help="only entities that have a page")
@@ -322,7 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", help=argparse.SUPPRESS, prog="memverbs")
     helps: dict[str, str] = {}
 
-    def add(sub_, name: str, text: str, **kw):
+    def add(sub_: argparse._SubParsersAction[Parser], name: str, text: str, **kw: Any) -> Parser:
         if sub_ is sub:  # only commands are grouped in the top-level help, not their actions
             helps[name] = text
         return sub_.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".", **kw)

@@ -7,21 +7,28 @@ hashes, and says what to set `brain.url` to once it passes.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memverbs.cli.output import fail, print_json
 from memverbs.cli.reindex import Bar
 from memverbs.server.brain.factory import locate, open_brain
 from memverbs.server.errors import MemverbsError
 from memverbs.server.runtime import Runtime
 
+if TYPE_CHECKING:
+    import argparse
 
-def run_migrate(args) -> int:
+
+def run_migrate(args: argparse.Namespace) -> int:
     runtime = Runtime()
     if runtime.config_error is not None:
         return fail(runtime.config_error.message, runtime.config_error.fix)
     source = target = None
     try:
         where_from = runtime.brain_location
-        where_to = locate(args.to, runtime.home, runtime.settings.brain.path)
+        settings = runtime.settings
+        assert settings is not None, "loaded: config_error was checked above"
+        where_to = locate(args.to, runtime.home, settings.brain.path)
         if str(where_from) == str(where_to):
             return fail(f"the source and the target are the same brain ({where_to})", "Pass --to the brain to copy into.")
         if where_from.exists() is False:

@@ -12,13 +12,20 @@ from __future__ import annotations
 import json
 import re
 import sys
+from typing import TYPE_CHECKING, TextIO
 
 from memverbs.cli.output import fail, print_json
 from memverbs.cli.style import day, emit, paint
-from memverbs.cli.target import TargetError, open_target
+from memverbs.cli.target import LocalTarget, Target, TargetError, open_target
 from memverbs.server.errors import MemverbsError, VerbError
 from memverbs.server.pages.markdown import frontmatter_block, stored_markdown
-from memverbs.server.protocol.registry import BY_NAME, OPERATIONS
+from memverbs.server.protocol.registry import BY_NAME, OPERATIONS, Operation
+
+if TYPE_CHECKING:
+    import argparse
+
+    from memverbs.server.brain.base import FactFilter
+    from memverbs.server.context import VerbContext
 
 # `memverbs delta` with neither --since nor --session-id reads this session's cursor on the
 # CLI's own 'local' lane: each run shows what changed since the previous one.
@@ -29,7 +36,7 @@ class UsageError(ValueError):
     """Arguments that parse but do not fit together: exit 2, like any usage error."""
 
 
-def collect_params(op, args) -> dict:
+def collect_params(op: Operation, args: argparse.Namespace) -> dict:
     params: dict = {}
     for param in op.params:
         value = getattr(args, f"p_{param.name}", None)
@@ -46,7 +53,7 @@ def collect_params(op, args) -> dict:
 _RENDERED_HEAD = re.compile(r"^# .*  \((?P<slug>[a-z0-9][a-z0-9_/-]*), [^,()]+, (?:world|private)\)$")
 
 
-def run_op(args) -> int:
+def run_op(args: argparse.Namespace) -> int:
     op = BY_NAME[args.op]
     try:
         params = collect_params(op, args)
@@ -73,7 +80,7 @@ def run_op(args) -> int:
         target.close()
 
 
-def _run(op, params: dict, args, target) -> int:
+def _run(op: Operation, params: dict, args: argparse.Namespace, target: Target) -> int:
     if op.name == "get_page" and args.raw:
         return _print_raw(params["slug"].strip(), target)
     if op.name == "put_page" and not target.remote:
@@ -109,7 +116,7 @@ def _run(op, params: dict, args, target) -> int:
 # -- what the CLI shows around some answers (the wire body stays as it is) ---------------------
 
 
-def _shown_entity(body: dict, params: dict, args, target) -> int:
+def _shown_entity(body: dict, params: dict, args: argparse.Namespace, target: Target) -> int:
     if not body.get("found"):
         return _entity_miss(args.p_name, body, target)
     print(render("entity", body))
@@ -118,7 +125,7 @@ def _shown_entity(body: dict, params: dict, args, target) -> int:
     return 0
 
 
-def _shown_recall(body: dict, params: dict, args, target) -> int:
+def _shown_recall(body: dict, params: dict, args: argparse.Namespace, target: Target) -> int:
     if args.format != "table":
         emit(body["facts"], FACT_COLUMNS, args.format)
         return 0
@@ -128,7 +135,7 @@ def _shown_recall(body: dict, params: dict, args, target) -> int:
     return 0
 
 
-def _shown_delta(body: dict, params: dict, args, target) -> int:
+def _shown_delta(body: dict, params: dict, args: argparse.Namespace, target: Target) -> int:
     print(render("delta", body))
     if args.first_delta:
         print(paint("first `memverbs delta` here: the CLI's cursor starts now, so the next run shows what changed "
@@ -138,7 +145,7 @@ def _shown_delta(body: dict, params: dict, args, target) -> int:
     return 0
 
 
-def _shown_put_page(body: dict, params: dict, args, target) -> int:
+def _shown_put_page(body: dict, params: dict, args: argparse.Namespace, target: Target) -> int:
     print(render("put_page", body))
     if not target.remote:
         _offer_fact_move(body["slug"], target, move=args.move_facts, out=sys.stdout)
@@ -148,7 +155,7 @@ def _shown_put_page(body: dict, params: dict, args, target) -> int:
 FACT_COLUMNS = ("fact_id", "valid_from", "kind", "fact", "entity_slug", "visibility", "provenance", "expired_at")
 
 
-def _shown_list_pages(body: dict, params: dict, args, target) -> int:
+def _shown_list_pages(body: dict, params: dict, args: argparse.Namespace, target: Target) -> int:
     """Pages with their visibility (the local brain knows it; the wire does not carry it)."""
     pages = [dict(p) for p in body["pages"]]
     if not target.remote and pages:
@@ -178,7 +185,7 @@ def _read_content(path: str) -> str:
         return fh.read().decode("utf-8")
 
 
-def _print_raw(slug: str, target) -> int:
+def _print_raw(slug: str, target: Target) -> int:
     if target.remote:
         return fail("--raw reads the page's source from the local brain",
                     "Drop --raw: a remote brain serves the rendered page only.", code=2)
@@ -195,7 +202,7 @@ def _print_raw(slug: str, target) -> int:
     return 0
 
 
-def _unrendered(target, slug: str, content: str) -> str:
+def _unrendered(target: LocalTarget, slug: str, content: str) -> str:
     """A page written back from `get-page`'s readable output becomes the stored page with the new body.
 
     That output starts with a heading naming the slug, type and visibility (and an `aka:` line);
@@ -220,20 +227,20 @@ def _unrendered(target, slug: str, content: str) -> str:
 # -- what the CLI adds around a verb ------------------------------------------------
 
 
-def _local_ctx(target):
+def _local_ctx(target: LocalTarget) -> VerbContext:
     from memverbs.server.context import Caller, VerbContext  # noqa: PLC0415
 
     return VerbContext(brain=target.brain(), caller=Caller.local(target.source), providers=target.runtime.providers)
 
 
-def _recall_filter(params: dict, target, limit: int):
+def _recall_filter(params: dict, target: LocalTarget, limit: int) -> FactFilter:
     from memverbs.server.timeparse import now_ms  # noqa: PLC0415
     from memverbs.server.verbs.recall import facts_filter  # noqa: PLC0415
 
     return facts_filter(_local_ctx(target), params, now_ms(), limit)
 
 
-def _recall_footer(params: dict, body: dict, target) -> None:
+def _recall_footer(params: dict, body: dict, target: LocalTarget) -> None:
     """The true total: how many facts the arm matches, not only how many came back."""
     from memverbs.server.verbs.recall import recall_limit  # noqa: PLC0415
 
@@ -246,7 +253,7 @@ def _recall_footer(params: dict, body: dict, target) -> None:
         print(paint(f"{shown} fact{'s' if shown != 1 else ''}", "dim"))
 
 
-def _recall_window(params: dict, args, target, offset: int) -> int:
+def _recall_window(params: dict, args: argparse.Namespace, target: LocalTarget, offset: int) -> int:
     """`recall --offset N`: the facts arm from N on, counted in full (the wire has no offset)."""
     from memverbs.server.verbs.recall import recall_limit  # noqa: PLC0415
     from memverbs.server.verbs.shapes import recall_fact  # noqa: PLC0415
@@ -272,7 +279,7 @@ def _recall_window(params: dict, args, target, offset: int) -> int:
     return 0
 
 
-def _entity_miss(name: str, body: dict, target) -> int:
+def _entity_miss(name: str, body: dict, target: Target) -> int:
     """No card: show the facts filed under this name anyway (the card needs a page)."""
     is_error, recalled = target.call("recall", {"entity": name, "limit": 20})
     facts = [] if is_error else recalled.get("facts", [])
@@ -294,7 +301,7 @@ def _entity_miss(name: str, body: dict, target) -> int:
     return 0
 
 
-def _card_facts(slug: str, target, shown: int = 5) -> None:
+def _card_facts(slug: str, target: Target, shown: int = 5) -> None:
     """The card counts facts; a person wants to read the newest few."""
     is_error, recalled = target.call("recall", {"entity": slug, "limit": shown})
     if not is_error and recalled["facts"]:
@@ -306,7 +313,7 @@ def _page_slug_hint(slug: str) -> str:
     return slug if "/" in slug else f"people/{slug}"
 
 
-def _offer_fact_move(slug: str, target, *, move: bool, out) -> None:
+def _offer_fact_move(slug: str, target: LocalTarget, *, move: bool, out: TextIO) -> None:
     """A new page whose slug ends with a fact-only entity's slug: say so, and move only when asked."""
     brain = target.brain()
     for old, count in brain.fact_only_slugs_ending(target.source, slug):
@@ -337,7 +344,7 @@ _SHOWN = {
 _TOOL_NAMES = sorted((op.name for op in OPERATIONS if "_" in op.name), key=len, reverse=True)
 
 
-def cli_terms(text: str, op=None) -> str:
+def cli_terms(text: str, op: Operation | None = None) -> str:
     """A wire message in the CLI's words: `list_pages` → `list-pages`, since: "x" → --since "x".
 
     Any param name with an underscore, in backticks or as `name: value` is a flag wherever it

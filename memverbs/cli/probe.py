@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from memverbs import __version__
 from memverbs.cli.output import fail, print_json
 from memverbs.cli.remote import RemoteError, normalise_url, token_for
+
+if TYPE_CHECKING:
+    import argparse
 
 TIMEOUT = 15.0
 
@@ -97,7 +101,7 @@ def describe(report: dict) -> str:
     return f"{report['url']} accepts the token: {report['tools']} tools (surface {report.get('surface') or 'unknown'}, no whoami on it)"
 
 
-def run_test(args) -> int:
+def run_test(args: argparse.Namespace) -> int:
     """`memverbs auth test URL [--token T]`."""
     import anyio  # noqa: PLC0415
 

@@ -6,13 +6,17 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memverbs.cli.output import fail, print_json
 from memverbs.server.errors import MemverbsError
 from memverbs.server.home import Home
 
+if TYPE_CHECKING:
+    import argparse
 
-def run_protocol(args) -> int:
+
+def run_protocol(args: argparse.Namespace) -> int:
     if args.protocol_command == "conformance":
         return _conformance(args)
     if args.protocol_command == "stats":
@@ -26,7 +30,7 @@ def run_protocol(args) -> int:
     return 0
 
 
-def _conformance(args) -> int:
+def _conformance(args: argparse.Namespace) -> int:
     import anyio  # noqa: PLC0415 - only this subcommand needs the MCP client stack
 
     from memverbs.server.conformance.connect import connect, describe  # noqa: PLC0415
@@ -88,7 +92,7 @@ def _init_scratch(root: Path) -> None:
         runtime.close()
 
 
-def _stats(args) -> int:
+def _stats(args: argparse.Namespace) -> int:
     from memverbs.server.errors import ConfigError  # noqa: PLC0415
     from memverbs.server.home import Home  # noqa: PLC0415
     from memverbs.server.settings import load_settings  # noqa: PLC0415

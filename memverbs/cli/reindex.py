@@ -8,10 +8,15 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from memverbs.cli.output import fail, print_json
 from memverbs.server.errors import BrainError, ProviderError
 from memverbs.server.runtime import Runtime
+
+if TYPE_CHECKING:
+    import argparse
+    from typing import TextIO
 
 
 class Bar:
@@ -19,7 +24,7 @@ class Bar:
 
     WIDTH = 28
 
-    def __init__(self, stream=None) -> None:
+    def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
         self.stage: str | None = None
@@ -41,7 +46,7 @@ class Bar:
         self.last_pct = pct
 
 
-def run_reindex(args) -> int:
+def run_reindex(args: argparse.Namespace) -> int:
     runtime = Runtime()
     try:
         if runtime.config_error is not None:

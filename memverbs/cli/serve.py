@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def run_serve(args) -> int:
+if TYPE_CHECKING:
+    import argparse
+
+
+def run_serve(args: argparse.Namespace) -> int:
     from memverbs.cli.output import fail  # noqa: PLC0415
     from memverbs.server.runtime import Runtime  # noqa: PLC0415
 

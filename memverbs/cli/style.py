@@ -12,6 +12,10 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import TextIO
 
 FORMATS = ("table", "csv", "jsonl", "json")
 
@@ -19,7 +23,7 @@ _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 _CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "blue": "34", "magenta": "35", "cyan": "36"}
 
 
-def colour_on(stream=None) -> bool:
+def colour_on(stream: TextIO | None = None) -> bool:
     stream = stream or sys.stdout
     if os.environ.get("NO_COLOR"):
         return False
@@ -30,7 +34,7 @@ def colour_on(stream=None) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)())
 
 
-def paint(text: str, style: str, stream=None) -> str:
+def paint(text: str, style: str, stream: TextIO | None = None) -> str:
     if not text or not colour_on(stream):
         return text
     codes = ";".join(_CODES[s] for s in style.split())

@@ -9,12 +9,22 @@ from __future__ import annotations
 import os
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from memverbs.cli.output import fail, print_json
 from memverbs.server.runtime import Runtime
 
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
 
-def add_parsers(sub, add) -> None:
+    from memverbs.cli.main import Parser
+    from memverbs.server.brain.base import Brain
+    from memverbs.server.sync.report import Report
+    from memverbs.server.sync.state import Folder
+
+
+def add_parsers(sub: argparse._SubParsersAction[Parser], add: Callable[..., argparse.ArgumentParser]) -> None:
     """Register import / export / sync; `add` is main's (it puts each command in the grouped help)."""
     p = add(sub, "import", "turn a folder of markdown (an Obsidian vault, exported pages) into pages")
     p.add_argument("dir", metavar="DIR", help="the folder to read")
@@ -33,19 +43,19 @@ def add_parsers(sub, add) -> None:
     p.add_argument("--status", action="store_true", help="show the synced folders, what is pending and any conflicts")
 
 
-def _folder_and_prefix(args) -> tuple[str | None, str | None, int | None]:
-    """DIR and --prefix checked: (root, prefix, None), or (None, None, the exit status after the error)."""
+def _folder_and_prefix(args: argparse.Namespace) -> tuple[str, str] | int:
+    """DIR and --prefix checked: (root, prefix), or the exit status after the error."""
     root = _folder_arg(args.dir)
     if root is None:
-        return None, None, fail(f"{args.dir} is not a folder", "Pass the path of a folder of markdown files.")
+        return fail(f"{args.dir} is not a folder", "Pass the path of a folder of markdown files.")
     prefix = _check_prefix(args.prefix)
     if prefix is None:
-        return None, None, fail(f'--prefix "{args.prefix}" is not a slug prefix',
-                                'Use lowercase path segments of a-z, 0-9, "-" and "_", e.g. --prefix notes.')
-    return root, prefix, None
+        return fail(f'--prefix "{args.prefix}" is not a slug prefix',
+                    'Use lowercase path segments of a-z, 0-9, "-" and "_", e.g. --prefix notes.')
+    return root, prefix
 
 
-def _pass_options(p) -> None:
+def _pass_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prefix", default="", metavar="PREFIX", help="slug prefix for this folder's pages, e.g. notes (default: none)")
     p.add_argument("--max-bytes", type=int, default=None, metavar="BYTES", help="skip files larger than this (default 2 MiB)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -61,7 +71,7 @@ class Progress:
         if not quiet and sys.stderr.isatty():
             from rich.console import Console  # noqa: PLC0415
             from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn  # noqa: PLC0415
-            from rich.progress import Progress as Bar
+            from rich.progress import Progress as Bar  # noqa: PLC0415
 
             self.bar = Bar(
                 TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
@@ -101,18 +111,19 @@ def _check_prefix(prefix: str) -> str | None:
     return prefix if valid_prefix(prefix) else None
 
 
-def run_import(args) -> int:
+def run_import(args: argparse.Namespace) -> int:
     return _one_pass(args, mode="import", follow_deletes=False)
 
 
-def _one_pass(args, *, mode: str, follow_deletes: bool) -> int:
+def _one_pass(args: argparse.Namespace, *, mode: str, follow_deletes: bool) -> int:
     from memverbs.server.errors import MemverbsError  # noqa: PLC0415
     from memverbs.server.sync.importer import MAX_BYTES, FolderPass  # noqa: PLC0415
     from memverbs.server.sync.state import SyncState  # noqa: PLC0415
 
-    root, prefix, problem = _folder_and_prefix(args)
-    if problem is not None:
-        return problem
+    checked = _folder_and_prefix(args)
+    if isinstance(checked, int):
+        return checked
+    root, prefix = checked
     try:
         runtime, brain = _runtime()
     except MemverbsError as exc:
@@ -142,7 +153,7 @@ def _one_pass(args, *, mode: str, follow_deletes: bool) -> int:
     return 1 if report.errors else 0
 
 
-def _peek_folder(brain, source: str, root: str, prefix: str, mode: str):
+def _peek_folder(brain: Brain, source: str, root: str, prefix: str, mode: str) -> Folder:
     """A dry run writes nothing, not even the folder's row: use the row if there is one."""
     from memverbs.server.sync.state import Folder, SyncState  # noqa: PLC0415
 
@@ -152,7 +163,7 @@ def _peek_folder(brain, source: str, root: str, prefix: str, mode: str):
     return Folder(-1, root, prefix, mode, None, None, None, None)
 
 
-def print_report(report) -> None:
+def print_report(report: Report) -> None:
     where = f"{report.folder}" + (f" (prefix {report.prefix})" if report.prefix else "")
     print(f"{where}: {report.summary()}")
     for rel, why in report.skipped:
@@ -166,7 +177,7 @@ def print_report(report) -> None:
         print(f"  facts: {f.get('inserted', 0)} new, {f.get('duplicate', 0)} already known, {f.get('superseded', 0)} superseding, {f.get('errors', 0)} errors")
 
 
-def run_export(args) -> int:
+def run_export(args: argparse.Namespace) -> int:
     from memverbs.server.errors import MemverbsError  # noqa: PLC0415
     from memverbs.server.sync.exporter import export_brain  # noqa: PLC0415
 
@@ -201,7 +212,7 @@ def run_export(args) -> int:
     return 1 if report.errors else 0
 
 
-def run_sync(args) -> int:
+def run_sync(args: argparse.Namespace) -> int:
     if args.status:
         return run_status(args)
     if args.watch:
@@ -211,7 +222,7 @@ def run_sync(args) -> int:
     return _one_pass(args, mode="sync", follow_deletes=True)
 
 
-def run_watch(args) -> int:
+def run_watch(args: argparse.Namespace) -> int:
     """Watch DIR (or, without one, every folder synced before) until Ctrl-C / SIGTERM; a line per applied change."""
     import signal  # noqa: PLC0415
     import threading  # noqa: PLC0415
@@ -221,11 +232,13 @@ def run_watch(args) -> int:
     from memverbs.server.sync.state import SyncState  # noqa: PLC0415
     from memverbs.server.sync.watcher import Changes, FolderWatch, watch  # noqa: PLC0415
 
-    root = prefix = None
+    root: str | None = None
+    prefix = ""
     if args.dir:
-        root, prefix, problem = _folder_and_prefix(args)
-        if problem is not None:
-            return problem
+        checked = _folder_and_prefix(args)
+        if isinstance(checked, int):
+            return checked
+        root, prefix = checked
     try:
         runtime, brain = _runtime()
     except MemverbsError as exc:
@@ -241,7 +254,7 @@ def run_watch(args) -> int:
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
 
-        def on_report(report, why: str) -> None:
+        def on_report(report: Report, why: str) -> None:
             if args.json:
                 import json  # noqa: PLC0415
 
@@ -270,7 +283,7 @@ def run_watch(args) -> int:
     return 0
 
 
-def run_status(args) -> int:
+def run_status(args: argparse.Namespace) -> int:
     from memverbs.server.errors import MemverbsError  # noqa: PLC0415
     from memverbs.server.sync.status import folder_status  # noqa: PLC0415
 

@@ -9,8 +9,14 @@ other: the token's lane, scopes and surface apply and private memory stays out o
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Literal
 
 from memverbs.server.errors import MemverbsError
+
+if TYPE_CHECKING:
+    import argparse
+
+    from memverbs.server.brain.base import Brain
 
 
 class TargetError(MemverbsError):
@@ -23,7 +29,7 @@ class TargetError(MemverbsError):
 
 
 class LocalTarget:
-    remote = False
+    remote: Literal[False] = False  # a literal, so `if target.remote` tells the two targets apart
     label = "local brain"
 
     def __init__(self) -> None:
@@ -35,7 +41,7 @@ class LocalTarget:
         outcome = self.runtime.local_dispatcher().call(tool, params)
         return outcome.is_error, outcome.body
 
-    def brain(self):
+    def brain(self) -> Brain:
         return self.runtime.brain()
 
     @property
@@ -47,7 +53,7 @@ class LocalTarget:
 
 
 class RemoteTarget:
-    remote = True
+    remote: Literal[True] = True
 
     def __init__(self, url: str, token: str) -> None:
         self.url = url
@@ -85,7 +91,7 @@ class RemoteTarget:
         pass
 
 
-def wants_remote(args) -> bool:
+def wants_remote(args: argparse.Namespace) -> bool:
     if getattr(args, "remote", False):
         return True
     if getattr(args, "local", False):
@@ -100,7 +106,7 @@ def wants_remote(args) -> bool:
         return False  # a broken config is reported by the local brain's own call, with its fix
 
 
-def open_target(args) -> LocalTarget | RemoteTarget:
+def open_target(args: argparse.Namespace) -> LocalTarget | RemoteTarget:
     if not wants_remote(args):
         return LocalTarget()
     from memverbs.cli.remote import RemoteError, RemoteRecord, token_for  # noqa: PLC0415
@@ -122,3 +128,4 @@ def open_target(args) -> LocalTarget | RemoteTarget:
             'export MEMVERBS_REMOTE_TOKEN="mvb_…" (the token from `memverbs auth create` on the server).',
         )
     return RemoteTarget(record.url, token)
+Target = LocalTarget | RemoteTarget  # where a CLI call runs: this machine's brain or a remote one

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memverbs.cli.output import fail
 from memverbs.server.errors import MemverbsError
 
+if TYPE_CHECKING:
+    import argparse
 
-def run_ui(args) -> int:
+
+def run_ui(args: argparse.Namespace) -> int:
     from memverbs.cli.target import wants_remote  # noqa: PLC0415
 
     if wants_remote(args):

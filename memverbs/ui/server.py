@@ -19,12 +19,16 @@ from http import HTTPStatus
 from http.cookies import SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from memverbs.server.brain.fact_edits import parse_fact_ref
 from memverbs.server.errors import MemverbsError
 from memverbs.ui import views
 from memverbs.ui.app import ActionError, InspectorApp
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 COOKIE = "memverbs_ui"  # + the port: cookies ignore ports, and two inspectors may run side by side
 NAV = (("/timeline", "Timeline"), ("/entities", "Entities"), ("/pack", "Pack preview"), ("/search", "Search"), ("/health", "Health"))
@@ -61,7 +65,7 @@ class InspectorServer(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], app: InspectorApp, token: str) -> None:
         super().__init__(address, Handler)
         self.app, self.token = app, token
-        host, port = self.server_address[:2]
+        host, port = str(self.server_address[0]), self.server_address[1]  # an IP address: str for AF_INET/AF_INET6
         shown = f"[{host}]" if ":" in host else host
         self.origin_hosts = {f"{shown}:{port}", f"localhost:{port}"} if is_loopback(host) else {f"{shown}:{port}"}
         self.url = f"http://{shown}:{port}/?token={token}"
@@ -321,13 +325,13 @@ def _q(text: str) -> str:
 
 
 def serve(host: str = "127.0.0.1", port: int = 0, *, allow_remote: bool = False, open_browser: bool = True,
-          token: str | None = None, ready=None) -> int:
+          token: str | None = None, ready: Callable[[InspectorServer], None] | None = None) -> int:
     check_bind(host, allow_remote)
     app = InspectorApp()
     app.brain()  # a missing or broken brain is reported now, with its fix, not on the first page
     server = InspectorServer((host, port), app, token or secrets.token_urlsafe(24))
-    print(f"memverbs ui: {server.url}", flush=True)
-    print("  (shows private memory: keep this URL to yourself; Ctrl-C stops it)", flush=True)
+    print(f"memverbs ui: {server.url}", flush=True)  # noqa: T201 - the command's output: where to point the browser
+    print("  (shows private memory: keep this URL to yourself; Ctrl-C stops it)", flush=True)  # noqa: T201
     if ready is not None:
         ready(server)
     if open_browser:

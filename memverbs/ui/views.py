@@ -10,22 +10,29 @@ from __future__ import annotations
 
 import json
 from html import escape
+from typing import TYPE_CHECKING
 from urllib.parse import quote, urlencode
 
 from memverbs.server.timeparse import iso, now_ms, parse_since
 from memverbs.ui import markdown
 from memverbs.ui.charts import bar_chart, latency_over_time
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from memverbs.server.brain.base import Row
+    from memverbs.ui.app import InspectorApp
+
 PAGE_SIZE = 50
 FEED_LIMIT = 200
 HARNESSES = ("claude", "codex", "grok", "opencode", "openclaw", "plain")
 
 
-def e(value) -> str:
+def e(value: object) -> str:
     return escape("" if value is None else str(value))
 
 
-def href(path: str, **query) -> str:
+def href(path: str, **query: object) -> str:
     q = {k: v for k, v in query.items() if v not in (None, "")}
     return path + ("?" + urlencode(q) if q else "")
 
@@ -45,7 +52,7 @@ def when(ms: int | None) -> str:
     return f'<time datetime="{e(text)}">{e(text[:19].replace("T", " "))}</time>'
 
 
-def fact_state(row, now: int) -> str:
+def fact_state(row: Row, now: int) -> str:
     if row["superseded_by"] is not None:
         return "superseded"
     if row["expired_at"] is not None:
@@ -86,7 +93,7 @@ def _when(q: dict, key: str) -> int | None:
     return at
 
 
-def feed_items(app, f: dict, after: int) -> list[dict]:
+def feed_items(app: InspectorApp, f: dict, after: int) -> list[dict]:
     """Fact and page changes at or after `after` (ms), newest first, each with its HTML row."""
     brain, source, now = app.brain(), app.source, now_ms()
     start = max(after, f["since"] or 0)
@@ -107,11 +114,11 @@ def _keyed(key: str, at: int, row: str) -> dict:
     return {"key": key, "at": at, "html": row.replace("<li ", f'<li data-key="{e(key)}" ', 1)}
 
 
-def fact_row(r, now: int, *, feed: bool = False, actions: bool = True) -> str:
+def fact_row(r: Row, now: int, *, feed: bool = False, actions: bool = True) -> str:
     state = fact_state(r, now)
     entity = f' <a class="entity" href="{e(entity_href(r["entity_slug"]))}">{e(r["entity_slug"])}</a>' if r["entity_slug"] else ""
     state_badge = "" if state == "active" else f'<span class="badge badge-{state}">{state}</span>'
-    why = r["expiry_reason"] if "expiry_reason" in r.keys() else None
+    why = r["expiry_reason"] if "expiry_reason" in r.keys() else None  # noqa: SIM118 - `in` on a row tests its values
     reason = f'<span class="reason">reason: {e(why)}</span>' if state != "active" and why else ""
     acts = ""
     if actions and state == "active":
@@ -147,7 +154,7 @@ def fact_row(r, now: int, *, feed: bool = False, actions: bool = True) -> str:
     )
 
 
-def page_change_row(r) -> str:
+def page_change_row(r: Row) -> str:
     what = "page deleted" if r["deleted_at"] else "page"
     return (
         f'<li class="page-change{" is-private" if r["visibility"] == "private" else ""}">'
@@ -157,7 +164,7 @@ def page_change_row(r) -> str:
     )
 
 
-def timeline(app, q: dict) -> tuple[str, str]:
+def timeline(app: InspectorApp, q: dict) -> tuple[str, str]:
     problem = ""
     try:
         f = feed_filters(q)
@@ -192,11 +199,11 @@ def timeline(app, q: dict) -> tuple[str, str]:
     return "Timeline", body
 
 
-def options(values, chosen: str) -> str:
+def options(values: Iterable[str], chosen: str) -> str:
     return "".join(f'<option value="{e(v)}"{" selected" if v == chosen else ""}>{e(v or "any")}</option>' for v in values)
 
 
-def feed_json(app, q: dict) -> dict:
+def feed_json(app: InspectorApp, q: dict) -> dict:
     try:
         f = feed_filters(q)
     except FilterError:
@@ -213,7 +220,7 @@ def feed_json(app, q: dict) -> dict:
 # -- entities -------------------------------------------------------------------------------
 
 
-def entities(app, q: dict) -> tuple[str, str]:
+def entities(app: InspectorApp, q: dict) -> tuple[str, str]:
     text = (q.get("q") or "").strip().lower()
     try:
         offset = max(0, int(q.get("offset") or 0))
@@ -250,7 +257,7 @@ def entities(app, q: dict) -> tuple[str, str]:
     return "Entities", body
 
 
-def entity(app, slug: str) -> tuple[str, str]:
+def entity(app: InspectorApp, slug: str) -> tuple[str, str]:
     brain, source, now = app.brain(), app.source, now_ms()
     is_error, card_body = app.call("entity", {"name": slug})
     parts: list[str] = []
@@ -295,7 +302,7 @@ def entity(app, slug: str) -> tuple[str, str]:
     return slug, "".join(parts)
 
 
-def fact_history(app, fact_id: int) -> tuple[str, str] | None:
+def fact_history(app: InspectorApp, fact_id: int) -> tuple[str, str] | None:
     from memverbs.cli.browse import trail_events  # noqa: PLC0415 - the history `memverbs history` prints
 
     brain = app.brain()
@@ -320,7 +327,7 @@ def fact_history(app, fact_id: int) -> tuple[str, str] | None:
 # -- pages ----------------------------------------------------------------------------------
 
 
-def page(app, slug: str) -> tuple[str, str] | None:
+def page(app: InspectorApp, slug: str) -> tuple[str, str] | None:
     row = app.brain().page(app.source, slug)
     if row is None:
         return None
@@ -341,7 +348,7 @@ def page(app, slug: str) -> tuple[str, str] | None:
     return row["title"] or slug, body
 
 
-def page_source(app, slug: str) -> str | None:
+def page_source(app: InspectorApp, slug: str) -> str | None:
     from memverbs.server.pages.markdown import stored_markdown  # noqa: PLC0415
 
     row = app.brain().page(app.source, slug)
@@ -350,7 +357,7 @@ def page_source(app, slug: str) -> str | None:
     return stored_markdown(json.loads(row["frontmatter"]), row["body"], row["markdown"])
 
 
-def edit(app, slug: str, text: str | None = None, error: str | None = None) -> tuple[str, str]:
+def edit(app: InspectorApp, slug: str, text: str | None = None, error: str | None = None) -> tuple[str, str]:
     source = text if text is not None else (page_source(app, slug) or "")
     problem = f'<p class="error" role="alert">{e(error)}</p>' if error else ""
     body = (
@@ -367,8 +374,9 @@ def edit(app, slug: str, text: str | None = None, error: str | None = None) -> t
 # -- pack preview, search, health -------------------------------------------------------------
 
 
-def pack(app, q: dict) -> tuple[str, str]:
-    harness = q.get("harness") if q.get("harness") in HARNESSES else "claude"
+def pack(app: InspectorApp, q: dict) -> tuple[str, str]:
+    asked = q.get("harness")
+    harness = asked if isinstance(asked, str) and asked in HARNESSES else "claude"
     preview = app.pack_preview(harness)
     opts = "".join(f'<option{" selected" if h == harness else ""}>{h}</option>' for h in HARNESSES)
     body = preview["body"]
@@ -387,7 +395,7 @@ def pack(app, q: dict) -> tuple[str, str]:
     return "Pack preview", html
 
 
-def search(app, q: dict) -> tuple[str, str]:
+def search(app: InspectorApp, q: dict) -> tuple[str, str]:
     text = (q.get("q") or "").strip()
     form = (
         '<form class="filters" method="get" action="/search" role="search">'
@@ -416,7 +424,7 @@ def search(app, q: dict) -> tuple[str, str]:
     )
 
 
-def health(app) -> tuple[str, str]:
+def health(app: InspectorApp) -> tuple[str, str]:
     from memverbs.cli.doctor import run_checks  # noqa: PLC0415
     from memverbs.server.usage import read_events  # noqa: PLC0415
 

@@ -14,7 +14,7 @@ constructed directly, so the configured `brain.url` decides which one runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -38,7 +38,7 @@ class SearchQuery:
     mode: Literal["all", "any", "title_phrase"] = "all"
 
     @classmethod
-    def of(cls, terms, mode: Literal["all", "any", "title_phrase"] = "all") -> SearchQuery:
+    def of(cls, terms: Iterable[str], mode: Literal["all", "any", "title_phrase"] = "all") -> SearchQuery:
         return cls(tuple(terms), mode)
 
 
@@ -107,7 +107,7 @@ class TokenNameTaken(Exception):
 # -- vectors ------------------------------------------------------------------------
 
 
-def pack(vector) -> bytes:
+def pack(vector: np.ndarray | Sequence[float]) -> bytes:
     """A vector as stored and exchanged: float32 little-endian bytes."""
     import numpy as np  # noqa: PLC0415 - vectors exist only with a provider
 
@@ -154,6 +154,9 @@ class Brain(Protocol):
     def integrity(self) -> str: ...
     def counts(self, source_id: str) -> dict: ...
     def describe(self) -> str: ...
+    def ping(self) -> None:
+        """One round trip to storage (the HTTP server's /health)."""
+        ...
 
     # pages
     def page(self, source: str, slug: str, *, allow_private: bool = True) -> Row | None: ...
@@ -182,9 +185,9 @@ class Brain(Protocol):
     # False) private, checked inside the write: a caller cannot tell those apart.
     def delete_page(self, source: str, slug: str, now: int, *, allow_private: bool) -> bool | None: ...
     def add_alias(self, source: str, slug: str, alias: str, alias_norm: str, *, allow_private: bool) -> bool | None: ...
-    def add_link(self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context, now: int,
+    def add_link(self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context: str | None, now: int,
                  *, allow_private: bool) -> bool | None: ...
-    def add_timeline_entry(self, source: str, slug: str, date: str, summary: str, detail, now: int,
+    def add_timeline_entry(self, source: str, slug: str, date: str, summary: str, detail: str | None, now: int,
                            *, allow_private: bool) -> int | None: ...
     def touch_retrieved(self, source: str, slugs: list[str], now: int) -> None: ...
     def adopt_links(self, source: str, slug: str, names: list[str], *, from_private_only: bool = False) -> int:

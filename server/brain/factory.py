@@ -42,7 +42,19 @@ class BrainLocation:
 
     def exists(self) -> bool | None:
         """Whether the brain is already there; None when only opening it can tell (a server database)."""
-        return self.path.is_file() if self.backend == "sqlite" else None
+        return self.file.is_file() if self.backend == "sqlite" else None
+
+    @property
+    def file(self) -> Path:
+        """A SQLite brain's file (`locate` sets it for every sqlite location)."""
+        assert self.path is not None, "a sqlite location has a path"
+        return self.path
+
+    @property
+    def dsn(self) -> str:
+        """A Postgres brain's connection URL (`locate` sets it for every postgres location)."""
+        assert self.url is not None, "a postgres location has a URL"
+        return self.url
 
 
 def redact(url: str) -> str:
@@ -111,13 +123,13 @@ def open_brain(
         from memverbs.server.brain.password import keyring_password  # noqa: PLC0415
 
         return PostgresBrain.open(
-            location.url, create=create, read_only=read_only, busy_timeout_ms=busy_timeout_ms, pool_size=pool_size,
-            password=keyring_password(location.url, location.keyring),
+            location.dsn, create=create, read_only=read_only, busy_timeout_ms=busy_timeout_ms, pool_size=pool_size,
+            password=keyring_password(location.dsn, location.keyring),
         )
     from memverbs.server.brain.sqlite import SqliteBrain  # noqa: PLC0415
 
     if read_only:
-        return SqliteBrain.open_read_only(location.path)
-    brain = SqliteBrain.open(location.path, create=create, busy_timeout_ms=busy_timeout_ms)
+        return SqliteBrain.open_read_only(location.file)
+    brain = SqliteBrain.open(location.file, create=create, busy_timeout_ms=busy_timeout_ms)
     brain.build_graphs = build_graphs
     return brain

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from memverbs.server.brain.base import FactFilter, Row
 from memverbs.server.brain.fact_edits import restore_refusal, visibility_refusal
+from memverbs.server.brain.postgres_base import PostgresBase
 from memverbs.server.brain.postgres_facts import fact_order
 from memverbs.server.brain.sqlite_facts import FACT_COLS
 
@@ -23,7 +24,7 @@ _OWN_TABLES = ("pages", "aliases", "links", "timeline", "facts", "fact_moves", "
                "sync_conflicts", "_migrations")
 
 
-class BrowseStore:
+class BrowseStore(PostgresBase):
     def entities(
         self,
         source: str,
@@ -88,7 +89,7 @@ class BrowseStore:
         )
         slugs = [r["slug"] for r in picked]
         if not slugs:
-            total = self.one(f"{names} SELECT count(*) FROM names WHERE {match}", args)[0] if offset else 0
+            total = self.aggregate(f"{names} SELECT count(*) FROM names WHERE {match}", args)[0] if offset else 0
             return total, []
         total = picked[0]["total"]
         args["w"] = slugs
@@ -127,8 +128,8 @@ class BrowseStore:
         return [(r[0], r[1]) for r in rows]
 
     def stats(self, source: str, now: int) -> dict:
-        one = lambda sql: self.one(sql, {"s": source, "now": now})[0]  # noqa: E731 - a local shorthand
-        facts = self.one(
+        one = lambda sql: self.aggregate(sql, {"s": source, "now": now})[0]  # noqa: E731 - a local shorthand
+        facts = self.aggregate(
             f"SELECT count(*), count(*) FILTER (WHERE {_ACTIVE}), "
             "count(*) FILTER (WHERE expired_at IS NOT NULL AND superseded_by IS NULL), "
             "count(*) FILTER (WHERE superseded_by IS NOT NULL), count(*) FILTER (WHERE visibility = 'private'), "
@@ -156,12 +157,12 @@ class BrowseStore:
             "aliases": one("SELECT count(*) FROM aliases WHERE source_id = %(s)s"),
             "timeline_entries": one("SELECT count(*) FROM timeline WHERE source_id = %(s)s"),
             "chunks": one("SELECT count(*) FROM chunks WHERE source_id = %(s)s"),
-            "text_vectors": self.one("SELECT count(*) FROM text_vectors")[0],
-            "fact_vectors": self.one("SELECT count(*) FROM fact_vectors")[0],
+            "text_vectors": self.aggregate("SELECT count(*) FROM text_vectors")[0],
+            "fact_vectors": self.aggregate("SELECT count(*) FROM fact_vectors")[0],
             "last_page_write": one("SELECT max(updated_at) FROM pages WHERE source_id = %(s)s"),
             "last_fact_write": facts[6],
             # Tables, their indexes and TOAST: what the brain occupies on the server.
-            "brain_bytes": self.one(
+            "brain_bytes": self.aggregate(
                 "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c "
                 "WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace AND c.relname = ANY(%s)",
                 (list(_OWN_TABLES),),
@@ -196,7 +197,7 @@ class BrowseStore:
     def fact_count(self, source: str, f: FactFilter, grep: str | None = None) -> int:
         """How many facts recall's facts arm matches before its limit: the true total."""
         where, args = self._window_where(source, f, grep)
-        return self.one(f"SELECT count(*) FROM facts WHERE {where}", tuple(args))[0]
+        return self.aggregate(f"SELECT count(*) FROM facts WHERE {where}", tuple(args))[0]
 
     def fact_window(self, source: str, f: FactFilter, offset: int, grep: str | None = None) -> list:
         """recall's facts arm from `offset` on, in the arm's order (the CLI's paging)."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from memverbs.server.brain.base import FactFilter, NewFact, SearchQuery
+from memverbs.server.brain.postgres_base import Conn, PostgresBase, first
+from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.brain.postgres_search import tsquery
 from memverbs.server.brain.sqlite_facts import FACT_COLS
 
@@ -19,17 +21,17 @@ def fact_order(arm: str) -> str:
     return "created_at DESC, id DESC" if arm == "session" else "valid_from DESC, id DESC"
 
 
-class FactStore:
+class FactStore(PostgresBase):
     def insert_fact(self, source: str, new: NewFact, now: int) -> int:
         with self.write() as db:
             return self._insert(db, source, new, now)
 
-    def _insert(self, db, source: str, new: NewFact, now: int) -> int:
+    def _insert(self, db: Conn, source: str, new: NewFact, now: int) -> int:
         # Stamped inside the write transaction, after the write lock is taken, and by the
         # database's clock (one clock for every host) unless the caller's is ahead: recording
         # times follow commit order, so delta's fact cursor never skips one in flight.
         now = max(now, self.clock(db))
-        return db.execute(
+        return first(db.execute(
             "INSERT INTO facts (source_id, fact, fact_norm, kind, entity_slug, visibility, notability, provenance, "
             "source_session, context, confidence, valid_from, valid_until, created_at) "
             "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
@@ -49,7 +51,7 @@ class FactStore:
                 new.valid_until,
                 now,
             ),
-        ).fetchone()[0]
+        ))[0]
 
     def remember_fact(
         self,
@@ -59,9 +61,9 @@ class FactStore:
         *,
         vector: bytes | None = None,
         space_id: int | None = None,
-        choose: Callable | None = None,
+        choose: Callable[[list[Row]], tuple[str, Row] | None] | None = None,
         dedup: bool = True,
-    ):
+    ) -> tuple[str, int, Row | None]:
         """Write one fact under the dedup rule, atomically (see the SQLite store for the rule)."""
         with self.write() as db:
             decision = None
@@ -89,7 +91,7 @@ class FactStore:
             )
             return "superseded", fact_id, old
 
-    def fact(self, fact_id: int):
+    def fact(self, fact_id: int) -> Row | None:
         return self.one(f"SELECT source_id, {FACT_COLS}, expiry_reason FROM facts WHERE id = %s", (fact_id,))
 
     def expire_fact(self, fact_id: int, now: int, reason: str) -> bool:
@@ -140,13 +142,13 @@ class FactStore:
         )
 
     def active_fact_count(self, source: str, slug: str, *, world_only: bool, now: int, cap: int = 100) -> int:
-        return self.one(
+        return self.aggregate(
             f"SELECT count(*) FROM (SELECT 1 FROM facts WHERE source_id = %s AND entity_slug = %s AND {_ACTIVE} "
             f"AND {_WORLD} LIMIT %s) capped",
             (source, slug, now, world_only, cap),
         )[0]
 
-    def entity_facts(self, source: str, slugs: list[str], *, world_only: bool, now: int, limit: int):
+    def entity_facts(self, source: str, slugs: list[str], *, world_only: bool, now: int, limit: int) -> list[Row]:
         if not slugs:
             return []
         return self.query(
@@ -155,28 +157,28 @@ class FactStore:
             (source, list(slugs), now, world_only, limit),
         )
 
-    def session_facts(self, source: str, session_id: str, *, world_only: bool, now: int, limit: int):
+    def session_facts(self, source: str, session_id: str, *, world_only: bool, now: int, limit: int) -> list[Row]:
         return self.query(
             f"SELECT {FACT_COLS} FROM facts WHERE source_id = %s AND source_session = %s AND {_ACTIVE} AND {_WORLD} "
             "ORDER BY created_at DESC, id DESC LIMIT %s",
             (source, session_id, now, world_only, limit),
         )
 
-    def recent_facts(self, source: str, created_after: int, *, world_only: bool, now: int, limit: int):
+    def recent_facts(self, source: str, created_after: int, *, world_only: bool, now: int, limit: int) -> list[Row]:
         return self.query(
             f"SELECT {FACT_COLS} FROM facts WHERE source_id = %s AND created_at >= %s AND {_ACTIVE} AND {_WORLD} "
             "ORDER BY created_at DESC, id DESC LIMIT %s",
             (source, created_after, now, world_only, limit),
         )
 
-    def facts_recorded_after(self, source: str, since: int, *, world_only: bool, now: int, limit: int):
+    def facts_recorded_after(self, source: str, since: int, *, world_only: bool, now: int, limit: int) -> list[Row]:
         return self.query(
             f"SELECT {FACT_COLS} FROM facts WHERE source_id = %s AND created_at > %s AND {_ACTIVE} AND {_WORLD} "
             "ORDER BY created_at, id LIMIT %s",
             (source, since, now, world_only, limit),
         )
 
-    def facts_recorded_at(self, source: str, at: int, *, world_only: bool, now: int, limit: int):
+    def facts_recorded_at(self, source: str, at: int, *, world_only: bool, now: int, limit: int) -> list[Row]:
         return self.query(
             f"SELECT {FACT_COLS} FROM facts WHERE source_id = %s AND created_at = %s AND {_ACTIVE} AND {_WORLD} "
             "ORDER BY id LIMIT %s",

@@ -30,13 +30,13 @@ def postgres_checks(where: BrainLocation) -> list[Row]:
             "Store it again with `memverbs brain-password set` (the keyring may be locked, or was changed by hand).",
         )]
     try:
-        brain = PostgresBrain.open(where.url, read_only=True, pool_size=1, password=password)
+        brain = PostgresBrain.open(where.dsn, read_only=True, pool_size=1, password=password)
     except BrainError as exc:
         return [("brain", "fail", exc.message, exc.fix)]
     try:
         info = brain.server_info()
         status = brain.schema_status()
-        rows: list[Row] = [("brain", "ok", f"{where}: Postgres {info['version']}, connected (password: {source})")]
+        rows: list[Row] = [("brain", "ok", f"{where}: Postgres {info['version']}, connected (password: {source})", None)]
         if status["unknown"]:
             rows.append((
                 "schema",
@@ -54,10 +54,12 @@ def postgres_checks(where: BrainLocation) -> list[Row]:
                 "Run `memverbs init` to apply them.",
             ))
         else:
-            rows.append(("schema", "ok", f"current ({len(status['applied'])} steps)"))
+            rows.append(("schema", "ok", f"current ({len(status['applied'])} steps)", None))
         ext = info["extensions"]
         if "vector" in ext and brain.pgvector:
-            rows.append(("extensions", "ok", f"vector {ext['vector']}: the vector arm runs on {brain.vector_index_kind()}"))
+            rows.append(
+                ("extensions", "ok", f"vector {ext['vector']}: the vector arm runs on {brain.vector_index_kind()}", None)
+            )
         else:
             rows.append((
                 "extensions",

@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable
 
 from memverbs.server.brain.base import PageDraft, SearchQuery, draft_aliases
+from memverbs.server.brain.postgres_base import Conn, PostgresBase, first
 from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.brain.postgres_search import RANK_WEIGHTS, snippet, tsquery
 from memverbs.server.brain.sqlite_pages import _prefix_upper, reverse
@@ -19,10 +20,10 @@ _LIVE = "deleted_at IS NULL AND (%s OR visibility = 'world')"
 _PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_retrieved_at"
 
 
-class PageStore:
+class PageStore(PostgresBase):
     # -- single pages --------------------------------------------------------
 
-    def page(self, source: str, slug: str, *, allow_private: bool = True):
+    def page(self, source: str, slug: str, *, allow_private: bool = True) -> Row | None:
         return self.one(
             f"SELECT id, {_PAGE_COLS}, frontmatter, markdown, created_at FROM pages WHERE source_id = %s AND slug = %s AND {_LIVE}",
             (source, slug, allow_private),
@@ -101,7 +102,7 @@ class PageStore:
         )
 
     def backlink_count(self, source: str, slug: str, *, allow_private: bool) -> int:
-        return self.one(
+        return self.aggregate(
             f"SELECT count(*) FROM links l {self._VISIBLE_FROM} "
             "WHERE l.source_id = %s AND l.to_slug = %s AND l.link_source IS DISTINCT FROM 'mentions'",
             (allow_private, source, slug),
@@ -109,7 +110,7 @@ class PageStore:
 
     # -- lists and search ----------------------------------------------------
 
-    def list_pages(self, source: str, *, type_: str | None, prefix: str | None, limit: int, allow_private: bool):
+    def list_pages(self, source: str, *, type_: str | None, prefix: str | None, limit: int, allow_private: bool) -> list[Row]:
         sql = f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND {_LIVE}"
         args: list = [source, allow_private]
         if type_:
@@ -147,8 +148,9 @@ class PageStore:
         )
         return {r[0] for r in rows}
 
-    def changed_pages(self, source: str, since: int, since_slug: str | None, *, limit: int, allow_private: bool):
+    def changed_pages(self, source: str, since: int, since_slug: str | None, *, limit: int, allow_private: bool) -> list[Row]:
         """Pages changed after the keyset cursor (updated_at, slug), oldest first."""
+        args: tuple[object, ...]
         if since_slug is None:
             where, args = "updated_at > %s", (since,)
         else:
@@ -185,11 +187,11 @@ class PageStore:
                 now,
             )
             if existing is None:
-                page_id = db.execute(
+                page_id = first(db.execute(
                     "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
                     "markdown, updated_at, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
                     (source, draft.slug, reverse(draft.slug), *values, now),
-                ).fetchone()[0]
+                ))[0]
             else:
                 page_id = existing["id"]
                 db.execute(
@@ -233,7 +235,7 @@ class PageStore:
     # transaction (under the write lock); they answer None when there is no such page (missing,
     # deleted or, for an untrusted caller, private), so a caller cannot tell those apart.
 
-    def _writable(self, db, source: str, slug: str, allow_private: bool) -> bool:
+    def _writable(self, db: Conn, source: str, slug: str, allow_private: bool) -> bool:
         row = db.execute(
             f"SELECT 1 FROM pages WHERE source_id = %s AND slug = %s AND {_LIVE}", (source, slug, allow_private)
         ).fetchone()
@@ -264,7 +266,7 @@ class PageStore:
             return cur.rowcount > 0
 
     def add_link(
-        self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context, now: int, *, allow_private: bool
+        self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context: str | None, now: int, *, allow_private: bool
     ) -> bool | None:
         """A link belongs to its `from` page, so only that page must be writable."""
         with self.write() as db:
@@ -278,16 +280,16 @@ class PageStore:
             return cur.rowcount > 0
 
     def add_timeline_entry(
-        self, source: str, slug: str, date: str, summary: str, detail, now: int, *, allow_private: bool
+        self, source: str, slug: str, date: str, summary: str, detail: str | None, now: int, *, allow_private: bool
     ) -> int | None:
         with self.write() as db:
             if not self._writable(db, source, slug, allow_private):
                 return None
-            entry_id = db.execute(
+            entry_id = first(db.execute(
                 "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at) "
                 "VALUES (%s, %s, %s, %s, %s, 'manual', %s) RETURNING id",
                 (source, slug, date, summary, detail, now),
-            ).fetchone()[0]
+            ))[0]
             db.execute("UPDATE pages SET updated_at = %s WHERE source_id = %s AND slug = %s", (now, source, slug))
             return entry_id
 

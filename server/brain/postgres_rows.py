@@ -6,8 +6,11 @@ this row type gives both, so one caller works on either backend.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from psycopg.cursor import BaseCursor
 
 
 class Row:
@@ -41,7 +44,7 @@ class Row:
         return "Row(" + ", ".join(f"{k}={self[k]!r}" for k in self._index) + ")"
 
 
-def row_factory(cursor):
+def row_factory(cursor: BaseCursor[Any, Any]) -> Callable[[Sequence[Any]], Row]:
     """psycopg's row-factory hook: one column index per result, shared by its rows."""
     index = {col.name: i for i, col in enumerate(cursor.description or ())}
 

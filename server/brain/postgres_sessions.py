@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from memverbs.server.brain.postgres_base import PostgresBase
+from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.brain.sqlite_sessions import IDLE_MS, KEEP_PER_LANE
 
 
-class CursorStore:
-    def cursor(self, source: str, client: str, session: str):
+class CursorStore(PostgresBase):
+    def cursor(self, source: str, client: str, session: str) -> Row | None:
         return self.one(
             "SELECT last_wake_at, cursor_slug FROM session_cursors WHERE source_id = %s AND client_id = %s AND session_id = %s",
             (source, client, session),

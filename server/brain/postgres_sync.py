@@ -7,13 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from memverbs.server.brain.postgres_base import PostgresBase, first
+from memverbs.server.brain.postgres_rows import Row
 
-class SyncStore:
+
+class SyncStore(PostgresBase):
     """Mixin for PostgresBrain: `sync_folders`, `sync_files`, `sync_conflicts` and sync's page reads."""
 
     # -- folders -------------------------------------------------------------
 
-    def sync_folder(self, source: str, root: str, prefix: str, mode: str, now: int):
+    def sync_folder(self, source: str, root: str, prefix: str, mode: str, now: int) -> Row:
         """The folder's row, created on first use; `sync` upgrades an imported folder to synced."""
         with self.write() as db:
             row = db.execute("SELECT * FROM sync_folders WHERE source_id = %s AND root = %s", (source, root)).fetchone()
@@ -25,7 +28,7 @@ class SyncStore:
             else:
                 new_mode = "sync" if "sync" in (mode, row["mode"]) else "import"
                 db.execute("UPDATE sync_folders SET slug_prefix = %s, mode = %s WHERE id = %s", (prefix, new_mode, row["id"]))
-            return db.execute("SELECT * FROM sync_folders WHERE source_id = %s AND root = %s", (source, root)).fetchone()
+            return first(db.execute("SELECT * FROM sync_folders WHERE source_id = %s AND root = %s", (source, root)))
 
     def sync_folder_rows(self, source: str, mode: str | None = None) -> list:
         sql, args = "SELECT * FROM sync_folders WHERE source_id = %s", [source]
@@ -50,7 +53,7 @@ class SyncStore:
     def sync_file_rows(self, folder_id: int) -> list:
         return self.query("SELECT * FROM sync_files WHERE folder_id = %s", (folder_id,))
 
-    def sync_file_row(self, folder_id: int, *, rel_path: str | None = None, slug: str | None = None):
+    def sync_file_row(self, folder_id: int, *, rel_path: str | None = None, slug: str | None = None) -> Row | None:
         if rel_path is not None:
             return self.one("SELECT * FROM sync_files WHERE folder_id = %s AND rel_path = %s", (folder_id, rel_path))
         return self.one("SELECT * FROM sync_files WHERE folder_id = %s AND slug = %s", (folder_id, slug))
@@ -85,11 +88,11 @@ class SyncStore:
 
     def sync_add_conflict(self, folder_id: int, rel_path: str, slug: str, brain_content: str, now: int) -> int:
         with self.write() as db:
-            return db.execute(
+            return first(db.execute(
                 "INSERT INTO sync_conflicts (folder_id, rel_path, slug, brain_content, detected_at) "
                 "VALUES (%s, %s, %s, %s, %s) RETURNING id",
                 (folder_id, rel_path, slug, brain_content, now),
-            ).fetchone()[0]
+            ))[0]
 
     def sync_conflict_rows(self, source: str, folder_id: int | None = None, *, open_only: bool = True) -> list:
         sql = (

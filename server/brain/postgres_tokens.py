@@ -3,28 +3,30 @@
 from __future__ import annotations
 
 from memverbs.server.brain.base import TokenNameTaken
+from memverbs.server.brain.postgres_base import PostgresBase, first
+from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.brain.sqlite_tokens import TOKEN_COLS, TOUCH_EVERY_MS
 from memverbs.server.errors import BrainError
 
 
-class TokenStore:
+class TokenStore(PostgresBase):
     def create_token(self, *, name: str, token_hash: str, token_hint: str, scopes: str, surface: str,
                      source_id: str, client_id: str, now: int) -> int:
         with self.write() as db:
             # Writers are serialised, so checking first is exact (and leaves no failed statement behind).
             if db.execute("SELECT 1 FROM access_tokens WHERE name = %s AND revoked_at IS NULL", (name,)).fetchone():
                 raise TokenNameTaken(name)
-            return db.execute(
+            return first(db.execute(
                 "INSERT INTO access_tokens (name, token_hash, token_hint, scopes, surface, source_id, client_id, created_at) "
                 "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
                 (name, token_hash, token_hint, scopes, surface, source_id, client_id, now),
-            ).fetchone()[0]
+            ))[0]
 
     def tokens(self, *, include_revoked: bool = False) -> list:
         where = "" if include_revoked else "WHERE revoked_at IS NULL"
         return self.query(f"SELECT {TOKEN_COLS} FROM access_tokens {where} ORDER BY created_at, id")
 
-    def live_token(self, token_hash: str):
+    def live_token(self, token_hash: str) -> Row | None:
         return self.one(
             f"SELECT {TOKEN_COLS} FROM access_tokens WHERE token_hash = %s AND revoked_at IS NULL", (token_hash,)
         )

@@ -17,7 +17,16 @@ arm is answered in one of two ways, and `vector_index_kind` (doctor) says which:
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
+if TYPE_CHECKING:
+    import numpy as np
+
+    from memverbs.server.brain.vector_index import VectorIndex
+
+from memverbs.server.brain.postgres_base import Conn, PostgresBase, first
+from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.pages.chunks import chunk_page, embed_input, text_hash
 
 _LIVE_PAGE = "p.deleted_at IS NULL AND (%s OR p.visibility = 'world')"
@@ -46,16 +55,16 @@ def hnsw_index_sql(space_id: int, dims: int) -> str:
 class PgVectorIndex:
     """One space's page vectors, searched by the server's HNSW index: the VectorIndex protocol over SQL."""
 
-    def __init__(self, brain, space_id: int, dims: int) -> None:
+    def __init__(self, brain: PostgresBase, space_id: int, dims: int) -> None:
         self.brain = brain
         self.space_id = int(space_id)
         self.dims = int(dims)
         self._cast = f"vector({self.dims})"
 
     def __len__(self) -> int:
-        return self.brain.one("SELECT count(*) FROM text_vectors WHERE space_id = %s", (self.space_id,))[0]
+        return int(self.brain.aggregate("SELECT count(*) FROM text_vectors WHERE space_id = %s", (self.space_id,))[0])
 
-    def search(self, query) -> PgScores:
+    def search(self, query: np.ndarray) -> PgScores:
         from memverbs.server.brain.base import pack  # noqa: PLC0415
 
         return PgScores(self, vector_literal(pack(query)))
@@ -92,7 +101,7 @@ class PgScores:
         return {int(r[0]): float(r[1]) for r in rows}
 
 
-class VectorStore:
+class VectorStore(PostgresBase):
     # -- spaces ------------------------------------------------------------------
 
     def space_id(self, provider: str, model: str, dims: int, *, create: bool = False) -> int | None:
@@ -108,9 +117,9 @@ class VectorStore:
                 "INSERT INTO vector_spaces (provider, model, dims, created_at) VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
                 (provider, model, dims, now_ms()),
             )
-            space = db.execute(
+            space = first(db.execute(
                 "SELECT id FROM vector_spaces WHERE provider = %s AND model = %s AND dims = %s", (provider, model, dims)
-            ).fetchone()[0]
+            ))[0]
             if self.pgvector:
                 db.execute(hnsw_index_sql(space, dims))
             return space
@@ -133,7 +142,7 @@ class VectorStore:
 
     # -- chunks --------------------------------------------------------------------
 
-    def _write_chunks(self, db, source: str, page_id: int, title: str | None, body: str) -> None:
+    def _write_chunks(self, db: Conn, source: str, page_id: int, title: str | None, body: str) -> None:
         """Inside the page's write transaction: the chunks always match the saved text."""
         db.execute("DELETE FROM chunks WHERE page_id = %s", (page_id,))
         rows = [
@@ -159,7 +168,7 @@ class VectorStore:
         return len(rows)
 
     def unchunked_page_count(self) -> int:
-        return self.one(
+        return self.aggregate(
             "SELECT count(*) FROM pages p WHERE p.deleted_at IS NULL AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.page_id = p.id)"
         )[0]
 
@@ -183,12 +192,12 @@ class VectorStore:
 
     def missing_vector_counts(self, space_id: int | None, now: int) -> dict:
         sid = space_id if space_id is not None else -1
-        chunks = self.one(
+        chunks = self.aggregate(
             "SELECT count(*) FROM chunks c JOIN pages p ON p.id = c.page_id WHERE p.deleted_at IS NULL "
             "AND NOT EXISTS (SELECT 1 FROM text_vectors v WHERE v.space_id = %s AND v.text_hash = c.text_hash)",
             (sid,),
         )[0]
-        facts = self.one(
+        facts = self.aggregate(
             f"SELECT count(*) FROM facts f WHERE {_ACTIVE} "
             "AND NOT EXISTS (SELECT 1 FROM fact_vectors v WHERE v.space_id = %s AND v.fact_id = f.id)",
             (now, sid),
@@ -214,7 +223,7 @@ class VectorStore:
 
     # -- the page vector index -------------------------------------------------------
 
-    def vector_index(self, space_id: int, dims: int):
+    def vector_index(self, space_id: int, dims: int) -> PgVectorIndex | VectorIndex:
         if self.pgvector:
             return PgVectorIndex(self, space_id, dims)
         from memverbs.server.brain.vector_index import VectorIndex  # noqa: PLC0415 - numpy behind it
@@ -242,9 +251,11 @@ class VectorStore:
         return "exact scan (numpy) in each process: the vector extension (pgvector) is not installed"
 
     def max_text_vector_id(self) -> int:
-        return self.one("SELECT COALESCE(max(id), 0) FROM text_vectors")[0]
+        return self.aggregate("SELECT COALESCE(max(id), 0) FROM text_vectors")[0]
 
-    def iter_text_vectors_after(self, space_id: int, after_id: int, block: int = 8192):
+    def iter_text_vectors_after(
+        self, space_id: int, after_id: int, block: int = 8192
+    ) -> Iterator[tuple[list[int], list[bytes]]]:
         """Vectors of this space newer than `after_id`, oldest first, as ([ids], [blobs]) blocks."""
         while True:
             rows = self.query(
@@ -294,7 +305,7 @@ class VectorStore:
         with self.write() as db:
             self._store_fact_vectors(db, space_id, items, now)
 
-    def _store_fact_vectors(self, db, space_id: int, items: list[tuple[int, bytes]], now: int) -> None:
+    def _store_fact_vectors(self, db: Conn, space_id: int, items: list[tuple[int, bytes]], now: int) -> None:
         if not items:
             return
         with db.cursor() as cur:
@@ -304,7 +315,7 @@ class VectorStore:
                 [(fid, space_id, blob, now) for fid, blob in items],
             )
 
-    def _bucket_vectors(self, db, source: str, entity_slug: str, visibility: str, space_id: int, now: int):
+    def _bucket_vectors(self, db: Conn, source: str, entity_slug: str, visibility: str, space_id: int, now: int) -> list[Row]:
         rows = db.execute(
             "SELECT f.id, f.kind, f.fact_norm, f.valid_until, v.vector FROM facts f "
             "JOIN fact_vectors v ON v.fact_id = f.id AND v.space_id = %s "

@@ -12,14 +12,13 @@ from __future__ import annotations
 import sqlite3
 
 from memverbs.server.brain.fact_edits import restore_refusal, visibility_refusal
+from memverbs.server.brain.sqlite_base import SqliteBase
 from memverbs.server.brain.sqlite_facts import FACT_COLS, FactFilter
 
 _ACTIVE = "expired_at IS NULL AND (valid_until IS NULL OR valid_until > :now)"
 
 
-class BrowseStore:
-    db: sqlite3.Connection
-
+class BrowseStore(SqliteBase):
     def entities(
         self,
         source: str,
@@ -90,7 +89,7 @@ class BrowseStore:
         )
         slugs = [r["slug"] for r in picked]
         if not slugs:
-            total = self.one(f"{names} SELECT count(*) FROM names WHERE {match}", args)[0] if offset else 0
+            total = self.aggregate(f"{names} SELECT count(*) FROM names WHERE {match}", args)[0] if offset else 0
             return total, []
         total = picked[0]["total"]
         marks = ", ".join(f":e{i}" for i in range(len(slugs)))
@@ -132,8 +131,8 @@ class BrowseStore:
         return [(r[0], r[1]) for r in rows]
 
     def stats(self, source: str, now: int) -> dict:
-        one = lambda sql, *a: self.one(sql, (source, *a))[0]  # noqa: E731 - a local shorthand
-        facts = self.one(
+        one = lambda sql, *a: self.aggregate(sql, (source, *a))[0]  # noqa: E731 - a local shorthand
+        facts = self.aggregate(
             f"SELECT count(*), coalesce(sum({_ACTIVE.replace(':now', '?')}), 0), "
             "coalesce(sum(expired_at IS NOT NULL AND superseded_by IS NULL), 0), "
             "coalesce(sum(superseded_by IS NOT NULL), 0), coalesce(sum(visibility = 'private'), 0), "
@@ -161,8 +160,8 @@ class BrowseStore:
             "aliases": one("SELECT count(*) FROM aliases WHERE source_id = ?"),
             "timeline_entries": one("SELECT count(*) FROM timeline WHERE source_id = ?"),
             "chunks": one("SELECT count(*) FROM chunks WHERE source_id = ?"),
-            "text_vectors": self.one("SELECT count(*) FROM text_vectors")[0],
-            "fact_vectors": self.one("SELECT count(*) FROM fact_vectors")[0],
+            "text_vectors": self.aggregate("SELECT count(*) FROM text_vectors")[0],
+            "fact_vectors": self.aggregate("SELECT count(*) FROM fact_vectors")[0],
             "last_page_write": one("SELECT max(updated_at) FROM pages WHERE source_id = ?"),
             "last_fact_write": facts[6],
             # The file and its write-ahead log: what the brain occupies on disk.
@@ -199,7 +198,7 @@ class BrowseStore:
     def fact_count(self, source: str, f: FactFilter, grep: str | None = None) -> int:
         """How many facts recall's facts arm matches before its limit: the true total."""
         where, args = self._window_where(source, f, grep)
-        return self.one(f"SELECT count(*) FROM facts WHERE {where}", tuple(args))[0]
+        return self.aggregate(f"SELECT count(*) FROM facts WHERE {where}", tuple(args))[0]
 
     def fact_window(self, source: str, f: FactFilter, offset: int, grep: str | None = None) -> list[sqlite3.Row]:
         """recall's facts arm from `offset` on, in the arm's order (the CLI's paging)."""

@@ -10,6 +10,7 @@ import sqlite3
 from collections.abc import Callable
 
 from memverbs.server.brain.base import FactFilter, NewFact, SearchQuery
+from memverbs.server.brain.sqlite_base import SqliteBase
 from memverbs.server.brain.sqlite_fts import fts5_match
 from memverbs.server.timeparse import now_ms
 
@@ -21,9 +22,7 @@ _ACTIVE = "expired_at IS NULL AND (valid_until IS NULL OR valid_until > ?)"
 _WORLD = "(NOT ? OR visibility = 'world')"
 
 
-class FactStore:
-    db: sqlite3.Connection
-
+class FactStore(SqliteBase):
     def insert_fact(self, source: str, new: NewFact, now: int) -> int:
         with self.write() as db:
             return self._insert(db, source, new, now)
@@ -54,7 +53,7 @@ class FactStore:
                 now,
             ),
         )
-        return cur.lastrowid
+        return self.inserted_id(cur)
 
     def remember_fact(
         self,
@@ -103,7 +102,7 @@ class FactStore:
             )
             return "superseded", fact_id, old
 
-    def fact(self, fact_id: int):
+    def fact(self, fact_id: int) -> sqlite3.Row | None:
         return self.one(f"SELECT source_id, {FACT_COLS}, expiry_reason FROM facts WHERE id = ?", (fact_id,))
 
     def expire_fact(self, fact_id: int, now: int, reason: str) -> bool:
@@ -161,13 +160,13 @@ class FactStore:
         )
 
     def active_fact_count(self, source: str, slug: str, *, world_only: bool, now: int, cap: int = 100) -> int:
-        return self.one(
+        return self.aggregate(
             f"SELECT count(*) FROM (SELECT 1 FROM facts WHERE source_id = ? AND entity_slug = ? AND {_ACTIVE} "
             f"AND {_WORLD} LIMIT ?)",
             (source, slug, now, world_only, cap),
         )[0]
 
-    def entity_facts(self, source: str, slugs: list[str], *, world_only: bool, now: int, limit: int):
+    def entity_facts(self, source: str, slugs: list[str], *, world_only: bool, now: int, limit: int) -> list[sqlite3.Row]:
         if not slugs:
             return []
         marks = ",".join("?" * len(slugs))
@@ -180,14 +179,14 @@ class FactStore:
             (source, *slugs, now, world_only, limit),
         )
 
-    def session_facts(self, source: str, session_id: str, *, world_only: bool, now: int, limit: int):
+    def session_facts(self, source: str, session_id: str, *, world_only: bool, now: int, limit: int) -> list[sqlite3.Row]:
         return self.query(
             f"SELECT {FACT_COLS} FROM facts WHERE source_id = ? AND source_session = ? AND {_ACTIVE} AND {_WORLD} "
             "ORDER BY created_at DESC, id DESC LIMIT ?",
             (source, session_id, now, world_only, limit),
         )
 
-    def recent_facts(self, source: str, created_after: int, *, world_only: bool, now: int, limit: int):
+    def recent_facts(self, source: str, created_after: int, *, world_only: bool, now: int, limit: int) -> list[sqlite3.Row]:
         """Active facts recorded at or after `created_after`, newest first."""
         return self.query(
             f"SELECT {FACT_COLS} FROM facts WHERE source_id = ? AND created_at >= ? AND {_ACTIVE} AND {_WORLD} "
@@ -195,7 +194,7 @@ class FactStore:
             (source, created_after, now, world_only, limit),
         )
 
-    def facts_recorded_after(self, source: str, since: int, *, world_only: bool, now: int, limit: int):
+    def facts_recorded_after(self, source: str, since: int, *, world_only: bool, now: int, limit: int) -> list[sqlite3.Row]:
         """delta's facts arm: active facts recorded strictly after `since`, oldest first."""
         return self.query(
             f"SELECT {FACT_COLS} FROM facts WHERE source_id = ? AND created_at > ? AND {_ACTIVE} AND {_WORLD} "
@@ -203,7 +202,7 @@ class FactStore:
             (source, since, now, world_only, limit),
         )
 
-    def facts_recorded_at(self, source: str, at: int, *, world_only: bool, now: int, limit: int):
+    def facts_recorded_at(self, source: str, at: int, *, world_only: bool, now: int, limit: int) -> list[sqlite3.Row]:
         """Active facts recorded in one millisecond, in id order (a bulk import's batch)."""
         return self.query(
             f"SELECT {FACT_COLS} FROM facts WHERE source_id = ? AND created_at = ? AND {_ACTIVE} AND {_WORLD} "

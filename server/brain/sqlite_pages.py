@@ -11,6 +11,7 @@ import sqlite3
 from collections.abc import Callable
 
 from memverbs.server.brain.base import PageDraft, SearchQuery, draft_aliases
+from memverbs.server.brain.sqlite_base import SqliteBase
 from memverbs.server.brain.sqlite_fts import fts5_match
 
 _LIVE = "deleted_at IS NULL AND (? OR visibility = 'world')"
@@ -26,12 +27,10 @@ def _prefix_upper(prefix: str) -> str:
     return prefix[:-1] + chr(ord(prefix[-1]) + 1)
 
 
-class PageStore:
-    db: sqlite3.Connection
-
+class PageStore(SqliteBase):
     # -- single pages --------------------------------------------------------
 
-    def page(self, source: str, slug: str, *, allow_private: bool = True):
+    def page(self, source: str, slug: str, *, allow_private: bool = True) -> sqlite3.Row | None:
         return self.one(
             f"SELECT id, {_PAGE_COLS}, frontmatter, markdown, created_at FROM pages WHERE source_id = ? AND slug = ? AND {_LIVE}",
             (source, slug, allow_private),
@@ -115,7 +114,7 @@ class PageStore:
         )
 
     def backlink_count(self, source: str, slug: str, *, allow_private: bool) -> int:
-        return self.one(
+        return self.aggregate(
             f"SELECT count(*) FROM links l {self._VISIBLE_FROM} "
             "WHERE l.source_id = ? AND l.to_slug = ? AND l.link_source IS NOT 'mentions'",
             (allow_private, source, slug),
@@ -123,7 +122,7 @@ class PageStore:
 
     # -- lists and search ----------------------------------------------------
 
-    def list_pages(self, source: str, *, type_: str | None, prefix: str | None, limit: int, allow_private: bool):
+    def list_pages(self, source: str, *, type_: str | None, prefix: str | None, limit: int, allow_private: bool) -> list[sqlite3.Row]:
         sql = f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND {_LIVE}"
         args: list = [source, allow_private]
         if type_:
@@ -157,8 +156,9 @@ class PageStore:
         )
         return {r[0] for r in rows}
 
-    def changed_pages(self, source: str, since: int, since_slug: str | None, *, limit: int, allow_private: bool):
+    def changed_pages(self, source: str, since: int, since_slug: str | None, *, limit: int, allow_private: bool) -> list[sqlite3.Row]:
         """Pages changed after the keyset cursor (updated_at, slug), oldest first."""
+        args: tuple[object, ...]
         if since_slug is None:
             where, args = "updated_at > ?", (since,)
         else:
@@ -194,11 +194,11 @@ class PageStore:
                 now,
             )
             if existing is None:
-                page_id = db.execute(
+                page_id = self.inserted_id(db.execute(
                     "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
                     "markdown, updated_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (source, draft.slug, reverse(draft.slug), *values, now),
-                ).lastrowid
+                ))
             else:
                 page_id = existing["id"]
                 db.execute(
@@ -267,7 +267,7 @@ class PageStore:
             return cur.rowcount > 0
 
     def add_link(
-        self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context, now: int, *, allow_private: bool
+        self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context: str | None, now: int, *, allow_private: bool
     ) -> bool | None:
         """A link belongs to its `from` page, so only that page must be writable."""
         with self.write() as db:
@@ -280,7 +280,7 @@ class PageStore:
             )
             return cur.rowcount > 0
 
-    def add_timeline_entry(self, source: str, slug: str, date: str, summary: str, detail, now: int, *, allow_private: bool) -> int | None:
+    def add_timeline_entry(self, source: str, slug: str, date: str, summary: str, detail: str | None, now: int, *, allow_private: bool) -> int | None:
         with self.write() as db:
             if not self._writable(db, source, slug, allow_private):
                 return None
@@ -289,7 +289,7 @@ class PageStore:
                 (source, slug, date, summary, detail, now),
             )
             db.execute("UPDATE pages SET updated_at = ? WHERE source_id = ? AND slug = ?", (now, source, slug))
-            return cur.lastrowid
+            return self.inserted_id(cur)
 
     def touch_retrieved(self, source: str, slugs: list[str], now: int) -> None:
         if not slugs:

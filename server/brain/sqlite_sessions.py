@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import sqlite3
 
+from memverbs.server.brain.sqlite_base import SqliteBase
+
 IDLE_MS = 7 * 24 * 3600 * 1000
 KEEP_PER_LANE = 1000
 
 
-class CursorStore:
-    db: sqlite3.Connection
-
+class CursorStore(SqliteBase):
     def cursor(self, source: str, client: str, session: str) -> sqlite3.Row | None:
         return self.one(
             "SELECT last_wake_at, cursor_slug FROM session_cursors WHERE source_id = ? AND client_id = ? AND session_id = ?",

@@ -8,15 +8,18 @@ dataclasses.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 
+from memverbs.server.brain.sqlite_base import SqliteBase
 
-class SyncStore:
+
+class SyncStore(SqliteBase):
     """Mixin for SqliteBrain: `sync_folders`, `sync_files`, `sync_conflicts` and sync's page reads."""
 
     # -- folders -------------------------------------------------------------
 
-    def sync_folder(self, source: str, root: str, prefix: str, mode: str, now: int):
+    def sync_folder(self, source: str, root: str, prefix: str, mode: str, now: int) -> sqlite3.Row:
         """The folder's row, created on first use; `sync` upgrades an imported folder to synced."""
         with self.write() as db:
             row = db.execute("SELECT * FROM sync_folders WHERE source_id = ? AND root = ?", (source, root)).fetchone()
@@ -53,7 +56,7 @@ class SyncStore:
     def sync_file_rows(self, folder_id: int) -> list:
         return self.query("SELECT * FROM sync_files WHERE folder_id = ?", (folder_id,))
 
-    def sync_file_row(self, folder_id: int, *, rel_path: str | None = None, slug: str | None = None):
+    def sync_file_row(self, folder_id: int, *, rel_path: str | None = None, slug: str | None = None) -> sqlite3.Row | None:
         if rel_path is not None:
             return self.one("SELECT * FROM sync_files WHERE folder_id = ? AND rel_path = ?", (folder_id, rel_path))
         return self.one("SELECT * FROM sync_files WHERE folder_id = ? AND slug = ?", (folder_id, slug))
@@ -89,10 +92,10 @@ class SyncStore:
 
     def sync_add_conflict(self, folder_id: int, rel_path: str, slug: str, brain_content: str, now: int) -> int:
         with self.write() as db:
-            return db.execute(
+            return self.inserted_id(db.execute(
                 "INSERT INTO sync_conflicts (folder_id, rel_path, slug, brain_content, detected_at) VALUES (?, ?, ?, ?, ?)",
                 (folder_id, rel_path, slug, brain_content, now),
-            ).lastrowid
+            ))
 
     def sync_conflict_rows(self, source: str, folder_id: int | None = None, *, open_only: bool = True) -> list:
         sql = (

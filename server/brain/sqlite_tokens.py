@@ -5,24 +5,23 @@ from __future__ import annotations
 import sqlite3
 
 from memverbs.server.brain.base import TokenNameTaken
+from memverbs.server.brain.sqlite_base import SqliteBase
 from memverbs.server.errors import BrainError
 
 TOKEN_COLS = "id, name, token_hint, scopes, surface, source_id, client_id, created_at, last_used_at, revoked_at"
 TOUCH_EVERY_MS = 60_000  # last_used_at is for people; a write per request would only add lock traffic
 
 
-class TokenStore:
-    db: sqlite3.Connection
-
+class TokenStore(SqliteBase):
     def create_token(self, *, name: str, token_hash: str, token_hint: str, scopes: str, surface: str,
                      source_id: str, client_id: str, now: int) -> int:
         try:
             with self.write() as db:
-                return db.execute(
+                return self.inserted_id(db.execute(
                     "INSERT INTO access_tokens (name, token_hash, token_hint, scopes, surface, source_id, client_id, created_at) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (name, token_hash, token_hint, scopes, surface, source_id, client_id, now),
-                ).lastrowid
+                ))
         except sqlite3.IntegrityError as exc:
             raise TokenNameTaken(name) from exc
 

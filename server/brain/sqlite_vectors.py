@@ -12,8 +12,16 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memverbs.server.brain.base import pack, unpack
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.vector_index import VectorIndex
+
+from memverbs.server.brain.sqlite_base import SqliteBase, translate
 from memverbs.server.pages.chunks import chunk_page, embed_input, text_hash
 
 __all__ = ["VectorStore", "pack", "unpack"]
@@ -28,8 +36,7 @@ _INDEXES: dict = {}
 _INDEXES_LOCK = threading.Lock()
 
 
-class VectorStore:
-    db: sqlite3.Connection
+class VectorStore(SqliteBase):
     build_graphs = False  # set by the factory for a long-lived process (a server)
 
     # -- spaces ------------------------------------------------------------------
@@ -93,7 +100,7 @@ class VectorStore:
         return len(rows)
 
     def unchunked_page_count(self) -> int:
-        return self.one(
+        return self.aggregate(
             "SELECT count(*) FROM pages p WHERE p.deleted_at IS NULL AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.page_id = p.id)"
         )[0]
 
@@ -119,12 +126,12 @@ class VectorStore:
     def missing_vector_counts(self, space_id: int | None, now: int) -> dict:
         """What reindex has left to do in a space (all sources): chunks and active facts without vectors."""
         sid = space_id if space_id is not None else -1
-        chunks = self.one(
+        chunks = self.aggregate(
             "SELECT count(*) FROM chunks c JOIN pages p ON p.id = c.page_id WHERE p.deleted_at IS NULL "
             "AND NOT EXISTS (SELECT 1 FROM text_vectors v WHERE v.space_id = ? AND v.text_hash = c.text_hash)",
             (sid,),
         )[0]
-        facts = self.one(
+        facts = self.aggregate(
             f"SELECT count(*) FROM facts f WHERE {_ACTIVE} "
             "AND NOT EXISTS (SELECT 1 FROM fact_vectors v WHERE v.space_id = ? AND v.fact_id = f.id)",
             (now, sid),
@@ -141,9 +148,11 @@ class VectorStore:
     # -- the page vector index -------------------------------------------------------
 
     def max_text_vector_id(self) -> int:
-        return self.one("SELECT COALESCE(max(id), 0) FROM text_vectors")[0]
+        return self.aggregate("SELECT COALESCE(max(id), 0) FROM text_vectors")[0]
 
-    def iter_text_vectors_after(self, space_id: int, after_id: int, block: int = 8192):
+    def iter_text_vectors_after(
+        self, space_id: int, after_id: int, block: int = 8192
+    ) -> Iterator[tuple[list[int], list[bytes]]]:
         """Vectors of this space newer than `after_id`, oldest first, as ([ids], [blobs]) blocks."""
         try:
             cur = self.db.execute(
@@ -152,8 +161,6 @@ class VectorStore:
             while rows := cur.fetchmany(block):
                 yield [r[0] for r in rows], [r[1] for r in rows]
         except sqlite3.DatabaseError as exc:
-            from memverbs.server.brain.sqlite import translate  # noqa: PLC0415 - the one translation point
-
             raise translate(exc, self.path) from exc
 
     def text_vector_blob(self, vector_id: int) -> bytes | None:
@@ -161,11 +168,11 @@ class VectorStore:
         return bytes(row[0]) if row is not None else None
 
     @property
-    def vector_snapshot_dir(self):
+    def vector_snapshot_dir(self) -> Path:
         """Where this brain's memory-mapped vector snapshots live (a cache: safe to delete)."""
         return self.path.with_name(self.path.name + ".vectors")
 
-    def vector_index(self, space_id: int, dims: int):
+    def vector_index(self, space_id: int, dims: int) -> VectorIndex:
         """This process's index of a space's page vectors, brought up to date through this connection."""
         from memverbs.server.brain.vector_index import VectorIndex  # noqa: PLC0415 - numpy behind it
 
@@ -235,7 +242,7 @@ class VectorStore:
             [(fid, space_id, blob, now) for fid, blob in items],
         )
 
-    def _bucket_vectors(self, db: sqlite3.Connection, source: str, entity_slug: str, visibility: str, space_id: int, now: int):
+    def _bucket_vectors(self, db: sqlite3.Connection, source: str, entity_slug: str, visibility: str, space_id: int, now: int) -> list[sqlite3.Row]:
         """Active facts about one entity, of one visibility, with a vector in this space: the dedup candidates."""
         return db.execute(
             "SELECT f.id, f.kind, f.fact_norm, f.valid_until, v.vector FROM facts f "

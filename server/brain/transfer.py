@@ -16,10 +16,16 @@ not dropped silently.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from memverbs.server.errors import BrainError
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import Brain
+    from memverbs.server.brain.postgres import PostgresBrain
+    from memverbs.server.brain.sqlite import SqliteBrain
 
 BATCH = 1000
 
@@ -92,8 +98,8 @@ class TransferReport:
 class _Side:
     """The few raw operations a copy needs, in each backend's dialect."""
 
-    def __init__(self, brain) -> None:
-        self.brain = brain
+    def __init__(self, brain: Brain) -> None:
+        self.brain = _backend(brain)
         self.pg = brain.backend == "postgres"
         self.mark = "%s" if self.pg else "?"
 
@@ -119,7 +125,7 @@ class _Side:
         return {r[0] for r in rows} - {"_migrations"}
 
     def count(self, table: str) -> int:
-        return self.brain.one(f"SELECT count(*) FROM {table}")[0]
+        return int(self.brain.aggregate(f"SELECT count(*) FROM {table}")[0])
 
     def _keys(self, key: tuple[str, ...], suffix: str = "") -> str:
         # Text keys compare byte-wise on both sides (SQLite's order), so both read rows in one order.
@@ -142,42 +148,56 @@ class _Side:
 
     def insert(self, table: str, cols: tuple[str, ...], rows: list[tuple]) -> None:
         sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join([self.mark] * len(cols))})"
-        with self.brain.write() as db:
-            if self.pg:
-                with db.cursor() as cur:
-                    cur.executemany(sql, rows)
-            else:
-                db.executemany(sql, rows)
+        self._executemany(sql, rows)
 
     def set_superseded(self, pairs: list[tuple[int, int]]) -> None:
         m = self.mark
+        self._executemany(f"UPDATE facts SET superseded_by = {m} WHERE id = {m}", pairs)
+
+    def _executemany(self, sql: str, rows: Sequence[tuple[object, ...]]) -> None:
+        """One statement over many rows, in one write transaction (a cursor's executemany on either driver)."""
         with self.brain.write() as db:
-            if self.pg:
-                with db.cursor() as cur:
-                    cur.executemany(f"UPDATE facts SET superseded_by = {m} WHERE id = {m}", pairs)
-            else:
-                db.executemany(f"UPDATE facts SET superseded_by = {m} WHERE id = {m}", pairs)
+            cur = db.cursor()
+            try:
+                cur.executemany(sql, rows)
+            finally:
+                cur.close()
 
     def finish(self) -> None:
         """After the copy: sequences past the copied ids (Postgres), derived vector columns and indexes."""
         if not self.pg:
             return
-        with self.brain.write() as db:
+        from memverbs.server.brain.postgres import PostgresBrain, _backfill_embeddings  # noqa: PLC0415 - psycopg only here
+
+        brain = self.brain
+        assert isinstance(brain, PostgresBrain)
+        with brain.write() as db:
             for table, key, _ in TABLES:
                 if key == ("id",):
                     db.execute(
                         f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(max(id), 1), max(id) IS NOT NULL) "
                         f"FROM {table}"
                     )
-        with self.brain.connection() as conn:
-            if self.brain.pgvector:
-                from memverbs.server.brain.postgres import _backfill_embeddings  # noqa: PLC0415
-
+        with brain.connection() as conn:
+            if brain.pgvector:
                 _backfill_embeddings(conn)
             conn.execute("ANALYZE")  # planner statistics for the bulk-loaded tables, before the first query
 
 
-def _value(v) -> str:
+def _backend(brain: Brain) -> SqliteBrain | PostgresBrain:
+    """The class behind the seam: a copy speaks each backend's own SQL (psycopg imported only for Postgres)."""
+    if brain.backend == "postgres":
+        from memverbs.server.brain.postgres import PostgresBrain  # noqa: PLC0415
+
+        assert isinstance(brain, PostgresBrain)
+        return brain
+    from memverbs.server.brain.sqlite import SqliteBrain  # noqa: PLC0415
+
+    assert isinstance(brain, SqliteBrain)
+    return brain
+
+
+def _value(v: object) -> str:
     if v is None:
         return "\x00"
     if isinstance(v, (bytes, bytearray, memoryview)):
@@ -226,7 +246,7 @@ def check_compatible(source: _Side, target: _Side) -> None:
                 )
 
 
-def transfer(source_brain, target_brain, *, resume: bool = False, progress: Progress | None = None) -> TransferReport:
+def transfer(source_brain: Brain, target_brain: Brain, *, resume: bool = False, progress: Progress | None = None) -> TransferReport:
     """Copy every row of `source_brain` into `target_brain` (new, or partly copied with `resume`), then verify."""
     source, target = _Side(source_brain), _Side(target_brain)
     tell = progress or (lambda stage, done, total: None)

@@ -26,8 +26,12 @@ import os
 import re
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from usearch.index import Index
 
 ANN_MIN_ROWS = 20_000  # below this many snapshot rows the exact scan is as fast: no graph
 CONNECTIVITY = 16
@@ -43,7 +47,7 @@ def graph_name(space_id: int, upto: int) -> str:
 class AnnGraph:
     """A mapped, read-only graph whose keys are the vector ids of the first `rows` snapshot rows."""
 
-    def __init__(self, index, upto: int, path: Path) -> None:
+    def __init__(self, index: Index, upto: int, path: Path) -> None:
         self.index = index
         self.upto = upto
         self.path = path
@@ -52,7 +56,8 @@ class AnnGraph:
     def candidates(self, query: np.ndarray, count: int) -> np.ndarray:
         """Vector ids of (about) the `count` nearest rows, unordered; exact scores are the caller's."""
         if count > self.index.expansion_search:
-            self.index.expansion_search = count
+            # usearch's setter is unannotated, so mypy reads the property as read-only
+            self.index.expansion_search = count  # type: ignore[misc]
         return np.asarray(self.index.search(query, count, threads=1).keys, dtype=np.int64)
 
 
@@ -75,7 +80,7 @@ def newest(snapshot_dir: Path, space_id: int, ids: np.ndarray) -> AnnGraph | Non
     return None
 
 
-def _view(path: Path):
+def _view(path: Path) -> Index | None:
     from usearch.index import Index  # noqa: PLC0415 - only brains big enough for a graph pay the import
 
     try:
@@ -83,7 +88,7 @@ def _view(path: Path):
     except (OSError, RuntimeError, ValueError):
         return None
     if index is not None:
-        index.expansion_search = EXPANSION_SEARCH
+        index.expansion_search = EXPANSION_SEARCH  # type: ignore[misc]  # as in AnnGraph.candidates
     return index
 
 
@@ -109,8 +114,9 @@ def build(snapshot_dir: Path, space_id: int, vectors: np.ndarray, ids: np.ndarra
             return None  # another process is building this graph: it will appear beside the snapshot
         if target.exists():
             return target
-        if base is not None:
-            index = Index.restore(str(base.path), view=False)  # a private copy to extend
+        # A private copy of the base to extend; without one (or if it no longer loads), from scratch.
+        index = Index.restore(str(base.path), view=False) if base is not None else None
+        if index is not None and base is not None:
             start = base.rows
         else:
             index = Index(ndim=vectors.shape[1], metric="ip", dtype="i8", connectivity=CONNECTIVITY,

@@ -41,7 +41,9 @@ import os
 import re
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, Protocol
 
 import numpy as np
 
@@ -49,6 +51,15 @@ from memverbs.server.brain import vector_ann
 from memverbs.server.brain.sqlite_vectors import unpack
 
 log = logging.getLogger("memverbs.vectors")
+
+
+class VectorRows(Protocol):
+    """What the index reads from its brain (sqlite_vectors.VectorStore)."""
+
+    def max_text_vector_id(self) -> int: ...
+    def iter_text_vectors_after(self, space_id: int, after_id: int) -> Iterator[tuple[list[int], list[bytes]]]: ...
+    def text_vector_blob(self, vector_id: int) -> bytes | None: ...
+
 
 SNAPSHOT_MIN_TAIL = 2_000  # rows a tail may hold before a snapshot is worth writing
 SNAPSHOT_SHARE = 0.10  # ... and its size relative to the snapshot's
@@ -90,7 +101,7 @@ class VectorIndex:
 
     # -- keeping current ---------------------------------------------------------------
 
-    def refresh(self, brain) -> None:
+    def refresh(self, brain: VectorRows) -> None:
         with self._lock:
             top = brain.max_text_vector_id()
             if not self.opened:
@@ -104,7 +115,7 @@ class VectorIndex:
                 # A row committed between the two reads is loaded now; never load it twice.
                 self.last_seen = max(top, seen)
             if self.snapshot_dir is not None and self.tail_size > max(SNAPSHOT_MIN_TAIL, SNAPSHOT_SHARE * len(self.base_ids)):
-                self._write_snapshot()
+                self._write_snapshot(self.snapshot_dir)
             self._follow_graph(start_build=self.build_graphs)
 
     # -- the graph ----------------------------------------------------------------------
@@ -123,19 +134,21 @@ class VectorIndex:
             self._builder.start()
 
     @staticmethod
-    def _build(*args) -> None:
+    def _build(
+        snapshot_dir: Path, space_id: int, vectors: np.ndarray, ids: np.ndarray, base: vector_ann.AnnGraph | None
+    ) -> None:
         try:
-            vector_ann.build(*args, threads=1)  # one core: the other stays with the queries
+            vector_ann.build(snapshot_dir, space_id, vectors, ids, base, threads=1)  # one core: the other stays with the queries
         except Exception as exc:  # noqa: BLE001 - a cache: queries keep the exact scan, the next refresh retries
             log.warning("vector graph not built (%s); searches keep the exact scan", exc)
 
     def build_graph(self) -> bool:
         """Build the snapshot's graph now, in this thread (`memverbs reindex`); True when one is in use."""
         with self._lock:
-            args = (self.snapshot_dir, self.space_id, self.base, self.base_ids, self.graph)
-            if self.snapshot_dir is None or len(self.base_ids) < vector_ann.ANN_MIN_ROWS:
+            snapshot_dir, base, base_ids, graph = self.snapshot_dir, self.base, self.base_ids, self.graph
+            if snapshot_dir is None or len(base_ids) < vector_ann.ANN_MIN_ROWS:
                 return False
-        vector_ann.build(*args)
+        vector_ann.build(snapshot_dir, self.space_id, base, base_ids, graph)
         with self._lock:
             self._follow_graph(start_build=False)
             return self.graph is not None
@@ -156,7 +169,7 @@ class VectorIndex:
 
     # -- snapshots ----------------------------------------------------------------------
 
-    def _map_snapshot(self, brain, top: int) -> None:
+    def _map_snapshot(self, brain: VectorRows, top: int) -> None:
         """Map the newest usable snapshot of this space, if any; its last row must match the brain's."""
         if self.snapshot_dir is None or not self.snapshot_dir.is_dir():
             return
@@ -179,22 +192,22 @@ class VectorIndex:
             self.base, self.base_ids, self.last_seen = vec, ids, upto
             return
 
-    def _write_snapshot(self) -> None:
+    def _write_snapshot(self, snapshot_dir: Path) -> None:
         ids = np.concatenate([self.base_ids, self.tail_ids[: self.tail_size]])
         upto = self.last_seen
         name = f"space-{self.space_id}-upto-{upto}"
         try:
-            self.snapshot_dir.mkdir(parents=True, exist_ok=True)
+            snapshot_dir.mkdir(parents=True, exist_ok=True)
             for suffix, array in ((".ids.npy", ids), (".vec.npy", None)):
-                fd, tmp = tempfile.mkstemp(prefix=".snapshot.", dir=self.snapshot_dir)
+                fd, tmp = tempfile.mkstemp(prefix=".snapshot.", dir=snapshot_dir)
                 with os.fdopen(fd, "wb") as fh:
                     if array is None:  # the matrix, written in two parts without a full in-memory copy
                         _save_rows(fh, self.base, self.tail[: self.tail_size], self.dims)
                     else:
                         np.save(fh, array)
-                os.replace(tmp, self.snapshot_dir / f"{name}{suffix}")
-            vec = np.load(self.snapshot_dir / f"{name}.vec.npy", mmap_mode="r")
-            mapped_ids = np.load(self.snapshot_dir / f"{name}.ids.npy", mmap_mode="r")
+                os.replace(tmp, snapshot_dir / f"{name}{suffix}")
+            vec = np.load(snapshot_dir / f"{name}.vec.npy", mmap_mode="r")
+            mapped_ids = np.load(snapshot_dir / f"{name}.ids.npy", mmap_mode="r")
         except OSError:
             self.snapshot_dir = None  # a read-only home: keep everything in memory from now on
             return
@@ -202,7 +215,7 @@ class VectorIndex:
         self.tail = np.zeros((0, self.dims), dtype=np.float32)
         self.tail_ids = np.zeros(0, dtype=np.int64)
         self.tail_size = 0
-        for entry in self.snapshot_dir.iterdir():  # older snapshots of this space (mapped elsewhere: POSIX keeps them)
+        for entry in snapshot_dir.iterdir():  # older snapshots of this space (mapped elsewhere: POSIX keeps them)
             m = _NAME.match(entry.name.replace(".ids.npy", ".vec.npy"))
             if m and int(m.group(1)) == self.space_id and int(m.group(2)) < upto:
                 entry.unlink(missing_ok=True)
@@ -282,7 +295,17 @@ class GraphScores:
     Every cosine returned is computed from the vector itself, never the graph's
     quantised distance."""
 
-    def __init__(self, q, graph, base, base_ids, tail, tail_ids, rest: np.ndarray, rest_ids: np.ndarray) -> None:
+    def __init__(
+        self,
+        q: np.ndarray,
+        graph: vector_ann.AnnGraph,
+        base: np.ndarray,
+        base_ids: np.ndarray,
+        tail: np.ndarray,
+        tail_ids: np.ndarray,
+        rest: np.ndarray,
+        rest_ids: np.ndarray,
+    ) -> None:
         self.q, self.graph = q, graph
         self.base, self.base_ids, self.tail, self.tail_ids = base, base_ids, tail, tail_ids
         self.rest, self.rest_ids = rest, rest_ids
@@ -315,7 +338,7 @@ class GraphScores:
         return out
 
 
-def _save_rows(fh, first: np.ndarray, second: np.ndarray, dims: int) -> None:
+def _save_rows(fh: IO[bytes], first: np.ndarray, second: np.ndarray, dims: int) -> None:
     """One .npy file holding `first` then `second`, written block by block."""
     rows = len(first) + len(second)
     header = {"descr": np.lib.format.dtype_to_descr(np.dtype(np.float32)), "fortran_order": False, "shape": (rows, dims)}

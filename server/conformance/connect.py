@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from mcp_types import Implementation
+from mcp_types import Implementation, TextContent
 
 from memverbs import __version__
 
@@ -35,7 +35,7 @@ class Endpoint:
 
     async def call_tool(self, name: str, arguments: dict) -> tuple[str, bool]:
         result = await self.session.call_tool(name, arguments)
-        text = "\n".join(block.text for block in result.content if getattr(block, "type", None) == "text")
+        text = "\n".join(block.text for block in result.content if isinstance(block, TextContent))
         return text, bool(result.is_error)
 
 

@@ -15,6 +15,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
 
 from memverbs.server.protocol.registry import CORE_VERBS, VERB_NAMES
 from memverbs.server.protocol.schemas import ERROR_SCHEMA, RESPONSE_SCHEMAS, validate
@@ -124,7 +125,16 @@ async def run(list_tools: ListTools, call_tool: CallTool, *, synthesize: bool = 
     }
 
 
-async def _run_case(case, call_tool, listed, seeded, synthesize, marker, entity, saved) -> Result:
+async def _run_case(
+    case: dict[str, Any],
+    call_tool: CallTool,
+    listed: dict[str, dict[str, Any]],
+    seeded: bool,
+    synthesize: bool,
+    marker: str,
+    entity: str,
+    saved: dict[str, str],
+) -> Result:
     name, verb = case["name"], case["verb"]
     if case.get("requiresSynthesize") and not synthesize:
         return Result(name, verb, "skip", "costs money — pass --synthesize")
@@ -183,7 +193,7 @@ async def _run_case(case, call_tool, listed, seeded, synthesize, marker, entity,
     return Result(name, verb, "pass")
 
 
-def _substitute(value, marker: str, entity: str, saved: dict):
+def _substitute(value: object, marker: str, entity: str, saved: dict[str, str]) -> Any:
     if isinstance(value, str):
         out = value.replace("{{entity}}", entity).replace("{{marker}}", marker)
         return _ID.sub(lambda m: saved.get(m.group(1), f"missing-{m.group(1)}"), out)
@@ -197,7 +207,7 @@ def _substitute(value, marker: str, entity: str, saved: dict):
 _MISSING = object()
 
 
-def _get(body, path: str):
+def _get(body: object, path: str) -> Any:
     node = body
     for part in path.split("."):
         if isinstance(node, list) and part.isdigit() and int(part) < len(node):
@@ -218,7 +228,7 @@ _TYPES = {
 }
 
 
-def _check(body, check: dict) -> str | None:
+def _check(body: object, check: dict) -> str | None:
     path = check["path"]
     value = _get(body, path)
     shown = "absent" if value is _MISSING else json.dumps(value)[:80]

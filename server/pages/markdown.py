@@ -25,6 +25,7 @@ Two fences keep text out of the card summary: a takes fence
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from memverbs.server.names import collapse
@@ -215,7 +216,7 @@ def _frontmatter_links(value: object) -> list[tuple[str, str, str, str | None]]:
         return []
     if not isinstance(value, dict):
         raise PageFormatError("frontmatter links must map a link type to a slug or a list of slugs")
-    out = []
+    out: list[tuple[str, str, str, str | None]] = []
     for link_type, targets in value.items():
         for target in _string_list(targets, f"links.{link_type}"):
             out.append((link_slug(target), str(link_type), "frontmatter", None))
@@ -263,7 +264,7 @@ def safe_summary(body: str, frontmatter_summary: str | None, *, include_private:
     return ""
 
 
-def _classified(body: str, *, keepends: bool = False):
+def _classified(body: str, *, keepends: bool = False) -> Iterator[tuple[str, str | None, bool]]:
     """Each line with the fence it is in and whether it belongs to a private facts row.
 
     A private row starts `- [private]` (any case) inside the facts fence; its indented

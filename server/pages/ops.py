@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 
-from memverbs.server.brain.base import PageDraft
+from memverbs.server.brain.base import PageDraft, Row
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, VerbError, invalid
 from memverbs.server.names import normalize_alias
@@ -88,7 +88,7 @@ def put_page(ctx: VerbContext, params: dict) -> dict:
         if not to_slug:
             raise invalid("put_page: a link has an empty target.", "Give every [[link]] and links: entry a slug.")
 
-    def build(existing) -> PageDraft:
+    def build(existing: Row | None) -> PageDraft:
         return _draft(ctx, slug, content, parsed, existing)
 
     created, draft = ctx.brain.save_page(ctx.source, slug, build, now_ms())
@@ -110,7 +110,7 @@ def put_page(ctx: VerbContext, params: dict) -> dict:
     }
 
 
-def _draft(ctx: VerbContext, slug: str, content: str, parsed: ParsedPage, existing) -> PageDraft:
+def _draft(ctx: VerbContext, slug: str, content: str, parsed: ParsedPage, existing: Row | None) -> PageDraft:
     """What put_page saves over `existing` (the slug's row in any state, or None).
 
     Untrusted callers may not replace a page they cannot see (private, or deleted), and

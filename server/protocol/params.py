@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from memverbs.server.errors import VerbError, invalid
@@ -90,7 +91,7 @@ def check(op: Operation, arguments: dict | None, *, strict: bool = False) -> Che
 
 def _encodable(args: dict) -> None:
     """Every key and string is valid Unicode text: a lone surrogate cannot be stored, searched or sent back."""
-    stack: list[tuple[str, object]] = [(key, value) for key, value in args.items()]
+    stack: list[tuple[str, object]] = list(args.items())
     while stack:
         where, value = stack.pop()
         texts = [where] + ([value] if isinstance(value, str) else [])
@@ -131,7 +132,7 @@ def _is_type(value: object, type_: str) -> bool:
     return False
 
 
-def nearest(name: str, candidates) -> str | None:
+def nearest(name: str, candidates: Iterable[str]) -> str | None:
     """The candidate within edit distance 3 of `name`, ties broken lexicographically."""
     best: tuple[int, str] | None = None
     for cand in sorted(candidates):

@@ -9,7 +9,7 @@ block says "unknown" rather than guessing.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from memverbs.server.errors import ProviderError
 
@@ -97,7 +97,7 @@ class AnthropicChat(_Base):
         if not isinstance(content, list):
             raise self._malformed("no content list")
         text = "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
-        usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+        usage = _object(body.get("usage"))
         return Completion(
             text=text,
             input_tokens=_count(usage.get("input_tokens")),
@@ -128,9 +128,10 @@ class OpenAIChat(_Base):
         choices = body.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise self._malformed("no choices")
-        message = choices[0].get("message") if isinstance(choices[0].get("message"), dict) else {}
-        text = message.get("content") if isinstance(message.get("content"), str) else ""
-        usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+        message = _object(choices[0].get("message"))
+        content = message.get("content")
+        text = content if isinstance(content, str) else ""
+        usage = _object(body.get("usage"))
         return Completion(
             text=text,
             input_tokens=_count(usage.get("prompt_tokens")),
@@ -140,3 +141,8 @@ class OpenAIChat(_Base):
 
     def list_models(self) -> list[str]:
         return _model_ids(self.api.get("/models"))
+
+
+def _object(value: object) -> dict[str, Any]:
+    """A JSON object from a provider's reply, or an empty one when the field is absent or not an object."""
+    return value if isinstance(value, dict) else {}

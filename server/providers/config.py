@@ -9,7 +9,8 @@ person can act on; the verbs then degrade exactly as the contract says.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from memverbs.server.providers import keys
 
@@ -18,11 +19,18 @@ if TYPE_CHECKING:
     from memverbs.server.providers.embeddings import Embedder
     from memverbs.server.settings import Settings
 
-_UNSET = object()
+_UNSET: Any = object()  # "not given": None is a value here (no provider)
 
 
 class Providers:
-    def __init__(self, settings: Settings | None, *, embedder=_UNSET, chat=_UNSET, load=None) -> None:
+    def __init__(
+        self,
+        settings: Settings | None,
+        *,
+        embedder: Embedder | None = _UNSET,
+        chat: ChatModel | None = _UNSET,
+        load: Callable[[], Settings | None] | None = None,
+    ) -> None:
         """`embedder` / `chat` given explicitly (tests, benchmarks) win over the settings; `load`
         fetches the settings at first use instead (the runtime's, which may not be loaded yet)."""
         self._settings = settings
@@ -56,10 +64,11 @@ class Providers:
         return self._embedder
 
     def _build_embedder(self) -> Embedder | None:
-        if not self.embeddings_configured:
+        settings = self.settings
+        if settings is None or not self.embeddings_configured:
             self.embedder_problem = "no embedding provider configured (embeddings.model is empty)"
             return None
-        cfg = self.settings.embeddings
+        cfg = settings.embeddings
         key, _ = keys.lookup(keys.EMBEDDINGS_KEY)
         if key is None and not cfg.base_url.strip():
             self.embedder_problem = (
@@ -84,10 +93,11 @@ class Providers:
         return self._chat
 
     def _build_chat(self) -> ChatModel | None:
-        if not self.llm_configured:
+        settings = self.settings
+        if settings is None or not self.llm_configured:
             self.chat_problem = "no chat model configured (llm.model is empty)"
             return None
-        cfg = self.settings.llm
+        cfg = settings.llm
         key, _ = keys.lookup(keys.LLM_KEY)
         if key is None and not cfg.base_url.strip():
             self.chat_problem = f"llm.model is {cfg.model!r} on the public {cfg.provider} API, but no API key was found"

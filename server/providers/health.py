@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 
 from memverbs.server.errors import BrainError, ProviderError
 from memverbs.server.providers import keys
+from memverbs.server.providers.chat import AnthropicChat, OpenAIChat
 from memverbs.server.providers.config import Providers
+from memverbs.server.providers.embeddings import OpenAIEmbeddings
 from memverbs.server.settings import Settings
 from memverbs.server.timeparse import now_ms
 
@@ -39,12 +41,14 @@ def provider_checks(settings: Settings, where: BrainLocation) -> list[Row]:
 
 
 def embeddings_check(providers: Providers) -> Row:
+    assert providers.settings is not None, "provider_checks builds its Providers from settings"
     cfg = providers.settings.embeddings
     if not providers.embeddings_configured:
         return ("embeddings", "ok", "not configured: keyword-only search, degraded dedup (set embeddings.model to enable)", None)
     embedder = providers.embedder()
     if embedder is None:
         return ("embeddings", "fail", providers.embedder_problem or "not usable", keys.how_to_set(keys.EMBEDDINGS_KEY))
+    assert isinstance(embedder, OpenAIEmbeddings), "built from settings: the HTTP provider"
     where = f"{cfg.provider} {cfg.model!r} at {embedder.api.host}"
     try:
         rows = embedder.embed(["memverbs doctor"])
@@ -58,6 +62,7 @@ def index_check(providers: Providers, where: BrainLocation) -> Row:
     from memverbs.server.brain.factory import open_brain  # noqa: PLC0415
 
     embedder = providers.embedder()
+    assert embedder is not None, "checked only after embeddings_check passed"
     if where.exists() is False:
         return ("vector_index", "ok", "no brain yet", None)
     try:
@@ -82,12 +87,14 @@ def index_check(providers: Providers, where: BrainLocation) -> Row:
 
 
 def llm_check(providers: Providers) -> Row:
+    assert providers.settings is not None, "provider_checks builds its Providers from settings"
     cfg = providers.settings.llm
     if not providers.llm_configured:
         return ("llm", "ok", "not configured: synthesize answers unavailable (set llm.model and its key to enable)", None)
     chat = providers.chat()
     if chat is None:
         return ("llm", "fail", providers.chat_problem or "not usable", keys.how_to_set(keys.LLM_KEY))
+    assert isinstance(chat, AnthropicChat | OpenAIChat), "built from settings: an HTTP provider"
     where = f"{cfg.provider} {cfg.model!r} at {chat.api.host}"
     try:
         models = chat.list_models()

@@ -20,9 +20,9 @@ def lookup(which: tuple[str, str]) -> tuple[str | None, str]:
     value = os.environ.get(env_name, "").strip()
     if value:
         return value, "env"
-    value = _from_keyring(keyring_name)
-    if value:
-        return value, "keyring"
+    stored = _from_keyring(keyring_name)
+    if stored:
+        return stored, "keyring"
     return None, "none"
 
 

@@ -15,6 +15,10 @@ import hashlib
 import math
 import re
 from collections import Counter
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -136,7 +140,7 @@ class HashingEmbedder:
     def dims(self) -> int:
         return self._dims
 
-    def embed(self, texts: list[str]):
+    def embed(self, texts: list[str]) -> np.ndarray:
         import numpy as np  # noqa: PLC0415
 
         self.calls += 1

@@ -10,12 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memverbs.installers.files import atomic_write
 from memverbs.server.sync.facts_file import fact_lines
 from memverbs.server.sync.render import render_page
 from memverbs.server.sync.scan import FACTS_FILE
 from memverbs.server.sync.slugs import path_for_slug
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import Brain
 
 
 @dataclass
@@ -36,7 +40,7 @@ class ExportReport:
         return d
 
 
-def export_brain(brain, source: str, dest: str, *, include_private: bool, progress: Callable[[str], None] | None = None) -> ExportReport:
+def export_brain(brain: Brain, source: str, dest: str, *, include_private: bool, progress: Callable[[str], None] | None = None) -> ExportReport:
     root = Path(dest)
     root.mkdir(parents=True, exist_ok=True)
     report = ExportReport(str(root.resolve()), include_private)

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import json
 
-from memverbs.server.brain.base import FactFilter
+from memverbs.server.brain.base import Brain, FactFilter
 from memverbs.server.timeparse import iso, now_ms
 
 
-def fact_lines(brain, source: str, *, include_private: bool) -> tuple[list[str], int]:
+def fact_lines(brain: Brain, source: str, *, include_private: bool) -> tuple[list[str], int]:
     """The file's lines, and how many private facts were left out."""
     now = now_ms()
     rows = brain.facts(source, FactFilter(arm="recent", now=now, world_only=False, active_only=True, limit=10**9))

@@ -17,6 +17,7 @@ import hashlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from memverbs.server.errors import BrainError, MemverbsError
 from memverbs.server.sync import scan
@@ -26,6 +27,10 @@ from memverbs.server.sync.report import Report
 from memverbs.server.sync.slugs import slug_for_path
 from memverbs.server.sync.state import FileState, Folder, SyncState
 from memverbs.server.timeparse import now_ms
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import Brain
+    from memverbs.server.dispatch import Dispatcher
 
 MAX_BYTES = 2 * 1024 * 1024
 
@@ -61,7 +66,7 @@ def unavailable(body: dict) -> None:
 class FolderPass:
     """Applies a folder's files to the brain through a dispatcher, keeping per-file state."""
 
-    def __init__(self, dispatcher, brain, source: str, folder: Folder, *, dry_run: bool = False, max_bytes: int = MAX_BYTES):
+    def __init__(self, dispatcher: Dispatcher, brain: Brain, source: str, folder: Folder, *, dry_run: bool = False, max_bytes: int = MAX_BYTES):
         self.dispatcher = dispatcher
         self.brain = brain
         self.source = source
@@ -129,7 +134,15 @@ class FolderPass:
         report.add(outcome, rel, why)
         return outcome
 
-    def _apply(self, rel, path, prev, claimed, gone_by_hash, report) -> tuple[str, str]:
+    def _apply(
+        self,
+        rel: str,
+        path: str,
+        prev: FileState | None,
+        claimed: dict[str, str],
+        gone_by_hash: dict[str, list[FileState]],
+        report: Report,
+    ) -> tuple[str, str]:
         slug = slug_for_path(rel, self.folder.prefix)
         other = claimed.get(slug)
         if other is None:

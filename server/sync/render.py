@@ -21,13 +21,17 @@ declared by the markdown like everything else.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from memverbs.server.pages.markdown import without_private_rows
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import Brain
 
 _CANONICAL = ("title", "type", "visibility", "aliases", "links")
 
 
-def render_page(brain, source: str, slug: str, *, include_private: bool = True) -> str | None:
+def render_page(brain: Brain, source: str, slug: str, *, include_private: bool = True) -> str | None:
     """The page's file content, or None when it is missing (or private and not asked for)."""
     row = brain.page(source, slug, allow_private=include_private)
     if row is None:
@@ -66,7 +70,7 @@ def dump_yaml(data: dict) -> str:
     class Dumper(yaml.SafeDumper):
         pass
 
-    def represent_list(dumper, items):
+    def represent_list(dumper: yaml.SafeDumper, items: list[object]) -> yaml.Node:
         flat = all(isinstance(v, (str, int, float, bool)) or v is None for v in items)
         return dumper.represent_sequence("tag:yaml.org,2002:seq", items, flow_style=flat)
 
@@ -74,7 +78,7 @@ def dump_yaml(data: dict) -> str:
     return yaml.dump(data, Dumper=Dumper, sort_keys=False, allow_unicode=True, width=1_000_000, default_flow_style=False)
 
 
-def _as_list(value) -> list[str]:
+def _as_list(value: object) -> list[str]:
     if value is None:
         return []
     if isinstance(value, list):
@@ -82,7 +86,7 @@ def _as_list(value) -> list[str]:
     return [str(value)] if str(value).strip() else []
 
 
-def _links(declared, manual: list[tuple[str, str]]) -> dict:
+def _links(declared: object, manual: list[tuple[str, str]]) -> dict:
     out: dict[str, list[str]] = {}
     if isinstance(declared, dict):
         for link_type, targets in declared.items():

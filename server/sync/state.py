@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from memverbs.server.timeparse import now_ms
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import Brain, Row
 
 
 @dataclass
@@ -38,14 +42,14 @@ class FileState:
     synced_at: int
 
 
-def _folder(row) -> Folder:
+def _folder(row: Row) -> Folder:
     return Folder(
         row["id"], row["root"], row["slug_prefix"], row["mode"], row["last_pass_at"], row["last_change_at"],
         row["watcher_pid"], row["watcher_beat"],
     )
 
 
-def _file(row) -> FileState:
+def _file(row: Row) -> FileState:
     return FileState(
         row["rel_path"], row["slug"], row["file_hash"], row["size"], row["mtime_ns"], row["page_updated_at"], row["synced_at"]
     )
@@ -54,7 +58,7 @@ def _file(row) -> FileState:
 class SyncState:
     """The sync state of one brain and source (the rows live in the brain: `SyncStore`)."""
 
-    def __init__(self, brain, source: str) -> None:
+    def __init__(self, brain: Brain, source: str) -> None:
         self.brain = brain
         self.source = source
 

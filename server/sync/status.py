@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from memverbs.server.sync import scan
-from memverbs.server.sync.state import SyncState
+from memverbs.server.sync.state import Folder, SyncState
 from memverbs.server.timeparse import iso, now_ms
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import Brain
+    from memverbs.server.brain.factory import BrainLocation
 
 HEARTBEAT_MS = 2_000
 
 
-def watching(folder) -> bool:
+def watching(folder: Folder) -> bool:
     if not folder.watcher_pid or not folder.watcher_beat:
         return False
     if now_ms() - folder.watcher_beat > 5 * HEARTBEAT_MS:
@@ -25,7 +30,7 @@ def watching(folder) -> bool:
     return True
 
 
-def folder_status(brain, source: str, *, scan_files: bool = True) -> list[dict]:
+def folder_status(brain: Brain, source: str, *, scan_files: bool = True) -> list[dict]:
     state = SyncState(brain, source)
     out = []
     now = now_ms()
@@ -81,7 +86,7 @@ def _human(ms: int) -> str:
     return f"{s / 3600:.1f} h"
 
 
-def sync_checks(where, source: str) -> list[tuple]:
+def sync_checks(where: BrainLocation, source: str) -> list[tuple[str, str, str, str | None]]:
     """doctor's rows: one per synced or imported folder (lag, watcher, conflicts), read-only."""
     from memverbs.server.brain.factory import open_brain  # noqa: PLC0415
     from memverbs.server.errors import MemverbsError  # noqa: PLC0415
@@ -101,7 +106,7 @@ def sync_checks(where, source: str) -> list[tuple]:
         return [("sync", "warn", f"cannot read the sync state: {getattr(exc, 'message', exc)}", "Run `memverbs doctor` again; if it persists, `memverbs init`.")]
     finally:
         brain.close()
-    out = []
+    out: list[tuple[str, str, str, str | None]] = []
     for r in rows:
         name = f"sync {r['root']}"
         if not r["exists"]:
@@ -117,5 +122,5 @@ def sync_checks(where, source: str) -> list[tuple]:
         elif pending and r["mode"] == "sync" and not r["watching"]:
             out.append((name, "warn", detail, f"Run `memverbs sync {r['root']}` (or keep `memverbs sync --watch` running)."))
         else:
-            out.append((name, "ok", detail))
+            out.append((name, "ok", detail, None))
     return out

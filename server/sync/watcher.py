@@ -14,6 +14,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from memverbs.server.errors import MemverbsError
 from memverbs.server.sync import scan
@@ -24,6 +25,10 @@ from memverbs.server.sync.slugs import slug_for_path
 from memverbs.server.sync.status import HEARTBEAT_MS
 from memverbs.server.sync.writeback import LOOK_BACK_MS, write_back
 from memverbs.server.timeparse import now_ms
+
+if TYPE_CHECKING:
+    from watchdog.events import FileSystemEvent, FileSystemEventHandler
+    from watchdog.observers.api import BaseObserver
 
 DEBOUNCE_S = 0.15
 TICK_S = 0.05
@@ -75,15 +80,15 @@ def _relevant(rel: str) -> bool:
     return bool(rel) and not any(p.startswith(".") for p in parts) and (scan.is_markdown(parts[-1]) or rel == scan.FACTS_FILE)
 
 
-def make_handler(root: str, changes: Changes):
+def make_handler(root: str, changes: Changes) -> FileSystemEventHandler:
     from watchdog.events import FileSystemEventHandler  # noqa: PLC0415 - only --watch loads watchdog
 
-    def rel_of(path) -> str:
+    def rel_of(path: str | bytes) -> str:
         path = os.fsdecode(path)
         return os.path.relpath(path, root).replace(os.sep, "/")
 
     class Handler(FileSystemEventHandler):
-        def on_any_event(self, event) -> None:
+        def on_any_event(self, event: FileSystemEvent) -> None:
             if event.event_type in ("opened", "closed_no_write"):
                 return
             if event.event_type == "moved":
@@ -110,22 +115,25 @@ def make_handler(root: str, changes: Changes):
     return Handler()
 
 
-def start_observer(roots: list[str], changes_by_root: dict[str, Changes], warn: Callable[[str], None], native=None):
+def start_observer(
+    roots: list[str],
+    changes_by_root: dict[str, Changes],
+    warn: Callable[[str], None],
+    native: Callable[[], BaseObserver] | None = None,
+) -> BaseObserver:
     """A native observer (inotify on Linux); when the OS runs out of watches, a polling one, said so."""
     from watchdog.observers import Observer  # noqa: PLC0415
     from watchdog.observers.polling import PollingObserver  # noqa: PLC0415
 
-    native = native or Observer
-
-    def build(cls):
-        obs = cls()
+    def build(make: Callable[[], BaseObserver]) -> BaseObserver:
+        obs = make()
         for root in roots:
             obs.schedule(make_handler(root, changes_by_root[root]), root, recursive=True)
         obs.start()
         return obs
 
     try:
-        return build(native)
+        return build(native or Observer)
     except OSError as exc:
         warn(
             f"cannot watch with inotify ({exc.strerror or exc}); polling every second instead. "
@@ -137,7 +145,7 @@ def start_observer(roots: list[str], changes_by_root: dict[str, Changes], warn: 
 class FolderWatch:
     """One synced folder under watch: applies settled changes and writes back."""
 
-    def __init__(self, folder_pass: FolderPass, changes: Changes, on_report: Callable[[Report, str], None]):
+    def __init__(self, folder_pass: FolderPass, changes: Changes, on_report: Callable[[Report, str], None]) -> None:
         self.fp = folder_pass
         self.changes = changes
         self.on_report = on_report

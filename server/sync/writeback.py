@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memverbs.installers.files import atomic_write
 from memverbs.server.sync.render import render_page
@@ -17,12 +18,15 @@ from memverbs.server.sync.report import Report
 from memverbs.server.sync.state import FileState
 from memverbs.server.timeparse import now_ms
 
+if TYPE_CHECKING:
+    from memverbs.server.sync.importer import FolderPass
+
 # A writer stamps updated_at before its transaction commits, so a page can appear with a stamp
 # a little older than the last look: a watcher looks back this far each time.
 LOOK_BACK_MS = 60_000
 
 
-def write_back(folder_pass, report: Report, since: int = 0) -> None:
+def write_back(folder_pass: FolderPass, report: Report, since: int = 0) -> None:
     """Write every due page of the pass's folder to its file (or record the conflict)."""
     from memverbs.server.sync.importer import file_hash  # noqa: PLC0415 - importer imports this module's users
 
@@ -48,6 +52,8 @@ def write_back(folder_pass, report: Report, since: int = 0) -> None:
             report.add("written_back", rel)
             continue
         page = fp.brain.page(fp.source, slug)
+        if page is None:
+            continue  # deleted since it was rendered: the next pass deletes its file's record
         data = text.encode("utf-8")
         try:
             atomic_write(path, text)

@@ -30,8 +30,8 @@ import signal
 import socket
 import threading
 import weakref
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TypeVar, TypeVarTuple, Unpack
 
 import anyio
 import anyio.to_thread
@@ -39,8 +39,10 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from starlette.applications import Starlette
+from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from memverbs.server import tokens
 from memverbs.server.brain.base import Brain
@@ -52,6 +54,9 @@ from memverbs.server.timeparse import now_ms
 from memverbs.server.transport import http_limits
 from memverbs.server.transport.diagnostics import say
 from memverbs.server.transport.mcp_server import build_server
+
+T = TypeVar("T")
+Ts = TypeVarTuple("Ts")
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 3131
@@ -92,7 +97,7 @@ class ThreadBrains:
 class RemoteBrainApp:
     """The ASGI application: a bearer gate in front of `/health` and the SDK's `/mcp` endpoint."""
 
-    def __init__(self, runtime: Runtime, ceiling: str, *, on_ready=None) -> None:
+    def __init__(self, runtime: Runtime, ceiling: str, *, on_ready: Callable[[], None] | None = None) -> None:
         self.runtime = runtime
         self.ceiling = ceiling
         self.brains = ThreadBrains(runtime)
@@ -112,7 +117,7 @@ class RemoteBrainApp:
     # -- lifecycle ----------------------------------------------------------
 
     @contextlib.asynccontextmanager
-    async def lifespan(self, app) -> AsyncIterator[None]:
+    async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
         self.limiter = anyio.CapacityLimiter(WORKERS)
         async with self.manager.run():
             if self.on_ready is not None:
@@ -120,11 +125,11 @@ class RemoteBrainApp:
             yield
         self.brains.close_all()
 
-    async def in_thread(self, fn, *args):
+    async def in_thread(self, fn: Callable[[Unpack[Ts]], T], *args: *Ts) -> T:
         assert self.limiter is not None, "the app's lifespan has not started"
         return await anyio.to_thread.run_sync(fn, *args, limiter=self.limiter)
 
-    async def offload(self, thunk) -> Outcome:
+    async def offload(self, thunk: Callable[[], Outcome]) -> Outcome:
         return await self.in_thread(thunk)
 
     # -- per request --------------------------------------------------------
@@ -152,15 +157,15 @@ class RemoteBrainApp:
         brain.touch_token(row["id"], row["last_used_at"], now_ms())
         return tokens.Grant.from_row(row)
 
-    async def health(self, request) -> JSONResponse:
+    async def health(self, request: Request) -> JSONResponse:
         try:
-            await self.in_thread(lambda: self.brains.get().one("SELECT 1"))
+            await self.in_thread(lambda: self.brains.get().ping())
         except MemverbsError as exc:
             _log(f"health: brain unavailable: {exc.message}")
             return JSONResponse({"status": "unavailable", "protocol_version": PROTOCOL_VERSION}, status_code=503)
         return JSONResponse({"status": "ok", "protocol": "MEMORY_VERBS", "protocol_version": PROTOCOL_VERSION})
 
-    async def __call__(self, scope, receive, send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] == HEALTH_PATH:
             await self.inner(scope, receive, send)
             return
@@ -218,7 +223,7 @@ class RemoteBrainApp:
         await self.inner(scope, receive, send)
 
 
-def _header(scope, name: bytes) -> str | None:
+def _header(scope: Scope, name: bytes) -> str | None:
     for key, value in scope.get("headers", ()):
         if key == name:
             return value.decode("latin-1")
@@ -230,7 +235,7 @@ def _too_large() -> dict:
             "error_description": f"A request body is limited to {http_limits.MAX_BODY_BYTES} bytes; send smaller calls."}
 
 
-def _bearer(scope) -> str | None:
+def _bearer(scope: Scope) -> str | None:
     for key, value in scope.get("headers", ()):
         if key == b"authorization":
             text = value.decode("latin-1").strip()
@@ -241,14 +246,14 @@ def _bearer(scope) -> str | None:
     return None
 
 
-async def _deny(send, error: str | None, description: str) -> None:
+async def _deny(send: Send, error: str | None, description: str) -> None:
     # RFC 6750 §3: no error code when no credential was sent at all.
     challenge = REALM if error is None else f'{REALM}, error="{error}", error_description="{description}"'
     body = {"error": error or "unauthorized", "error_description": description}
     await _json(send, 401, body, [(b"www-authenticate", challenge.encode())])
 
 
-async def _json(send, status: int, body: dict, headers: list | None = None) -> None:
+async def _json(send: Send, status: int, body: dict, headers: list[tuple[bytes, bytes]] | None = None) -> None:
     data = json.dumps(body).encode()
     await send({
         "type": "http.response.start",
@@ -276,7 +281,7 @@ def is_loopback(host: str) -> bool:
         infos = socket.getaddrinfo(bare, None, type=socket.SOCK_STREAM)
     except OSError:
         return False
-    return bool(infos) and all(ipaddress.ip_address(i[4][0].split("%")[0]).is_loopback for i in infos)
+    return bool(infos) and all(ipaddress.ip_address(str(i[4][0]).split("%")[0]).is_loopback for i in infos)
 
 
 def bind(host: str, port: int) -> socket.socket:

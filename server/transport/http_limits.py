@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 import anyio
+from starlette.types import Message, Receive
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from memverbs.server.transport.wire import MAX_FRAME_BYTES
@@ -56,7 +57,7 @@ class HeadDeadlineProtocol(H11Protocol):
             timer.cancel()
         self._head_timer = self.loop.call_later(self.head_timeout_s, self._expire, self.cycle)
 
-    def _expire(self, cycle_then) -> None:
+    def _expire(self, cycle_then: object) -> None:
         if self.cycle is cycle_then and not self.transport.is_closing():  # no new request began
             self.transport.close()
 
@@ -69,7 +70,7 @@ class Origins:
         self.origins = {o.strip().lower().rstrip("/") for o in origins if o.strip()}
 
     @classmethod
-    def from_settings(cls, settings) -> Origins:
+    def from_settings(cls, settings: object) -> Origins:
         http = getattr(settings, "http", None)
         if http is None:
             return cls()
@@ -103,7 +104,7 @@ class BodyTooLarge(Exception):
     pass
 
 
-async def read_body(receive) -> tuple[bytes, list[dict]]:
+async def read_body(receive: Receive) -> tuple[bytes, list[Message]]:
     """The whole request body within BODY_TIMEOUT_S and MAX_BODY_BYTES, and the messages to replay.
 
     Raises TimeoutError (slow client) or BodyTooLarge.
@@ -124,11 +125,11 @@ async def read_body(receive) -> tuple[bytes, list[dict]]:
                 return b"".join(chunks), []
 
 
-def replay(body: bytes, trailing: list[dict], receive):
+def replay(body: bytes, trailing: list[Message], receive: Receive) -> Receive:
     """A `receive` that gives the buffered body first, then whatever the connection says next."""
-    queue = [{"type": "http.request", "body": body, "more_body": False}, *trailing]
+    queue: list[Message] = [{"type": "http.request", "body": body, "more_body": False}, *trailing]
 
-    async def again():
+    async def again() -> Message:
         if queue:
             return queue.pop(0)
         return await receive()

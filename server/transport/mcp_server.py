@@ -13,8 +13,9 @@ HTTP and the stdio hand-over for 2026-era clients share it; nothing here writes 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from mcp import types
 from mcp.server import CacheHint
 from mcp.server.lowlevel import Server
 
@@ -22,6 +23,9 @@ from memverbs import __version__
 from memverbs.server.dispatch import Dispatcher, Outcome
 from memverbs.server.protocol.surfaces import tool_defs
 from memverbs.server.transport.encoding import encode
+
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
 
 Offload = Callable[[Callable[[], Outcome]], Awaitable[Outcome]]
 
@@ -36,10 +40,10 @@ def build_server(dispatcher_for: Callable[[Any], Dispatcher], offload: Offload |
     runs inline.
     """
 
-    async def list_tools(ctx, params) -> dict[str, Any]:
+    async def list_tools(ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None) -> dict[str, Any]:
         return {"tools": tool_defs(dispatcher_for(ctx).surface), "resultType": "complete"}
 
-    async def call_tool(ctx, params) -> dict[str, Any]:
+    async def call_tool(ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> dict[str, Any]:
         dispatcher = dispatcher_for(ctx)
         if offload is None:
             outcome = dispatcher.call(params.name, params.arguments)
@@ -50,7 +54,9 @@ def build_server(dispatcher_for: Callable[[Any], Dispatcher], offload: Offload |
     return Server(
         "memverbs",
         version=__version__,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
+        # The handlers answer plain dicts, which the SDK accepts as the result: the frozen wire shape stays
+        # exactly as encode() builds it (the stubs ask for the result models).
+        on_list_tools=list_tools,  # type: ignore[arg-type]
+        on_call_tool=call_tool,  # type: ignore[arg-type]
         cache_hints={"tools/list": CacheHint(ttl_ms=0, scope="private")},
     )

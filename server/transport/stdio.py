@@ -19,9 +19,10 @@ import os
 import queue
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
-from memverbs.server.dispatch import Dispatcher
+from memverbs.server.dispatch import Dispatcher, Outcome
 from memverbs.server.errors import MemverbsError
 from memverbs.server.protocol.surfaces import allowed, tool_defs
 from memverbs.server.runtime import Runtime
@@ -60,7 +61,7 @@ class ProtocolOut:
 class Calls(threading.Thread):
     """The one worker that runs tool calls, in arrival order, on the connection's one brain."""
 
-    def __init__(self, dispatcher: Dispatcher, out: ProtocolOut, after_first=None) -> None:
+    def __init__(self, dispatcher: Dispatcher, out: ProtocolOut, after_first: Callable[[], None] | None = None) -> None:
         super().__init__(name="memverbs-calls", daemon=True)
         self.dispatcher = dispatcher
         self.out = out
@@ -111,7 +112,7 @@ def _key(msg_id: Any) -> tuple[type, Any]:
     return (type(msg_id), msg_id)  # 1 and "1" are different requests
 
 
-def read_frames(stdin: BinaryIO):
+def read_frames(stdin: BinaryIO) -> Iterator[bytes | None]:
     """The lines of `stdin`, each at most MAX_FRAME_BYTES; a longer one is drained and yielded as None."""
     limit = wire.MAX_FRAME_BYTES + 1
     while True:
@@ -126,7 +127,9 @@ def read_frames(stdin: BinaryIO):
         yield raw
 
 
-def serve_connection(dispatcher: Dispatcher, stdin: BinaryIO, out: ProtocolOut, after_first_call=None) -> None:
+def serve_connection(
+    dispatcher: Dispatcher, stdin: BinaryIO, out: ProtocolOut, after_first_call: Callable[[], None] | None = None
+) -> None:
     """Answer one client until it closes stdin; `after_first_call` runs on the call thread after the first reply."""
     session = wire.Session(tool_defs(dispatcher.surface))
     calls = Calls(dispatcher, out, after_first_call)
@@ -168,7 +171,7 @@ def serve_connection(dispatcher: Dispatcher, stdin: BinaryIO, out: ProtocolOut, 
             calls.finish()
 
 
-def _hand_to_sdk(dispatcher: Dispatcher, first: list[bytes], rest, out: ProtocolOut) -> None:
+def _hand_to_sdk(dispatcher: Dispatcher, first: list[bytes], rest: Iterator[bytes | None], out: ProtocolOut) -> None:
     """Serve a 2026-07-28-era connection with the SDK, starting from the request that opened it."""
     import anyio  # noqa: PLC0415 - the slow imports, paid only by clients of that era
     import anyio.to_thread  # noqa: PLC0415
@@ -180,7 +183,7 @@ def _hand_to_sdk(dispatcher: Dispatcher, first: list[bytes], rest, out: Protocol
         def __init__(self) -> None:
             self.first = list(first)
 
-        def __aiter__(self):
+        def __aiter__(self) -> Lines:
             return self
 
         async def __anext__(self) -> str:
@@ -189,7 +192,7 @@ def _hand_to_sdk(dispatcher: Dispatcher, first: list[bytes], rest, out: Protocol
             raw = await anyio.to_thread.run_sync(lambda: next(rest, StopIteration), abandon_on_cancel=True)
             if raw is StopIteration:
                 raise StopAsyncIteration
-            return "\n" if raw is None else raw.decode("utf-8", errors="replace")
+            return raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else "\n"  # None: an oversize frame
 
     class Writer:
         async def write(self, text: str) -> None:
@@ -200,13 +203,15 @@ def _hand_to_sdk(dispatcher: Dispatcher, first: list[bytes], rest, out: Protocol
 
     limiter = anyio.CapacityLimiter(1)
 
-    async def offload(thunk):
+    async def offload(thunk: Callable[[], Outcome]) -> Outcome:
         return await anyio.to_thread.run_sync(thunk, limiter=limiter)
 
     server = build_server(lambda ctx: dispatcher, offload=offload)
 
     async def main() -> None:
-        async with stdio_server(stdin=Lines(), stdout=Writer()) as (read, write):
+        # The SDK reads and writes through these two as it would through anyio's file wrappers (async
+        # iteration, write, flush); its stubs name the wrapper class itself.
+        async with stdio_server(stdin=Lines(), stdout=Writer()) as (read, write):  # type: ignore[arg-type]
             await server.run(read, write, server.create_initialization_options())
 
     anyio.run(main)

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from memverbs.server.context import VerbContext
 from memverbs.server.names import looks_like_slug, normalize_alias, slugify, slugify_path
 from memverbs.server.pages.markdown import safe_summary
 from memverbs.server.timeparse import iso
 from memverbs.server.verbs.search import keyword_search
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import Row
 
 MAX_RUNNERS_UP = 3
 MAX_THREADS = 3
@@ -27,7 +31,7 @@ RECENT_EVENT_DAYS = 90
 @dataclass
 class Candidate:
     rank: int
-    page: object  # a brain row
+    page: Row
 
     @property
     def touched(self) -> int:
@@ -96,7 +100,7 @@ def resolve_entity_slug(ctx: VerbContext, raw: str | None) -> str | None:
     return slugify_path(name) or name
 
 
-def build_card(ctx: VerbContext, page, *, include_private: bool, allow_private: bool, now: int) -> dict:
+def build_card(ctx: VerbContext, page: Row, *, include_private: bool, allow_private: bool, now: int) -> dict:
     """The entity card. `include_private` widens facts and summary fences (trusted-local only);
     `allow_private` says whether private pages may appear as its edges and backlinks."""
     brain, source, slug = ctx.brain, ctx.source, page["slug"]
@@ -126,7 +130,7 @@ def build_card(ctx: VerbContext, page, *, include_private: bool, allow_private: 
     }
 
 
-def open_threads(ctx: VerbContext, slug: str, timeline, *, include_private: bool, now: int) -> list[dict]:
+def open_threads(ctx: VerbContext, slug: str, timeline: list[Row], *, include_private: bool, now: int) -> list[dict]:
     threads = [
         {"kind": "commitment", "text": r["fact"], "date": iso(r["valid_from"])}
         for r in ctx.brain.active_commitments(

@@ -12,10 +12,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from memverbs.server.errors import ProviderError
 from memverbs.server.timeparse import iso
 from memverbs.server.verbs.gather import Gathered
+
+if TYPE_CHECKING:
+    from memverbs.server.providers.chat import ChatModel
 
 MAX_GAPS = 10
 SYSTEM = (
@@ -67,7 +71,7 @@ def prompt(question: str, gathered: Gathered) -> str:
     return "\n".join(lines)
 
 
-def compose(chat, question: str, gathered: Gathered) -> Composed:
+def compose(chat: ChatModel, question: str, gathered: Gathered) -> Composed:
     try:
         completion = chat.complete(SYSTEM, prompt(question, gathered))
     except ProviderError as exc:

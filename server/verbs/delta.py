@@ -12,6 +12,9 @@ following has_more drains them all.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, BrainError, invalid
 from memverbs.server.names import estimate_tokens
@@ -21,6 +24,8 @@ from memverbs.server.verbs.budget import budget_fields, pack_two
 from memverbs.server.verbs.context_pack import pack_cards, parse_window_since, thread_after
 from memverbs.server.verbs.render import render_delta
 from memverbs.server.verbs.shapes import brief_fact, split_entities
+
+T = TypeVar("T")
 
 PAGE_LIMIT = 50
 FACT_LIMIT = 50
@@ -39,14 +44,14 @@ def delta(ctx: VerbContext, params: dict) -> dict:
 
     row = _fail_open(lambda: brain.cursor(source, client, session)) if session else None
     effective = since if since is not None else (row["last_wake_at"] if row else None)
-    if effective is None and session is None:
+    if effective is None:
+        if session is not None:
+            return _first_wake(ctx, session, budget, now)
         raise invalid(
             "delta requires `since` (ISO 8601) or a `session_id` with an established cursor.",
             "Pass since (e.g. since: \"2026-08-11T00:00:00Z\") for a stateless delta, or a stable session_id: "
             "the first call establishes the cursor and later calls return what changed since the previous one.",
         )
-    if effective is None:
-        return _first_wake(ctx, session, budget, now)
 
     since_slug = params.get("since_slug")
     if since_slug is None and row is not None and row["cursor_slug"]:
@@ -149,7 +154,7 @@ def _first_wake(ctx: VerbContext, session: str, budget: int | None, now: int) ->
     _fail_open(lambda: brain.save_cursor(source, client, session, now - IN_FLIGHT_LAG_MS, "", now))
     _fail_open(lambda: brain.gc_cursors(now, source, client))
     at = iso(now)
-    body = {
+    body: dict[str, object] = {
         "protocol_version": PROTOCOL_VERSION,
         "since": at,
         "pages": [],
@@ -164,7 +169,7 @@ def _first_wake(ctx: VerbContext, session: str, budget: int | None, now: int) ->
     return body
 
 
-def _fail_open(action):
+def _fail_open(action: Callable[[], T]) -> T | None:
     """Cursor state is an optimisation: an outage degrades to a stateless delta, never an error."""
     try:
         return action()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from memverbs.server.brain.base import SearchQuery
+from memverbs.server.brain.base import Row, SearchQuery
 from memverbs.server.context import VerbContext
 from memverbs.server.names import collapse
 from memverbs.server.timeparse import now_ms
@@ -82,7 +82,7 @@ def gather(ctx: VerbContext, question: str, since: int | None, until: int | None
     return out
 
 
-def _fact(row) -> dict:
+def _fact(row: Row) -> dict:
     return {
         "id": row["id"],
         "fact": row["fact"],

@@ -9,9 +9,13 @@ the caller's session, then what the whole brain learned in the last 24 hours
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from memverbs.server.context import VerbContext
 from memverbs.server.verbs.shapes import brief_fact
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import Row
 
 HOT_CAP = 10
 RECENT_WINDOW_MS = 24 * 3600 * 1000
@@ -19,7 +23,7 @@ HALF_LIFE_DAYS = {"event": 7, "commitment": 90, "preference": 90, "belief": 365,
 _DAY_MS = 86_400_000
 
 
-def decayed(row, now: int) -> float:
+def decayed(row: Row, now: int) -> float:
     if row["expired_at"] is not None or (row["valid_until"] is not None and row["valid_until"] <= now):
         return 0.0
     age_days = max(0, now - row["valid_from"]) / _DAY_MS

@@ -15,8 +15,10 @@ be found, so the response says `degraded_dedup: true`; an exact restatement
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 
-from memverbs.server.brain.base import NewFact
+from memverbs.server.brain.base import NewFact, Row
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, ProviderError, VerbError, invalid
 from memverbs.server.names import collapse
@@ -73,58 +75,66 @@ def remember(ctx: VerbContext, params: dict) -> dict:
         provenance=params["provenance"],
         valid_until=valid_until,
     )
-    vector, space_id, dims = _embed_fact(ctx, fact)
+    embedded = _embed_fact(ctx, fact)
     status, fact_id, existing = ctx.brain.remember_fact(
         ctx.source,
         new,
         now,
-        vector=vector,
-        space_id=space_id,
-        choose=_chooser(new, vector, dims) if vector is not None else None,
+        vector=embedded.vector if embedded else None,
+        space_id=embedded.space_id if embedded else None,
+        choose=_chooser(new, embedded.vector, embedded.dims) if embedded else None,
         # A remote caller must not learn that a private fact exists from a `duplicate`: it never
         # dedups against private facts, and a private fact is only ever matched by a private one.
         dedup=not (ctx.caller.remote and visibility == "private"),
     )
     if status == "duplicate":
+        assert existing is not None, "a duplicate names the fact it matched"
         text, valid_until = f"already knew this — kept fact #{fact_id}", existing["valid_until"]
     elif status == "superseded":
         text = f"updated — fact #{fact_id} supersedes the previous version"
     else:
         text = f"remembered as fact #{fact_id}"
-    body = {
+    body: dict[str, object] = {
         "id": str(fact_id),
         "status": status,
         "status_text": text,
         "entity_slug": entity_slug,
         "valid_until": iso(valid_until),
     }
-    if vector is None:
+    if embedded is None:
         body["degraded_dedup"] = True
     body["protocol_version"] = PROTOCOL_VERSION
     return body
 
 
-def _embed_fact(ctx: VerbContext, fact: str) -> tuple[bytes | None, int | None, int | None]:
-    """(packed vector, space id, dims), or Nones when there is no provider or the call failed."""
+@dataclass(frozen=True)
+class _Embedded:
+    vector: bytes  # packed
+    space_id: int | None
+    dims: int
+
+
+def _embed_fact(ctx: VerbContext, fact: str) -> _Embedded | None:
+    """The fact's vector, or None when there is no provider or the call failed."""
     if ctx.providers is None or not ctx.providers.embeddings_configured:
-        return None, None, None
+        return None
     from memverbs.server.brain.base import pack  # noqa: PLC0415 - numpy only with a provider
     from memverbs.server.verbs.semantic import embed, embedder  # noqa: PLC0415
 
     if embedder(ctx) is None:
-        return None, None, None
+        return None
     try:
         space_id, rows = embed(ctx, [fact])
     except ProviderError as exc:
         log.warning("fact not embedded, dedup degraded (%s): %s", exc.kind, exc.message)
-        return None, None, None
-    return pack(rows[0]), space_id, int(rows.shape[1])
+        return None
+    return _Embedded(pack(rows[0]), space_id, int(rows.shape[1]))
 
 
-def _chooser(new: NewFact, vector: bytes, dims: int):
+def _chooser(new: NewFact, vector: bytes, dims: int) -> Callable[[list[Row]], tuple[str, Row] | None]:
     """The rule, given the bucket's candidates: duplicate, superseded, or None (insert)."""
 
-    def choose(rows):
+    def choose(rows: list[Row]) -> tuple[str, Row] | None:
         if not rows:
             return None
         import numpy as np  # noqa: PLC0415

@@ -16,12 +16,16 @@ from __future__ import annotations
 
 import logging
 import re
+from typing import TYPE_CHECKING, Literal, overload
 
-from memverbs.server.brain.base import SearchQuery
+from memverbs.server.brain.base import Brain, Row, SearchQuery
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import ProviderError
 from memverbs.server.names import collapse, normalize_alias
 from memverbs.server.pages.markdown import clip, fenced_body
+
+if TYPE_CHECKING:
+    from memverbs.server.verbs.semantic import VectorArm
 
 log = logging.getLogger("memverbs.search")
 
@@ -98,7 +102,7 @@ def _keyword_queries(words: list[str]) -> list[SearchQuery]:
     return [SearchQuery.of(words, "all"), SearchQuery.of(words, "any")]
 
 
-def lexical_hits(brain, source: str, query: SearchQuery, words: list[str], *, limit: int, allow_private: bool) -> list[dict]:
+def lexical_hits(brain: Brain, source: str, query: SearchQuery, words: list[str], *, limit: int, allow_private: bool) -> list[dict]:
     """Keyword hits as rows {slug, title, body, chunk} an untrusted caller may see.
 
     The keyword index covers the whole body, private facts-fence rows included, so
@@ -114,7 +118,12 @@ def lexical_hits(brain, source: str, query: SearchQuery, words: list[str], *, li
     return out
 
 
-def _readable(r, words: list[str], allow_private: bool, *, matched: bool) -> dict | None:
+@overload
+def _readable(r: Row, words: list[str], allow_private: bool, *, matched: Literal[False]) -> dict: ...
+@overload
+def _readable(r: Row, words: list[str], allow_private: bool, *, matched: bool) -> dict | None: ...
+def _readable(r: Row, words: list[str], allow_private: bool, *, matched: bool) -> dict | None:
+    """The page as this caller may read it; None when it `matched` on private text only."""
     if allow_private:
         return {"slug": r["slug"], "title": r["title"], "body": r["body"], "chunk": r["chunk"] if matched else None}
     body = fenced_body(r["body"] or "", include_private=False)
@@ -192,7 +201,7 @@ def content_terms(query: str) -> list[str]:
     return [w for w in words if w not in STOP_WORDS] or words
 
 
-def hybrid_search(ctx: VerbContext, query: str, limit: int, arm, *, allow_private: bool) -> list[dict]:
+def hybrid_search(ctx: VerbContext, query: str, limit: int, arm: VectorArm, *, allow_private: bool) -> list[dict]:
     brain, source = ctx.brain, ctx.source
     words = content_terms(query)
     norm = normalize_alias(query)
@@ -236,6 +245,7 @@ def hybrid_search(ctx: VerbContext, query: str, limit: int, arm, *, allow_privat
     ordered = sorted(pages, key=lambda slug: (-fused(slug), slug))[:limit]
     missing = [slug for slug in ordered if slug not in vector_best]
     vector_best.update(arm.cosines(missing))
+    assert ctx.providers is not None, "a vector arm exists only with an embedding provider"
     floor = ctx.providers.cosine_floor
     out = []
     for slug in ordered:

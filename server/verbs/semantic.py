@@ -114,6 +114,7 @@ def embed_page(ctx: VerbContext, slug: str) -> int:
         if not todo:
             return 0
         space_id, rows = embed(ctx, [embed_input(r["title"], r["text"]) for r in todo])
+        assert space_id is not None, "embed names the space it creates"
         ctx.brain.store_text_vectors(space_id, [(r["text_hash"], pack(v)) for r, v in zip(todo, rows, strict=True)], now_ms())
         return len(todo)
     except ProviderError as exc:

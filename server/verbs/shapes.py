@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memverbs.server.timeparse import iso
 
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import Row
 
-def recall_fact(r) -> dict:
+
+def recall_fact(r: Row) -> dict:
     """recall's fact object: the legacy fields first, then v1's fact_id and provenance."""
     return {
         "id": r["id"],
@@ -30,7 +35,7 @@ def recall_fact(r) -> dict:
     }
 
 
-def brief_fact(r, confidence: float) -> dict:
+def brief_fact(r: Row, confidence: float) -> dict:
     """context_pack / delta fact: no id on purpose (packs are injected, not acted on)."""
     return {
         "fact": r["fact"],

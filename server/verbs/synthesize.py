@@ -67,9 +67,11 @@ def synthesize(ctx: VerbContext, params: dict) -> dict:
             "Swap them, or widen the window so since comes before until.",
         )
     providers = ctx.providers
-    chat = providers.chat() if providers is not None else None
+    if providers is None:
+        raise _no_llm(None)
+    chat = providers.chat()
     if chat is None:
-        raise _no_llm(providers.chat_problem if providers is not None else None)
+        raise _no_llm(providers.chat_problem)
 
     from memverbs.server.verbs.compose import compose  # noqa: PLC0415 - only with a model
     from memverbs.server.verbs.gather import gather  # noqa: PLC0415

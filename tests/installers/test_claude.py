@@ -40,8 +40,8 @@ def test_install_is_seen_connected_and_uninstall_leaves_the_user_intact(claude):
     assert "memverbs installed into claude" in out
     listed = mcp_list(cli, env, home)
     assert "memverbs:" in listed and "✔ Connected" in listed.split("memverbs:")[1].splitlines()[0]
-    hooks = json.loads("\n".join(l for l in settings.read_text().splitlines() if "//" not in l))["hooks"]
-    assert [g["hooks"][0]["command"] for g in hooks["SessionStart"]][0] == "echo hello"
+    hooks = json.loads("\n".join(line for line in settings.read_text().splitlines() if "//" not in line))["hooks"]
+    assert next(g["hooks"][0]["command"] for g in hooks["SessionStart"]) == "echo hello"
     assert "hook session-start --harness claude" in hooks["SessionStart"][1]["hooks"][0]["command"]
     assert "hook heartbeat --harness claude" in hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
 
@@ -63,7 +63,7 @@ def test_install_twice_gives_one_entry(claude):
 
 
 def test_malformed_settings_are_refused_untouched(claude):
-    cli, env, home = claude
+    _cli, env, home = claude
     settings = home / ".claude" / "settings.json"
     settings.parent.mkdir()
     settings.write_text('{"hooks": {')
@@ -83,7 +83,7 @@ def test_dry_run_writes_nothing(claude):
 
 
 def test_project_scope_writes_mcp_json(claude):
-    cli, env, home = claude
+    _cli, env, home = claude
     project = home.parent / "project"
     run([memverbs(), "install", "claude", "--scope", "project"], env, cwd=project)
     entry = json.loads((project / ".mcp.json").read_text())["mcpServers"]["memverbs"]
@@ -94,7 +94,7 @@ def test_project_scope_writes_mcp_json(claude):
 
 
 def test_never_double_wires_across_settings_files(claude):
-    cli, env, home = claude
+    _cli, env, home = claude
     project = home.parent / "project"
     run([memverbs(), "install", "claude", "--scope", "project"], env, cwd=project)
     out = run([memverbs(), "install", "claude"], env, cwd=project).stdout
@@ -128,7 +128,7 @@ def test_the_plugin_provides_the_server_so_install_registers_no_second_one(claud
 
 
 def test_doctor_warns_when_the_plugin_and_a_registration_both_serve(claude):
-    cli, env, home = claude
+    _cli, env, home = claude
     run([memverbs(), "install", "claude", "--no-hooks"], env, cwd=home)
     settings = home / ".claude" / "settings.json"
     settings.parent.mkdir(exist_ok=True)

@@ -80,7 +80,7 @@ def test_install_registers_and_trusts_then_uninstall_restores_bytes(codex):
 
 
 def test_install_twice_gives_one_entry(codex):
-    cli, env, home = codex
+    _cli, env, home = codex
     run([memverbs(), "install", "codex"], env, cwd=home)
     run([memverbs(), "install", "codex"], env, cwd=home)
     text = (home / "config.toml").read_text()
@@ -90,7 +90,7 @@ def test_install_twice_gives_one_entry(codex):
 
 
 def test_malformed_config_is_refused_untouched(codex):
-    cli, env, home = codex
+    _cli, env, home = codex
     (home / "config.toml").write_text("model = = broken\n")
     proc = run([memverbs(), "install", "codex"], env, cwd=home, check=False)
     assert proc.returncode != 0 and "not valid TOML" in proc.stderr
@@ -99,7 +99,7 @@ def test_malformed_config_is_refused_untouched(codex):
 
 
 def test_a_foreign_memverbs_table_is_refused(codex):
-    cli, env, home = codex
+    _cli, env, home = codex
     (home / "config.toml").write_text(USER_CONFIG + '\n[mcp_servers.memverbs]\ncommand = "gbrain"\n')
     proc = run([memverbs(), "install", "codex"], env, cwd=home, check=False)
     assert proc.returncode != 0 and "already defined" in proc.stderr

@@ -51,7 +51,7 @@ def test_a_removed_entry_and_a_broken_file_are_named(codex):
 
 
 def test_failing_hook_runs_are_reported(codex):
-    env, home = codex
+    env, _home = codex
     (Path(env["MEMVERBS_HOME"]) / "brain.db").unlink()
     run([memverbs(), "hook", "session-start", "--harness", "codex"], env, cwd=env["HOME"], input='{"session_id": "s"}')
     checks = doctor(env, env["HOME"])

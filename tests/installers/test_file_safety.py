@@ -52,7 +52,7 @@ def test_a_symlinked_config_is_written_through_and_given_back(codex):
 
 
 def test_a_dangling_symlink_is_refused_untouched(codex):
-    cli, env, home, dotfiles = codex
+    _cli, env, home, dotfiles = codex
     (home / "config.toml").symlink_to(dotfiles / "config.toml")  # dotfiles not checked out yet
     proc = run([memverbs(), "install", "codex"], env, cwd=home, check=False)
     refused(proc, "symlink", str(dotfiles / "config.toml"))
@@ -61,7 +61,7 @@ def test_a_dangling_symlink_is_refused_untouched(codex):
 
 
 def test_a_directory_where_the_config_belongs_is_refused(codex):
-    cli, env, home, _ = codex
+    _cli, env, home, _ = codex
     (home / "hooks.json").mkdir()
     proc = run([memverbs(), "install", "codex"], env, cwd=home, check=False)
     refused(proc, "is a directory")
@@ -69,7 +69,7 @@ def test_a_directory_where_the_config_belongs_is_refused(codex):
 
 
 def test_a_file_that_is_not_utf8_is_refused_untouched(codex):
-    cli, env, home, _ = codex
+    _cli, env, home, _ = codex
     (home / "config.toml").write_bytes(b'model = "caf\xe9"\n')
     proc = run([memverbs(), "install", "codex"], env, cwd=home, check=False)
     refused(proc, "not UTF-8")
@@ -77,7 +77,7 @@ def test_a_file_that_is_not_utf8_is_refused_untouched(codex):
 
 
 def test_empty_files_come_back_empty(codex):
-    cli, env, home, _ = codex
+    _cli, env, home, _ = codex
     (home / "config.toml").write_text("")
     (home / "hooks.json").write_text("")
     run([memverbs(), "install", "codex"], env, cwd=home)

@@ -108,7 +108,7 @@ def test_claude_hooks_are_ignored_when_grok_does_not_read_them(tmp_path):
     _claude_settings(tmp_path)
     opts = _opts(tmp_path)
     opts.env["GROK_CLAUDE_HOOKS_ENABLED"] = "false"
-    steps, notes = grok_installer.plan(opts)
+    steps, _notes = grok_installer.plan(opts)
     hooks = json.loads(next(s for s in steps if s.__class__.__name__ == "OwnedFile").content)["hooks"]
     assert sorted(hooks) == sorted(grok_installer.EVENTS)
 
@@ -127,7 +127,7 @@ def test_project_scope_paths_and_no_doubling_over_a_user_install(tmp_path):
 def test_a_project_hook_does_not_stop_a_user_install(tmp_path):
     (tmp_path / ".grok" / "hooks").mkdir(parents=True)
     (tmp_path / ".grok" / "hooks" / "memverbs.json").write_text(grok_installer.hooks_file(_opts(tmp_path), list(grok_installer.EVENTS)))
-    steps, notes = grok_installer.plan(_opts(tmp_path))  # user scope: fires in every project, not just this one
+    steps, _notes = grok_installer.plan(_opts(tmp_path))  # user scope: fires in every project, not just this one
     hooks = json.loads(next(s for s in steps if s.__class__.__name__ == "OwnedFile").content)["hooks"]
     assert sorted(hooks) == sorted(grok_installer.EVENTS)
 
@@ -199,7 +199,7 @@ def test_install_twice_keeps_one_of_everything(grok):
 
 
 def test_a_malformed_config_is_refused_untouched(grok):
-    cli, env, home, project = grok
+    _cli, env, home, project = grok
     broken = USER_CONFIG + "[mcp_servers.broken\n"
     (home / "config.toml").write_text(broken)
     proc = run([memverbs(), "install", "grok"], env, cwd=project, check=False)
@@ -218,7 +218,7 @@ def test_a_server_grok_registered_itself_is_not_overwritten(grok):
 
 
 def test_dry_run_prints_the_diff_and_writes_nothing(grok):
-    cli, env, home, project = grok
+    _cli, env, home, project = grok
     before = sorted(p.relative_to(home) for p in home.rglob("*"))
     out = run([memverbs(), "install", "grok", "--dry-run"], env, cwd=project).stdout
     assert "+[mcp_servers.memverbs]" in out and f"+{MD_BEGIN}" in out and '"SessionStart"' in out

@@ -138,7 +138,7 @@ def test_install_probes_and_uninstall_restores_bytes(openclaw):
 
 
 def test_install_twice_keeps_one_of_each(openclaw):
-    cli, env, config, project = openclaw
+    _cli, env, config, project = openclaw
     run([memverbs(), "install", "openclaw"], env, cwd=project)
     first = config.read_text()
     run([memverbs(), "install", "openclaw"], env, cwd=project)
@@ -151,7 +151,7 @@ def test_install_twice_keeps_one_of_each(openclaw):
 
 
 def test_openclaws_uninstall_residue_and_allowlist(openclaw):
-    cli, env, config, project = openclaw
+    _cli, env, config, project = openclaw
     before = USER_CONFIG.replace('"entries": { "other": { "enabled": true } },',
                                  '"entries": { "other": { "enabled": true }, "memverbs": { "enabled": false } },\n    "allow": ["other"],')
     config.write_text(before)
@@ -166,7 +166,7 @@ def test_openclaws_uninstall_residue_and_allowlist(openclaw):
 
 
 def test_a_malformed_or_json5_only_config_is_refused_untouched(openclaw):
-    cli, env, config, project = openclaw
+    _cli, env, config, project = openclaw
     json5 = "{\n  mcp: { servers: {} },\n}\n"  # unquoted keys: JSON5 OpenClaw reads, memverbs will not edit
     config.write_text(json5)
     proc = run([memverbs(), "install", "openclaw"], env, cwd=project, check=False)
@@ -175,7 +175,7 @@ def test_a_malformed_or_json5_only_config_is_refused_untouched(openclaw):
 
 
 def test_dry_run_prints_the_diff_and_writes_nothing(openclaw):
-    cli, env, config, project = openclaw
+    _cli, env, config, project = openclaw
     out = run([memverbs(), "install", "openclaw", "--dry-run"], env, cwd=project).stdout
     assert '+      "memverbs": {' in out and openclaw_installer.plugin_dir() in out
     assert config.read_text() == USER_CONFIG

@@ -131,7 +131,7 @@ def test_install_connects_and_uninstall_restores_bytes(opencode):
 
 
 def test_install_twice_keeps_one_entry(opencode):
-    cli, env, config_dir, project = opencode
+    _cli, env, config_dir, project = opencode
     run([memverbs(), "install", "opencode"], env, cwd=project)
     first = (config_dir / "opencode.jsonc").read_text()
     run([memverbs(), "install", "opencode"], env, cwd=project)
@@ -140,7 +140,7 @@ def test_install_twice_keeps_one_entry(opencode):
 
 
 def test_a_malformed_config_is_refused_untouched(opencode):
-    cli, env, config_dir, project = opencode
+    _cli, env, config_dir, project = opencode
     broken = USER_JSONC.replace('"enabled": false}', '"enabled": false')
     (config_dir / "opencode.jsonc").write_text(broken)
     proc = run([memverbs(), "install", "opencode"], env, cwd=project, check=False)
@@ -150,7 +150,7 @@ def test_a_malformed_config_is_refused_untouched(opencode):
 
 
 def test_dry_run_prints_the_diff_and_writes_nothing(opencode):
-    cli, env, config_dir, project = opencode
+    _cli, env, config_dir, project = opencode
     out = run([memverbs(), "install", "opencode", "--dry-run"], env, cwd=project).stdout
     assert '+    "memverbs": {' in out and "plugin/memverbs.js (after)" in out
     assert (config_dir / "opencode.jsonc").read_text() == USER_JSONC

@@ -73,13 +73,13 @@ def test_untrusted_writes_never_change_a_hidden_page(brain, remote, runtime, slu
 
 
 def test_a_private_page_and_a_deleted_one_get_the_same_answers(brain, remote):
-    for (tool, a), (_, b) in zip(writes_on(PRIVATE), writes_on(DELETED)):
+    for (tool, a), (_, b) in zip(writes_on(PRIVATE), writes_on(DELETED), strict=True):
         got_private, got_deleted = remote(tool, **a)[0], remote(tool, **b)[0]
         assert json.dumps(got_private).replace(PRIVATE, "S") == json.dumps(got_deleted).replace(DELETED, "S"), tool
 
 
 def test_the_other_writes_answer_a_private_page_as_a_missing_one(brain, remote):
-    for (tool, hidden), (_, free) in zip(writes_on(PRIVATE), writes_on(FREE)):
+    for (tool, hidden), (_, free) in zip(writes_on(PRIVATE), writes_on(FREE), strict=True):
         if tool == "put_page":
             continue  # a free slug is created; see the next test
         got_hidden, got_free = remote(tool, **hidden)[0], remote(tool, **free)[0]

@@ -96,7 +96,7 @@ def test_a_remember_never_rebuilds_the_graph(big):
 
 
 def test_a_newer_snapshot_extends_the_graph_in_the_background(big):
-    brain, space, rows = big
+    brain, space, _rows = big
     index = VectorIndex(space, DIMS, brain.vector_snapshot_dir, build_graphs=True)
     index.refresh(brain)  # maps the 1500-row snapshot and starts building its graph aside
     index._builder.join(timeout=60)

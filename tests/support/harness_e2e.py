@@ -71,11 +71,11 @@ class World:
                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
         try:
             out, err = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
+        except subprocess.TimeoutExpired as exc:
             _kill_group(proc.pid)
             out, err = proc.communicate()
             self.runs.append(subprocess.CompletedProcess(argv, proc.returncode, out, err))
-            raise AssertionError(f"{argv[:3]} did not finish within {timeout}s\nstdout: {out[-3000:]}\nstderr: {err[-3000:]}")
+            raise AssertionError(f"{argv[:3]} did not finish within {timeout}s\nstdout: {out[-3000:]}\nstderr: {err[-3000:]}") from exc
         finally:
             leftovers = _drain_group(proc.pid)
         result = subprocess.CompletedProcess(argv, proc.returncode, out, err)

@@ -126,7 +126,7 @@ def test_round_trip_property(generated, include_private, tmp_path_factory):
         client = Client(first.local_dispatcher())
         for slug, (fm, body, manual) in generated.items():
             content = ("---\n" + yaml.safe_dump(fm, allow_unicode=True) + "---\n" if fm else "") + body
-            got, is_error = client("put_page", slug=slug, content=content)
+            _got, is_error = client("put_page", slug=slug, content=content)
             assume(not is_error)  # a page put_page refuses has nothing to round-trip
             if "alias" in manual:
                 client("add_alias", slug=slug, alias=manual["alias"])

@@ -73,13 +73,13 @@ def test_dangling_link_resolves_when_its_page_appears(tmp_path, cli, local):
 def test_reimport_is_idempotent_and_picks_up_changes(tmp_path, cli_json, local):
     root = vault(tmp_path / "v")
     cli_json("import", root)
-    code, rep = cli_json("import", root)
+    _code, rep = cli_json("import", root)
     assert (rep["created"], rep["updated"], rep["unchanged"]) == (0, 0, 4)
     # same bytes, new mtime: hashed, still unchanged
     os.utime(root / "people" / "bob.md", ns=(1, 1))
     assert cli_json("import", root)[1]["unchanged"] == 4
     write(root / "people" / "bob.md", "# Bob\nNow in sales.\n")
-    code, rep = cli_json("import", root)
+    _code, rep = cli_json("import", root)
     assert (rep["updated"], rep["unchanged"]) == (1, 3)
     assert "Now in sales" in local.ok("get_page", slug="people/bob")["body"]
 

@@ -32,12 +32,12 @@ def test_memverbs_writes_go_back_to_their_file(tmp_path, cli_json, local):
     cli_json("sync", root)
     local.ok("put_page", slug="alice", content="---\ntitle: Alice\ntype: person\n---\nRewritten by an agent.\n")
     local.ok("add_timeline_entry", slug="alice", date="2026-05-06", summary="Moved teams")
-    code, rep = cli_json("sync", root)
+    _code, rep = cli_json("sync", root)
     assert rep["written_back"] == 1 and rep["conflicts"] == []
     text = (root / "alice.md").read_text()
     assert text == "---\ntitle: Alice\ntype: person\n---\nRewritten by an agent.\n\n## Timeline\n- 2026-05-06: Moved teams\n"
     assert not [p for p in os.listdir(root) if p.startswith(".")]  # no temp file left behind
-    code, rep = cli_json("sync", root)
+    _code, rep = cli_json("sync", root)
     assert (rep["unchanged"], rep["updated"], rep["written_back"]) == (1, 0, 0)
 
 
@@ -47,11 +47,11 @@ def test_both_sides_changed_the_file_wins_and_the_brain_version_is_kept(tmp_path
     cli_json("sync", root)
     local.ok("put_page", slug="alice", content="# Alice\nfrom the agent\n")
     write(root / "alice.md", "# Alice\nfrom the editor\n")
-    code, rep = cli_json("sync", root)
+    _code, rep = cli_json("sync", root)
     assert rep["conflicts"] == [{"file": "alice.md", "slug": "alice"}]
     assert "from the editor" in local.ok("get_page", slug="alice")["body"]
     assert (root / "alice.md").read_text() == "# Alice\nfrom the editor\n"
-    code, status = cli_json("sync", "--status")
+    _code, status = cli_json("sync", "--status")
     conflict = status["folders"][0]["conflicts"][0]
     assert conflict["file"] == "alice.md" and conflict["slug"] == "alice"
     from memverbs.server.runtime import Runtime
@@ -63,7 +63,7 @@ def test_both_sides_changed_the_file_wins_and_the_brain_version_is_kept(tmp_path
     finally:
         rt.close()
     assert "from the agent" in kept
-    code, out, _ = cli("doctor")
+    _code, out, _ = cli("doctor")
     assert "conflict" in out and "alice.md" in out
 
 
@@ -75,11 +75,11 @@ def test_several_folders_each_with_a_prefix(tmp_path, cli, cli_json, local):
     assert local.ok("get_page", slug="work/plan")["title"] == "Work plan"
     assert local.ok("get_page", slug="personal/plan")["title"] == "Home plan"
     write(tmp_path / "work" / "new.md", "# New\n")
-    code, status = cli_json("sync", "--status")
+    _code, status = cli_json("sync", "--status")
     by_prefix = {f["prefix"]: f for f in status["folders"]}
     assert by_prefix["work"]["pending_files"] == 1 and by_prefix["personal"]["pending_files"] == 0
     assert by_prefix["work"]["mode"] == "sync" and not by_prefix["work"]["watching"]
-    code, out, _ = cli("sync", "--status")
+    _code, out, _ = cli("sync", "--status")
     assert "1 changed or new files" in out
 
 
@@ -90,7 +90,7 @@ def test_moving_a_folder_renames_every_page_in_it(tmp_path, cli_json, local):
     cli_json("sync", root)
     local.ok("remember", fact="A matters", provenance="test", entity="old/a")
     os.rename(root / "old", root / "new")
-    code, rep = cli_json("sync", root)
+    _code, rep = cli_json("sync", root)
     assert (rep["renamed"], rep["created"], rep["deleted"]) == (2, 0, 0), rep
     assert local.ok("entity", name="new/a")["card"]["active_fact_count"] == 1
     assert [link["to"] for link in local.ok("get_page", slug="new/b")["links"]] == ["new/a"]
@@ -104,7 +104,7 @@ def test_a_file_that_turns_bad_or_an_unreadable_folder_deletes_nothing(tmp_path,
     write(root / "a.md", b"\xff\xfe not utf-8 any more")
     os.chmod(root / "sub", 0)
     try:
-        code, rep = cli_json("sync", root)
+        _code, rep = cli_json("sync", root)
     finally:
         os.chmod(root / "sub", 0o755)
     assert rep["deleted"] == 0 and rep["skipped"] >= 1
@@ -143,6 +143,6 @@ def test_two_identical_files_one_renamed_one_deleted(tmp_path, cli_json, local):
     cli_json("sync", root)
     os.rename(root / "a.md", root / "c.md")
     os.unlink(root / "b.md")
-    code, rep = cli_json("sync", root)
+    _code, rep = cli_json("sync", root)
     assert (rep["renamed"], rep["deleted"]) == (1, 1), rep
     assert local.ok("get_page", slug="c") and local("get_page", slug="a")[1] and local("get_page", slug="b")[1]

@@ -12,6 +12,8 @@ import time
 import pytest
 from vaults import write
 
+from memverbs.server.errors import BrainError
+
 pytestmark = pytest.mark.slow
 
 
@@ -198,7 +200,7 @@ def test_a_locked_brain_delays_a_change_and_loses_nothing(tmp_path, home):
         holder = sqlite3.connect(rt.brain_location.path, isolation_level=None)
         holder.execute("BEGIN IMMEDIATE")
         try:
-            with pytest.raises(Exception):
+            with pytest.raises(BrainError):
                 w.tick()
         finally:
             holder.execute("ROLLBACK")

@@ -206,7 +206,7 @@ def test_private_facts_never_reach_any_http_caller(server, brain_home, local):
             seen_world |= "world fact about privy" in text
     assert seen_world
     # a private fact written over HTTP is just as invisible to every HTTP reader
-    body, _ = call(server, tokens[0], "remember", fact="PRIV-SENTINEL-REMOTE", provenance="t", entity="people/privy",
+    _body, _ = call(server, tokens[0], "remember", fact="PRIV-SENTINEL-REMOTE", provenance="t", entity="people/privy",
                    visibility="private")
     for token in tokens:
         assert "PRIV-SENTINEL" not in json.dumps(call(server, token, "recall", entity="people/privy")[0])

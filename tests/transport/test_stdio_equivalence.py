@@ -81,7 +81,7 @@ def test_stdio_bytes_equal_the_sdk_servers(tmp_path, memverbs_cmd, env):
     ours, raw = _talk([*memverbs_cmd, "serve", "--surface", "full"], {**env, "MEMVERBS_HOME": str(ours_home.root)})
     theirs, _ = _talk([sys.executable, str(REFERENCE), "full"], {**env, "MEMVERBS_HOME": str(sdk_home.root)})
     assert len(ours) == len(theirs) == len(VERSIONS) * 22
-    for mine, reference in zip(ours, theirs):
+    for mine, reference in zip(ours, theirs, strict=True):
         assert mine == reference
     # The odd text came back intact, inside one frame, through both.
     recalled = json.loads(json.loads(raw[6])["result"]["content"][0]["text"])

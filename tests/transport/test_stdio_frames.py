@@ -182,7 +182,7 @@ def test_a_slow_call_never_stalls_ping_and_cancel_silences_it():
 def test_calls_queued_when_the_client_hangs_up_still_run():
     slow = SlowDispatcher()
     slow.release.set()
-    send, reader, thread, w_in = _serve_in_thread(slow)
+    send, _reader, thread, w_in = _serve_in_thread(slow)
     send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
           "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
     for i in range(2, 6):

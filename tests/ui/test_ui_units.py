@@ -48,9 +48,7 @@ def test_wikilinks_fences_and_private_rows_render():
 _ALLOWED = {"p", "ul", "li", "a", "code", "pre", "strong", "em", "h2", "h3", "h4", "h5", "h6", "section", "span"}
 
 
-_PIECES = list("<>\"'&[]()|#*`-/:!= \nabcjsvcript") + [
-    "javascript:", "<script>", "[[", "]]", "](", "<!-- facts -->", "<!-- /facts -->", "onerror=", "- [private] ", "```\n",
-]
+_PIECES = [*list("<>\"'&[]()|#*`-/:!= \nabcjsvcript"), "javascript:", "<script>", "[[", "]]", "](", "<!-- facts -->", "<!-- /facts -->", "onerror=", "- [private] ", "```\n"]
 
 
 @settings(max_examples=300, deadline=None)
@@ -85,7 +83,7 @@ class _Tags(HTMLParser):
        st.sampled_from(["world", "private"]))
 def test_the_visibility_rewrite_sets_exactly_the_visibility(head, body, visibility):
     out = with_visibility(head + body, visibility)
-    fm, rest = split_frontmatter(out)
+    fm, _rest = split_frontmatter(out)
     assert declared_visibility(fm) == visibility
     assert out.endswith(body)
 

@@ -115,7 +115,7 @@ def test_fenced_json_and_missing_usage(seeded):
 
 @respx.mock
 def test_unknown_model_price_is_null_and_configured_price_counts(home, monkeypatch, seeded):
-    _, remote = seeded
+    _, _remote = seeded
     respx.post(MESSAGES).mock(return_value=anthropic_reply(answer(), usage=USAGE))
     monkeypatch.setenv("MEMVERBS_LLM__MODEL", "my-local-model")
     rt = Runtime(home)

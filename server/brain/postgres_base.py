@@ -1,0 +1,303 @@
+"""What every Postgres store shares: the pooled connection, its transactions and the error translation.
+
+`PostgresBrain` is composed of stores (`postgres_pages.PageStore`, `postgres_facts.FactStore`, …),
+one per concern. Each store inherits `PostgresBase`, so it is typed on its own: the pool,
+`connection()`, `write()`, `query()` and `one()` are here, and the few members one store borrows
+from a sibling are declared at the end (the composed brain's MRO puts the sibling's definition first).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, ClassVar, TypeVar
+
+import psycopg
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from memverbs.server.brain.factory import redact
+from memverbs.server.brain.postgres_rows import Row, row_factory
+from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked, invalid
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import FactFilter
+
+Params = tuple[object, ...] | list[object] | dict[str, object]
+T = TypeVar("T")
+# A connection whose rows read like sqlite3.Row (postgres_rows.row_factory is set on every one).
+Conn = psycopg.Connection[Row]
+
+WRITE_LOCK = 0x6D656D76  # "memv": the advisory lock every write transaction holds
+CONNECT_TIMEOUT_S = 5
+POOL_WAIT_S = 1.0
+IDLE_CHECK_S = 2.0
+
+
+_last_used: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _check_if_idle(conn: Conn) -> None:
+    """The pool's check on hand-out: a round trip only for a connection idle long enough that the
+    server may have gone away meanwhile (a check on every call would double the cost of a query)."""
+    if time.monotonic() - _last_used.get(conn, 0.0) > IDLE_CHECK_S:
+        ConnectionPool.check_connection(conn)
+
+
+class _SharedPool:
+    """A process's pool for one URL and size, closed when the last brain using it closes."""
+
+    _all: ClassVar[dict[tuple[str, int], _SharedPool]] = {}
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, url: str, size: int, timeout_s: float, password: str | None = None) -> None:
+        self.key = (url, size)
+        self.users = 0
+        self.pool: ConnectionPool[Conn] = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=size,
+            timeout=timeout_s,
+            open=False,
+            check=_check_if_idle,  # a connection the server dropped is replaced, not handed out
+            kwargs={"autocommit": True, "row_factory": row_factory, "connect_timeout": CONNECT_TIMEOUT_S,
+                    **password_kwarg(password)},
+            name="memverbs-brain",
+        )
+
+    @classmethod
+    def acquire(cls, url: str, size: int, timeout_s: float, password: str | None = None) -> _SharedPool:
+        with cls._lock:
+            shared = cls._all.get((url, size))
+            if shared is None:
+                shared = cls._all[(url, size)] = cls(url, size, timeout_s, password)
+                shared.pool.open(wait=False)
+            shared.users += 1
+            return shared
+
+    def release(self) -> None:
+        with self._lock:
+            self.users -= 1
+            if self.users > 0:
+                return
+            self._all.pop(self.key, None)
+        self.pool.close(timeout=1)
+
+
+class _Retry(Exception):
+    """A pooled connection turned out dead before the read ran: take another one."""
+
+
+def first(cursor: psycopg.Cursor[Row]) -> Row:
+    """The row a statement always answers (`INSERT … RETURNING`, an aggregate without GROUP BY)."""
+    row = cursor.fetchone()
+    assert row is not None, "the statement answers one row by construction"
+    return row
+
+
+class PostgresBase:
+    def __init__(
+        self, url: str, *, pool_size: int = 4, busy_timeout_ms: int = 10_000, pgvector: bool = False,
+        password: str | None = None,
+    ) -> None:
+        self.url = url
+        self.where = redact(url)
+        self._password = password  # from the OS keyring (password.py), else None: libpq finds it
+        self.pool_size = pool_size
+        self.busy_timeout_ms = busy_timeout_ms
+        self.pgvector = pgvector
+        self._shared: _SharedPool | None = None
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._lock:
+            shared, self._shared = self._shared, None
+        if shared is not None:
+            shared.release()
+
+    def _pool(self) -> ConnectionPool[Conn]:
+        with self._lock:
+            if self._shared is None:
+                self._shared = _SharedPool.acquire(
+                    self.url, self.pool_size, max(self.busy_timeout_ms, 1_000) / 1000, self._password
+                )
+            return self._shared.pool
+
+    @contextmanager
+    def connection(self) -> Iterator[Conn]:
+        """A pooled connection (autocommit), storage errors translated.
+
+        When the pool has none to give within POOL_WAIT_S (every connection busy, or the server was
+        away and the pool is still backing off), the call opens one connection of its own: it
+        fails at once with the real reason while the server is down, and works the moment the
+        server is back, so no call waits out the pool's reconnect schedule.
+        """
+        pool = self._pool()
+        try:
+            conn = pool.getconn(timeout=min(self.busy_timeout_ms / 1000, POOL_WAIT_S))
+        except PoolTimeout:
+            conn = None
+        except psycopg.Error as exc:
+            raise translate(exc, self.url, self._password) from exc
+        if conn is None:
+            try:
+                conn = psycopg.connect(
+                    self.url, autocommit=True, row_factory=row_factory, connect_timeout=CONNECT_TIMEOUT_S,
+                    **password_kwarg(self._password),
+                )
+            except psycopg.Error as exc:
+                raise translate(exc, self.url, self._password) from exc
+            release = conn.close
+        else:
+            def release() -> None:
+                _last_used[conn] = time.monotonic()
+                pool.putconn(conn)
+
+        try:
+            yield conn
+        except psycopg.DataError as exc:
+            if "NUL (0x00)" in str(exc):
+                # Postgres text cannot hold U+0000 (SQLite's can): the caller's text, not the brain, is the problem.
+                raise invalid(
+                    "The text holds a NUL character (U+0000), which a Postgres brain cannot store.",
+                    "Remove the NUL characters from the text and retry; nothing was written.",
+                ) from exc
+            raise translate(exc, self.url, self._password) from exc
+        except psycopg.Error as exc:
+            raise translate(exc, self.url, self._password) from exc
+        finally:
+            release()
+
+    # -- transactions ----------------------------------------------------------
+
+    @contextmanager
+    def write(self) -> Iterator[Conn]:
+        """One write transaction, serialised with every other writer on the brain; commit or roll back."""
+        with self.connection() as conn, conn.transaction():
+            # A writer waits for the lock as long as SQLite's busy timeout, then gives up (`unavailable`).
+            conn.execute(f"SET LOCAL lock_timeout = {int(self.busy_timeout_ms)}")
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            yield conn
+
+    @staticmethod
+    def clock(db: Conn) -> int:
+        """The database server's time in epoch ms, read inside a write transaction.
+
+        Facts' recording times (delta's fact cursor compares them) are stamped with it under the
+        write lock, so hosts whose clocks lag still stamp in commit order.
+        """
+        return first(db.execute("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint"))[0]
+
+    def query(self, sql: str, params: Params = ()) -> list[Row]:
+        return self._read(lambda conn: conn.execute(sql, params).fetchall())
+
+    def one(self, sql: str, params: Params = ()) -> Row | None:
+        return self._read(lambda conn: conn.execute(sql, params).fetchone())
+
+    def ping(self) -> None:
+        self.one("SELECT 1")
+
+    def aggregate(self, sql: str, params: Params = ()) -> Row:
+        """The one row of an aggregate query (`SELECT count(*) …`), which always answers one."""
+        row = self.one(sql, params)
+        assert row is not None, "an aggregate query without GROUP BY answers one row"
+        return row
+
+    def _read(self, run: Callable[[Conn], T]) -> T:
+        """A read, tried once more on a fresh connection if the server had dropped the pooled one
+        (reads are idempotent; the pool discards the broken connection)."""
+        for attempt in (1, 2):
+            try:
+                with self.connection() as conn:
+                    try:
+                        return run(conn)
+                    except psycopg.OperationalError:
+                        if attempt == 1 and conn.broken:
+                            raise _Retry from None
+                        raise
+            except _Retry:
+                continue
+        raise AssertionError("unreachable")
+
+    # -- members a store borrows from a sibling store ---------------------------------------
+
+    def fact_where(self, source: str, f: FactFilter) -> tuple[str, list[object]]:
+        raise NotImplementedError  # postgres_facts.FactStore
+
+    def _write_chunks(self, db: Conn, source: str, page_id: int, title: str | None, body: str) -> None:
+        raise NotImplementedError  # postgres_vectors.VectorStore
+
+    def _store_fact_vectors(self, db: Conn, space_id: int, items: list[tuple[int, bytes]], now: int) -> None:
+        raise NotImplementedError  # postgres_vectors.VectorStore
+
+    def _bucket_vectors(
+        self, db: Conn, source: str, entity_slug: str, visibility: str, space_id: int, now: int
+    ) -> list[Row]:
+        raise NotImplementedError  # postgres_vectors.VectorStore
+
+
+# -- errors ------------------------------------------------------------------------------
+
+
+def password_kwarg(password: str | None) -> dict[str, str]:
+    """libpq's `password` parameter, which beats PGPASSWORD and ~/.pgpass; nothing when None."""
+    return {"password": password} if password else {}
+
+
+def _clean(exc: BaseException, url: str, keyring_password: str | None = None) -> str:
+    """The error's text, with the URL's password (if any) and the keyring's never in it."""
+    from urllib.parse import unquote, urlsplit  # noqa: PLC0415
+
+    text = str(exc).strip().replace("\n", " ")
+    try:
+        password = urlsplit(url).password
+    except ValueError:
+        password = None
+    for secret in filter(None, {password, unquote(password) if password else None, keyring_password}):
+        text = text.replace(secret, "***")
+    return text.replace(url, redact(url))
+
+
+def translate(exc: psycopg.Error, url: str, keyring_password: str | None = None) -> BrainError:
+    where = redact(url)
+    text = _clean(exc, url, keyring_password)
+    state = getattr(exc, "sqlstate", None) or ""
+    if state in ("28P01", "28000") or "password authentication failed" in text or "no password supplied" in text:
+        if keyring_password:
+            fix = ("The password memverbs keeps in the OS keyring for this brain was refused: store the right one with "
+                   "`memverbs brain-password set` (docs/postgres.md).")
+        else:
+            fix = ("Check the user in brain.url and its password: `memverbs brain-password set` keeps it in the OS "
+                   "keyring, or give it in PGPASSWORD or ~/.pgpass (docs/postgres.md).")
+        return BrainError(f"the Postgres server refused the credentials for {where} ({text})", fix)
+    if state == "3D000":
+        return BrainError(
+            f"the database in {where} does not exist ({text})",
+            "Create it (`createdb`) and run `memverbs init`, or correct brain.url.",
+        )
+    if state == "42501":
+        return BrainError(
+            f"the role in {where} may not do this ({text})",
+            "Grant the role ownership of the brain's schema (docs/postgres.md).",
+        )
+    if state in ("40P01", "55P03"):  # deadlock detected, lock not available (lock_timeout)
+        return BrainLocked(
+            f"brain {where} is locked by another process ({text})",
+            "Another memverbs process holds a long write; retry in a moment. If it persists, find the stuck "
+            "session in pg_stat_activity and end it (pg_terminate_backend).",
+        )
+    if state in ("XX001", "XX002"):  # data_corrupted, index_corrupted: the server found damaged pages
+        return BrainCorrupt(
+            f"brain {where} is corrupt: the Postgres server reports damaged data ({text})",
+            "For a damaged index, REINDEX the table the server names; for damaged table data, restore the "
+            "database from a backup (pg_dump or the provider's snapshots). The server's log has the detail.",
+        )
+    if isinstance(exc, psycopg.OperationalError) or state.startswith(("08", "57P")):
+        return BrainError(
+            f"brain {where} is unavailable ({text})",
+            "Check that the Postgres server is running and reachable (`pg_isready`), and that brain.url is right; "
+            "memverbs reconnects by itself when it is back.",
+        )
+    return BrainError(f"brain {where} failed: {text}", "Run `memverbs doctor` for a diagnosis.")

@@ -1,0 +1,121 @@
+"""What every SQLite store shares: the connection, its transactions and the storage-error translation.
+
+`SqliteBrain` is composed of stores (`sqlite_pages.PageStore`, `sqlite_facts.FactStore`, …), one per
+concern. Each store inherits `SqliteBase`, so it is typed on its own: the connection and `write()`,
+`query()` and `one()` are here, and the few members one store borrows from a sibling are declared
+at the end (the composed brain's MRO puts the sibling's definition first).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import FactFilter
+
+Params = tuple[object, ...] | list[object] | dict[str, object]
+
+
+class SqliteBase:
+    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
+        self.db = db
+        self.path = path
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: IMMEDIATE (queue for the write lock up front), commit or roll back."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.DatabaseError as exc:
+            raise translate(exc, self.path) from exc
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        try:
+            self.db.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise translate(exc, self.path) from exc
+
+    def query(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
+        try:
+            return self.db.execute(sql, params).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise translate(exc, self.path) from exc
+
+    def one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
+        try:
+            row: sqlite3.Row | None = self.db.execute(sql, params).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise translate(exc, self.path) from exc
+        return row
+
+    def ping(self) -> None:
+        self.one("SELECT 1")
+
+    def aggregate(self, sql: str, params: Params = ()) -> sqlite3.Row:
+        """The one row of an aggregate query (`SELECT count(*) …`), which always answers one."""
+        row = self.one(sql, params)
+        assert row is not None, "an aggregate query without GROUP BY answers one row"
+        return row
+
+    @staticmethod
+    def inserted_id(cursor: sqlite3.Cursor) -> int:
+        """The rowid an INSERT just gave its row (`lastrowid` is None only before any insert)."""
+        assert cursor.lastrowid is not None, "an INSERT sets lastrowid"
+        return cursor.lastrowid
+
+    # -- members a store borrows from a sibling store ---------------------------------------
+
+    def fact_where(self, source: str, f: FactFilter) -> tuple[str, list[object]]:
+        raise NotImplementedError  # sqlite_facts.FactStore
+
+    def _write_chunks(self, db: sqlite3.Connection, source: str, page_id: int, title: str | None, body: str) -> None:
+        raise NotImplementedError  # sqlite_vectors.VectorStore
+
+    def _store_fact_vectors(
+        self, db: sqlite3.Connection, space_id: int, items: list[tuple[int, bytes]], now: int
+    ) -> None:
+        raise NotImplementedError  # sqlite_vectors.VectorStore
+
+    def _bucket_vectors(
+        self, db: sqlite3.Connection, source: str, entity_slug: str, visibility: str, space_id: int, now: int
+    ) -> list[sqlite3.Row]:
+        raise NotImplementedError  # sqlite_vectors.VectorStore
+
+
+_LOCKED = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
+_CORRUPT = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
+_UNWRITABLE = {sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM}
+
+
+def translate(exc: sqlite3.Error, path: Path) -> BrainError:
+    """The storage failure as memverbs's own type, decided by SQLite's result code (its primary
+    code: the low byte); the message text only where a driver gives no code."""
+    text = str(exc)
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    if primary in _LOCKED or (primary is None and ("locked" in text or "busy" in text)):
+        return BrainLocked(
+            f"brain {path} is locked by another process ({text})",
+            "Another memverbs process holds a long write; retry in a moment. If it persists, find the stuck "
+            "process (`fuser` on the brain file) and stop it.",
+        )
+    if primary in _CORRUPT or (primary is None and ("not a database" in text or "malformed" in text)):
+        return BrainCorrupt(
+            f"brain {path} is corrupt ({text})",
+            f"Move {path} aside and restore a backup, or run `memverbs init` for a fresh brain; "
+            "`sqlite3 <file> .recover` can salvage rows.",
+        )
+    if primary in _UNWRITABLE or (primary is None and ("readonly" in text or "unable to open" in text)):
+        return BrainError(f"brain {path} cannot be written ({text})", f"Check the permissions of {path} and its folder.")
+    return BrainError(f"brain {path} failed: {text}", "Run `memverbs doctor` for a diagnosis.")

@@ -53,7 +53,7 @@ def server_cold_start(home: Path, runs: int = 5) -> dict:
         proc = subprocess.Popen([*memverbs_cmd(), "serve", "--surface", "verbs"], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(home))
         try:
-            def send(msg: dict) -> None:
+            def send(msg: dict, proc: subprocess.Popen = proc) -> None:
                 proc.stdin.write((json.dumps(msg) + "\n").encode())
                 proc.stdin.flush()
 

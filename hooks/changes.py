@@ -11,8 +11,8 @@ whose path classifies the failure properly.
 
 from __future__ import annotations
 
+import os
 import sqlite3
-from pathlib import Path
 
 # The page arm mirrors delta's keyset (updated_at, slug); an empty cursor slug means
 # "strictly after the instant", as in delta.
@@ -29,10 +29,10 @@ WHERE c.source_id = ? AND c.client_id = ? AND c.session_id = ?
 BUSY_MS = 200
 
 
-def changed_since_cursor(brain: Path, source: str, lane: str, session: str) -> bool | None:
+def changed_since_cursor(brain: str | os.PathLike[str], source: str, lane: str, session: str) -> bool | None:
     """True/False when the cursor answers; None when only a full delta can tell."""
     try:
-        db = sqlite3.connect(f"{brain.absolute().as_uri()}?mode=rw", uri=True, timeout=BUSY_MS / 1000)
+        db = sqlite3.connect(f"{_file_uri(brain)}?mode=rw", uri=True, timeout=BUSY_MS / 1000)
     except (sqlite3.Error, OSError, ValueError):
         return None
     try:
@@ -42,3 +42,10 @@ def changed_since_cursor(brain: Path, source: str, lane: str, session: str) -> b
     finally:
         db.close()
     return None if row is None else bool(row[0])
+
+
+def _file_uri(path: str | os.PathLike[str]) -> str:
+    """A `file:` URI SQLite reads back as `path` (without pathlib, which the hook's fast path does not import):
+    only `%`, `?` and `#` mean something inside a SQLite URI's path."""
+    absolute = os.path.abspath(os.fspath(path))
+    return "file:" + absolute.replace("%", "%25").replace("?", "%3f").replace("#", "%23")

@@ -28,6 +28,7 @@ missing command (exit 127), as it would for a missing console script.
 from __future__ import annotations
 
 import sys
+import time
 
 # `hook` right after the bootstrap keeps the command recognisable as ours (base.is_our_hook).
 MARKER = "hook"
@@ -56,12 +57,25 @@ def bootstrap_argv() -> list[str]:
 
 
 def main() -> None:
-    """Run the hook named by argv; whatever goes wrong before the runner's own boundary, exit 0 silently."""
+    """Run the hook named by argv: the kill switch, then the fast path (an unchanged heartbeat needs none
+    of the runner's imports), then the runner. Whatever goes wrong outside the runner's own boundary,
+    the hook exits 0 and prints nothing."""
+    started = time.monotonic()
     args = sys.argv[1:]
     if args[:1] == [MARKER]:
         args = args[1:]
+    stdin = None
     try:
+        from memverbs.hooks.fastpath import answer_unchanged, hooks_off  # noqa: PLC0415
+
+        if hooks_off():
+            raise SystemExit(0)
+        done, stdin = answer_unchanged(args, started)
+        if done:
+            raise SystemExit(0)
         from memverbs.hooks.runner import run_hook  # noqa: PLC0415
+    except SystemExit:
+        raise
     except BaseException:  # noqa: BLE001 - a broken install must not break the session: the hook is silent
         raise SystemExit(0) from None
-    raise SystemExit(run_hook(args))
+    raise SystemExit(run_hook(args, started, stdin))

@@ -55,3 +55,22 @@ def test_a_fact_written_between_two_turns_reaches_the_very_next_request(world, f
     users = [text for role, text in nxt.messages() if role == "user" and "what is new?" in text]
     assert users and CAT in users[-1], describe([nxt], limit=1500)
     assert users[-1].index(CAT) < users[-1].index("what is new?"), describe([nxt], limit=1500)  # context leads the prompt
+
+
+SUMMARY = "E2E-SUMMARY-0c1a: the user said hello."
+
+
+def test_after_compaction_the_next_request_carries_a_fresh_pack(world, fake_api, openclaw):
+    """`/compact` in a turn of the session compacts it (a summary request to the model); OpenClaw's
+    after_compaction re-arms our plugin, and the next turn's request leads with a fresh pack."""
+    fake_api.script(Text("Hello."), Text(SUMMARY), Text("Fine."))
+    openclaw("hello")
+    openclaw("/compact")
+    world.remember(CAT)
+    mark = fake_api.mark()
+    openclaw("and now?")
+
+    nxt = fake_api.since(mark)[0]
+    assert any(e["harness"] == "openclaw" and e["moment"] == "post-compact" for e in world.hook_log()), world.hook_log()
+    users = [text for role, text in nxt.messages() if role == "user" and "and now?" in text]
+    assert users and CAT in users[-1], describe([nxt], limit=1500)

@@ -29,10 +29,12 @@ WHERE c.source_id = ? AND c.client_id = ? AND c.session_id = ?
 BUSY_MS = 200
 
 
-def changed_since_cursor(brain: str | os.PathLike[str], source: str, lane: str, session: str) -> bool | None:
+def changed_since_cursor(
+    brain: str | os.PathLike[str], source: str, lane: str, session: str, busy_ms: int = BUSY_MS
+) -> bool | None:
     """True/False when the cursor answers; None when only a full delta can tell."""
     try:
-        db = sqlite3.connect(f"{_file_uri(brain)}?mode=rw", uri=True, timeout=BUSY_MS / 1000)
+        db = sqlite3.connect(f"{_file_uri(brain)}?mode=rw", uri=True, timeout=busy_ms / 1000)
     except (sqlite3.Error, OSError, ValueError):
         return None
     try:

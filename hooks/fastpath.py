@@ -13,7 +13,8 @@ that says nothing changed. Anything else — a change, a remote brain, a Postgre
 unreadable config, bad input, any error — returns the stdin it read to the runner,
 which does the full work and classifies failures. It never prints. Its waits are
 bounded without a timer (stdin by `select` within the deadline's first 40 %, SQLite
-by a 200 ms busy timeout), so the hook's deadline holds.
+by a busy timeout of at most 200 ms and a fifth of the deadline); the runner it hands over to gets
+what is left of the same budget.
 
 It also owns the runner's two cheap primitives, so they have one home: reading stdin
 within a deadline, and the hooks-log line.
@@ -123,7 +124,7 @@ def answer_unchanged(argv: list[str], started: float) -> tuple[bool, bytes | Non
         return False, None
     raw = read_raw_stdin(started + deadline_s(args) * 0.4)
     try:
-        unchanged = _unchanged(args, raw)
+        unchanged = _unchanged(args, raw, deadline_s(args))
     except Exception:  # noqa: BLE001 - any doubt is the runner's to settle, with its classified codes
         unchanged = False
     if not unchanged:
@@ -132,7 +133,7 @@ def answer_unchanged(argv: list[str], started: float) -> tuple[bool, bytes | Non
     return True, None
 
 
-def _unchanged(args: dict, raw: bytes) -> bool:
+def _unchanged(args: dict, raw: bytes, budget_s: float) -> bool:
     payload = json.loads(raw) if raw else {}
     if not isinstance(payload, dict):
         return False
@@ -147,9 +148,10 @@ def _unchanged(args: dict, raw: bytes) -> bool:
     brain, source = _sqlite_brain(root)
     if brain is None:
         return False
-    from memverbs.hooks.changes import changed_since_cursor  # noqa: PLC0415
+    from memverbs.hooks.changes import BUSY_MS, changed_since_cursor  # noqa: PLC0415
 
-    return changed_since_cursor(brain, source, LOCAL_LANE, session[:200]) is False
+    busy_ms = max(10, min(BUSY_MS, int(budget_s * 1000 * 0.2)))  # a lock leaves the runner most of the budget
+    return changed_since_cursor(brain, source, LOCAL_LANE, session[:200], busy_ms) is False
 
 
 def _sqlite_brain(root: str) -> tuple[str | None, str]:

@@ -139,7 +139,8 @@ def run_hook(argv: list[str], started: float | None = None, stdin: bytes | None 
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     try:
         try:
-            signal.setitimer(signal.ITIMER_REAL, deadline_ms / 1000)
+            # What is left of the budget: the launcher's fast path may already have spent some of it.
+            signal.setitimer(signal.ITIMER_REAL, max(0.001, deadline_ms / 1000 - (time.monotonic() - started)))
             code, output, moment = _run(home, args, started, deadline_ms / 1000, stdin)
         finally:
             # Inside the handlers below, so an alarm landing just as the work ends is still caught.

@@ -6,6 +6,7 @@ import os
 import re
 import shlex
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -208,3 +209,22 @@ def test_the_fast_path_finds_the_brain_and_source_the_runner_would(tmp_path, mon
         assert where.backend == "sqlite" and os.path.abspath(path) == os.path.abspath(where.path)
     else:
         assert full.brain_url.strip()
+
+
+@pytest.mark.parametrize("deadline_ms", [250, 600])
+def test_a_locked_brain_keeps_the_heartbeat_inside_its_deadline(env, brain, local, home, runtime, deadline_ms):
+    """The fast path's wait on a lock and the runner's share one budget: the hook ends silent, locked or on
+    its deadline. (How long it took is measured by benchmarks/faults.py, not asserted here.)"""
+    runtime.close()
+    db = sqlite3.connect(home.root / "brain.db", isolation_level=None)
+    db.execute("PRAGMA journal_mode = DELETE")
+    db.execute("BEGIN EXCLUSIVE")
+    try:
+        command = hook_command(Options(Harness.CLAUDE, env=env), "heartbeat") + f" --deadline-ms {deadline_ms}"
+        proc = shell(command, payloads.CLAUDE_PROMPT, env)
+    finally:
+        db.execute("ROLLBACK")
+        db.close()
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    last = log_lines(home)[-1]
+    assert last["code"] in ("brain_locked", "deadline"), last

@@ -83,6 +83,43 @@ def interpreter_floor(python: str, runs: int) -> dict:
     return out
 
 
+def interleaved(size, tmp: Path, launches: dict[str, list[str]], runs: int) -> dict:
+    """The interpreter alone, the floor and an unchanged heartbeat of every launch, in rounds: each round
+    runs every case once, so a load that drifts during the run weighs on every column alike."""
+    beat = dict(startup.HOOK_PAYLOAD, session_id=f"bench-rounds-{time.time_ns()}", hook_event_name="UserPromptSubmit")
+    homes = {}
+    for n, (label, hook) in enumerate(launches.items()):
+        home = corpus.working_copy(size, tmp / f"rounds-{n}")
+        env = startup._env(home)
+        subprocess.run([*hook, "session-start", "--harness", "claude"], input=json.dumps(dict(beat, hook_event_name="SessionStart")),
+                       env=env, capture_output=True, text=True, timeout=30, check=True)
+        homes[label] = (home, env)
+    time.sleep(2.5)  # past delta's in-flight lag
+    for label, hook in launches.items():
+        subprocess.run([*hook, "heartbeat", "--harness", "claude"], input=json.dumps(beat), env=homes[label][1],
+                       capture_output=True, text=True, timeout=30)
+    time.sleep(2.5)
+    cases: dict[str, tuple[list[str], dict, bytes]] = {
+        "python -c pass": ([sys.executable, "-c", "pass"], dict(os.environ), b""),
+        "python -I -S -c pass": ([sys.executable, "-I", "-S", "-c", "pass"], dict(os.environ), b""),
+    }
+    for label, hook in launches.items():
+        home, env = homes[label]
+        cases[f"{label}: floor"] = ([*hook, "heartbeat", "--harness", "claude"], {**env, "MEMVERBS_HOOKS": "off"}, b"{}")
+        cases[f"{label}: unchanged heartbeat"] = ([*hook, "heartbeat", "--harness", "claude"], env, json.dumps(beat).encode())
+    walls: dict[str, list[float]] = {k: [] for k in cases}
+    for _ in range(runs):
+        for key, (argv, env, data) in cases.items():
+            start = time.perf_counter()
+            proc = subprocess.run(argv, input=data, env=env, capture_output=True, timeout=30)
+            walls[key].append(time.perf_counter() - start)
+            if key.endswith("unchanged heartbeat"):
+                code = json.loads((homes[key.split(":")[0]][0] / "logs" / "hooks.jsonl").read_text().splitlines()[-1])["code"]
+                if proc.stdout or code != "unchanged":
+                    raise RuntimeError(f"{key} logged {code}")
+    return {k: {"median_s": round(statistics.median(v), 3), "min_s": round(min(v), 3)} for k, v in walls.items()}
+
+
 def run(runs: int) -> dict:
     size = corpus.SIZES["smoke"]
     load = [round(os.getloadavg()[0], 2)]
@@ -90,7 +127,11 @@ def run(runs: int) -> dict:
                     "python": sys.version.split()[0], "launches": {}}
     report["interpreter"] = interpreter_floor(sys.executable, runs)
     with tempfile.TemporaryDirectory(prefix="memverbs-hookbench-") as tmp:
-        for label, hook in launches().items():
+        all_launches = launches()
+        print("[hooks] in rounds: interpreter, floor and unchanged heartbeat of every launch", file=sys.stderr)
+        report["rounds"] = interleaved(size, Path(tmp), all_launches, runs * 2)
+        load.append(round(os.getloadavg()[0], 2))
+        for label, hook in all_launches.items():
             print(f"[hooks] {label}", file=sys.stderr)
             work = corpus.working_copy(size, Path(tmp) / "home")
             row = {
@@ -141,6 +182,25 @@ def markdown(report: dict) -> str:
     ]
     for label, cell in report["interpreter"].items():
         lines.append(f"| `{label}` | {cell['median_s']:.3f} |")
+    if "rounds" in report:
+        rounds = report["rounds"]
+        lines += [
+            "",
+            f"**In rounds** ({report['runs'] * 2} rounds; each round runs every case once, so load drift weighs on "
+            "all alike — the fairest comparison on a loaded machine): median / fastest wall in seconds.",
+            "",
+            "| case | " + " | ".join(labels) + " |",
+            "|---|" + "---|" * len(labels),
+        ]
+        for case in ("floor", "unchanged heartbeat"):
+            cells = [f"{rounds[f'{label}: {case}']['median_s']:.3f} / {rounds[f'{label}: {case}']['min_s']:.3f}"
+                     for label in labels]
+            lines.append(f"| {case} | " + " | ".join(cells) + " |")
+        for case in ("python -c pass", "python -I -S -c pass"):
+            lines.append(f"| `{case}` (interpreter alone) | {rounds[case]['median_s']:.3f} / {rounds[case]['min_s']:.3f} |"
+                         + " |" * (len(labels) - 1))
+        lines += ["", "**Each moment in sequence** (one launch after another, so a launch measured in a busier minute "
+                  "looks slower than it is): median wall seconds, the hook's own clock in ms in brackets."]
     lines += ["", "| moment | " + " | ".join(labels) + " | target (quiet) |", "|---|" + "---|" * len(labels) + "---|"]
     for key, title in ROWS:
         cells = []

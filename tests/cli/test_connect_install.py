@@ -75,6 +75,11 @@ def machine(root: Path) -> dict:
     for relative, text in SEEDS.values():
         (home / relative).parent.mkdir(parents=True, exist_ok=True)
         (home / relative).write_text(text)
+    # connect installs the opencode plugin; opencode would fetch @opencode-ai/plugin from npm for it
+    # unless its config dir says it is there (tests/installers/test_opencode.py, seed_plugin_deps).
+    (home / ".config" / "opencode" / "node_modules").mkdir(exist_ok=True)
+    lock = {"lockfileVersion": 3, "packages": {"": {"dependencies": {"@opencode-ai/plugin": "*"}}}}
+    (home / ".config" / "opencode" / "package-lock.json").write_text(json.dumps(lock))
     return env
 
 

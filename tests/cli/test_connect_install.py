@@ -396,8 +396,8 @@ def test_doctor_checks_each_remote_registration(tmp_path, server, token):
 
     rows = remote_rows()
     assert {name: row["status"] for name, row in rows.items()} == {"remote:codex": "ok", "remote:opencode": "ok"}
-    assert "hooks on the remote brain" in rows["remote:codex"]["detail"]  # which brain each harness's hooks use
-    assert "no hooks" in rows["remote:opencode"]["detail"]
+    for name in ("remote:codex", "remote:opencode"):  # which brain each harness's hooks use: every one has hooks now
+        assert "hooks on the remote brain" in rows[name]["detail"]
     (home / SEEDS["opencode"][0]).write_text(SEEDS["opencode"][1])  # someone took our entry out
     broken = remote_rows()["remote:opencode"]
     assert broken["status"] == "fail" and "missing" in broken["detail"] and "--install opencode" in broken["fix"]

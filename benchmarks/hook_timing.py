@@ -129,7 +129,9 @@ def run(runs: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="memverbs-hookbench-") as tmp:
         all_launches = launches()
         print("[hooks] in rounds: interpreter, floor and unchanged heartbeat of every launch", file=sys.stderr)
+        before = round(os.getloadavg()[0], 2)
         report["rounds"] = interleaved(size, Path(tmp), all_launches, runs * 2)
+        report["rounds_load"] = [before, round(os.getloadavg()[0], 2)]
         load.append(round(os.getloadavg()[0], 2))
         for label, hook in all_launches.items():
             print(f"[hooks] {label}", file=sys.stderr)
@@ -186,8 +188,11 @@ def markdown(report: dict) -> str:
         rounds = report["rounds"]
         lines += [
             "",
-            f"**In rounds** ({report['runs'] * 2} rounds; each round runs every case once, so load drift weighs on "
-            "all alike — the fairest comparison on a loaded machine): median / fastest wall in seconds.",
+            f"**In rounds** ({report.get('rounds_n', report['runs'] * 2)} rounds; each round runs every case once, so "
+            "load drift weighs on all alike — the fairest comparison on a loaded machine): median / fastest wall in "
+            "seconds" + (f"; measured {report.get('rounds_at', report['at'])} UTC, 1-minute load "
+                         f"{report['rounds_load'][0]}–{report['rounds_load'][1]} while they ran"
+                         if "rounds_load" in report else "") + ".",
             "",
             "| case | " + " | ".join(labels) + " |",
             "|---|" + "---|" * len(labels),
@@ -231,9 +236,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--no-write", action="store_true", help="print the JSON; leave RESULTS.md alone")
     parser.add_argument("--render", action="store_true", help="rewrite the section from the last run's JSON; measure nothing")
+    parser.add_argument("--rounds-only", type=int, metavar="N",
+                        help="measure only the N rounds (interpreter, floor, unchanged heartbeat) into the last run's JSON")
     args = parser.parse_args(argv)
     if args.render:
         replace_section(BEGIN, END, markdown(json.loads(LATEST.read_text())))
+        return 0
+    if args.rounds_only:
+        report = json.loads(LATEST.read_text())
+        with tempfile.TemporaryDirectory(prefix="memverbs-hookbench-") as tmp:
+            before = round(os.getloadavg()[0], 2)
+            report["rounds"] = interleaved(corpus.SIZES["smoke"], Path(tmp), launches(), args.rounds_only)
+            report["rounds_load"], report["rounds_n"] = [before, round(os.getloadavg()[0], 2)], args.rounds_only
+            report["rounds_at"] = time.strftime("%Y-%m-%d %H:%M")
+        LATEST.write_text(json.dumps(report, indent=2) + "\n")
+        if not args.no_write:
+            replace_section(BEGIN, END, markdown(report))
         return 0
     report = run(args.runs)
     LATEST.parent.mkdir(exist_ok=True)

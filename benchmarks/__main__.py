@@ -2,13 +2,14 @@
 
     python -m benchmarks                        # regenerates RESULTS.md's gate and vector sections (the one command)
     python -m benchmarks --sizes 1k,20k,200k    # adds the 200k brain (growing it through the tools takes tens of minutes; cached)
-    python -m benchmarks --only verbs           # parts: verbs, startup, concurrency, vectors, two-hosts
+    python -m benchmarks --only verbs           # parts: verbs, startup, concurrency, vectors, two-hosts, hooks
 
 The default: verbs (op layer + MCP stdio) and growth at 1k and 20k, start-up and
 concurrency at 20k, vectors at scale (benchmarks/vector_scale.py: 20K and
 200K × 768; the 200K graph build takes minutes the first time, then is cached),
 and remember over two `serve --http` processes on one Postgres and one SQLite
-brain at 20k (benchmarks/two_hosts.py; needs the pgserver wheel).
+brain at 20k (benchmarks/two_hosts.py; needs the pgserver wheel), and the hooks per
+moment and launch (benchmarks/hook_timing.py).
 Other sections of RESULTS.md (retrieval quality, hybrid latency, HTTP load)
 belong to their own modules and are left as they are.
 """
@@ -263,19 +264,26 @@ def write_results(report: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1k,20k", help="comma-separated: smoke, 1k, 20k, 200k")
-    parser.add_argument("--only", default="verbs,startup,concurrency,vectors,two-hosts", help="comma-separated parts to run")
+    parser.add_argument("--only", default="verbs,startup,concurrency,vectors,two-hosts,hooks", help="comma-separated parts to run")
     parser.add_argument("--fresh", action="store_true", help="regrow the cached corpora")
     parser.add_argument("--no-write", action="store_true", help="print the JSON; leave RESULTS.md alone")
     args = parser.parse_args(argv)
     parts = set(args.only.split(","))
-    report = run(args.sizes.split(","), parts, args.fresh)
-    stamp = time.strftime("%Y%m%dT%H%M%S")
-    LATEST.parent.mkdir(exist_ok=True)
-    for path in (LATEST, LATEST.with_name(f"gate-{stamp}.json")):
-        path.write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps(report, indent=2))
-    if not args.no_write:
-        write_results(report)
+    gate_parts = parts & {"verbs", "startup", "concurrency"}  # the others write their own sections
+    report = run(args.sizes.split(","), gate_parts, args.fresh) if gate_parts else None
+    if report is not None:
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        LATEST.parent.mkdir(exist_ok=True)
+        for path in (LATEST, LATEST.with_name(f"gate-{stamp}.json")):
+            path.write_text(json.dumps(report, indent=2) + "\n")
+        print(json.dumps(report, indent=2))
+        if not args.no_write:
+            write_results(report)
+    if "hooks" in parts:
+        from benchmarks import hook_timing  # noqa: PLC0415
+
+        print("[hooks] each moment, console script and lean launcher, editable and wheel install", file=sys.stderr)
+        hook_timing.main(["--no-write"] if args.no_write else [])
     if "vectors" in parts:
         from benchmarks import vector_scale  # noqa: PLC0415
 

@@ -92,15 +92,31 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def hook_wall(home: Path, moment: str, runs: int = 10) -> dict:
-    """Cold `memverbs hook` runs fed a recorded Claude Code payload; checks each printed a real answer."""
+def hook_argv(hook: list[str] | None) -> list[str]:
+    """The argv prefix up to and including `hook`: the console script by default, or a launcher's
+    (hooks/launcher.py's `bootstrap_argv`, what the installers write)."""
+    return list(hook) if hook else [*memverbs_cmd(), "hook"]
+
+
+def _logged(home: Path) -> dict:
+    return json.loads((home / "logs" / "hooks.jsonl").read_text().splitlines()[-1])
+
+
+def _summary(walls: list[float], own_ms: list[int]) -> dict:
+    return {"median_s": round(statistics.median(walls), 3), "min_s": round(min(walls), 3),
+            "runs": [round(w, 3) for w in walls], "hook_ms_median": statistics.median(own_ms)}
+
+
+def hook_wall(home: Path, moment: str, runs: int = 10, hook: list[str] | None = None) -> dict:
+    """Cold `memverbs hook` runs fed a recorded Claude Code payload; checks each printed a real answer.
+    `hook_ms_median` is the hook's own clock (its log line), the wall minus the interpreter's start."""
     payload = dict(HOOK_PAYLOAD)
     if moment == "heartbeat":
         payload.update(hook_event_name="UserPromptSubmit", prompt="next step?")
     env = _env(home, MEMVERBS_HOOKS__ENTITIES=",".join(f"people/target-person-{i}" for i in range(8)))
-    walls, sizes = [], []
+    walls, sizes, own = [], [], []
     if moment == "heartbeat":  # the session exists first: a heartbeat reports what changed since it began
-        subprocess.run([*memverbs_cmd(), "hook", "session-start", "--harness", "claude"], input=json.dumps(HOOK_PAYLOAD),
+        subprocess.run([*hook_argv(hook), "session-start", "--harness", "claude"], input=json.dumps(HOOK_PAYLOAD),
                        env=env, capture_output=True, text=True, timeout=30, check=True)
     for k in range(runs):
         if moment == "heartbeat":
@@ -108,42 +124,57 @@ def hook_wall(home: Path, moment: str, runs: int = 10) -> dict:
             subprocess.run([*memverbs_cmd(), "remember", f"bench heartbeat fact {k} {time.time_ns()}", "--provenance", "bench",
                             "--entity", "people/target-person-3"], env=env, check=True, capture_output=True)
         start = time.perf_counter()
-        proc = subprocess.run([*memverbs_cmd(), "hook", moment, "--harness", "claude"], input=json.dumps(payload),
+        proc = subprocess.run([*hook_argv(hook), moment, "--harness", "claude"], input=json.dumps(payload),
                               env=env, capture_output=True, text=True, timeout=30)
         walls.append(time.perf_counter() - start)
+        own.append(_logged(home)["ms"])
         text = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"] if proc.stdout else ""
         if moment == "session-start" and text.count("→") != 8:
             raise RuntimeError(f"session-start hook printed {text.count('→')} cards, not 8")
         if moment == "heartbeat" and "bench heartbeat fact" not in text:
             raise RuntimeError("heartbeat printed no change")
         sizes.append(len(proc.stdout))
-    return {"median_s": round(statistics.median(walls), 3), "runs": [round(w, 3) for w in walls], "output_chars": max(sizes)}
+    return _summary(walls, own) | {"output_chars": max(sizes)}
 
 
-def heartbeat_unchanged_wall(home: Path, runs: int = 10) -> dict:
+def heartbeat_unchanged_wall(home: Path, runs: int = 10, hook: list[str] | None = None) -> dict:
     """Cold heartbeats when nothing changed: the one-read change check (each run's logged code is checked)."""
     env = _env(home)
     payload = dict(HOOK_PAYLOAD, session_id=f"bench-quiet-{time.time_ns()}")
     beat = dict(payload, hook_event_name="UserPromptSubmit", prompt="next step?")
-    subprocess.run([*memverbs_cmd(), "hook", "session-start", "--harness", "claude"], input=json.dumps(payload),
+    subprocess.run([*hook_argv(hook), "session-start", "--harness", "claude"], input=json.dumps(payload),
                    env=env, capture_output=True, text=True, timeout=30, check=True)
     time.sleep(2.5)  # past delta's in-flight lag: writes just before the start no longer count as "maybe"
-    subprocess.run([*memverbs_cmd(), "hook", "heartbeat", "--harness", "claude"], input=json.dumps(beat),
+    subprocess.run([*hook_argv(hook), "heartbeat", "--harness", "claude"], input=json.dumps(beat),
                    env=env, capture_output=True, text=True, timeout=30)
     time.sleep(2.5)
+    walls, own = [], []
+    for _ in range(runs):
+        start = time.perf_counter()
+        proc = subprocess.run([*hook_argv(hook), "heartbeat", "--harness", "claude"], input=json.dumps(beat),
+                              env=env, capture_output=True, text=True, timeout=30)
+        walls.append(time.perf_counter() - start)
+        line = _logged(home)
+        own.append(line["ms"])
+        if proc.stdout or line["code"] != "unchanged":
+            raise RuntimeError(f"an unchanged heartbeat logged {line['code']}")
+    return _summary(walls, own)
+
+
+def floor_wall(home: Path, runs: int = 10, hook: list[str] | None = None) -> dict:
+    """The launcher's floor: the kill switch (`MEMVERBS_HOOKS=off`), so the process starts, imports the
+    runner and exits having done nothing."""
+    env = _env(home, MEMVERBS_HOOKS="off")
     walls = []
     for _ in range(runs):
         start = time.perf_counter()
-        proc = subprocess.run([*memverbs_cmd(), "hook", "heartbeat", "--harness", "claude"], input=json.dumps(beat),
-                              env=env, capture_output=True, text=True, timeout=30)
+        subprocess.run([*hook_argv(hook), "heartbeat", "--harness", "claude"], input=b"{}", env=env,
+                       capture_output=True, timeout=30, check=True)
         walls.append(time.perf_counter() - start)
-        code = json.loads((home / "logs" / "hooks.jsonl").read_text().splitlines()[-1])["code"]
-        if proc.stdout or code != "unchanged":
-            raise RuntimeError(f"an unchanged heartbeat logged {code}")
     return {"median_s": round(statistics.median(walls), 3), "runs": [round(w, 3) for w in walls]}
 
 
-def remote_hook_wall(home: Path, runs: int = 10) -> dict:
+def remote_hook_wall(home: Path, runs: int = 10, hook: list[str] | None = None) -> dict:
     """Cold hooks of a harness wired to a remote brain: `serve --http` on loopback over `home`,
     a client home holding only the remote receipt, the token in $MEMVERBS_REMOTE_TOKEN."""
     import tempfile  # noqa: PLC0415
@@ -160,24 +191,25 @@ def remote_hook_wall(home: Path, runs: int = 10) -> dict:
                    MEMVERBS_HOOKS__ENTITIES=",".join(f"people/target-person-{i}" for i in range(8)))
         server_env = _env(home)
         for moment in ("session-start", "heartbeat"):
-            walls = []
+            walls, own = [], []
             for k in range(runs):
-                payload = dict(HOOK_PAYLOAD, session_id=f"bench-remote-{moment}-{k}")
+                payload = dict(HOOK_PAYLOAD, session_id=f"bench-remote-{moment}-{k}-{time.time_ns()}")
                 if moment == "heartbeat":
                     payload = dict(HOOK_PAYLOAD, session_id="bench-remote-beat", hook_event_name="UserPromptSubmit")
                     if k == 0:
-                        subprocess.run([*memverbs_cmd(), "hook", "session-start", "--harness", "claude"],
+                        subprocess.run([*hook_argv(hook), "session-start", "--harness", "claude"],
                                        input=json.dumps(payload), env=env, capture_output=True, text=True, timeout=30)
                     subprocess.run([*memverbs_cmd(), "remember", f"bench remote fact {k} {time.time_ns()}", "--provenance", "bench",
                                     "--entity", "people/target-person-3"], env=server_env, check=True, capture_output=True)
                 start = time.perf_counter()
-                proc = subprocess.run([*memverbs_cmd(), "hook", moment, "--harness", "claude"], input=json.dumps(payload),
+                proc = subprocess.run([*hook_argv(hook), moment, "--harness", "claude"], input=json.dumps(payload),
                                       env=env, capture_output=True, text=True, timeout=30)
                 walls.append(time.perf_counter() - start)
-                code = json.loads((client / "logs" / "hooks.jsonl").read_text().splitlines()[-1])["code"]
-                if code != "ok" or not proc.stdout:
-                    raise RuntimeError(f"remote {moment} hook logged {code}")
-            out[moment] = {"median_s": round(statistics.median(walls), 3), "runs": [round(w, 3) for w in walls]}
+                line = _logged(client)
+                own.append(line["ms"])
+                if line["code"] != "ok" or not proc.stdout:
+                    raise RuntimeError(f"remote {moment} hook logged {line['code']}")
+            out[moment] = _summary(walls, own)
     return out
 
 

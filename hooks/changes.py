@@ -14,8 +14,8 @@ A Postgres brain gets the same read over one plain psycopg connection (no pool, 
 
 from __future__ import annotations
 
+import os
 import sqlite3
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -54,10 +54,12 @@ WHERE c.source_id = %s AND c.client_id = %s AND c.session_id = %s
 PG_CONNECT_TIMEOUT_S = 2  # libpq's smallest; the hook's own deadline still bounds the wait
 
 
-def changed_since_cursor(brain: Path, source: str, lane: str, session: str) -> bool | None:
+def changed_since_cursor(
+    brain: str | os.PathLike[str], source: str, lane: str, session: str, busy_ms: int = BUSY_MS
+) -> bool | None:
     """True/False when the cursor answers; None when only a full delta can tell."""
     try:
-        db = sqlite3.connect(f"{brain.absolute().as_uri()}?mode=rw", uri=True, timeout=BUSY_MS / 1000)
+        db = sqlite3.connect(f"{_file_uri(brain)}?mode=rw", uri=True, timeout=busy_ms / 1000)
     except (sqlite3.Error, OSError, ValueError):
         return None
     try:
@@ -86,10 +88,16 @@ def _changed_on_postgres(where: BrainLocation, source: str, lane: str, session: 
     password = keyring_password(where.url or "", where.keyring)
     try:
         with psycopg.connect(
-            where.url or "", autocommit=True, connect_timeout=PG_CONNECT_TIMEOUT_S,
-            **({"password": password} if password else {}),
+            where.url or "", autocommit=True, connect_timeout=PG_CONNECT_TIMEOUT_S, **({"password": password} if password else {}),
         ) as db:
             row = db.execute(_PG_QUERY, (source, lane, session)).fetchone()
     except (psycopg.Error, OSError, ValueError):
         return None  # unreachable, refused, an old schema: the full path classifies it
     return None if row is None else bool(row[0])
+
+
+def _file_uri(path: str | os.PathLike[str]) -> str:
+    """A `file:` URI SQLite reads back as `path` (without pathlib, which the hook's fast path does not import):
+    only `%`, `?` and `#` mean something inside a SQLite URI's path."""
+    absolute = os.path.abspath(os.fspath(path))
+    return "file:" + absolute.replace("%", "%25").replace("?", "%3f").replace("#", "%23")

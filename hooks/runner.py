@@ -16,14 +16,20 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import signal
-import sys
 import time
 from typing import TYPE_CHECKING, NoReturn
 
 from memverbs.hooks.adapters import ADAPTERS
 from memverbs.hooks.events import Harness, HookInputError, Moment
+from memverbs.hooks.fastpath import (
+    DEFAULT_DEADLINE_MS,
+    MAX_DEADLINE_MS,
+    hooks_off,
+    log_line,
+    parse_args,
+    read_raw_stdin,
+)
 from memverbs.hooks.remote import RemoteHookError
 from memverbs.server.home import Home
 
@@ -36,11 +42,9 @@ if TYPE_CHECKING:
     from memverbs.server.brain.factory import BrainLocation
     from memverbs.server.quickconfig import QuickSettings
 
-DEFAULT_DEADLINE_MS = 2_500  # well inside the 5–10 s timeouts the installers set
-MAX_DEADLINE_MS = 60_000
-MAX_STDIN = 1 << 20
+__all__ = ["DEFAULT_DEADLINE_MS", "MAX_DEADLINE_MS", "parse_args", "read_stdin", "run_hook"]
+
 LOCK_MARGIN_MS = 100
-OFF = {"off", "0", "false", "no", "disabled"}
 
 
 class Deadline(BaseException):
@@ -119,38 +123,9 @@ class HookFailure(Exception):
     """A verb answered with an error envelope; its code is the diagnostic."""
 
 
-def parse_args(argv: list[str]) -> dict:
-    args = {"moment": None, "harness": "plain", "session_id": None, "deadline_ms": DEFAULT_DEADLINE_MS}
-    rest = list(argv)
-    if rest and not rest[0].startswith("--"):
-        args["moment"] = rest.pop(0)
-    while rest:
-        flag = rest.pop(0)
-        value = rest.pop(0) if rest and "=" not in flag else None
-        if "=" in flag:
-            flag, value = flag.split("=", 1)
-        key = flag.lstrip("-").replace("-", "_")
-        if key in args and value is not None:
-            args[key] = value
-    return args
-
-
-def read_stdin(deadline: float) -> dict:
-    if sys.stdin is None or sys.stdin.closed or sys.stdin.isatty():
-        return {}
-    chunks: list[bytes] = []
-    size = 0
-    fd = sys.stdin.fileno()
-    while size < MAX_STDIN:
-        wait = deadline - time.monotonic()
-        if wait <= 0 or not select.select([fd], [], [], wait)[0]:
-            break
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    raw = b"".join(chunks).strip()
+def read_stdin(deadline: float, raw: bytes | None = None) -> dict:
+    """The payload: read now within `deadline`, or the bytes the launcher's fast path already read."""
+    raw = read_raw_stdin(deadline) if raw is None else raw
     if not raw:
         return {}
     try:
@@ -162,9 +137,10 @@ def read_stdin(deadline: float) -> dict:
     return payload
 
 
-def run_hook(argv: list[str]) -> int:
-    started = time.monotonic()
-    if os.environ.get("MEMVERBS_HOOKS", "").strip().lower() in OFF:
+def run_hook(argv: list[str], started: float | None = None, stdin: bytes | None = None) -> int:
+    """`started` and `stdin`: the launcher's clock and what its fast path read (hooks/fastpath.py)."""
+    started = time.monotonic() if started is None else started
+    if hooks_off():
         return 0
     home = Home.from_env()
     args = parse_args(argv)
@@ -176,8 +152,9 @@ def run_hook(argv: list[str]) -> int:
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     try:
         try:
-            signal.setitimer(signal.ITIMER_REAL, deadline_ms / 1000)
-            code, output, moment = _run(home, args, started, deadline_ms / 1000)
+            # What is left of the budget: the launcher's fast path may already have spent some of it.
+            signal.setitimer(signal.ITIMER_REAL, max(0.001, deadline_ms / 1000 - (time.monotonic() - started)))
+            code, output, moment = _run(home, args, started, deadline_ms / 1000, stdin)
         finally:
             # Inside the handlers below, so an alarm landing just as the work ends is still caught.
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -199,7 +176,7 @@ def run_hook(argv: list[str]) -> int:
     return 0
 
 
-def _run(home: Home, args: dict, started: float, budget_s: float) -> tuple[str, str | None, str]:
+def _run(home: Home, args: dict, started: float, budget_s: float, stdin: bytes | None) -> tuple[str, str | None, str]:
     try:
         harness = Harness(args["harness"])
     except ValueError:
@@ -211,7 +188,7 @@ def _run(home: Home, args: dict, started: float, budget_s: float) -> tuple[str, 
         except ValueError:
             return "unknown_moment", None, str(args["moment"])
     adapter = ADAPTERS[harness]
-    event = adapter.parse(read_stdin(started + budget_s * 0.4), moment, args["session_id"])
+    event = adapter.parse(read_stdin(started + budget_s * 0.4, stdin), moment, args["session_id"])
 
     from memverbs.hooks.remote import remote_url  # noqa: PLC0415
     from memverbs.hooks.state import SessionState  # noqa: PLC0415
@@ -304,25 +281,4 @@ def _classify(exc: BaseException) -> str:
 
 
 def _diagnose(home: Home, harness: str, moment: str, code: str, started: float, chars: int) -> None:
-    """One line per run, codes and sizes only: `memverbs doctor` reads it, nothing else does."""
-    line = json.dumps(
-        {
-            "ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "harness": harness[:20],
-            "moment": moment[:20],
-            "code": code,
-            "ms": round((time.monotonic() - started) * 1000),
-            "chars": chars,
-        }
-    )
-    if not home.root.is_dir():
-        return  # never create a home as a side effect of a hook
-    try:
-        home.logs.mkdir(exist_ok=True)
-        fd = os.open(home.logs / "hooks.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(fd, (line + "\n").encode())
-        finally:
-            os.close(fd)
-    except OSError:
-        pass
+    log_line(str(home.root), harness, moment, code, started, chars)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -74,13 +73,16 @@ class SessionState:
             "packed": self.packed,
             "updated_ms": int(time.time() * 1000),
         }
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".state.")
+        # A name only this process uses, opened exclusively: `tempfile` would cost the hook's start-up
+        # its imports (random, shutil), and one hook process writes one state file at a time.
+        tmp = self.path.with_name(f".state.{os.getpid()}.{time.monotonic_ns()}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump(data, fh)
             os.replace(tmp, self.path)
         except BaseException:
-            Path(tmp).unlink(missing_ok=True)
+            tmp.unlink(missing_ok=True)
             raise
 
 

@@ -89,9 +89,13 @@ def server_argv(opts: Options) -> list[str]:
 
 
 def hook_command(opts: Options, moment: str) -> str:
-    """The shell command a harness runs for a hook, with our env when it is not the default."""
+    """The shell command a harness runs for a hook, with our env when it is not the default: the lean
+    launcher (hooks/launcher.py), which starts the interpreter without `site` or the CLI's parser."""
+    from memverbs.hooks.launcher import bootstrap_argv  # noqa: PLC0415
+
     env = " ".join(f"{k}={_quote(v)}" for k, v in server_env(opts).items())
-    cmd = f"{_quote(memverbs_executable())} hook {moment} --harness {opts.harness.value}"
+    launcher = " ".join(_quote(part) for part in bootstrap_argv())
+    cmd = f"{launcher} {moment} --harness {opts.harness.value}"
     return f"{env} {cmd}" if env else cmd
 
 

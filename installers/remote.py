@@ -67,13 +67,15 @@ BEARER_ENV = {  # the Authorization value, in each harness's own env-var syntax
     Harness.OPENCODE: "Bearer {env:" + TOKEN_ENV + "}",
     Harness.OPENCLAW: "Bearer ${" + TOKEN_ENV + "}",
 }
-HOOKED = (Harness.CLAUDE, Harness.CODEX)  # the harnesses whose remote registration carries the hooks
+# The harnesses whose remote registration carries the hooks (all of them): `memverbs hook` reads the
+# remote receipt and asks the remote brain, whether a harness runs it directly or through our plugin.
+HOOKED = (Harness.CLAUDE, Harness.CODEX, Harness.GROK, Harness.OPENCODE, Harness.OPENCLAW)
 HELPER = {Harness.CLAUDE: "headersHelper", Harness.CODEX: "http_headers_helper"}  # the key each gives its helper
 
 
 def options(harness: Harness, *, home: Home | None = None, env: dict | None = None, dry_run: bool = False) -> Options:
-    """Options for a remote registration: user scope, the remote receipt. Claude Code and Codex get
-    the lifecycle hooks too; `memverbs hook` reads the remote receipt and asks the remote brain."""
+    """Options for a remote registration: user scope, the remote receipt, and the lifecycle hooks;
+    `memverbs hook` reads the remote receipt and asks the remote brain."""
     return Options(
         harness,
         scope="user",
@@ -218,7 +220,8 @@ def _plan_grok(opts: Options, record: RemoteRecord, notes: list[str]) -> list:
         "tool_timeout_sec": TOOL_TIMEOUT_S,
     }
     config = grok.grok_home(opts) / "config.toml"
-    return [TomlBlock(config, {"mcp_servers": {SERVER_NAME: server}}, _toml_conflicts(Harness.GROK), markers=toml_block.REMOTE)]
+    block = TomlBlock(config, {"mcp_servers": {SERVER_NAME: server}}, _toml_conflicts(Harness.GROK), markers=toml_block.REMOTE)
+    return [block, *_local_hook_steps(grok.plan, opts, notes)]
 
 
 def _plan_opencode(opts: Options, record: RemoteRecord, notes: list[str]) -> list:
@@ -232,7 +235,7 @@ def _plan_opencode(opts: Options, record: RemoteRecord, notes: list[str]) -> lis
         "enabled": True,
         "timeout": opencode.STARTUP_TIMEOUT_MS,
     }
-    return [JsonEntry(path, ["mcp", SERVER_NAME], entry, is_our_remote, owner="remote")]
+    return [JsonEntry(path, ["mcp", SERVER_NAME], entry, is_our_remote, owner="remote"), *_local_hook_steps(opencode.plan, opts, notes)]
 
 
 def _plan_openclaw(opts: Options, record: RemoteRecord, notes: list[str]) -> list:
@@ -240,7 +243,19 @@ def _plan_openclaw(opts: Options, record: RemoteRecord, notes: list[str]) -> lis
     keys = ["mcp", "servers", SERVER_NAME]
     _refuse_foreign(Harness.OPENCLAW, path, _json_entry(path, keys))
     entry = {"url": record.url, "transport": "streamable-http", "headers": {"Authorization": BEARER_ENV[Harness.OPENCLAW]}}
-    return [JsonEntry(path, keys, entry, is_our_remote, owner="remote")]
+    return [JsonEntry(path, keys, entry, is_our_remote, owner="remote"), *_local_hook_steps(openclaw.plan, opts, notes)]
+
+
+def _local_hook_steps(local_plan, opts: Options, notes: list[str]) -> list:
+    """The hook wiring of a harness's local install plan (Grok's hooks file and pull block, opencode's
+    and OpenClaw's plugin): every step after its first, which registers the local server — the remote
+    plan registers the remote one in its place. The hooks are the same: they find the remote receipt."""
+    if not opts.hooks:
+        return []
+    steps, local_notes = local_plan(opts)
+    assert isinstance(steps[0], (JsonEntry, TomlBlock)), "a local plan starts with its server entry"
+    notes.extend(n for n in local_notes if "mcp add/remove" not in n)  # that note is about the local server
+    return steps[1:]
 
 
 PLANS = {

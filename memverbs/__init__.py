@@ -8,10 +8,13 @@ for `memverbs.<room>` too. Nothing else is done at import time: this module is
 on the hook's start-up path.
 """
 
-from pathlib import Path as _Path
+import os as _os
 
 __version__ = "0.1.0"
 
-_checkout = _Path(__file__).resolve().parent.parent
-if (_checkout / "pyproject.toml").is_file() and (_checkout / "server" / "__init__.py").is_file():
-    __path__.append(str(_checkout))
+# os.path, not pathlib: pathlib's imports would be most of an unchanged heartbeat's cost.
+_checkout = _os.path.dirname(_os.path.dirname(_os.path.realpath(__file__)))
+if _os.path.isfile(_os.path.join(_checkout, "pyproject.toml")) and _os.path.isfile(
+    _os.path.join(_checkout, "server", "__init__.py")
+):
+    __path__.append(_checkout)  # type: ignore[name-defined]

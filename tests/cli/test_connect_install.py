@@ -75,6 +75,11 @@ def machine(root: Path) -> dict:
     for relative, text in SEEDS.values():
         (home / relative).parent.mkdir(parents=True, exist_ok=True)
         (home / relative).write_text(text)
+    # connect installs the opencode plugin; opencode would fetch @opencode-ai/plugin from npm for it
+    # unless its config dir says it is there (tests/installers/test_opencode.py, seed_plugin_deps).
+    (home / ".config" / "opencode" / "node_modules").mkdir(exist_ok=True)
+    lock = {"lockfileVersion": 3, "packages": {"": {"dependencies": {"@opencode-ai/plugin": "*"}}}}
+    (home / ".config" / "opencode" / "package-lock.json").write_text(json.dumps(lock))
     return env
 
 
@@ -194,6 +199,46 @@ def test_openclaw_probe_connects(connected):
     probe = json.loads(run([cli, "mcp", "probe", "memverbs", "--json"], with_token, timeout=120).stdout)
     assert probe["servers"]["memverbs"]["tools"] == 16 and probe["diagnostics"] == [], probe
     assert "memverbs__remember" in probe["tools"]
+
+
+def installed_hook_runs(env: dict) -> dict[str, tuple[list[str] | str, dict]]:
+    """What each file harness was given to run for its hooks, read back from the files connect wrote:
+    Grok's hooks file (a shell command), the commands opencode's and OpenClaw's plugins spawn."""
+    home = Path(env["HOME"])
+    grok_hooks = json.loads((home / ".grok" / "hooks" / "memverbs.json").read_text())["hooks"]
+    plugin = next((home / ".config" / "opencode").rglob("memverbs.js")).read_text()
+    opencode_cmd = json.loads(plugin.split("/* memverbs:command */", 1)[1].split("/* end */", 1)[0])
+    openclaw_cmd = JsonDoc((home / SEEDS["openclaw"][0]).read_text()).get(["plugins", "entries", "memverbs", "config", "command"])
+    return {
+        "grok": (grok_hooks["PostToolUse"][0]["hooks"][0]["command"],
+                 {"session_id": "grok-remote-1", "hook_event_name": "PostToolUse", "tool_name": "read_file"}),
+        "opencode": ([opencode_cmd, "hook", "session-start", "--harness", "opencode", "--session-id", "oc-remote-1"], {}),
+        "openclaw": ([openclaw_cmd, "hook", "session-start", "--harness", "openclaw", "--session-id", "ocl-remote-1"], {}),
+    }
+
+
+@pytest.mark.parametrize("harness", ["grok", "opencode", "openclaw"])
+def test_the_hooks_connect_installed_ask_the_remote_brain(connected, server, harness):
+    """The hooks connect --install wires into Grok, opencode and OpenClaw get the pack from the remote brain,
+    on the token's own cursor lane."""
+    from memverbs.server.brain.sqlite import SqliteBrain
+
+    _, with_token, _ = connected
+    command, payload = installed_hook_runs(with_token)[harness]
+    argv = ["/bin/sh", "-c", command] if isinstance(command, str) else command
+    proc = subprocess.run(argv, input=json.dumps(payload), capture_output=True, text=True, env=with_token, timeout=60)
+    assert proc.returncode == 0 and REMOTE_FACT in proc.stdout, (proc.stdout, proc.stderr)
+    memverbs_home = Path(with_token["HOME"]) / ".memverbs"
+    log = [json.loads(line) for line in (memverbs_home / "logs" / "hooks.jsonl").read_text().splitlines()]
+    assert (log[-1]["harness"], log[-1]["code"]) == (harness, "ok"), log[-3:]
+    # This machine has a local brain too (throwaway_home inits one), without the remote fact: the fact
+    # and the cursor on the server, on the token's lane, say which brain answered.
+    session = payload.get("session_id") or argv[-1]
+    brain = SqliteBrain.open(server.home / "brain.db")
+    try:
+        assert brain.cursor("default", "token:laptop", session) is not None
+    finally:
+        brain.close()
 
 
 # -- disconnect gives every file back -------------------------------------------------------
@@ -351,8 +396,8 @@ def test_doctor_checks_each_remote_registration(tmp_path, server, token):
 
     rows = remote_rows()
     assert {name: row["status"] for name, row in rows.items()} == {"remote:codex": "ok", "remote:opencode": "ok"}
-    assert "hooks on the remote brain" in rows["remote:codex"]["detail"]  # which brain each harness's hooks use
-    assert "no hooks" in rows["remote:opencode"]["detail"]
+    for name in ("remote:codex", "remote:opencode"):  # which brain each harness's hooks use: every one has hooks now
+        assert "hooks on the remote brain" in rows[name]["detail"]
     (home / SEEDS["opencode"][0]).write_text(SEEDS["opencode"][1])  # someone took our entry out
     broken = remote_rows()["remote:opencode"]
     assert broken["status"] == "fail" and "missing" in broken["detail"] and "--install opencode" in broken["fix"]

@@ -52,9 +52,9 @@ def codex(codex_cli, world, fake_api):
     (Path(world.env["CODEX_HOME"]) / "config.toml").write_text(provider_config(fake_api.url))
     world.memverbs("install", "codex")
 
-    def session(prompt: str, *config: str) -> list[dict]:
-        argv = [cli, "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--json",
-                "--disable", "plugins", "-c", "analytics.enabled=false"]
+    def session(prompt: str, *config: str, resume: str | None = None) -> list[dict]:
+        argv = [cli, "exec", *(["resume", resume] if resume else []), "--skip-git-repo-check",
+                "--dangerously-bypass-approvals-and-sandbox", "--json", "--disable", "plugins", "-c", "analytics.enabled=false"]
         for setting in config:
             argv += ["-c", setting]
         proc = world.harness([*argv, prompt], {API_KEY_VAR: "sk-e2e-fake"})
@@ -132,3 +132,23 @@ def test_after_auto_compaction_the_next_request_carries_a_fresh_pack(world, fake
     summary_at = first_index(nxt, SUMMARY)
     assert summary_at is not None, "the compaction summary is not in the next request\n" + describe([nxt])
     assert [i for i in packs_in(nxt, pack, ("developer",)) if i > summary_at], describe([nxt], limit=1200)
+
+
+def test_a_fact_written_between_two_turns_reaches_the_very_next_request(world, fake_api, codex):
+    """Two turns of one Codex session (`codex exec`, then `codex exec resume <thread>`): a fact another
+    process writes between them is in the first model request of turn 2.
+
+    `codex exec` takes one prompt per process, so turn 2 is a resume, and Codex 0.171.0 fires
+    SessionStart (`source: "resume"`) before the turn's UserPromptSubmit: the resume pack carries the
+    fact, and the heartbeat that follows finds nothing the pack did not already show (`empty`)."""
+    events = codex("hello")
+    thread = next(e["thread_id"] for e in events if e.get("type") == "thread.started")
+    world.remember(CAT)
+    mark = fake_api.mark()
+    codex("what is new?", resume=thread)
+
+    nxt = fake_api.since(mark)[0]
+    carriers = [role for role, text in nxt.messages() if CAT in text]
+    assert carriers and set(carriers) <= {"developer", "user"}, describe([nxt], limit=1200)
+    turn2 = [(e["moment"], e["code"]) for e in world.hook_log() if e["harness"] == "codex"][-2:]
+    assert turn2[0] == ("session-start", "ok") and turn2[1][0] == "heartbeat", world.hook_log()

@@ -25,6 +25,7 @@ from memverbs.server.home import Home
 
 USER_CONFIG = '# my grok config\n[cli]\ninstaller = "npm" # inline\n\n[mcp_servers.other]\ncommand = "/bin/cat"\nargs = ["-"]  # keep\n'
 USER_AGENTS = "# My rules\n\nBe terse."  # no final newline: the block must not add one for good
+CAT = "Alice adopted a cat"
 SEED_FACT = "Alice prefers tea over coffee"
 
 
@@ -292,3 +293,42 @@ def test_the_pack_rides_on_the_first_tool_result(grok):
     assert after, requests[1].messages()
     hook_runs = {(r["moment"], r["code"]) for r in world.hook_log() if r["harness"] == "grok"}
     assert ("post-tool", "ok") in hook_runs, hook_runs
+
+
+def test_a_compaction_re_arms_the_pack_on_the_next_tool_result(grok):
+    """A reply reporting nearly the model's whole context window makes Grok compact before it goes on;
+    its PreCompact/PostCompact hooks re-arm the pack, and the next tool result carries it again.
+    (Grok's compaction requests offer the tools too: they are told apart by their summary instruction.)"""
+    from fake_model import FakeModel, Text, ToolCall
+    from harness_e2e import PACK_HEADER, World, describe
+
+    cli, env, home, project = grok
+    world = World(env, Path(env["HOME"]), project)
+    world.remember(SEED_FACT)
+    run([memverbs(), "install", "grok"], env, cwd=project)
+
+    def compaction(path, body):
+        last = (body.get("messages") or [{}])[-1]
+        return "produce a faithful, concise summary" in json.dumps(last.get("content"))
+
+    def turn(path, body):
+        return not compaction(path, body) and any((t.get("function") or {}).get("name") == "search_tool"
+                                                  for t in body.get("tools") or [])
+
+    with FakeModel() as api:
+        with (home / "config.toml").open("a") as fh:
+            fh.write(f'\n[model.fake]\nmodel = "fake-model"\nbase_url = "{api.url}/v1"\napi_key = "x"\n'
+                     'api_backend = "chat_completions"\ncontext_window = 16000\n')
+        api.script(
+            ToolCall("search_tool", {"query": "list files"}, when=turn, input_tokens=15_900),
+            ToolCall("search_tool", {"query": "list files again"}, when=turn, before=lambda: world.remember(CAT)),
+            Text("done", when=turn),
+        )
+        world.harness([cli, "-p", "hi", "-m", "fake", "--always-approve"], {})
+        requests = api.model_requests()
+    runs = [(r["moment"], r["code"]) for r in world.hook_log() if r["harness"] == "grok"]
+    assert ("post-compact", "ok") in runs, (runs, describe(requests))
+    after = runs[max(i for i, (moment, _) in enumerate(runs) if moment == "post-compact"):]
+    assert ("post-tool", "ok") in after, (runs, describe(requests))  # the re-armed pack went out
+    last = [r for r in requests if turn(r.path, r.body)][-1]
+    assert [t for _, t in last.messages() if PACK_HEADER in t and CAT in t], (runs, describe([last], limit=1200))

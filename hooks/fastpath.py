@@ -1,0 +1,184 @@
+"""What a hook answers before the runner is imported: the unchanged heartbeat.
+
+A heartbeat runs on every prompt and almost always finds nothing new. Its answer —
+print nothing — needs the payload's session id, where the brain file is, and one
+indexed read (hooks/changes.py); the runner's imports (dataclasses, pathlib, enum,
+hashlib, the adapters) cost several times that. So the launcher asks this module
+first, and it imports only `json`, `os`, `select`, `time`, `sqlite3` and, when the
+home has a config file, `tomllib`.
+
+It answers only when it is sure: a `heartbeat` of a known harness, a JSON payload
+with a session id, no remote brain for the harness, a SQLite brain, and a cursor
+that says nothing changed. Anything else — a change, a remote brain, a Postgres or
+unreadable config, bad input, any error — returns the stdin it read to the runner,
+which does the full work and classifies failures. It never prints. Its waits are
+bounded without a timer (stdin by `select` within the deadline's first 40 %, SQLite
+by a busy timeout of at most 200 ms and a fifth of the deadline); the runner it hands over to gets
+what is left of the same budget.
+
+It also owns the runner's two cheap primitives, so they have one home: reading stdin
+within a deadline, and the hooks-log line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import sys
+import time
+
+DEFAULT_DEADLINE_MS = 2_500  # well inside the 5–10 s timeouts the installers set
+MAX_DEADLINE_MS = 60_000
+MAX_STDIN = 1 << 20
+OFF = {"off", "0", "false", "no", "disabled"}
+HARNESSES = {"claude", "codex", "grok", "opencode", "openclaw", "plain"}  # hooks/events.py Harness
+LOCAL_LANE = "local"  # server/context.py LOCAL_LANE: the local hooks' cursor lane
+REMOTE_RECEIPT = "remote-receipt.json"  # hooks/remote.py: a harness wired to a remote brain
+
+
+def hooks_off() -> bool:
+    """`MEMVERBS_HOOKS=off` turns every hook into a no-op."""
+    return os.environ.get("MEMVERBS_HOOKS", "").strip().lower() in OFF
+
+
+def parse_args(argv: list[str]) -> dict:
+    args = {"moment": None, "harness": "plain", "session_id": None, "deadline_ms": DEFAULT_DEADLINE_MS}
+    rest = list(argv)
+    if rest and not rest[0].startswith("--"):
+        args["moment"] = rest.pop(0)
+    while rest:
+        flag = rest.pop(0)
+        value = rest.pop(0) if rest and "=" not in flag else None
+        if "=" in flag:
+            flag, value = flag.split("=", 1)
+        key = flag.lstrip("-").replace("-", "_")
+        if key in args and value is not None:
+            args[key] = value
+    return args
+
+
+def deadline_s(args: dict) -> float:
+    try:
+        return min(MAX_DEADLINE_MS, max(50, int(args["deadline_ms"]))) / 1000
+    except (TypeError, ValueError, OverflowError):
+        return DEFAULT_DEADLINE_MS / 1000
+
+
+def read_raw_stdin(deadline: float) -> bytes:
+    """At most MAX_STDIN bytes, waiting no later than `deadline` (a monotonic time)."""
+    if sys.stdin is None or sys.stdin.closed or sys.stdin.isatty():
+        return b""
+    chunks: list[bytes] = []
+    size = 0
+    fd = sys.stdin.fileno()
+    while size < MAX_STDIN:
+        wait = deadline - time.monotonic()
+        if wait <= 0 or not select.select([fd], [], [], wait)[0]:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks).strip()
+
+
+def home_root() -> str:
+    """Home.from_env's directory, as a string (server/home.py)."""
+    raw = os.environ.get("MEMVERBS_HOME", "").strip()
+    return os.path.expanduser(raw) if raw else os.path.join(os.path.expanduser("~"), ".memverbs")
+
+
+def log_line(root: str, harness: str, moment: str, code: str, started: float, chars: int) -> None:
+    """One line per run, codes and sizes only: `memverbs doctor` reads it, nothing else does."""
+    line = json.dumps(
+        {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "harness": harness[:20],
+            "moment": moment[:20],
+            "code": code,
+            "ms": round((time.monotonic() - started) * 1000),
+            "chars": chars,
+        }
+    )
+    if not os.path.isdir(root):
+        return  # never create a home as a side effect of a hook
+    try:
+        logs = os.path.join(root, "logs")
+        os.makedirs(logs, exist_ok=True)
+        fd = os.open(os.path.join(logs, "hooks.jsonl"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, (line + "\n").encode())
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+def answer_unchanged(argv: list[str], started: float) -> tuple[bool, bytes | None]:
+    """(True, None) when this was an unchanged heartbeat, answered and logged; else (False, the stdin
+    read so far, or None when none was read) for the runner to finish."""
+    args = parse_args(argv)
+    if args["moment"] != "heartbeat" or args["harness"] not in HARNESSES:
+        return False, None
+    raw = read_raw_stdin(started + deadline_s(args) * 0.4)
+    try:
+        unchanged = _unchanged(args, raw, deadline_s(args))
+    except Exception:  # noqa: BLE001 - any doubt is the runner's to settle, with its classified codes
+        unchanged = False
+    if not unchanged:
+        return False, raw
+    log_line(home_root(), args["harness"], "heartbeat", "unchanged", started, 0)
+    return True, None
+
+
+def _unchanged(args: dict, raw: bytes, budget_s: float) -> bool:
+    payload = json.loads(raw) if raw else {}
+    if not isinstance(payload, dict):
+        return False
+    session = args["session_id"] or next(
+        (v for k in ("session_id", "sessionId", "sessionID") if isinstance(v := payload.get(k), str) and v), None
+    )
+    if not session:
+        return False
+    root = home_root()
+    if os.path.exists(os.path.join(root, "integrations", args["harness"], REMOTE_RECEIPT)):
+        return False  # hooks/remote.py decides whether that receipt names a usable brain
+    brain, source = _sqlite_brain(root)
+    if brain is None:
+        return False
+    from memverbs.hooks.changes import BUSY_MS, changed_since_cursor  # noqa: PLC0415
+
+    busy_ms = max(10, min(BUSY_MS, int(budget_s * 1000 * 0.2)))  # a lock leaves the runner most of the budget
+    return changed_since_cursor(brain, source, LOCAL_LANE, session[:200], busy_ms) is False
+
+
+def _sqlite_brain(root: str) -> tuple[str | None, str]:
+    """quick_settings + locate for the two keys a heartbeat needs (server/quickconfig.py,
+    server/brain/factory.py): the brain file when the brain is a plain `brain.path` file, and the source."""
+    data: dict = {}
+    config = os.path.join(root, "config.toml")
+    if os.path.exists(config):
+        import tomllib  # noqa: PLC0415 - only a home with a config file pays for it
+
+        with open(config, "rb") as fh:
+            data = tomllib.load(fh)
+
+    def value(dotted: str, default: str) -> str:
+        env = os.environ.get("MEMVERBS_" + dotted.upper().replace(".", "__"))
+        if env is not None:
+            return env
+        node: object = data
+        for part in dotted.split("."):
+            if not isinstance(node, dict) or part not in node:
+                return default
+            node = node[part]
+        return str(node)
+
+    int(value("brain.busy_timeout_ms", "0")), int(value("brain.pool_size", "0"))  # a bad number is the runner's config_error
+    source = value("source", "default").strip() or "default"
+    if value("brain.url", "").strip():
+        return None, source  # a URL (Postgres, sqlite://) goes the full way
+    path = os.path.expanduser(value("brain.path", "brain.db"))
+    return (path if os.path.isabs(path) else os.path.join(root, path)), source

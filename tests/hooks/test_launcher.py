@@ -1,0 +1,230 @@
+"""The lean hook launcher the installers write (hooks/launcher.py) and its fast path (hooks/fastpath.py):
+real cold processes started exactly as a harness starts them, through a shell."""
+
+import json
+import os
+import re
+import shlex
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import payloads
+import pytest
+from helpers import page
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memverbs.hooks import fastpath
+from memverbs.hooks.events import Harness
+from memverbs.hooks.launcher import bootstrap_argv
+from memverbs.installers.base import Options, hook_command
+from memverbs.server.brain.factory import locate
+from memverbs.server.home import Home
+from memverbs.server.quickconfig import quick_settings
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+def log_lines(home):
+    path = home.logs / "hooks.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def shell(command: str, payload, env: dict, cwd=None) -> subprocess.CompletedProcess:
+    data = payload if isinstance(payload, str) else json.dumps(payload)
+    return subprocess.run(["/bin/sh", "-c", command], input=data, capture_output=True, text=True, env=env,
+                          cwd=cwd, timeout=30)
+
+
+@pytest.fixture
+def brain(local):
+    page(local, "people/alice", "Alice Example", summary="Runs payments at Acme.")
+    local.ok("remember", fact="Alice prefers async standups", provenance="chat", entity="people/alice")
+    return local
+
+
+@pytest.fixture
+def lean(env):
+    """Run a moment through the exact command `memverbs install claude` writes."""
+    opts = Options(Harness.CLAUDE, env=env)
+
+    def run(moment: str, payload, *, extra_env=None, cwd=None) -> subprocess.CompletedProcess:
+        return shell(hook_command(opts, moment), payload, {**env, **(extra_env or {})}, cwd)
+
+    return run
+
+
+def with_dirs(dirs: list[str]) -> str:
+    """The bootstrap code with other recorded directories."""
+    return re.sub(r"p=\[.*?\];", lambda _: f"p={json.dumps(dirs)};", bootstrap_argv()[4], count=1)
+
+
+def wait_unchanged(lean, home) -> subprocess.CompletedProcess:
+    """Heartbeats until the cursor is past delta's in-flight lag and the fast path answers."""
+    for _ in range(24):
+        proc = lean("heartbeat", payloads.CLAUDE_PROMPT)
+        if log_lines(home)[-1]["code"] == "unchanged":
+            return proc
+        time.sleep(0.25)
+    raise AssertionError(f"no unchanged heartbeat: {log_lines(home)[-3:]}")
+
+
+def test_the_installed_command_is_the_lean_launcher():
+    argv = bootstrap_argv()
+    assert argv[0] == sys.executable and argv[1:4] == ["-I", "-S", "-c"] and argv[-1] == "hook"
+    command = hook_command(Options(Harness.CLAUDE), "heartbeat")
+    assert " hook heartbeat --harness claude" in command and "memverbs" in command  # base.is_our_hook knows it
+
+
+def test_session_start_and_heartbeats_through_the_launcher(lean, brain, local, home):
+    start = lean("session-start", payloads.CLAUDE_SESSION_START)
+    assert start.returncode == 0 and start.stderr == "", start.stderr
+    assert "Alice prefers async standups" in json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
+    quiet = wait_unchanged(lean, home)
+    assert quiet.returncode == 0 and quiet.stdout == "" and quiet.stderr == ""
+    # A change is on the very next prompt: the fast path hands over to the runner, stdin intact.
+    local.ok("remember", fact="Alice moved to Lisbon", provenance="chat", entity="people/alice")
+    beat = lean("heartbeat", payloads.CLAUDE_PROMPT)
+    assert "Alice moved to Lisbon" in json.loads(beat.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert log_lines(home)[-1]["code"] == "ok"
+
+
+@pytest.mark.parametrize(
+    ("stdin", "code"),
+    [("not json", "bad_input"), ("[1, 2]", "bad_input"), (json.dumps({"prompt": "no session"}), "bad_input")],
+)
+def test_input_the_fast_path_cannot_use_reaches_the_runner_intact(lean, brain, home, stdin, code):
+    proc = lean("heartbeat", stdin)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    assert log_lines(home)[-1]["code"] == code
+
+
+def test_a_remote_receipt_sends_the_heartbeat_to_the_runner(lean, brain, home):
+    lean("session-start", payloads.CLAUDE_SESSION_START)
+    wait_unchanged(lean, home)
+    receipt = home.root / "integrations" / "claude" / "remote-receipt.json"
+    receipt.parent.mkdir(parents=True, exist_ok=True)
+    receipt.write_text(json.dumps({"remote_url": "http://127.0.0.1:9/mcp"}))  # nothing listens on port 9
+    proc = lean("heartbeat", payloads.CLAUDE_PROMPT, extra_env={"MEMVERBS_REMOTE_TOKEN": "mv_x"})
+    assert (proc.returncode, proc.stdout) == (0, "")
+    assert log_lines(home)[-1]["code"] == "remote_unreachable"  # the remote brain was asked, not the local one
+
+
+def test_the_kill_switch_and_a_bad_config_number(lean, brain, home):
+    lean("session-start", payloads.CLAUDE_SESSION_START)
+    wait_unchanged(lean, home)
+    before = len(log_lines(home))
+    off = lean("heartbeat", payloads.CLAUDE_PROMPT, extra_env={"MEMVERBS_HOOKS": "off"})
+    assert (off.returncode, off.stdout, off.stderr, len(log_lines(home))) == (0, "", "", before)
+    bad = lean("heartbeat", payloads.CLAUDE_PROMPT, extra_env={"MEMVERBS_BRAIN__BUSY_TIMEOUT_MS": "soon"})
+    assert (bad.returncode, bad.stdout) == (0, "")
+    assert log_lines(home)[-1]["code"] == "config_error"  # the fast path does not vouch for a config it cannot read
+
+
+def test_a_package_in_the_project_directory_cannot_shadow_ours(lean, brain, home, tmp_path):
+    project = tmp_path / "project"
+    evil = project / "memverbs"
+    evil.mkdir(parents=True)
+    marker = tmp_path / "hijacked"
+    (evil / "__init__.py").write_text(f"open({str(marker)!r}, 'w').write('x')\n")
+    proc = lean("session-start", payloads.CLAUDE_SESSION_START, cwd=project)
+    assert proc.returncode == 0 and proc.stdout and not marker.exists()
+    # PYTHONPATH is ignored too (-I): a harness's environment cannot redirect the hook.
+    proc = lean("session-start", payloads.CLAUDE_SESSION_START, cwd=project, extra_env={"PYTHONPATH": str(project)})
+    assert proc.returncode == 0 and proc.stdout and not marker.exists()
+
+
+def test_a_moved_package_falls_back_to_site(env, brain, home):
+    """The recorded directory no longer holds memverbs (a venv rebuilt for a new Python, an editable
+    install replaced by a wheel): the bootstrap runs `site` and finds the memverbs this interpreter has."""
+    stale = with_dirs(["/nonexistent/site-packages"])
+    assert stale != bootstrap_argv()[4]
+    command = shlex.join([*bootstrap_argv()[:4], stale, "hook"]) + " session-start --harness claude"
+    proc = shell(command, payloads.CLAUDE_SESSION_START, env)
+    assert proc.returncode == 0 and "Alice prefers async standups" in proc.stdout, proc.stderr
+
+
+def test_a_broken_install_is_silent_and_exits_0(env, brain, home, tmp_path):
+    """A package whose runner cannot be imported: the session goes on, nothing printed."""
+    pkg = tmp_path / "broken" / "memverbs"
+    shutil.copytree(CHECKOUT / "hooks", pkg / "hooks", ignore=shutil.ignore_patterns("__pycache__", "runner.py"))
+    (pkg / "__init__.py").write_text("")
+    argv, code = bootstrap_argv(), with_dirs([str(pkg.parent)])
+    for moment, payload in (("session-start", payloads.CLAUDE_SESSION_START), ("heartbeat", payloads.CLAUDE_PROMPT)):
+        proc = subprocess.run([*argv[:4], code, "hook", moment, "--harness", "claude"], input=json.dumps(payload),
+                              capture_output=True, text=True, env=env, timeout=30)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+
+
+def test_the_fast_path_imports_no_runner_module(env, brain, home, lean):
+    lean("session-start", payloads.CLAUDE_SESSION_START)
+    wait_unchanged(lean, home)
+    argv = bootstrap_argv()
+    probe = argv[4].replace("main()", "main() if False else None") + (
+        ";import memverbs.hooks.fastpath as f,time;print(f.answer_unchanged(sys.argv[2:], time.monotonic())[0]);"
+        "print(sorted(m for m in sys.modules if m.startswith(('memverbs','pathlib','dataclasses','hashlib','tempfile'))))"
+    )
+    proc = subprocess.run([*argv[:4], probe, "hook", "heartbeat", "--harness", "claude"],
+                          input=json.dumps(payloads.CLAUDE_PROMPT), capture_output=True, text=True, env=env, timeout=30)
+    answered, modules = proc.stdout.splitlines()
+    assert answered == "True", proc.stderr
+    assert eval(modules) == ["memverbs", "memverbs.hooks", "memverbs.hooks.changes", "memverbs.hooks.fastpath",
+                             "memverbs.hooks.launcher"]
+
+
+KEYS = st.sampled_from(["source", "brain.path", "brain.url"])
+VALUES = st.sampled_from(["", " ", "default", "work", "brain.db", "other.db", "/abs/b.db", "~/b.db", "sub/b.db",
+                          "sqlite:///x.db", "postgresql://u@h/db"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(config=st.dictionaries(KEYS, VALUES, max_size=3), environ=st.dictionaries(KEYS, VALUES, max_size=3))
+def test_the_fast_path_finds_the_brain_and_source_the_runner_would(tmp_path, monkeypatch, config, environ):
+    root = tmp_path / "fp-home"
+    root.mkdir(exist_ok=True)
+    lines = [f'source = "{config["source"]}"'] if "source" in config else []
+    brain = {k.split(".")[1]: v for k, v in config.items() if k.startswith("brain.")}
+    if brain:
+        lines += ["[brain]", *(f'{k} = "{v}"' for k, v in brain.items())]
+    (root / "config.toml").write_text("\n".join(lines) + "\n")
+    for key in ("source", "brain.path", "brain.url"):
+        monkeypatch.delenv("MEMVERBS_" + key.upper().replace(".", "__"), raising=False)
+    for key, value in environ.items():
+        monkeypatch.setenv("MEMVERBS_" + key.upper().replace(".", "__"), value)
+    monkeypatch.setenv("MEMVERBS_HOME", str(root))
+    home = Home.from_env()
+    full = quick_settings(home)
+    path, source = fastpath._sqlite_brain(fastpath.home_root())
+    assert source == full.source
+    try:
+        where = locate(full.brain_url, home, full.brain_path)
+    except Exception:  # noqa: BLE001 - a URL the full path refuses: the fast path must not have vouched for it
+        assert path is None
+        return
+    if path is not None:  # the fast path answers only for a plain brain.path, and then agrees exactly
+        assert where.backend == "sqlite" and os.path.abspath(path) == os.path.abspath(where.path)
+    else:
+        assert full.brain_url.strip()
+
+
+@pytest.mark.parametrize("deadline_ms", [250, 600])
+def test_a_locked_brain_keeps_the_heartbeat_inside_its_deadline(env, brain, local, home, runtime, deadline_ms):
+    """The fast path's wait on a lock and the runner's share one budget: the hook ends silent, locked or on
+    its deadline. (How long it took is measured by benchmarks/faults.py, not asserted here.)"""
+    runtime.close()
+    db = sqlite3.connect(home.root / "brain.db", isolation_level=None)
+    db.execute("PRAGMA journal_mode = DELETE")
+    db.execute("BEGIN EXCLUSIVE")
+    try:
+        command = hook_command(Options(Harness.CLAUDE, env=env), "heartbeat") + f" --deadline-ms {deadline_ms}"
+        proc = shell(command, payloads.CLAUDE_PROMPT, env)
+    finally:
+        db.execute("ROLLBACK")
+        db.close()
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    last = log_lines(home)[-1]
+    assert last["code"] in ("brain_locked", "deadline"), last

@@ -22,8 +22,7 @@ import sys
 import time
 
 from memverbs.hooks.adapters import ADAPTERS
-from memverbs.hooks.events import Harness, HookInputError, Moment
-from memverbs.hooks.remote import RemoteHookError
+from memverbs.hooks.events import Harness, HookError, HookFailure, HookInputError, Moment
 from memverbs.server.home import Home
 
 DEFAULT_DEADLINE_MS = 2_500  # well inside the 5–10 s timeouts the installers set
@@ -31,6 +30,15 @@ MAX_DEADLINE_MS = 60_000
 MAX_STDIN = 1 << 20
 LOCK_MARGIN_MS = 100
 OFF = {"off", "0", "false", "no", "disabled"}
+MOMENTS = (*(m.value for m in Moment), "auto")
+# The runner's arguments (flag, metavar, help): parse_args reads them, and so does the CLI's
+# parser, which only lists and documents `memverbs hook` (docs/cli.md).
+HOOK_OPTIONS = (
+    ("--harness", "HARNESS", "the harness running the hook (its payload and output format)"),
+    ("--session-id", "ID", "the session id, when the harness does not send one"),
+    ("--deadline-ms", "MS", "give up and print nothing after this long"),
+)
+DEFAULTS = {"moment": None, "harness": Harness.PLAIN.value, "session_id": None, "deadline_ms": DEFAULT_DEADLINE_MS}
 
 
 class Deadline(BaseException):
@@ -102,12 +110,11 @@ def _sqlite_brain(home: Home, settings):
         return None  # the full path reports it, classified
     return where.path if where.backend == "sqlite" else None
 
-class HookFailure(Exception):
-    """A verb answered with an error envelope; its code is the diagnostic."""
-
-
 def parse_args(argv: list[str]) -> dict:
-    args = {"moment": None, "harness": "plain", "session_id": None, "deadline_ms": DEFAULT_DEADLINE_MS}
+    """The moment and HOOK_OPTIONS, leniently: an unknown flag is ignored, never an error (a hook
+    must not fail on a newer installer's command line)."""
+    known = {flag.lstrip("-").replace("-", "_") for flag, _, _ in HOOK_OPTIONS}
+    args = dict(DEFAULTS)
     rest = list(argv)
     if rest and not rest[0].startswith("--"):
         args["moment"] = rest.pop(0)
@@ -117,7 +124,7 @@ def parse_args(argv: list[str]) -> dict:
         if "=" in flag:
             flag, value = flag.split("=", 1)
         key = flag.lstrip("-").replace("-", "_")
-        if key in args and value is not None:
+        if key in known and value is not None:
             args[key] = value
     return args
 
@@ -170,11 +177,7 @@ def run_hook(argv: list[str]) -> int:
             signal.setitimer(signal.ITIMER_REAL, 0)
     except Deadline:
         code, output = "deadline", None
-    except HookInputError:
-        code = "bad_input"
-    except HookFailure as exc:
-        code = f"verb_{exc}"
-    except RemoteHookError as exc:
+    except HookError as exc:
         code = exc.code
     except BaseException as exc:  # noqa: BLE001 - the fail-open boundary: nothing may break the session
         code = _classify(exc)

@@ -79,7 +79,7 @@ def run_checks(home: Home) -> list[Check]:
 
 def remote_brain_checks(home: Home) -> list[Check]:
     """The remote brain `memverbs connect` set up: reachable, token accepted, which surface."""
-    from memverbs.cli.remote import RemoteError, RemoteRecord, token_for  # noqa: PLC0415
+    from memverbs.remote.record import RemoteError, RemoteRecord, token_for  # noqa: PLC0415
 
     try:
         record = RemoteRecord.load(home)

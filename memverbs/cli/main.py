@@ -333,23 +333,30 @@ def build_parser() -> argparse.ArgumentParser:
     u.add_argument("key", metavar="KEY", help="a dotted setting name, e.g. llm.model")
     _json(u, "the value now in effect as JSON")
 
+    # The harness names from the hook vocabulary (hooks/events.py), which the harness table
+    # (installers/registry.py) is tested to match: importing the table costs every command ~80 ms.
+    from memverbs.hooks.events import INSTALLABLE  # noqa: PLC0415
+    from memverbs.hooks.runner import HOOK_OPTIONS, MOMENTS  # noqa: PLC0415
+
+    harnesses = ", ".join(INSTALLABLE)
     p = add(sub, "install", "register memverbs (server + lifecycle hooks) with an agent harness")
-    p.add_argument("harness", metavar="HARNESS", help="claude, codex, grok, opencode, openclaw, or all (every one on PATH)")
+    p.add_argument("harness", metavar="HARNESS", help=f"{harnesses}, or all (every one on PATH)")
     p.add_argument("--scope", choices=("user", "project", "local"), help="where the harness keeps it (default: user)")
     p.add_argument("--surface", choices=("verbs", "starter", "full"), default="verbs", help="tools the harness sees (default verbs)")
     p.add_argument("--no-hooks", action="store_true", help="register the server only")
     p.add_argument("--dry-run", action="store_true", help="print the exact changes as a diff; write nothing")
     _json(p, "what changed as JSON")
     p = add(sub, "uninstall", "remove exactly what `memverbs install` added")
-    p.add_argument("harness", metavar="HARNESS", help="claude, codex, grok, opencode, openclaw, or all")
+    p.add_argument("harness", metavar="HARNESS", help=f"{harnesses}, or all")
     p.add_argument("--dry-run", action="store_true", help="print the exact changes as a diff; write nothing")
     _json(p, "what was removed as JSON")
 
+    # `memverbs hook` never reaches argparse (main() hands it to the runner first, whose own parser
+    # never fails); this entry lists and documents it, from the runner's table of its arguments.
     p = add(sub, "hook", "lifecycle hook entry point, wired by `memverbs install` (docs/hooks.md)")
-    p.add_argument("moment", choices=("session-start", "post-compact", "heartbeat", "post-tool", "auto"), help="which moment of the session")
-    p.add_argument("--harness", default="plain", metavar="HARNESS", help="the harness running the hook (its payload and output format)")
-    p.add_argument("--session-id", metavar="ID", help="the session id, when the harness does not send one")
-    p.add_argument("--deadline-ms", type=int, metavar="MS", help="give up and print nothing after this long")
+    p.add_argument("moment", choices=MOMENTS, help="which moment of the session")
+    for flag, metavar, text in HOOK_OPTIONS:
+        p.add_argument(flag, metavar=metavar, help=text)
 
     p = add(sub, "protocol", "the MEMORY_VERBS spec, conformance runner and usage stats")
     p.add_argument("--json", action="store_true", help="the machine-readable spec")

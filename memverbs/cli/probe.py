@@ -13,7 +13,7 @@ import sys
 
 from memverbs import __version__
 from memverbs.cli.output import fail, print_json
-from memverbs.cli.remote import RemoteError, normalise_url, token_for
+from memverbs.remote.record import RemoteError, normalise_url, token_for
 
 TIMEOUT = 15.0
 

@@ -103,7 +103,7 @@ def wants_remote(args) -> bool:
 def open_target(args) -> LocalTarget | RemoteTarget:
     if not wants_remote(args):
         return LocalTarget()
-    from memverbs.cli.remote import RemoteError, RemoteRecord, token_for  # noqa: PLC0415
+    from memverbs.remote.record import RemoteError, RemoteRecord, token_for  # noqa: PLC0415
     from memverbs.server.home import Home  # noqa: PLC0415
 
     try:

@@ -18,13 +18,14 @@ import re
 from dataclasses import dataclass, field
 
 from memverbs.installers.files import newline_of
+from memverbs.server.errors import MemverbsError
 
 _WS = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.DOTALL)
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
 
 
-class JsonEditError(ValueError):
+class JsonEditError(MemverbsError, ValueError):
     """The text is not JSON/JSONC we can edit safely; `where` is line:column."""
 
     def __init__(self, message: str, where: str = "") -> None:

@@ -25,7 +25,7 @@ from memverbs.server.protocol.registry import BY_NAME, OPERATIONS
 CLI_SESSION = "cli"
 
 
-class UsageError(ValueError):
+class UsageError(MemverbsError, ValueError):
     """Arguments that parse but do not fit together: exit 2, like any usage error."""
 
 

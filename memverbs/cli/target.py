@@ -16,11 +16,6 @@ from memverbs.server.errors import MemverbsError
 class TargetError(MemverbsError):
     """The chosen brain cannot be used (not connected, no token): a message and its fix."""
 
-    def __init__(self, message: str, fix: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.fix = fix
-
 
 class LocalTarget:
     remote = False

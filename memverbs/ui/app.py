@@ -12,6 +12,7 @@ import re
 import threading
 
 from memverbs.cli.target import LocalTarget
+from memverbs.server.errors import MemverbsError
 from memverbs.server.timeparse import now_ms
 
 PREVIEW_SESSION = "memverbs-ui-preview"
@@ -20,7 +21,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _VIS_LINE = re.compile(r"^visibility[ \t]*:.*$", re.MULTILINE | re.IGNORECASE)
 
 
-class ActionError(Exception):
+class ActionError(MemverbsError):
     """An action the inspector refuses: the message says what and how to fix it."""
 
 

@@ -32,9 +32,7 @@ MAX_BODY = 4 * 1024 * 1024
 
 
 class BindRefused(MemverbsError):
-    def __init__(self, message: str, fix: str) -> None:
-        super().__init__(message)
-        self.message, self.fix = message, fix
+    """`memverbs ui` will not listen on that address (not loopback without --allow-remote)."""
 
 
 def is_loopback(host: str) -> bool:

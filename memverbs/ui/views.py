@@ -12,6 +12,7 @@ import json
 from html import escape
 from urllib.parse import quote, urlencode
 
+from memverbs.server.errors import MemverbsError
 from memverbs.server.timeparse import iso, now_ms, parse_since
 from memverbs.ui import markdown
 
@@ -71,7 +72,7 @@ def feed_filters(q: dict) -> dict:
     }
 
 
-class FilterError(ValueError):
+class FilterError(MemverbsError, ValueError):
     """A timeline filter that does not parse: said on the page, the filter not applied."""
 
 

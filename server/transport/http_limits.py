@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 import anyio
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from memverbs.server.errors import MemverbsError
 from memverbs.server.transport.wire import MAX_FRAME_BYTES
 
 HEAD_TIMEOUT_S = 10.0
@@ -99,8 +100,8 @@ def _name(hostport: str) -> str:
     return hostport.rsplit(":", 1)[0] if hostport.count(":") == 1 else hostport
 
 
-class BodyTooLarge(Exception):
-    pass
+class BodyTooLarge(MemverbsError):
+    """A request body over the limit: answered 413 before it is read further."""
 
 
 async def read_body(receive) -> tuple[bytes, list[dict]]:

@@ -85,7 +85,8 @@ def render_plugin(opts: Options, command: str | None = None) -> str:
     """The shipped module with our command and environment in its two marked slots (JSON is valid JS)."""
     text = files("memverbs.plugin").joinpath("opencode", PLUGIN_NAME).read_text(encoding="utf-8")
     for name, value in (("command", command or memverbs_executable()), ("env", server_env(opts))):
-        text, count = re.subn(_SLOT.format(name=name), lambda m: m.group(1) + json.dumps(value) + m.group(2), text, count=1)
+        filled = json.dumps(value)
+        text, count = re.subn(_SLOT.format(name=name), lambda m, filled=filled: m.group(1) + filled + m.group(2), text, count=1)
         assert count == 1, f"plugin/opencode/{PLUGIN_NAME} lost its {name} slot"
     return text
 

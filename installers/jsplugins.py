@@ -43,7 +43,7 @@ def main() -> int:
         synced = render(text)
         if synced != text:
             path.write_text(synced, encoding="utf-8")
-            print(f"rewrote {path}")
+            sys.stdout.write(f"rewrote {path}\n")
     return 0
 
 

@@ -54,7 +54,6 @@ class Hook:
 
     def __init__(self, home: Home, event, settings, state, now_ms: int, deadline: float) -> None:
         from memverbs.server.brain.factory import locate, open_brain  # noqa: PLC0415
-        from memverbs.server.context import Caller  # noqa: PLC0415
         from memverbs.server.dispatch import Dispatcher  # noqa: PLC0415
 
         self.event, self.settings, self.state, self.now_ms = event, settings, state, now_ms
@@ -66,7 +65,9 @@ class Hook:
         busy_ms = max(10, min(settings.busy_timeout_ms, 1_000, left_ms))
         where = locate(settings.brain_url, home, settings.brain_path)
         self.brain = open_brain(where, busy_timeout_ms=busy_ms, pool_size=1)
-        self.dispatcher = Dispatcher(Caller.local(self.source), "verbs", lambda: self.brain)
+        # The CLI's dispatcher (Runtime.local_dispatcher builds the same), on this one connection;
+        # not through Runtime itself, which would add its settings and providers to every hook.
+        self.dispatcher = Dispatcher.local(self.source, lambda: self.brain, "verbs")
 
     def standing(self) -> list[str]:
         from memverbs.hooks.standing import local_standing  # noqa: PLC0415

@@ -183,9 +183,7 @@ class Runtime:
 
     def local_dispatcher(self, surface: str = "full") -> Dispatcher:
         """The trusted in-process caller (CLI, hooks): lane 'local', not usage-logged."""
-        return Dispatcher(
-            caller=Caller.local(self.source), surface=surface, open_brain=self.brain, providers=self.providers
-        )
+        return Dispatcher.local(self.source, self.brain, surface, providers=self.providers)
 
     def _remote_private_pages(self) -> bool:
         if os.environ.get("MEMVERBS_REMOTE_PRIVATE_PAGES", "").strip() == "1":

@@ -21,9 +21,8 @@ import time
 from urllib.parse import urlsplit
 
 from memverbs.hooks.events import HookFailure, RemoteHookError
-from memverbs.server.home import Home
+from memverbs.server.home import REMOTE_RECEIPT, Home
 
-REMOTE_RECEIPT = "remote-receipt.json"  # installers/base.py's name for connect's receipt
 MARGIN_S = 0.15
 MAX_REPLY = 4 << 20
 
@@ -34,7 +33,7 @@ def remote_url(home: Home, harness: str) -> str | None:
     `connect --install` records the URL in the harness's remote receipt; while it is
     there, the harness's MCP server is that brain, and so are its hooks."""
     try:
-        receipt = json.loads((home.root / "integrations" / harness / REMOTE_RECEIPT).read_text(encoding="utf-8"))
+        receipt = json.loads(home.receipt(harness, REMOTE_RECEIPT).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     url = receipt.get("remote_url") if isinstance(receipt, dict) else None

@@ -309,7 +309,7 @@ def _diagnose(home: Home, harness: str, moment: str, code: str, started: float, 
         return  # never create a home as a side effect of a hook
     try:
         home.logs.mkdir(exist_ok=True)
-        fd = os.open(home.logs / "hooks.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = os.open(home.hook_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             os.write(fd, (line + "\n").encode())
         finally:

@@ -36,11 +36,9 @@ from memverbs.installers.steps import (
     remove_empty_dirs,
 )
 from memverbs.remote.record import TOKEN_ENV, RemoteRecord
-from memverbs.server.home import DEFAULT_SOURCE, Home
+from memverbs.server.home import DEFAULT_SOURCE, LOCAL_RECEIPT, Home
 
 SERVER_NAME = "memverbs"
-LOCAL_RECEIPT = "receipt.json"
-REMOTE_RECEIPT = "remote-receipt.json"  # `memverbs connect --install` (memverbs/remote/connection.py)
 REMOTE_STARTUP_TIMEOUT_S = 30  # how long a harness waits for the remote brain's tools at start-up
 REMOTE_TOOL_TIMEOUT_S = 60
 HOOK_TIMEOUT_S = 10  # the harness's limit; the hook's own deadline is well inside it
@@ -141,7 +139,7 @@ def _quote(s: str) -> str:
 
 
 def receipt_path(home: Home, harness: Harness, name: str = LOCAL_RECEIPT) -> Path:
-    return home.integrations / harness.value / name
+    return home.receipt(harness.value, name)
 
 
 def read_receipt(home: Home, harness: Harness, name: str = LOCAL_RECEIPT) -> dict | None:
@@ -152,7 +150,7 @@ def read_receipt(home: Home, harness: Harness, name: str = LOCAL_RECEIPT) -> dic
 
 
 def run_install(opts: Options, steps: list, notes: list[str], extra: dict | None = None) -> dict:
-    backups = opts.home.root / "backups" / opts.harness.value
+    backups = opts.home.backups / opts.harness.value
     # Rehearse every step against an overlay first: a file that does not parse, a
     # foreign entry in the way — any refusal comes before the first byte is written.
     rehearsal = Context(backups=backups, dry_run=True)
@@ -212,7 +210,7 @@ def run_uninstall(opts: Options, skip=None) -> dict | None:
     receipt = read_receipt(opts.home, opts.harness, opts.receipt)
     if receipt is None:
         return None
-    ctx = Context(backups=opts.home.root / "backups" / opts.harness.value, dry_run=opts.dry_run)
+    ctx = Context(backups=opts.home.backups / opts.harness.value, dry_run=opts.dry_run)
     for record in reversed(receipt.get("steps", [])):
         kind = record["kind"]
         if skip is not None and skip(record):

@@ -177,7 +177,7 @@ def _levels(opts: Options) -> list[tuple[str, Path]]:
     """Where hooks come from that fire in this install's sessions: a user install's hooks fire in
     every project, so only user-level sources can double them; a project's fire alongside both."""
     levels = [("user", opts.user_home)]
-    return levels + [("project", opts.project_dir)] if opts.scope == "project" else levels
+    return [*levels, ("project", opts.project_dir)] if opts.scope == "project" else levels
 
 
 def wired_elsewhere(opts: Options, own: Path, event: str) -> list[str]:

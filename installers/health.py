@@ -15,12 +15,12 @@ from pathlib import Path
 
 from memverbs.hooks.events import Harness
 from memverbs.installers import toml_block
-from memverbs.installers.base import REMOTE_RECEIPT, Options, is_our_hook, is_our_remote, is_our_server, read_receipt
+from memverbs.installers.base import Options, is_our_hook, is_our_remote, is_our_server, read_receipt
 from memverbs.installers.files import InstallError, read_text
 from memverbs.installers.jsonc import JsonDoc, JsonEditError
 from memverbs.installers.registry import HARNESSES
 from memverbs.installers.spec import Problem
-from memverbs.server.home import Home
+from memverbs.server.home import REMOTE_RECEIPT, Home
 
 HEALTHY_HOOK_CODES = {"ok", "empty", "unchanged", "rate_limited"}
 HOOK_FIXES = {
@@ -186,7 +186,7 @@ def command_exists(harness: Harness, entry: object) -> list[Problem]:
 def _hook_runs(home: Home, harness: Harness, last: int = 20) -> dict:
     name = f"hooks:{harness.value}"
     try:
-        lines = (home.logs / "hooks.jsonl").read_text(encoding="utf-8").splitlines()
+        lines = home.hook_log.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         return check(name, "ok", "no hook runs yet (they start with the next session)")
     runs = []

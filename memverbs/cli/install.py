@@ -7,9 +7,10 @@ from pathlib import Path
 from memverbs.cli.output import fail, print_json
 from memverbs.hooks.events import Harness
 from memverbs.installers import registry
-from memverbs.installers.base import REMOTE_RECEIPT, Options, read_receipt, run_install, run_uninstall
+from memverbs.installers.base import Options, read_receipt, run_install, run_uninstall
 from memverbs.installers.spec import HarnessSpec, names
 from memverbs.installers.steps import InstallError
+from memverbs.server.home import REMOTE_RECEIPT
 
 
 def _targets(name: str) -> list[HarnessSpec] | None:

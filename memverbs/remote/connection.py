@@ -48,11 +48,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memverbs.installers import registry
-from memverbs.installers.base import REMOTE_RECEIPT, Options, read_receipt, run_install, run_uninstall
+from memverbs.installers.base import Options, read_receipt, run_install, run_uninstall
 from memverbs.installers.spec import HarnessSpec
 from memverbs.installers.steps import InstallError, Step
 from memverbs.remote.record import RemoteError, RemoteRecord, Stored, TokenVault
-from memverbs.server.home import Home
+from memverbs.server.home import REMOTE_RECEIPT, Home
 
 
 def options(spec: HarnessSpec, *, home: Home | None = None, env: dict | None = None, dry_run: bool = False) -> Options:

@@ -6,10 +6,12 @@ disk — the session must go on: the hook exits 0, prints nothing unless it has 
 whole answer, and finishes inside its deadline (an interval timer raises in the
 main thread when it runs out). What happened is recorded as a code in
 `$MEMVERBS_HOME/logs/hooks.jsonl` — never fact text. `MEMVERBS_HOOKS=off`
-turns every hook into a no-op. This is the only place a broad `except` lives.
+turns every hook into a no-op. The wrapper in run_hook is the hooks' one broad
+`except` (writing the answer to a closed stdout is guarded the same way).
 
-    memverbs hook session-start|post-compact|heartbeat|post-tool|auto --harness claude|codex|grok|opencode|openclaw|plain
-                  [--session-id ID] [--deadline-ms N]
+    memverbs hook MOMENT --harness NAME [--session-id ID] [--deadline-ms N]
+
+MOMENT is one of MOMENTS, NAME a hooks/events.Harness (its adapter in adapters.py).
 """
 
 from __future__ import annotations

@@ -209,11 +209,13 @@ def remote_keep(opts: Options) -> Callable[[dict], bool] | None:
 
 
 def doctor(opts: Options, receipt: dict) -> list[Problem]:
-    """The `claude mcp add` registration lives in ~/.claude.json, which Claude Code owns: is it still there?"""
+    """The `claude mcp add` registration lives in ~/.claude.json, which Claude Code owns: is our
+    entry (the local server, or for a remote receipt the remote one) still there?"""
     from memverbs.installers.health import command_exists, reinstall  # noqa: PLC0415 - doctor-only
 
     if not any(r.get("kind") == "cli" and r.get("undo") for r in receipt.get("steps", [])):
         return []
+    remote = "remote_url" in receipt
     path = claude_json(opts)
     try:
         doc = JsonDoc(read_text(path) or "")
@@ -222,10 +224,12 @@ def doctor(opts: Options, receipt: dict) -> list[Problem]:
     entries = [doc.get(["mcpServers", SERVER_NAME])] + [
         (project or {}).get("mcpServers", {}).get(SERVER_NAME) for project in (doc.get(["projects"], {}) or {}).values()
     ]
-    ours = [e for e in entries if e is not None and is_our_server(e)]
+    ours = [e for e in entries if e is not None and (is_our_remote(e) if remote else is_our_server(e))]
     if not ours:
+        if remote:
+            return [(f"the remote memverbs server is missing from {path}", "Run `memverbs connect` again.")]
         return [("Claude Code no longer lists the memverbs server", reinstall(SPEC.harness))]
-    return command_exists(SPEC.harness, ours[0])
+    return [] if remote else command_exists(SPEC.harness, ours[0])
 
 
 def plugin_checks(home: Home) -> list[dict]:

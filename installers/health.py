@@ -83,6 +83,8 @@ def remote_checks(home: Home) -> list[dict]:
         fix = (f'Run `memverbs connect {url} --token "$(memverbs remote-header --bare)" --install {harness.value}` '
                "again (it repairs its own entry and nothing else).")
         problems = [p for record in receipt.get("steps", []) for p in _remote_step_problems(record)]
+        if spec.doctor is not None:
+            problems += [detail for detail, _ in spec.doctor(Options(harness, home=home), receipt)]
         if problems:
             out.append(check(f"remote:{harness.value}", "fail", f"{summary}; {problems[0]}", fix))
         else:
@@ -93,13 +95,10 @@ def remote_checks(home: Home) -> list[dict]:
 
 
 def _remote_step_problems(record: dict) -> list[str]:
+    """Does the remote entry this record wrote still hold? (A harness CLI's registration, `cli`, is
+    its spec's `doctor` to check.)"""
     kind = record.get("kind")
-    if kind == "cli":
-        if not record.get("undo"):
-            return []
-        path = Path(os.environ.get("HOME") or Path.home()) / ".claude.json"
-        keys = ["mcpServers", "memverbs"]
-    elif kind == "json_entry":
+    if kind == "json_entry":
         path, keys = Path(record["path"]), record["keys"]
     elif kind == "toml_block":
         path, keys = Path(record["path"]), None

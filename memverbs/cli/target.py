@@ -60,7 +60,7 @@ class RemoteTarget:
 
         try:
             text, is_error = anyio.run(once)
-        except Exception as exc:
+        except Exception as exc:  # a boundary: the MCP client's failures are not a closed set (anyio groups, httpx, the SDK's)
             raise TargetError(
                 f"cannot reach the remote brain {self.url} ({type(exc).__name__}: {exc or 'no detail'})",
                 "Check it with `memverbs auth test`; drop --remote to use the local brain.",

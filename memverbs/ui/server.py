@@ -139,7 +139,7 @@ class Handler(BaseHTTPRequestHandler):
         form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode("utf-8", "replace"), keep_blank_values=True).items()}
         try:
             self._post(url.path, form)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - the boundary: a page, never a traceback
             self._failure(exc)
 
     def _get(self, path: str, q: dict) -> None:

@@ -286,8 +286,9 @@ def json_entry_at(path: Path, keys: list[str]) -> object | None:
     from memverbs.installers.files import read_text  # noqa: PLC0415
     from memverbs.installers.jsonc import JsonDoc, JsonEditError  # noqa: PLC0415
 
+    where: list[str | int] = [*keys]
     try:
-        return JsonDoc(read_text(path) or "").get(keys)
+        return JsonDoc(read_text(path) or "").get(where)
     except JsonEditError:
         return None
 

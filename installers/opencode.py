@@ -86,7 +86,11 @@ def render_plugin(opts: Options, command: str | None = None) -> str:
     text = files("memverbs.plugin").joinpath("opencode", PLUGIN_NAME).read_text(encoding="utf-8")
     for name, value in (("command", command or memverbs_executable()), ("env", server_env(opts))):
         filled = json.dumps(value)
-        text, count = re.subn(_SLOT.format(name=name), lambda m, filled=filled: m.group(1) + filled + m.group(2), text, count=1)
+
+        def fill(m: re.Match[str], filled: str = filled) -> str:
+            return m.group(1) + filled + m.group(2)
+
+        text, count = re.subn(_SLOT.format(name=name), fill, text, count=1)
         assert count == 1, f"plugin/opencode/{PLUGIN_NAME} lost its {name} slot"
     return text
 

@@ -238,7 +238,7 @@ def connect(home: Home, url: str, token: str, report: dict, requested: list[str]
         scopes=list(who.get("scopes") or []),
         surface=report.get("surface"),
         source_id=who.get("source_id"),
-        connected_at=iso(now_ms()),
+        connected_at=iso(now_ms()) or "",
         harnesses=[h for h in earlier if h in wanted],
     )
     if previous is not None and previous.url != url and previous.token_store == "keyring":

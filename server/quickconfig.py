@@ -21,6 +21,9 @@ from typing import Any
 from memverbs.server.errors import ConfigError
 from memverbs.server.home import DEFAULT_BRAIN_NAME, DEFAULT_SOURCE, Home
 
+SURFACES = ("verbs", "starter", "full")  # the MCP surfaces, narrowest first (protocol/surfaces.py says what each lists)
+STRICT_PARAMS = ("warn", "reject")
+
 # The defaults of the settings this reader knows, by dotted name: settings.py's fields take
 # theirs from here too, so the fast reader and the full one cannot disagree on a default.
 DEFAULTS: Mapping[str, Any] = MappingProxyType({
@@ -88,7 +91,7 @@ def quick_settings(home: Home) -> QuickSettings:
     if isinstance(private, str):
         private = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False,
                    "off": False}.get(private.strip().lower(), private)
-    sure = surface in (None, "verbs", "starter", "full") and strict in ("warn", "reject") and isinstance(private, bool)
+    sure = (surface is None or surface in SURFACES) and strict in STRICT_PARAMS and isinstance(private, bool)
     return QuickSettings(
         source=str(_value(data, "source")).strip() or DEFAULT_SOURCE,
         brain_path=str(_value(data, "brain.path")),

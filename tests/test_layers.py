@@ -69,3 +69,15 @@ def test_the_harness_table_matches_the_hook_vocabulary():
         ]
         slugs = {"".join(c for c in h.lower().replace(" ", "-") if c.isalnum() or c == "-") for h in headings}
         assert anchor in slugs, f"{spec.name}: {spec.docs} names no heading"
+
+
+def test_the_settings_know_the_surfaces_by_one_list():
+    from typing import get_args
+
+    from memverbs.server.protocol.surfaces import SURFACES
+    from memverbs.server.quickconfig import DEFAULTS
+    from memverbs.server.settings import Settings, Surface
+
+    assert get_args(Surface) == SURFACES
+    defaults = Settings.model_construct()
+    assert defaults.brain.path == DEFAULTS["brain.path"] and defaults.brain.busy_timeout_ms == DEFAULTS["brain.busy_timeout_ms"]

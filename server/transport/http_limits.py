@@ -119,7 +119,7 @@ async def read_body(receive) -> tuple[bytes, list[dict]]:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > MAX_BODY_BYTES:
-                raise BodyTooLarge
+                raise BodyTooLarge(f"the request body is over {MAX_BODY_BYTES} bytes", "Send a smaller request.")
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks), []

@@ -10,8 +10,13 @@ line must stay under that.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from types import MappingProxyType
 
 from memverbs.hooks.events import EVENT_MOMENTS, Harness, HookEvent, HookInputError, Moment
+
+# The events a local install wires for Claude Code and Codex (Codex takes Claude's names).
+_CLAUDE_EVENTS = MappingProxyType({"SessionStart": Moment.SESSION_START, "UserPromptSubmit": Moment.HEARTBEAT})
 
 TRUNCATED = "\n… (memory context truncated to fit the harness's limit)"
 
@@ -31,6 +36,10 @@ class Adapter:
     # Does the model see what session-start and post-compact print? Grok drops it: its pack
     # then goes out with the session's first PostToolUse instead.
     delivers_start = True
+    # The harness's hook events `memverbs install` wires, and the moment each runs: the installer
+    # module reads them from here, so an event's moment has one home. (A plugin harness wires its
+    # events in its JS plugin instead.)
+    wired: Mapping[str, Moment] = MappingProxyType({})
 
     def parse(self, payload: dict, moment: Moment | None, session_flag: str | None) -> HookEvent:
         session = session_flag or _first_str(payload, "session_id", "sessionId", "sessionID")
@@ -52,6 +61,7 @@ class Adapter:
 
 class ClaudeAdapter(Adapter):
     harness = Harness.CLAUDE
+    wired = _CLAUDE_EVENTS
 
     def render(self, text: str, event: HookEvent) -> str:
         name = event.event_name or ("UserPromptSubmit" if event.moment is Moment.HEARTBEAT else "SessionStart")
@@ -70,6 +80,15 @@ class GrokAdapter(Adapter):
 
     harness = Harness.GROK
     delivers_start = False
+    # SessionStart sets the session's cursor (its output is dropped); the pack and what changed reach
+    # the model through PostToolUse; a compaction (PreCompact, PostCompact) re-arms the pack.
+    wired = MappingProxyType({
+        "SessionStart": Moment.SESSION_START,
+        "UserPromptSubmit": Moment.HEARTBEAT,
+        "PostToolUse": Moment.POST_TOOL,
+        "PreCompact": Moment.POST_COMPACT,
+        "PostCompact": Moment.POST_COMPACT,
+    })
 
     def render(self, text: str, event: HookEvent) -> str:
         if event.moment is not Moment.POST_TOOL:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from memverbs.server.errors import MemverbsError
+
 
 class Harness(StrEnum):
     CLAUDE = "claude"
@@ -13,6 +15,11 @@ class Harness(StrEnum):
     OPENCODE = "opencode"
     OPENCLAW = "openclaw"
     PLAIN = "plain"
+
+
+# The harnesses `memverbs install` knows, for the light paths (the CLI's help, the hooks); the
+# harness table (installers/registry.py) is the full account, tested to list exactly these.
+INSTALLABLE = tuple(h.value for h in Harness if h is not Harness.PLAIN)
 
 
 class Moment(StrEnum):
@@ -42,5 +49,28 @@ class HookEvent:
     cwd: str | None = None
 
 
-class HookInputError(ValueError):
-    """The harness sent something we cannot read; the hook stays silent."""
+class HookError(MemverbsError):
+    """A hook could not produce its context; the runner records `code` in the hooks log and stays silent."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class HookInputError(HookError):
+    """The harness sent something we cannot read."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("bad_input")
+        self.message = message
+
+
+class HookFailure(HookError):
+    """A verb answered with an error envelope; its error code is the diagnostic (`verb_<code>`)."""
+
+    def __init__(self, verb_code: str) -> None:
+        super().__init__(f"verb_{verb_code}")
+
+
+class RemoteHookError(HookError):
+    """The remote brain could not answer (`remote_unreachable`, `remote_401`, `remote_timeout`, …)."""

@@ -42,7 +42,19 @@ def hooks_off() -> bool:
     return os.environ.get("MEMVERBS_HOOKS", "").strip().lower() in OFF
 
 
+# The runner's arguments (flag, metavar, help): parse_args reads them, and so does the CLI's
+# parser, which only lists and documents `memverbs hook` (docs/cli.md).
+HOOK_OPTIONS = (
+    ("--harness", "HARNESS", "the harness running the hook (its payload and output format)"),
+    ("--session-id", "ID", "the session id, when the harness does not send one"),
+    ("--deadline-ms", "MS", "give up and print nothing after this long"),
+)
+
+
 def parse_args(argv: list[str]) -> dict:
+    """The moment and HOOK_OPTIONS, leniently: an unknown flag is ignored, never an error (a hook
+    must not fail on a newer installer's command line)."""
+    known = {flag.lstrip("-").replace("-", "_") for flag, _, _ in HOOK_OPTIONS}
     args = {"moment": None, "harness": "plain", "session_id": None, "deadline_ms": DEFAULT_DEADLINE_MS}
     rest = list(argv)
     if rest and not rest[0].startswith("--"):
@@ -53,7 +65,7 @@ def parse_args(argv: list[str]) -> dict:
         if "=" in flag:
             flag, value = flag.split("=", 1)
         key = flag.lstrip("-").replace("-", "_")
-        if key in args and value is not None:
+        if key in known and value is not None:
             args[key] = value
     return args
 
@@ -107,7 +119,8 @@ def log_line(root: str, harness: str, moment: str, code: str, started: float, ch
     try:
         logs = os.path.join(root, "logs")
         os.makedirs(logs, exist_ok=True)
-        fd = os.open(os.path.join(logs, "hooks.jsonl"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = os.open(os.path.join(logs, "hooks.jsonl"), os.O_WRONLY  # Home.hook_log, spelled without pathlib
+ | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             os.write(fd, (line + "\n").encode())
         finally:

@@ -20,19 +20,11 @@ import json
 import time
 from urllib.parse import urlsplit
 
-from memverbs.server.home import Home
+from memverbs.hooks.events import HookFailure, RemoteHookError
+from memverbs.server.home import REMOTE_RECEIPT, Home
 
-REMOTE_RECEIPT = "remote-receipt.json"  # installers/base.py's name for connect's receipt
 MARGIN_S = 0.15
 MAX_REPLY = 4 << 20
-
-
-class RemoteHookError(Exception):
-    """The remote brain could not answer; `code` goes to the hooks log."""
-
-    def __init__(self, code: str) -> None:
-        super().__init__(code)
-        self.code = code
 
 
 def remote_url(home: Home, harness: str) -> str | None:
@@ -41,7 +33,7 @@ def remote_url(home: Home, harness: str) -> str | None:
     `connect --install` records the URL in the harness's remote receipt; while it is
     there, the harness's MCP server is that brain, and so are its hooks."""
     try:
-        receipt = json.loads((home.root / "integrations" / harness / REMOTE_RECEIPT).read_text(encoding="utf-8"))
+        receipt = json.loads(home.receipt(harness, REMOTE_RECEIPT).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     url = receipt.get("remote_url") if isinstance(receipt, dict) else None
@@ -91,8 +83,6 @@ class RemoteBrain:
 
 
 def _tool_body(data: bytes) -> dict:
-    from memverbs.hooks.runner import HookFailure  # noqa: PLC0415
-
     try:
         reply = json.loads(data)
         result = reply["result"]
@@ -110,7 +100,7 @@ class RemoteHook:
     """What a moment needs, on a remote brain: the same surface as the local `Hook`."""
 
     def __init__(self, url: str, event, settings, state, now_ms: int, deadline: float) -> None:
-        from memverbs.cli.remote import token_for  # noqa: PLC0415 - env first; keyring only without it
+        from memverbs.remote.record import token_for  # noqa: PLC0415 - env first; keyring only without it
 
         self.event, self.settings, self.state, self.now_ms = event, settings, state, now_ms
         token = token_for(url)

@@ -6,10 +6,12 @@ disk — the session must go on: the hook exits 0, prints nothing unless it has 
 whole answer, and finishes inside its deadline (an interval timer raises in the
 main thread when it runs out). What happened is recorded as a code in
 `$MEMVERBS_HOME/logs/hooks.jsonl` — never fact text. `MEMVERBS_HOOKS=off`
-turns every hook into a no-op. This is the only place a broad `except` lives.
+turns every hook into a no-op. The wrapper in run_hook is the hooks' one broad
+`except` (writing the answer to a closed stdout is guarded the same way).
 
-    memverbs hook session-start|post-compact|heartbeat|post-tool|auto --harness claude|codex|grok|opencode|openclaw|plain
-                  [--session-id ID] [--deadline-ms N]
+    memverbs hook MOMENT --harness NAME [--session-id ID] [--deadline-ms N]
+
+MOMENT is one of MOMENTS, NAME a hooks/events.Harness (its adapter in adapters.py).
 """
 
 from __future__ import annotations
@@ -21,16 +23,16 @@ import time
 from typing import TYPE_CHECKING, NoReturn
 
 from memverbs.hooks.adapters import ADAPTERS
-from memverbs.hooks.events import Harness, HookInputError, Moment
+from memverbs.hooks.events import Harness, HookError, HookFailure, HookInputError, Moment
 from memverbs.hooks.fastpath import (
     DEFAULT_DEADLINE_MS,
+    HOOK_OPTIONS,
     MAX_DEADLINE_MS,
     hooks_off,
     log_line,
     parse_args,
     read_raw_stdin,
 )
-from memverbs.hooks.remote import RemoteHookError
 from memverbs.server.home import Home
 
 if TYPE_CHECKING:
@@ -42,9 +44,10 @@ if TYPE_CHECKING:
     from memverbs.server.brain.factory import BrainLocation
     from memverbs.server.quickconfig import QuickSettings
 
-__all__ = ["DEFAULT_DEADLINE_MS", "MAX_DEADLINE_MS", "parse_args", "read_stdin", "run_hook"]
+__all__ = ["DEFAULT_DEADLINE_MS", "HOOK_OPTIONS", "MAX_DEADLINE_MS", "MOMENTS", "parse_args", "read_stdin", "run_hook"]
 
 LOCK_MARGIN_MS = 100
+MOMENTS = (*(m.value for m in Moment), "auto")
 
 
 class Deadline(BaseException):
@@ -62,7 +65,6 @@ class Hook:
         self, home: Home, event: HookEvent, settings: QuickSettings, state: SessionState, now_ms: int, deadline: float
     ) -> None:
         from memverbs.server.brain.factory import locate, open_brain  # noqa: PLC0415
-        from memverbs.server.context import Caller  # noqa: PLC0415
         from memverbs.server.dispatch import Dispatcher  # noqa: PLC0415
 
         self.event, self.settings, self.state, self.now_ms = event, settings, state, now_ms
@@ -74,7 +76,9 @@ class Hook:
         busy_ms = max(10, min(settings.busy_timeout_ms, 1_000, left_ms))
         where = locate(settings.brain_url, home, settings.brain_path)
         self.brain = open_brain(where, busy_timeout_ms=busy_ms, pool_size=1)
-        self.dispatcher = Dispatcher(Caller.local(self.source), "verbs", lambda: self.brain)
+        # The CLI's dispatcher (Runtime.local_dispatcher builds the same), on this one connection;
+        # not through Runtime itself, which would add its settings and providers to every hook.
+        self.dispatcher = Dispatcher.local(self.source, lambda: self.brain, "verbs")
 
     def standing(self) -> list[str]:
         from memverbs.hooks.standing import local_standing  # noqa: PLC0415
@@ -119,10 +123,6 @@ def _local_brain(home: Home, settings: QuickSettings) -> BrainLocation | None:
         return None
 
 
-class HookFailure(Exception):
-    """A verb answered with an error envelope; its code is the diagnostic."""
-
-
 def read_stdin(deadline: float, raw: bytes | None = None) -> dict:
     """The payload: read now within `deadline`, or the bytes the launcher's fast path already read."""
     raw = read_raw_stdin(deadline) if raw is None else raw
@@ -160,11 +160,7 @@ def run_hook(argv: list[str], started: float | None = None, stdin: bytes | None 
             signal.setitimer(signal.ITIMER_REAL, 0)
     except Deadline:
         code, output = "deadline", None
-    except HookInputError:
-        code = "bad_input"
-    except HookFailure as exc:
-        code = f"verb_{exc}"
-    except RemoteHookError as exc:
+    except HookError as exc:
         code = exc.code
     except BaseException as exc:  # noqa: BLE001 - the fail-open boundary: nothing may break the session
         code = _classify(exc)
@@ -281,4 +277,5 @@ def _classify(exc: BaseException) -> str:
 
 
 def _diagnose(home: Home, harness: str, moment: str, code: str, started: float, chars: int) -> None:
+    """One line per run, codes and sizes only: `memverbs doctor` reads it, nothing else does."""
     log_line(str(home.root), harness, moment, code, started, chars)

@@ -4,8 +4,10 @@ A harness module (claude.py, codex.py, …) only says *which* steps wire memverb
 into that harness. This module runs them: --dry-run prints their diffs, install
 applies them and writes a receipt under `$MEMVERBS_HOME/integrations/<harness>/`,
 and uninstall reverses exactly what the receipt records — and nothing else.
-`memverbs connect --install` (remote.py) runs the same machinery with a receipt
-of its own, `remote-receipt.json`, beside the local install's `receipt.json`.
+`memverbs connect --install` (memverbs/remote/connection.py) runs the same
+machinery with each harness's `remote_plan` and a receipt of its own,
+`remote-receipt.json`, beside the local install's `receipt.json`; the helpers those
+plans share are at the end of this module.
 """
 
 from __future__ import annotations
@@ -15,10 +17,10 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memverbs.cli.remote import TOKEN_ENV
 from memverbs.hooks.events import Harness
 from memverbs.installers.files import atomic_write
 from memverbs.installers.steps import (
@@ -30,14 +32,16 @@ from memverbs.installers.steps import (
     JsonEntry,
     MarkedBlock,
     OwnedFile,
+    Step,
     TomlBlock,
     remove_empty_dirs,
 )
-from memverbs.server.home import DEFAULT_SOURCE, Home
+from memverbs.remote.record import TOKEN_ENV, RemoteRecord
+from memverbs.server.home import DEFAULT_SOURCE, LOCAL_RECEIPT, Home
 
 SERVER_NAME = "memverbs"
-LOCAL_RECEIPT = "receipt.json"
-REMOTE_RECEIPT = "remote-receipt.json"  # `memverbs connect --install` (installers/remote.py)
+REMOTE_STARTUP_TIMEOUT_S = 30  # how long a harness waits for the remote brain's tools at start-up
+REMOTE_TOOL_TIMEOUT_S = 60
 HOOK_TIMEOUT_S = 10  # the harness's limit; the hook's own deadline is well inside it
 
 
@@ -140,7 +144,7 @@ def _quote(s: str) -> str:
 
 
 def receipt_path(home: Home, harness: Harness, name: str = LOCAL_RECEIPT) -> Path:
-    return home.integrations / harness.value / name
+    return home.receipt(harness.value, name)
 
 
 def read_receipt(home: Home, harness: Harness, name: str = LOCAL_RECEIPT) -> dict | None:
@@ -151,7 +155,7 @@ def read_receipt(home: Home, harness: Harness, name: str = LOCAL_RECEIPT) -> dic
 
 
 def run_install(opts: Options, steps: list, notes: list[str], extra: dict | None = None) -> dict:
-    backups = opts.home.root / "backups" / opts.harness.value
+    backups = opts.home.backups / opts.harness.value
     # Rehearse every step against an overlay first: a file that does not parse, a
     # foreign entry in the way — any refusal comes before the first byte is written.
     rehearsal = Context(backups=backups, dry_run=True)
@@ -211,7 +215,7 @@ def run_uninstall(opts: Options, skip=None) -> dict | None:
     receipt = read_receipt(opts.home, opts.harness, opts.receipt)
     if receipt is None:
         return None
-    ctx = Context(backups=opts.home.root / "backups" / opts.harness.value, dry_run=opts.dry_run)
+    ctx = Context(backups=opts.home.backups / opts.harness.value, dry_run=opts.dry_run)
     for record in reversed(receipt.get("steps", [])):
         kind = record["kind"]
         if skip is not None and skip(record):
@@ -235,3 +239,92 @@ def run_uninstall(opts: Options, skip=None) -> dict | None:
     remove_empty_dirs(receipt.get("created_dirs", []))
     receipt_path(opts.home, opts.harness, opts.receipt).unlink(missing_ok=True)
     return receipt
+
+
+# -- what the remote plans share (each harness's `remote_plan`) -----------------------------
+
+
+def helper_command(record: RemoteRecord) -> str:
+    """The shell command a headers helper runs: prints the Authorization header for the URL as JSON,
+    from the keyring backend connect stored the token in."""
+    command = f"{_quote(memverbs_executable())} remote-header {_quote(record.url)}"
+    if record.token_store == "keyring" and record.keyring_backend:
+        command += f" --keyring-backend {_quote(record.keyring_backend)}"
+    return command
+
+
+def token_from_helper(key: str, token_store: str) -> str:
+    """Connect's line for a harness whose `key` runs `memverbs remote-header` at each connection."""
+    source = "the OS keyring" if token_store == "keyring" else f"${TOKEN_ENV} (no keyring here)"
+    return f"{key} runs `memverbs remote-header` at each connection; it reads the token from {source} (${TOKEN_ENV} wins when set)"
+
+
+def token_from_env(harness: str, how: str, token_store: str) -> str:
+    """Connect's line for a harness that reads $MEMVERBS_REMOTE_TOKEN from its environment (`how`)."""
+    export = (
+        f'export {TOKEN_ENV}="$(memverbs remote-header --bare)"  (reads the keyring, writes nothing)'
+        if token_store == "keyring"
+        else f"export {TOKEN_ENV}='<the token>'"
+    )
+    return f"reads the token from ${TOKEN_ENV} ({how}): set it where {harness} starts, e.g. {export}"
+
+
+def refuse_foreign(harness: Harness, where: Path | str, entry: object) -> None:
+    """An entry named memverbs that is not our remote one: the local server, or someone else's."""
+    if entry is None or is_our_remote(entry):
+        return
+    if is_our_server(entry):
+        raise InstallError(
+            f"{harness.value} has the local memverbs server registered in {where}",
+            f"A harness uses one brain: run `memverbs uninstall {harness.value}` first, "
+            "or leave it out of --install.",
+        )
+    raise InstallError(
+        f"{where} already has an MCP server named {SERVER_NAME!r} that memverbs did not write",
+        "Rename or remove that entry, or leave this harness out of --install; memverbs will not overwrite it.",
+    )
+
+
+def json_entry_at(path: Path, keys: list[str]) -> object | None:
+    """The value at `keys` in a JSON(C) file, None when absent or the file does not parse (the
+    step then refuses the file with the parse error, untouched)."""
+    from memverbs.installers.files import read_text  # noqa: PLC0415
+    from memverbs.installers.jsonc import JsonDoc, JsonEditError  # noqa: PLC0415
+
+    where: list[str | int] = [*keys]
+    try:
+        return JsonDoc(read_text(path) or "").get(where)
+    except JsonEditError:
+        return None
+
+
+def remote_toml_conflicts(harness: Harness) -> Callable[[dict], str | None]:
+    """A TOML block's conflict check for the remote server: `[mcp_servers.memverbs]` outside our block."""
+
+    def conflicts(outside: dict) -> str | None:
+        entry = (outside.get("mcp_servers") or {}).get(SERVER_NAME)
+        if entry is None:
+            return None
+        if is_our_server(entry):
+            return (
+                f"[mcp_servers.{SERVER_NAME}] is the local memverbs server (`memverbs install {harness.value}`); "
+                f"run `memverbs uninstall {harness.value}` first"
+            )
+        return f"[mcp_servers.{SERVER_NAME}] is already defined outside the memverbs remote block"
+
+    return conflicts
+
+
+def local_hook_steps(
+    local_plan: Callable[[Options], tuple[list[Step], list[str]]], opts: Options, notes: list[str]
+) -> list[Step]:
+    """The hook wiring of a harness's local install plan (Grok's hooks file and pull block, opencode's
+    and OpenClaw's plugin) for its remote registration: every step after the first, which registers
+    the local server; the remote plan registers the remote one in its place. The hooks themselves are
+    the same: `memverbs hook` finds the remote receipt and asks the remote brain."""
+    if not opts.hooks:
+        return []
+    steps, local_notes = local_plan(opts)
+    assert isinstance(steps[0], (JsonEntry, TomlBlock)), "a local plan starts with its server entry"
+    notes.extend(n for n in local_notes if "mcp add/remove" not in n)  # that note is about the local server
+    return steps[1:]

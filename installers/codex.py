@@ -20,24 +20,34 @@ import hashlib
 import json
 from pathlib import Path
 
+from memverbs.hooks.adapters import CodexAdapter
+from memverbs.installers import toml_block
 from memverbs.installers.base import (
     HOOK_TIMEOUT_S,
+    REMOTE_STARTUP_TIMEOUT_S,
     SERVER_NAME,
     Options,
+    helper_command,
     hook_command,
     is_our_hook,
+    remote_toml_conflicts,
     server_argv,
     server_env,
+    token_from_env,
+    token_from_helper,
 )
-from memverbs.installers.jsonc import JsonDoc
-from memverbs.installers.steps import Context, JsonArrayItem, TomlBlock
+from memverbs.installers.files import read_text
+from memverbs.installers.jsonc import JsonDoc, JsonEditError
+from memverbs.installers.spec import HarnessSpec, Problem
+from memverbs.installers.steps import Context, JsonArrayItem, Step, TomlBlock
+from memverbs.remote.record import TOKEN_ENV, RemoteRecord
 
 STARTUP_GRACE_MS = 5_000
-EVENTS = {
-    # Claude-format event → (Codex's snake name in trust keys, matcher, our moment)
-    "SessionStart": ("session_start", "startup|resume|clear|compact", "session-start"),
-    "UserPromptSubmit": ("user_prompt_submit", None, "heartbeat"),
-}
+# The events the install wires (Claude's names; their moments are the adapter's), each one's
+# snake-case name in Codex's trust keys, and its matcher.
+EVENTS = CodexAdapter.wired
+SNAKE = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit"}
+MATCHERS = {"SessionStart": "startup|resume|clear|compact"}
 MATCHER_EVENTS = {"session_start", "pre_tool_use", "post_tool_use", "pre_compact", "post_compact"}
 
 
@@ -47,9 +57,8 @@ def codex_home(opts: Options) -> Path:
 
 
 def hook_group(opts: Options, event: str) -> dict:
-    _, matcher, moment = EVENTS[event]
-    group: dict = {"matcher": matcher} if matcher else {}
-    group["hooks"] = [{"type": "command", "command": hook_command(opts, moment), "timeout": HOOK_TIMEOUT_S}]
+    group: dict = {"matcher": MATCHERS[event]} if event in MATCHERS else {}
+    group["hooks"] = [{"type": "command", "command": hook_command(opts, EVENTS[event]), "timeout": HOOK_TIMEOUT_S}]
     return group
 
 
@@ -75,7 +84,7 @@ def trust_entries(hooks_file: Path, text: str | None) -> dict:
     """Trust records for our groups, wherever hooks.json now has them."""
     doc = JsonDoc(text or "")
     state = {}
-    for event, (snake, _, _) in EVENTS.items():
+    for event, snake in SNAKE.items():
         for g, group in enumerate(doc.get(["hooks", event], []) or []):
             if not is_our_hook(group):
                 continue
@@ -85,7 +94,7 @@ def trust_entries(hooks_file: Path, text: str | None) -> dict:
     return state
 
 
-def plan(opts: Options, codex: str = "codex") -> tuple[list, list[str]]:
+def plan(opts: Options, codex: str = "codex") -> tuple[list[Step], list[str]]:
     home = codex_home(opts)
     config, hooks_file = home / "config.toml", home / "hooks.json"
     argv = server_argv(opts)
@@ -93,7 +102,7 @@ def plan(opts: Options, codex: str = "codex") -> tuple[list, list[str]]:
     env = server_env(opts)
     if env:
         server["env"] = env
-    steps: list = []
+    steps: list[Step] = []
     notes: list[str] = []
     if opts.hooks:
         for event in EVENTS:
@@ -114,3 +123,84 @@ def plan(opts: Options, codex: str = "codex") -> tuple[list, list[str]]:
     if opts.hooks:
         notes.append("Codex hooks are trusted in config.toml ([hooks.state]); `memverbs doctor` re-checks the hashes.")
     return steps, notes
+
+
+# -- the remote brain (`memverbs connect --install codex`) -----------------------------------
+
+
+def uses_helper(token_store: str) -> bool:
+    """Codex runs its headers helper with a minimal environment (HOME, PATH, SHELL, LANG, TERM), so
+    with the token only in the environment (no keyring) it reads it itself (bearer_token_env_var)."""
+    return token_store == "keyring"
+
+
+def remote_plan(opts: Options, record: RemoteRecord, notes: list[str]) -> list[Step]:
+    server: dict = {"url": record.url}
+    if uses_helper(record.token_store):
+        server["http_headers_helper"] = helper_command(record)
+    else:
+        server["bearer_token_env_var"] = TOKEN_ENV
+    server["startup_timeout_sec"] = REMOTE_STARTUP_TIMEOUT_S
+    hooks_file = codex_home(opts) / "hooks.json"
+    steps: list[Step] = [JsonArrayItem(hooks_file, ["hooks", event], hook_group(opts, event), is_our_hook) for event in EVENTS]
+
+    def block(ctx: Context) -> dict:
+        # The hooks are trusted in the same block, so disconnect removes the trust with the server.
+        return {"mcp_servers": {SERVER_NAME: server}, "hooks": {"state": trust_entries(hooks_file, ctx.read(hooks_file))}}
+
+    notes.append("Codex hooks are trusted in config.toml ([hooks.state]); `memverbs doctor` re-checks the hashes.")
+    config = TomlBlock(
+        codex_home(opts) / "config.toml",
+        block,
+        remote_toml_conflicts(SPEC.harness),
+        top={"mcp_optional_startup_grace_ms": STARTUP_GRACE_MS},
+        markers=toml_block.REMOTE,
+    )
+    return [*steps, config]
+
+
+def remote_token(token_store: str) -> str:
+    if uses_helper(token_store):
+        return token_from_helper("http_headers_helper", token_store)
+    return token_from_env("codex", f"bearer_token_env_var = {TOKEN_ENV}", token_store)
+
+
+# -- doctor ----------------------------------------------------------------------------------
+
+
+def doctor(opts: Options, receipt: dict) -> list[Problem]:
+    """Codex skips an untrusted hook silently: are ours still trusted, at the positions they hold now?"""
+    if not receipt.get("hooks"):
+        return []
+    hooks_file = next((Path(r["path"]) for r in receipt["steps"] if r.get("kind") == "json_item"), None)
+    config = next((Path(r["path"]) for r in receipt["steps"] if r.get("kind") == "toml_block"), None)
+    if hooks_file is None or config is None:
+        return []
+    try:
+        wanted = trust_entries(hooks_file, read_text(hooks_file))
+        recorded = toml_block.parse(read_text(config) or "", str(config)).get("hooks", {}).get("state", {})
+    except (JsonEditError, toml_block.TomlEditError):
+        return []
+    stale = [key for key, value in wanted.items() if recorded.get(key) != value]
+    if stale:
+        return [
+            (
+                f"{len(stale)} memverbs hook(s) are not trusted by Codex (moved or changed in hooks.json), so Codex skips them",
+                "Run `memverbs install codex` again to re-record their trust (or approve them in Codex's /hooks).",
+            )
+        ]
+    return []
+
+
+SPEC = HarnessSpec(
+    name="codex",
+    title="Codex",
+    command="codex",
+    scopes=("user",),
+    plan=plan,
+    remote_plan=remote_plan,
+    remote_token=remote_token,
+    remote_hooks=True,
+    docs="docs/install.md#codex-codex",
+    doctor=doctor,
+)

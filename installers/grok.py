@@ -32,34 +32,35 @@ from importlib.resources import files
 from pathlib import Path
 from string import Template
 
+from memverbs.hooks.adapters import GrokAdapter
+from memverbs.hooks.heartbeat import TOOL_BEAT_INTERVAL_MS
 from memverbs.installers import toml_block
 from memverbs.installers.base import (
     HOOK_TIMEOUT_S,
+    REMOTE_STARTUP_TIMEOUT_S,
+    REMOTE_TOOL_TIMEOUT_S,
     SERVER_NAME,
     Options,
     hook_command,
     is_our_hook,
+    local_hook_steps,
+    remote_toml_conflicts,
     server_argv,
     server_env,
+    token_from_env,
 )
 from memverbs.installers.files import read_text
 from memverbs.installers.jsonc import JsonDoc, JsonEditError
-from memverbs.installers.steps import MarkedBlock, OwnedFile, TomlBlock
+from memverbs.installers.spec import HarnessSpec
+from memverbs.installers.steps import MarkedBlock, OwnedFile, Step, TomlBlock
+from memverbs.remote.record import TOKEN_ENV, RemoteRecord
 
 STARTUP_TIMEOUT_S = 30
-TOOL_BEAT_S = 10  # hooks/heartbeat.py TOOL_BEAT_INTERVAL_MS
+TOOL_BEAT_S = TOOL_BEAT_INTERVAL_MS // 1000
 TOOL_TIMEOUT_S = 60
 AGENTS_CAP = 10_000  # Grok reads the first 10,000 characters of each rules file
 HOOKS_MARKER = "managed by `memverbs install grok`"
-# SessionStart establishes the session's cursor (its output is dropped); the pack and what
-# changed reach the model through PostToolUse; a compaction (PreCompact, PostCompact) re-arms the pack.
-EVENTS = {
-    "SessionStart": "session-start",
-    "UserPromptSubmit": "heartbeat",
-    "PostToolUse": "post-tool",
-    "PreCompact": "post-compact",
-    "PostCompact": "post-compact",
-}
+EVENTS = GrokAdapter.wired  # the events the install wires, and their moments (the adapter says why these)
 GROK_SOURCES = ("new", "load")  # SessionStart `source` values in Grok
 OFF = {"0", "false", "no", "off"}
 
@@ -213,9 +214,9 @@ def config_hooks_elsewhere(opts: Options, event: str) -> bool:
 # -- the plan ----------------------------------------------------------------------------
 
 
-def plan(opts: Options, grok: str = "grok") -> tuple[list, list[str]]:
+def plan(opts: Options, grok: str = "grok") -> tuple[list[Step], list[str]]:
     where = paths(opts)
-    steps: list = []
+    steps: list[Step] = []
     notes: list[str] = []
 
     def conflicts(outside: dict) -> str | None:
@@ -263,3 +264,38 @@ def plan(opts: Options, grok: str = "grok") -> tuple[list, list[str]]:
             "(grok --trust, or /hooks-trust in the TUI)."
         )
     return steps, notes
+
+
+# -- the remote brain (`memverbs connect --install grok`) -------------------------------------
+
+
+def remote_plan(opts: Options, record: RemoteRecord, notes: list[str]) -> list[Step]:
+    """The remote server in a block of its own in config.toml, the token from Grok's environment, and
+    the local plan's hooks (the pack rides on the first tool result; `memverbs hook` asks the remote brain)."""
+    server = {
+        "url": record.url,
+        "bearer_token_env_var": TOKEN_ENV,
+        "enabled": True,
+        "startup_timeout_sec": REMOTE_STARTUP_TIMEOUT_S,
+        "tool_timeout_sec": REMOTE_TOOL_TIMEOUT_S,
+    }
+    config = grok_home(opts) / "config.toml"
+    block = TomlBlock(config, {"mcp_servers": {SERVER_NAME: server}}, remote_toml_conflicts(SPEC.harness), markers=toml_block.REMOTE)
+    return [block, *local_hook_steps(plan, opts, notes)]
+
+
+def remote_token(token_store: str) -> str:
+    return token_from_env("grok", f"bearer_token_env_var = {TOKEN_ENV}", token_store)
+
+
+SPEC = HarnessSpec(
+    name="grok",
+    title="Grok Build",
+    command="grok",
+    scopes=("user", "project"),
+    plan=plan,
+    remote_plan=remote_plan,
+    remote_token=remote_token,
+    remote_hooks=True,
+    docs="docs/install.md#grok-build-grok",
+)

@@ -15,11 +15,12 @@ from pathlib import Path
 
 from memverbs.hooks.events import Harness
 from memverbs.installers import toml_block
-from memverbs.installers.base import REMOTE_RECEIPT, is_our_hook, is_our_remote, is_our_server, read_receipt
+from memverbs.installers.base import Options, is_our_hook, is_our_remote, is_our_server, read_receipt
 from memverbs.installers.files import InstallError, read_text
 from memverbs.installers.jsonc import JsonDoc, JsonEditError
-from memverbs.installers.registry import INSTALLABLE
-from memverbs.server.home import Home
+from memverbs.installers.registry import HARNESSES
+from memverbs.installers.spec import Problem
+from memverbs.server.home import REMOTE_RECEIPT, Home
 
 HEALTHY_HOOK_CODES = {"ok", "empty", "unchanged", "rate_limited"}
 HOOK_FIXES = {
@@ -43,14 +44,15 @@ def check(name: str, status: str, detail: str, fix: str | None = None) -> dict:
 
 def harness_checks(home: Home) -> list[dict]:
     out = []
-    for harness in INSTALLABLE:
+    for spec in HARNESSES:
+        harness = spec.harness
         receipt = read_receipt(home, harness)
         if receipt is None:
             continue
-        name = f"harness:{harness.value}"
+        name = f"harness:{spec.name}"
         problems = [p for record in receipt.get("steps", []) for p in _step_problems(harness, record)]
-        if harness is Harness.CODEX and receipt.get("hooks"):
-            problems += _codex_trust_problems(receipt)
+        if spec.doctor is not None:
+            problems += spec.doctor(Options(harness, home=home), receipt)
         summary = f"installed {receipt.get('installed_at', '?')} ({receipt.get('scope')} scope, {receipt.get('surface')} surface"
         summary += ", hooks on the local brain)" if receipt.get("hooks") else ", no hooks)"
         if problems:
@@ -60,29 +62,8 @@ def harness_checks(home: Home) -> list[dict]:
             out.append(check(name, "ok", summary))
         if receipt.get("hooks"):
             out.append(_hook_runs(home, harness))
-    return out + claude_plugin_checks(home) + remote_checks(home)
-
-
-def claude_plugin_checks(home: Home) -> list[dict]:
-    """The memverbs Claude Code plugin, when enabled: it provides the server; a second one is a problem."""
-    from memverbs.installers.claude import plugin_enabled  # noqa: PLC0415
-
-    user_home = Path(os.environ.get("HOME") or Path.home())
-    plugin = plugin_enabled(user_home)
-    if plugin is None:
-        return []
-    detail = f"Claude Code plugin {plugin} enabled: it provides the memverbs server and hooks"
-    doc = None
-    try:
-        doc = JsonDoc(read_text(user_home / ".claude.json") or "{}")
-    except JsonEditError:
-        pass
-    second = doc is not None and doc.get(["mcpServers", "memverbs"]) is not None
-    if second:
-        return [check("claude-plugin", "warn", detail + "; a user-scope `memverbs` server is registered as well",
-                      "Keep one: `claude mcp remove memverbs --scope user` (or `memverbs uninstall claude`), "
-                      "or disable the plugin.")]
-    return [check("claude-plugin", "ok", detail)]
+    extra = [row for spec in HARNESSES if spec.extra_checks is not None for row in spec.extra_checks(home)]
+    return out + extra + remote_checks(home)
 
 
 # -- remote registrations (`memverbs connect --install`) -------------------------------------
@@ -91,7 +72,8 @@ def claude_plugin_checks(home: Home) -> list[dict]:
 def remote_checks(home: Home) -> list[dict]:
     """For every harness connect registered the remote brain in: is our entry still there?"""
     out = []
-    for harness in INSTALLABLE:
+    for spec in HARNESSES:
+        harness = spec.harness
         receipt = read_receipt(home, harness, REMOTE_RECEIPT)
         if receipt is None:
             continue
@@ -101,6 +83,8 @@ def remote_checks(home: Home) -> list[dict]:
         fix = (f'Run `memverbs connect {url} --token "$(memverbs remote-header --bare)" --install {harness.value}` '
                "again (it repairs its own entry and nothing else).")
         problems = [p for record in receipt.get("steps", []) for p in _remote_step_problems(record)]
+        if spec.doctor is not None:
+            problems += [detail for detail, _ in spec.doctor(Options(harness, home=home), receipt)]
         if problems:
             out.append(check(f"remote:{harness.value}", "fail", f"{summary}; {problems[0]}", fix))
         else:
@@ -111,13 +95,10 @@ def remote_checks(home: Home) -> list[dict]:
 
 
 def _remote_step_problems(record: dict) -> list[str]:
+    """Does the remote entry this record wrote still hold? (A harness CLI's registration, `cli`, is
+    its spec's `doctor` to check.)"""
     kind = record.get("kind")
-    if kind == "cli":
-        if not record.get("undo"):
-            return []
-        path = Path(os.environ.get("HOME") or Path.home()) / ".claude.json"
-        keys = ["mcpServers", "memverbs"]
-    elif kind == "json_entry":
+    if kind == "json_entry":
         path, keys = Path(record["path"]), record["keys"]
     elif kind == "toml_block":
         path, keys = Path(record["path"]), None
@@ -145,21 +126,23 @@ def _remote_step_problems(record: dict) -> list[str]:
     return [] if ok else [f"the remote memverbs server is missing from {path}"]
 
 
-def _reinstall(harness: Harness) -> str:
+def reinstall(harness: Harness) -> str:
     return f"Run `memverbs install {harness.value}` again (it repairs its own entries and nothing else)."
 
 
-def _step_problems(harness: Harness, record: dict) -> list[tuple[str, str]]:
+def _step_problems(harness: Harness, record: dict) -> list[Problem]:
+    """Does the change this receipt record made still hold? (A harness CLI's own registration is
+    its spec's `doctor` to check: only the harness knows where its CLI keeps it.)"""
     kind = record.get("kind")
     if kind == "cli":
-        return _cli_registration(harness, record)
+        return []
     path = Path(record.get("path", ""))
     try:
         text = read_text(path)
     except InstallError as exc:  # a directory, a dangling link, an unreadable file: said, not crashed on
         return [(exc.message, exc.fix)]
     if text is None:
-        return [(f"{path} is gone", _reinstall(harness))]
+        return [(f"{path} is gone", reinstall(harness))]
     if kind in ("json_entry", "json_item"):
         try:
             doc = JsonDoc(text)
@@ -168,10 +151,10 @@ def _step_problems(harness: Harness, record: dict) -> list[tuple[str, str]]:
         if kind == "json_entry":
             entry = doc.get(record["keys"])
             if entry is None or not is_our_server(entry):
-                return [(f"our entry {'.'.join(record['keys'])} is missing from {path}", _reinstall(harness))]
-            return _command_exists(harness, entry)
+                return [(f"our entry {'.'.join(record['keys'])} is missing from {path}", reinstall(harness))]
+            return command_exists(harness, entry)
         if not any(is_our_hook(g) for g in doc.get(record["keys"], []) or []):
-            return [(f"the {record['keys'][-1]} hook is missing from {path}", _reinstall(harness))]
+            return [(f"the {record['keys'][-1]} hook is missing from {path}", reinstall(harness))]
         return []
     if kind == "toml_block":
         try:
@@ -179,15 +162,15 @@ def _step_problems(harness: Harness, record: dict) -> list[tuple[str, str]]:
         except toml_block.TomlEditError as exc:
             return [(str(exc), f"Fix {path} by hand; memverbs will not rewrite it.")]
         if toml_block.BEGIN not in text:
-            return [(f"the memverbs block is missing from {path}", _reinstall(harness))]
+            return [(f"the memverbs block is missing from {path}", reinstall(harness))]
         server = toml_block.parse(text, str(path)).get("mcp_servers", {}).get("memverbs")
-        return _command_exists(harness, server) if server else []
+        return command_exists(harness, server) if server else []
     if kind == "owned_file" and record.get("marker") not in text:
-        return [(f"{path} was changed by someone else", _reinstall(harness))]
+        return [(f"{path} was changed by someone else", reinstall(harness))]
     return []
 
 
-def _command_exists(harness: Harness, entry: object) -> list[tuple[str, str]]:
+def command_exists(harness: Harness, entry: object) -> list[Problem]:
     """The executable our server entry spawns must exist (a moved venv breaks every session's tools)."""
     command = None
     if isinstance(entry, dict):
@@ -195,54 +178,14 @@ def _command_exists(harness: Harness, entry: object) -> list[tuple[str, str]]:
         if isinstance(command, list):
             command = command[0] if command else None
     if isinstance(command, str) and os.path.isabs(command) and not os.access(command, os.X_OK):
-        return [(f"the server command {command} does not exist any more", _reinstall(harness))]
-    return []
-
-
-def _cli_registration(harness: Harness, record: dict) -> list[tuple[str, str]]:
-    if harness is not Harness.CLAUDE or not record.get("undo"):
-        return []
-    claude_json = Path(os.environ.get("HOME") or Path.home()) / ".claude.json"
-    try:
-        doc = JsonDoc(read_text(claude_json) or "")
-    except JsonEditError:
-        return [(f"{claude_json} does not parse", "Let Claude Code repair it (run `claude`), then reinstall.")]
-    entries = [doc.get(["mcpServers", "memverbs"])] + [
-        (project or {}).get("mcpServers", {}).get("memverbs") for project in (doc.get(["projects"], {}) or {}).values()
-    ]
-    ours = [e for e in entries if e is not None and is_our_server(e)]
-    if not ours:
-        return [("Claude Code no longer lists the memverbs server", _reinstall(harness))]
-    return _command_exists(harness, ours[0])
-
-
-def _codex_trust_problems(receipt: dict) -> list[tuple[str, str]]:
-    from memverbs.installers.codex import trust_entries  # noqa: PLC0415 - doctor-only
-
-    hooks_file = next((Path(r["path"]) for r in receipt["steps"] if r.get("kind") == "json_item"), None)
-    config = next((Path(r["path"]) for r in receipt["steps"] if r.get("kind") == "toml_block"), None)
-    if hooks_file is None or config is None:
-        return []
-    try:
-        wanted = trust_entries(hooks_file, read_text(hooks_file))
-        recorded = toml_block.parse(read_text(config) or "", str(config)).get("hooks", {}).get("state", {})
-    except (JsonEditError, toml_block.TomlEditError):
-        return []
-    stale = [key for key, value in wanted.items() if recorded.get(key) != value]
-    if stale:
-        return [
-            (
-                f"{len(stale)} memverbs hook(s) are not trusted by Codex (moved or changed in hooks.json), so Codex skips them",
-                "Run `memverbs install codex` again to re-record their trust (or approve them in Codex's /hooks).",
-            )
-        ]
+        return [(f"the server command {command} does not exist any more", reinstall(harness))]
     return []
 
 
 def _hook_runs(home: Home, harness: Harness, last: int = 20) -> dict:
     name = f"hooks:{harness.value}"
     try:
-        lines = (home.logs / "hooks.jsonl").read_text(encoding="utf-8").splitlines()
+        lines = home.hook_log.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         return check(name, "ok", "no hook runs yet (they start with the next session)")
     runs = []

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memverbs.installers.files import newline_of
+from memverbs.server.errors import MemverbsError
 
 _WS = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.DOTALL)
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
@@ -33,7 +34,7 @@ def _skip_ws(text: str, pos: int) -> int:
     return m.end()
 
 
-class JsonEditError(ValueError):
+class JsonEditError(MemverbsError, ValueError):
     """The text is not JSON/JSONC we can edit safely; `where` is line:column."""
 
     def __init__(self, message: str, where: str = "") -> None:

@@ -37,10 +37,24 @@ import shutil
 from importlib.resources import files
 from pathlib import Path
 
-from memverbs.installers.base import SERVER_NAME, Options, is_our_server, memverbs_executable, server_argv, server_env
+from memverbs.installers.base import (
+    SERVER_NAME,
+    Options,
+    is_our_remote,
+    is_our_server,
+    json_entry_at,
+    local_hook_steps,
+    memverbs_executable,
+    refuse_foreign,
+    server_argv,
+    server_env,
+    token_from_env,
+)
 from memverbs.installers.files import read_text
 from memverbs.installers.jsonc import JsonDoc, JsonEditError
-from memverbs.installers.steps import CliCommand, JsonArrayValue, JsonEntry
+from memverbs.installers.spec import HarnessSpec
+from memverbs.installers.steps import CliCommand, JsonArrayValue, JsonEntry, Step
+from memverbs.remote.record import TOKEN_ENV, RemoteRecord
 
 PLUGIN_ID = "memverbs"
 UNSET = {"", "undefined", "null"}  # OpenClaw treats these env values as unset
@@ -114,9 +128,9 @@ def _plugins_policy(path: Path) -> dict:
     return plugins if isinstance(plugins, dict) else {}
 
 
-def plan(opts: Options, openclaw: str = "openclaw") -> tuple[list, list[str]]:
+def plan(opts: Options, openclaw: str = "openclaw") -> tuple[list[Step], list[str]]:
     path = config_path(opts)
-    steps: list = [JsonEntry(path, ["mcp", "servers", SERVER_NAME], server_entry(opts), is_our_server)]
+    steps: list[Step] = [JsonEntry(path, ["mcp", "servers", SERVER_NAME], server_entry(opts), is_our_server)]
     notes: list[str] = []
     if not opts.hooks:
         return steps, notes
@@ -145,3 +159,34 @@ def plan(opts: Options, openclaw: str = "openclaw") -> tuple[list, list[str]]:
         "next start (a running one in the default hybrid reload mode picks it up)."
     )
     return steps, notes
+
+
+# -- the remote brain (`memverbs connect --install openclaw`) ---------------------------------
+
+BEARER = "Bearer ${" + TOKEN_ENV + "}"  # the Authorization value, in OpenClaw's env-var syntax
+
+
+def remote_plan(opts: Options, record: RemoteRecord, notes: list[str]) -> list[Step]:
+    path = config_path(opts)
+    keys = ["mcp", "servers", SERVER_NAME]
+    refuse_foreign(SPEC.harness, path, json_entry_at(path, keys))
+    entry = {"url": record.url, "transport": "streamable-http", "headers": {"Authorization": BEARER}}
+    return [JsonEntry(path, keys, entry, is_our_remote, owner="remote"), *local_hook_steps(plan, opts, notes)]
+
+
+def remote_token(token_store: str) -> str:
+    line = token_from_env("openclaw", "${" + TOKEN_ENV + "} in the Authorization header", token_store)
+    return line + "; a Gateway running as a service needs it in the service's environment"
+
+
+SPEC = HarnessSpec(
+    name="openclaw",
+    title="OpenClaw",
+    command="openclaw",
+    scopes=("user",),
+    plan=plan,
+    remote_plan=remote_plan,
+    remote_token=remote_token,
+    remote_hooks=True,
+    docs="docs/install.md#openclaw-openclaw",
+)

@@ -22,10 +22,24 @@ import re
 from importlib.resources import files
 from pathlib import Path
 
-from memverbs.installers.base import SERVER_NAME, Options, is_our_server, memverbs_executable, server_argv, server_env
+from memverbs.installers.base import (
+    SERVER_NAME,
+    Options,
+    is_our_remote,
+    is_our_server,
+    json_entry_at,
+    local_hook_steps,
+    memverbs_executable,
+    refuse_foreign,
+    server_argv,
+    server_env,
+    token_from_env,
+)
 from memverbs.installers.files import read_text
 from memverbs.installers.jsonc import JsonDoc, JsonEditError
-from memverbs.installers.steps import JsonEntry, OwnedFile
+from memverbs.installers.spec import HarnessSpec
+from memverbs.installers.steps import JsonEntry, OwnedFile, Step
+from memverbs.remote.record import TOKEN_ENV, RemoteRecord
 
 STARTUP_TIMEOUT_MS = 30_000
 PLUGIN_MARKER = "memverbs-opencode-plugin"
@@ -72,7 +86,12 @@ def render_plugin(opts: Options, command: str | None = None) -> str:
     """The shipped module with our command and environment in its two marked slots (JSON is valid JS)."""
     text = files("memverbs.plugin").joinpath("opencode", PLUGIN_NAME).read_text(encoding="utf-8")
     for name, value in (("command", command or memverbs_executable()), ("env", server_env(opts))):
-        text, count = re.subn(_SLOT.format(name=name), lambda m: m.group(1) + json.dumps(value) + m.group(2), text, count=1)  # noqa: B023 - called before the loop moves on
+        filled = json.dumps(value)
+
+        def fill(m: re.Match[str], filled: str = filled) -> str:
+            return m.group(1) + filled + m.group(2)
+
+        text, count = re.subn(_SLOT.format(name=name), fill, text, count=1)
         assert count == 1, f"plugin/opencode/{PLUGIN_NAME} lost its {name} slot"
     return text
 
@@ -90,8 +109,8 @@ def plugin_elsewhere(opts: Options, target: Path) -> list[Path]:
     return found
 
 
-def plan(opts: Options, opencode: str = "opencode") -> tuple[list, list[str]]:
-    steps: list = [JsonEntry(config_file(opts), ["mcp", SERVER_NAME], server_entry(opts), is_our_server)]
+def plan(opts: Options, opencode: str = "opencode") -> tuple[list[Step], list[str]]:
+    steps: list[Step] = [JsonEntry(config_file(opts), ["mcp", SERVER_NAME], server_entry(opts), is_our_server)]
     notes: list[str] = []
     if not opts.hooks:
         return steps, notes
@@ -106,3 +125,39 @@ def plan(opts: Options, opencode: str = "opencode") -> tuple[list, list[str]]:
             "from the npm registry (once, 5-10 s; opencode's own step, the memverbs plugin imports nothing)."
         )
     return steps, notes
+
+
+# -- the remote brain (`memverbs connect --install opencode`) ---------------------------------
+
+BEARER = "Bearer {env:" + TOKEN_ENV + "}"  # the Authorization value, in opencode's env-var syntax
+
+
+def remote_plan(opts: Options, record: RemoteRecord, notes: list[str]) -> list[Step]:
+    path = config_file(opts)
+    refuse_foreign(SPEC.harness, path, json_entry_at(path, ["mcp", SERVER_NAME]))
+    entry = {
+        "type": "remote",
+        "url": record.url,
+        "headers": {"Authorization": BEARER},
+        "oauth": False,  # a 401 means a missing token here, not an OAuth server to sign in to
+        "enabled": True,
+        "timeout": STARTUP_TIMEOUT_MS,
+    }
+    return [JsonEntry(path, ["mcp", SERVER_NAME], entry, is_our_remote, owner="remote"), *local_hook_steps(plan, opts, notes)]
+
+
+def remote_token(token_store: str) -> str:
+    return token_from_env("opencode", "{env:" + TOKEN_ENV + "} in the Authorization header", token_store)
+
+
+SPEC = HarnessSpec(
+    name="opencode",
+    title="opencode",
+    command="opencode",
+    scopes=("user", "project"),
+    plan=plan,
+    remote_plan=remote_plan,
+    remote_token=remote_token,
+    remote_hooks=True,
+    docs="docs/install.md#opencode-opencode",
+)

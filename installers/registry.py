@@ -1,26 +1,19 @@
-"""The installer table: one module per harness, keyed by the Harness enum."""
+"""The harness table: every harness memverbs can wire, one `HarnessSpec` each (spec.py).
+
+`memverbs install`, `uninstall`, `doctor` and `connect --install` read this tuple; adding a
+harness is a new module with its SPEC, a row here, and its hook adapter (docs/architecture.md
+has the checklist).
+"""
 
 from __future__ import annotations
 
-import importlib
-import shutil
+from memverbs.installers import claude, codex, grok, openclaw, opencode
+from memverbs.installers.spec import HarnessSpec
 
-from memverbs.hooks.events import Harness
-
-INSTALLABLE = (Harness.CLAUDE, Harness.CODEX, Harness.GROK, Harness.OPENCODE, Harness.OPENCLAW)
-COMMANDS = {Harness.CLAUDE: "claude", Harness.CODEX: "codex", Harness.GROK: "grok", Harness.OPENCODE: "opencode", Harness.OPENCLAW: "openclaw"}
-SCOPES = {
-    Harness.CLAUDE: ("user", "project", "local"),
-    Harness.CODEX: ("user",),
-    Harness.GROK: ("user", "project"),
-    Harness.OPENCODE: ("user", "project"),
-    Harness.OPENCLAW: ("user",),
-}
+HARNESSES: tuple[HarnessSpec, ...] = (claude.SPEC, codex.SPEC, grok.SPEC, opencode.SPEC, openclaw.SPEC)
+BY_NAME: dict[str, HarnessSpec] = {spec.name: spec for spec in HARNESSES}
 
 
-def module(harness: Harness):
-    return importlib.import_module(f"memverbs.installers.{harness.value}")
-
-
-def on_path(env_path: str | None = None) -> list[Harness]:
-    return [h for h in INSTALLABLE if shutil.which(COMMANDS[h], path=env_path)]
+def on_path(env_path: str | None = None) -> list[HarnessSpec]:
+    """The harnesses installed here (their CLI is on PATH): what `all` means."""
+    return [spec for spec in HARNESSES if spec.on_path(env_path)]

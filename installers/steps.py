@@ -19,12 +19,20 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from memverbs.installers import toml_block
 from memverbs.installers.files import InstallError, atomic_write, backup, newline_of, read_text, real_path
 from memverbs.installers.jsonc import JsonDoc, JsonEditError
 
-__all__ = ["InstallError"]  # its home is files.py; installers import it from here
+__all__ = ["InstallError", "Step"]  # its home is files.py; installers import it from here
+
+
+class Step(Protocol):
+    """One change to one harness file or CLI: `apply` makes it (or, rehearsing, records its diff)
+    and returns the receipt record that the kind's `revert` undoes."""
+
+    def apply(self, ctx: Context) -> dict: ...
 
 
 @dataclass

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import tomli_w
 
 from memverbs.installers.files import newline_of
+from memverbs.server.errors import MemverbsError
 
 BEGIN = "# >>> memverbs >>> managed by `memverbs install`; `memverbs uninstall` removes this block"
 END = "# <<< memverbs <<<"
@@ -49,8 +50,8 @@ REMOTE = Markers(
 MARKERS = {m.name: m for m in (LOCAL, REMOTE)}
 
 
-class TomlEditError(ValueError):
-    pass
+class TomlEditError(MemverbsError, ValueError):
+    """The TOML file cannot be read or edited safely; the message says where."""
 
 
 def parse(text: str, where: str) -> dict:

@@ -65,6 +65,13 @@ class Dispatcher:
     on_call: Callable[[str, bool, int, dict | None], None] | None = None  # usage log hook
     providers: Providers | None = None
 
+    @classmethod
+    def local(cls, source: str, open_brain: Callable[[], object], surface: str = "full",
+              providers: object | None = None) -> Dispatcher:
+        """The trusted in-process caller's dispatcher (the CLI through Runtime, the hooks): lane
+        'local', private facts visible, no usage log. Built here, so both get the same one."""
+        return cls(caller=Caller.local(source), surface=surface, open_brain=open_brain, providers=providers)
+
     def visible(self) -> frozenset[str]:
         return allowed(self.surface)
 
@@ -106,7 +113,7 @@ class Dispatcher:
             return Outcome(unavailable(exc), is_error=True, cause=exc)
         except MemverbsError as exc:
             return Outcome(internal(exc.message), is_error=True)
-        except Exception as exc:
+        except Exception as exc:  # the dispatcher's last line (a boundary): a bug is logged and answers `internal`
             log.exception("internal error in %s", op.name)
             return Outcome(internal(str(exc) or type(exc).__name__), is_error=True)
         outcome = Outcome(body)

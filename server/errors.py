@@ -1,21 +1,48 @@
 """The one rooted exception tree of memverbs.
 
+Every error memverbs raises on purpose is a `MemverbsError`: a `message` that says
+what is wrong and a `fix` that says what to do about it.
+
     MemverbsError
      ├── VerbError            a protocol error envelope for the caller (enumerated code)
-     ├── BrainError           the brain cannot serve (missing, locked, corrupt, future schema)
+     ├── BrainError           the brain cannot serve (missing, locked, corrupt, unwritable, unreachable)
      │    ├── BrainMissing
      │    ├── BrainLocked     another process holds the write lock past the busy timeout
      │    └── BrainCorrupt    the file is not a (healthy) SQLite database, or Postgres reports damaged data
      ├── ConfigError          the config file cannot be read or is invalid
      ├── FactEditRefused      a trusted restore or visibility change the fact's state forbids (code, fix)
-     └── ProviderError        an embedding or chat provider call failed (kind: timeout,
-                              rate_limited, network, provider_error, model_unusable, no_key)
+     ├── ProviderError        an embedding or chat provider call failed (kind: timeout,
+     │                        rate_limited, network, provider_error, model_unusable, no_key)
+     ├── InstallError         installers/files.py: a harness file or CLI refused a change; nothing written
+     │                        (JsonEditError, TomlEditError: a harness file memverbs cannot edit safely)
+     ├── RemoteError          memverbs/remote/record.py: a remote brain URL, token or registration refused
+     ├── HookError            hooks/events.py: a hook has no context to give; `code` goes to the hooks log
+     │    ├── HookInputError  the harness's payload cannot be read (bad_input)
+     │    ├── HookFailure     a verb answered with an error envelope (verb_<code>)
+     │    └── RemoteHookError the remote brain did not answer (remote_unreachable, remote_401, …)
+     ├── TargetError          memverbs/cli/target.py: the chosen brain (--remote) cannot be used
+     ├── BindRefused          memverbs/ui/server.py: `memverbs ui` will not listen there
+     └── module-local refusals, each caught where it is raised and turned into that
+         module's answer: FrameError (a stdio line that is no request), BodyTooLarge
+         (HTTP 413), TokenNameTaken, PageFormatError, sync's Skip and Failure (one file's
+         outcome), and the CLI and UI's UsageError, WhenError, FilterError, ActionError.
+
+Outside the tree, on purpose: the hook runner's `Deadline` is a BaseException, like
+KeyboardInterrupt, so no `except Exception` on the way can swallow a deadline.
 
 Storage and config errors are translated into `VerbError(unavailable, ...)` once,
-at the dispatch boundary; the CLI and `doctor` print them with their fix.
+at the dispatch boundary; the CLI and `doctor` print them with their fix. A storage
+error is classified by the driver's code (SQLite's result code, Postgres's SQLSTATE)
+into its type, never by its message: the hooks log `brain_locked` for a `BrainLocked`.
 Provider errors never reach the wire as text: verbs turn them into degraded
 results or the closed set of warning codes, and their messages are written by
 memverbs (status code and class), never copied from a provider's response.
+
+A broad `except` lives only at a boundary that must answer whatever happens, each
+marked `# noqa: BLE001` with its reason: the hook runner's fail-open wrapper, the
+dispatcher's last line (`internal`), the stdio and HTTP transports' per-message guards,
+the conformance runner's per-case guard, and the MCP client calls whose failures the
+SDK does not bound (connect's probe, `--remote`, `protocol certify`).
 """
 
 from __future__ import annotations

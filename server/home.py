@@ -13,6 +13,8 @@ from pathlib import Path
 DEFAULT_SOURCE = "default"
 CONFIG_NAME = "config.toml"
 DEFAULT_BRAIN_NAME = "brain.db"
+LOCAL_RECEIPT = "receipt.json"  # `memverbs install <harness>`
+REMOTE_RECEIPT = "remote-receipt.json"  # `memverbs connect --install <harness>`: the hooks read it too
 
 
 @dataclass(frozen=True)
@@ -41,9 +43,23 @@ class Home:
     def usage_log(self) -> Path:
         return self.integrations / "memory-verbs" / "usage.jsonl"
 
+    def receipt(self, harness: str, name: str = LOCAL_RECEIPT) -> Path:
+        """Where an install (or, with REMOTE_RECEIPT, a remote registration) records what it changed."""
+        return self.integrations / harness / name
+
     @property
     def logs(self) -> Path:
         return self.root / "logs"
+
+    @property
+    def hook_log(self) -> Path:
+        """One line per hook run, codes and sizes only (`memverbs doctor` reads it)."""
+        return self.logs / "hooks.jsonl"
+
+    @property
+    def backups(self) -> Path:
+        """Copies of harness files taken before an install changed them."""
+        return self.root / "backups"
 
 
 def source_from_env() -> str:

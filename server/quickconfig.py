@@ -5,18 +5,38 @@ a harness waits on the stdio server's first answers, so neither can pay ~0.3 s
 to import pydantic-settings. This reader takes the same
 sources in the same order (environment over `config.toml` over defaults) for
 the handful of keys a hook uses; tests/server/test_quickconfig.py checks it
-agrees with the full `Settings` so the two cannot drift.
+agrees with the full `Settings` so the two cannot drift, and both take their
+defaults from `DEFAULTS` here.
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from memverbs.server.errors import ConfigError
 from memverbs.server.home import DEFAULT_BRAIN_NAME, DEFAULT_SOURCE, Home
+
+SURFACES = ("verbs", "starter", "full")  # the MCP surfaces, narrowest first (protocol/surfaces.py says what each lists)
+STRICT_PARAMS = ("warn", "reject")
+
+# The defaults of the settings this reader knows, by dotted name: settings.py's fields take
+# theirs from here too, so the fast reader and the full one cannot disagree on a default.
+DEFAULTS: Mapping[str, Any] = MappingProxyType({
+    "source": DEFAULT_SOURCE,
+    "mcp_surface": None,
+    "brain.path": DEFAULT_BRAIN_NAME,
+    "brain.url": "",
+    "brain.pool_size": 4,
+    "brain.busy_timeout_ms": 10_000,
+    "mcp.strict_params": "warn",
+    "search.remote_private_pages": False,
+    "hooks.entities": "",
+})
 
 
 @dataclass(frozen=True)
@@ -26,10 +46,10 @@ class QuickSettings:
     brain_url: str
     busy_timeout_ms: int
     hook_entities: str
-    pool_size: int = 4
+    pool_size: int = DEFAULTS["brain.pool_size"]
     mcp_surface: str | None = None
-    strict_params: str = "warn"
-    remote_private_pages: bool = False
+    strict_params: str = DEFAULTS["mcp.strict_params"]
+    remote_private_pages: bool = DEFAULTS["search.remote_private_pages"]
     sure: bool = True  # False: a value this reader cannot vouch for; ask the full settings
 
 
@@ -43,7 +63,8 @@ def lookup(data: dict, dotted: str) -> Any:
     return node
 
 
-def _value(data: dict, dotted: str, default: object) -> Any:
+def _value(data: dict[str, Any], dotted: str) -> Any:
+    default = DEFAULTS[dotted]
     env = os.environ.get("MEMVERBS_" + dotted.upper().replace(".", "__"))
     if env is not None:
         return env
@@ -60,23 +81,23 @@ def quick_settings(home: Home) -> QuickSettings:
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"config file {home.config_path} is unreadable ({exc})", "Run `memverbs doctor`.") from exc
     try:
-        timeout = int(_value(data, "brain.busy_timeout_ms", 10_000))
-        pool_size = int(_value(data, "brain.pool_size", 4))
+        timeout = int(_value(data, "brain.busy_timeout_ms"))
+        pool_size = int(_value(data, "brain.pool_size"))
     except (TypeError, ValueError) as exc:
         raise ConfigError("brain.busy_timeout_ms or brain.pool_size is not a number", "Run `memverbs doctor`.") from exc
-    surface = _value(data, "mcp_surface", None)
-    strict = _value(data, "mcp.strict_params", "warn")
-    private = _value(data, "search.remote_private_pages", False)
+    surface = _value(data, "mcp_surface")
+    strict = _value(data, "mcp.strict_params")
+    private = _value(data, "search.remote_private_pages")
     if isinstance(private, str):
         private = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False,
                    "off": False}.get(private.strip().lower(), private)
-    sure = surface in (None, "verbs", "starter", "full") and strict in ("warn", "reject") and isinstance(private, bool)
+    sure = (surface is None or surface in SURFACES) and strict in STRICT_PARAMS and isinstance(private, bool)
     return QuickSettings(
-        source=str(_value(data, "source", DEFAULT_SOURCE)).strip() or DEFAULT_SOURCE,
-        brain_path=str(_value(data, "brain.path", DEFAULT_BRAIN_NAME)),
-        brain_url=str(_value(data, "brain.url", "")),
+        source=str(_value(data, "source")).strip() or DEFAULT_SOURCE,
+        brain_path=str(_value(data, "brain.path")),
+        brain_url=str(_value(data, "brain.url")),
         busy_timeout_ms=timeout,
-        hook_entities=str(_value(data, "hooks.entities", "")),
+        hook_entities=str(_value(data, "hooks.entities")),
         pool_size=pool_size,
         mcp_surface=surface if sure else None,
         strict_params=strict if sure else "warn",

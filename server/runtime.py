@@ -28,7 +28,7 @@ from memverbs.server.errors import ConfigError
 from memverbs.server.home import Home, source_from_env
 from memverbs.server.protocol.surfaces import DEFAULT_SURFACE, SURFACES, narrower
 from memverbs.server.providers.config import Providers
-from memverbs.server.quickconfig import QuickSettings, quick_settings
+from memverbs.server.quickconfig import DEFAULTS, QuickSettings, quick_settings
 
 if TYPE_CHECKING:
     from memverbs.server.settings import Settings
@@ -92,16 +92,16 @@ class Runtime:
     @property
     def brain_location(self) -> BrainLocation:
         """The configured brain (`brain.url`, else the file `brain.path`); raises ConfigError for a bad URL."""
-        url = self._pick(lambda s: s.brain.url, lambda q: q.brain_url, "")
-        return locate(url, self.home, self._pick(lambda s: s.brain.path, lambda q: q.brain_path, "brain.db"))
+        url = self._pick(lambda s: s.brain.url, lambda q: q.brain_url, DEFAULTS["brain.url"])
+        return locate(url, self.home, self._pick(lambda s: s.brain.path, lambda q: q.brain_path, DEFAULTS["brain.path"]))
 
     @property
     def busy_timeout_ms(self) -> int:
-        return self._pick(lambda s: s.brain.busy_timeout_ms, lambda q: q.busy_timeout_ms, 10_000)
+        return self._pick(lambda s: s.brain.busy_timeout_ms, lambda q: q.busy_timeout_ms, DEFAULTS["brain.busy_timeout_ms"])
 
     @property
     def pool_size(self) -> int:
-        return self._pick(lambda s: s.brain.pool_size, lambda q: q.pool_size, 4)
+        return self._pick(lambda s: s.brain.pool_size, lambda q: q.pool_size, DEFAULTS["brain.pool_size"])
 
     def _open(self, *, create: bool = False) -> Brain:
         if self.config_error is not None:
@@ -177,7 +177,7 @@ class Runtime:
             caller=caller,
             surface=surface,
             open_brain=open_brain or self.brain,
-            strict_params=self._pick(lambda s: s.mcp.strict_params, lambda q: q.strict_params, "warn") == "reject",
+            strict_params=self._pick(lambda s: s.mcp.strict_params, lambda q: q.strict_params, DEFAULTS["mcp.strict_params"]) == "reject",
             remote_private_pages=self._remote_private_pages(),
             on_call=None if usage.disabled() else log_call,
             providers=self.providers,
@@ -185,11 +185,9 @@ class Runtime:
 
     def local_dispatcher(self, surface: str = "full") -> Dispatcher:
         """The trusted in-process caller (CLI, hooks): lane 'local', not usage-logged."""
-        return Dispatcher(
-            caller=Caller.local(self.source), surface=surface, open_brain=self.brain, providers=self.providers
-        )
+        return Dispatcher.local(self.source, self.brain, surface, providers=self.providers)
 
     def _remote_private_pages(self) -> bool:
         if os.environ.get("MEMVERBS_REMOTE_PRIVATE_PAGES", "").strip() == "1":
             return True
-        return bool(self._pick(lambda s: s.search.remote_private_pages, lambda q: q.remote_private_pages, False))
+        return bool(self._pick(lambda s: s.search.remote_private_pages, lambda q: q.remote_private_pages, DEFAULTS["search.remote_private_pages"]))

@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from memverbs.server.errors import ConfigError
-from memverbs.server.home import DEFAULT_BRAIN_NAME, Home
+from memverbs.server.home import Home
+from memverbs.server.quickconfig import DEFAULTS
 
 Surface = Literal["verbs", "starter", "full"]
 
@@ -25,24 +26,24 @@ class _Section(BaseModel):
 
 class BrainSettings(_Section):
     backend: Literal["sqlite"] = Field("sqlite", description="Kept for older config files: the backend follows brain.url.")
-    path: str = Field(DEFAULT_BRAIN_NAME, description="SQLite brain file, relative to the home.")
+    path: str = Field(DEFAULTS["brain.path"], description="SQLite brain file, relative to the home.")
     url: str = Field(
-        "",
+        DEFAULTS["brain.url"],
         description="Where the brain lives: empty for the file brain.path, sqlite:///file.db, or postgresql://user@host/db.",
     )
-    pool_size: int = Field(4, ge=1, le=100, description="Postgres: most connections one process opens to the brain.")
-    busy_timeout_ms: int = Field(10_000, ge=0, description="How long a writer waits for another's lock.")
+    pool_size: int = Field(DEFAULTS["brain.pool_size"], ge=1, le=100, description="Postgres: most connections one process opens to the brain.")
+    busy_timeout_ms: int = Field(DEFAULTS["brain.busy_timeout_ms"], ge=0, description="How long a writer waits for another's lock.")
 
 
 class McpSettings(_Section):
     strict_params: Literal["warn", "reject"] = Field(
-        "warn", description="Unknown tool params: warn (accept, with a warning) or reject (invalid_params)."
+        DEFAULTS["mcp.strict_params"], description="Unknown tool params: warn (accept, with a warning) or reject (invalid_params)."
     )
 
 
 class SearchSettings(_Section):
     remote_private_pages: bool = Field(
-        False, description="Let untrusted (MCP) callers see private pages. Off: fail closed."
+        DEFAULTS["search.remote_private_pages"], description="Let untrusted (MCP) callers see private pages. Off: fail closed."
     )
     evidence_cosine_floor: float = Field(
         0.8, ge=0.0, le=1.0, description="Query-to-chunk cosine at or above which a result is high_vector_match."
@@ -85,7 +86,7 @@ class LlmSettings(_Section):
 
 
 class HookSettings(_Section):
-    entities: str = Field("", description="Standing entities for session-start packs, comma-separated.")
+    entities: str = Field(DEFAULTS["hooks.entities"], description="Standing entities for session-start packs, comma-separated.")
 
 
 class HttpSettings(_Section):
@@ -100,8 +101,8 @@ class HttpSettings(_Section):
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="MEMVERBS_", env_nested_delimiter="__", extra="forbid")
 
-    source: str = Field("default", description="Source (namespace) every read and write belongs to.")
-    mcp_surface: Surface | None = Field(None, description="Default MCP surface: verbs, starter or full.")
+    source: str = Field(DEFAULTS["source"], description="Source (namespace) every read and write belongs to.")
+    mcp_surface: Surface | None = Field(DEFAULTS["mcp_surface"], description="Default MCP surface: verbs, starter or full.")
     protocol_installed_at: str | None = Field(None, description="When `memverbs init` ran (for protocol stats).")
     cli_remote: bool = Field(
         False, description="The CLI's memory and page commands talk to the remote brain `memverbs connect` set up (as `memverbs --remote` does)."

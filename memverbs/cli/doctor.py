@@ -16,7 +16,7 @@ from memverbs.cli.output import print_json
 from memverbs.server.brain import migrations
 from memverbs.server.brain.factory import locate
 from memverbs.server.errors import ConfigError
-from memverbs.server.home import Home, source_from_env
+from memverbs.server.home import DEFAULT_BRAIN_NAME, Home, source_from_env
 from memverbs.server.settings import Settings, load_settings
 from memverbs.server.usage import read_events
 
@@ -52,7 +52,7 @@ def run_checks(home: Home) -> list[Check]:
         checks.append(Check("config", "fail", exc.message, exc.fix))
     where: BrainLocation | None
     try:
-        where = locate(settings.brain.url, home, settings.brain.path) if settings else locate("", home, "brain.db")
+        where = locate(settings.brain.url, home, settings.brain.path) if settings else locate("", home, DEFAULT_BRAIN_NAME)
     except ConfigError as exc:
         checks.append(Check("brain", "fail", exc.message, exc.fix))
         where = None
@@ -87,7 +87,7 @@ def run_checks(home: Home) -> list[Check]:
 
 def remote_brain_checks(home: Home) -> list[Check]:
     """The remote brain `memverbs connect` set up: reachable, token accepted, which surface."""
-    from memverbs.cli.remote import RemoteError, RemoteRecord, token_for  # noqa: PLC0415
+    from memverbs.remote.record import RemoteError, RemoteRecord, token_for  # noqa: PLC0415
 
     try:
         record = RemoteRecord.load(home)

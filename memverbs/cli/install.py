@@ -2,39 +2,37 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from memverbs.cli.output import fail, print_json
 from memverbs.hooks.events import Harness
 from memverbs.installers import registry
-from memverbs.installers.base import REMOTE_RECEIPT, Options, read_receipt, run_install, run_uninstall
+from memverbs.installers.base import Options, read_receipt, run_install, run_uninstall
+from memverbs.installers.spec import HarnessSpec, names
 from memverbs.installers.steps import InstallError
+from memverbs.server.home import REMOTE_RECEIPT
 
 
-def _targets(name: str) -> list[Harness] | None:
+def _targets(name: str) -> list[HarnessSpec] | None:
     if name == "all":
         return registry.on_path()
-    try:
-        harness = Harness(name)
-    except ValueError:
-        return None
-    return [harness] if harness in registry.INSTALLABLE else None
+    spec = registry.BY_NAME.get(name)
+    return [spec] if spec is not None else None
 
 
 def run_install_cmd(args) -> int:
     targets = _targets(args.harness)
     if targets is None:
-        return fail(f"unknown harness {args.harness!r}", f"Use one of: {', '.join(h.value for h in registry.INSTALLABLE)}, all.", code=2)
+        return fail(f"unknown harness {args.harness!r}", f"Use one of: {names(registry.HARNESSES)}, all.", code=2)
     if not targets:
-        return fail("no supported harness found on PATH", "Install one (claude, codex, grok, opencode, openclaw) first.")
+        return fail("no supported harness found on PATH", f"Install one ({names(registry.HARNESSES)}) first.")
     status = 0
     results = []
-    for harness in targets:
-        scopes = registry.SCOPES[harness]
-        scope = args.scope or scopes[0]
-        if scope not in scopes:
-            status = fail(f"{harness.value} has no {scope!r} scope", f"Use one of: {', '.join(scopes)}.")
+    for spec in targets:
+        harness = spec.harness
+        scope = args.scope or spec.scopes[0]
+        if scope not in spec.scopes:
+            status = fail(f"{harness.value} has no {scope!r} scope", f"Use one of: {', '.join(spec.scopes)}.")
             continue
         opts = Options(harness, scope=scope, surface=args.surface, hooks=not args.no_hooks, dry_run=args.dry_run, project_dir=Path.cwd())
         remote = read_receipt(opts.home, harness, REMOTE_RECEIPT)
@@ -44,9 +42,9 @@ def run_install_cmd(args) -> int:
                 "A harness uses one brain: run `memverbs disconnect` first (or connect again without this harness).",
             )
             continue
-        cli = shutil.which(registry.COMMANDS[harness]) or registry.COMMANDS[harness]
+        cli = spec.on_path() or spec.command
         try:
-            steps, notes = registry.module(harness).plan(opts, cli)
+            steps, notes = spec.plan(opts, cli)
             result = run_install(opts, steps, notes)
         except InstallError as exc:
             status = fail(f"{harness.value}: {exc.message}", exc.fix)
@@ -74,13 +72,14 @@ def _print_result(harness: Harness, result: dict) -> None:
 
 
 def run_uninstall_cmd(args) -> int:
-    targets = _targets(args.harness) if args.harness != "all" else list(registry.INSTALLABLE)
+    targets = _targets(args.harness) if args.harness != "all" else list(registry.HARNESSES)
     if targets is None:
-        return fail(f"unknown harness {args.harness!r}", f"Use one of: {', '.join(h.value for h in registry.INSTALLABLE)}, all.", code=2)
+        return fail(f"unknown harness {args.harness!r}", f"Use one of: {names(registry.HARNESSES)}, all.", code=2)
     status = 0
     results = []
     as_json = getattr(args, "json", False)
-    for harness in targets:
+    for spec in targets:
+        harness = spec.harness
         opts = Options(harness, dry_run=getattr(args, "dry_run", False))
         try:
             receipt = run_uninstall(opts)

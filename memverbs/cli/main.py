@@ -313,6 +313,13 @@ def _browse_parsers(sub: argparse._SubParsersAction[Parser], add: Callable[..., 
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # The light homes of the names the parser offers: the surfaces (the settings reader's), the
+    # harnesses (the hook vocabulary, which a test keeps equal to installers/registry.py: importing
+    # the table itself costs every command ~80 ms) and the hook's arguments (the runner's own).
+    from memverbs.hooks.events import INSTALLABLE  # noqa: PLC0415
+    from memverbs.hooks.runner import HOOK_OPTIONS, MOMENTS  # noqa: PLC0415
+    from memverbs.server.quickconfig import SURFACES  # noqa: PLC0415
+
     parser = Parser(
         prog="memverbs",
         usage="memverbs [--remote | --local] COMMAND [ARGS]",
@@ -335,7 +342,7 @@ def build_parser() -> argparse.ArgumentParser:
     _json(p, "what was created as JSON")
 
     p = add(sub, "serve", "run the MCP server over stdio, or over HTTP for remote brains (--http)")
-    p.add_argument("--surface", choices=("verbs", "starter", "full"), help="tools to expose (default: config mcp_surface, else full); over HTTP the ceiling for every token")
+    p.add_argument("--surface", choices=SURFACES, help="tools to expose (default: config mcp_surface, else full); over HTTP the ceiling for every token")
     p.add_argument("--http", action="store_true", help="serve MCP streamable HTTP at /mcp (bearer tokens: `memverbs auth create`)")
     p.add_argument("--host", metavar="ADDRESS", help="HTTP: address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=_port, metavar="PORT", help="HTTP: port (default 3131; 0 picks a free one)")
@@ -354,23 +361,25 @@ def build_parser() -> argparse.ArgumentParser:
     u.add_argument("key", metavar="KEY", help="a dotted setting name, e.g. llm.model")
     _json(u, "the value now in effect as JSON")
 
+    harnesses = ", ".join(INSTALLABLE)
     p = add(sub, "install", "register memverbs (server + lifecycle hooks) with an agent harness")
-    p.add_argument("harness", metavar="HARNESS", help="claude, codex, grok, opencode, openclaw, or all (every one on PATH)")
+    p.add_argument("harness", metavar="HARNESS", help=f"{harnesses}, or all (every one on PATH)")
     p.add_argument("--scope", choices=("user", "project", "local"), help="where the harness keeps it (default: user)")
-    p.add_argument("--surface", choices=("verbs", "starter", "full"), default="verbs", help="tools the harness sees (default verbs)")
+    p.add_argument("--surface", choices=SURFACES, default="verbs", help="tools the harness sees (default verbs)")
     p.add_argument("--no-hooks", action="store_true", help="register the server only")
     p.add_argument("--dry-run", action="store_true", help="print the exact changes as a diff; write nothing")
     _json(p, "what changed as JSON")
     p = add(sub, "uninstall", "remove exactly what `memverbs install` added")
-    p.add_argument("harness", metavar="HARNESS", help="claude, codex, grok, opencode, openclaw, or all")
+    p.add_argument("harness", metavar="HARNESS", help=f"{harnesses}, or all")
     p.add_argument("--dry-run", action="store_true", help="print the exact changes as a diff; write nothing")
     _json(p, "what was removed as JSON")
 
+    # `memverbs hook` never reaches argparse (main() hands it to the runner first, whose own parser
+    # never fails); this entry lists and documents it, from the runner's table of its arguments.
     p = add(sub, "hook", "lifecycle hook entry point, wired by `memverbs install` (docs/hooks.md)")
-    p.add_argument("moment", choices=("session-start", "post-compact", "heartbeat", "post-tool", "auto"), help="which moment of the session")
-    p.add_argument("--harness", default="plain", metavar="HARNESS", help="the harness running the hook (its payload and output format)")
-    p.add_argument("--session-id", metavar="ID", help="the session id, when the harness does not send one")
-    p.add_argument("--deadline-ms", type=int, metavar="MS", help="give up and print nothing after this long")
+    p.add_argument("moment", choices=MOMENTS, help="which moment of the session")
+    for flag, metavar, text in HOOK_OPTIONS:
+        p.add_argument(flag, metavar=metavar, help=text)
 
     p = add(sub, "protocol", "the MEMORY_VERBS spec, conformance runner and usage stats")
     p.add_argument("--json", action="store_true", help="the machine-readable spec")
@@ -391,7 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
     a = add(asub, "create", "mint a token (printed once; only its hash is stored)")
     a.add_argument("name", metavar="NAME", help="who the token is for, e.g. laptop or ci (letters, digits, . _ -)")
     a.add_argument("--scopes", default="read,write", metavar="SCOPES", help="comma-separated: read, write (default read,write)")
-    a.add_argument("--surface", choices=("verbs", "starter", "full"), default="full",
+    a.add_argument("--surface", choices=SURFACES, default="full",
                    help="tools this token may see, capped by the server's --surface (default full: the server decides)")
     a.add_argument("--source", metavar="SOURCE", help="source the token reads and writes (default: this home's source)")
     _json(a, "the token and its grant as JSON")

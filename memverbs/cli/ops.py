@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 CLI_SESSION = "cli"
 
 
-class UsageError(ValueError):
+class UsageError(MemverbsError, ValueError):
     """Arguments that parse but do not fit together: exit 2, like any usage error."""
 
 

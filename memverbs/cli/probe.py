@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from memverbs import __version__
 from memverbs.cli.output import fail, print_json
-from memverbs.cli.remote import RemoteError, normalise_url, token_for
+from memverbs.remote.record import RemoteError, normalise_url, token_for
 
 if TYPE_CHECKING:
     import argparse
@@ -77,7 +77,7 @@ async def probe(url: str, token: str) -> dict:
             if "whoami" in names:
                 text, is_error = await endpoint.call_tool("whoami", {})
                 who = None if is_error else json.loads(text)
-    except Exception as exc:
+    except Exception as exc:  # a boundary: the MCP client's failures are not a closed set (anyio groups, httpx, the SDK's)
         raise RemoteError(
             f"{url} accepted the token but the MCP session failed ({type(exc).__name__}: {exc})",
             "Check that the server is memverbs (or another MEMORY_VERBS server) and run `memverbs doctor` there.",

@@ -22,11 +22,6 @@ if TYPE_CHECKING:
 class TargetError(MemverbsError):
     """The chosen brain cannot be used (not connected, no token): a message and its fix."""
 
-    def __init__(self, message: str, fix: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.fix = fix
-
 
 class LocalTarget:
     remote: Literal[False] = False  # a literal, so `if target.remote` tells the two targets apart
@@ -71,7 +66,7 @@ class RemoteTarget:
 
         try:
             text, is_error = anyio.run(once)
-        except Exception as exc:
+        except Exception as exc:  # a boundary: the MCP client's failures are not a closed set (anyio groups, httpx, the SDK's)
             raise TargetError(
                 f"cannot reach the remote brain {self.url} ({type(exc).__name__}: {exc or 'no detail'})",
                 "Check it with `memverbs auth test`; drop --remote to use the local brain.",
@@ -109,7 +104,7 @@ def wants_remote(args: argparse.Namespace) -> bool:
 def open_target(args: argparse.Namespace) -> LocalTarget | RemoteTarget:
     if not wants_remote(args):
         return LocalTarget()
-    from memverbs.cli.remote import RemoteError, RemoteRecord, token_for  # noqa: PLC0415
+    from memverbs.remote.record import RemoteError, RemoteRecord, token_for  # noqa: PLC0415
     from memverbs.server.home import Home  # noqa: PLC0415
 
     try:

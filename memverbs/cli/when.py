@@ -11,14 +11,15 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
+from memverbs.server.errors import MemverbsError
 from memverbs.server.timeparse import iso, now_ms, parse_since
 
 FORMS = "a date (2026-08-11), a month (2026-08), a datetime (2026-08-11T09:30:00Z), a time ago (24h, 7d, 30m ago, 2w) or today / yesterday"
 _WEEKS = re.compile(r"^(\d+)\s*(w|wk|weeks?)(?:\s+ago)?$", re.IGNORECASE)
 
 
-class WhenError(ValueError):
-    pass
+class WhenError(MemverbsError, ValueError):
+    """A --since/--until value that is not a time memverbs can read."""
 
 
 def to_iso(flag: str, text: str, now: int | None = None) -> str:

@@ -13,7 +13,7 @@ import re
 import threading
 
 from memverbs.cli.target import LocalTarget
-from memverbs.server.errors import FactEditRefused
+from memverbs.server.errors import FactEditRefused, MemverbsError
 from memverbs.server.timeparse import now_ms
 
 PREVIEW_SESSION = "memverbs-ui-preview"
@@ -22,7 +22,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _VIS_LINE = re.compile(r"^visibility[ \t]*:.*$", re.MULTILINE | re.IGNORECASE)
 
 
-class ActionError(Exception):
+class ActionError(MemverbsError):
     """An action the inspector refuses: the message says what and how to fix it."""
 
 

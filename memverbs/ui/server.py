@@ -37,9 +37,7 @@ MAX_BODY = 4 * 1024 * 1024
 
 
 class BindRefused(MemverbsError):
-    def __init__(self, message: str, fix: str) -> None:
-        super().__init__(message)
-        self.message, self.fix = message, fix
+    """`memverbs ui` will not listen on that address (not loopback without --allow-remote)."""
 
 
 def is_loopback(host: str) -> bool:
@@ -146,7 +144,7 @@ class Handler(BaseHTTPRequestHandler):
         form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode("utf-8", "replace"), keep_blank_values=True).items()}
         try:
             self._post(url.path, form)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - the boundary: a page, never a traceback
             self._failure(exc)
 
     def _get(self, path: str, q: dict) -> None:

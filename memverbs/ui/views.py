@@ -13,6 +13,7 @@ from html import escape
 from typing import TYPE_CHECKING
 from urllib.parse import quote, urlencode
 
+from memverbs.server.errors import MemverbsError
 from memverbs.server.timeparse import iso, now_ms, parse_since
 from memverbs.ui import markdown
 from memverbs.ui.charts import bar_chart, latency_over_time
@@ -79,7 +80,7 @@ def feed_filters(q: dict) -> dict:
     }
 
 
-class FilterError(ValueError):
+class FilterError(MemverbsError, ValueError):
     """A timeline filter that does not parse: said on the page, the filter not applied."""
 
 

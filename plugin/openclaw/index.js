@@ -26,11 +26,15 @@
 import { spawn } from "node:child_process";
 import { definePluginEntry } from "openclaw/plugin-sdk/plugin-entry";
 
-const HOOK_TIMEOUT_MS = 8000; // the hook keeps its own 2.5 s deadline; this only guards a hung process
-const MAX_OUTPUT = 64 * 1024;
 const MAX_SESSIONS = 128;
 
-function runHook(command, env, moment, sessionId) {
+// >>> shared: templates/run-hook.js (python -m memverbs.installers.jsplugins rewrites this copy) >>>
+// Run `memverbs hook <moment> --harness <harness> --session-id <id>` and resolve with what it
+// printed ("" on any failure: no memverbs, no brain, a hung process). Never rejects.
+const HOOK_TIMEOUT_MS = 8000; // the hook keeps its own 2.5 s deadline; this only guards a hung process
+const MAX_OUTPUT = 64 * 1024;
+
+function runHook(command, env, harness, moment, sessionId, eventName) {
   return new Promise((resolve) => {
     let out = "";
     let done = false;
@@ -48,7 +52,7 @@ function runHook(command, env, moment, sessionId) {
       finish("");
     }, HOOK_TIMEOUT_MS);
     try {
-      child = spawn(command, ["hook", moment, "--harness", "openclaw", "--session-id", sessionId], {
+      child = spawn(command, ["hook", moment, "--harness", harness, "--session-id", sessionId], {
         env,
         stdio: ["pipe", "pipe", "ignore"],
       });
@@ -58,12 +62,14 @@ function runHook(command, env, moment, sessionId) {
       });
       child.on("close", () => finish(out.trim()));
       child.stdin.on("error", () => {});
-      child.stdin.end(JSON.stringify({ session_id: sessionId }));
+      const payload = eventName ? { session_id: sessionId, hook_event_name: eventName } : { session_id: sessionId };
+      child.stdin.end(JSON.stringify(payload));
     } catch {
       finish("");
     }
   });
 }
+// <<< shared <<<
 
 export default definePluginEntry({
   id: "memverbs",
@@ -88,7 +94,7 @@ export default definePluginEntry({
       while (map.size > MAX_SESSIONS) map.delete(map.keys().next().value);
     };
     const refresh = (id, moment) => {
-      const pack = runHook(command, env, moment, id);
+      const pack = runHook(command, env, "openclaw", moment, id);
       packs.set(id, pack);
       fresh.add(id);
       bounded(packs);
@@ -113,7 +119,7 @@ export default definePluginEntry({
         const first = !packs.has(id) || fresh.has(id);
         const packed = pack(id);
         fresh.delete(id);
-        const [text, delta] = await Promise.all([packed, first ? "" : runHook(command, env, "heartbeat", id)]);
+        const [text, delta] = await Promise.all([packed, first ? "" : runHook(command, env, "openclaw", "heartbeat", id)]);
         const result = {};
         if (text) result.prependContext = text;
         if (delta) result.appendContext = delta;
@@ -135,7 +141,7 @@ export default definePluginEntry({
       try {
         const id = sessionOf(event, ctx);
         if (!id) return undefined;
-        const text = await runHook(command, env, "heartbeat", id);
+        const text = await runHook(command, env, "openclaw", "heartbeat", id);
         return text ? { appendContext: text } : undefined;
       } catch {
         return undefined;

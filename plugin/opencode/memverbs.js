@@ -27,12 +27,16 @@ import { spawn } from "node:child_process";
 
 const MEMVERBS = /* memverbs:command */ "memverbs" /* end */;
 const MEMVERBS_ENV = /* memverbs:env */ {} /* end */;
-const HOOK_TIMEOUT_MS = 8000; // the hook keeps its own 2.5 s deadline; this only guards a hung process
-const MAX_OUTPUT = 64 * 1024;
 const MAX_SESSIONS = 64;
 const SIDE_PROMPTS = ["You are a title generator", "You are a context summarization agent"];
 
-function runHook(moment, sessionID, eventName) {
+// >>> shared: templates/run-hook.js (python -m memverbs.installers.jsplugins rewrites this copy) >>>
+// Run `memverbs hook <moment> --harness <harness> --session-id <id>` and resolve with what it
+// printed ("" on any failure: no memverbs, no brain, a hung process). Never rejects.
+const HOOK_TIMEOUT_MS = 8000; // the hook keeps its own 2.5 s deadline; this only guards a hung process
+const MAX_OUTPUT = 64 * 1024;
+
+function runHook(command, env, harness, moment, sessionId, eventName) {
   return new Promise((resolve) => {
     let out = "";
     let done = false;
@@ -50,8 +54,8 @@ function runHook(moment, sessionID, eventName) {
       finish("");
     }, HOOK_TIMEOUT_MS);
     try {
-      child = spawn(MEMVERBS, ["hook", moment, "--harness", "opencode", "--session-id", sessionID], {
-        env: { ...process.env, ...MEMVERBS_ENV },
+      child = spawn(command, ["hook", moment, "--harness", harness, "--session-id", sessionId], {
+        env,
         stdio: ["pipe", "pipe", "ignore"],
       });
       child.on("error", () => finish(""));
@@ -60,12 +64,17 @@ function runHook(moment, sessionID, eventName) {
       });
       child.on("close", () => finish(out.trim()));
       child.stdin.on("error", () => {});
-      child.stdin.end(JSON.stringify({ session_id: sessionID, hook_event_name: eventName }));
+      const payload = eventName ? { session_id: sessionId, hook_event_name: eventName } : { session_id: sessionId };
+      child.stdin.end(JSON.stringify(payload));
     } catch {
       finish("");
     }
   });
 }
+// <<< shared <<<
+
+const hook = (moment, sessionID, eventName) =>
+  runHook(MEMVERBS, { ...process.env, ...MEMVERBS_ENV }, "opencode", moment, sessionID, eventName);
 
 export const MemverbsPlugin = async () => {
   const sessions = new Map(); // sessionID → { pack: Promise<string> | null, delta: Promise<string> | null }
@@ -81,7 +90,7 @@ export const MemverbsPlugin = async () => {
   };
   const refresh = (id, moment, eventName) => {
     const s = session(id);
-    s.pack = runHook(moment, id, eventName);
+    s.pack = hook(moment, id, eventName);
     return s.pack;
   };
   // A session this process did not see start (opencode run --continue) gets its pack on first use.
@@ -107,7 +116,7 @@ export const MemverbsPlugin = async () => {
         if (typeof id !== "string" || !id) return;
         // Not awaited: the heartbeat runs while opencode stores the message; the first
         // system transform of the turn waits for it.
-        session(id).delta = runHook("heartbeat", id, "chat.message");
+        session(id).delta = hook("heartbeat", id, "chat.message");
       } catch {}
     },
 

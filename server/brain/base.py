@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from memverbs.server.errors import MemverbsError
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -100,7 +102,7 @@ class FactFilter:
     since: int | None = None
 
 
-class TokenNameTaken(Exception):
+class TokenNameTaken(MemverbsError):
     """A live token already has this name."""
 
 

@@ -100,22 +100,23 @@ _UNWRITABLE = {sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_
 
 def translate(exc: sqlite3.Error, path: Path) -> BrainError:
     """The storage failure as memverbs's own type, decided by SQLite's result code (its primary
-    code: the low byte); the message text only where a driver gives no code."""
+    code: the low byte), never by the message's words. An error without a code (one the sqlite3
+    module raises itself, e.g. on a closed connection) is a plain BrainError."""
     text = str(exc)
     code = getattr(exc, "sqlite_errorcode", None)
     primary = code & 0xFF if isinstance(code, int) else None
-    if primary in _LOCKED or (primary is None and ("locked" in text or "busy" in text)):
+    if primary in _LOCKED:
         return BrainLocked(
             f"brain {path} is locked by another process ({text})",
             "Another memverbs process holds a long write; retry in a moment. If it persists, find the stuck "
             "process (`fuser` on the brain file) and stop it.",
         )
-    if primary in _CORRUPT or (primary is None and ("not a database" in text or "malformed" in text)):
+    if primary in _CORRUPT:
         return BrainCorrupt(
             f"brain {path} is corrupt ({text})",
             f"Move {path} aside and restore a backup, or run `memverbs init` for a fresh brain; "
             "`sqlite3 <file> .recover` can salvage rows.",
         )
-    if primary in _UNWRITABLE or (primary is None and ("readonly" in text or "unable to open" in text)):
+    if primary in _UNWRITABLE:
         return BrainError(f"brain {path} cannot be written ({text})", f"Check the permissions of {path} and its folder.")
     return BrainError(f"brain {path} failed: {text}", "Run `memverbs doctor` for a diagnosis.")

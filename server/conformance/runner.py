@@ -145,7 +145,7 @@ async def _run_case(
     params = _substitute(case["params"], marker, entity, saved)
     try:
         text, is_error = await call_tool(verb, params)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - the per-case guard: a transport failure fails this case, not the run
         return Result(name, verb, "fail", f"transport: {exc}")
     try:
         body = json.loads(text)

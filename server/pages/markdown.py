@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from memverbs.server.errors import MemverbsError
 from memverbs.server.names import collapse
 
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
@@ -43,7 +44,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 SUMMARY_MAX = 160
 
 
-class PageFormatError(ValueError):
+class PageFormatError(MemverbsError, ValueError):
     """The markdown cannot be read as a page; the message says where."""
 
 

@@ -10,13 +10,13 @@ on a type mismatch, skips enum checks for null.
 from __future__ import annotations
 
 from memverbs.server.errors import ERROR_CODES
+from memverbs.server.protocol.verb_defs import KINDS
 
 EVIDENCE = ["alias_hit", "exact_title_match", "high_vector_match", "keyword_exact", "weak_semantic"]
 CREATE_SAFETY = ["exists", "probable", "unknown"]
 REMEMBER_STATUS = ["inserted", "duplicate", "superseded"]
 SYNTHESIS_STATUS = ["ok", "empty_answer", "not_json", "no_llm", "model_unusable", "llm_error", "extractive_fallback"]
 THREAD_KIND = ["commitment", "recent_event"]
-KINDS = ["event", "preference", "commitment", "belief", "fact"]
 
 _PV = {"type": "integer", "const": 1}
 _STR_OR_NULL = {"type": ["string", "null"]}
@@ -56,7 +56,7 @@ RESPONSE_SCHEMAS: dict[str, dict] = {
                     "properties": {
                         "id": {"type": "integer"},
                         "fact": {"type": "string"},
-                        "kind": {"type": "string", "enum": KINDS},
+                        "kind": {"type": "string", "enum": list(KINDS)},
                         "fact_id": {"type": "string"},
                         "provenance": {"type": "string"},
                         "entity_slug": _STR_OR_NULL,

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from memverbs.server.protocol.page_defs import STARTER_PAGE_OPS
 from memverbs.server.protocol.registry import OPERATIONS
+from memverbs.server.quickconfig import SURFACES  # their names live with the light settings reader, which checks them
 
-SURFACES = ("verbs", "starter", "full")
+__all__ = ["SURFACES"]
+
 DEFAULT_SURFACE = "full"
 
 _VERBS = frozenset(op.name for op in OPERATIONS if op.verb)

@@ -45,11 +45,11 @@ class Read:
     mtime_ns: int
 
 
-class Skip(Exception):
+class Skip(MemverbsError):
     """This file is not imported, for a reason the report gives (not an error: nothing is wrong with the brain)."""
 
 
-class Failure(Exception):
+class Failure(MemverbsError):
     """This file could not be imported; the message says why and what to do."""
 
 

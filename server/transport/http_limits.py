@@ -23,6 +23,7 @@ import anyio
 from starlette.types import Message, Receive
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from memverbs.server.errors import MemverbsError
 from memverbs.server.transport.wire import MAX_FRAME_BYTES
 
 HEAD_TIMEOUT_S = 10.0
@@ -100,8 +101,8 @@ def _name(hostport: str) -> str:
     return hostport.rsplit(":", 1)[0] if hostport.count(":") == 1 else hostport
 
 
-class BodyTooLarge(Exception):
-    pass
+class BodyTooLarge(MemverbsError):
+    """A request body over the limit: answered 413 before it is read further."""
 
 
 async def read_body(receive: Receive) -> tuple[bytes, list[Message]]:
@@ -119,7 +120,7 @@ async def read_body(receive: Receive) -> tuple[bytes, list[Message]]:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > MAX_BODY_BYTES:
-                raise BodyTooLarge
+                raise BodyTooLarge(f"the request body is over {MAX_BODY_BYTES} bytes", "Send a smaller request.")
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks), []

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memverbs import __version__
+from memverbs.server.errors import MemverbsError
 
 # The handshake versions the SDK negotiates (a test pins these against mcp_types.version).
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -50,7 +51,7 @@ NO_ID = object()  # a message without an `id` member: a notification
 _SERVED = frozenset({"initialize", "ping", "tools/list", "tools/call"})
 
 
-class FrameError(Exception):
+class FrameError(MemverbsError):
     """A line that cannot be a request: answered with `code`, `message` and `data`, id null unless known."""
 
     def __init__(self, code: int, message: str, data: str, msg_id: Any = None) -> None:

@@ -368,7 +368,7 @@ def test_remote_header_prints_the_header_and_nothing_else(tmp_path, server, toke
 
 def test_the_helper_finds_the_session_bus_a_minimal_environment_lacks(tmp_path, monkeypatch):
     """Codex runs the helper without DBUS_SESSION_BUS_ADDRESS; the Secret Service backend needs it."""
-    from memverbs.cli.connect import _find_session_bus
+    from memverbs.server.brain.password import find_session_bus as _find_session_bus
 
     bus = tmp_path / "bus"
     listener = socket.socket(socket.AF_UNIX)

@@ -20,7 +20,7 @@ from helpers import init_home
 
 from benchmarks.http_load import RemoteServer, make_token
 from memverbs.cli.main import main
-from memverbs.cli.remote import RemoteError, TokenVault, normalise_url
+from memverbs.remote.record import RemoteError, TokenVault, normalise_url
 
 PLAINTEXT = "keyrings.alt.file.PlaintextKeyring"
 

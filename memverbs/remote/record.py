@@ -1,4 +1,4 @@
-"""The client side of a remote brain: its URL, where its token is kept, and the local record.
+"""A remote brain as this machine knows it: its URL, where its token is kept, and the local record.
 
 * `normalise_url` — a remote brain is named by its MCP endpoint: a scheme is
   required, the path is `/mcp` (or ends in `/mcp` behind a proxy prefix), and
@@ -15,8 +15,8 @@
 * `RemoteRecord` — `$MEMVERBS_HOME/remote.json`: which brain this machine is
   connected to and where its token is. It never holds the token.
 
-Stdlib and `keyring` only (no MCP stack): installers and a headers helper can
-import it cheaply.
+Stdlib and `keyring` (imported lazily) only, no MCP stack: the hooks, the
+installers and a headers helper import it cheaply.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from memverbs.server.errors import MemverbsError
 from memverbs.server.home import Home
 
 SERVICE = "memverbs"
@@ -45,11 +46,9 @@ def _failures() -> tuple[type[BaseException], ...]:
     return (KeyringError, RuntimeError, OSError, ValueError, ImportError)
 
 
-class RemoteError(Exception):
-    def __init__(self, message: str, fix: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.fix = fix
+class RemoteError(MemverbsError):
+    """A remote brain cannot be used as asked: a bad URL, an unreadable record, a refused token or
+    harness registration; `fix` says what to do."""
 
 
 # -- the URL ---------------------------------------------------------------------
@@ -225,7 +224,7 @@ class RemoteRecord:
     surface: str | None = None
     source_id: str | None = None
     connected_at: str = ""
-    harnesses: list[str] = field(default_factory=list)  # registered by the installers (see connect.py)
+    harnesses: list[str] = field(default_factory=list)  # registered by `connect --install` (connection.py)
 
     @staticmethod
     def path(home: Home) -> Path:

@@ -88,7 +88,7 @@ def _changed_on_postgres(where: BrainLocation, source: str, lane: str, session: 
     password = keyring_password(where.url or "", where.keyring)
     try:
         with psycopg.connect(
-            where.url or "", autocommit=True, connect_timeout=PG_CONNECT_TIMEOUT_S, **({"password": password} if password else {}),
+            where.url or "", autocommit=True, connect_timeout=PG_CONNECT_TIMEOUT_S, password=password
         ) as db:
             row = db.execute(_PG_QUERY, (source, lane, session)).fetchone()
     except (psycopg.Error, OSError, ValueError):

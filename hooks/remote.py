@@ -18,10 +18,16 @@ from __future__ import annotations
 
 import json
 import time
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from memverbs.hooks.events import HookFailure, RemoteHookError
 from memverbs.server.home import REMOTE_RECEIPT, Home
+
+if TYPE_CHECKING:
+    from memverbs.hooks.events import HookEvent
+    from memverbs.hooks.state import SessionState
+    from memverbs.server.quickconfig import QuickSettings
 
 MARGIN_S = 0.15
 MAX_REPLY = 4 << 20
@@ -54,6 +60,9 @@ class RemoteBrain:
         timeout = self.deadline - time.monotonic() - MARGIN_S
         if timeout <= 0:
             raise RemoteHookError("remote_timeout")
+        if parts.hostname is None:
+            raise RemoteHookError("remote_unreachable")  # a URL with no host names no server to reach
+        conn: http.client.HTTPConnection
         if parts.scheme == "https":
             conn = http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout)
         else:
@@ -99,7 +108,9 @@ def _tool_body(data: bytes) -> dict:
 class RemoteHook:
     """What a moment needs, on a remote brain: the same surface as the local `Hook`."""
 
-    def __init__(self, url: str, event, settings, state, now_ms: int, deadline: float) -> None:
+    def __init__(
+        self, url: str, event: HookEvent, settings: QuickSettings, state: SessionState, now_ms: int, deadline: float
+    ) -> None:
         from memverbs.remote.record import token_for  # noqa: PLC0415 - env first; keyring only without it
 
         self.event, self.settings, self.state, self.now_ms = event, settings, state, now_ms

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeGuard
 
 from memverbs.hooks.events import Harness
 from memverbs.installers.files import atomic_write
@@ -103,7 +104,7 @@ def hook_command(opts: Options, moment: str) -> str:
     return f"{env} {cmd}" if env else cmd
 
 
-def is_our_hook(value: object) -> bool:
+def is_our_hook(value: object) -> TypeGuard[dict[str, Any]]:
     """A hook group (Claude's format) that runs `memverbs hook …`."""
     if not isinstance(value, dict):
         return False
@@ -210,7 +211,7 @@ def _step_key(record: dict) -> str:
 OWNERS = {"remote": is_our_remote}  # a json_entry record's "owner": revert only while the entry is still ours
 
 
-def run_uninstall(opts: Options, skip=None) -> dict | None:
+def run_uninstall(opts: Options, skip: Callable[[dict], bool] | None = None) -> dict | None:
     """Reverse the receipt's steps, last first; `skip(record)` leaves a step's change in place."""
     receipt = read_receipt(opts.home, opts.harness, opts.receipt)
     if receipt is None:

@@ -17,4 +17,4 @@ _checkout = _os.path.dirname(_os.path.dirname(_os.path.realpath(__file__)))
 if _os.path.isfile(_os.path.join(_checkout, "pyproject.toml")) and _os.path.isfile(
     _os.path.join(_checkout, "server", "__init__.py")
 ):
-    __path__.append(_checkout)  # type: ignore[name-defined]
+    __path__.append(_checkout)

@@ -66,8 +66,8 @@ class Dispatcher:
     providers: Providers | None = None
 
     @classmethod
-    def local(cls, source: str, open_brain: Callable[[], object], surface: str = "full",
-              providers: object | None = None) -> Dispatcher:
+    def local(cls, source: str, open_brain: Callable[[], Brain], surface: str = "full",
+              providers: Providers | None = None) -> Dispatcher:
         """The trusted in-process caller's dispatcher (the CLI through Runtime, the hooks): lane
         'local', private facts visible, no usage log. Built here, so both get the same one."""
         return cls(caller=Caller.local(source), surface=surface, open_brain=open_brain, providers=providers)

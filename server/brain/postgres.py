@@ -29,7 +29,7 @@ import psycopg
 
 from memverbs.server.brain import postgres_migrations as pgmig
 from memverbs.server.brain.factory import redact
-from memverbs.server.brain.postgres_base import CONNECT_TIMEOUT_S, WRITE_LOCK, Conn, first, password_kwarg, translate
+from memverbs.server.brain.postgres_base import CONNECT_TIMEOUT_S, WRITE_LOCK, Conn, first, translate
 from memverbs.server.brain.postgres_browse import BrowseStore
 from memverbs.server.brain.postgres_facts import FactStore
 from memverbs.server.brain.postgres_pages import PageStore
@@ -61,7 +61,7 @@ class PostgresBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, 
         where = redact(url)
         try:
             conn = psycopg.connect(
-                url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, row_factory=row_factory, **password_kwarg(password)
+                url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, row_factory=row_factory, password=password
             )
         except psycopg.Error as exc:
             raise translate(exc, url, password) from exc

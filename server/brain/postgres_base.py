@@ -62,8 +62,9 @@ class _SharedPool:
             timeout=timeout_s,
             open=False,
             check=_check_if_idle,  # a connection the server dropped is replaced, not handed out
+            # libpq's `password` beats PGPASSWORD and ~/.pgpass; psycopg drops it when None, leaving them to libpq.
             kwargs={"autocommit": True, "row_factory": row_factory, "connect_timeout": CONNECT_TIMEOUT_S,
-                    **password_kwarg(password)},
+                    "password": password},
             name="memverbs-brain",
         )
 
@@ -145,7 +146,7 @@ class PostgresBase:
             try:
                 conn = psycopg.connect(
                     self.url, autocommit=True, row_factory=row_factory, connect_timeout=CONNECT_TIMEOUT_S,
-                    **password_kwarg(self._password),
+                    password=self._password,
                 )
             except psycopg.Error as exc:
                 raise translate(exc, self.url, self._password) from exc
@@ -239,11 +240,6 @@ class PostgresBase:
 
 
 # -- errors ------------------------------------------------------------------------------
-
-
-def password_kwarg(password: str | None) -> dict[str, str]:
-    """libpq's `password` parameter, which beats PGPASSWORD and ~/.pgpass; nothing when None."""
-    return {"password": password} if password else {}
 
 
 def _clean(exc: BaseException, url: str, keyring_password: str | None = None) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from memverbs.server.brain.base import FactFilter, Row
 from memverbs.server.brain.fact_edits import restore_refusal, visibility_refusal
-from memverbs.server.brain.postgres_base import PostgresBase
+from memverbs.server.brain.postgres_base import PostgresBase, first
 from memverbs.server.brain.postgres_facts import fact_order
 from memverbs.server.brain.sqlite_facts import FACT_COLS
 
@@ -245,13 +245,14 @@ class BrowseStore(PostgresBase):
             refused = restore_refusal(fact_id, row, now=now, page_deleted=page_deleted, restated_by=restated_by)
             if refused is not None:
                 raise refused
+            assert row is not None, "restore_refusal refuses a missing fact"
             db.execute("UPDATE facts SET expired_at = NULL, expiry_reason = NULL WHERE id = %s", (fact_id,))
             db.execute(
                 "INSERT INTO fact_audit (fact_id, action, old_value, old_at, reason, actor, at) "
                 "VALUES (%s, 'restored', %s, %s, %s, %s, %s)",
                 (fact_id, row["expiry_reason"], row["expired_at"], reason, actor, now),
             )
-            return db.execute(f"SELECT {FACT_COLS}, expiry_reason FROM facts WHERE id = %s", (fact_id,)).fetchone()
+            return first(db.execute(f"SELECT {FACT_COLS}, expiry_reason FROM facts WHERE id = %s", (fact_id,)))
 
     def set_fact_visibility(self, source: str, fact_id: int, visibility: str, *, widen: bool, reason: str,
                             actor: str, now: int) -> bool:

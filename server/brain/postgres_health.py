@@ -19,8 +19,8 @@ def postgres_checks(where: BrainLocation) -> list[Row]:
         return [("brain", "fail", f"brain.url is {where} but psycopg is not installed", "pip install 'memverbs[postgres]'")]
     from memverbs.server.brain.password import keyring_password, password_source  # noqa: PLC0415
 
-    password = keyring_password(where.url, where.keyring)
-    source = password_source(where.url, where.keyring)
+    password = keyring_password(where.dsn, where.keyring)
+    source = password_source(where.dsn, where.keyring)
     if where.keyring is not None and password is None and source.startswith("the OS keyring"):
         return [(
             "brain",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import getpass
 import sys
+from typing import TYPE_CHECKING
 
 from memverbs.cli.output import fail, print_json
 from memverbs.server.brain import password as pw
@@ -19,8 +20,11 @@ from memverbs.server.brain.factory import BrainLocation, locate, redact
 from memverbs.server.errors import MemverbsError
 from memverbs.server.home import Home
 
+if TYPE_CHECKING:
+    import argparse
 
-def _postgres_brain(args, home: Home) -> BrainLocation | int:
+
+def _postgres_brain(args: argparse.Namespace, home: Home) -> BrainLocation | int:
     """The brain --url names, else the configured one; it must be a Postgres brain."""
     from memverbs.server.runtime import Runtime  # noqa: PLC0415
 
@@ -44,7 +48,7 @@ def _read_password() -> str:
     return sys.stdin.readline().rstrip("\r\n")
 
 
-def run_brain_password(args) -> int:
+def run_brain_password(args: argparse.Namespace) -> int:
     home = Home.from_env()
     where = _postgres_brain(args, home)
     if isinstance(where, int):
@@ -59,7 +63,7 @@ def run_brain_password(args) -> int:
     return _set(args, home, where, key)
 
 
-def _set(args, home: Home, where: BrainLocation, key: str) -> int:
+def _set(args: argparse.Namespace, home: Home, where: BrainLocation, key: str) -> int:
     if pw.url_password(where.url or "") is not None:
         return fail(
             f"{where} carries its own password, which wins over the keyring",
@@ -119,7 +123,7 @@ def _check(url: str, secret: str) -> MemverbsError | None:
     return None
 
 
-def _status(args, where: BrainLocation, key: str) -> int:
+def _status(args: argparse.Namespace, where: BrainLocation, key: str) -> int:
     source = pw.password_source(where.url or "", where.keyring)
     found = None
     if where.keyring is not None and source.startswith("the OS keyring"):
@@ -135,7 +139,7 @@ def _status(args, where: BrainLocation, key: str) -> int:
     return 0
 
 
-def _delete(args, home: Home, where: BrainLocation, key: str) -> int:
+def _delete(args: argparse.Namespace, home: Home, where: BrainLocation, key: str) -> int:
     notes = pw.load_notes(home.root)
     note = notes.pop(key, None)
     removed = False

@@ -245,7 +245,7 @@ def _history(args: argparse.Namespace, target: LocalTarget) -> int:
 # -- restore-fact and fact-visibility ---------------------------------------------------------
 
 
-def _refused(args, exc: FactEditRefused) -> int:
+def _refused(args: argparse.Namespace, exc: FactEditRefused) -> int:
     """A refusal names its code (FACT_EDIT_REFUSALS), the problem and the fix; nothing was written."""
     if getattr(args, "json", False):
         print_json({"refused": exc.code, "message": exc.message, "fix": exc.fix})
@@ -253,7 +253,7 @@ def _refused(args, exc: FactEditRefused) -> int:
     return fail(f"{exc.message} [{exc.code}]", exc.fix)
 
 
-def _restore_fact(args, target) -> int:
+def _restore_fact(args: argparse.Namespace, target: LocalTarget) -> int:
     from memverbs.server.brain.fact_edits import local_actor  # noqa: PLC0415
 
     fact_id = _fact_id(args.id)
@@ -277,7 +277,7 @@ def _restore_fact(args, target) -> int:
     return 0
 
 
-def _fact_visibility(args, target) -> int:
+def _fact_visibility(args: argparse.Namespace, target: LocalTarget) -> int:
     from memverbs.server.brain.fact_edits import local_actor  # noqa: PLC0415
 
     fact_id = _fact_id(args.id)

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import shlex
 import sys
+from typing import TYPE_CHECKING
 
 from memverbs.cli.output import fail, print_json
 from memverbs.remote.record import TOKEN_ENV, RemoteError, RemoteRecord, normalise_url
 from memverbs.server.home import Home
 
+if TYPE_CHECKING:
+    import argparse
 
-def _harness_list(args) -> list[str] | None:
+
+def _harness_list(args: argparse.Namespace) -> list[str] | None:
     """The harness ids --install names (None when --install was not given)."""
     raw = getattr(args, "install", None)
     if raw is None:
@@ -24,7 +28,7 @@ def _harness_list(args) -> list[str] | None:
     return [h.strip() for h in items if h and h.strip()]
 
 
-def run_connect(args) -> int:
+def run_connect(args: argparse.Namespace) -> int:
     import anyio  # noqa: PLC0415
 
     from memverbs.cli.probe import describe, probe  # noqa: PLC0415
@@ -87,7 +91,7 @@ def _token_lines(record: RemoteRecord) -> list[tuple[str, str]]:
     return [(h, where_the_token_is(h, record.token_store)) for h in record.harnesses]
 
 
-def run_disconnect(args) -> int:
+def run_disconnect(args: argparse.Namespace) -> int:
     from memverbs.remote import connection  # noqa: PLC0415
 
     home = Home.from_env()
@@ -114,7 +118,7 @@ def run_disconnect(args) -> int:
     return 0
 
 
-def run_remote_header(args) -> int:
+def run_remote_header(args: argparse.Namespace) -> int:
     """`memverbs remote-header [URL] [--bare] [--keyring-backend B]`: what a harness's headers helper runs.
 
     Prints `{"Authorization": "Bearer <token>"}` (Claude Code's headersHelper and Codex's

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memverbs.cli.output import fail, print_json
 from memverbs.hooks.events import Harness
@@ -12,6 +13,9 @@ from memverbs.installers.spec import HarnessSpec, names
 from memverbs.installers.steps import InstallError
 from memverbs.server.home import REMOTE_RECEIPT
 
+if TYPE_CHECKING:
+    import argparse
+
 
 def _targets(name: str) -> list[HarnessSpec] | None:
     if name == "all":
@@ -20,7 +24,7 @@ def _targets(name: str) -> list[HarnessSpec] | None:
     return [spec] if spec is not None else None
 
 
-def run_install_cmd(args) -> int:
+def run_install_cmd(args: argparse.Namespace) -> int:
     targets = _targets(args.harness)
     if targets is None:
         return fail(f"unknown harness {args.harness!r}", f"Use one of: {names(registry.HARNESSES)}, all.", code=2)
@@ -71,12 +75,12 @@ def _print_result(harness: Harness, result: dict) -> None:
         print(f"  note: {note}")
 
 
-def run_uninstall_cmd(args) -> int:
+def run_uninstall_cmd(args: argparse.Namespace) -> int:
     targets = _targets(args.harness) if args.harness != "all" else list(registry.HARNESSES)
     if targets is None:
         return fail(f"unknown harness {args.harness!r}", f"Use one of: {names(registry.HARNESSES)}, all.", code=2)
     status = 0
-    results = []
+    results: list[dict[str, object]] = []
     as_json = getattr(args, "json", False)
     for spec in targets:
         harness = spec.harness

@@ -184,7 +184,7 @@ class TokenVault:
         return True
 
 
-def _backend_name(backend) -> str:
+def _backend_name(backend: object) -> str:
     return f"{type(backend).__module__}.{type(backend).__name__}"
 
 

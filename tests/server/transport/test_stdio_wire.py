@@ -8,7 +8,7 @@ from rawmcp import RawMcp
 
 from memverbs.server.protocol.surfaces import SURFACES, tool_defs
 
-SNAPSHOT = os.path.join(os.path.dirname(__file__), os.pardir, "snapshots", "tools_full.json")
+SNAPSHOT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "snapshots", "tools_full.json")
 
 
 @pytest.fixture

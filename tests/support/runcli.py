@@ -4,8 +4,9 @@ A subprocess per CLI call costs the interpreter's start-up and the package's imp
 every time; `main(argv)` costs neither. What a separate process would have kept
 to itself is isolated here instead: the environment (restored after the call, so
 a command that sets a variable cannot leak it into the next test), stdin, stdout
-and stderr (fresh buffers, never a terminal, so output is plain), and the exit
-status (argparse's `SystemExit` is the status, as the shell would see it).
+and stderr (fresh buffers, never a terminal, so output is plain), the exit
+status (argparse's `SystemExit` is the status, as the shell would see it), and the
+keyring backend keyring picked for the last environment.
 
 The console script, signals and real file descriptors (hooks, `serve`) keep
 real-subprocess tests; see tests/cli/test_console_script.py.
@@ -46,15 +47,25 @@ def _process_state(env: Mapping[str, str] | None, stdin: bytes):
                io.TextIOWrapper(out, encoding="utf-8", write_through=True),
                io.TextIOWrapper(err, encoding="utf-8", write_through=True))
     sys.stdin, sys.stdout, sys.stderr = streams
+    _forget_keyring_backend()
     try:
         yield out, err
     finally:
         sys.stdin, sys.stdout, sys.stderr = saved_streams
+        _forget_keyring_backend()
         for stream in streams:
             stream.flush()
             stream.detach()  # a collected wrapper would close the buffer the caller reads
         os.environ.clear()
         os.environ.update(saved_env)
+
+
+def _forget_keyring_backend() -> None:
+    """keyring picks its backend once per process (from PYTHON_KEYRING_BACKEND, its config file
+    or what is installed); a new process would pick again from the environment it was given."""
+    core = sys.modules.get("keyring.core")
+    if core is not None and hasattr(core, "_keyring_backend"):
+        core._keyring_backend = None
 
 
 def run_cli(*args: Any, env: Mapping[str, str] | None = None, stdin: str | bytes | None = None,

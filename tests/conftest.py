@@ -111,7 +111,7 @@ def remote(runtime) -> Client:
     return Client(runtime.mcp_dispatcher("full"))
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def memverbs_cmd() -> list[str]:
     """The command that runs this memverbs in a subprocess."""
     exe = shutil.which("memverbs")

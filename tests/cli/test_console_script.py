@@ -52,8 +52,9 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(memverbs_cmd, env):
 
 
 def test_ctrl_c_stops_the_ui_server_cleanly(memverbs_cmd, env):
+    # A shell's background job starts with SIGINT ignored, and a child inherits that: give it a terminal's default.
     proc = subprocess.Popen([*memverbs_cmd, "ui", "--no-open"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert "http://127.0.0.1:" in proc.stdout.readline()  # listening: the handler is in place
         time.sleep(0.2)

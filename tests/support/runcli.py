@@ -36,8 +36,11 @@ class CliResult:
 
 
 @contextmanager
-def _process_state(env: Mapping[str, str] | None, stdin: bytes):
+def _process_state(env: Mapping[str, str] | None, stdin: bytes, cwd: str | os.PathLike | None):
     saved_env = dict(os.environ)
+    saved_cwd = os.getcwd()
+    if cwd is not None:
+        os.chdir(cwd)
     saved_streams = sys.stdin, sys.stdout, sys.stderr
     if env is not None:
         os.environ.clear()
@@ -53,6 +56,7 @@ def _process_state(env: Mapping[str, str] | None, stdin: bytes):
     finally:
         sys.stdin, sys.stdout, sys.stderr = saved_streams
         _forget_keyring_backend()
+        os.chdir(saved_cwd)
         for stream in streams:
             stream.flush()
             stream.detach()  # a collected wrapper would close the buffer the caller reads
@@ -69,11 +73,12 @@ def _forget_keyring_backend() -> None:
 
 
 def run_cli(*args: Any, env: Mapping[str, str] | None = None, stdin: str | bytes | None = None,
-            text: bool = True) -> CliResult:
-    """Run `memverbs ARGS…` through `main(argv)`; env (default: this process's) is the whole environment."""
+            text: bool = True, cwd: str | os.PathLike | None = None) -> CliResult:
+    """Run `memverbs ARGS…` through `main(argv)`; env (default: this process's) is the whole environment,
+    cwd (default: this process's) the working directory for the call."""
     argv = [str(a) for a in args]
     data = stdin.encode("utf-8") if isinstance(stdin, str) else (stdin or b"")
-    with _process_state(env, data) as (out, err):
+    with _process_state(env, data, cwd) as (out, err):
         try:
             status = main(argv)
         except SystemExit as exc:  # argparse: --help, usage errors

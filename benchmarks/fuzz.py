@@ -1,4 +1,4 @@
-"""The long fuzz run: tests/transport/test_fuzz.py's suite with many more examples, figures recorded.
+"""The long fuzz run: tests/server/transport/test_fuzz.py's suite with many more examples, figures recorded.
 
     python -m benchmarks.fuzz                    # 2000 examples per transport; writes its RESULTS.md section
     python -m benchmarks.fuzz --examples 300 --no-write

@@ -10,7 +10,7 @@ read-heavy verb mix with one write in five. The run is bounded twice — a
 deadline and a per-client request cap — and talks only to 127.0.0.1. Reported:
 HTTP status counts (no 5xx is the bar), tool errors, throughput and the
 client-side latency of each call (p50 / p95 / p99 = value at index ceil(q·n)−1).
-The test suite runs a short smoke of the same load (`tests/transport/test_http.py`).
+The test suite runs a short smoke of the same load (`tests/server/transport/test_http.py`).
 """
 
 from __future__ import annotations

@@ -78,8 +78,19 @@ def other_brain_url(request, brain_backend):
     server.drop_database(url)
 
 
+@pytest.fixture(scope="session")
+def empty_sqlite_home(tmp_path_factory) -> Path:
+    """A home with an empty, migrated SQLite brain, made once: `home` copies it (a copy costs far
+    less than migrating a new brain, and the brain holds nothing that names its home)."""
+    root = tmp_path_factory.mktemp("template") / "home"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv("MEMVERBS_BRAIN__URL", raising=False)
+        init_home(root)
+    return root
+
+
 @pytest.fixture
-def home(tmp_path, monkeypatch, brain_url) -> Home:
+def home(request, tmp_path, monkeypatch, brain_url) -> Home:
     """An initialised MEMVERBS_HOME with an empty brain; the environment points at it."""
     root = tmp_path / "home"
     monkeypatch.setenv("MEMVERBS_HOME", str(root))
@@ -87,9 +98,10 @@ def home(tmp_path, monkeypatch, brain_url) -> Home:
         monkeypatch.delenv(var, raising=False)
     if brain_url:
         monkeypatch.setenv("MEMVERBS_BRAIN__URL", brain_url)
-    else:
-        monkeypatch.delenv("MEMVERBS_BRAIN__URL", raising=False)
-    return init_home(root)
+        return init_home(root)
+    monkeypatch.delenv("MEMVERBS_BRAIN__URL", raising=False)
+    shutil.copytree(request.getfixturevalue("empty_sqlite_home"), root)
+    return Home(root)
 
 
 @pytest.fixture
@@ -111,7 +123,7 @@ def remote(runtime) -> Client:
     return Client(runtime.mcp_dispatcher("full"))
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def memverbs_cmd() -> list[str]:
     """The command that runs this memverbs in a subprocess."""
     exe = shutil.which("memverbs")

@@ -4,7 +4,7 @@ memverbs serves the handshake era of MCP (`initialize`, then `tools/list`,
 `tools/call`, `ping`) itself, because the official SDK costs about a second of
 imports at start-up and a millisecond of thread hops and model validation on
 every request. What the SDK would do is kept, and a test holds the bytes equal
-to the SDK's own server (tests/transport/test_stdio_equivalence.py): the
+to the SDK's own server (tests/server/transport/test_stdio_equivalence.py): the
 version negotiation, the capabilities, the key order of every result (the
 SDK's models are alphabetical), `-32601` for a method it does not serve,
 `-32602` for a request before `initialize` or with malformed params, and no

@@ -1,15 +1,16 @@
-"""The `memverbs` command end to end: real subprocesses against a real brain in a throwaway home."""
+"""The `memverbs` command end to end, in process through `main(argv)` against a real brain in a throwaway home
+(tests/cli/test_console_script.py runs the installed script as a real subprocess)."""
 
 from __future__ import annotations
 
 import json
 import os
 import sqlite3
-import subprocess
 import tomllib
 from pathlib import Path
 
 import pytest
+from runcli import CliResult, run_cli
 
 REMEMBER_KEYS = ["id", "status", "status_text", "entity_slug", "valid_until", "degraded_dedup", "protocol_version"]
 ENVELOPE_KEYS = ["error", "message", "suggestion", "protocol_version"]
@@ -29,22 +30,22 @@ Works with [[companies/acme]].
 # -- helpers ------------------------------------------------------------------
 
 
-def run(cmd: list[str], env: dict, *args: str, input: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([*cmd, *args], env=env, input=input, capture_output=True, text=True, timeout=60)
+def run(env: dict, *args: str, stdin: str | None = None) -> CliResult:
+    return run_cli(*args, env=env, stdin=stdin)
 
 
-def ok(cmd, env, *args, input=None) -> subprocess.CompletedProcess:
-    proc = run(cmd, env, *args, input=input)
+def ok(env, *args, stdin=None) -> CliResult:
+    proc = run(env, *args, stdin=stdin)
     assert proc.returncode == 0, f"exit {proc.returncode}\nstdout: {proc.stdout}\nstderr: {proc.stderr}"
     assert "Traceback" not in proc.stderr
     return proc
 
 
-def ok_json(cmd, env, *args, input=None) -> dict:
-    return json.loads(ok(cmd, env, *args, "--json", input=input).stdout)
+def ok_json(env, *args, stdin=None) -> dict:
+    return json.loads(ok(env, *args, "--json", stdin=stdin).stdout)
 
 
-def assert_refused(proc: subprocess.CompletedProcess, *fragments: str) -> None:
+def assert_refused(proc: CliResult, *fragments: str) -> None:
     """Non-zero exit, the problem and a `fix:` line on stderr, never a traceback."""
     assert proc.returncode != 0, proc.stdout
     assert "Traceback" not in proc.stderr, proc.stderr
@@ -68,9 +69,9 @@ def fact_rows(home_root: Path) -> list[tuple]:
 # -- init ---------------------------------------------------------------------
 
 
-def test_init_creates_home_config_and_brain(memverbs_cmd, tmp_path):
+def test_init_creates_home_config_and_brain(tmp_path):
     root = tmp_path / "new-home"
-    proc = ok(memverbs_cmd, fresh_env(root), "init")
+    proc = ok(fresh_env(root), "init")
 
     assert (root / "brain.db").is_file()
     config = tomllib.loads((root / "config.toml").read_text())
@@ -81,24 +82,24 @@ def test_init_creates_home_config_and_brain(memverbs_cmd, tmp_path):
     assert "brain.db" in proc.stdout
 
 
-def test_init_json_reports_what_it_created(memverbs_cmd, tmp_path):
+def test_init_json_reports_what_it_created(tmp_path):
     root = tmp_path / "new-home"
-    body = ok_json(memverbs_cmd, fresh_env(root), "init")
+    body = ok_json(fresh_env(root), "init")
     assert body["home"] == str(root)
     assert body["brain_created"] is True
     assert body["config_created"] is True
     assert body["facts"] == 0 and body["pages"] == 0
 
 
-def test_init_twice_is_safe_and_loses_nothing(memverbs_cmd, tmp_path):
+def test_init_twice_is_safe_and_loses_nothing(tmp_path):
     root = tmp_path / "new-home"
     env = fresh_env(root)
-    ok(memverbs_cmd, env, "init")
+    ok(env, "init")
     installed_at = tomllib.loads((root / "config.toml").read_text())["protocol_installed_at"]
-    ok(memverbs_cmd, env, "remember", "Alice prefers async standups", "--provenance", "test")
-    ok(memverbs_cmd, env, "config", "set", "mcp_surface", "verbs")
+    ok(env, "remember", "Alice prefers async standups", "--provenance", "test")
+    ok(env, "config", "set", "mcp_surface", "verbs")
 
-    second = ok_json(memverbs_cmd, env, "init")
+    second = ok_json(env, "init")
 
     assert second["brain_created"] is False
     assert second["facts"] == 1
@@ -111,8 +112,8 @@ def test_init_twice_is_safe_and_loses_nothing(memverbs_cmd, tmp_path):
 # -- remember -------------------------------------------------------------------
 
 
-def test_remember_json_is_the_wire_body(memverbs_cmd, env):
-    body = ok_json(memverbs_cmd, env, "remember", "Alice prefers async standups", "--provenance", "chat 2026-06-12")
+def test_remember_json_is_the_wire_body(env):
+    body = ok_json(env, "remember", "Alice prefers async standups", "--provenance", "chat 2026-06-12")
     assert list(body) == REMEMBER_KEYS
     assert body["status"] == "inserted"
     assert isinstance(body["id"], str)
@@ -120,9 +121,9 @@ def test_remember_json_is_the_wire_body(memverbs_cmd, env):
     assert body["protocol_version"] == 1
 
 
-def test_remember_stores_entity_kind_visibility_and_verbatim_provenance(memverbs_cmd, env, home):
+def test_remember_stores_entity_kind_visibility_and_verbatim_provenance(env, home):
     body = ok_json(
-        memverbs_cmd, env,
+        env,
         "remember", "Alice prefers tea", "--provenance", "  said in chat  ",
         "--entity", "people/alice", "--kind", "preference", "--visibility", "private",
     )
@@ -134,50 +135,50 @@ def test_remember_stores_entity_kind_visibility_and_verbatim_provenance(memverbs
     assert row == ("Alice prefers tea", "preference", "people/alice", "private", "  said in chat  ")
 
 
-def test_remember_ttl_sets_valid_until(memverbs_cmd, env):
-    body = ok_json(memverbs_cmd, env, "remember", "Standup moved to 10am", "--provenance", "test", "--ttl", "30d")
+def test_remember_ttl_sets_valid_until(env):
+    body = ok_json(env, "remember", "Standup moved to 10am", "--provenance", "test", "--ttl", "30d")
     assert body["valid_until"] is not None
     assert body["valid_until"].endswith("Z")
 
 
-def test_remember_readable_text_names_the_fact_id(memverbs_cmd, env):
-    out = ok(memverbs_cmd, env, "remember", "Alice prefers tea", "--provenance", "t", "--entity", "people/alice").stdout
+def test_remember_readable_text_names_the_fact_id(env):
+    out = ok(env, "remember", "Alice prefers tea", "--provenance", "t", "--entity", "people/alice").stdout
     assert out.strip() == "remembered as fact #1 about people/alice"
 
 
-def test_remember_without_provenance_flag_is_a_usage_error(memverbs_cmd, env, home):
-    proc = run(memverbs_cmd, env, "remember", "Alice prefers tea")
+def test_remember_without_provenance_flag_is_a_usage_error(env, home):
+    proc = run(env, "remember", "Alice prefers tea")
     assert proc.returncode != 0
     assert "--provenance" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert fact_rows(home.root) == []
 
 
-def test_remember_with_blank_provenance_is_refused_with_a_fix(memverbs_cmd, env, home):
-    proc = run(memverbs_cmd, env, "remember", "Alice prefers tea", "--provenance", "   ")
+def test_remember_with_blank_provenance_is_refused_with_a_fix(env, home):
+    proc = run(env, "remember", "Alice prefers tea", "--provenance", "   ")
     assert_refused(proc, "provenance is required")
     assert proc.stdout == ""
     assert fact_rows(home.root) == []
 
 
-def test_remember_with_iso_duration_ttl_is_refused_with_the_shorthand_fix(memverbs_cmd, env, home):
-    proc = run(memverbs_cmd, env, "remember", "Alice prefers tea", "--provenance", "t", "--ttl", "P30D")
+def test_remember_with_iso_duration_ttl_is_refused_with_the_shorthand_fix(env, home):
+    proc = run(env, "remember", "Alice prefers tea", "--provenance", "t", "--ttl", "P30D")
     assert_refused(proc, "ISO-8601 duration")
     fix = proc.stderr.split("fix:", 1)[1]
     assert "30d" in fix
     assert fact_rows(home.root) == []
 
 
-def test_remember_with_unknown_kind_is_refused(memverbs_cmd, env, home):
-    proc = run(memverbs_cmd, env, "remember", "Alice prefers tea", "--provenance", "t", "--kind", "rumour")
+def test_remember_with_unknown_kind_is_refused(env, home):
+    proc = run(env, "remember", "Alice prefers tea", "--provenance", "t", "--kind", "rumour")
     assert proc.returncode != 0
     assert "preference" in proc.stderr  # the choices are listed
     assert "Traceback" not in proc.stderr
     assert fact_rows(home.root) == []
 
 
-def test_error_with_json_prints_the_error_envelope(memverbs_cmd, env):
-    proc = run(memverbs_cmd, env, "remember", "Alice prefers tea", "--provenance", " ", "--json")
+def test_error_with_json_prints_the_error_envelope(env):
+    proc = run(env, "remember", "Alice prefers tea", "--provenance", " ", "--json")
     assert proc.returncode == 1
     body = json.loads(proc.stdout)
     assert list(body) == ENVELOPE_KEYS
@@ -188,11 +189,11 @@ def test_error_with_json_prints_the_error_envelope(memverbs_cmd, env):
 # -- recall / forget --------------------------------------------------------------
 
 
-def test_recall_by_entity_returns_the_remembered_fact(memverbs_cmd, env):
-    ok(memverbs_cmd, env, "remember", "Alice prefers tea", "--provenance", "chat", "--entity", "people/alice")
-    ok(memverbs_cmd, env, "remember", "Bob prefers coffee", "--provenance", "chat", "--entity", "people/bob")
+def test_recall_by_entity_returns_the_remembered_fact(env):
+    ok(env, "remember", "Alice prefers tea", "--provenance", "chat", "--entity", "people/alice")
+    ok(env, "remember", "Bob prefers coffee", "--provenance", "chat", "--entity", "people/bob")
 
-    body = ok_json(memverbs_cmd, env, "recall", "--entity", "people/alice")
+    body = ok_json(env, "recall", "--entity", "people/alice")
 
     assert [f["fact"] for f in body["facts"]] == ["Alice prefers tea"]
     assert body["facts"][0]["fact_id"] == "1"
@@ -201,24 +202,24 @@ def test_recall_by_entity_returns_the_remembered_fact(memverbs_cmd, env):
     assert body["protocol_version"] == 1
 
 
-def test_recall_readable_text_lists_facts(memverbs_cmd, env):
-    ok(memverbs_cmd, env, "remember", "Alice prefers tea", "--provenance", "chat", "--entity", "people/alice",
+def test_recall_readable_text_lists_facts(env):
+    ok(env, "remember", "Alice prefers tea", "--provenance", "chat", "--entity", "people/alice",
        "--kind", "preference")
-    out = ok(memverbs_cmd, env, "recall", "--entity", "people/alice").stdout
+    out = ok(env, "recall", "--entity", "people/alice").stdout
     assert "#1  " in out and "preference: Alice prefers tea  [people/alice] — chat" in out
     with pytest.raises(ValueError):
         json.loads(out)
 
 
-def test_recall_with_unparseable_since_is_refused_with_a_fix(memverbs_cmd, env):
-    assert_refused(run(memverbs_cmd, env, "recall", "--since", "last tuesday-ish"), "since")
+def test_recall_with_unparseable_since_is_refused_with_a_fix(env):
+    assert_refused(run(env, "recall", "--since", "last tuesday-ish"), "since")
 
 
-def test_forget_expires_with_an_audit_trail_and_is_idempotent(memverbs_cmd, env, home):
-    fact_id = ok_json(memverbs_cmd, env, "remember", "Alice prefers tea", "--provenance", "t")["id"]
+def test_forget_expires_with_an_audit_trail_and_is_idempotent(env, home):
+    fact_id = ok_json(env, "remember", "Alice prefers tea", "--provenance", "t")["id"]
 
-    first = ok_json(memverbs_cmd, env, "forget", fact_id, "--reason", "she switched to coffee")
-    second = ok_json(memverbs_cmd, env, "forget", fact_id)
+    first = ok_json(env, "forget", fact_id, "--reason", "she switched to coffee")
+    second = ok_json(env, "forget", fact_id)
 
     assert first == {"id": fact_id, "expired": True, "reason": "she switched to coffee", "protocol_version": 1}
     assert second["expired"] is False
@@ -226,28 +227,28 @@ def test_forget_expires_with_an_audit_trail_and_is_idempotent(memverbs_cmd, env,
     assert text == "Alice prefers tea"
     assert expired_at is not None
     assert reason and "she switched to coffee" in reason
-    assert ok_json(memverbs_cmd, env, "recall")["facts"] == []
+    assert ok_json(env, "recall")["facts"] == []
 
 
-def test_forget_readable_text(memverbs_cmd, env):
-    ok(memverbs_cmd, env, "remember", "Alice prefers tea", "--provenance", "t")
-    assert ok(memverbs_cmd, env, "forget", "1").stdout.strip() == "fact #1 expired"
-    assert ok(memverbs_cmd, env, "forget", "1").stdout.strip() == "fact #1 was already expired"
+def test_forget_readable_text(env):
+    ok(env, "remember", "Alice prefers tea", "--provenance", "t")
+    assert ok(env, "forget", "1").stdout.strip() == "fact #1 expired"
+    assert ok(env, "forget", "1").stdout.strip() == "fact #1 was already expired"
 
 
-def test_forget_unknown_id_is_refused_with_a_fix(memverbs_cmd, env):
-    assert_refused(run(memverbs_cmd, env, "forget", "999"), 'No fact with id "999"')
+def test_forget_unknown_id_is_refused_with_a_fix(env):
+    assert_refused(run(env, "forget", "999"), 'No fact with id "999"')
 
 
 # -- pages and entity ---------------------------------------------------------------
 
 
-def test_put_page_from_a_file_then_get_page(memverbs_cmd, env, tmp_path):
+def test_put_page_from_a_file_then_get_page(env, tmp_path):
     source = tmp_path / "alice.md"
     source.write_text(ALICE_PAGE)
 
-    put = ok_json(memverbs_cmd, env, "put-page", "people/alice", str(source))
-    got = ok_json(memverbs_cmd, env, "get-page", "people/alice")
+    put = ok_json(env, "put-page", "people/alice", str(source))
+    got = ok_json(env, "get-page", "people/alice")
 
     assert put["slug"] == "people/alice" and put["status"] == "created"
     assert got["title"] == "Alice Example"
@@ -256,39 +257,39 @@ def test_put_page_from_a_file_then_get_page(memverbs_cmd, env, tmp_path):
     assert [link["to"] for link in got["links"]] == ["companies/acme"]
 
 
-def test_put_page_from_stdin(memverbs_cmd, env):
-    put = ok_json(memverbs_cmd, env, "put-page", "companies/acme", input="---\ntitle: Acme Corp\n---\nAcme sells anvils.\n")
+def test_put_page_from_stdin(env):
+    put = ok_json(env, "put-page", "companies/acme", stdin="---\ntitle: Acme Corp\n---\nAcme sells anvils.\n")
     assert put["status"] == "created"
-    assert ok_json(memverbs_cmd, env, "get-page", "companies/acme")["body"].strip() == "Acme sells anvils."
+    assert ok_json(env, "get-page", "companies/acme")["body"].strip() == "Acme sells anvils."
 
 
-def test_put_page_dash_reads_stdin_and_second_put_updates(memverbs_cmd, env):
-    ok(memverbs_cmd, env, "put-page", "companies/acme", "-", input="---\ntitle: Acme\n---\nv1\n")
-    put = ok_json(memverbs_cmd, env, "put-page", "companies/acme", "-", input="---\ntitle: Acme Corp\n---\nv2\n")
+def test_put_page_dash_reads_stdin_and_second_put_updates(env):
+    ok(env, "put-page", "companies/acme", "-", stdin="---\ntitle: Acme\n---\nv1\n")
+    put = ok_json(env, "put-page", "companies/acme", "-", stdin="---\ntitle: Acme Corp\n---\nv2\n")
     assert put["status"] == "updated"
-    assert ok_json(memverbs_cmd, env, "get-page", "companies/acme")["title"] == "Acme Corp"
+    assert ok_json(env, "get-page", "companies/acme")["title"] == "Acme Corp"
 
 
-def test_put_page_from_a_missing_file_says_so_without_a_traceback(memverbs_cmd, env, tmp_path):
-    proc = run(memverbs_cmd, env, "put-page", "people/alice", str(tmp_path / "no-such-file.md"))
+def test_put_page_from_a_missing_file_says_so_without_a_traceback(env, tmp_path):
+    proc = run(env, "put-page", "people/alice", str(tmp_path / "no-such-file.md"))
     assert_refused(proc, "no-such-file.md")
 
 
-def test_get_page_json_is_the_wire_body(memverbs_cmd, env, local):
-    ok(memverbs_cmd, env, "put-page", "people/alice", input=ALICE_PAGE)
-    cli_body = ok_json(memverbs_cmd, env, "get-page", "people/alice")
+def test_get_page_json_is_the_wire_body(env, local):
+    ok(env, "put-page", "people/alice", stdin=ALICE_PAGE)
+    cli_body = ok_json(env, "get-page", "people/alice")
     assert cli_body == local.ok("get_page", slug="people/alice")
 
 
-def test_get_page_of_a_missing_slug_is_refused_with_a_fix(memverbs_cmd, env):
-    assert_refused(run(memverbs_cmd, env, "get-page", "people/nobody"), "people/nobody")
+def test_get_page_of_a_missing_slug_is_refused_with_a_fix(env):
+    assert_refused(run(env, "get-page", "people/nobody"), "people/nobody")
 
 
-def test_entity_resolves_an_alias_to_its_card(memverbs_cmd, env):
-    ok(memverbs_cmd, env, "put-page", "people/alice", input=ALICE_PAGE)
-    ok(memverbs_cmd, env, "remember", "Alice prefers tea", "--provenance", "t", "--entity", "people/alice")
+def test_entity_resolves_an_alias_to_its_card(env):
+    ok(env, "put-page", "people/alice", stdin=ALICE_PAGE)
+    ok(env, "remember", "Alice prefers tea", "--provenance", "t", "--entity", "people/alice")
 
-    body = ok_json(memverbs_cmd, env, "entity", "Ali")
+    body = ok_json(env, "entity", "Ali")
 
     assert body["found"] is True
     card = body["card"]
@@ -297,29 +298,29 @@ def test_entity_resolves_an_alias_to_its_card(memverbs_cmd, env):
     assert card["active_fact_count"] == 1
 
 
-def test_entity_readable_text_shows_the_card(memverbs_cmd, env):
-    ok(memverbs_cmd, env, "put-page", "people/alice", input=ALICE_PAGE)
-    out = ok(memverbs_cmd, env, "entity", "Ali").stdout
+def test_entity_readable_text_shows_the_card(env):
+    ok(env, "put-page", "people/alice", stdin=ALICE_PAGE)
+    out = ok(env, "entity", "Ali").stdout
     assert out.splitlines()[0].startswith("Alice Example  (people/alice, person)  updated 20")
     assert "Runs the payments team" in out
     assert "aka: ali" in out
 
 
-def test_entity_miss_is_the_wire_body_and_exit_1(memverbs_cmd, env):
-    proc = run(memverbs_cmd, env, "entity", "Nobody Atall", "--json")
+def test_entity_miss_is_the_wire_body_and_exit_1(env):
+    proc = run(env, "entity", "Nobody Atall", "--json")
     assert proc.returncode == 1 and json.loads(proc.stdout)["found"] is False
-    assert_refused(run(memverbs_cmd, env, "entity", "Nobody Atall"), "no entity named Nobody Atall", "memverbs entities")
+    assert_refused(run(env, "entity", "Nobody Atall"), "no entity named Nobody Atall", "memverbs entities")
 
 
 # -- context_pack and delta ------------------------------------------------------------
 
 
-def test_context_pack_renders_the_injectable_text(memverbs_cmd, env):
-    ok(memverbs_cmd, env, "put-page", "people/alice", input=ALICE_PAGE)
-    ok(memverbs_cmd, env, "remember", "Alice prefers tea", "--provenance", "t", "--entity", "people/alice")
+def test_context_pack_renders_the_injectable_text(env):
+    ok(env, "put-page", "people/alice", stdin=ALICE_PAGE)
+    ok(env, "remember", "Alice prefers tea", "--provenance", "t", "--entity", "people/alice")
 
-    body = ok_json(memverbs_cmd, env, "context-pack", "people/alice")
-    text = ok(memverbs_cmd, env, "context-pack", "people/alice").stdout
+    body = ok_json(env, "context-pack", "people/alice")
+    text = ok(env, "context-pack", "people/alice").stdout
 
     assert body["entities"] == ["people/alice"]
     assert [c["slug"] for c in body["cards"]] == ["people/alice"]
@@ -329,12 +330,12 @@ def test_context_pack_renders_the_injectable_text(memverbs_cmd, env):
     assert "Alice prefers tea" in text
 
 
-def test_delta_since_lists_new_pages_and_facts(memverbs_cmd, env):
-    ok(memverbs_cmd, env, "put-page", "people/alice", input=ALICE_PAGE)
-    ok(memverbs_cmd, env, "remember", "Alice prefers tea", "--provenance", "t", "--entity", "people/alice")
+def test_delta_since_lists_new_pages_and_facts(env):
+    ok(env, "put-page", "people/alice", stdin=ALICE_PAGE)
+    ok(env, "remember", "Alice prefers tea", "--provenance", "t", "--entity", "people/alice")
 
-    body = ok_json(memverbs_cmd, env, "delta", "--since", "2020-01-01T00:00:00Z")
-    text = ok(memverbs_cmd, env, "delta", "--since", "2020-01-01T00:00:00Z").stdout
+    body = ok_json(env, "delta", "--since", "2020-01-01T00:00:00Z")
+    text = ok(env, "delta", "--since", "2020-01-01T00:00:00Z").stdout
 
     assert body["protocol_version"] == 1
     assert "people/alice" in json.dumps(body)
@@ -343,24 +344,24 @@ def test_delta_since_lists_new_pages_and_facts(memverbs_cmd, env):
     assert "people/alice" in text and "Alice prefers tea" in text
 
 
-def test_delta_without_arguments_uses_the_cli_cursor_lane(memverbs_cmd, env):
-    assert "cursor starts now" in ok(memverbs_cmd, env, "delta").stdout
-    ok(memverbs_cmd, env, "remember", "Alice prefers tea", "--provenance", "t", "--entity", "people/alice")
-    assert "Alice prefers tea" in ok(memverbs_cmd, env, "delta").stdout
+def test_delta_without_arguments_uses_the_cli_cursor_lane(env):
+    assert "cursor starts now" in ok(env, "delta").stdout
+    ok(env, "remember", "Alice prefers tea", "--provenance", "t", "--entity", "people/alice")
+    assert "Alice prefers tea" in ok(env, "delta").stdout
 
 
 # -- synthesize ------------------------------------------------------------------------
 
 
-def test_synthesize_without_an_llm_exits_1_with_the_fix(memverbs_cmd, env):
-    proc = run(memverbs_cmd, env, "synthesize", "What does Alice drink?")
+def test_synthesize_without_an_llm_exits_1_with_the_fix(env):
+    proc = run(env, "synthesize", "What does Alice drink?")
     assert proc.returncode == 1
     assert_refused(proc, "needs an LLM")
     assert proc.stdout == ""
 
 
-def test_synthesize_json_is_the_unavailable_envelope(memverbs_cmd, env):
-    proc = run(memverbs_cmd, env, "synthesize", "What does Alice drink?", "--json")
+def test_synthesize_json_is_the_unavailable_envelope(env):
+    proc = run(env, "synthesize", "What does Alice drink?", "--json")
     assert proc.returncode == 1
     body = json.loads(proc.stdout)
     assert body["error"] == "unavailable"
@@ -370,11 +371,11 @@ def test_synthesize_json_is_the_unavailable_envelope(memverbs_cmd, env):
 # -- the CLI is the trusted local caller -------------------------------------------------
 
 
-def test_private_fact_is_visible_to_cli_recall_but_not_to_an_mcp_caller(memverbs_cmd, env, remote):
-    ok(memverbs_cmd, env, "remember", "Alice's door code is 4321", "--provenance", "t",
+def test_private_fact_is_visible_to_cli_recall_but_not_to_an_mcp_caller(env, remote):
+    ok(env, "remember", "Alice's door code is 4321", "--provenance", "t",
        "--entity", "people/alice", "--visibility", "private")
 
-    cli_facts = ok_json(memverbs_cmd, env, "recall", "--entity", "people/alice")["facts"]
+    cli_facts = ok_json(env, "recall", "--entity", "people/alice")["facts"]
     remote_facts = remote.ok("recall", entity="people/alice")["facts"]
 
     assert [f["fact"] for f in cli_facts] == ["Alice's door code is 4321"]
@@ -382,13 +383,13 @@ def test_private_fact_is_visible_to_cli_recall_but_not_to_an_mcp_caller(memverbs
     assert remote_facts == []
 
 
-def test_context_pack_includes_private_facts_only_when_asked(memverbs_cmd, env):
-    ok(memverbs_cmd, env, "remember", "Alice likes jazz", "--provenance", "t", "--entity", "people/alice")
-    ok(memverbs_cmd, env, "remember", "Alice's door code is 4321", "--provenance", "t",
+def test_context_pack_includes_private_facts_only_when_asked(env):
+    ok(env, "remember", "Alice likes jazz", "--provenance", "t", "--entity", "people/alice")
+    ok(env, "remember", "Alice's door code is 4321", "--provenance", "t",
        "--entity", "people/alice", "--visibility", "private")
 
-    default = ok_json(memverbs_cmd, env, "context-pack", "people/alice")
-    widened = ok_json(memverbs_cmd, env, "context-pack", "people/alice", "--include-private")
+    default = ok_json(env, "context-pack", "people/alice")
+    widened = ok_json(env, "context-pack", "people/alice", "--include-private")
 
     assert [f["fact"] for f in default["facts"]] == ["Alice likes jazz"]
     assert "4321" not in default["text"]
@@ -396,14 +397,14 @@ def test_context_pack_includes_private_facts_only_when_asked(memverbs_cmd, env):
     assert "4321" in widened["text"]
 
 
-def test_cli_calls_do_not_write_the_usage_log(memverbs_cmd, env, home, remote):
-    ok(memverbs_cmd, env, "remember", "Alice prefers tea", "--provenance", "t", "--entity", "people/alice")
-    ok(memverbs_cmd, env, "recall", "--entity", "people/alice")
-    ok(memverbs_cmd, env, "entity", "people/alice")
-    ok(memverbs_cmd, env, "context-pack", "people/alice")
-    ok(memverbs_cmd, env, "delta", "--since", "2020-01-01T00:00:00Z")
-    run(memverbs_cmd, env, "synthesize", "anything?")
-    ok(memverbs_cmd, env, "forget", "1")
+def test_cli_calls_do_not_write_the_usage_log(env, home, remote):
+    ok(env, "remember", "Alice prefers tea", "--provenance", "t", "--entity", "people/alice")
+    ok(env, "recall", "--entity", "people/alice")
+    ok(env, "entity", "people/alice")
+    ok(env, "context-pack", "people/alice")
+    ok(env, "delta", "--since", "2020-01-01T00:00:00Z")
+    run(env, "synthesize", "anything?")
+    ok(env, "forget", "1")
 
     log = home.root / "integrations" / "memory-verbs" / "usage.jsonl"
     assert not log.exists()

@@ -3,13 +3,12 @@ are never counted as the user's in the usage log."""
 
 import json
 import sqlite3
-import subprocess
+
+from runcli import run_cli
 
 
-def conformance(memverbs_cmd, env, *args):
-    proc = subprocess.run(
-        [*memverbs_cmd, "protocol", "conformance", "--json", *args], env=env, capture_output=True, text=True, timeout=180
-    )
+def conformance(env, *args):
+    proc = run_cli("protocol", "conformance", "--json", *args, env=env)
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc
 
@@ -22,15 +21,15 @@ def counts(home) -> tuple[int, int]:
         db.close()
 
 
-def test_the_default_run_leaves_the_users_brain_and_usage_log_alone(memverbs_cmd, env, home):
-    proc = conformance(memverbs_cmd, env)
+def test_the_default_run_leaves_the_users_brain_and_usage_log_alone(env, home):
+    proc = conformance(env)
     assert proc.returncode == 0 and json.loads(proc.stdout)["ok"] is True, proc.stdout
     assert counts(home) == (0, 0)
     assert not home.usage_log.exists()
 
 
-def test_certifying_your_own_brain_is_explicit_and_says_what_it_writes(memverbs_cmd, env, home):
-    proc = conformance(memverbs_cmd, env, "--target", "self")
+def test_certifying_your_own_brain_is_explicit_and_says_what_it_writes(env, home):
+    proc = conformance(env, "--target", "self")
     assert proc.returncode == 0 and json.loads(proc.stdout)["ok"] is True, proc.stdout
     assert f"your brain in {home.root}" in proc.stderr
     assert "it writes one page (people/conformance-run-" in proc.stderr and "facts" in proc.stderr

@@ -5,17 +5,17 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-import subprocess
 
 import pytest
+from runcli import CliResult, run_cli
 
 
-def run(cmd: list[str], env: dict, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*cmd, *args], env=env, capture_output=True, text=True, timeout=60)
+def run(env: dict, *args: str) -> CliResult:
+    return run_cli(*args, env=env)
 
 
-def doctor_json(cmd, env) -> tuple[int, dict]:
-    proc = run(cmd, env, "doctor", "--json")
+def doctor_json(env) -> tuple[int, dict]:
+    proc = run(env, "doctor", "--json")
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc.returncode, json.loads(proc.stdout)
 
@@ -25,9 +25,9 @@ def check(report: dict, name: str) -> dict:
     return found
 
 
-def assert_doctor_names(cmd, env, name: str, problem: str, fix: str) -> None:
+def assert_doctor_names(env, name: str, problem: str, fix: str) -> None:
     """Text mode: exit 1, a failed line naming the problem, then its fix; json mode agrees."""
-    proc = run(cmd, env, "doctor")
+    proc = run(env, "doctor")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
     lines = proc.stdout.splitlines()
@@ -36,7 +36,7 @@ def assert_doctor_names(cmd, env, name: str, problem: str, fix: str) -> None:
     assert lines[at + 1].strip().startswith("fix:") and fix in lines[at + 1]
     assert lines[-1] == "problems found"
 
-    code, report = doctor_json(cmd, env)
+    code, report = doctor_json(env)
     assert code == 1
     assert report["ok"] is False
     failed = check(report, name)
@@ -45,8 +45,8 @@ def assert_doctor_names(cmd, env, name: str, problem: str, fix: str) -> None:
     assert fix in failed["fix"]
 
 
-def assert_verb_call_explains(cmd, env, *fragments: str) -> None:
-    proc = run(cmd, env, "recall")
+def assert_verb_call_explains(env, *fragments: str) -> None:
+    proc = run(env, "recall")
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.stdout == ""
@@ -74,16 +74,16 @@ def write_garbage_brain(home) -> None:
 # -- healthy ------------------------------------------------------------------------
 
 
-def test_doctor_reports_a_healthy_home(memverbs_cmd, env):
-    proc = run(memverbs_cmd, env, "doctor")
+def test_doctor_reports_a_healthy_home(env):
+    proc = run(env, "doctor")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.splitlines()[-1] == "healthy"
     assert "✗" not in proc.stdout
     assert "✓ brain:" in proc.stdout and "✓ schema:" in proc.stdout and "✓ config:" in proc.stdout
 
 
-def test_doctor_json_shape(memverbs_cmd, env):
-    code, report = doctor_json(memverbs_cmd, env)
+def test_doctor_json_shape(env):
+    code, report = doctor_json(env)
     assert code == 0
     assert list(report) == ["ok", "checks"]
     assert report["ok"] is True
@@ -95,11 +95,11 @@ def test_doctor_json_shape(memverbs_cmd, env):
         assert c["status"] != "ok" or c["fix"] is None
 
 
-def test_doctor_json_gives_a_fix_for_every_failure(memverbs_cmd, env, home):
+def test_doctor_json_gives_a_fix_for_every_failure(env, home):
     home.config_path.write_text("mcp_surface = [\n")
     write_garbage_brain(home)
 
-    code, report = doctor_json(memverbs_cmd, env)
+    code, report = doctor_json(env)
 
     assert code == 1 and report["ok"] is False
     failed = [c for c in report["checks"] if c["status"] == "fail"]
@@ -110,27 +110,27 @@ def test_doctor_json_gives_a_fix_for_every_failure(memverbs_cmd, env, home):
 # -- missing home / brain -------------------------------------------------------------
 
 
-def test_doctor_without_a_home_says_run_init_and_creates_nothing(memverbs_cmd, env, home):
+def test_doctor_without_a_home_says_run_init_and_creates_nothing(env, home):
     shutil.rmtree(home.root)
-    assert_doctor_names(memverbs_cmd, env, "home", "no memverbs home", "memverbs init")
+    assert_doctor_names(env, "home", "no memverbs home", "memverbs init")
     assert not home.root.exists()
 
 
-def test_doctor_with_a_missing_brain_says_run_init(memverbs_cmd, env, home):
+def test_doctor_with_a_missing_brain_says_run_init(env, home):
     (home.root / "brain.db").unlink()
-    assert_doctor_names(memverbs_cmd, env, "brain", "no brain", "memverbs init")
+    assert_doctor_names(env, "brain", "no brain", "memverbs init")
     assert not (home.root / "brain.db").exists()
 
 
-def test_verb_call_with_a_missing_brain_says_what_is_wrong_and_the_fix(memverbs_cmd, env, home):
+def test_verb_call_with_a_missing_brain_says_what_is_wrong_and_the_fix(env, home):
     (home.root / "brain.db").unlink()
-    assert_verb_call_explains(memverbs_cmd, env, "no brain", "memverbs init")
+    assert_verb_call_explains(env, "no brain", "memverbs init")
     assert not (home.root / "brain.db").exists()
 
 
-def test_verb_call_without_a_home_says_what_is_wrong_and_the_fix(memverbs_cmd, env, home):
+def test_verb_call_without_a_home_says_what_is_wrong_and_the_fix(env, home):
     shutil.rmtree(home.root)
-    assert_verb_call_explains(memverbs_cmd, env, "no brain", "memverbs init")
+    assert_verb_call_explains(env, "no brain", "memverbs init")
 
 
 # -- future schema --------------------------------------------------------------------
@@ -141,23 +141,23 @@ def mark_future_schema(home) -> None:
         db.execute("INSERT INTO _migrations (name, applied_at) VALUES ('9999_from_the_future', 0)")
 
 
-def test_doctor_names_a_future_schema_and_the_upgrade(memverbs_cmd, env, home):
+def test_doctor_names_a_future_schema_and_the_upgrade(env, home):
     remember(home, "Alice prefers tea")
     mark_future_schema(home)
 
-    assert_doctor_names(memverbs_cmd, env, "schema", "9999_from_the_future", "Upgrade memverbs")
+    assert_doctor_names(env, "schema", "9999_from_the_future", "Upgrade memverbs")
 
     with sqlite3.connect(home.root / "brain.db") as db:
         assert db.execute("SELECT fact FROM facts").fetchall() == [("Alice prefers tea",)]
         assert ("9999_from_the_future",) in db.execute("SELECT name FROM _migrations").fetchall()
 
 
-def test_verb_call_on_a_future_schema_refuses_and_changes_nothing(memverbs_cmd, env, home):
+def test_verb_call_on_a_future_schema_refuses_and_changes_nothing(env, home):
     remember(home, "Alice prefers tea")
     mark_future_schema(home)
 
-    assert_verb_call_explains(memverbs_cmd, env, "9999_from_the_future", "Upgrade memverbs")
-    proc = run(memverbs_cmd, env, "remember", "Bob prefers coffee", "--provenance", "t")
+    assert_verb_call_explains(env, "9999_from_the_future", "Upgrade memverbs")
+    proc = run(env, "remember", "Bob prefers coffee", "--provenance", "t")
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
 
     with sqlite3.connect(home.root / "brain.db") as db:
@@ -167,19 +167,19 @@ def test_verb_call_on_a_future_schema_refuses_and_changes_nothing(memverbs_cmd, 
 # -- config --------------------------------------------------------------------------
 
 
-def test_doctor_names_a_malformed_config_and_the_fix(memverbs_cmd, env, home):
+def test_doctor_names_a_malformed_config_and_the_fix(env, home):
     home.config_path.write_text('mcp_surface = "verbs\n[mcp\n')
-    assert_doctor_names(memverbs_cmd, env, "config", "not valid TOML", str(home.config_path))
+    assert_doctor_names(env, "config", "not valid TOML", str(home.config_path))
 
 
-def test_doctor_names_an_invalid_config_value_and_the_fix(memverbs_cmd, env, home):
+def test_doctor_names_an_invalid_config_value_and_the_fix(env, home):
     home.config_path.write_text('mcp_surface = "everything"\n')
-    assert_doctor_names(memverbs_cmd, env, "config", "mcp_surface", str(home.config_path))
+    assert_doctor_names(env, "config", "mcp_surface", str(home.config_path))
 
 
-def test_doctor_names_an_unknown_config_key(memverbs_cmd, env, home):
+def test_doctor_names_an_unknown_config_key(env, home):
     home.config_path.write_text('mcp_surfce = "verbs"\n')
-    assert_doctor_names(memverbs_cmd, env, "config", "mcp_surfce", str(home.config_path))
+    assert_doctor_names(env, "config", "mcp_surfce", str(home.config_path))
 
 
 @pytest.mark.parametrize(
@@ -187,37 +187,37 @@ def test_doctor_names_an_unknown_config_key(memverbs_cmd, env, home):
     [('mcp_surface = "verbs\n[mcp\n', "not valid TOML"), ('mcp_surface = "everything"\n', "mcp_surface")],
     ids=["malformed", "invalid-value"],
 )
-def test_verb_call_with_a_broken_config_says_what_is_wrong_and_the_fix(memverbs_cmd, env, home, content, problem):
+def test_verb_call_with_a_broken_config_says_what_is_wrong_and_the_fix(env, home, content, problem):
     home.config_path.write_text(content)
-    assert_verb_call_explains(memverbs_cmd, env, problem, str(home.config_path))
+    assert_verb_call_explains(env, problem, str(home.config_path))
 
 
 # -- corrupt brain ---------------------------------------------------------------------
 
 
-def test_doctor_names_a_corrupt_brain_and_the_fix(memverbs_cmd, env, home):
+def test_doctor_names_a_corrupt_brain_and_the_fix(env, home):
     write_garbage_brain(home)
     before = (home.root / "brain.db").read_bytes()
 
-    assert_doctor_names(memverbs_cmd, env, "brain", "not a readable brain", "restore it from a backup")
+    assert_doctor_names(env, "brain", "not a readable brain", "restore it from a backup")
 
     assert (home.root / "brain.db").read_bytes() == before
 
 
-def test_verb_call_on_a_corrupt_brain_says_what_is_wrong_and_the_fix(memverbs_cmd, env, home):
+def test_verb_call_on_a_corrupt_brain_says_what_is_wrong_and_the_fix(env, home):
     write_garbage_brain(home)
     before = (home.root / "brain.db").read_bytes()
 
-    assert_verb_call_explains(memverbs_cmd, env, "corrupt", "backup")
+    assert_verb_call_explains(env, "corrupt", "backup")
 
     assert (home.root / "brain.db").read_bytes() == before
 
 
-def test_init_does_not_overwrite_a_corrupt_brain(memverbs_cmd, env, home):
+def test_init_does_not_overwrite_a_corrupt_brain(env, home):
     write_garbage_brain(home)
     before = (home.root / "brain.db").read_bytes()
 
-    proc = run(memverbs_cmd, env, "init")
+    proc = run(env, "init")
 
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr and "fix:" in proc.stderr

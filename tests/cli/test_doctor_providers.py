@@ -2,7 +2,6 @@
 
 import json
 import socket
-import subprocess
 
 import httpx
 import respx
@@ -17,6 +16,7 @@ from provider_fakes import (
     no_keyring,  # noqa: F401 - fixture
     provider_error,
 )
+from runcli import run_cli
 
 from memverbs.cli.doctor import run_checks
 
@@ -77,7 +77,7 @@ def test_missing_key_for_a_public_api(home, monkeypatch, no_keyring):  # noqa: F
     assert checks["llm"].status == "fail" and "keyring set memverbs llm_api_key" in checks["llm"].fix
 
 
-def test_unreachable_providers_are_problems_with_fixes_in_a_real_process(memverbs_cmd, env):
+def test_unreachable_providers_are_problems_with_fixes(env):
     port = closed_port()
     env.update(
         {
@@ -88,22 +88,22 @@ def test_unreachable_providers_are_problems_with_fixes_in_a_real_process(memverb
             "MEMVERBS_LLM__BASE_URL": f"http://127.0.0.1:{port}/v1",
         }
     )
-    proc = subprocess.run([*memverbs_cmd, "doctor"], env=env, capture_output=True, text=True, timeout=60)
+    proc = run_cli("doctor", env=env)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     lines = proc.stdout.splitlines()
     for name in ("embeddings", "llm"):
         [at] = [i for i, line in enumerate(lines) if line.startswith(f"✗ {name}:")]
         assert f"cannot reach the {name} provider at '127.0.0.1:{port}'" in lines[at]
         assert lines[at + 1].strip().startswith("fix:") and f"{name}.base_url" in lines[at + 1]
-    proc = subprocess.run([*memverbs_cmd, "doctor", "--json"], env=env, capture_output=True, text=True, timeout=60)
+    proc = run_cli("doctor", "--json", env=env)
     report = json.loads(proc.stdout)
     assert {c["name"] for c in report["checks"] if c["status"] == "fail"} == {"embeddings", "llm"}
 
     # The verbs stay up, degraded: keyword search, degraded dedup, synthesize's compose failure.
-    proc = subprocess.run([*memverbs_cmd, "recall", "--query", "x", "--json"], env=env, capture_output=True, text=True, timeout=60)
+    proc = run_cli("recall", "--query", "x", "--json", env=env)
     assert proc.returncode == 0 and json.loads(proc.stdout)["search_degraded"] == "keyword_only_embedding_failed"
-    proc = subprocess.run([*memverbs_cmd, "remember", "x", "--provenance", "t", "--json"], env=env, capture_output=True, text=True, timeout=60)
+    proc = run_cli("remember", "x", "--provenance", "t", "--json", env=env)
     assert proc.returncode == 0 and json.loads(proc.stdout)["degraded_dedup"] is True
-    proc = subprocess.run([*memverbs_cmd, "synthesize", "anything?", "--json"], env=env, capture_output=True, text=True, timeout=60)
+    proc = run_cli("synthesize", "anything?", "--json", env=env)
     body = json.loads(proc.stdout)
     assert body["error"] == "unavailable" and body["detail"] == "QUESTION_EMBED_FAILED; LLM_CALL_FAILED: network"

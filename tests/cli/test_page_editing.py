@@ -4,7 +4,8 @@ and writing back the readable `get-page` output keeps visibility, type, aliases 
 from __future__ import annotations
 
 import json
-import subprocess
+
+from runcli import CliResult, run_cli
 
 PRIVATE_PAGE = (
     "---\r\ntitle: Carol Secret\r\ntype: person\r\naliases: [Caz, \"@carol\"]\r\nvisibility: private\r\n"
@@ -13,49 +14,49 @@ PRIVATE_PAGE = (
 )
 
 
-def run(cmd, env, *args, input: bytes | None = None) -> subprocess.CompletedProcess:
-    proc = subprocess.run([*cmd, *args], env=env, input=input, capture_output=True, timeout=60)
+def run(env, *args, stdin: bytes | None = None) -> CliResult:
+    proc = run_cli(*args, env=env, stdin=stdin, text=False)
     assert proc.returncode == 0, proc.stderr.decode()
     return proc
 
 
-def get(cmd, env, slug: str) -> dict:
-    return json.loads(run(cmd, env, "get-page", slug, "--json").stdout)
+def get(env, slug: str) -> dict:
+    return json.loads(run(env, "get-page", slug, "--json").stdout)
 
 
-def test_raw_round_trips_byte_for_byte(memverbs_cmd, env, tmp_path):
-    run(memverbs_cmd, env, "put-page", "people/carol", input=PRIVATE_PAGE.encode())
-    raw = run(memverbs_cmd, env, "get-page", "people/carol", "--raw").stdout
+def test_raw_round_trips_byte_for_byte(env, tmp_path):
+    run(env, "put-page", "people/carol", stdin=PRIVATE_PAGE.encode())
+    raw = run(env, "get-page", "people/carol", "--raw").stdout
     assert raw == PRIVATE_PAGE.encode()
     edited = tmp_path / "carol.md"
     edited.write_bytes(raw.replace(b"Notes", b"Edited notes"))
-    run(memverbs_cmd, env, "put-page", "people/carol", str(edited))
-    assert run(memverbs_cmd, env, "get-page", "people/carol", "--raw").stdout == edited.read_bytes()
-    page = get(memverbs_cmd, env, "people/carol")
+    run(env, "put-page", "people/carol", str(edited))
+    assert run(env, "get-page", "people/carol", "--raw").stdout == edited.read_bytes()
+    page = get(env, "people/carol")
     assert (page["visibility"], page["type"]) == ("private", "person")
 
 
-def test_writing_back_the_readable_output_keeps_visibility_type_aliases_and_links(memverbs_cmd, env, tmp_path):
-    run(memverbs_cmd, env, "put-page", "people/carol", input=PRIVATE_PAGE.encode())
-    before = get(memverbs_cmd, env, "people/carol")
-    shown = run(memverbs_cmd, env, "get-page", "people/carol").stdout.decode()
+def test_writing_back_the_readable_output_keeps_visibility_type_aliases_and_links(env, tmp_path):
+    run(env, "put-page", "people/carol", stdin=PRIVATE_PAGE.encode())
+    before = get(env, "people/carol")
+    shown = run(env, "get-page", "people/carol").stdout.decode()
     assert shown.startswith("# Carol Secret  (people/carol, person, private)")
     edited = tmp_path / "carol.md"
     edited.write_text(shown.replace("Notes", "Edited notes"), encoding="utf-8")
-    run(memverbs_cmd, env, "put-page", "people/carol", str(edited))
-    after = get(memverbs_cmd, env, "people/carol")
+    run(env, "put-page", "people/carol", str(edited))
+    after = get(env, "people/carol")
     for key in ("title", "type", "visibility", "aliases", "links"):
         assert after[key] == before[key], key
     assert "Edited notes" in after["body"] and "(people/carol" not in after["body"]
 
 
-def test_a_page_without_frontmatter_put_over_a_private_one_stays_private(memverbs_cmd, env):
-    run(memverbs_cmd, env, "put-page", "people/carol", input=PRIVATE_PAGE.encode())
-    run(memverbs_cmd, env, "put-page", "people/carol", input=b"# Carol\nJust text.\n")
-    assert get(memverbs_cmd, env, "people/carol")["visibility"] == "private"
+def test_a_page_without_frontmatter_put_over_a_private_one_stays_private(env):
+    run(env, "put-page", "people/carol", stdin=PRIVATE_PAGE.encode())
+    run(env, "put-page", "people/carol", stdin=b"# Carol\nJust text.\n")
+    assert get(env, "people/carol")["visibility"] == "private"
 
 
-def test_raw_of_a_missing_page_is_a_clear_error(memverbs_cmd, env):
-    proc = subprocess.run([*memverbs_cmd, "get-page", "people/nobody", "--raw"], env=env, capture_output=True, text=True, timeout=60)
+def test_raw_of_a_missing_page_is_a_clear_error(env):
+    proc = run_cli("get-page", "people/nobody", "--raw", env=env)
     assert proc.returncode == 1 and proc.stdout == ""
     assert "people/nobody" in proc.stderr and "fix:" in proc.stderr and "Traceback" not in proc.stderr

@@ -1,22 +1,22 @@
 """`memverbs protocol`: the spec equals what the server lists; stats over the usage log."""
 
 import json
-import subprocess
 from datetime import UTC, datetime, timedelta
 
 from rawmcp import RawMcp
+from runcli import run_cli
 
 from memverbs.server.protocol.registry import VERB_NAMES
 
 
-def run(memverbs_cmd, env, *args):
-    proc = subprocess.run([*memverbs_cmd, *args], env=env, capture_output=True, text=True, timeout=60)
+def run(env, *args):
+    proc = run_cli(*args, env=env)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     return proc.stdout
 
 
 def test_spec_json_equals_the_served_tool_list(memverbs_cmd, env):
-    spec = json.loads(run(memverbs_cmd, env, "protocol", "--json"))
+    spec = json.loads(run(env, "protocol", "--json"))
     assert spec["protocol"] == "MEMORY_VERBS" and spec["protocol_version"] == 1
     assert spec["versioning_policy"].startswith("additive-forever:")
     assert list(spec["verbs"]) == list(VERB_NAMES)
@@ -34,8 +34,8 @@ def test_spec_json_equals_the_served_tool_list(memverbs_cmd, env):
         assert verb["response_schema"]["type"] == "object"
 
 
-def test_spec_summary_has_a_line_per_verb(memverbs_cmd, env):
-    out = run(memverbs_cmd, env, "protocol")
+def test_spec_summary_has_a_line_per_verb(env):
+    out = run(env, "protocol")
     assert out.startswith("MEMORY_VERBS v1 — ")
     assert "  remember(fact, provenance, ttl?, entity?, kind?, visibility?)" in out
     assert "  entity(name)" in out
@@ -46,7 +46,7 @@ def iso(dt):
     return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
 
 
-def test_stats_over_the_usage_log(memverbs_cmd, env, home):
+def test_stats_over_the_usage_log(env, home):
     now = datetime.now(UTC)
     installed = now - timedelta(days=3, minutes=5)
     (home.root / "config.toml").write_text(f'protocol_installed_at = "{iso(installed)}"\n')
@@ -61,7 +61,7 @@ def test_stats_over_the_usage_log(memverbs_cmd, env, home):
     lines = [json.dumps(e) for e in events] + ["not json", json.dumps({"verb": 3, "ts": "x"})]
     home.usage_log.write_text("\n".join(lines) + "\n")
 
-    report = json.loads(run(memverbs_cmd, env, "protocol", "stats", "--json"))
+    report = json.loads(run(env, "protocol", "stats", "--json"))
     assert report["days"] == 30 and report["total_calls"] == 4
     assert report["by_verb"]["entity"] == {"calls": 2, "errors": 0, "avg_latency_ms": 3, "budget_dropped_total": 0, "found": 1, "miss": 1}
     assert report["by_verb"]["recall"]["budget_dropped_total"] == 2
@@ -69,10 +69,10 @@ def test_stats_over_the_usage_log(memverbs_cmd, env, home):
     assert report["first_verb_call"] == events[0]["ts"]  # over all time, not the window
     assert report["tthw_install_to_first_verb"] is None  # first call predates this install
     assert report["privacy"] == "local JSONL only — never uploaded"
-    assert json.loads(run(memverbs_cmd, env, "protocol", "stats", "--days", "abc", "--json"))["days"] == 30
-    assert json.loads(run(memverbs_cmd, env, "protocol", "stats", "--days", "400", "--json"))["total_calls"] == 5
+    assert json.loads(run(env, "protocol", "stats", "--days", "abc", "--json"))["days"] == 30
+    assert json.loads(run(env, "protocol", "stats", "--days", "400", "--json"))["total_calls"] == 5
 
-    text = run(memverbs_cmd, env, "protocol", "stats")
+    text = run(env, "protocol", "stats")
     assert "entity      2     calls  avg 3ms  (0 errors, 0 budget-dropped, hit 1/2)" in text
     assert "sidecar: " in text
 
@@ -87,9 +87,9 @@ def test_time_to_hello_world_from_init_to_first_call(memverbs_cmd, env, home):
     first_call = json.loads(home.usage_log.read_text().splitlines()[0])["ts"]
     installed = datetime.strptime(first_call, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC) - timedelta(minutes=2, seconds=5)
     (home.root / "config.toml").write_text(f'protocol_installed_at = "{iso(installed)}"\n')
-    report = json.loads(run(memverbs_cmd, env, "protocol", "stats", "--json"))
+    report = json.loads(run(env, "protocol", "stats", "--json"))
     assert report["total_calls"] == 1 and report["tthw_install_to_first_verb"] == "2m5s"
-    doctor = run(memverbs_cmd, env, "doctor")
+    doctor = run(env, "doctor")
     assert "memory_verbs_usage: 1 calls in 30 days (recall 1)" in doctor
 
 

@@ -1,11 +1,11 @@
 """`memverbs reindex`: embeds what is missing, shows progress on stderr, resumes, and fails with a fix."""
 
 import json
-import subprocess
 
 import respx
 from helpers import page
 from provider_fakes import EMBED_BASE, PROVIDER_SECRET, embeddings_env, hashing_embeddings, provider_error
+from runcli import run_cli
 
 from memverbs.cli.main import main
 
@@ -78,8 +78,8 @@ def test_rate_limits_are_retried(local, monkeypatch, capsys):
     assert json.loads(capsys.readouterr().out)["chunks_embedded"] == 2
 
 
-def test_without_a_provider_it_says_how_to_configure_one(memverbs_cmd, env):
-    proc = subprocess.run([*memverbs_cmd, "reindex"], env=env, capture_output=True, text=True, timeout=60)
+def test_without_a_provider_it_says_how_to_configure_one(env):
+    proc = run_cli("reindex", env=env)
     assert proc.returncode == 1 and proc.stdout == ""
     assert "nothing to embed with" in proc.stderr and "embeddings.model" in proc.stderr
     assert "Traceback" not in proc.stderr

@@ -1,4 +1,4 @@
-"""`memverbs auth`, `connect` and `disconnect` against a real `memverbs serve --http` on 127.0.0.1.
+"""`memverbs auth`, `connect` and `disconnect` (in process) against a real `memverbs serve --http` on 127.0.0.1.
 
 Keyring storage runs on a real file-based backend from PyPI (keyrings.alt's
 PlaintextKeyring, chosen explicitly the way a user would), in throwaway XDG
@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from helpers import init_home
+from runcli import CliResult, run_cli
 
 from benchmarks.http_load import RemoteServer, make_token
 from memverbs.cli.main import main
@@ -25,8 +26,8 @@ from memverbs.remote.record import RemoteError, TokenVault, normalise_url
 PLAINTEXT = "keyrings.alt.file.PlaintextKeyring"
 
 
-def run(cmd: list[str], env: dict, *args: str) -> subprocess.CompletedProcess:
-    proc = subprocess.run([*cmd, *args], env=env, capture_output=True, text=True, timeout=120)
+def run(env: dict, *args: str) -> CliResult:
+    proc = run_cli(*args, env=env)
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc
 
@@ -94,10 +95,10 @@ def test_auth_create_list_revoke(capsys, monkeypatch, server_home):
     assert next(r for r in revoked if r["name"] == "ci")["revoked_at"]
 
 
-def test_connect_keeps_the_token_in_a_real_keyring_backend(memverbs_cmd, server, server_env, client_env, tmp_path):
+def test_connect_keeps_the_token_in_a_real_keyring_backend(server, server_env, client_env, tmp_path):
     token = make_token(server.home, "laptop")
     env = {**client_env, "PYTHON_KEYRING_BACKEND": PLAINTEXT}
-    connected = run(memverbs_cmd, env, "connect", server.url + "/", "--token", token)  # normalised: no trailing slash
+    connected = run(env, "connect", server.url + "/", "--token", token)  # normalised: no trailing slash
     assert connected.returncode == 0, connected.stderr
     assert "client token:laptop" in connected.stdout and PLAINTEXT in connected.stdout
     # a separate process reads it back through keyring: it really is in the backend's file
@@ -110,10 +111,10 @@ def test_connect_keeps_the_token_in_a_real_keyring_backend(memverbs_cmd, server,
     assert (record["url"], record["token_store"], record["client_id"]) == (server.url, "keyring", "token:laptop")
     assert files_containing(tmp_path / "client-home", token) == []  # never in memverbs's own files
     # later commands find the token in the keyring by URL
-    tested = run(memverbs_cmd, env, "auth", "test", server.url)
+    tested = run(env, "auth", "test", server.url)
     assert tested.returncode == 0 and "accepts the token" in tested.stdout, tested.stderr
 
-    gone = run(memverbs_cmd, env, "disconnect")
+    gone = run(env, "disconnect")
     assert gone.returncode == 0 and "removed from the keyring" in gone.stdout
     read_back = subprocess.run(
         [sys.executable, "-c", f"import keyring; print(keyring.get_password('memverbs', {server.url!r}))"],
@@ -123,47 +124,47 @@ def test_connect_keeps_the_token_in_a_real_keyring_backend(memverbs_cmd, server,
     assert not (tmp_path / "client-home" / "remote.json").exists()
 
 
-def test_connect_without_a_keyring_backend_stores_the_token_nowhere(memverbs_cmd, server, server_env, client_env, tmp_path):
+def test_connect_without_a_keyring_backend_stores_the_token_nowhere(server, server_env, client_env, tmp_path):
     token = make_token(server.home, "headless")
     env = {**client_env, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
-    connected = run(memverbs_cmd, env, "connect", server.url, "--token", token)
+    connected = run(env, "connect", server.url, "--token", token)
     assert connected.returncode == 0, connected.stderr
     assert "NOT stored" in connected.stderr
     assert f"export MEMVERBS_REMOTE_TOKEN={shlex.quote(token)}" in connected.stderr  # exactly what to run
     assert json.loads((tmp_path / "client-home" / "remote.json").read_text())["token_store"] == "env"
     assert files_containing(tmp_path, token) == []
     # the env var is the way in from then on
-    tested = run(memverbs_cmd, {**env, "MEMVERBS_REMOTE_TOKEN": token}, "auth", "test", server.url)
+    tested = run({**env, "MEMVERBS_REMOTE_TOKEN": token}, "auth", "test", server.url)
     assert tested.returncode == 0, tested.stderr
 
 
-def test_a_remote_only_machine_checks_and_uses_the_remote_brain(memverbs_cmd, server, client_env, tmp_path):
+def test_a_remote_only_machine_checks_and_uses_the_remote_brain(server, client_env, tmp_path):
     token = make_token(server.home, "remote-only")
     env = {**client_env, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", "MEMVERBS_REMOTE_TOKEN": token}
-    assert run(memverbs_cmd, env, "connect", server.url, "--token", token).returncode == 0
+    assert run(env, "connect", server.url, "--token", token).returncode == 0
     assert not (tmp_path / "client-home" / "brain.db").exists()
 
-    doctor = run(memverbs_cmd, env, "doctor", "--json")
+    doctor = run(env, "doctor", "--json")
     checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
     assert doctor.returncode == 0, doctor.stdout
     assert checks["brain"]["status"] == "ok" and "uses the remote brain" in checks["brain"]["detail"]
     assert checks["remote brain"]["status"] == "ok" and "client token:remote-only" in checks["remote brain"]["detail"]
 
-    saved = run(memverbs_cmd, env, "--remote", "remember", "Dana ships on Fridays", "--provenance", "t", "--entity", "people/dana")
+    saved = run(env, "--remote", "remember", "Dana ships on Fridays", "--provenance", "t", "--entity", "people/dana")
     assert saved.returncode == 0 and "about people/dana" in saved.stdout, saved.stderr
-    recalled = run(memverbs_cmd, env, "recall", "--entity", "people/dana", "--remote")
+    recalled = run(env, "recall", "--entity", "people/dana", "--remote")
     assert "Dana ships on Fridays" in recalled.stdout, recalled.stderr
-    assert "client_id: token:remote-only" in run(memverbs_cmd, {**env, "MEMVERBS_CLI_REMOTE": "true"}, "whoami").stdout
+    assert "client_id: token:remote-only" in run({**env, "MEMVERBS_CLI_REMOTE": "true"}, "whoami").stdout
     # Private memory stays out of reach over the wire, whoever asks.
-    run(memverbs_cmd, env, "--remote", "remember", "Dana's secret", "--provenance", "t", "--entity", "people/dana",
+    run(env, "--remote", "remember", "Dana's secret", "--provenance", "t", "--entity", "people/dana",
         "--visibility", "private")
-    assert "secret" not in run(memverbs_cmd, env, "--remote", "recall", "--entity", "people/dana").stdout
+    assert "secret" not in run(env, "--remote", "recall", "--entity", "people/dana").stdout
     # Commands that read a brain directly say so instead of failing on the missing local brain.
-    browse = run(memverbs_cmd, env, "--remote", "entities")
+    browse = run(env, "--remote", "entities")
     assert browse.returncode == 1 and "local brain only" in browse.stderr and "fix:" in browse.stderr
 
-    run(memverbs_cmd, env, "disconnect")
-    gone = run(memverbs_cmd, env, "--remote", "recall")
+    run(env, "disconnect")
+    gone = run(env, "--remote", "recall")
     assert gone.returncode == 1 and "not connected to a remote brain" in gone.stderr
 
 
@@ -184,9 +185,9 @@ def test_keyring_never_silently_falls_back_to_a_plaintext_file(monkeypatch, tmp_
     assert not any(p.is_file() for p in tmp_path.rglob("*"))
 
 
-def test_connect_refuses_a_bad_token_and_stores_nothing(memverbs_cmd, server, client_env, tmp_path):
+def test_connect_refuses_a_bad_token_and_stores_nothing(server, client_env, tmp_path):
     env = {**client_env, "PYTHON_KEYRING_BACKEND": PLAINTEXT}
-    refused = run(memverbs_cmd, env, "connect", server.url, "--token", "mvb_" + "n" * 43)
+    refused = run(env, "connect", server.url, "--token", "mvb_" + "n" * 43)
     assert refused.returncode == 1 and "refused the token (401" in refused.stderr
     assert not (tmp_path / "client-home").exists() and not (tmp_path / "xdg-data").exists()
 

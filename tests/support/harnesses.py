@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from runcli import run_cli
 
 
 def require_cli(name: str) -> str:
@@ -58,9 +59,20 @@ def memverbs() -> str:
     return str(beside) if beside.exists() else "memverbs"
 
 
+# What needs the real process: hooks read and write file descriptors 0 and 1 themselves, and
+# `serve` speaks MCP on them.
+OWN_PROCESS = {"hook", "serve"}
+
+
 def run(argv: list[str], env: dict, *, cwd: Path | str | None = None, check: bool = True, timeout: float = 120, input: str | None = None):
-    proc = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout, input=input,
-                          stdin=None if input is not None else subprocess.DEVNULL)
+    """Run a command as a subprocess would. `memverbs` itself runs in process through `main(argv)`
+    (tests/support/runcli.py), except the commands in OWN_PROCESS; the harness CLIs it drives are
+    real processes either way."""
+    if argv[0] == memverbs() and not OWN_PROCESS & set(argv[1:2]):
+        proc = run_cli(*argv[1:], env=env, cwd=cwd, stdin=input)
+    else:
+        proc = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout, input=input,
+                              stdin=None if input is not None else subprocess.DEVNULL)
     if check and proc.returncode != 0:
         raise AssertionError(f"{argv} exited {proc.returncode}\nstdout: {proc.stdout}\nstderr: {proc.stderr}")
     return proc

@@ -6,14 +6,19 @@ import threading
 import time
 
 import pytest
+from helpers import init_home
 from rawmcp import RawMcp
 
 from memverbs.server.dispatch import Outcome
 from memverbs.server.transport import stdio, wire
 
 
-@pytest.fixture
-def peer(memverbs_cmd, env):
+@pytest.fixture(scope="module")
+def peer(tmp_path_factory, memverbs_cmd):
+    """One server for the module: each test below leaves it serving, which is what they check."""
+    home = init_home(tmp_path_factory.mktemp("frames") / "home")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMVERBS_")}
+    env["MEMVERBS_HOME"] = str(home.root)
     p = RawMcp([*memverbs_cmd, "serve", "--surface", "full"], env)
     p.handshake()
     yield p

@@ -4,11 +4,12 @@ import json
 import os
 
 import pytest
+from helpers import init_home
 from rawmcp import RawMcp
 
 from memverbs.server.protocol.surfaces import SURFACES, tool_defs
 
-SNAPSHOT = os.path.join(os.path.dirname(__file__), os.pardir, "snapshots", "tools_full.json")
+SNAPSHOT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "snapshots", "tools_full.json")
 
 
 @pytest.fixture
@@ -25,8 +26,20 @@ def serve(memverbs_cmd, env):
         peer.close()
 
 
-def test_initialize_identifies_memverbs(serve):
-    init = serve("--surface", "verbs").handshake()["result"]
+@pytest.fixture(scope="module")
+def verbs_peer(tmp_path_factory, memverbs_cmd):
+    """One verbs-surface server shared by the tests that only call it (each call stands alone)."""
+    home = init_home(tmp_path_factory.mktemp("wire") / "home")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMVERBS_")}
+    env["MEMVERBS_HOME"] = str(home.root)
+    peer = RawMcp([*memverbs_cmd, "serve", "--surface", "verbs"], env)
+    peer.initialized = peer.handshake()
+    yield peer
+    peer.close()
+
+
+def test_initialize_identifies_memverbs(verbs_peer):
+    init = verbs_peer.initialized["result"]
     assert init["serverInfo"]["name"] == "memverbs"
     assert "tools" in init["capabilities"]
 
@@ -58,9 +71,8 @@ def test_tool_definitions_match_the_snapshot(serve):
     ]
 
 
-def test_success_is_one_pretty_text_block_without_is_error(serve):
-    peer = serve("--surface", "verbs")
-    peer.handshake()
+def test_success_is_one_pretty_text_block_without_is_error(verbs_peer):
+    peer = verbs_peer
     result = peer.call("remember", {"fact": "wire fact", "provenance": "test"})
     assert set(result) <= {"content", "_meta", "resultType"}, result
     assert "isError" not in result and "structuredContent" not in result
@@ -70,26 +82,23 @@ def test_success_is_one_pretty_text_block_without_is_error(serve):
     assert body["status"] == "inserted"
 
 
-def test_error_is_an_envelope_with_is_error_true(serve):
-    peer = serve("--surface", "verbs")
-    peer.handshake()
+def test_error_is_an_envelope_with_is_error_true(verbs_peer):
+    peer = verbs_peer
     result = peer.call("remember", {"fact": "x", "provenance": "  "})
     assert result["isError"] is True
     assert json.loads(result["content"][0]["text"])["error"] == "provenance_required"
 
 
-def test_unknown_param_warning_block_and_meta(serve):
-    peer = serve("--surface", "verbs")
-    peer.handshake()
+def test_unknown_param_warning_block_and_meta(verbs_peer):
+    peer = verbs_peer
     result = peer.call("recall", {"entty": "people/x"})
     assert len(result["content"]) == 2
     assert result["content"][1]["text"].startswith('warning: unknown parameter "entty" ignored — did you mean "entity"?')
     assert result["_meta"]["warnings"] == [{"code": "unknown_param", "param": "entty", "suggestion": "entity"}]
 
 
-def test_hidden_tool_bytes_equal_unknown(serve):
-    peer = serve("--surface", "verbs")
-    peer.handshake()
+def test_hidden_tool_bytes_equal_unknown(verbs_peer):
+    peer = verbs_peer
     hidden = peer.call("put_page", {"slug": "a", "content": "b"})
     unknown = peer.call("put_pagf", {"slug": "a", "content": "b"})
     assert hidden["content"][0]["text"].replace("put_page", "X") == unknown["content"][0]["text"].replace("put_pagf", "X")

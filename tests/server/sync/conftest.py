@@ -1,4 +1,5 @@
-"""Sync tests drive the real CLI entry point in-process against a real brain and real files."""
+"""Sync tests drive the real CLI entry point in-process against a real brain and real files
+(on every backend, as the rest of tests/server: the sync state lives in the brain)."""
 
 from __future__ import annotations
 
@@ -28,11 +29,3 @@ def cli_json(cli):
         return code, json.loads(out)
 
     return run
-
-
-
-def pytest_generate_tests(metafunc):
-    """Markdown folders run on every backend (the sync state lives in the brain)."""
-    if "brain_backend" not in metafunc.fixturenames or metafunc.definition.get_closest_marker("sqlite_only"):
-        return
-    metafunc.parametrize("brain_backend", ["sqlite", "postgres"], indirect=True)

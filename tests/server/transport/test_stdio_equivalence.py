@@ -13,7 +13,7 @@ from pathlib import Path
 from helpers import init_home
 from rawmcp import RawMcp
 
-REFERENCE = Path(__file__).parents[1] / "support" / "sdk_stdio_server.py"
+REFERENCE = Path(__file__).parents[2] / "support" / "sdk_stdio_server.py"
 ODD_TEXT = "line\u2028sep\u2029para\u0085nel\rcr\x00nul\x0bvt\x0cff\x1cfs\x1dgs\x1ers\u000a lf \\ \" é 😀 \u200b"
 
 

@@ -1,11 +1,11 @@
 """The conformance runner certifies honest servers and fails lying ones, case by case."""
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from runcli import run_cli
 
 BROKEN = str(Path(__file__).with_name("broken_server.py"))
 
@@ -31,17 +31,15 @@ EXPECTED_FAILURES = {
 }
 
 
-def conformance(memverbs_cmd, env, *args):
-    proc = subprocess.run(
-        [*memverbs_cmd, "protocol", "conformance", *args], env=env, capture_output=True, text=True, timeout=120
-    )
+def conformance(env, *args):
+    proc = run_cli("protocol", "conformance", *args, env=env)
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc
 
 
 @pytest.mark.parametrize("brain_backend", ["sqlite", "postgres"], indirect=True)
-def test_self_certifies_over_stdio(memverbs_cmd, env):
-    proc = conformance(memverbs_cmd, env)
+def test_self_certifies_over_stdio(env):
+    proc = conformance(env)
     assert proc.returncode == 0, proc.stdout
     lines = proc.stdout.splitlines()
     assert lines[0] == "MEMORY_VERBS v1 conformance — target: self (stdio, a throwaway brain)"
@@ -49,37 +47,37 @@ def test_self_certifies_over_stdio(memverbs_cmd, env):
     assert "  − synthesize answers or is cleanly unavailable — costs money — pass --synthesize" in lines
 
 
-def test_synthesize_flag_passes_on_unavailable(memverbs_cmd, env):
-    report = json.loads(conformance(memverbs_cmd, env, "--synthesize", "--json").stdout)
+def test_synthesize_flag_passes_on_unavailable(env):
+    report = json.loads(conformance(env, "--synthesize", "--json").stdout)
     assert (report["passed"], report["failed"], report["skipped"], report["ok"]) == (28, 0, 0, True)
 
 
 def test_verbs_surface_skips_honestly(memverbs_cmd, env):
     target = " ".join([*memverbs_cmd, "serve", "--surface", "verbs"])
-    report = json.loads(conformance(memverbs_cmd, env, "--target", target, "--json").stdout)
+    report = json.loads(conformance(env, "--target", target, "--json").stdout)
     skipped = {r["name"]: r["detail"] for r in report["results"] if r["status"] == "skip"}
     assert report["failed"] == 0 and len(skipped) == 3
     assert skipped["entity hit returns a card"] == "target has no put_page to seed the entity page (verbs-only surface)"
 
 
 @pytest.mark.parametrize("mode", sorted(EXPECTED_FAILURES))
-def test_lying_servers_fail_exactly_their_cases(memverbs_cmd, env, mode):
+def test_lying_servers_fail_exactly_their_cases(env, mode):
     target = f'"{sys.executable}" "{BROKEN}" {mode}'
-    proc = conformance(memverbs_cmd, env, "--target", target, "--json")
+    proc = conformance(env, "--target", target, "--json")
     report = json.loads(proc.stdout)
     failed = {r["name"] for r in report["results"] if r["status"] == "fail"}
     assert failed == EXPECTED_FAILURES[mode]
     assert proc.returncode == 1 and report["ok"] is False
 
 
-def test_five_verb_server_still_certifies(memverbs_cmd, env):
+def test_five_verb_server_still_certifies(env):
     target = f'"{sys.executable}" "{BROKEN}" five_verbs'
-    proc = conformance(memverbs_cmd, env, "--target", target)
+    proc = conformance(env, "--target", target)
     assert proc.returncode == 0, proc.stdout
     assert "  − tools/list advertises context_pack — optional additive verb (v0.45.7) not advertised by this endpoint" in proc.stdout
     assert proc.stdout.splitlines()[-1] == "CONFORMANT"
 
 
-def test_unreachable_target_is_a_clear_error(memverbs_cmd, env):
-    proc = conformance(memverbs_cmd, env, "--target", "no-such-command-xyz --flag")
+def test_unreachable_target_is_a_clear_error(env):
+    proc = conformance(env, "--target", "no-such-command-xyz --flag")
     assert proc.returncode == 1 and "could not talk MCP" in proc.stderr and "fix:" in proc.stderr

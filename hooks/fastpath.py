@@ -32,9 +32,13 @@ DEFAULT_DEADLINE_MS = 2_500  # well inside the 5–10 s timeouts the installers 
 MAX_DEADLINE_MS = 60_000
 MAX_STDIN = 1 << 20
 OFF = {"off", "0", "false", "no", "disabled"}
+# Copies of names whose homes import more than this path may (pathlib, enums); tests/test_layers.py
+# holds each equal to its home.
 HARNESSES = {"claude", "codex", "grok", "opencode", "openclaw", "plain"}  # hooks/events.py Harness
 LOCAL_LANE = "local"  # server/context.py LOCAL_LANE: the local hooks' cursor lane
-REMOTE_RECEIPT = "remote-receipt.json"  # hooks/remote.py: a harness wired to a remote brain
+REMOTE_RECEIPT = "remote-receipt.json"  # server/home.py REMOTE_RECEIPT: a harness wired to a remote brain
+DEFAULT_SOURCE = "default"  # server/home.py DEFAULT_SOURCE
+DEFAULT_BRAIN_NAME = "brain.db"  # server/home.py DEFAULT_BRAIN_NAME
 
 
 def hooks_off() -> bool:
@@ -190,8 +194,8 @@ def _sqlite_brain(root: str) -> tuple[str | None, str]:
         return str(node)
 
     int(value("brain.busy_timeout_ms", "0")), int(value("brain.pool_size", "0"))  # a bad number is the runner's config_error
-    source = value("source", "default").strip() or "default"
+    source = value("source", DEFAULT_SOURCE).strip() or DEFAULT_SOURCE
     if value("brain.url", "").strip():
         return None, source  # a URL (Postgres, sqlite://) goes the full way
-    path = os.path.expanduser(value("brain.path", "brain.db"))
+    path = os.path.expanduser(value("brain.path", DEFAULT_BRAIN_NAME))
     return (path if os.path.isabs(path) else os.path.join(root, path)), source

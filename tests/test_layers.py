@@ -71,6 +71,19 @@ def test_the_harness_table_matches_the_hook_vocabulary():
         assert anchor in slugs, f"{spec.name}: {spec.docs} names no heading"
 
 
+def test_the_hook_fast_paths_copies_equal_their_homes():
+    from memverbs.hooks import fastpath
+    from memverbs.hooks.events import Harness
+    from memverbs.server import home
+    from memverbs.server.context import LOCAL_LANE
+
+    assert {h.value for h in Harness} == fastpath.HARNESSES
+    assert fastpath.LOCAL_LANE == LOCAL_LANE
+    assert fastpath.REMOTE_RECEIPT == home.REMOTE_RECEIPT
+    assert fastpath.DEFAULT_SOURCE == home.DEFAULT_SOURCE
+    assert fastpath.DEFAULT_BRAIN_NAME == home.DEFAULT_BRAIN_NAME
+
+
 def test_the_settings_know_the_surfaces_by_one_list():
     from typing import get_args
 

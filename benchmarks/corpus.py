@@ -184,7 +184,20 @@ def grown_home(size: Size, fresh: bool = False) -> Path:
         print(f"  growing the {size.name} corpus through the tools (cached for later runs)", file=sys.stderr)
         info = grow_home(home, size)
         marker.write_text(json.dumps({"version": VERSION, **info}))
+        settle()
     return home
+
+
+def settle() -> None:
+    """Wait until a corpus grown just now is older than delta's in-flight window.
+
+    A session that starts within that window of a write gets the write delivered by its heartbeats
+    (at least once, by design), so a hook benchmark started right after growing found a backlog of
+    the whole corpus behind its session cursor: its "unchanged" heartbeats each delivered a batch.
+    """
+    from memverbs.server.verbs.delta import IN_FLIGHT_LAG_MS  # noqa: PLC0415
+
+    time.sleep(IN_FLIGHT_LAG_MS / 1000 + 0.5)
 
 
 def growth_info(size: Size) -> dict:

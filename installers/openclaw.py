@@ -14,8 +14,10 @@ Gateway hot-reloads plugin config edits):
 * `plugins.load.paths` += the package's `plugin/openclaw` directory (linked, so a
   memverbs upgrade updates the plugin);
 * `plugins.entries.memverbs` = {enabled, hooks.allowConversationAccess (without it
-  OpenClaw blocks before_prompt_build for a non-bundled plugin), config.{command, env}}
-  — the plugin reads the absolute memverbs command and MEMVERBS_HOME from its config;
+  OpenClaw blocks before_prompt_build for a non-bundled plugin), config.{command, hook, env}}
+  — the plugin runs `hook`, the lean launcher every harness's hooks run (hooks/launcher.py),
+  with MEMVERBS_HOME from `env`; `command`, the absolute memverbs command, marks the entry
+  ours and runs the hooks for a config written before `hook` existed;
 * `plugins.allow` += "memverbs", only when the user keeps an allowlist (creating one
   would block every other plugin).
 
@@ -37,6 +39,7 @@ import shutil
 from importlib.resources import files
 from pathlib import Path
 
+from memverbs.hooks.launcher import bootstrap_argv
 from memverbs.installers.base import (
     SERVER_NAME,
     Options,
@@ -104,7 +107,7 @@ def is_our_entry(value: object) -> bool:
 
 
 def plugin_entry(opts: Options) -> dict:
-    config: dict = {"command": memverbs_executable()}
+    config: dict = {"command": memverbs_executable(), "hook": bootstrap_argv()}
     env = server_env(opts)
     if env:
         config["env"] = env

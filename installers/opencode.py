@@ -9,7 +9,8 @@
 * `timeout` is how long opencode waits for the server's tools at start-up (ms).
 * Lifecycle: opencode has no shell hooks; `plugin/opencode/memverbs.js` is copied
   into `<config dir>/plugin/` (project scope: `<project>/.opencode/plugin/`) with the
-  absolute memverbs command and our environment baked in (a plugin has no
+  hook command — the lean launcher every harness's hooks run (hooks/launcher.py), an
+  absolute interpreter path — and our environment baked in (a plugin has no
   configuration of its own, and opencode's environment may not have memverbs on PATH).
 * Never double-wire: a memverbs plugin already loaded from the other scope would push
   the pack twice, so the plugin is then left out and the notes say where it is.
@@ -22,6 +23,7 @@ import re
 from importlib.resources import files
 from pathlib import Path
 
+from memverbs.hooks.launcher import bootstrap_argv
 from memverbs.installers.base import (
     SERVER_NAME,
     Options,
@@ -29,7 +31,6 @@ from memverbs.installers.base import (
     is_our_server,
     json_entry_at,
     local_hook_steps,
-    memverbs_executable,
     refuse_foreign,
     server_argv,
     server_env,
@@ -82,10 +83,11 @@ def server_entry(opts: Options) -> dict:
     return entry
 
 
-def render_plugin(opts: Options, command: str | None = None) -> str:
-    """The shipped module with our command and environment in its two marked slots (JSON is valid JS)."""
+def render_plugin(opts: Options, hook: list[str] | None = None) -> str:
+    """The shipped module with the hook's argv prefix (default: the lean launcher) and our environment
+    in its two marked slots (JSON is valid JS)."""
     text = files("memverbs.plugin").joinpath("opencode", PLUGIN_NAME).read_text(encoding="utf-8")
-    for name, value in (("command", command or memverbs_executable()), ("env", server_env(opts))):
+    for name, value in (("command", hook or bootstrap_argv()), ("env", server_env(opts))):
         filled = json.dumps(value)
 
         def fill(m: re.Match[str], filled: str = filled) -> str:

@@ -1,9 +1,12 @@
-// Run `memverbs hook <moment> --harness <harness> --session-id <id>` and resolve with what it
-// printed ("" on any failure: no memverbs, no brain, a hung process). Never rejects.
+// Run the hook — `<argv…> <moment> --harness <harness> --session-id <id>` — and resolve with what it
+// printed ("" on any failure: no memverbs or python, no brain, a hung process). Never rejects.
+// `argv` is the command the installer wrote: the lean launcher (memverbs.hooks.launcher:
+// `<venv python> -I -S -c <bootstrap> hook`), which starts without `site` or the CLI's parser,
+// or `[<memverbs>, "hook"]`, the console script.
 const HOOK_TIMEOUT_MS = 8000; // the hook keeps its own 2.5 s deadline; this only guards a hung process
 const MAX_OUTPUT = 64 * 1024;
 
-function runHook(command, env, harness, moment, sessionId, eventName) {
+function runHook(argv, env, harness, moment, sessionId, eventName) {
   return new Promise((resolve) => {
     let out = "";
     let done = false;
@@ -21,7 +24,7 @@ function runHook(command, env, harness, moment, sessionId, eventName) {
       finish("");
     }, HOOK_TIMEOUT_MS);
     try {
-      child = spawn(command, ["hook", moment, "--harness", harness, "--session-id", sessionId], {
+      child = spawn(argv[0], [...argv.slice(1), moment, "--harness", harness, "--session-id", sessionId], {
         env,
         stdio: ["pipe", "pipe", "ignore"],
       });

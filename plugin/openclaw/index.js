@@ -29,12 +29,15 @@ import { definePluginEntry } from "openclaw/plugin-sdk/plugin-entry";
 const MAX_SESSIONS = 128;
 
 // >>> shared: templates/run-hook.js (python -m memverbs.installers.jsplugins rewrites this copy) >>>
-// Run `memverbs hook <moment> --harness <harness> --session-id <id>` and resolve with what it
-// printed ("" on any failure: no memverbs, no brain, a hung process). Never rejects.
+// Run the hook — `<argv…> <moment> --harness <harness> --session-id <id>` — and resolve with what it
+// printed ("" on any failure: no memverbs or python, no brain, a hung process). Never rejects.
+// `argv` is the command the installer wrote: the lean launcher (memverbs.hooks.launcher:
+// `<venv python> -I -S -c <bootstrap> hook`), which starts without `site` or the CLI's parser,
+// or `[<memverbs>, "hook"]`, the console script.
 const HOOK_TIMEOUT_MS = 8000; // the hook keeps its own 2.5 s deadline; this only guards a hung process
 const MAX_OUTPUT = 64 * 1024;
 
-function runHook(command, env, harness, moment, sessionId, eventName) {
+function runHook(argv, env, harness, moment, sessionId, eventName) {
   return new Promise((resolve) => {
     let out = "";
     let done = false;
@@ -52,7 +55,7 @@ function runHook(command, env, harness, moment, sessionId, eventName) {
       finish("");
     }, HOOK_TIMEOUT_MS);
     try {
-      child = spawn(command, ["hook", moment, "--harness", harness, "--session-id", sessionId], {
+      child = spawn(argv[0], [...argv.slice(1), moment, "--harness", harness, "--session-id", sessionId], {
         env,
         stdio: ["pipe", "pipe", "ignore"],
       });
@@ -77,7 +80,13 @@ export default definePluginEntry({
   description: "Long-term memory from memverbs: the context pack on every turn, refreshed after compaction, and what changed on heartbeats.",
   register(api) {
     const cfg = api?.pluginConfig && typeof api.pluginConfig === "object" ? api.pluginConfig : {};
+    // The lean launcher the installer wrote (`hook`: the argv prefix every harness's hooks run); a
+    // config from an older install names only the console script (`command`).
     const command = typeof cfg.command === "string" && cfg.command ? cfg.command : "memverbs";
+    const hook =
+      Array.isArray(cfg.hook) && cfg.hook.length > 0 && cfg.hook.every((part) => typeof part === "string")
+        ? cfg.hook
+        : [command, "hook"];
     const env = { ...process.env, ...(cfg.env && typeof cfg.env === "object" ? cfg.env : {}) };
     const packs = new Map(); // sessionId → Promise<string>
     const fresh = new Set(); // sessions whose pack was just built: their next turn needs no heartbeat
@@ -94,7 +103,7 @@ export default definePluginEntry({
       while (map.size > MAX_SESSIONS) map.delete(map.keys().next().value);
     };
     const refresh = (id, moment) => {
-      const pack = runHook(command, env, "openclaw", moment, id);
+      const pack = runHook(hook, env, "openclaw", moment, id);
       packs.set(id, pack);
       fresh.add(id);
       bounded(packs);
@@ -119,7 +128,7 @@ export default definePluginEntry({
         const first = !packs.has(id) || fresh.has(id);
         const packed = pack(id);
         fresh.delete(id);
-        const [text, delta] = await Promise.all([packed, first ? "" : runHook(command, env, "openclaw", "heartbeat", id)]);
+        const [text, delta] = await Promise.all([packed, first ? "" : runHook(hook, env, "openclaw", "heartbeat", id)]);
         const result = {};
         if (text) result.prependContext = text;
         if (delta) result.appendContext = delta;
@@ -141,7 +150,7 @@ export default definePluginEntry({
       try {
         const id = sessionOf(event, ctx);
         if (!id) return undefined;
-        const text = await runHook(command, env, "openclaw", "heartbeat", id);
+        const text = await runHook(hook, env, "openclaw", "heartbeat", id);
         return text ? { appendContext: text } : undefined;
       } catch {
         return undefined;

@@ -1,9 +1,10 @@
 // memverbs-opencode-plugin: long-term memory for opencode sessions.
 //
 // `memverbs install opencode` copies this module into opencode's plugin directory with
-// the memverbs command and environment filled in below; `memverbs uninstall opencode`
+// the hook command and environment filled in below; `memverbs uninstall opencode`
 // removes it. opencode runs no shell hooks, so this module is the hook: it runs
-// `memverbs hook <moment> --harness opencode` and hands the text to opencode.
+// `memverbs hook <moment> --harness opencode` (through the lean launcher the installer
+// writes for every harness's hooks) and hands the text to opencode.
 //
 // * session.created → session-start: the context pack, cached per session (as a promise,
 //   so the first request waits for it instead of racing it).
@@ -25,18 +26,21 @@
 // a slow disk) ends as "no memory this time".
 import { spawn } from "node:child_process";
 
-const MEMVERBS = /* memverbs:command */ "memverbs" /* end */;
+const HOOK = /* memverbs:command */ ["memverbs", "hook"] /* end */;
 const MEMVERBS_ENV = /* memverbs:env */ {} /* end */;
 const MAX_SESSIONS = 64;
 const SIDE_PROMPTS = ["You are a title generator", "You are a context summarization agent"];
 
 // >>> shared: templates/run-hook.js (python -m memverbs.installers.jsplugins rewrites this copy) >>>
-// Run `memverbs hook <moment> --harness <harness> --session-id <id>` and resolve with what it
-// printed ("" on any failure: no memverbs, no brain, a hung process). Never rejects.
+// Run the hook — `<argv…> <moment> --harness <harness> --session-id <id>` — and resolve with what it
+// printed ("" on any failure: no memverbs or python, no brain, a hung process). Never rejects.
+// `argv` is the command the installer wrote: the lean launcher (memverbs.hooks.launcher:
+// `<venv python> -I -S -c <bootstrap> hook`), which starts without `site` or the CLI's parser,
+// or `[<memverbs>, "hook"]`, the console script.
 const HOOK_TIMEOUT_MS = 8000; // the hook keeps its own 2.5 s deadline; this only guards a hung process
 const MAX_OUTPUT = 64 * 1024;
 
-function runHook(command, env, harness, moment, sessionId, eventName) {
+function runHook(argv, env, harness, moment, sessionId, eventName) {
   return new Promise((resolve) => {
     let out = "";
     let done = false;
@@ -54,7 +58,7 @@ function runHook(command, env, harness, moment, sessionId, eventName) {
       finish("");
     }, HOOK_TIMEOUT_MS);
     try {
-      child = spawn(command, ["hook", moment, "--harness", harness, "--session-id", sessionId], {
+      child = spawn(argv[0], [...argv.slice(1), moment, "--harness", harness, "--session-id", sessionId], {
         env,
         stdio: ["pipe", "pipe", "ignore"],
       });
@@ -74,7 +78,7 @@ function runHook(command, env, harness, moment, sessionId, eventName) {
 // <<< shared <<<
 
 const hook = (moment, sessionID, eventName) =>
-  runHook(MEMVERBS, { ...process.env, ...MEMVERBS_ENV }, "opencode", moment, sessionID, eventName);
+  runHook(HOOK, { ...process.env, ...MEMVERBS_ENV }, "opencode", moment, sessionID, eventName);
 
 export const MemverbsPlugin = async () => {
   const sessions = new Map(); // sessionID → { pack: Promise<string> | null, delta: Promise<string> | null }

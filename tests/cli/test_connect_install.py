@@ -203,17 +203,17 @@ def test_openclaw_probe_connects(connected):
 
 def installed_hook_runs(env: dict) -> dict[str, tuple[list[str] | str, dict]]:
     """What each file harness was given to run for its hooks, read back from the files connect wrote:
-    Grok's hooks file (a shell command), the commands opencode's and OpenClaw's plugins spawn."""
+    Grok's hooks file (a shell command), the lean launcher opencode's and OpenClaw's plugins spawn."""
     home = Path(env["HOME"])
     grok_hooks = json.loads((home / ".grok" / "hooks" / "memverbs.json").read_text())["hooks"]
     plugin = next((home / ".config" / "opencode").rglob("memverbs.js")).read_text()
     opencode_cmd = json.loads(plugin.split("/* memverbs:command */", 1)[1].split("/* end */", 1)[0])
-    openclaw_cmd = JsonDoc((home / SEEDS["openclaw"][0]).read_text()).get(["plugins", "entries", "memverbs", "config", "command"])
+    openclaw_cmd = JsonDoc((home / SEEDS["openclaw"][0]).read_text()).get(["plugins", "entries", "memverbs", "config", "hook"])
     return {
         "grok": (grok_hooks["PostToolUse"][0]["hooks"][0]["command"],
                  {"session_id": "grok-remote-1", "hook_event_name": "PostToolUse", "tool_name": "read_file"}),
-        "opencode": ([opencode_cmd, "hook", "session-start", "--harness", "opencode", "--session-id", "oc-remote-1"], {}),
-        "openclaw": ([openclaw_cmd, "hook", "session-start", "--harness", "openclaw", "--session-id", "ocl-remote-1"], {}),
+        "opencode": ([*opencode_cmd, "session-start", "--harness", "opencode", "--session-id", "oc-remote-1"], {}),
+        "openclaw": ([*openclaw_cmd, "session-start", "--harness", "openclaw", "--session-id", "ocl-remote-1"], {}),
     }
 
 

@@ -16,6 +16,7 @@ import pytest
 from harnesses import memverbs, require_cli, run, throwaway_home
 
 from memverbs.hooks.events import Harness
+from memverbs.hooks.launcher import bootstrap_argv
 from memverbs.installers import openclaw as openclaw_installer
 from memverbs.installers.base import Options
 from memverbs.installers.jsonc import JsonDoc
@@ -86,7 +87,7 @@ def test_the_plugin_package_is_linkable():
     package = json.loads((root / "package.json").read_text())
     manifest = json.loads((root / "openclaw.plugin.json").read_text())
     assert package["openclaw"]["extensions"] == ["./index.js"] and (root / "index.js").is_file()
-    assert manifest["id"] == "memverbs" and manifest["configSchema"]["properties"].keys() == {"command", "env"}
+    assert manifest["id"] == "memverbs" and manifest["configSchema"]["properties"].keys() == {"command", "hook", "env"}
     assert 'from "openclaw/plugin-sdk/plugin-entry"' in (root / "index.js").read_text()
 
 
@@ -121,7 +122,7 @@ def test_install_probes_and_uninstall_restores_bytes(openclaw):
     assert doc.get(["mcp", "servers", "other"]) == {"command": "/bin/cat", "args": []}
     entry = doc.get(["plugins", "entries", "memverbs"])
     assert entry["enabled"] is True and entry["hooks"] == {"allowConversationAccess": True}
-    assert entry["config"]["command"].endswith("memverbs")
+    assert entry["config"]["command"].endswith("memverbs") and entry["config"]["hook"] == bootstrap_argv()  # the lean launcher
     assert doc.get(["plugins", "load", "paths"]) == [openclaw_installer.plugin_dir()]
     assert "// my openclaw config" in config.read_text() and "// foreign" in config.read_text()
     mode = config.stat().st_mode & 0o777
@@ -266,7 +267,9 @@ def test_plugin_logic_every_turn_compaction_and_heartbeat(tmp_path):
     fake = tmp_path / "fake-memverbs"
     fake.write_text(FAKE_MEMVERBS)
     fake.chmod(0o755)
-    out = drive_plugin(tmp_path, {"command": str(fake), "env": {"MEMVERBS_HOME": "/brain", "CALLS": str(tmp_path / "calls")}})
+    # `hook` (the installer's lean launcher) is what runs; `command` only when a config has no `hook`.
+    config = {"command": str(tmp_path / "unused"), "hook": [str(fake), "hook"]}
+    out = drive_plugin(tmp_path, {**config, "env": {"MEMVERBS_HOME": "/brain", "CALLS": str(tmp_path / "calls")}})
     assert out["hooks"] == ["after_compaction", "before_prompt_build", "heartbeat_prompt_contribution", "session_end", "session_start"]
     pack = {"prependContext": "PACK session-start openclaw s1 home=/brain"}
     beat = "PACK heartbeat openclaw s1 home=/brain"
@@ -283,6 +286,8 @@ def test_plugin_logic_every_turn_compaction_and_heartbeat(tmp_path):
     assert out["garbage"] == [None, None]
 
 
-def test_plugin_logic_swallows_a_missing_memverbs(tmp_path):
-    out = drive_plugin(tmp_path, {"command": str(tmp_path / "no-such-memverbs")})
+@pytest.mark.parametrize("key", ["command", "hook"])  # an older install's config; the lean launcher's missing python
+def test_plugin_logic_swallows_a_missing_memverbs(tmp_path, key):
+    missing = str(tmp_path / "no-such-memverbs")
+    out = drive_plugin(tmp_path, {"command": missing} if key == "command" else {"hook": [missing, "-I", "-S", "-c", "pass", "hook"]})
     assert out["turn1"] is None and out["heartbeat"] is None and out["afterCompaction"] is None

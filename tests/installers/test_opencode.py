@@ -12,12 +12,14 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from harnesses import memverbs, require_cli, run, throwaway_home
 
 from memverbs.hooks.events import Harness
+from memverbs.hooks.launcher import bootstrap_argv
 from memverbs.installers import opencode as opencode_installer
 from memverbs.installers.base import Options
 from memverbs.installers.jsonc import JsonDoc
@@ -71,7 +73,9 @@ def test_config_file_choice(tmp_path):
 def test_plugin_is_rendered_with_our_command_and_env(tmp_path):
     text = opencode_installer.render_plugin(_opts(tmp_path))
     assert f'/* memverbs:env */ {{"MEMVERBS_HOME": "{tmp_path / "brain"}"}} /* end */' in text
-    assert re.search(r'/\* memverbs:command \*/ "/[^"]+/memverbs" /\* end \*/', text)
+    # The lean launcher every harness's hooks run: this interpreter, no `site`, the bootstrap, `hook`.
+    hook = json.loads(text.split("/* memverbs:command */", 1)[1].split("/* end */", 1)[0])
+    assert hook == bootstrap_argv() and hook[:3] == [sys.executable, "-I", "-S"] and hook[-1] == "hook"
     assert opencode_installer.PLUGIN_MARKER in text
     node = shutil.which("node")
     if node:  # syntax only: the module is loaded for real by the end-to-end test
@@ -226,11 +230,12 @@ console.log(JSON.stringify(out));
 
 
 def drive_plugin(tmp_path, command: str) -> dict:
+    """The plugin run in node with `command` as the console script its hooks start ([command, "hook"])."""
     node = shutil.which("node")
     if not node:
         pytest.skip("node is not installed")
     module = tmp_path / "memverbs.mjs"
-    module.write_text(opencode_installer.render_plugin(_opts(tmp_path), command=command))
+    module.write_text(opencode_installer.render_plugin(_opts(tmp_path), hook=[command, "hook"]))
     driver = tmp_path / "driver.mjs"
     driver.write_text(DRIVER)
     proc = subprocess.run([node, str(driver), module.as_uri()], capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin"})

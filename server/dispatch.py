@@ -11,7 +11,6 @@ config failure is `unavailable` with the fix, anything else is `internal`
 from __future__ import annotations
 
 import importlib
-import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,8 +33,6 @@ from memverbs.server.protocol.surfaces import allowed
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain
     from memverbs.server.providers.config import Providers
-
-log = logging.getLogger("memverbs.dispatch")
 
 _handlers: dict[str, Callable] = {}
 
@@ -114,7 +111,9 @@ class Dispatcher:
         except MemverbsError as exc:
             return Outcome(internal(exc.message), is_error=True)
         except Exception as exc:  # the dispatcher's last line (a boundary): a bug is logged and answers `internal`
-            log.exception("internal error in %s", op.name)
+            import logging  # noqa: PLC0415 - only a bug pays for logging's imports (a hook's path has none)
+
+            logging.getLogger("memverbs.dispatch").exception("internal error in %s", op.name)
             return Outcome(internal(str(exc) or type(exc).__name__), is_error=True)
         outcome = Outcome(body)
         if checked.unknown:

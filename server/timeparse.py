@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 import time
 from datetime import UTC, datetime, timedelta
-from email.utils import parsedate_to_datetime
 from typing import overload
 
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -82,6 +81,10 @@ def parse_instant(text: str) -> int | None:
             return _iso_ms(m)
         except ValueError:
             return None
+    # email.utils costs more to import (socket, random, calendar, locale, …) than a hook spends on its work:
+    # only an input that is not ISO pays for it.
+    from email.utils import parsedate_to_datetime  # noqa: PLC0415
+
     try:
         return _to_ms(parsedate_to_datetime(s))
     except (TypeError, ValueError, IndexError):

@@ -9,7 +9,6 @@ when an embedding provider is configured.
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -263,5 +262,7 @@ class VectorStore(SqliteBase):
             other = db.execute("DELETE FROM text_vectors WHERE space_id IS NOT ?", (keep_space_id,)).rowcount
             other += db.execute("DELETE FROM fact_vectors WHERE space_id IS NOT ?", (keep_space_id,)).rowcount
         # Snapshots still hold the pruned rows (harmless, filtered at use, but memory): reindex rebuilds them.
+        import shutil  # noqa: PLC0415 - reindex only; shutil (with zlib, bz2, lzma) stays off the hooks' path
+
         shutil.rmtree(self.vector_snapshot_dir, ignore_errors=True)
         return {"orphan_vectors": orphans, "other_model_vectors": other}

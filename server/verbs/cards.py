@@ -26,6 +26,7 @@ MAX_RUNNERS_UP = 3
 MAX_THREADS = 3
 MAX_EDGES = 10
 RECENT_EVENT_DAYS = 90
+CARD_TIMELINE = 5  # newest timeline entries a card reads (its last date, its recent events)
 
 
 @dataclass
@@ -104,7 +105,7 @@ def build_card(ctx: VerbContext, page: Row, *, include_private: bool, allow_priv
     """The entity card. `include_private` widens facts and summary fences (trusted-local only);
     `allow_private` says whether private pages may appear as its edges and backlinks."""
     brain, source, slug = ctx.brain, ctx.source, page["slug"]
-    timeline = brain.timeline_newest(source, slug, limit=5)
+    timeline = brain.timeline_newest(source, slug, limit=CARD_TIMELINE)
     edges = [
         {"type": e["link_type"], "direction": "out", "slug": e["slug"], "context": e["context"] or None}
         for e in brain.edges_out(source, slug, MAX_EDGES, allow_private=allow_private)
@@ -128,6 +129,12 @@ def build_card(ctx: VerbContext, page: Row, *, include_private: bool, allow_priv
         "backlink_count": brain.backlink_count(source, slug, allow_private=allow_private),
         "active_fact_count": brain.active_fact_count(source, slug, world_only=not include_private, now=now),
     }
+
+
+def card_threads(ctx: VerbContext, slug: str, *, include_private: bool, now: int) -> list[dict]:
+    """A card's open_threads, without building the card."""
+    timeline = ctx.brain.timeline_newest(ctx.source, slug, limit=CARD_TIMELINE)
+    return open_threads(ctx, slug, timeline, include_private=include_private, now=now)
 
 
 def open_threads(ctx: VerbContext, slug: str, timeline: list[Row], *, include_private: bool, now: int) -> list[dict]:

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, invalid
 from memverbs.server.names import estimate_tokens
 from memverbs.server.protocol.params import budget as parse_budget
 from memverbs.server.timeparse import now_ms, parse_instant
 from memverbs.server.verbs.budget import budget_fields, pack_two
-from memverbs.server.verbs.cards import build_card, find_entity
+from memverbs.server.verbs.cards import build_card, card_threads, find_entity
 from memverbs.server.verbs.hot import hot_facts
 from memverbs.server.verbs.render import render_pack
 from memverbs.server.verbs.shapes import split_entities
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import Row
 
 SINCE_SUGGESTION = 'Pass an ISO 8601 datetime, e.g. since: "2026-08-11T00:00:00Z".'
 
@@ -25,19 +30,37 @@ def parse_window_since(verb: str, raw: str | None) -> int | None:
     return at
 
 
-def pack_cards(ctx: VerbContext, names: list[str], *, include_private: bool, now: int) -> list[dict]:
-    """One card per resolvable name, in order; a miss adds nothing, a repeat adds nothing twice."""
-    allow_private = include_private or ctx.remote_private_pages
-    cards: list[dict] = []
+def pack_pages(ctx: VerbContext, names: list[str], *, allow_private: bool) -> list[Row]:
+    """The page of each resolvable name, in order; a miss adds nothing, a repeat adds nothing twice."""
+    pages: list[Row] = []
     seen: set[str] = set()
     for name in names:
         found = find_entity(ctx, name, allow_private=allow_private)
         if not found or found[0].page["slug"] in seen:
             continue
-        page = found[0].page
-        seen.add(page["slug"])
-        cards.append(build_card(ctx, page, include_private=include_private, allow_private=allow_private, now=now))
-    return cards
+        seen.add(found[0].page["slug"])
+        pages.append(found[0].page)
+    return pages
+
+
+def pack_cards(ctx: VerbContext, names: list[str], *, include_private: bool, now: int) -> list[dict]:
+    """One card per resolvable name (pack_pages)."""
+    allow_private = include_private or ctx.remote_private_pages
+    return [
+        build_card(ctx, page, include_private=include_private, allow_private=allow_private, now=now)
+        for page in pack_pages(ctx, names, allow_private=allow_private)
+    ]
+
+
+def pack_threads(ctx: VerbContext, names: list[str], *, include_private: bool, now: int) -> list[dict]:
+    """The open threads of pack_cards' cards, in order, without the rest of each card (its edges, aliases
+    and counts): what delta reports for its entities, on every heartbeat that delivers."""
+    allow_private = include_private or ctx.remote_private_pages
+    return [
+        thread
+        for page in pack_pages(ctx, names, allow_private=allow_private)
+        for thread in card_threads(ctx, page["slug"], include_private=include_private, now=now)
+    ]
 
 
 def thread_after(thread: dict, since: int | None) -> bool:

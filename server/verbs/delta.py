@@ -21,7 +21,7 @@ from memverbs.server.names import estimate_tokens
 from memverbs.server.protocol.params import budget as parse_budget
 from memverbs.server.timeparse import iso, now_ms
 from memverbs.server.verbs.budget import budget_fields, pack_two
-from memverbs.server.verbs.context_pack import pack_cards, parse_window_since, thread_after
+from memverbs.server.verbs.context_pack import pack_threads, parse_window_since, thread_after
 from memverbs.server.verbs.render import render_delta
 from memverbs.server.verbs.shapes import brief_fact, split_entities
 
@@ -69,8 +69,7 @@ def delta(ctx: VerbContext, params: dict) -> dict:
     fact_times = [r["created_at"] for r in fact_rows]
     threads = [
         t
-        for card in pack_cards(ctx, split_entities(params.get("entities")), include_private=include_private, now=now)
-        for t in card["open_threads"]
+        for t in pack_threads(ctx, split_entities(params.get("entities")), include_private=include_private, now=now)
         if thread_after(t, effective)
     ]
 

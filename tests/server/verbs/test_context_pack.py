@@ -103,3 +103,15 @@ def test_private_only_for_trusted_include_private(local, remote):
     assert "PRIVATE-SENTINEL" not in ignored["text"] and "people/hidden" not in ignored["text"]
     widened = local.ok("context_pack", entities="Ali,people/hidden", include_private=True)
     assert "PRIVATE-SENTINEL" in widened["text"] and "people/hidden" in widened["text"]
+
+
+def test_delta_reports_the_threads_the_pack_shows(local, remote):
+    """delta reads its entities' open threads without building their cards (pack_threads): the same
+    threads, in the same order, as context_pack's cards, for a trusted and an untrusted caller."""
+    seed(local)
+    local.ok("remember", fact="Alice owes a private answer", provenance="p", entity="people/alice", kind="commitment",
+             visibility="private")
+    for caller, extra in ((local, {"include_private": True}), (local, {}), (remote, {})):
+        pack = caller.ok("context_pack", entities="Ali, companies/acme, people/alice", **extra)
+        delta = caller.ok("delta", since="2000-01-01T00:00:00Z", entities="Ali, companies/acme, people/alice", **extra)
+        assert delta["threads"] == pack["open_threads"] and delta["threads"], (extra, delta["threads"])

@@ -14,7 +14,6 @@ terms), else weak_semantic.
 
 from __future__ import annotations
 
-import logging
 import re
 from typing import TYPE_CHECKING, Literal, overload
 
@@ -27,7 +26,6 @@ from memverbs.server.pages.markdown import clip, fenced_body
 if TYPE_CHECKING:
     from memverbs.server.verbs.semantic import VectorArm
 
-log = logging.getLogger("memverbs.search")
 
 NO_PROVIDER = "keyword_only_no_embedding_provider"
 EMBEDDING_FAILED = "keyword_only_embedding_failed"
@@ -189,7 +187,9 @@ def search_pages(
     try:
         arm = vector_arm(ctx, query, allow_private=allow_private)
     except ProviderError as exc:
-        log.warning("search fell back to keywords: query not embedded (%s): %s", exc.kind, exc.message)
+        import logging  # noqa: PLC0415 - a provider's failure only: the hooks' path reads cards, never logs
+
+        logging.getLogger("memverbs.search").warning("search fell back to keywords: query not embedded (%s): %s", exc.kind, exc.message)
         return keyword_search(ctx, words_query, limit, allow_private=allow_private), EMBEDDING_FAILED
     if arm is None:
         return keyword_search(ctx, words_query, limit, allow_private=allow_private), INDEX_EMPTY

@@ -166,7 +166,7 @@ def test_the_fast_path_imports_no_runner_module(env, brain, home, lean):
     argv = bootstrap_argv()
     probe = argv[4].replace("main()", "main() if False else None") + (
         ";import memverbs.hooks.fastpath as f,time;print(f.answer_unchanged(sys.argv[2:], time.monotonic())[0]);"
-        "print(sorted(m for m in sys.modules if m.startswith(('memverbs','pathlib','dataclasses','hashlib','tempfile'))))"
+        "print(sorted(m for m in sys.modules if m.startswith(('memverbs','pathlib','dataclasses','hashlib','tempfile','typing'))))"
     )
     proc = subprocess.run([*argv[:4], probe, "hook", "heartbeat", "--harness", "claude"],
                           input=json.dumps(payloads.CLAUDE_PROMPT), capture_output=True, text=True, env=env, timeout=30)
@@ -174,6 +174,31 @@ def test_the_fast_path_imports_no_runner_module(env, brain, home, lean):
     assert answered == "True", proc.stderr
     assert eval(modules) == ["memverbs", "memverbs.hooks", "memverbs.hooks.changes", "memverbs.hooks.fastpath",
                              "memverbs.hooks.launcher"]
+
+
+
+# Modules that cost a hook more to import than its work: each is needed only off the hooks' path
+# (an RFC 2822 date, a logged bug, reindex's snapshot removal, a provider's failure).
+HEAVY = ("email", "logging", "decimal", "shutil", "socket", "random", "mcp", "pydantic", "httpx")
+
+
+def test_a_delivering_heartbeat_and_a_session_start_skip_the_heavy_modules(env, brain, home):
+    argv = bootstrap_argv()
+    probe = argv[4].replace("main()", "main() if False else None") + (
+        ";import atexit;atexit.register(lambda:sys.stderr.write(repr(sorted({m.split('.')[0] for m in sys.modules}))));main()"
+    )
+    payload = dict(payloads.CLAUDE_PROMPT, session_id="heavy-1")
+
+    def run(moment: str, event: dict) -> set[str]:
+        proc = subprocess.run([*argv[:4], probe, "hook", moment, "--harness", "claude"], input=json.dumps(event),
+                              capture_output=True, text=True, env=env, timeout=30)
+        assert log_lines(home)[-1]["code"] == "ok", (log_lines(home)[-1], proc.stderr)
+        return set(eval(proc.stderr))
+
+    started = run("session-start", dict(payload, hook_event_name="SessionStart"))
+    brain.ok("remember", fact="Alice moved the standup to Fridays", provenance="chat", entity="people/alice")
+    delivered = run("heartbeat", payload)
+    assert not started & set(HEAVY) and not delivered & set(HEAVY), (started & set(HEAVY), delivered & set(HEAVY))
 
 
 KEYS = st.sampled_from(["source", "brain.path", "brain.url"])

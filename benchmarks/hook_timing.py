@@ -219,12 +219,14 @@ def markdown(report: dict) -> str:
         lines.append(f"| {title} | " + " | ".join(cells) + f" | {verdict or '—'} |")
     lines += [
         "",
-        "The installers write the lean launcher for Claude Code, Codex and Grok hooks; opencode's and "
-        "OpenClaw's plugins still spawn the console script. The verdict column judges the wheel install's lean "
+        "The installers write the lean launcher for every harness's hooks (Claude Code, Codex and Grok hooks; "
+        "opencode's and OpenClaw's plugins spawn the same argv). The verdict column judges the wheel install's lean "
         "launcher — what a user's harness runs. The floor row of a lean launcher is the interpreter and the "
         "bootstrap only (the kill switch is checked before the runner is imported); of a console script, the "
         "interpreter, `site` and the CLI's parser. An unchanged heartbeat through the lean launcher imports "
-        "`json`, `select`, `sqlite3` and `tomllib` and no runner module (tested); the remote hook path imports no "
+        "`json`, `select`, `sqlite3` (and `tomllib` when the home has a config file) and no runner module (tested); a "
+        "delivering heartbeat and a session start import no `email`, `logging`, `decimal`, `shutil` or `socket` "
+        "(tested); the remote hook path imports no "
         "MCP SDK, pydantic, httpx or anyio (tested): one `http.client` POST per verb.",
         END,
     ]

@@ -23,20 +23,11 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from memverbs.hooks.events import Harness
+from memverbs.installers.command_steps import CliCommand
 from memverbs.installers.files import atomic_write
-from memverbs.installers.steps import (
-    CliCommand,
-    Context,
-    InstallError,
-    JsonArrayItem,
-    JsonArrayValue,
-    JsonEntry,
-    MarkedBlock,
-    OwnedFile,
-    Step,
-    TomlBlock,
-    remove_empty_dirs,
-)
+from memverbs.installers.json_steps import JsonArrayItem, JsonArrayValue, JsonEntry
+from memverbs.installers.steps import Context, InstallError, Step, remove_empty_dirs
+from memverbs.installers.text_steps import MarkedBlock, OwnedFile, TomlBlock
 from memverbs.remote.record import TOKEN_ENV, RemoteRecord
 from memverbs.server.home import DEFAULT_SOURCE, LOCAL_RECEIPT, Home
 

@@ -34,10 +34,12 @@ from memverbs.installers.base import (
     server_env,
     token_from_helper,
 )
+from memverbs.installers.command_steps import CliCommand
 from memverbs.installers.files import read_text
+from memverbs.installers.json_steps import JsonArrayItem, JsonEntry
 from memverbs.installers.jsonc import JsonDoc, JsonEditError
 from memverbs.installers.spec import HarnessSpec, Problem
-from memverbs.installers.steps import CliCommand, InstallError, JsonArrayItem, JsonEntry, Step
+from memverbs.installers.steps import InstallError, Step
 from memverbs.remote.record import RemoteRecord
 from memverbs.server.home import Home
 

@@ -37,9 +37,11 @@ from memverbs.installers.base import (
     token_from_helper,
 )
 from memverbs.installers.files import read_text
+from memverbs.installers.json_steps import JsonArrayItem
 from memverbs.installers.jsonc import JsonDoc, JsonEditError
 from memverbs.installers.spec import HarnessSpec, Problem
-from memverbs.installers.steps import Context, JsonArrayItem, Step, TomlBlock
+from memverbs.installers.steps import Context, Step
+from memverbs.installers.text_steps import TomlBlock
 from memverbs.remote.record import TOKEN_ENV, RemoteRecord
 
 STARTUP_GRACE_MS = 5_000

@@ -52,7 +52,8 @@ from memverbs.installers.base import (
 from memverbs.installers.files import read_text
 from memverbs.installers.jsonc import JsonDoc, JsonEditError
 from memverbs.installers.spec import HarnessSpec
-from memverbs.installers.steps import MarkedBlock, OwnedFile, Step, TomlBlock
+from memverbs.installers.steps import Step
+from memverbs.installers.text_steps import MarkedBlock, OwnedFile, TomlBlock
 from memverbs.remote.record import TOKEN_ENV, RemoteRecord
 
 STARTUP_TIMEOUT_S = 30

@@ -53,10 +53,12 @@ from memverbs.installers.base import (
     server_env,
     token_from_env,
 )
+from memverbs.installers.command_steps import CliCommand
 from memverbs.installers.files import read_text
+from memverbs.installers.json_steps import JsonArrayValue, JsonEntry
 from memverbs.installers.jsonc import JsonDoc, JsonEditError
 from memverbs.installers.spec import HarnessSpec
-from memverbs.installers.steps import CliCommand, JsonArrayValue, JsonEntry, Step
+from memverbs.installers.steps import Step
 from memverbs.remote.record import TOKEN_ENV, RemoteRecord
 
 PLUGIN_ID = "memverbs"

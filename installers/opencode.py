@@ -37,9 +37,11 @@ from memverbs.installers.base import (
     token_from_env,
 )
 from memverbs.installers.files import read_text
+from memverbs.installers.json_steps import JsonEntry
 from memverbs.installers.jsonc import JsonDoc, JsonEditError
 from memverbs.installers.spec import HarnessSpec
-from memverbs.installers.steps import JsonEntry, OwnedFile, Step
+from memverbs.installers.steps import Step
+from memverbs.installers.text_steps import OwnedFile
 from memverbs.remote.record import TOKEN_ENV, RemoteRecord
 
 STARTUP_TIMEOUT_MS = 30_000

@@ -124,7 +124,7 @@ FACT_EDIT_REFUSALS = (
     "not_forgotten",  # restore: the fact is active
     "lapsed",  # restore: its ttl has passed; restored, it would still be inactive
     "superseded",  # restore: a newer fact replaced it; both active would contradict each other
-    "duplicate",  # restore: an active fact already says the same about the same entity
+    "duplicate",  # restore, visibility: an active fact already says the same about the same entity (in that visibility)
     "entity_gone",  # restore: the page it is filed under was deleted
     "invalid_visibility",  # visibility: neither world nor private
     "needs_intent",  # visibility: widening to world was not asked for explicitly

@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-from memverbs.cli.main import build_parser
+from memverbs.cli.parser import build_parser
 from memverbs.server.protocol import docgen
 from memverbs.server.protocol.registry import OPERATIONS
 from memverbs.server.settings import known_keys

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from memverbs.cli.completion import subcommands, walk
-from memverbs.cli.main import EXIT_CODES, GROUPS, build_parser
+from memverbs.cli.parser import EXIT_CODES, GROUPS, build_parser
 
 
 def _synopsis(path: tuple[str, ...], parser: argparse.ArgumentParser) -> str:

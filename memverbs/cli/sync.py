@@ -18,14 +18,14 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
 
-    from memverbs.cli.main import Parser
+    from memverbs.cli.parser import Parser
     from memverbs.server.brain.base import Brain
     from memverbs.server.sync.report import Report
     from memverbs.server.sync.state import Folder
 
 
 def add_parsers(sub: argparse._SubParsersAction[Parser], add: Callable[..., argparse.ArgumentParser]) -> None:
-    """Register import / export / sync; `add` is main's (it puts each command in the grouped help)."""
+    """Register import / export / sync; `add` is build_parser's (it puts each command in the grouped help)."""
     p = add(sub, "import", "turn a folder of markdown (an Obsidian vault, exported pages) into pages")
     p.add_argument("dir", metavar="DIR", help="the folder to read")
     _pass_options(p)

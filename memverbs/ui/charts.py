@@ -100,8 +100,13 @@ def latency_over_time(events: list[dict]) -> str:
     legend = []
     for n, (verb, per) in enumerate(medians.items()):
         cls = f"series-{n % SERIES}" + (" dashed" if n >= SERIES else "")
-        points = " ".join(f"{x_of[b]:.1f},{y_of(per[b]):.1f}" for b in buckets if b in per)
-        parts.append(f'<polyline points="{points}" class="chart-line {cls}"><title>{_e(verb)}</title></polyline>')
+        # A line joins only neighbouring days (or hours) with calls: across a span with none it would
+        # draw values nobody measured. A lone bucket is its dot.
+        for run in _runs([b for b in buckets if b in per], at, _STEP_MS[unit]):
+            if len(run) < 2:
+                continue
+            points = " ".join(f"{x_of[b]:.1f},{y_of(per[b]):.1f}" for b in run)
+            parts.append(f'<polyline points="{points}" class="chart-line {cls}"><title>{_e(verb)}</title></polyline>')
         parts += [
             f'<circle cx="{x_of[b]:.1f}" cy="{y_of(per[b]):.1f}" r="3" class="chart-dot {cls}">'
             f"<title>{_e(verb)} {_e(b)}: {round(per[b])} ms</title></circle>"
@@ -123,6 +128,20 @@ def latency_over_time(events: list[dict]) -> str:
         '<th scope="col">calls</th><th scope="col">median ms</th><th scope="col">p95 ms</th></tr></thead>'
         f"<tbody>{rows}</tbody></table></details></figure>"
     )
+
+
+_STEP_MS = {"day": 86_400_000, "hour": 3_600_000}
+
+
+def _runs(buckets: list[str], at: dict[str, int], step_ms: int) -> list[list[str]]:
+    """`buckets` (in time order) cut wherever the next one is more than one step later."""
+    runs: list[list[str]] = []
+    for b in buckets:
+        if runs and at[b] - at[runs[-1][-1]] <= step_ms:
+            runs[-1].append(b)
+        else:
+            runs.append([b])
+    return runs
 
 
 def _p95(values: list[float]) -> float:

@@ -10,7 +10,9 @@ The rules (docs/ui.md, "Restoring and visibility"):
 * only a forgotten fact is restored: not an active one, not one whose ttl has passed, not one a
   newer fact superseded (both active would contradict each other), not one an active fact already
   restates, and not one filed under a page that was deleted;
-* widening to world needs explicit intent (`widen=True`); narrowing to private never does.
+* widening to world needs explicit intent (`widen=True`); narrowing to private never does;
+* a fact is not given a visibility in which an active fact already says the same about the same
+  entity: as remember, the brain keeps one active copy per visibility.
 """
 
 from __future__ import annotations
@@ -102,13 +104,28 @@ def restore_refusal(
     return None
 
 
-def visibility_refusal(fact_id: int, current: str | None, visibility: str, *, widen: bool) -> FactEditRefused | None:
+def visibility_refusal(
+    fact_id: int, current: str | None, visibility: str, *, widen: bool, restated_by: int | None = None
+) -> FactEditRefused | None:
     """Why the fact (now `current`, None if missing) cannot be made `visibility`, or None when it
-    can (or already is)."""
+    can (or already is).
+
+    `restated_by`: the id of another active fact with the same text and entity that already has
+    `visibility`, when this fact is active. remember keeps one active copy per visibility; the
+    change would make two, so it is refused (nothing is merged or expired behind the owner's back).
+    """
     if visibility not in VISIBILITIES:
         return FactEditRefused("invalid_visibility", f'"{visibility}" is not a visibility', "Pass world or private.")
     if current is None:
         return not_found(fact_id)
+    if restated_by is not None and current != visibility:
+        return FactEditRefused(
+            "duplicate",
+            f"fact #{fact_id} says what active {visibility} fact #{restated_by} already says; making it {visibility} "
+            f"would leave two identical active {visibility} facts",
+            f"Keep one: forget this one if #{restated_by} is the copy you want (`memverbs forget {fact_id}`), or forget "
+            f"#{restated_by} first and change this one.",
+        )
     if visibility == "world" and current != "world" and not widen:
         return FactEditRefused(
             "needs_intent",

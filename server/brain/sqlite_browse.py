@@ -260,11 +260,24 @@ class BrowseStore(SqliteBase):
     def set_fact_visibility(self, source: str, fact_id: int, visibility: str, *, widen: bool, reason: str,
                             actor: str, now: int) -> bool:
         """Make one fact world or private, audited in `fact_audit`; False when it already was.
-        Widening needs `widen=True` (fact_edits.py). Raises FactEditRefused with nothing written."""
+        Widening needs `widen=True`, and an active fact is not given a visibility in which an active
+        fact already says the same (fact_edits.py). Raises FactEditRefused with nothing written."""
         with self.write() as db:
-            row = db.execute("SELECT visibility FROM facts WHERE id = ? AND source_id = ?", (fact_id, source)).fetchone()
+            params = {"s": source, "id": fact_id, "vis": visibility, "now": now}
+            row = db.execute(
+                f"SELECT visibility, entity_slug, fact_norm, {_ACTIVE} AS active FROM facts WHERE id = :id AND source_id = :s",
+                params,
+            ).fetchone()
             current = row["visibility"] if row is not None else None
-            refused = visibility_refusal(fact_id, current, visibility, widen=widen)
+            restated_by = None
+            if row is not None and row["active"] and row["entity_slug"] is not None and current != visibility:
+                same = db.execute(
+                    "SELECT id FROM facts WHERE source_id = :s AND entity_slug = :e AND fact_norm = :n AND visibility = :vis "
+                    f"AND id != :id AND {_ACTIVE} ORDER BY id LIMIT 1",
+                    {**params, "e": row["entity_slug"], "n": row["fact_norm"]},
+                ).fetchone()
+                restated_by = same["id"] if same is not None else None
+            refused = visibility_refusal(fact_id, current, visibility, widen=widen, restated_by=restated_by)
             if refused is not None:
                 raise refused
             if current == visibility:

@@ -30,7 +30,7 @@ from memverbs.server.timeparse import now_ms
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain
-    from memverbs.server.dispatch import Dispatcher
+    from memverbs.server.dispatch import Dispatcher, Outcome
 
 MAX_BYTES = 2 * 1024 * 1024
 
@@ -57,10 +57,15 @@ def file_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def unavailable(body: dict) -> None:
-    """An `unavailable` envelope is the brain's state, not the file's: raise it as the brain error it was."""
-    if body.get("error") == "unavailable":
-        raise BrainError(body.get("message", "the brain is unavailable"), body.get("suggestion") or "Retry in a moment.")
+def unavailable(outcome: Outcome) -> None:
+    """An `unavailable` answer is the brain's state, not the file's: raise the error behind it, its type
+    intact (the watcher retries a `BrainLocked` and reports a missing or corrupt brain as such)."""
+    if outcome.body.get("error") != "unavailable":
+        return
+    if outcome.cause is not None:
+        raise outcome.cause
+    body = outcome.body
+    raise BrainError(body.get("message", "the brain is unavailable"), body.get("suggestion") or "Retry in a moment.")
 
 
 class FolderPass:
@@ -219,8 +224,8 @@ class FolderPass:
     def _put(self, slug: str, text: str) -> None:
         outcome = self.dispatcher.call("put_page", {"slug": slug, "content": text})
         if outcome.is_error:
+            unavailable(outcome)
             body = outcome.body
-            unavailable(body)
             raise Failure(f"{body.get('message', 'put_page failed')} {body.get('suggestion') or ''}".strip())
 
     def _updated_at(self, slug: str) -> int | None:
@@ -240,7 +245,7 @@ class FolderPass:
         if self.brain.page(self.source, prev.slug) is not None:
             outcome = self.dispatcher.call("delete_page", {"slug": prev.slug})
             if outcome.is_error:
-                unavailable(outcome.body)
+                unavailable(outcome)
                 report.add("errors", rel, outcome.body.get("message", "delete_page failed"))
                 return
         self.state.forget(self.folder, rel)
@@ -265,7 +270,7 @@ class FolderPass:
                 continue
             outcome = self.dispatcher.call("remember", params)
             if outcome.is_error:
-                unavailable(outcome.body)
+                unavailable(outcome)
                 report.facts["errors"] += 1
                 report.errors.append((f"{entry.rel}:{line}", outcome.body.get("message", "remember failed")))
             else:

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from memverbs.server.errors import MemverbsError
+from memverbs.server.errors import BrainLocked, MemverbsError
 from memverbs.server.sync import scan
 from memverbs.server.sync.importer import FolderPass
 from memverbs.server.sync.render import render_page
@@ -33,6 +33,9 @@ if TYPE_CHECKING:
 DEBOUNCE_S = 0.15
 TICK_S = 0.05
 WRITE_BACK_EVERY_S = 0.5
+LOCKED_FIRST_WAIT_S = 0.5  # another writer's transaction usually ends within a busy timeout or two
+LOCKED_MAX_WAIT_S = 30.0
+FAILED_WAIT_S = 5.0  # a missing or corrupt brain needs a person: check now and then, without a flood of warnings
 
 
 class Changes:
@@ -229,20 +232,60 @@ class FolderWatch:
         self.fp.state.heartbeat(self.fp.folder, None)
 
 
+class Retry:
+    """How one folder's watch waits out a failed tick (whose changes tick() has put back, so nothing
+    is lost); the other folders keep going meanwhile.
+
+    A locked brain is another writer's long transaction: said as such, retried soon, backing off
+    while the lock stays held. Any other failure (a missing or corrupt brain, a folder gone) is
+    reported as a failure with its fix and checked again now and then, so a fixed cause resumes
+    without a restart.
+    """
+
+    def __init__(self) -> None:
+        self.locked_in_a_row = 0
+        self.not_before = 0.0  # time.monotonic() of the next try
+
+    def due(self, now: float) -> bool:
+        return now >= self.not_before
+
+    def succeeded(self) -> None:
+        self.locked_in_a_row = 0
+
+    def failed(self, exc: MemverbsError | OSError, now: float) -> str:
+        """Schedule the next try; returns what to say."""
+        if isinstance(exc, BrainLocked):
+            wait = min(LOCKED_FIRST_WAIT_S * 2**self.locked_in_a_row, LOCKED_MAX_WAIT_S)
+            self.locked_in_a_row += 1
+            said = f"the brain is locked by another writer; retrying in {wait:g} s"
+        else:
+            self.locked_in_a_row = 0
+            wait = FAILED_WAIT_S
+            fix = getattr(exc, "fix", "")
+            said = f"failed: {getattr(exc, 'message', None) or exc}" + (f" (fix: {fix})" if fix else "")
+            said += f"; trying again in {wait:g} s"
+        self.not_before = now + wait
+        return said
+
+
 def watch(watches: list[FolderWatch], warn: Callable[[str], None], stop: threading.Event) -> None:
     changes_by_root = {w.fp.folder.root: w.changes for w in watches}
     observer = start_observer(list(changes_by_root), changes_by_root, warn)
+    retries = {w.fp.folder.root: Retry() for w in watches}
     try:
         for w in watches:
             w.full_pass("start")  # catch up with what changed while nobody watched
         while not stop.is_set():
             for w in watches:
+                retry = retries[w.fp.folder.root]
+                if not retry.due(time.monotonic()):
+                    continue
                 try:
                     w.tick()
                 except (MemverbsError, OSError) as exc:
-                    # A brain locked past its busy timeout, a folder briefly gone: say so, keep watching.
-                    warn(f"{w.fp.folder.root}: {getattr(exc, 'message', None) or exc}; retrying")
-                    stop.wait(1.0)
+                    warn(f"{w.fp.folder.root}: {retry.failed(exc, time.monotonic())}")
+                else:
+                    retry.succeeded()
             stop.wait(TICK_S)
     finally:
         observer.stop()

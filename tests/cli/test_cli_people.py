@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from memverbs.cli import completion
-from memverbs.cli.main import build_parser, main
+from memverbs.cli.main import main
+from memverbs.cli.parser import build_parser
 from memverbs.server.protocol.registry import BY_NAME
 from memverbs.server.runtime import Runtime
 

@@ -6,7 +6,7 @@ import sys
 
 import payloads
 import pytest
-from helpers import page
+from helpers import ROOMY_DEADLINE, page
 
 
 @pytest.fixture
@@ -16,7 +16,7 @@ def brain_backend() -> str:
 
 def run_hook(memverbs_cmd, env, *, extra_env=None, moment="session-start", payload=payloads.CLAUDE_SESSION_START):
     return subprocess.run(
-        [*memverbs_cmd, "hook", moment, "--harness", "claude"],
+        [*memverbs_cmd, "hook", moment, "--harness", "claude", *ROOMY_DEADLINE],
         input=json.dumps(payload),
         capture_output=True,
         text=True,

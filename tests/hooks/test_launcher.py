@@ -14,7 +14,7 @@ from pathlib import Path
 
 import payloads
 import pytest
-from helpers import page
+from helpers import ROOMY_DEADLINE, page
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -53,7 +53,7 @@ def lean(env):
     opts = Options(Harness.CLAUDE, env=env)
 
     def run(moment: str, payload, *, extra_env=None, cwd=None) -> subprocess.CompletedProcess:
-        return shell(hook_command(opts, moment), payload, {**env, **(extra_env or {})}, cwd)
+        return shell(f"{hook_command(opts, moment)} {shlex.join(ROOMY_DEADLINE)}", payload, {**env, **(extra_env or {})}, cwd)
 
     return run
 

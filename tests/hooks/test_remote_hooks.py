@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from helpers import init_home
+from helpers import ROOMY_DEADLINE, init_home
 
 from benchmarks.http_load import RemoteServer, make_token
 from memverbs.server.brain.sqlite import SqliteBrain
@@ -52,7 +52,7 @@ def client(tmp_path, server, memverbs_cmd):
 
     def hook(moment: str, session: str, extra: dict | None = None, *args: str) -> subprocess.CompletedProcess:
         payload = {"session_id": session, "hook_event_name": "UserPromptSubmit" if moment == "heartbeat" else "SessionStart"}
-        proc = subprocess.run([*memverbs_cmd, "hook", moment, "--harness", "claude", *args], input=json.dumps(payload),
+        proc = subprocess.run([*memverbs_cmd, "hook", moment, "--harness", "claude", *ROOMY_DEADLINE, *args], input=json.dumps(payload),
                               capture_output=True, text=True, env={**env, **(extra or {})}, timeout=60)
         assert proc.returncode == 0 and proc.stderr == "", proc.stderr
         return proc

@@ -10,7 +10,9 @@ import pytest
 from harnesses import memverbs, require_cli, run, throwaway_home
 
 from memverbs.installers.files import InstallError
-from memverbs.installers.steps import Context, JsonArrayItem, JsonEntry, TomlBlock
+from memverbs.installers.json_steps import JsonArrayItem, JsonEntry
+from memverbs.installers.steps import Context
+from memverbs.installers.text_steps import TomlBlock
 
 USER_CONFIG = 'model = "gpt-5"  # my model\n\n[mcp_servers.other]\ncommand = "echo"\n'
 USER_HOOKS = '{\n  "hooks": {\n    "Stop": [{"hooks": [{"type": "command", "command": "echo bye"}]}]\n  }\n}\n'

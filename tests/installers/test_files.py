@@ -6,8 +6,10 @@ import pytest
 
 from memverbs.installers import toml_block
 from memverbs.installers.files import atomic_write, read_text
+from memverbs.installers.json_steps import JsonArrayItem, JsonEntry
 from memverbs.installers.jsonc import JsonDoc
-from memverbs.installers.steps import Context, JsonArrayItem, JsonEntry, MarkedBlock, TomlBlock
+from memverbs.installers.steps import Context
+from memverbs.installers.text_steps import MarkedBlock, TomlBlock
 
 BOM = b"\xef\xbb\xbf"
 

@@ -20,7 +20,8 @@ from memverbs.installers import claude as claude_installer
 from memverbs.installers import grok as grok_installer
 from memverbs.installers import toml_block
 from memverbs.installers.base import Options
-from memverbs.installers.steps import MD_BEGIN, MD_END, Context, InstallError, MarkedBlock
+from memverbs.installers.steps import Context, InstallError
+from memverbs.installers.text_steps import MD_BEGIN, MD_END, MarkedBlock
 from memverbs.server.home import Home
 
 USER_CONFIG = '# my grok config\n[cli]\ninstaller = "npm" # inline\n\n[mcp_servers.other]\ncommand = "/bin/cat"\nargs = ["-"]  # keep\n'

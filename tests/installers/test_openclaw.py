@@ -19,8 +19,9 @@ from memverbs.hooks.events import Harness
 from memverbs.hooks.launcher import bootstrap_argv
 from memverbs.installers import openclaw as openclaw_installer
 from memverbs.installers.base import Options
+from memverbs.installers.json_steps import JsonArrayValue
 from memverbs.installers.jsonc import JsonDoc
-from memverbs.installers.steps import Context, JsonArrayValue
+from memverbs.installers.steps import Context
 from memverbs.server.home import Home
 
 USER_CONFIG = """// my openclaw config

@@ -252,7 +252,8 @@ def test_install_and_uninstall_keep_crlf_line_endings(tmp_path):
     Actual: files.read_text opens in universal-newline mode and atomic_write writes "\\n", so every
     line of the user's file is rewritten to LF on install and stays LF after uninstall.
     """
-    from memverbs.installers.steps import Context, JsonEntry
+    from memverbs.installers.json_steps import JsonEntry
+    from memverbs.installers.steps import Context
 
     path = tmp_path / "settings.json"
     original = b'{\r\n  "model": "x"\r\n}\r\n'
@@ -272,7 +273,8 @@ def test_uninstall_keeps_the_users_own_empty_hook_containers(tmp_path):
     Actual: JsonArrayItem.revert deletes every container left empty — including the user's own
     SessionStart array and hooks object — leaving `{}`.
     """
-    from memverbs.installers.steps import Context, JsonArrayItem
+    from memverbs.installers.json_steps import JsonArrayItem
+    from memverbs.installers.steps import Context
 
     path = tmp_path / "settings.json"
     original = '{\n  "hooks": {\n    "SessionStart": []\n  }\n}\n'

@@ -370,7 +370,9 @@ def test_health_shows_doctor_checks_and_usage_charts(browser, inspector, env):
     # Logged just now, so bucketed by hour; each verb's median in its hour.
     assert re.fullmatch(r"median latency per verb per hour \(ms\): recall (\d\d-\d\d \d\dh \d+(, )?)+; "
                         r"remember \d\d-\d\d \d\dh 5", over_time), over_time
-    assert len(browser.find_elements(By.CSS_SELECTOR, "#latency-over-time polyline")) == 2
+    # One hour each: a dot per verb, no line (a line joins only neighbouring buckets with calls).
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#latency-over-time circle")) == 2
+    assert browser.find_elements(By.CSS_SELECTOR, "#latency-over-time polyline") == []
     shot(browser, "health")
 
 
@@ -389,7 +391,8 @@ def test_health_charts_each_verbs_latency_over_days(browser, inspector, env):
     label = figure.find_element(By.TAG_NAME, "svg").get_attribute("aria-label")
     assert label.startswith("median latency per verb per day (ms): delta 10-01 3,")
     assert "recall 10-01 21, 10-02 22" in label
-    assert len(figure.find_elements(By.TAG_NAME, "polyline")) == 4  # delta, entity, recall, remember
+    lines = [p.find_element(By.TAG_NAME, "title").get_attribute("textContent") for p in figure.find_elements(By.TAG_NAME, "polyline")]
+    assert sorted(lines) == ["delta", "entity", "recall"]  # 14 days in a row each; remember, logged only today, is a dot
     browser.execute_script("arguments[0].scrollIntoView()", figure)
     figure.screenshot(str(ARTIFACTS / "health-latency-over-time.png"))
 

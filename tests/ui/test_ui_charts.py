@@ -26,8 +26,7 @@ def test_days_hold_each_verbs_median_and_a_verb_is_drawn_only_where_it_was_calle
     svg = latency_over_time(SPREAD)
     label = re.search(r'<svg role="img" aria-label="([^"]*)"', svg).group(1)
     assert label == "median latency per verb per day (ms): recall 11-01 20, 11-05 50; remember 11-05 4, 11-09 8"
-    lines = re.findall(r'<polyline points="([^"]*)"', svg)
-    assert [len(points.split()) for points in lines] == [2, 2]  # recall on two days, remember on two
+    assert re.findall(r'<polyline points="([^"]*)"', svg) == []  # no two of a verb's days are neighbours: dots only
     assert len(re.findall(r"<circle ", svg)) == 4
     assert "<td>2026-11-01</td><td>3</td><td>20</td><td>30</td>" in svg  # calls, median, p95 in the table
 
@@ -54,4 +53,34 @@ def test_only_the_newest_buckets_are_kept():
 def test_verbs_past_the_palette_are_dashed_not_dropped():
     logs = [event(f"verb{i}", "2026-11-30T09:00:00.000Z", i + 1) for i in range(10)]
     svg = latency_over_time(logs)
-    assert svg.count("<polyline") == 10 and svg.count("chart-line series-0 dashed") == 1
+    assert svg.count("<circle") == 10 and svg.count("chart-dot series-0 dashed") == 1
+
+
+def _lines(svg: str) -> list[list[tuple[float, float]]]:
+    return [[tuple(map(float, p.split(","))) for p in points.split()] for points in re.findall(r'<polyline points="([^"]*)"', svg)]
+
+
+def _dots(svg: str) -> list[tuple[float, float]]:
+    return [(float(x), float(y)) for x, y in re.findall(r'<circle cx="([^"]*)" cy="([^"]*)"', svg)]
+
+
+def test_the_line_breaks_where_a_verb_had_no_calls():
+    days = ["2026-11-01", "2026-11-02", "2026-11-03", "2026-11-06", "2026-11-07", "2026-11-10"]
+    logs = [event("recall", f"{d}T09:00:00.000Z", 10 * (i + 1)) for i, d in enumerate(days)]
+    logs.append(event("remember", "2026-11-04T09:00:00.000Z", 5))  # another verb's day does not bridge recall's gap
+    svg = latency_over_time(logs)
+    lines, dots = _lines(svg), _dots(svg)
+    assert [len(line) for line in lines] == [3, 2]  # 11-01..03 and 11-06..07; 11-10 alone is a dot; remember one dot
+    assert len(dots) == 7
+    recall_dots = sorted(dots)[:3] + sorted(dots)[4:6]  # x is time: remember's 11-04 dot sits fourth
+    assert lines[0] == recall_dots[:3] and lines[1] == recall_dots[3:5]  # each segment runs through its own dots
+    assert max(x for x, _ in lines[0]) < min(x for x, _ in lines[1])  # nothing drawn across 11-04..05
+    # the table is unchanged: one row per verb and day with calls, none for the days without
+    rows = re.findall(r'<tr><th scope="row">([^<]*)</th><td>([^<]*)</td><td>(\d+)</td><td>(\d+)</td>', svg)
+    assert rows == [("recall", d, "1", str(10 * (i + 1))) for i, d in enumerate(days)] + [("remember", "2026-11-04", "1", "5")]
+
+
+def test_hours_break_the_same_way():
+    hours = ["09", "10", "13"]
+    svg = latency_over_time([event("recall", f"2026-11-30T{h}:05:00.000Z", 7) for h in hours])
+    assert [len(line) for line in _lines(svg)] == [2] and len(_dots(svg)) == 3

@@ -146,6 +146,26 @@ def test_narrowing_needs_no_intent_widening_does(local, runtime):
                                         ("visibility", "private", "world", "because", WHO)]
 
 
+def test_a_fact_is_not_given_a_visibility_in_which_the_same_fact_is_active(local, runtime):
+    """remember keeps one active copy per visibility; a visibility change must not make two."""
+    world = fact_id(local, "Alice likes jazz")
+    private = fact_id(local, "Alice likes jazz", visibility="private")  # dedup is per visibility: a second fact
+    assert world != private
+    before = (fact_row(runtime, world), fact_row(runtime, private))
+    for fid, other, target, widen in ((world, private, "private", False), (private, world, "world", True)):
+        with pytest.raises(FactEditRefused) as caught:
+            set_visibility(runtime, fid, target, widen=widen)
+        assert caught.value.code == "duplicate" and f"#{other}" in caught.value.message, caught.value.message
+        assert f"`memverbs forget {fid}`" in caught.value.fix
+    assert (fact_row(runtime, world), fact_row(runtime, private)) == before
+    assert audit_rows(runtime, world) == [] and audit_rows(runtime, private) == []
+    local.ok("forget", id=str(private), reason="the world copy is the one")
+    assert set_visibility(runtime, world, "private") is True  # the other copy is gone: one active private fact
+    assert set_visibility(runtime, private, "world", widen=True) is True  # a forgotten fact is no active copy
+    active = [(f["fact_id"], f["visibility"]) for f in local.ok("recall", entity=ALICE)["facts"] if f["fact"] == "Alice likes jazz"]
+    assert active == [(str(world), "private")]
+
+
 SENTINEL = "VIS-SENTINEL-{}"
 
 

@@ -12,7 +12,7 @@ import time
 import pytest
 from vaults import write
 
-from memverbs.server.errors import BrainError
+from memverbs.server.errors import BrainLocked
 
 pytestmark = pytest.mark.slow
 
@@ -200,7 +200,7 @@ def test_a_locked_brain_delays_a_change_and_loses_nothing(tmp_path, home):
         holder = sqlite3.connect(rt.brain_location.path, isolation_level=None)
         holder.execute("BEGIN IMMEDIATE")
         try:
-            with pytest.raises(BrainError):
+            with pytest.raises(BrainLocked):
                 w.tick()
         finally:
             holder.execute("ROLLBACK")

@@ -1,0 +1,220 @@
+"""The `memverbs` argument tree: every command, its options and help, and the grouped top-level help.
+
+Built from the light homes of the names it offers; the commands' own modules are imported only
+when one runs (cli/main.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+from typing import Any, NoReturn
+
+from memverbs import __version__
+from memverbs.cli.browse_parsers import add_browse_parsers
+from memverbs.cli.completion import subcommands
+from memverbs.cli.options import json_flag, port
+from memverbs.cli.tool_parsers import add_tool_parsers
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors the way every other memverbs error reads: the problem, then the fix; exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        fix = f"see `{self.prog} --help` for what it takes"
+        bad = re.match(r"argument (?:COMMAND|ACTION): invalid choice: '?([^' ]*)'?", message)
+        if bad:
+            near = difflib.get_close_matches(bad.group(1), list(subcommands(self)), n=1)
+            message = f"no command {bad.group(1)!r}"
+            fix = (f"did you mean `{self.prog} {near[0]}`? " if near else "") + f"`{self.prog} --help` lists them all"
+        self.exit(2, f"{self.prog}: {message}\n  fix: {fix}\n")
+
+
+# The top-level help, grouped. A command missing here is listed under "other".
+GROUPS = (
+    ("memory", ("remember", "recall", "entity", "entities", "forget", "restore-fact", "fact-visibility", "history",
+                "move-facts", "context-pack", "delta", "synthesize")),
+    ("pages", ("put-page", "get-page", "list-pages", "search", "delete-page", "add-link", "add-alias",
+               "add-timeline-entry", "backlinks", "timeline")),
+    ("markdown folders", ("import", "export", "sync")),
+    ("harnesses", ("install", "uninstall", "hook")),
+    ("remote", ("serve", "connect", "disconnect", "auth", "remote-header", "whoami")),
+    ("maintenance", ("init", "ui", "config", "doctor", "stats", "reindex", "migrate", "brain-password", "protocol", "call",
+                     "completion")),
+)
+
+EXIT_CODES = "exit status: 0 ok · 1 not found, or a problem (the fix is on stderr) · 2 usage error"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    # The light homes of the names the parser offers: the surfaces (the settings reader's), the
+    # harnesses (the hook vocabulary, which a test keeps equal to installers/registry.py: importing
+    # the table itself costs every command ~80 ms) and the hook's arguments (the runner's own).
+    from memverbs.hooks.events import INSTALLABLE  # noqa: PLC0415
+    from memverbs.hooks.runner import HOOK_OPTIONS, MOMENTS  # noqa: PLC0415
+    from memverbs.server.quickconfig import SURFACES  # noqa: PLC0415
+
+    parser = Parser(
+        prog="memverbs",
+        usage="memverbs [--remote | --local] COMMAND [ARGS]",
+        description="Memory for coding agents: the MEMORY_VERBS v1 brain, server, installers and hooks.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"memverbs {__version__}", help="print the version and exit")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--remote", action="store_true", help="memory and page commands talk to the remote brain `memverbs connect` set up")
+    where.add_argument("--local", action="store_true", help="use the local brain even when config cli_remote is on")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", help=argparse.SUPPRESS, prog="memverbs")
+    helps: dict[str, str] = {}
+
+    def add(sub_: argparse._SubParsersAction[Parser], name: str, text: str, **kw: Any) -> Parser:
+        if sub_ is sub:  # only commands are grouped in the top-level help, not their actions
+            helps[name] = text
+        return sub_.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".", **kw)
+
+    p = add(sub, "init", "create the home, its config and the brain (safe to re-run)")
+    json_flag(p, "what was created as JSON")
+
+    p = add(sub, "serve", "run the MCP server over stdio, or over HTTP for remote brains (--http)")
+    p.add_argument("--surface", choices=SURFACES, help="tools to expose (default: config mcp_surface, else full); over HTTP the ceiling for every token")
+    p.add_argument("--http", action="store_true", help="serve MCP streamable HTTP at /mcp (bearer tokens: `memverbs auth create`)")
+    p.add_argument("--host", metavar="ADDRESS", help="HTTP: address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=port, metavar="PORT", help="HTTP: port (default 3131; 0 picks a free one)")
+    p.add_argument("--behind-tls-proxy", action="store_true", help="HTTP: TLS is terminated in front of memverbs; silences the warning for a non-loopback --host")
+
+    p = add(sub, "config", "read or change settings (docs/configuration.md)")
+    csub = p.add_subparsers(dest="config_command", metavar="ACTION", required=True)
+    g = add(csub, "get", "print one setting, or all of them")
+    g.add_argument("key", nargs="?", metavar="KEY", help="a dotted setting name, e.g. llm.model (default: all)")
+    json_flag(g, "the settings as JSON")
+    s = add(csub, "set", "change a setting in config.toml (validated before writing)")
+    s.add_argument("key", metavar="KEY", help="a dotted setting name, e.g. llm.model")
+    s.add_argument("value", metavar="VALUE", help="the new value")
+    json_flag(s, "the new value as JSON")
+    u = add(csub, "unset", "remove a setting from config.toml (back to its default)")
+    u.add_argument("key", metavar="KEY", help="a dotted setting name, e.g. llm.model")
+    json_flag(u, "the value now in effect as JSON")
+
+    harnesses = ", ".join(INSTALLABLE)
+    p = add(sub, "install", "register memverbs (server + lifecycle hooks) with an agent harness")
+    p.add_argument("harness", metavar="HARNESS", help=f"{harnesses}, or all (every one on PATH)")
+    p.add_argument("--scope", choices=("user", "project", "local"), help="where the harness keeps it (default: user)")
+    p.add_argument("--surface", choices=SURFACES, default="verbs", help="tools the harness sees (default verbs)")
+    p.add_argument("--no-hooks", action="store_true", help="register the server only")
+    p.add_argument("--dry-run", action="store_true", help="print the exact changes as a diff; write nothing")
+    json_flag(p, "what changed as JSON")
+    p = add(sub, "uninstall", "remove exactly what `memverbs install` added")
+    p.add_argument("harness", metavar="HARNESS", help=f"{harnesses}, or all")
+    p.add_argument("--dry-run", action="store_true", help="print the exact changes as a diff; write nothing")
+    json_flag(p, "what was removed as JSON")
+
+    # `memverbs hook` never reaches argparse (main() hands it to the runner first, whose own parser
+    # never fails); this entry lists and documents it, from the runner's table of its arguments.
+    p = add(sub, "hook", "lifecycle hook entry point, wired by `memverbs install` (docs/hooks.md)")
+    p.add_argument("moment", choices=MOMENTS, help="which moment of the session")
+    for flag, metavar, text in HOOK_OPTIONS:
+        p.add_argument(flag, metavar=metavar, help=text)
+
+    p = add(sub, "protocol", "the MEMORY_VERBS spec, conformance runner and usage stats")
+    p.add_argument("--json", action="store_true", help="the machine-readable spec")
+    psub = p.add_subparsers(dest="protocol_command", metavar="ACTION")
+    c = add(psub, "conformance", "certify an endpoint against MEMORY_VERBS v1")
+    c.add_argument("--target", metavar="URL|COMMAND|self",
+                   help="http(s)://…/mcp URL, a command that starts a stdio server, or self: this memverbs on "
+                   "your own brain (default: this memverbs on a throwaway brain, so nothing is written into yours)")
+    c.add_argument("--token", metavar="TOKEN", help="bearer token for an HTTP target")
+    c.add_argument("--synthesize", action="store_true", help="also call synthesize (costs money with a real LLM)")
+    json_flag(c, "the report as JSON")
+    st = add(psub, "stats", "verb usage from the local usage log")
+    st.add_argument("--days", default="30", metavar="N", help="window in days (default 30)")
+    json_flag(st, "the report as JSON")
+
+    p = add(sub, "auth", "bearer tokens for `memverbs serve --http`: create, list, revoke, test")
+    asub = p.add_subparsers(dest="auth_command", metavar="ACTION", required=True)
+    a = add(asub, "create", "mint a token (printed once; only its hash is stored)")
+    a.add_argument("name", metavar="NAME", help="who the token is for, e.g. laptop or ci (letters, digits, . _ -)")
+    a.add_argument("--scopes", default="read,write", metavar="SCOPES", help="comma-separated: read, write (default read,write)")
+    a.add_argument("--surface", choices=SURFACES, default="full",
+                   help="tools this token may see, capped by the server's --surface (default full: the server decides)")
+    a.add_argument("--source", metavar="SOURCE", help="source the token reads and writes (default: this home's source)")
+    json_flag(a, "the token and its grant as JSON")
+    a = add(asub, "list", "the live tokens (never the tokens themselves)")
+    a.add_argument("--all", action="store_true", help="include revoked tokens")
+    json_flag(a, "the tokens as JSON")
+    a = add(asub, "revoke", "refuse a token from now on")
+    a.add_argument("name", metavar="NAME", help="the token's name, as `auth list` shows it")
+    json_flag(a, "the result as JSON")
+    a = add(asub, "test", "check that a remote brain accepts a token (whoami)")
+    a.add_argument("url", metavar="URL", help="the server's MCP endpoint, e.g. https://brain.example.com/mcp")
+    a.add_argument("--token", metavar="TOKEN", help="the token (default: the one `memverbs connect` stored for this URL)")
+    json_flag(a, "the report as JSON")
+
+    p = add(sub, "connect", "use a remote brain: check the URL and token, keep the token in the OS keyring")
+    p.add_argument("url", metavar="URL", help="the server's MCP endpoint, e.g. https://brain.example.com/mcp")
+    p.add_argument("--token", required=True, metavar="TOKEN", help="a token from `memverbs auth create` on the server")
+    p.add_argument("--install", metavar="HARNESSES",
+                   help="also register the remote brain in these harnesses, comma-separated: claude,codex,grok,opencode,openclaw "
+                        "(or all: those on PATH); the token goes in none of their files (docs/remote.md). Without it, the harnesses an "
+                        "earlier connect registered stay registered")
+    json_flag(p, "the connection as JSON")
+
+    p = add(sub, "disconnect", "forget the remote brain: unregister it from the harnesses connect --install wired, remove its token")
+    json_flag(p, "what was undone as JSON")
+
+    p = add(sub, "remote-header", "print the remote brain's Authorization header as JSON (the headers helper harnesses run)")
+    p.add_argument("url", nargs="?", metavar="URL", help="the MCP endpoint (default: the connected one)")
+    p.add_argument("--bare", action="store_true", help='print the token alone: export MEMVERBS_REMOTE_TOKEN="$(memverbs remote-header --bare)"')
+    p.add_argument("--keyring-backend", metavar="BACKEND",
+                   help="read the keyring through this backend (what `connect --install` writes into a harness's helper command: "
+                        "the one the token was stored in, whatever the harness's environment says)")
+
+    p = add(sub, "doctor", "check the home, config, brain and providers, with a fix for each problem")
+    json_flag(p, "the checks as JSON")
+
+    p = add(sub, "reindex", "embed the pages and facts that have no vector for the configured model yet")
+    p.add_argument("--prune", action="store_true", help="also drop vectors no page uses and vectors of other models")
+    json_flag(p, "the counts as JSON")
+
+    p = add(sub, "migrate", "copy the brain to another backend (postgresql://… or a SQLite file), verified")
+    p.add_argument("--to", required=True, metavar="URL", help="the brain to copy into: postgresql://…, sqlite:///file.db or a path")
+    p.add_argument("--resume", action="store_true", help="continue a copy that was interrupted")
+    json_flag(p, "the copy's counts as JSON")
+
+    # A Postgres brain's password in the OS keyring (cli/brain_password.py); never an argument.
+    p = add(sub, "brain-password", "keep a Postgres brain's password in the OS keyring: set, status, delete")
+    bsub = p.add_subparsers(dest="brain_password_command", metavar="ACTION", required=True)
+    bset = add(bsub, "set", "store the password (prompted, or one line of stdin) once the server accepts it")
+    bset.add_argument("--no-check", action="store_true", help="store it without connecting first (the server is not reachable yet)")
+    for b in (bset, add(bsub, "status", "say where the password comes from: the URL, PGPASSWORD, the keyring or ~/.pgpass"),
+              add(bsub, "delete", "remove the password memverbs stored in the keyring")):
+        b.add_argument("--url", metavar="URL", help="the Postgres brain (default: the configured brain.url)")
+        json_flag(b, "the result as JSON")
+
+    p = add(sub, "ui", "open the local brain inspector in the browser (timeline, entities, pages, pack preview, health)")
+    p.add_argument("--port", type=port, default=0, metavar="PORT", help="port to listen on (default 0: a free one)")
+    p.add_argument("--host", default="127.0.0.1", metavar="ADDRESS", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--allow-non-loopback", action="store_true", help="serve on a non-loopback --host (it shows private memory to whoever has the URL)")
+    p.add_argument("--no-open", action="store_true", help="print the URL but do not open a browser")
+
+    from memverbs.cli.sync import add_parsers as add_sync_parsers  # noqa: PLC0415 - argparse only
+
+    add_sync_parsers(sub, add)
+    add_tool_parsers(sub, add)
+    add_browse_parsers(sub, add)
+    parser.epilog = _grouped(helps) + "\n\n" + EXIT_CODES + "\nRun `memverbs COMMAND --help` for a command's options."
+    return parser
+
+
+def _grouped(helps: dict[str, str]) -> str:
+    out: list[str] = []
+    placed: set[str] = set()
+    width = max(len(n) for n in helps) + 2
+    for title, names in GROUPS:
+        rows = [n for n in names if n in helps]
+        placed |= set(rows)
+        out += [f"{title}:"] + [f"  {n.ljust(width)}{helps[n]}" for n in rows] + [""]
+    rest = [n for n in helps if n not in placed]
+    if rest:
+        out += ["other:"] + [f"  {n.ljust(width)}{helps[n]}" for n in rest] + [""]
+    return "\n".join(out).rstrip()

@@ -20,15 +20,14 @@ import signal
 import socket
 import subprocess
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 from fake_model import Text
 from harness_e2e import PACK_HEADER, World, describe
-from harnesses import memverbs, require_cli, run
+from harnesses import memverbs, run
+from openclaw_support import fake_model_config, require_openclaw
 
 CAT = "Alice adopted a cat"
 SESSION_KEY = "agent:main:memverbs-compaction"
@@ -86,25 +85,17 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def gateway(world: World, fake_api) -> Iterator[dict]:
-    """memverbs installed into a fresh OpenClaw config, and its Gateway running: the env for clients."""
-    cli = require_cli("openclaw")
-    version = run([cli, "--version"], world.env, check=False, timeout=60).stdout
-    if "OpenClaw" not in version:  # npm installs an empty placeholder on Node < 24
-        message = f"openclaw on PATH is not a working OpenClaw (needs Node >= 24): {version.strip()[:80]!r}"
-        if os.environ.get("MEMVERBS_REQUIRE_HARNESSES") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+def gateway(world: World, fake_api) -> Iterator[tuple[str, dict]]:
+    """memverbs installed into a fresh OpenClaw config, and its Gateway running: the CLI and the env its clients need."""
+    cli = require_openclaw(world.env)
     port = free_port()
     config = world.home / ".openclaw" / "openclaw.json"
     config.parent.mkdir(exist_ok=True)
-    provider = {"baseUrl": f"{fake_api.url}/v1", "apiKey": "local-x", "api": "openai-completions",
-                "models": [{"id": "fake-model", "name": "Fake", "contextWindow": 128000, "maxTokens": 4096}]}
-    # Written before `memverbs install`, which then records the plugin through OpenClaw's CLI: the
-    # Gateway restores that "last good" copy over any later edit that drops the CLI's `meta` block.
+    # Complete before `memverbs install`: at start the Gateway puts back openclaw.json.bak (which the
+    # install's ledger step leaves equal to what memverbs wrote) over a file lacking OpenClaw's `meta`,
+    # so an edit made after the install would be lost.
     config.write_text(json.dumps({
-        "models": {"providers": {"fake": provider}},
-        "agents": {"defaults": {"model": {"primary": "fake/fake-model"}}},
+        **fake_model_config(fake_api.url),
         "plugins": {"allow": ["memverbs"]},  # no bundled channel or provider plugins: a faster start
         "logging": {"file": str(world.home / "openclaw.log")},  # not the shared /tmp/openclaw
         "gateway": {"mode": "local", "port": port, "bind": "loopback", "auth": {"mode": "token", "token": TOKEN}},
@@ -119,21 +110,21 @@ def gateway(world: World, fake_api) -> Iterator[dict]:
     threading.Thread(target=gw.follow, daemon=True).start()
     try:
         gw.wait_ready()
-        yield {"OPENCLAW_GATEWAY_TOKEN": TOKEN}
+        yield cli, {"OPENCLAW_GATEWAY_TOKEN": TOKEN}
     finally:
         gw.stop()
 
 
 def test_after_compaction_the_next_request_carries_a_fresh_pack(world, fake_api, gateway):
-    cli = require_cli("openclaw")
+    cli, client_env = gateway
     fake_api.script(Text("Hello."), Text("They said hello.", when=is_summary_request), Text("A cat."))
 
     def turn(prompt: str) -> None:
-        world.harness([cli, "agent", "--session-key", SESSION_KEY, "-m", prompt, "--json"], gateway, timeout=TURN_TIMEOUT_S)
+        world.harness([cli, "agent", "--session-key", SESSION_KEY, "-m", prompt, "--json"], client_env, timeout=TURN_TIMEOUT_S)
 
     turn("hello")
     world.remember(CAT)  # after the session's pack was built: only a refreshed pack can lead with it
-    compacted = world.harness([cli, "sessions", "compact", SESSION_KEY, "--json"], gateway, timeout=TURN_TIMEOUT_S)
+    compacted = world.harness([cli, "sessions", "compact", SESSION_KEY, "--json"], client_env, timeout=TURN_TIMEOUT_S)
     assert json.loads(compacted.stdout)["compacted"] is True, compacted.stdout
     mark = fake_api.mark()
     turn("what is new?")

@@ -115,6 +115,7 @@ def gateway(world: World, fake_api) -> Iterator[tuple[str, dict]]:
         gw.stop()
 
 
+@pytest.mark.slow
 def test_after_compaction_the_next_request_carries_a_fresh_pack(world, fake_api, gateway):
     cli, client_env = gateway
     fake_api.script(Text("Hello."), Text("They said hello.", when=is_summary_request), Text("A cat."))

@@ -36,6 +36,7 @@ def remote_brain(tmp_path):
         yield server
 
 
+@pytest.mark.slow
 def test_the_pack_at_session_start_comes_from_the_remote_brain(world, fake_api, remote_brain):
     env = {k: v for k, v in world.env.items() if not k.startswith(("OPENCLAW_", "PYTHON_KEYRING"))}
     world.env.clear()

@@ -3,19 +3,19 @@
 What the real binary does (HARNESSES.md): our plugin's `before_prompt_build` handler spawns the hook
 and returns `prependContext` (the session's pack, on every turn: OpenClaw does not keep it in the
 history) and `appendContext` (what changed since the last turn). `openclaw agent --local` runs one
-turn per process; `--session-id` makes two processes turns of one session.
+turn per process; `--session-id` makes two processes turns of one session. (Compaction needs a running Gateway:
+test_openclaw_gateway_e2e.py.)
 """
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 from fake_model import Text
 from harness_e2e import describe
-from harnesses import require_cli, run
+from openclaw_support import fake_model_config, require_openclaw
 
 CAT = "Alice adopted a cat"
 SESSION = "memverbs-e2e-turns"
@@ -23,19 +23,10 @@ SESSION = "memverbs-e2e-turns"
 
 @pytest.fixture
 def openclaw(world, fake_api):
-    cli = require_cli("openclaw")
-    version = run([cli, "--version"], world.env, check=False, timeout=60).stdout
-    if "OpenClaw" not in version:  # npm installs an empty placeholder on Node < 24
-        message = f"openclaw on PATH is not a working OpenClaw (needs Node >= 24): {version.strip()[:80]!r}"
-        if os.environ.get("MEMVERBS_REQUIRE_HARNESSES") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+    cli = require_openclaw(world.env)
     config = Path(world.env["HOME"]) / ".openclaw" / "openclaw.json"
     config.parent.mkdir(exist_ok=True)
-    provider = {"baseUrl": f"{fake_api.url}/v1", "apiKey": "local-x", "api": "openai-completions",
-                "models": [{"id": "fake-model", "name": "Fake", "contextWindow": 128000, "maxTokens": 4096}]}
-    config.write_text(json.dumps({"models": {"providers": {"fake": provider}},
-                                  "agents": {"defaults": {"model": {"primary": "fake/fake-model"}}}}, indent=2))
+    config.write_text(json.dumps(fake_model_config(fake_api.url), indent=2))
     world.memverbs("install", "openclaw")
 
     def turn(prompt: str) -> None:

@@ -210,6 +210,9 @@ def _run(home: Home, args: dict, started: float, budget_s: float, stdin: bytes |
                 state.save()
             return "unchanged", None, event.moment.value  # one indexed read; the brain is not even opened
 
+    if event.moment is Moment.SESSION_START and (repeat := state.recent_pack(_now_ms())) is not None:
+        return "repeat_start", adapter.render(repeat, event), event.moment.value  # the same session announced twice
+
     hook: Hook | RemoteHook
     if url is not None:
         from memverbs.hooks.remote import RemoteHook  # noqa: PLC0415
@@ -228,6 +231,8 @@ def _run(home: Home, args: dict, started: float, budget_s: float, stdin: bytes |
 
             collect_idle(hook.state.path.parent)
             text = rehydrate(hook)
+            if event.moment is Moment.SESSION_START and text:
+                hook.state.keep_pack(text)
             # Where the harness drops start output (Grok), the pack waits for the first PostToolUse.
             hook.state.packed = event.moment is Moment.POST_TOOL or adapter.delivers_start
             if event.moment is Moment.POST_TOOL:

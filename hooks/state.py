@@ -2,8 +2,13 @@
 
 One small JSON file per (harness, session) under `$MEMVERBS_HOME/hooks/sessions/`,
 written atomically. It holds slugs, times and digests of what was injected —
-never fact text. Files idle
-for 7 days are collected at session start.
+never fact text. Files idle for 7 days are collected at session start.
+
+The one exception is a session start's pack, kept beside it (`<key>.pack`, mode 0600, in
+the home that holds the brain it came from) for `REPEAT_START_MS`: a harness that announces
+one session twice (OpenClaw's Gateway fires session_start twice, 11–17 s apart, to separate
+plugin instances) gets the same pack again without a second build. Stale packs are removed
+at the next session start.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 IDLE_SECONDS = 7 * 24 * 3600
+REPEAT_START_MS = 120_000
+PACK_SUFFIX = ".pack"
 MAX_BANKED = 16
 MAX_SEEN = 256
 
@@ -63,8 +70,23 @@ class SessionState:
         self.seen = self.seen[-MAX_SEEN:]
         return fresh
 
+    @property
+    def pack_path(self) -> Path:
+        return self.path.with_suffix(PACK_SUFFIX)
+
+    def recent_pack(self, now_ms: int) -> str | None:
+        """The pack this session's start printed less than `REPEAT_START_MS` ago, if any."""
+        try:
+            if now_ms - self.pack_path.stat().st_mtime_ns // 1_000_000 > REPEAT_START_MS:
+                return None
+            return self.pack_path.read_text(encoding="utf-8")
+        except (OSError, ValueError):
+            return None
+
+    def keep_pack(self, text: str) -> None:
+        _write_private(self.pack_path, text)
+
     def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         data = {
             "entities": self.entities,
             "last_heartbeat_ms": self.last_heartbeat_ms,
@@ -73,28 +95,36 @@ class SessionState:
             "packed": self.packed,
             "updated_ms": int(time.time() * 1000),
         }
-        # A name only this process uses, opened exclusively: `tempfile` would cost the hook's start-up
-        # its imports (random, shutil), and one hook process writes one state file at a time.
-        tmp = self.path.with_name(f".state.{os.getpid()}.{time.monotonic_ns()}")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(data, fh)
-            os.replace(tmp, self.path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        _write_private(self.path, json.dumps(data))
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Atomically, readable by the owner only."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # A name only this process uses, opened exclusively: `tempfile` would cost the hook's start-up
+    # its imports (random, shutil), and one hook process writes one state file at a time.
+    tmp = path.with_name(f".state.{os.getpid()}.{time.monotonic_ns()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def collect_idle(root: Path, now: float | None = None) -> None:
+    """Remove session files idle for `IDLE_SECONDS`, and packs past their repeat window."""
     now = now if now is not None else time.time()
     try:
         entries = list(os.scandir(root))
     except FileNotFoundError:
         return
     for entry in entries:
+        limit = REPEAT_START_MS / 1000 if entry.name.endswith(PACK_SUFFIX) else IDLE_SECONDS
         try:
-            if now - entry.stat().st_mtime > IDLE_SECONDS:
+            if now - entry.stat().st_mtime > limit:
                 os.unlink(entry.path)
         except OSError:
             continue

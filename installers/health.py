@@ -22,7 +22,7 @@ from memverbs.installers.registry import HARNESSES
 from memverbs.installers.spec import Problem
 from memverbs.server.home import REMOTE_RECEIPT, Home
 
-HEALTHY_HOOK_CODES = {"ok", "empty", "unchanged", "rate_limited"}
+HEALTHY_HOOK_CODES = {"ok", "empty", "unchanged", "rate_limited", "repeat_start"}
 HOOK_FIXES = {
     "no_brain": "Run `memverbs init` (the hooks point at a home without a brain).",
     "config_error": "Run `memverbs doctor` on that home and fix its config.toml.",

@@ -1,6 +1,7 @@
 """`memverbs hook`: real cold processes fed recorded harness payloads."""
 
 import json
+import os
 import sqlite3
 import subprocess
 import time
@@ -278,3 +279,35 @@ def test_grok_gets_the_pack_with_its_first_tool_result_then_changes_rate_limited
         path.write_text(json.dumps(data))
     beat = grok_context(hook("auto", "--harness", "grok", payload=GROK_TOOL))
     assert "Alice moved to Porto" in beat and "Standing entities" not in beat
+
+
+def test_a_session_announced_twice_gets_the_same_pack_without_a_second_build(hook, brain, local, home):
+    # OpenClaw's Gateway fires session_start twice for one session, to different plugin instances.
+    start = ("session-start", "--harness", "openclaw", "--session-id", "gw-1")
+    first = hook(*start, payload=payloads.OPENCLAW_PLUGIN)
+    local.ok("remember", fact="Alice moved to the Berlin office", provenance="chat", entity="people/alice")
+    second = hook(*start, payload=payloads.OPENCLAW_PLUGIN)
+    assert first.returncode == second.returncode == 0 and second.stderr == ""
+    assert "Alice prefers async standups" in first.stdout and second.stdout == first.stdout  # the same pack, not rebuilt
+    assert [line["code"] for line in log_lines(home)[-2:]] == ["ok", "repeat_start"]
+    packs = list((home.root / "hooks" / "sessions").glob("*.pack"))
+    assert len(packs) == 1 and packs[0].stat().st_mode & 0o077 == 0  # the owner's alone
+    # Another session, a compaction, or the same session past the window: built afresh.
+    other = hook("session-start", "--harness", "openclaw", "--session-id", "gw-2", payload=payloads.OPENCLAW_PLUGIN)
+    assert "Berlin office" in other.stdout
+    compacted = hook("post-compact", "--harness", "openclaw", "--session-id", "gw-1", payload=payloads.OPENCLAW_PLUGIN)
+    assert "Berlin office" in compacted.stdout
+    past = time.time() - 600
+    os.utime(packs[0], (past, past))
+    later = hook(*start, payload=payloads.OPENCLAW_PLUGIN)
+    assert "Berlin office" in later.stdout and log_lines(home)[-1]["code"] == "ok"
+
+
+def test_a_stale_pack_is_collected_at_the_next_session_start(hook, brain, home):
+    hook("session-start", "--harness", "claude", payload=payloads.CLAUDE_SESSION_START)
+    (pack,) = (home.root / "hooks" / "sessions").glob("*.pack")
+    past = time.time() - 600
+    os.utime(pack, (past, past))
+    hook("session-start", "--harness", "opencode", payload=payloads.OPENCODE_PLUGIN)
+    packs = list((home.root / "hooks" / "sessions").glob("*.pack"))
+    assert pack not in packs and len(packs) == 1  # only the new session's, fresh

@@ -197,15 +197,16 @@ class PostgresBase:
 
     @contextmanager
     def batched_write(self) -> Iterator[Conn]:
-        """One write transaction sent to the server as a single batch: one round trip.
+        """One write transaction as `write()`, its statements sent in batches (psycopg's pipeline mode).
 
-        BEGIN, the write lock, the statements the block queues and COMMIT travel together
-        (psycopg's pipeline mode) and their results come back together when the block ends, so
-        the lock is held only while the server runs them — never while this process waits for a
-        core or the network, which on a busy host is most of a write's time. The block may only
-        queue statements: their cursors are read after it (a read inside would wait mid-batch).
-        The transaction is explicit, not the pipeline's implicit one, so it holds however psycopg
-        splits the batch; where libpq has no pipeline mode the same statements run one by one.
+        A statement is queued, not sent: BEGIN, the write lock and what the block queues travel
+        together when the block first reads a result (one round trip), and whatever is queued
+        after the last read travels with COMMIT. A block that reads nothing inside (its cursors
+        are read after it) is one round trip in all, and then the lock is held only while the
+        server runs the statements — never while this process waits for a core or the network,
+        which on a busy host is most of a write's time. Don't read `rowcount` inside the block: a
+        queued statement has none yet. The transaction is explicit, not the pipeline's implicit
+        one, so it spans the batches; where libpq has no pipeline mode the statements run one by one.
         """
         with self.connection() as conn:
             try:

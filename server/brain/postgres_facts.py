@@ -85,18 +85,22 @@ class FactStore(PostgresBase):
                 cur = db.execute(_REMEMBER, params)
             row = first(cur)
             return ("duplicate", row["id"], row) if row["status"] == "duplicate" else ("inserted", row["id"], None)
-        with self.write() as db:
+        # With a vector: three round trips. BEGIN, the lock, the exact check and the bucket's read;
+        # the insert (its id names the vector and the supersession); then those two with COMMIT.
+        with self.batched_write() as db:
             decision = None
             if new.entity_slug is not None and dedup:
-                dup = db.execute(
+                exact = db.execute(
                     f"SELECT id, valid_until FROM facts WHERE source_id = %s AND entity_slug = %s AND fact_norm = %s "
                     f"AND visibility = %s AND {_ACTIVE} ORDER BY id LIMIT 1",
                     (source, new.entity_slug, new.fact_norm, new.visibility, now),
-                ).fetchone()
+                )
+                bucket = self._bucket_vectors(db, source, new.entity_slug, new.visibility, space_id, now) if choose else []
+                dup = exact.fetchone()
                 if dup is not None:
                     return "duplicate", dup["id"], dup
                 if choose is not None:
-                    decision = choose(self._bucket_vectors(db, source, new.entity_slug, new.visibility, space_id, now))
+                    decision = choose(bucket)
                     if decision is not None and decision[0] == "duplicate":
                         return "duplicate", decision[1]["id"], decision[1]
             fact_id = self._insert(db, source, new, now)

@@ -332,9 +332,9 @@ def markdown(r: dict) -> str:
         "`synchronous = NORMAL` in WAL mode does not sync at each commit. What is left is CPU, in the CPU columns: the "
         "Postgres server's own work per remember, and each psycopg round trip costs a server process more than "
         "SQLite's in-process calls. When servers, database and clients saturate the same cores, throughput follows the "
-        "total CPU per remember, so on one machine Postgres trails SQLite however few its round trips. Two servers on "
+        "total CPU per remember, so on one machine Postgres trails SQLite while its total is the higher. Two servers on "
         "one SQLite file work only on one host (a shared file over a network filesystem is not supported); Postgres is "
-        "the way to put servers on two hosts, where the database has cores of its own.",
+        "the way to put servers on two hosts, where the database can have cores of its own.",
         END,
     ]
     return "\n".join(lines)

@@ -12,10 +12,11 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext, suppress
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 import psycopg
+from psycopg import pq
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from memverbs.server.brain.factory import redact
@@ -31,12 +32,21 @@ T = TypeVar("T")
 Conn = psycopg.Connection[Row]
 
 WRITE_LOCK = 0x6D656D76  # "memv": the advisory lock every write transaction holds
+_TAKE_WRITE_LOCK = "SELECT pg_advisory_xact_lock(%s)"
+_PIPELINE = psycopg.Pipeline.is_supported()  # libpq ≥ 14 (the binary wheel's is)
 CONNECT_TIMEOUT_S = 5
 POOL_WAIT_S = 1.0
 IDLE_CHECK_S = 2.0
 
 
 _last_used: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _configure(conn: Conn, lock_timeout_ms: int) -> None:
+    """Once per new connection: a writer waits for the write lock as long as SQLite's busy timeout,
+    then gives up (`unavailable`). Set for the session rather than per transaction (`SET LOCAL`),
+    which saves every write a round trip; nothing in memverbs changes it afterwards."""
+    conn.execute(f"SET lock_timeout = {int(lock_timeout_ms)}")
 
 
 def _check_if_idle(conn: Conn) -> None:
@@ -47,20 +57,21 @@ def _check_if_idle(conn: Conn) -> None:
 
 
 class _SharedPool:
-    """A process's pool for one URL and size, closed when the last brain using it closes."""
+    """A process's pool for one URL, size and lock timeout, closed when the last brain using it closes."""
 
-    _all: ClassVar[dict[tuple[str, int], _SharedPool]] = {}
+    _all: ClassVar[dict[tuple[str, int, int], _SharedPool]] = {}
     _lock: ClassVar[threading.Lock] = threading.Lock()
 
-    def __init__(self, url: str, size: int, timeout_s: float, password: str | None = None) -> None:
-        self.key = (url, size)
+    def __init__(self, url: str, size: int, busy_timeout_ms: int, password: str | None = None) -> None:
+        self.key = (url, size, busy_timeout_ms)
         self.users = 0
         self.pool: ConnectionPool[Conn] = ConnectionPool(
             url,
             min_size=1,
             max_size=size,
-            timeout=timeout_s,
+            timeout=max(busy_timeout_ms, 1_000) / 1000,
             open=False,
+            configure=lambda conn: _configure(conn, busy_timeout_ms),
             check=_check_if_idle,  # a connection the server dropped is replaced, not handed out
             # libpq's `password` beats PGPASSWORD and ~/.pgpass; psycopg drops it when None, leaving them to libpq.
             kwargs={"autocommit": True, "row_factory": row_factory, "connect_timeout": CONNECT_TIMEOUT_S,
@@ -69,11 +80,12 @@ class _SharedPool:
         )
 
     @classmethod
-    def acquire(cls, url: str, size: int, timeout_s: float, password: str | None = None) -> _SharedPool:
+    def acquire(cls, url: str, size: int, busy_timeout_ms: int, password: str | None = None) -> _SharedPool:
         with cls._lock:
-            shared = cls._all.get((url, size))
+            key = (url, size, busy_timeout_ms)
+            shared = cls._all.get(key)
             if shared is None:
-                shared = cls._all[(url, size)] = cls(url, size, timeout_s, password)
+                shared = cls._all[key] = cls(url, size, busy_timeout_ms, password)
                 shared.pool.open(wait=False)
             shared.users += 1
             return shared
@@ -121,9 +133,7 @@ class PostgresBase:
     def _pool(self) -> ConnectionPool[Conn]:
         with self._lock:
             if self._shared is None:
-                self._shared = _SharedPool.acquire(
-                    self.url, self.pool_size, max(self.busy_timeout_ms, 1_000) / 1000, self._password
-                )
+                self._shared = _SharedPool.acquire(self.url, self.pool_size, self.busy_timeout_ms, self._password)
             return self._shared.pool
 
     @contextmanager
@@ -148,7 +158,10 @@ class PostgresBase:
                     self.url, autocommit=True, row_factory=row_factory, connect_timeout=CONNECT_TIMEOUT_S,
                     password=self._password,
                 )
+                _configure(conn, self.busy_timeout_ms)
             except psycopg.Error as exc:
+                if conn is not None:
+                    conn.close()
                 raise translate(exc, self.url, self._password) from exc
             release = conn.close
         else:
@@ -175,21 +188,40 @@ class PostgresBase:
 
     @contextmanager
     def write(self) -> Iterator[Conn]:
-        """One write transaction, serialised with every other writer on the brain; commit or roll back."""
+        """One write transaction, serialised with every other writer on the brain; commit or roll back.
+
+        The wait for the lock is bounded by the connection's lock_timeout (`_configure`)."""
         with self.connection() as conn, conn.transaction():
-            # A writer waits for the lock as long as SQLite's busy timeout, then gives up (`unavailable`).
-            conn.execute(f"SET LOCAL lock_timeout = {int(self.busy_timeout_ms)}")
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            conn.execute(_TAKE_WRITE_LOCK, (WRITE_LOCK,))
             yield conn
 
-    @staticmethod
-    def clock(db: Conn) -> int:
-        """The database server's time in epoch ms, read inside a write transaction.
+    @contextmanager
+    def batched_write(self) -> Iterator[Conn]:
+        """One write transaction as `write()`, its statements sent in batches (psycopg's pipeline mode).
 
-        Facts' recording times (delta's fact cursor compares them) are stamped with it under the
-        write lock, so hosts whose clocks lag still stamp in commit order.
+        A statement is queued, not sent: BEGIN, the write lock and what the block queues travel
+        together when the block first reads a result (one round trip), and whatever is queued
+        after the last read travels with COMMIT. A block that reads nothing inside (its cursors
+        are read after it) is one round trip in all, and then the lock is held only while the
+        server runs the statements — never while this process waits for a core or the network,
+        which on a busy host is most of a write's time. Don't read `rowcount` inside the block: a
+        queued statement has none yet. The transaction is explicit, not the pipeline's implicit
+        one, so it spans the batches; where libpq has no pipeline mode the statements run one by one.
         """
-        return first(db.execute("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint"))[0]
+        with self.connection() as conn:
+            try:
+                with conn.pipeline() if _PIPELINE else nullcontext():
+                    conn.execute("BEGIN")
+                    conn.execute(_TAKE_WRITE_LOCK, (WRITE_LOCK,))
+                    yield conn
+                    conn.execute("COMMIT")
+            except BaseException:
+                # A failed statement leaves the block aborted (the rest of the batch, COMMIT
+                # included, was skipped): end it before the connection goes back to the pool.
+                if not conn.broken and conn.info.transaction_status != pq.TransactionStatus.IDLE:
+                    with suppress(psycopg.Error):  # the statement's own error is the one to report
+                        conn.rollback()
+                raise
 
     def query(self, sql: str, params: Params = ()) -> list[Row]:
         return self._read(lambda conn: conn.execute(sql, params).fetchall())

@@ -21,37 +21,50 @@ def fact_order(arm: str) -> str:
     return "created_at DESC, id DESC" if arm == "session" else "valid_from DESC, id DESC"
 
 
+# A fact's recording time (delta's fact cursor compares them): the database server's clock, one
+# clock for every host, unless the caller's is ahead. It is read by the INSERT itself, inside the
+# write transaction after the write lock is taken, so recording times follow commit order and the
+# cursor never skips a fact in flight. MATERIALIZED: read once, so valid_from = created_at exactly.
+_STAMP = "stamp AS MATERIALIZED (SELECT GREATEST(%(now)s::bigint, (extract(epoch FROM clock_timestamp()) * 1000)::bigint) AS at)"
+# Typed casts where a NULL or a number would otherwise reach INSERT … SELECT as `unknown` or `text`.
+_INSERT = (
+    "INSERT INTO facts (source_id, fact, fact_norm, kind, entity_slug, visibility, notability, provenance, "
+    "source_session, context, confidence, valid_from, valid_until, created_at) "
+    "SELECT %(source)s, %(fact)s, %(fact_norm)s, %(kind)s, %(entity_slug)s, %(visibility)s, %(notability)s, "
+    "%(provenance)s, %(source_session)s, %(context)s, %(confidence)s::double precision, stamp.at, "
+    "%(valid_until)s::bigint, stamp.at FROM stamp"
+)
+# remember without a vector to compare, as one statement: the exact-restatement check (the SQLite
+# store documents the rule) and the insert it allows, so the check and the write it decides share
+# one snapshot taken under the write lock. It answers one row: the duplicate it found, or the new fact.
+_REMEMBER = (
+    "WITH dup AS MATERIALIZED ("
+    "SELECT id, valid_until FROM facts WHERE %(dedup)s AND source_id = %(source)s AND entity_slug = %(entity_slug)s "
+    "AND fact_norm = %(fact_norm)s AND visibility = %(visibility)s AND expired_at IS NULL "
+    "AND (valid_until IS NULL OR valid_until > %(now)s::bigint) ORDER BY id LIMIT 1), "
+    f"{_STAMP}, "
+    f"ins AS ({_INSERT} WHERE NOT EXISTS (SELECT 1 FROM dup) RETURNING id, valid_until) "
+    "SELECT 'duplicate' AS status, id, valid_until FROM dup "
+    "UNION ALL SELECT 'inserted', id, valid_until FROM ins"
+)
+
+
+def _fact_params(source: str, new: NewFact, now: int) -> dict[str, object]:
+    return {
+        "source": source, "fact": new.fact, "fact_norm": new.fact_norm, "kind": new.kind,
+        "entity_slug": new.entity_slug, "visibility": new.visibility, "notability": new.notability,
+        "provenance": new.provenance, "source_session": new.source_session, "context": new.context,
+        "confidence": new.confidence, "valid_until": new.valid_until, "now": now,
+    }
+
+
 class FactStore(PostgresBase):
     def insert_fact(self, source: str, new: NewFact, now: int) -> int:
         with self.write() as db:
             return self._insert(db, source, new, now)
 
     def _insert(self, db: Conn, source: str, new: NewFact, now: int) -> int:
-        # Stamped inside the write transaction, after the write lock is taken, and by the
-        # database's clock (one clock for every host) unless the caller's is ahead: recording
-        # times follow commit order, so delta's fact cursor never skips one in flight.
-        now = max(now, self.clock(db))
-        return first(db.execute(
-            "INSERT INTO facts (source_id, fact, fact_norm, kind, entity_slug, visibility, notability, provenance, "
-            "source_session, context, confidence, valid_from, valid_until, created_at) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
-            (
-                source,
-                new.fact,
-                new.fact_norm,
-                new.kind,
-                new.entity_slug,
-                new.visibility,
-                new.notability,
-                new.provenance,
-                new.source_session,
-                new.context,
-                new.confidence,
-                now,
-                new.valid_until,
-                now,
-            ),
-        ))[0]
+        return first(db.execute(f"WITH {_STAMP} {_INSERT} RETURNING id", _fact_params(source, new, now)))[0]
 
     def remember_fact(
         self,
@@ -65,23 +78,33 @@ class FactStore(PostgresBase):
         dedup: bool = True,
     ) -> tuple[str, int, Row | None]:
         """Write one fact under the dedup rule, atomically (see the SQLite store for the rule)."""
-        with self.write() as db:
+        if vector is None or space_id is None:
+            # Nothing for the chooser to compare: the whole write is one batch, one round trip.
+            params = _fact_params(source, new, now) | {"dedup": dedup and new.entity_slug is not None}
+            with self.batched_write() as db:
+                cur = db.execute(_REMEMBER, params)
+            row = first(cur)
+            return ("duplicate", row["id"], row) if row["status"] == "duplicate" else ("inserted", row["id"], None)
+        # With a vector: three round trips. BEGIN, the lock, the exact check and the bucket's read;
+        # the insert (its id names the vector and the supersession); then those two with COMMIT.
+        with self.batched_write() as db:
             decision = None
             if new.entity_slug is not None and dedup:
-                dup = db.execute(
+                exact = db.execute(
                     f"SELECT id, valid_until FROM facts WHERE source_id = %s AND entity_slug = %s AND fact_norm = %s "
                     f"AND visibility = %s AND {_ACTIVE} ORDER BY id LIMIT 1",
                     (source, new.entity_slug, new.fact_norm, new.visibility, now),
-                ).fetchone()
+                )
+                bucket = self._bucket_vectors(db, source, new.entity_slug, new.visibility, space_id, now) if choose else []
+                dup = exact.fetchone()
                 if dup is not None:
                     return "duplicate", dup["id"], dup
-                if vector is not None and space_id is not None and choose is not None:
-                    decision = choose(self._bucket_vectors(db, source, new.entity_slug, new.visibility, space_id, now))
+                if choose is not None:
+                    decision = choose(bucket)
                     if decision is not None and decision[0] == "duplicate":
                         return "duplicate", decision[1]["id"], decision[1]
             fact_id = self._insert(db, source, new, now)
-            if vector is not None and space_id is not None:
-                self._store_fact_vectors(db, space_id, [(fact_id, vector)], now)
+            self._store_fact_vectors(db, space_id, [(fact_id, vector)], now)
             if decision is None:
                 return "inserted", fact_id, None
             old = decision[1]

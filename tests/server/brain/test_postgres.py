@@ -16,11 +16,13 @@ import pytest
 from helpers import Client
 from postgres import PASSWORD, PASSWORD_ROLE
 
+from memverbs.server.brain.base import NewFact
 from memverbs.server.brain.factory import BrainLocation, locate, open_brain, redact
 from memverbs.server.brain.postgres import WRITE_LOCK, PostgresBrain
-from memverbs.server.errors import BrainError, BrainMissing
+from memverbs.server.errors import BrainError, BrainMissing, VerbError
 from memverbs.server.home import Home
 from memverbs.server.runtime import Runtime
+from memverbs.server.timeparse import now_ms
 
 POSTGRES_KINDS = ["postgres", "postgres-plain"]
 
@@ -152,6 +154,39 @@ def test_concurrent_writers_in_threads_serialise_and_stamp_in_commit_order(home)
     assert len(rows) == 16
     assert [r["created_at"] for r in rows] == sorted(r["created_at"] for r in rows)
     rt.close()
+
+
+def test_every_connection_bounds_its_wait_for_the_write_lock(brain_url):
+    """lock_timeout is set once per connection, on the pool's and on the one a call opens when the pool
+    has none free: a writer never waits for the lock longer than the busy timeout."""
+    brain = PostgresBrain.open(brain_url, pool_size=1, busy_timeout_ms=250)
+    try:
+        with brain.connection() as pooled:
+            assert pooled.execute("SHOW lock_timeout").fetchone()[0] == "250ms"
+            with brain.connection() as own:  # the pool's only connection is taken: this call opens its own
+                assert own is not pooled
+                assert own.execute("SHOW lock_timeout").fetchone()[0] == "250ms"
+    finally:
+        brain.close()
+
+
+def test_a_failed_batched_write_releases_the_lock_and_its_connection(brain_url):
+    """A remember whose batch fails (text Postgres cannot hold) writes nothing, leaves the write lock
+    free for other sessions and the pool's connection usable for the next write."""
+    brain = PostgresBrain.open(brain_url, pool_size=1, busy_timeout_ms=250)
+    try:
+        with pytest.raises(VerbError):
+            brain.remember_fact("default", NewFact("a\x00b", "a\x00b", "fact", "people/nul", "world", "p", None), now_ms())
+        with psycopg.connect(brain_url, autocommit=True) as other:
+            assert other.execute("SELECT pg_try_advisory_xact_lock(%s)", (WRITE_LOCK,)).fetchone()[0]
+        with brain.connection() as conn:
+            assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        fact = NewFact("a clean fact", "a clean fact", "fact", "people/nul", "world", "p", None)
+        assert brain.remember_fact("default", fact, now_ms())[0] == "inserted"
+        assert brain.remember_fact("default", fact, now_ms())[0] == "duplicate"
+        assert brain.one("SELECT count(*) FROM facts")[0] == 1
+    finally:
+        brain.close()
 
 
 def test_doctor_reports_connection_schema_and_vector_path(home, brain_backend, monkeypatch):

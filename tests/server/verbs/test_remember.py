@@ -76,6 +76,22 @@ def test_exact_restatement_is_duplicate(local):
     assert other["status"] == "inserted"  # another entity is never a candidate
 
 
+def test_a_duplicate_answers_the_kept_facts_ttl_and_buckets_split_by_visibility(local):
+    """Without a provider the exact-restatement rule alone decides (one statement on Postgres)."""
+    first = local.ok("remember", fact="Alice likes tea", provenance="p", entity="people/alice", ttl="30d")
+    again = local.ok("remember", fact="Alice likes tea", provenance="p", entity="people/alice")
+    assert again["status"] == "duplicate" and again["id"] == first["id"]
+    assert again["valid_until"] == first["valid_until"] is not None  # the kept fact's ttl, not the restatement's
+    private = local.ok("remember", fact="Alice likes tea", provenance="p", entity="people/alice", visibility="private")
+    assert private["status"] == "inserted"  # another visibility is another bucket
+    assert local.ok("remember", fact="Alice likes tea", provenance="p", entity="people/alice",
+                    visibility="private")["status"] == "duplicate"
+    for _ in range(2):  # no entity, no bucket: never a duplicate
+        assert local.ok("remember", fact="Alice likes tea", provenance="p")["status"] == "inserted"
+    rows = local.dispatcher.open_brain().query("SELECT valid_from, created_at FROM facts")
+    assert len(rows) == 4 and all(r["valid_from"] == r["created_at"] for r in rows)  # stamped once
+
+
 def test_forgotten_fact_is_not_a_duplicate_candidate(local):
     first = local.ok("remember", fact="Alice likes tea", provenance="p", entity="people/alice")
     local.ok("forget", id=first["id"])

@@ -273,7 +273,7 @@ def test_grok_gets_the_pack_with_its_first_tool_result_then_changes_rate_limited
     # Later tool results carry what changed, once the interval has passed.
     local.ok("remember", fact="Alice moved to Porto", provenance="chat", entity="people/alice")
     state_dir = home.root / "hooks" / "sessions"
-    for path in state_dir.iterdir():  # the interval, passed without waiting 10 s
+    for path in state_dir.glob("*.json"):  # the interval, passed without waiting 10 s
         data = json.loads(path.read_text())
         data["last_heartbeat_ms"] = 0
         path.write_text(json.dumps(data))

@@ -14,6 +14,31 @@ from memverbs.server.home import Home
 from memverbs.server.runtime import Runtime
 
 
+def _names_single_tests(args: list[str]) -> bool:
+    return bool(args) and all("::" in arg for arg in args)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """The default `pytest` runs on every core (pytest-xdist, `-n auto`).
+
+    `worksteal` hands each worker a contiguous half of the tests, so a module's tests, and its
+    module-scoped servers and installs, mostly stay on one worker, and an idle worker takes over
+    the tail of the busy one's queue (OpenClaw's slow tests sit in one file). Set here rather than
+    in addopts so that `-p no:xdist` still parses; `-n 0` runs in one process, as do `--pdb` and a
+    run that names its tests (`pytest path::test`), where starting workers would cost more than
+    it saves.
+    """
+    if hasattr(config, "workerinput") or not config.pluginmanager.has_plugin("xdist"):
+        return
+    if config.option.numprocesses is not None or config.option.dist != "no" or config.option.tx:
+        return  # the caller chose
+    if config.getoption("usepdb") or _names_single_tests(config.args):
+        return
+    config.option.numprocesses = "auto"
+    config.option.dist = "worksteal"
+
+
 @pytest.fixture(scope="session")
 def pg_servers():
     """Every kind of real Postgres server this machine can start (tests/support/postgres.py)."""

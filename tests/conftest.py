@@ -14,6 +14,38 @@ from memverbs.server.home import Home
 from memverbs.server.runtime import Runtime
 
 
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    if not pluginmanager.has_plugin("xdist"):
+        # `-p no:xdist`: accept the `--numprocesses` in pyproject's addopts and run in one process.
+        parser.addoption("--numprocesses", default=None, help="(pytest-xdist is disabled: ignored)")
+
+
+def _chosen(config: pytest.Config, *options: str) -> bool:
+    """Whether the command line itself (not addopts) gave one of `options` (`-n2`, `--dist=load`)."""
+    return any(arg.startswith(options) for arg in config.invocation_params.args)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """The default `pytest` runs on every core: `--numprocesses=auto` in pyproject's addopts (there
+    so that pytest-cov, which decides before any conftest loads, measures the workers).
+
+    The distribution is `worksteal`: each worker starts with a contiguous half of the tests, so a
+    module's tests, and its module-scoped servers and installs, mostly stay on one worker, and an
+    idle worker takes over the tail of the busy one's queue (OpenClaw's slow tests sit in a few
+    files). A run that names single tests (`pytest path::test`) and measures no coverage runs in
+    one process, where starting workers would cost more than it saves; so do `-n 0` and `--pdb`.
+    """
+    if hasattr(config, "workerinput") or not config.pluginmanager.has_plugin("xdist"):
+        return
+    single_tests = bool(config.args) and all("::" in arg for arg in config.args)
+    if single_tests and not _chosen(config, "-n", "--numprocesses") and not config.pluginmanager.has_plugin("_cov"):
+        config.option.numprocesses = 0
+        return
+    if config.option.numprocesses and not _chosen(config, "--dist", "-d"):
+        config.option.dist = "worksteal"
+
+
 @pytest.fixture(scope="session")
 def pg_servers():
     """Every kind of real Postgres server this machine can start (tests/support/postgres.py)."""

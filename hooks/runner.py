@@ -199,19 +199,22 @@ def _run(home: Home, args: dict, started: float, budget_s: float, stdin: bytes |
         if state.packed and not tool_beat_due(state, _now_ms()):
             return "rate_limited", None, event.moment.value  # a tool-heavy turn: one look per interval
     beats = event.moment is Moment.HEARTBEAT or (event.moment is Moment.POST_TOOL and state.packed)
-    where = _local_brain(home, settings) if beats and url is None else None
+    # A session announced twice (OpenClaw's Gateway) gets its pack again, unbuilt, while nothing has
+    # changed since: a change means a fresh pack (a harness that runs each turn as a new process
+    # restarts the session every turn, and its plugin skips the heartbeat after a fresh pack).
+    repeat = state.recent_pack(_now_ms()) if event.moment is Moment.SESSION_START else None
+    where = _local_brain(home, settings) if (beats or repeat is not None) and url is None else None
     if where is not None:
         from memverbs.hooks.changes import changed_in  # noqa: PLC0415
         from memverbs.server.context import LOCAL_LANE  # noqa: PLC0415
 
         if changed_in(where, settings.source, LOCAL_LANE, event.session_id) is False:
+            if repeat is not None:
+                return "repeat_start", adapter.render(repeat, event), event.moment.value
             if event.moment is Moment.POST_TOOL:
                 state.last_heartbeat_ms = _now_ms()
                 state.save()
             return "unchanged", None, event.moment.value  # one indexed read; the brain is not even opened
-
-    if event.moment is Moment.SESSION_START and (repeat := state.recent_pack(_now_ms())) is not None:
-        return "repeat_start", adapter.render(repeat, event), event.moment.value  # the same session announced twice
 
     hook: Hook | RemoteHook
     if url is not None:

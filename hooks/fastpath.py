@@ -5,7 +5,7 @@ print nothing — needs the payload's session id, where the brain file is, and o
 indexed read (hooks/changes.py); the runner's imports (dataclasses, pathlib, enum,
 hashlib, the adapters) cost several times that. So the launcher asks this module
 first, and it imports only `json`, `os`, `select`, `time`, `sqlite3` and, when the
-home has a config file, `tomllib`.
+home's config file changed since the last hook, `tomllib` (see `_config`).
 
 It answers only when it is sure: a `heartbeat` of a known harness, a JSON payload
 with a session id, no remote brain for the harness, a SQLite brain, and a cursor
@@ -39,6 +39,7 @@ LOCAL_LANE = "local"  # server/context.py LOCAL_LANE: the local hooks' cursor la
 REMOTE_RECEIPT = "remote-receipt.json"  # server/home.py REMOTE_RECEIPT: a harness wired to a remote brain
 DEFAULT_SOURCE = "default"  # server/home.py DEFAULT_SOURCE
 DEFAULT_BRAIN_NAME = "brain.db"  # server/home.py DEFAULT_BRAIN_NAME
+CONFIG_COPY = "config.json"  # under $MEMVERBS_HOME/hooks/: config.toml parsed, for the next unchanged heartbeat
 
 
 def hooks_off() -> bool:
@@ -171,16 +172,53 @@ def _unchanged(args: dict, raw: bytes, budget_s: float) -> bool:
     return changed_since_cursor(brain, source, LOCAL_LANE, session[:200], busy_ms) is False
 
 
+def _config(root: str) -> dict:
+    """config.toml's tables, parsed once per edit of the file.
+
+    `tomllib` and what it imports (typing, re, string) cost ~25 ms cold, most of an unchanged
+    heartbeat, and `memverbs init` writes a config file into every home. So the parsed tables
+    are kept as JSON (already imported here) in `hooks/config.json`, stamped with the file's
+    inode, size and mtime: any edit — `memverbs config set` replaces the file, an editor
+    rewrites it — changes the stamp and the next hook parses again. The stamp is taken before
+    the file is read, so a copy can only be older than its stamp says, never newer.
+    """
+    config = os.path.join(root, "config.toml")
+    try:
+        st = os.stat(config)
+    except FileNotFoundError:
+        return {}
+    stamp = [st.st_ino, st.st_size, st.st_mtime_ns]
+    cache = os.path.join(root, "hooks", CONFIG_COPY)
+    try:
+        with open(cache, encoding="utf-8") as fh:
+            copy = json.load(fh)
+        if copy["stamp"] == stamp and isinstance(copy["data"], dict):
+            return copy["data"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # no copy yet, or a damaged one: parse
+    import tomllib  # noqa: PLC0415 - only when the file changed since the last hook
+
+    with open(config, "rb") as fh:
+        data = tomllib.load(fh)
+    tmp = f"{cache}.{os.getpid()}.{time.monotonic_ns()}"
+    try:
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump({"stamp": stamp, "data": data}, fh, default=str)  # TOML dates: value() reads str() anyway
+        os.replace(tmp, cache)
+    except OSError:  # a read-only home still answers, parsing each time
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    return data
+
+
 def _sqlite_brain(root: str) -> tuple[str | None, str]:
     """quick_settings + locate for the two keys a heartbeat needs (server/quickconfig.py,
     server/brain/factory.py): the brain file when the brain is a plain `brain.path` file, and the source."""
-    data: dict = {}
-    config = os.path.join(root, "config.toml")
-    if os.path.exists(config):
-        import tomllib  # noqa: PLC0415 - only a home with a config file pays for it
-
-        with open(config, "rb") as fh:
-            data = tomllib.load(fh)
+    data = _config(root)
 
     def value(dotted: str, default: str) -> str:
         env = os.environ.get("MEMVERBS_" + dotted.upper().replace(".", "__"))

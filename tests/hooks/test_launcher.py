@@ -177,6 +177,33 @@ def test_the_fast_path_imports_no_runner_module(env, brain, home, lean):
 
 
 
+def test_the_fast_path_parses_the_config_file_once_per_edit(env, brain, home, lean):
+    home.config_path.write_text('protocol_installed_at = "2026-11-30T10:00:00Z"\nsource = "default"\n')
+    lean("session-start", payloads.CLAUDE_SESSION_START)
+    wait_unchanged(lean, home)
+    argv = bootstrap_argv()
+    probe = argv[4].replace("main()", "main() if False else None") + (
+        ";import memverbs.hooks.fastpath as f,time;print(f.answer_unchanged(sys.argv[2:], time.monotonic())[0]);"
+        "print('tomllib' in sys.modules)"
+    )
+
+    def heartbeat() -> tuple[str, str]:
+        proc = subprocess.run([*argv[:4], probe, "hook", "heartbeat", "--harness", "claude"],
+                              input=json.dumps(payloads.CLAUDE_PROMPT), capture_output=True, text=True, env=env, timeout=30)
+        answered, parsed = proc.stdout.splitlines()
+        return answered, parsed
+
+    assert heartbeat() == ("True", "False")  # the copy the earlier heartbeats left: no TOML parser
+    copy = home.root / "hooks" / "config.json"
+    assert json.loads(copy.read_text())["data"]["source"] == "default" and copy.stat().st_mode & 0o077 == 0
+    # An edit is seen at once: another source has no cursor for this session, so the fast path steps aside.
+    home.config_path.write_text('protocol_installed_at = "2026-11-30T10:00:00Z"\nsource = "elsewhere"\n')
+    assert heartbeat() == ("False", "True")
+    assert json.loads(copy.read_text())["data"]["source"] == "elsewhere"
+    copy.write_text("{not json")  # a damaged copy: parsed again, and replaced
+    assert heartbeat() == ("False", "True") and json.loads(copy.read_text())["data"]["source"] == "elsewhere"
+
+
 # Modules that cost a hook more to import than its work: each is needed only off the hooks' path
 # (an RFC 2822 date, a logged bug, reindex's snapshot removal, a provider's failure).
 HEAVY = ("email", "logging", "decimal", "shutil", "socket", "random", "mcp", "pydantic", "httpx")

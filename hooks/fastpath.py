@@ -200,19 +200,34 @@ def _config(root: str) -> dict:
 
     with open(config, "rb") as fh:
         data = tomllib.load(fh)
-    tmp = f"{cache}.{os.getpid()}.{time.monotonic_ns()}"
     try:
-        os.makedirs(os.path.dirname(cache), exist_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump({"stamp": stamp, "data": data}, fh, default=str)  # TOML dates: value() reads str() anyway
-        os.replace(tmp, cache)
+        # TOML dates become strings: value() reads str() of every value anyway.
+        write_private(cache, json.dumps({"stamp": stamp, "data": data}, default=str))
     except OSError:  # a read-only home still answers, parsing each time
+        pass
+    return data
+
+
+def write_private(path: str, text: str) -> None:
+    """Write `text` atomically, readable by the owner only, making its folder if missing.
+
+    A name only this process uses, opened exclusively: `tempfile` would cost the hook's start-up its
+    imports (random, shutil). Here rather than in hooks/state.py, which uses it too, because the fast
+    path must not import dataclasses and pathlib.
+    """
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
         try:
             os.unlink(tmp)
         except OSError:
             pass
-    return data
+        raise
 
 
 def _sqlite_brain(root: str) -> tuple[str | None, str]:

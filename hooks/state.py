@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memverbs.hooks.fastpath import write_private
+
 IDLE_SECONDS = 7 * 24 * 3600
 REPEAT_START_MS = 120_000
 PACK_SUFFIX = ".pack"
@@ -84,7 +86,7 @@ class SessionState:
             return None
 
     def keep_pack(self, text: str) -> None:
-        _write_private(self.pack_path, text)
+        write_private(str(self.pack_path), text)
 
     def save(self) -> None:
         data = {
@@ -95,23 +97,7 @@ class SessionState:
             "packed": self.packed,
             "updated_ms": int(time.time() * 1000),
         }
-        _write_private(self.path, json.dumps(data))
-
-
-def _write_private(path: Path, text: str) -> None:
-    """Atomically, readable by the owner only."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # A name only this process uses, opened exclusively: `tempfile` would cost the hook's start-up
-    # its imports (random, shutil), and one hook process writes one state file at a time.
-    tmp = path.with_name(f".state.{os.getpid()}.{time.monotonic_ns()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+        write_private(str(self.path), json.dumps(data))
 
 
 def collect_idle(root: Path, now: float | None = None) -> None:

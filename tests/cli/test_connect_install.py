@@ -23,6 +23,7 @@ import pytest
 from fake_model import FakeModel, tool_names
 from harnesses import memverbs, require_cli, run, throwaway_home
 from helpers import init_home
+from openclaw_support import require_openclaw
 
 from benchmarks.http_load import RemoteServer, make_token
 from memverbs.installers import toml_block
@@ -96,17 +97,6 @@ def files_containing(root: Path, needle: str) -> list[Path]:
 def claude_servers(env: dict) -> dict:
     path = Path(env["HOME"]) / ".claude.json"
     return (json.loads(path.read_text()).get("mcpServers") or {}) if path.exists() else {}
-
-
-def openclaw_cli() -> str:
-    cli = require_cli("openclaw")
-    version = subprocess.run([cli, "--version"], capture_output=True, text=True, timeout=60).stdout
-    if "OpenClaw" not in version:  # npm installs an empty placeholder on Node < 24
-        message = f"openclaw on PATH is not a working OpenClaw (needs Node >= 24): {version.strip()[:80]!r}"
-        if os.environ.get("MEMVERBS_REQUIRE_HARNESSES") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    return cli
 
 
 # -- every harness, connected for real ------------------------------------------------------
@@ -194,7 +184,7 @@ def test_opencode_lists_it_connected(connected, server):
 
 
 def test_openclaw_probe_connects(connected):
-    cli = openclaw_cli()
+    cli = require_openclaw(dict(os.environ))
     _, with_token, _ = connected
     probe = json.loads(run([cli, "mcp", "probe", "memverbs", "--json"], with_token, timeout=120).stdout)
     assert probe["servers"]["memverbs"]["tools"] == 16 and probe["diagnostics"] == [], probe

@@ -160,18 +160,27 @@ def test_a_broken_install_is_silent_and_exits_0(env, brain, home, tmp_path):
         assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
 
 
-def test_the_fast_path_imports_no_runner_module(env, brain, home, lean):
-    lean("session-start", payloads.CLAUDE_SESSION_START)
-    wait_unchanged(lean, home)
+def fast_path_probe(env, then: str) -> tuple[str, str]:
+    """A heartbeat through the launcher's bootstrap that asks the fast path alone: whether it
+    answered, then what the Python expression `then` says about the process afterwards."""
     argv = bootstrap_argv()
     probe = argv[4].replace("main()", "main() if False else None") + (
         ";import memverbs.hooks.fastpath as f,time;print(f.answer_unchanged(sys.argv[2:], time.monotonic())[0]);"
-        "print(sorted(m for m in sys.modules if m.startswith(('memverbs','pathlib','dataclasses','hashlib','tempfile','typing'))))"
+        f"print({then})"
     )
     proc = subprocess.run([*argv[:4], probe, "hook", "heartbeat", "--harness", "claude"],
                           input=json.dumps(payloads.CLAUDE_PROMPT), capture_output=True, text=True, env=env, timeout=30)
-    answered, modules = proc.stdout.splitlines()
-    assert answered == "True", proc.stderr
+    answered, said = proc.stdout.splitlines()
+    return answered, said
+
+
+def test_the_fast_path_imports_no_runner_module(env, brain, home, lean):
+    lean("session-start", payloads.CLAUDE_SESSION_START)
+    wait_unchanged(lean, home)
+    answered, modules = fast_path_probe(
+        env, "sorted(m for m in sys.modules if m.startswith(('memverbs','pathlib','dataclasses','hashlib','tempfile','typing')))"
+    )
+    assert answered == "True"
     assert eval(modules) == ["memverbs", "memverbs.hooks", "memverbs.hooks.changes", "memverbs.hooks.fastpath",
                              "memverbs.hooks.launcher"]
 
@@ -181,17 +190,9 @@ def test_the_fast_path_parses_the_config_file_once_per_edit(env, brain, home, le
     home.config_path.write_text('protocol_installed_at = "2026-11-30T10:00:00Z"\nsource = "default"\n')
     lean("session-start", payloads.CLAUDE_SESSION_START)
     wait_unchanged(lean, home)
-    argv = bootstrap_argv()
-    probe = argv[4].replace("main()", "main() if False else None") + (
-        ";import memverbs.hooks.fastpath as f,time;print(f.answer_unchanged(sys.argv[2:], time.monotonic())[0]);"
-        "print('tomllib' in sys.modules)"
-    )
 
     def heartbeat() -> tuple[str, str]:
-        proc = subprocess.run([*argv[:4], probe, "hook", "heartbeat", "--harness", "claude"],
-                              input=json.dumps(payloads.CLAUDE_PROMPT), capture_output=True, text=True, env=env, timeout=30)
-        answered, parsed = proc.stdout.splitlines()
-        return answered, parsed
+        return fast_path_probe(env, "'tomllib' in sys.modules")
 
     assert heartbeat() == ("True", "False")  # the copy the earlier heartbeats left: no TOML parser
     copy = home.root / "hooks" / "config.json"

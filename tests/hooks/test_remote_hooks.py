@@ -138,7 +138,8 @@ def test_a_local_brain_is_still_used_without_a_remote_receipt(client, server, me
     assert proc.stdout == "" and last_code(client.home) == "no_brain"  # the local brain, which this machine lacks
 
 
-def test_the_remote_hook_path_imports_no_mcp_sdk_and_no_http_library(client, server):
+def test_the_remote_hook_path_imports_no_mcp_sdk_and_no_http_library(client, server, memverbs_cmd):
+    remember_on_server(server, memverbs_cmd, FACT)  # a pack to print, whichever tests ran before on this worker
     probe = (
         "import sys, json\n"
         "from memverbs.hooks.runner import run_hook\n"

@@ -9,11 +9,11 @@ Everything else reads the config memverbs wrote.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
-from harnesses import memverbs, require_cli, run, throwaway_home
+from harnesses import memverbs, run, throwaway_home
+from openclaw_support import require_openclaw
 
 from memverbs.hooks.events import Harness
 from memverbs.hooks.launcher import bootstrap_argv
@@ -97,15 +97,9 @@ def test_the_plugin_package_is_linkable():
 
 @pytest.fixture
 def openclaw(tmp_path):
-    cli = require_cli("openclaw")
     env = throwaway_home(tmp_path)
     env = {k: v for k, v in env.items() if not k.startswith("OPENCLAW_")}
-    version = run([cli, "--version"], env, check=False, timeout=60).stdout
-    if "OpenClaw" not in version:  # npm installs an empty placeholder on Node < 24
-        message = f"openclaw on PATH is not a working OpenClaw (needs Node >= 24): {version.strip()[:80]!r}"
-        if os.environ.get("MEMVERBS_REQUIRE_HARNESSES") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+    cli = require_openclaw(env)
     config = Path(env["HOME"]) / ".openclaw" / "openclaw.json"
     config.parent.mkdir()
     config.write_text(USER_CONFIG)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 
 from memverbs.server.errors import MemverbsError
+from memverbs.server.record import Frozen
 
 
 class Harness(StrEnum):
@@ -39,14 +39,19 @@ EVENT_MOMENTS = {
 }
 
 
-@dataclass(frozen=True)
-class HookEvent:
+class HookEvent(Frozen):
+    __slots__ = ("cwd", "event_name", "harness", "moment", "session_id", "source")
     harness: Harness
     moment: Moment
     session_id: str
-    event_name: str | None = None  # the harness's own name, echoed back where its output format wants it
-    source: str | None = None  # SessionStart's startup | resume | clear | compact
-    cwd: str | None = None
+    event_name: str | None  # the harness's own name, echoed back where its output format wants it
+    source: str | None  # SessionStart's startup | resume | clear | compact
+    cwd: str | None
+
+    def __init__(self, harness: Harness, moment: Moment, session_id: str, event_name: str | None = None,
+                 source: str | None = None, cwd: str | None = None) -> None:
+        super().__init__(harness=harness, moment=moment, session_id=session_id, event_name=event_name, source=source,
+                         cwd=cwd)
 
 
 class HookError(MemverbsError):

@@ -5,7 +5,7 @@ print nothing — needs the payload's session id, where the brain file is, and o
 indexed read (hooks/changes.py); the runner's imports (dataclasses, pathlib, enum,
 hashlib, the adapters) cost several times that. So the launcher asks this module
 first, and it imports only `json`, `os`, `select`, `time`, `sqlite3` and, when the
-home's config file changed since the last hook, `tomllib` (see `_config`).
+home's config file changed since the last hook, `tomllib` (see `config_tables`).
 
 It answers only when it is sure: a `heartbeat` of a known harness, a JSON payload
 with a session id, no remote brain for the harness, a SQLite brain, and a cursor
@@ -39,7 +39,7 @@ LOCAL_LANE = "local"  # server/context.py LOCAL_LANE: the local hooks' cursor la
 REMOTE_RECEIPT = "remote-receipt.json"  # server/home.py REMOTE_RECEIPT: a harness wired to a remote brain
 DEFAULT_SOURCE = "default"  # server/home.py DEFAULT_SOURCE
 DEFAULT_BRAIN_NAME = "brain.db"  # server/home.py DEFAULT_BRAIN_NAME
-CONFIG_COPY = "config.json"  # under $MEMVERBS_HOME/hooks/: config.toml parsed, for the next unchanged heartbeat
+CONFIG_COPY = "config.json"  # under $MEMVERBS_HOME/hooks/: config.toml parsed, for the next hook
 
 
 def hooks_off() -> bool:
@@ -172,7 +172,7 @@ def _unchanged(args: dict, raw: bytes, budget_s: float) -> bool:
     return changed_since_cursor(brain, source, LOCAL_LANE, session[:200], busy_ms) is False
 
 
-def _config(root: str) -> dict:
+def config_tables(root: str) -> dict:
     """config.toml's tables, parsed once per edit of the file.
 
     `tomllib` and what it imports (typing, re, string) cost ~25 ms cold, most of an unchanged
@@ -233,7 +233,7 @@ def write_private(path: str, text: str) -> None:
 def _sqlite_brain(root: str) -> tuple[str | None, str]:
     """quick_settings + locate for the two keys a heartbeat needs (server/quickconfig.py,
     server/brain/factory.py): the brain file when the brain is a plain `brain.path` file, and the source."""
-    data = _config(root)
+    data = config_tables(root)
 
     def value(dotted: str, default: str) -> str:
         env = os.environ.get("MEMVERBS_" + dotted.upper().replace(".", "__"))

@@ -28,6 +28,7 @@ from memverbs.hooks.fastpath import (
     DEFAULT_DEADLINE_MS,
     HOOK_OPTIONS,
     MAX_DEADLINE_MS,
+    config_tables,
     hooks_off,
     log_line,
     parse_args,
@@ -190,7 +191,8 @@ def _run(home: Home, args: dict, started: float, budget_s: float, stdin: bytes |
     from memverbs.hooks.state import SessionState  # noqa: PLC0415
     from memverbs.server.quickconfig import quick_settings  # noqa: PLC0415
 
-    settings = quick_settings(home)
+    # config.toml through the fast path's parsed-once copy: no TOML parser on a hook's path.
+    settings = quick_settings(home, lambda: config_tables(str(home.root)))
     url = remote_url(home, event.harness.value)  # a harness wired to a remote brain: its hooks follow it
     state = SessionState.load(home.root / "hooks" / "sessions", event.harness, event.session_id)
     if event.moment is Moment.POST_TOOL:

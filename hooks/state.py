@@ -18,10 +18,10 @@ import json
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from memverbs.hooks.fastpath import write_private
+from memverbs.server.record import Record
 
 IDLE_SECONDS = 7 * 24 * 3600
 REPEAT_START_MS = 120_000
@@ -30,14 +30,20 @@ MAX_BANKED = 16
 MAX_SEEN = 256
 
 
-@dataclass
-class SessionState:
+class SessionState(Record):
+    __slots__ = ("cursor_set", "entities", "last_heartbeat_ms", "packed", "path", "seen")
     path: Path
-    entities: list[str] = field(default_factory=list)
-    last_heartbeat_ms: int = 0
-    seen: list[str] = field(default_factory=list)  # short digests of what was already injected
-    cursor_set: bool = False  # a remote brain's delta cursor for this session exists (local brains are asked)
-    packed: bool = False  # the model has been shown a pack since the start or the last compaction
+    entities: list[str]
+    last_heartbeat_ms: int
+    seen: list[str]  # short digests of what was already injected
+    cursor_set: bool  # a remote brain's delta cursor for this session exists (local brains are asked)
+    packed: bool  # the model has been shown a pack since the start or the last compaction
+
+    def __init__(self, path: Path, entities: list[str] | None = None, last_heartbeat_ms: int = 0,
+                 seen: list[str] | None = None, cursor_set: bool = False, packed: bool = False) -> None:
+        super().__init__(path=path, entities=[] if entities is None else entities,
+                         last_heartbeat_ms=last_heartbeat_ms, seen=[] if seen is None else seen,
+                         cursor_set=cursor_set, packed=packed)
 
     @classmethod
     def load(cls, root: Path, harness: str, session_id: str) -> SessionState:

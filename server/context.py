@@ -7,8 +7,9 @@ in-process CLI and lifecycle hooks are trusted-local and own the 'local' lane.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from memverbs.server.record import Frozen, Record
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain
@@ -19,12 +20,15 @@ REMOTE_LANE = "remote"
 ALL_SCOPES = frozenset({"read", "write"})
 
 
-@dataclass(frozen=True)
-class Caller:
+class Caller(Frozen):
+    __slots__ = ("client_id", "remote", "scopes", "source_id")
     remote: bool
     client_id: str
     source_id: str
-    scopes: frozenset[str] = ALL_SCOPES
+    scopes: frozenset[str]
+
+    def __init__(self, remote: bool, client_id: str, source_id: str, scopes: frozenset[str] = ALL_SCOPES) -> None:
+        super().__init__(remote=remote, client_id=client_id, source_id=source_id, scopes=scopes)
 
     @classmethod
     def local(cls, source_id: str) -> Caller:
@@ -43,16 +47,21 @@ class Caller:
         return self.remote is False
 
 
-@dataclass
-class VerbContext:
+class VerbContext(Record):
+    __slots__ = ("brain", "caller", "dry_run", "extras", "providers", "remote_private_pages")
     brain: Brain
     caller: Caller
     # Operator opt-in (config search.remote_private_pages): untrusted callers may read private pages.
-    remote_private_pages: bool = False
-    dry_run: bool = False
-    extras: dict = field(default_factory=dict)
+    remote_private_pages: bool
+    dry_run: bool
+    extras: dict
     # Embedding and chat providers; None (or unconfigured ones) means the contract's degraded modes.
-    providers: Providers | None = None
+    providers: Providers | None
+
+    def __init__(self, brain: Brain, caller: Caller, remote_private_pages: bool = False, dry_run: bool = False,
+                 extras: dict | None = None, providers: Providers | None = None) -> None:
+        super().__init__(brain=brain, caller=caller, remote_private_pages=remote_private_pages, dry_run=dry_run,
+                         extras={} if extras is None else extras, providers=providers)
 
     @property
     def source(self) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memverbs.server.context import Caller, VerbContext
@@ -29,6 +28,7 @@ from memverbs.server.errors import (
 from memverbs.server.protocol import params as pipeline
 from memverbs.server.protocol.registry import BY_NAME, Operation
 from memverbs.server.protocol.surfaces import allowed
+from memverbs.server.record import Record
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain
@@ -37,30 +37,41 @@ if TYPE_CHECKING:
 _handlers: dict[str, Callable] = {}
 
 
-@dataclass
-class Outcome:
+class Outcome(Record):
     """A tool call's result before a transport encodes it."""
 
+    __slots__ = ("body", "cause", "is_error", "meta", "warnings")
     body: dict
-    is_error: bool = False
-    warnings: list[str] = field(default_factory=list)  # extra text lines (unknown params)
-    meta: dict | None = None
+    is_error: bool
+    warnings: list[str]  # extra text lines (unknown params)
+    meta: dict | None
     # The brain or config failure behind an `unavailable` body, for in-process callers (hooks)
     # that act on its type; never encoded.
-    cause: MemverbsError | None = None
+    cause: MemverbsError | None
+
+    def __init__(self, body: dict, is_error: bool = False, warnings: list[str] | None = None, meta: dict | None = None,
+                 cause: MemverbsError | None = None) -> None:
+        super().__init__(body=body, is_error=is_error, warnings=[] if warnings is None else warnings, meta=meta,
+                         cause=cause)
 
 
-@dataclass
-class Dispatcher:
+class Dispatcher(Record):
     """Per-connection dispatch state: who calls, on which surface, against which brain."""
 
+    __slots__ = ("caller", "on_call", "open_brain", "providers", "remote_private_pages", "strict_params", "surface")
     caller: Caller
     surface: str
     open_brain: Callable[[], Brain]  # raises BrainError/ConfigError when the brain cannot serve
-    strict_params: bool = False
-    remote_private_pages: bool = False
-    on_call: Callable[[str, bool, int, dict | None], None] | None = None  # usage log hook
-    providers: Providers | None = None
+    strict_params: bool
+    remote_private_pages: bool
+    on_call: Callable[[str, bool, int, dict | None], None] | None  # usage log hook
+    providers: Providers | None
+
+    def __init__(self, caller: Caller, surface: str, open_brain: Callable[[], Brain], strict_params: bool = False,
+                 remote_private_pages: bool = False, on_call: Callable[[str, bool, int, dict | None], None] | None = None,
+                 providers: Providers | None = None) -> None:
+        super().__init__(caller=caller, surface=surface, open_brain=open_brain, strict_params=strict_params,
+                         remote_private_pages=remote_private_pages, on_call=on_call, providers=providers)
 
     @classmethod
     def local(cls, source: str, open_brain: Callable[[], Brain], surface: str = "full",

@@ -7,8 +7,9 @@ Stdlib only: the hook path reads this on every session start.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+
+from memverbs.server.record import Frozen
 
 DEFAULT_SOURCE = "default"
 CONFIG_NAME = "config.toml"
@@ -17,9 +18,12 @@ LOCAL_RECEIPT = "receipt.json"  # `memverbs install <harness>`
 REMOTE_RECEIPT = "remote-receipt.json"  # `memverbs connect --install <harness>`: the hooks read it too
 
 
-@dataclass(frozen=True)
-class Home:
+class Home(Frozen):
+    __slots__ = ("root",)
     root: Path
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root=root)
 
     @classmethod
     def from_env(cls) -> Home:

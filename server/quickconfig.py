@@ -12,14 +12,13 @@ defaults from `DEFAULTS` here.
 from __future__ import annotations
 
 import os
-import tomllib
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
 from memverbs.server.errors import ConfigError
 from memverbs.server.home import DEFAULT_BRAIN_NAME, DEFAULT_SOURCE, Home
+from memverbs.server.record import Frozen
 
 SURFACES = ("verbs", "starter", "full")  # the MCP surfaces, narrowest first (protocol/surfaces.py says what each lists)
 STRICT_PARAMS = ("warn", "reject")
@@ -39,18 +38,37 @@ DEFAULTS: Mapping[str, Any] = MappingProxyType({
 })
 
 
-@dataclass(frozen=True)
-class QuickSettings:
+class QuickSettings(Frozen):
+    __slots__ = (
+        "brain_path",
+        "brain_url",
+        "busy_timeout_ms",
+        "hook_entities",
+        "mcp_surface",
+        "pool_size",
+        "remote_private_pages",
+        "source",
+        "strict_params",
+        "sure",
+    )
     source: str
     brain_path: str
     brain_url: str
     busy_timeout_ms: int
     hook_entities: str
-    pool_size: int = DEFAULTS["brain.pool_size"]
-    mcp_surface: str | None = None
-    strict_params: str = DEFAULTS["mcp.strict_params"]
-    remote_private_pages: bool = DEFAULTS["search.remote_private_pages"]
-    sure: bool = True  # False: a value this reader cannot vouch for; ask the full settings
+    pool_size: int
+    mcp_surface: str | None
+    strict_params: str
+    remote_private_pages: bool
+    sure: bool  # False: a value this reader cannot vouch for; ask the full settings
+
+    def __init__(self, source: str, brain_path: str, brain_url: str, busy_timeout_ms: int, hook_entities: str,
+                 pool_size: int = DEFAULTS["brain.pool_size"], mcp_surface: str | None = None,
+                 strict_params: str = DEFAULTS["mcp.strict_params"],
+                 remote_private_pages: bool = DEFAULTS["search.remote_private_pages"], sure: bool = True) -> None:
+        super().__init__(source=source, brain_path=brain_path, brain_url=brain_url, busy_timeout_ms=busy_timeout_ms,
+                         hook_entities=hook_entities, pool_size=pool_size, mcp_surface=mcp_surface,
+                         strict_params=strict_params, remote_private_pages=remote_private_pages, sure=sure)
 
 
 def lookup(data: dict, dotted: str) -> Any:
@@ -72,13 +90,22 @@ def _value(data: dict[str, Any], dotted: str) -> Any:
     return default if found is None else found
 
 
-def quick_settings(home: Home) -> QuickSettings:
+def _parse(home: Home) -> dict[str, Any]:
+    import tomllib  # noqa: PLC0415 - the hooks read a parsed copy instead (hooks/fastpath.py config_tables)
+
     try:
         with open(home.config_path, "rb") as fh:
-            data = tomllib.load(fh)
+            return tomllib.load(fh)
     except FileNotFoundError:
-        data = {}
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return {}
+
+
+def quick_settings(home: Home, tables: Callable[[], dict[str, Any]] | None = None) -> QuickSettings:
+    """`tables`: what reads config.toml's tables (default: parse the file); the hooks pass their
+    parsed-once copy. A file that cannot be read or parsed is a ConfigError either way."""
+    try:
+        data = tables() if tables is not None else _parse(home)
+    except (OSError, ValueError) as exc:  # tomllib.TOMLDecodeError is a ValueError
         raise ConfigError(f"config file {home.config_path} is unreadable ({exc})", "Run `memverbs doctor`.") from exc
     try:
         timeout = int(_value(data, "brain.busy_timeout_ms"))

@@ -15,10 +15,10 @@ constructed directly, so the configured `brain.url` decides which one runs.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from memverbs.server.errors import MemverbsError
+from memverbs.server.record import Frozen, Record
 
 if TYPE_CHECKING:
     import numpy as np
@@ -26,8 +26,7 @@ if TYPE_CHECKING:
 Row = Any  # a mapping-like row: row["column"] and row[index]; sqlite3.Row or the Postgres row type
 
 
-@dataclass(frozen=True)
-class SearchQuery:
+class SearchQuery(Frozen):
     """A keyword search, as the verbs mean it; each backend writes it in its own syntax.
 
     `terms` are lowercased words (the verbs' own tokenisation). `mode`:
@@ -36,18 +35,34 @@ class SearchQuery:
     * `title_phrase` — the terms, in order and adjacent, in the title.
     """
 
+    __slots__ = ("mode", "terms")
     terms: tuple[str, ...]
-    mode: Literal["all", "any", "title_phrase"] = "all"
+    mode: Literal["all", "any", "title_phrase"]
+
+    def __init__(self, terms: tuple[str, ...], mode: Literal["all", "any", "title_phrase"] = "all") -> None:
+        super().__init__(terms=terms, mode=mode)
 
     @classmethod
     def of(cls, terms: Iterable[str], mode: Literal["all", "any", "title_phrase"] = "all") -> SearchQuery:
         return cls(tuple(terms), mode)
 
 
-@dataclass
-class PageDraft:
+class PageDraft(Record):
     """A page as put_page parsed it: everything a save replaces."""
 
+    __slots__ = (
+        "aliases",
+        "body",
+        "frontmatter",
+        "links",
+        "markdown",
+        "slug",
+        "summary",
+        "timeline",
+        "title",
+        "type",
+        "visibility",
+    )
     slug: str
     title: str
     type: str | None
@@ -55,10 +70,19 @@ class PageDraft:
     frontmatter: dict
     summary: str | None
     visibility: str
-    aliases: list[str] = field(default_factory=list)
-    links: list[tuple[str, str, str, str | None]] = field(default_factory=list)  # to, type, link_source, context
-    timeline: list[tuple[str, str, str | None]] = field(default_factory=list)  # date, summary, detail
-    markdown: str | None = None  # the page's source as stored, for `get-page --raw`
+    aliases: list[str]
+    links: list[tuple[str, str, str, str | None]]  # to, type, link_source, context
+    timeline: list[tuple[str, str, str | None]]  # date, summary, detail
+    markdown: str | None  # the page's source as stored, for `get-page --raw`
+
+    def __init__(self, slug: str, title: str, type: str | None, body: str, frontmatter: dict,  # noqa: A002 - the page's field
+                 summary: str | None, visibility: str, aliases: list[str] | None = None,
+                 links: list[tuple[str, str, str, str | None]] | None = None,
+                 timeline: list[tuple[str, str, str | None]] | None = None, markdown: str | None = None) -> None:
+        super().__init__(slug=slug, title=title, type=type, body=body, frontmatter=frontmatter, summary=summary,
+                         visibility=visibility, aliases=[] if aliases is None else aliases,
+                         links=[] if links is None else links, timeline=[] if timeline is None else timeline,
+                         markdown=markdown)
 
 
 def draft_aliases(draft: PageDraft) -> list[tuple[str, str]]:
@@ -73,8 +97,20 @@ def draft_aliases(draft: PageDraft) -> list[tuple[str, str]]:
     return [(alias, norm) for norm, alias in seen.items()]
 
 
-@dataclass
-class NewFact:
+class NewFact(Record):
+    __slots__ = (
+        "confidence",
+        "context",
+        "entity_slug",
+        "fact",
+        "fact_norm",
+        "kind",
+        "notability",
+        "provenance",
+        "source_session",
+        "valid_until",
+        "visibility",
+    )
     fact: str
     fact_norm: str
     kind: str
@@ -82,24 +118,36 @@ class NewFact:
     visibility: str
     provenance: str
     valid_until: int | None
-    source_session: str | None = None
-    context: str | None = None
-    confidence: float = 1.0
-    notability: str = "medium"
+    source_session: str | None
+    context: str | None
+    confidence: float
+    notability: str
+
+    def __init__(self, fact: str, fact_norm: str, kind: str, entity_slug: str | None, visibility: str, provenance: str,
+                 valid_until: int | None, source_session: str | None = None, context: str | None = None,
+                 confidence: float = 1.0, notability: str = "medium") -> None:
+        super().__init__(fact=fact, fact_norm=fact_norm, kind=kind, entity_slug=entity_slug, visibility=visibility,
+                         provenance=provenance, valid_until=valid_until, source_session=source_session,
+                         context=context, confidence=confidence, notability=notability)
 
 
-@dataclass
-class FactFilter:
+class FactFilter(Record):
     """What recall's facts arm asks for; `arm` picks the ordering."""
 
+    __slots__ = ("active_only", "arm", "entity_slug", "limit", "now", "session_id", "since", "world_only")
     arm: str  # supersessions | entity | session | recent
     now: int
     world_only: bool
     active_only: bool
     limit: int
-    entity_slug: str | None = None
-    session_id: str | None = None
-    since: int | None = None
+    entity_slug: str | None
+    session_id: str | None
+    since: int | None
+
+    def __init__(self, arm: str, now: int, world_only: bool, active_only: bool, limit: int, entity_slug: str | None = None,
+                 session_id: str | None = None, since: int | None = None) -> None:
+        super().__init__(arm=arm, now=now, world_only=world_only, active_only=active_only, limit=limit,
+                         entity_slug=entity_slug, session_id=session_id, since=since)
 
 
 class TokenNameTaken(MemverbsError):

@@ -9,12 +9,12 @@ imports psycopg.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from memverbs.server.errors import ConfigError
+from memverbs.server.record import Frozen
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain
@@ -23,8 +23,7 @@ if TYPE_CHECKING:
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 
 
-@dataclass(frozen=True)
-class BrainLocation:
+class BrainLocation(Frozen):
     """Where a brain lives: a SQLite file, or a Postgres connection URL (which may hold a password).
 
     `keyring` names the keyring backend holding a Postgres brain's password ("" for keyring's
@@ -32,10 +31,15 @@ class BrainLocation:
     the password itself is read only when the brain is opened.
     """
 
+    __slots__ = ("backend", "keyring", "path", "url")
     backend: Literal["sqlite", "postgres"]
-    path: Path | None = None
-    url: str | None = None
-    keyring: str | None = None
+    path: Path | None
+    url: str | None
+    keyring: str | None
+
+    def __init__(self, backend: Literal["sqlite", "postgres"], path: Path | None = None, url: str | None = None,
+                 keyring: str | None = None) -> None:
+        super().__init__(backend=backend, path=path, url=url, keyring=keyring)
 
     def __str__(self) -> str:
         return str(self.path) if self.backend == "sqlite" else redact(self.url or "")

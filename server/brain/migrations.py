@@ -10,16 +10,19 @@ memverbs: it is refused (never "downgraded") with the fix, so nothing is lost.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 
 from memverbs.server.errors import BrainError
+from memverbs.server.record import Frozen
 from memverbs.server.timeparse import now_ms
 
 
-@dataclass(frozen=True)
-class Migration:
+class Migration(Frozen):
+    __slots__ = ("name", "sql")
     name: str
     sql: str
+
+    def __init__(self, name: str, sql: str) -> None:
+        super().__init__(name=name, sql=sql)
 
 
 _CORE_TABLES = """

@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from memverbs.server.brain.vector_index import VectorIndex
 
 from memverbs.server.brain.sqlite_base import SqliteBase, translate
-from memverbs.server.pages.chunks import chunk_page, embed_input, text_hash
 
 __all__ = ["VectorStore", "pack", "unpack"]
 
@@ -78,6 +77,9 @@ class VectorStore(SqliteBase):
 
     def _write_chunks(self, db: sqlite3.Connection, source: str, page_id: int, title: str | None, body: str) -> None:
         """Inside the page's write transaction: the chunks always match the saved text."""
+        # Only a page write chunks: the hooks' reads skip the Markdown parser's imports and regexes.
+        from memverbs.server.pages.chunks import chunk_page, embed_input, text_hash  # noqa: PLC0415
+
         db.execute("DELETE FROM chunks WHERE page_id = ?", (page_id,))
         for ord_, chunk in enumerate(chunk_page(title, body)):
             db.execute(

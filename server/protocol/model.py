@@ -6,22 +6,28 @@ as plain data.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Literal
+
+from memverbs.server.record import Frozen
 
 ParamType = Literal["string", "number", "boolean", "object", "array"]
 Scope = Literal["read", "write"]
 
 
-@dataclass(frozen=True)
-class Param:
+class Param(Frozen):
+    __slots__ = ("default", "description", "enum", "items", "name", "required", "type")
     name: str
     type: ParamType
-    description: str = ""
-    required: bool = False
-    enum: tuple[str, ...] | None = None
-    default: object = None
-    items: dict | None = None
+    description: str
+    required: bool
+    enum: tuple[str, ...] | None
+    default: object
+    items: dict | None
+
+    def __init__(self, name: str, type: ParamType, description: str = "", required: bool = False,  # noqa: A002 - the schema's word
+                 enum: tuple[str, ...] | None = None, default: object = None, items: dict | None = None) -> None:
+        super().__init__(name=name, type=type, description=description, required=required, enum=enum,
+                         default=default, items=items)
 
     def schema(self) -> dict:
         # Key order is part of the snapshot: type, description, enum, default, items.
@@ -37,18 +43,23 @@ class Param:
         return out
 
 
-@dataclass(frozen=True)
-class Operation:
+class Operation(Frozen):
+    __slots__ = ("annotations", "description", "handler", "mutating", "name", "params", "scope", "tags", "verb")
     name: str
     description: str
     params: tuple[Param, ...]
     scope: Scope
     mutating: bool
-    annotations: dict | None = None
-    verb: bool = False
+    annotations: dict | None
+    verb: bool
     # The module under server/ that holds the handler, imported on first call.
-    handler: str = ""
-    tags: tuple[str, ...] = field(default=())
+    handler: str
+    tags: tuple[str, ...]
+
+    def __init__(self, name: str, description: str, params: tuple[Param, ...], scope: Scope, mutating: bool,
+                 annotations: dict | None = None, verb: bool = False, handler: str = "", tags: tuple[str, ...] = ()) -> None:
+        super().__init__(name=name, description=description, params=params, scope=scope, mutating=mutating,
+                         annotations=annotations, verb=verb, handler=handler, tags=tags)
 
     def input_schema(self) -> dict:
         return {

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from memverbs.server.errors import VerbError, invalid
 from memverbs.server.protocol.model import Operation
+from memverbs.server.record import Record
 
 PASSTHROUGH = frozenset({"_meta", "dry_run"})
 
@@ -27,12 +27,15 @@ _TYPE_WORDS = {
 }
 
 
-@dataclass
-class Checked:
+class Checked(Record):
     """Arguments after the pipeline: what the handler sees, plus warnings for the caller."""
 
+    __slots__ = ("params", "unknown")
     params: dict
-    unknown: list[tuple[str, str | None]] = field(default_factory=list)  # (key, nearest declared name)
+    unknown: list[tuple[str, str | None]]  # (key, nearest declared name)
+
+    def __init__(self, params: dict, unknown: list[tuple[str, str | None]] | None = None) -> None:
+        super().__init__(params=params, unknown=[] if unknown is None else unknown)
 
     def warning_lines(self) -> list[str]:
         lines = []

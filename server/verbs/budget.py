@@ -7,18 +7,22 @@ prefix is what keeps delta's cursor exact and recall's order honest.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TypeVar
+
+from memverbs.server.record import Record
 
 T = TypeVar("T")
 U = TypeVar("U")
 
 
-@dataclass
-class Packed:
+class Packed(Record):
+    __slots__ = ("dropped", "kept", "used")
     kept: list
     used: int
     dropped: int
+
+    def __init__(self, kept: list, used: int, dropped: int) -> None:
+        super().__init__(kept=kept, used=used, dropped=dropped)
 
 
 def pack(items: Sequence[T], cost: Callable[[T], int], budget: int) -> Packed:

@@ -9,15 +9,13 @@ brain as on an empty one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from memverbs.server.context import VerbContext
 from memverbs.server.names import looks_like_slug, normalize_alias, slugify, slugify_path
-from memverbs.server.pages.markdown import safe_summary
+from memverbs.server.record import Record
 from memverbs.server.timeparse import iso
-from memverbs.server.verbs.search import keyword_search
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Row
@@ -29,10 +27,13 @@ RECENT_EVENT_DAYS = 90
 CARD_TIMELINE = 5  # newest timeline entries a card reads (its last date, its recent events)
 
 
-@dataclass
-class Candidate:
+class Candidate(Record):
+    __slots__ = ("page", "rank")
     rank: int
     page: Row
+
+    def __init__(self, rank: int, page: Row) -> None:
+        super().__init__(rank=rank, page=page)
 
     @property
     def touched(self) -> int:
@@ -104,6 +105,8 @@ def resolve_entity_slug(ctx: VerbContext, raw: str | None) -> str | None:
 def build_card(ctx: VerbContext, page: Row, *, include_private: bool, allow_private: bool, now: int) -> dict:
     """The entity card. `include_private` widens facts and summary fences (trusted-local only);
     `allow_private` says whether private pages may appear as its edges and backlinks."""
+    from memverbs.server.pages.markdown import safe_summary  # noqa: PLC0415 - delta's threads need no Markdown parser
+
     brain, source, slug = ctx.brain, ctx.source, page["slug"]
     timeline = brain.timeline_newest(source, slug, limit=CARD_TIMELINE)
     edges = [
@@ -154,6 +157,8 @@ def open_threads(ctx: VerbContext, slug: str, timeline: list[Row], *, include_pr
 
 
 def near_misses(ctx: VerbContext, name: str, *, allow_private: bool) -> list[dict]:
+    from memverbs.server.verbs.search import keyword_search  # noqa: PLC0415 - only an unresolved name searches
+
     return [
         {"slug": r["slug"], "title": r["title"] or r["slug"], "create_safety": r["create_safety"]}
         for r in keyword_search(ctx, name, MAX_RUNNERS_UP, allow_private=allow_private)

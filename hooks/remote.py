@@ -3,8 +3,10 @@
 A harness wired to a remote brain (`memverbs connect URL --install <harness>`) has no
 local brain to read, so its hooks ask the connected server. A hook runs on every
 session start and prompt, so the call is the smallest thing the server accepts: one
-JSON-RPC `tools/call` POSTed with `http.client` (the server runs stateless with JSON
-responses: no `initialize`, no session). The caller is the token's client, so the
+JSON-RPC `tools/call` POSTed over a plain socket (the server runs stateless with JSON
+responses: no `initialize`, no session). Not `http.client`: it imports the `email` package
+(and `ssl` even for plain HTTP), about a third of a cold remote hook's start-up; one request
+with `Connection: close`, read to the end, needs only the status line and the body's framing. The caller is the token's client, so the
 server files the session's delta cursor on that token's own lane, keyed by the
 harness's session id — `'local'` stays the local hooks' lane.
 
@@ -54,41 +56,102 @@ class RemoteBrain:
         self._ids = 0
 
     def call(self, verb: str, params: dict) -> dict:
-        import http.client  # noqa: PLC0415 - only remote hooks pay for it
-
         parts = urlsplit(self.url)
         timeout = self.deadline - time.monotonic() - MARGIN_S
         if timeout <= 0:
             raise RemoteHookError("remote_timeout")
         if parts.hostname is None:
             raise RemoteHookError("remote_unreachable")  # a URL with no host names no server to reach
-        conn: http.client.HTTPConnection
-        if parts.scheme == "https":
-            conn = http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout)
-        else:
-            conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
         self._ids += 1
         body = json.dumps(
             {"jsonrpc": "2.0", "id": self._ids, "method": "tools/call", "params": {"name": verb, "arguments": params}}
+        ).encode("utf-8")
+        head = (
+            f"POST {parts.path or '/'} HTTP/1.1\r\nHost: {parts.netloc.rpartition('@')[2]}\r\n"
+            f"Authorization: Bearer {self.token}\r\nContent-Type: application/json\r\n"
+            f"Accept: application/json, text/event-stream\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
         )
-        headers = {
-            "Authorization": f"Bearer {self.token}",
-            "Content-Type": "application/json",
-            "Accept": "application/json, text/event-stream",
-        }
         try:
-            conn.request("POST", parts.path or "/", body, headers)
-            response = conn.getresponse()
-            data = response.read(MAX_REPLY)
+            raw = _exchange(parts.scheme == "https", parts.hostname, parts.port, head.encode("latin-1") + body, timeout)
         except TimeoutError as exc:
             raise RemoteHookError("remote_timeout") from exc
-        except (OSError, http.client.HTTPException) as exc:
+        except (OSError, UnicodeError) as exc:
             raise RemoteHookError("remote_unreachable") from exc
-        finally:
-            conn.close()
-        if response.status != 200:
-            raise RemoteHookError(f"remote_{response.status}" if response.status in (401, 403) else f"remote_http_{response.status}")
+        status, data = _response(raw)
+        if status != 200:
+            raise RemoteHookError(f"remote_{status}" if status in (401, 403) else f"remote_http_{status}")
         return _tool_body(data)
+
+
+def _exchange(https: bool, host: str, port: int | None, request: bytes, timeout: float) -> bytes:
+    """Send one request and read the whole reply: to its framed end, or to the close we asked for."""
+    import socket  # noqa: PLC0415 - only remote hooks pay for it
+
+    sock = socket.create_connection((host, port or (443 if https else 80)), timeout=timeout)
+    try:
+        if https:
+            import ssl  # noqa: PLC0415 - only an https brain pays for it
+
+            sock = ssl.create_default_context().wrap_socket(sock, server_hostname=host)
+        sock.sendall(request)
+        chunks, size = [], 0
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_REPLY:
+                raise RemoteHookError("remote_bad_reply")
+            if _complete(b"".join(chunks)):
+                break  # a server that keeps the connection open anyway does not hold the hook
+        return b"".join(chunks)
+    finally:
+        sock.close()
+
+
+def _headers(head: bytes) -> dict[bytes, bytes]:
+    headers = {}
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        headers[name.strip().lower()] = value.strip().lower()
+    return headers
+
+
+def _complete(raw: bytes) -> bool:
+    head, sep, rest = raw.partition(b"\r\n\r\n")
+    if not sep:
+        return False
+    headers = _headers(head)
+    if headers.get(b"transfer-encoding") == b"chunked":
+        return rest.endswith(b"0\r\n\r\n")
+    length = headers.get(b"content-length")
+    return length is not None and length.isdigit() and len(rest) >= int(length)
+
+
+def _response(raw: bytes) -> tuple[int, bytes]:
+    """The status and the body of an HTTP/1.1 reply (Content-Length, chunked, or up to the close)."""
+    head, sep, rest = raw.partition(b"\r\n\r\n")
+    status_line = head.split(b"\r\n", 1)[0].split(None, 2)
+    if not sep or len(status_line) < 2 or not status_line[0].startswith(b"HTTP/") or not status_line[1].isdigit():
+        raise RemoteHookError("remote_unreachable")  # not an HTTP server answering
+    headers = _headers(head)
+    try:
+        if headers.get(b"transfer-encoding") == b"chunked":
+            return int(status_line[1]), _dechunk(rest)
+        length = headers.get(b"content-length")
+        return int(status_line[1]), rest[: int(length)] if length is not None else rest
+    except ValueError as exc:
+        raise RemoteHookError("remote_bad_reply") from exc
+
+
+def _dechunk(data: bytes) -> bytes:
+    out: list[bytes] = []
+    pos = 0
+    while True:
+        end = data.index(b"\r\n", pos)
+        size = int(data[pos:end].split(b";")[0], 16)
+        if size == 0:
+            return b"".join(out)
+        out.append(data[end + 2 : end + 2 + size])
+        pos = end + 2 + size + 2
 
 
 def _tool_body(data: bytes) -> dict:
@@ -111,7 +174,7 @@ class RemoteHook:
     def __init__(
         self, url: str, event: HookEvent, settings: QuickSettings, state: SessionState, now_ms: int, deadline: float
     ) -> None:
-        from memverbs.remote.record import token_for  # noqa: PLC0415 - env first; keyring only without it
+        from memverbs.remote.credentials import token_for  # noqa: PLC0415 - env first; keyring only without it
 
         self.event, self.settings, self.state, self.now_ms = event, settings, state, now_ms
         token = token_for(url)

@@ -13,7 +13,6 @@ at the next session start.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -22,6 +21,14 @@ from pathlib import Path
 
 from memverbs.hooks.fastpath import write_private
 from memverbs.server.record import Record
+
+try:  # CPython's own SHA-256: hashlib would load OpenSSL and blake2 too, ~4 ms of a cold hook
+    from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]  # 3.11; typeshed has no stub
+except ImportError:
+    try:
+        from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore]  # 3.12 and later
+    except ImportError:
+        from hashlib import sha256
 
 IDLE_SECONDS = 7 * 24 * 3600
 REPEAT_START_MS = 120_000
@@ -47,7 +54,7 @@ class SessionState(Record):
 
     @classmethod
     def load(cls, root: Path, harness: str, session_id: str) -> SessionState:
-        key = hashlib.sha256(f"{harness}\0{session_id}".encode()).hexdigest()[:32]
+        key = sha256(f"{harness}\0{session_id}".encode()).hexdigest()[:32]
         path = root / f"{key}.json"
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -70,7 +77,7 @@ class SessionState(Record):
         fresh = []
         known = set(self.seen)
         for item in items:
-            digest = hashlib.sha256(key(item).encode()).hexdigest()[:16]
+            digest = sha256(key(item).encode()).hexdigest()[:16]
             if digest not in known:
                 known.add(digest)
                 self.seen.append(digest)

@@ -129,7 +129,7 @@ def run_remote_header(args: argparse.Namespace) -> int:
     import json  # noqa: PLC0415
     import os  # noqa: PLC0415 - the keyring backend goes in os.environ
 
-    from memverbs.remote.record import token_for  # noqa: PLC0415
+    from memverbs.remote.credentials import token_for  # noqa: PLC0415
     from memverbs.server.brain.password import find_session_bus  # noqa: PLC0415 - one home: a brain password needs the bus too
 
     if args.url:

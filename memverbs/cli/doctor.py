@@ -87,7 +87,8 @@ def run_checks(home: Home) -> list[Check]:
 
 def remote_brain_checks(home: Home) -> list[Check]:
     """The remote brain `memverbs connect` set up: reachable, token accepted, which surface."""
-    from memverbs.remote.record import RemoteError, RemoteRecord, token_for  # noqa: PLC0415
+    from memverbs.remote.credentials import token_for  # noqa: PLC0415
+    from memverbs.remote.record import RemoteError, RemoteRecord  # noqa: PLC0415
 
     try:
         record = RemoteRecord.load(home)

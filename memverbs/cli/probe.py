@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from memverbs import __version__
 from memverbs.cli.output import fail, print_json
-from memverbs.remote.record import RemoteError, normalise_url, token_for
+from memverbs.remote.credentials import token_for
+from memverbs.remote.record import RemoteError, normalise_url
 
 if TYPE_CHECKING:
     import argparse

@@ -104,7 +104,8 @@ def wants_remote(args: argparse.Namespace) -> bool:
 def open_target(args: argparse.Namespace) -> LocalTarget | RemoteTarget:
     if not wants_remote(args):
         return LocalTarget()
-    from memverbs.remote.record import RemoteError, RemoteRecord, token_for  # noqa: PLC0415
+    from memverbs.remote.credentials import token_for  # noqa: PLC0415
+    from memverbs.remote.record import RemoteError, RemoteRecord  # noqa: PLC0415
     from memverbs.server.home import Home  # noqa: PLC0415
 
     try:

@@ -28,11 +28,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from memverbs.remote.credentials import TOKEN_ENV
 from memverbs.server.errors import MemverbsError
 from memverbs.server.home import Home
 
 SERVICE = "memverbs"
-TOKEN_ENV = "MEMVERBS_REMOTE_TOKEN"
 RECORD_NAME = "remote.json"
 MCP_SUFFIX = "/mcp"
 
@@ -198,14 +198,6 @@ def _keyring_chosen_explicitly() -> bool:
         return cfg.is_file() and "default-keyring" in cfg.read_text(encoding="utf-8", errors="replace")
     except (ImportError, OSError):  # no readable config: not an explicit choice
         return False
-
-
-def token_for(url: str, vault: TokenVault | None = None) -> str | None:
-    """The token to send to `url`: `$MEMVERBS_REMOTE_TOKEN` wins, else the keyring's."""
-    env = os.environ.get(TOKEN_ENV, "").strip()
-    if env:
-        return env
-    return (vault or TokenVault()).get(url)
 
 
 # -- the record of the connection ----------------------------------------------------

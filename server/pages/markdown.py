@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 from memverbs.server.errors import MemverbsError
 from memverbs.server.names import collapse
+from memverbs.server.record import Record
 
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _WIKI_LINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")
@@ -48,17 +48,25 @@ class PageFormatError(MemverbsError, ValueError):
     """The markdown cannot be read as a page; the message says where."""
 
 
-@dataclass
-class ParsedPage:
+class ParsedPage(Record):
+    __slots__ = ("aliases", "body", "frontmatter", "links", "summary", "timeline", "title", "type", "visibility")
     frontmatter: dict
     body: str
     title: str | None
     type: str | None
     summary: str | None
     visibility: str | None
-    aliases: list[str] = field(default_factory=list)
-    links: list[tuple[str, str, str, str | None]] = field(default_factory=list)
-    timeline: list[tuple[str, str, str | None]] = field(default_factory=list)
+    aliases: list[str]
+    links: list[tuple[str, str, str, str | None]]
+    timeline: list[tuple[str, str, str | None]]
+
+    def __init__(self, frontmatter: dict, body: str, title: str | None, type: str | None,  # noqa: A002 - the page's field
+                 summary: str | None, visibility: str | None, aliases: list[str] | None = None,
+                 links: list[tuple[str, str, str, str | None]] | None = None,
+                 timeline: list[tuple[str, str, str | None]] | None = None) -> None:
+        super().__init__(frontmatter=frontmatter, body=body, title=title, type=type, summary=summary, visibility=visibility,
+                         aliases=[] if aliases is None else aliases, links=[] if links is None else links,
+                         timeline=[] if timeline is None else timeline)
 
 
 VISIBILITIES = ("world", "private")

@@ -144,7 +144,8 @@ def test_the_remote_hook_path_imports_no_mcp_sdk_and_no_http_library(client, ser
         "import sys, json\n"
         "from memverbs.hooks.runner import run_hook\n"
         "run_hook(['session-start', '--harness', 'claude'])\n"
-        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'httpx', 'httpx2', 'pydantic', 'pydantic_settings', 'starlette', 'anyio'))\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'httpx', 'httpx2', 'pydantic', 'pydantic_settings', 'starlette', 'anyio',\n"
+        "    'http', 'email', 'ssl', 'keyring', 'dataclasses', 'inspect', 'tomllib'))\n"
         "print(json.dumps(heavy))\n"
     )
     env = {**server.cli_env, "MEMVERBS_HOME": str(client.home), "MEMVERBS_REMOTE_TOKEN": server.token}
@@ -153,3 +154,92 @@ def test_the_remote_hook_path_imports_no_mcp_sdk_and_no_http_library(client, ser
     assert proc.returncode == 0, proc.stderr
     *_, last = proc.stdout.strip().splitlines()
     assert json.loads(last) == [] and last_code(client.home) == "ok"
+
+
+def reply_once(raw: bytes, *, close: bool = True) -> tuple[str, threading.Thread, list[bytes]]:
+    """A loopback server that reads one request and answers `raw` (keeping the connection open
+    unless `close`): the framings a real server or proxy may use."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    seen: list[bytes] = []
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += conn.recv(65536)
+            head, _, body = data.partition(b"\r\n\r\n")
+            length = int(next(v for k, _, v in (h.partition(b":") for h in head.split(b"\r\n")) if k.lower() == b"content-length"))
+            while len(body) < length:
+                body += conn.recv(65536)
+            seen.append(head + b"\r\n\r\n" + body)
+            conn.sendall(raw)
+            if not close:
+                conn.recv(1)  # held open until the client hangs up
+        listener.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return f"http://127.0.0.1:{listener.getsockname()[1]}/mcp", thread, seen
+
+
+def tool_reply(body: dict) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": json.dumps(body)}]}}).encode()
+
+
+def chunked(data: bytes, size: int = 7) -> bytes:
+    parts = [b"%x\r\n%s\r\n" % (len(data[i : i + size]), data[i : i + size]) for i in range(0, len(data), size)]
+    return b"".join(parts) + b"0\r\n\r\n"
+
+
+@pytest.mark.parametrize(
+    ("framing", "close"),
+    [("content-length", True), ("content-length", False), ("chunked", True), ("chunked", False), ("until-close", True)],
+)
+def test_the_remote_call_reads_every_framing_of_a_reply(framing, close):
+    """Content-Length, chunked, or neither (read to the close); a server that keeps the connection
+    open anyway does not hold the hook to its deadline."""
+    import time
+
+    from memverbs.hooks.remote import RemoteBrain
+
+    data = tool_reply({"protocol_version": "1", "text": "pack ünïcode", "cards": []})
+    if framing == "content-length":
+        raw = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(data), data)
+    elif framing == "chunked":
+        raw = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nTransfer-Encoding: Chunked\r\n\r\n" + chunked(data)
+    else:
+        raw = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n" + data
+    url, thread, seen = reply_once(raw, close=close)
+    started = time.monotonic()
+    body = RemoteBrain(url, "mvb_tok", time.monotonic() + 5).call("context_pack", {"entities": "people/x"})
+    assert body["text"] == "pack ünïcode" and time.monotonic() - started < 2
+    thread.join(5)
+    request = seen[0]
+    assert request.startswith(b"POST /mcp HTTP/1.1\r\n") and b"\r\nAuthorization: Bearer mvb_tok\r\n" in request
+    assert json.loads(request.partition(b"\r\n\r\n")[2])["params"] == {"name": "context_pack", "arguments": {"entities": "people/x"}}
+
+
+@pytest.mark.parametrize(
+    ("raw", "code"),
+    [
+        (b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 2\r\n\r\nno", "remote_http_500"),
+        (b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n", "remote_403"),
+        (b"SSH-2.0-OpenSSH_9.6\r\n", "remote_unreachable"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nnot json!", "remote_bad_reply"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nbroken\r\n0\r\n\r\n", "remote_bad_reply"),
+    ],
+)
+def test_a_reply_that_is_not_a_tool_result_is_its_code(raw, code):
+    import time
+
+    from memverbs.hooks.events import RemoteHookError
+    from memverbs.hooks.remote import RemoteBrain
+
+    url, thread, _ = reply_once(raw)
+    with pytest.raises(RemoteHookError) as caught:
+        RemoteBrain(url, "mvb_tok", time.monotonic() + 5).call("delta", {"session_id": "s"})
+    assert caught.value.code == code
+    thread.join(5)

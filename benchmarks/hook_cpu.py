@@ -7,6 +7,8 @@ passed — a heartbeat that delivers it, and (remote rows, `--remote`) the same 
 on loopback. Launches are the lean launcher the installers write (hooks/launcher.py) for this checkout
 and, with `--before DIR`, the same bootstrap pointed at another checkout of the repository (say
 `git archive <commit> | tar -x -C DIR`), so before and after run on the same interpreter and home.
+The home is a fresh one with a fact on each of 8 entities, or with `--smoke` a copy of the smoke corpus
+(benchmarks/corpus.py: pages with timelines, links and aliases) with its 8 target people standing.
 Prints median / fastest CPU and wall in ms, the 1-minute load before and after.
 """
 
@@ -25,7 +27,8 @@ from pathlib import Path
 
 from memverbs.hooks.launcher import bootstrap_argv
 
-ENTITIES = [f"people/cpu-person-{i}" for i in range(8)]
+FRESH_ENTITIES = [f"people/cpu-person-{i}" for i in range(8)]
+SMOKE_ENTITIES = [f"people/target-person-{i}" for i in range(8)]
 
 
 def launcher_for(checkout: str | None) -> list[str]:
@@ -62,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", help="another checkout of the repository, run interleaved with this one")
     parser.add_argument("--runs", type=int, default=8)
     parser.add_argument("--remote", action="store_true", help="also a remote brain's session start (serve --http)")
+    parser.add_argument("--smoke", action="store_true", help="a copy of the smoke corpus rather than a fresh home")
     args = parser.parse_args(argv)
     launches = {"after": launcher_for(None)}
     if args.before:
@@ -71,9 +75,16 @@ def main(argv: list[str] | None = None) -> int:
         home = Path(tmp) / "home"
         env = {k: v for k, v in os.environ.items() if not k.startswith("MEMVERBS_")}
         env["MEMVERBS_HOME"] = str(home)
-        _memverbs(env, "init")
-        for slug in ENTITIES:
-            _memverbs(env, "remember", f"{slug} keeps a standing fact", "--provenance", "bench", "--entity", slug)
+        entities = SMOKE_ENTITIES if args.smoke else FRESH_ENTITIES
+        env["MEMVERBS_HOOKS__ENTITIES"] = ",".join(entities)
+        if args.smoke:
+            from benchmarks import corpus  # noqa: PLC0415
+
+            corpus.working_copy(corpus.SIZES["smoke"], home)
+        else:
+            _memverbs(env, "init")
+            for slug in entities:
+                _memverbs(env, "remember", f"{slug} keeps a standing fact", "--provenance", "bench", "--entity", slug)
         rows: dict[str, dict[str, list]] = {}
         server = None
         remote_env = None
@@ -86,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
             receipt.parent.mkdir(parents=True)
             receipt.write_text(json.dumps({"remote_url": server.url}))
             remote_env = dict(env, MEMVERBS_HOME=str(client), MEMVERBS_REMOTE_TOKEN=make_token(home, f"cpu-{time.time_ns()}"),
-                              MEMVERBS_HOOKS__ENTITIES=",".join(ENTITIES))
+                              MEMVERBS_HOOKS__ENTITIES=",".join(entities))
         try:
             time.sleep(2.2)
             for i in range(args.runs):
@@ -96,20 +107,20 @@ def main(argv: list[str] | None = None) -> int:
                     sessions[label] = sid
                     start = {"session_id": sid, "hook_event_name": "SessionStart", "source": "startup"}
                     cpu, wall, out = _cpu_run([*hook, "session-start", "--harness", "claude"], start, env)
-                    if "cpu-person" not in out:
+                    if entities[0] not in out:
                         raise RuntimeError(f"{label}: the session start printed no pack")
                     rows.setdefault(f"{label}: session-start", {"cpu": [], "wall": []})
                     rows[f"{label}: session-start"]["cpu"].append(cpu)
                     rows[f"{label}: session-start"]["wall"].append(wall)
                     if remote_env is not None:
                         cpu, wall, out = _cpu_run([*hook, "session-start", "--harness", "claude"], start, remote_env)
-                        if "cpu-person" not in out:
+                        if entities[0] not in out:
                             raise RuntimeError(f"{label}: the remote session start printed no pack")
                         rows.setdefault(f"{label}: remote session-start", {"cpu": [], "wall": []})
                         rows[f"{label}: remote session-start"]["cpu"].append(cpu)
                         rows[f"{label}: remote session-start"]["wall"].append(wall)
-                fact = f"Round {i} brings news for {ENTITIES[i % 8]}"
-                _memverbs(env, "remember", fact, "--provenance", "bench", "--entity", ENTITIES[i % 8])
+                fact = f"Round {i} brings news for {entities[i % 8]}"
+                _memverbs(env, "remember", fact, "--provenance", "bench", "--entity", entities[i % 8])
                 time.sleep(2.2)
                 for label, hook in launches.items():
                     beat = {"session_id": sessions[label], "hook_event_name": "UserPromptSubmit", "prompt": "next?"}
@@ -123,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
             if server is not None:
                 server.__exit__(None, None, None)
     load.append(round(os.getloadavg()[0], 2))
-    print(f"1-minute load {load[0]} -> {load[1]}, {args.runs} rounds; median / fastest ms")
+    print(f"1-minute load {load[0]} -> {load[1]}, {args.runs} rounds, {'smoke corpus' if args.smoke else 'fresh home'}; "
+          "median / fastest ms")
     for key in sorted(rows, key=lambda k: (k.split(": ")[1], k)):
         print(f"  {key:42} CPU {_summary(rows[key]['cpu']):>10}   wall {_summary(rows[key]['wall']):>10}")
     return 0

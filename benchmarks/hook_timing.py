@@ -225,9 +225,9 @@ def markdown(report: dict) -> str:
         "bootstrap only (the kill switch is checked before the runner is imported); of a console script, the "
         "interpreter, `site` and the CLI's parser. An unchanged heartbeat through the lean launcher imports "
         "`json`, `select`, `sqlite3` (and `tomllib` when the home has a config file) and no runner module (tested); a "
-        "delivering heartbeat and a session start import no `email`, `logging`, `decimal`, `shutil` or `socket` "
-        "(tested); the remote hook path imports no "
-        "MCP SDK, pydantic, httpx or anyio (tested): one `http.client` POST per verb.",
+        "delivering heartbeat and a session start import no `email`, `logging`, `decimal`, `shutil`, `socket`, "
+        "`dataclasses`, `inspect`, `tomllib` or `hashlib` (tested); the remote hook path imports no "
+        "MCP SDK, pydantic, httpx, anyio, `http`, `email` or `ssl` (tested): one POST per verb over a plain socket.",
         END,
     ]
     return "\n".join(lines)

@@ -25,6 +25,14 @@ class Record:
     def _values(self) -> tuple:
         return tuple(getattr(self, name) for name in self.__slots__)
 
+    # copy, deepcopy and pickle restore a record through these (setattr would refuse a frozen one).
+    def __getstate__(self) -> tuple:
+        return self._values()
+
+    def __setstate__(self, state: tuple) -> None:
+        for name, value in zip(self.__slots__, state, strict=True):
+            object.__setattr__(self, name, value)
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Record) or type(other) is not type(self):
             return NotImplemented

@@ -48,6 +48,19 @@ def test_a_frozen_record_cannot_change_and_a_mutable_one_has_no_hash():
     assert b == Bag("b", [1]) and Bag("x").items is not Bag("x").items  # no shared default
 
 
+def test_copies_and_pickles_are_equal_records():
+    import copy
+    import pickle
+
+    for record in (Point(1, 2), Bag("a", [1, [2]])):
+        assert copy.copy(record) == record and copy.deepcopy(record) == record
+        assert pickle.loads(pickle.dumps(record)) == record
+    deep = copy.deepcopy(Bag("a", [[1]]))
+    assert deep.items == [[1]] and deep.items is not Bag("a", [[1]]).items
+    with pytest.raises(AttributeError):
+        copy.copy(Point(1)).x = 5
+
+
 def test_an_init_that_misses_a_field_fails_at_once():
     class Broken(Record):
         __slots__ = ("a", "b")

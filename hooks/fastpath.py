@@ -134,42 +134,44 @@ def log_line(root: str, harness: str, moment: str, code: str, started: float, ch
         pass
 
 
-def answer_unchanged(argv: list[str], started: float) -> tuple[bool, bytes | None]:
-    """(True, None) when this was an unchanged heartbeat, answered and logged; else (False, the stdin
-    read so far, or None when none was read) for the runner to finish."""
+def answer_unchanged(argv: list[str], started: float) -> tuple[bool, bytes | None, bool]:
+    """(True, None, False) when this was an unchanged heartbeat, answered and logged; else (False, the
+    stdin read so far or None when none was read, whether the brain said something changed) for the
+    runner to finish — it need not ask the brain the same question again."""
     args = parse_args(argv)
     if args["moment"] != "heartbeat" or args["harness"] not in HARNESSES:
-        return False, None
+        return False, None, False
     raw = read_raw_stdin(started + deadline_s(args) * 0.4)
     try:
-        unchanged = _unchanged(args, raw, deadline_s(args))
+        changed = _changed(args, raw, deadline_s(args))
     except Exception:  # noqa: BLE001 - any doubt is the runner's to settle, with its classified codes
-        unchanged = False
-    if not unchanged:
-        return False, raw
+        changed = None
+    if changed is not False:
+        return False, raw, changed is True
     log_line(home_root(), args["harness"], "heartbeat", "unchanged", started, 0)
-    return True, None
+    return True, None, False
 
 
-def _unchanged(args: dict, raw: bytes, budget_s: float) -> bool:
+def _changed(args: dict, raw: bytes, budget_s: float) -> bool | None:
+    """Whether the brain holds anything newer than the session's cursor; None when this path cannot tell."""
     payload = json.loads(raw) if raw else {}
     if not isinstance(payload, dict):
-        return False
+        return None
     session = args["session_id"] or next(
         (v for k in ("session_id", "sessionId", "sessionID") if isinstance(v := payload.get(k), str) and v), None
     )
     if not session:
-        return False
+        return None
     root = home_root()
     if os.path.exists(os.path.join(root, "integrations", args["harness"], REMOTE_RECEIPT)):
-        return False  # hooks/remote.py decides whether that receipt names a usable brain
+        return None  # hooks/remote.py decides whether that receipt names a usable brain
     brain, source = _sqlite_brain(root)
     if brain is None:
-        return False
+        return None
     from memverbs.hooks.changes import BUSY_MS, changed_since_cursor  # noqa: PLC0415
 
     busy_ms = max(10, min(BUSY_MS, int(budget_s * 1000 * 0.2)))  # a lock leaves the runner most of the budget
-    return changed_since_cursor(brain, source, LOCAL_LANE, session[:200], busy_ms) is False
+    return changed_since_cursor(brain, source, LOCAL_LANE, session[:200], busy_ms)
 
 
 def config_tables(root: str) -> dict:

@@ -64,13 +64,13 @@ def main() -> None:
     args = sys.argv[1:]
     if args[:1] == [MARKER]:
         args = args[1:]
-    stdin = None
+    stdin, changed = None, False
     try:
         from memverbs.hooks.fastpath import answer_unchanged, hooks_off  # noqa: PLC0415
 
         if hooks_off():
             raise SystemExit(0)
-        done, stdin = answer_unchanged(args, started)
+        done, stdin, changed = answer_unchanged(args, started)
         if done:
             raise SystemExit(0)
         from memverbs.hooks.runner import run_hook  # noqa: PLC0415
@@ -78,4 +78,4 @@ def main() -> None:
         raise
     except BaseException:  # noqa: BLE001 - a broken install must not break the session: the hook is silent
         raise SystemExit(0) from None
-    raise SystemExit(run_hook(args, started, stdin))
+    raise SystemExit(run_hook(args, started, stdin, changed))

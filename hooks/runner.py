@@ -138,8 +138,9 @@ def read_stdin(deadline: float, raw: bytes | None = None) -> dict:
     return payload
 
 
-def run_hook(argv: list[str], started: float | None = None, stdin: bytes | None = None) -> int:
-    """`started` and `stdin`: the launcher's clock and what its fast path read (hooks/fastpath.py)."""
+def run_hook(argv: list[str], started: float | None = None, stdin: bytes | None = None, changed: bool = False) -> int:
+    """`started`, `stdin` and `changed`: the launcher's clock, what its fast path read, and whether the
+    fast path's change check already found something new (hooks/fastpath.py)."""
     started = time.monotonic() if started is None else started
     if hooks_off():
         return 0
@@ -155,7 +156,7 @@ def run_hook(argv: list[str], started: float | None = None, stdin: bytes | None 
         try:
             # What is left of the budget: the launcher's fast path may already have spent some of it.
             signal.setitimer(signal.ITIMER_REAL, max(0.001, deadline_ms / 1000 - (time.monotonic() - started)))
-            code, output, moment = _run(home, args, started, deadline_ms / 1000, stdin)
+            code, output, moment = _run(home, args, started, deadline_ms / 1000, stdin, changed)
         finally:
             # Inside the handlers below, so an alarm landing just as the work ends is still caught.
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -173,7 +174,9 @@ def run_hook(argv: list[str], started: float | None = None, stdin: bytes | None 
     return 0
 
 
-def _run(home: Home, args: dict, started: float, budget_s: float, stdin: bytes | None) -> tuple[str, str | None, str]:
+def _run(
+    home: Home, args: dict, started: float, budget_s: float, stdin: bytes | None, changed: bool
+) -> tuple[str, str | None, str]:
     try:
         harness = Harness(args["harness"])
     except ValueError:
@@ -205,7 +208,10 @@ def _run(home: Home, args: dict, started: float, budget_s: float, stdin: bytes |
     # changed since: a change means a fresh pack (a harness that runs each turn as a new process
     # restarts the session every turn, and its plugin skips the heartbeat after a fresh pack).
     repeat = state.recent_pack(_now_ms()) if event.moment is Moment.SESSION_START else None
-    where = _local_brain(home, settings) if (beats or repeat is not None) and url is None else None
+    # A heartbeat the fast path found changed goes straight to delta (asking again would only cost a
+    # second connection); a wrong "changed" would cost a delta that delivers nothing, never a change.
+    check = (beats and not (changed and event.moment is Moment.HEARTBEAT)) or repeat is not None
+    where = _local_brain(home, settings) if check and url is None else None
     if where is not None:
         from memverbs.hooks.changes import changed_in  # noqa: PLC0415
         from memverbs.server.context import LOCAL_LANE  # noqa: PLC0415

@@ -186,6 +186,28 @@ def test_the_fast_path_imports_no_runner_module(env, brain, home, lean):
 
 
 
+def test_a_change_the_fast_path_found_goes_straight_to_delta(env, brain, home, lean):
+    """The fast path tells the runner what its one read found, so a delivering heartbeat asks once."""
+    lean("session-start", payloads.CLAUDE_SESSION_START)
+    wait_unchanged(lean, home)
+    assert fast_path_probe(env, "0") == ("True", "0")
+    brain.ok("remember", fact="Alice moved the standup to Fridays", provenance="chat", entity="people/alice")
+    argv = bootstrap_argv()
+    probe = argv[4].replace("main()", "main() if False else None") + (
+        ";import memverbs.hooks.fastpath as f,time;done,raw,changed=f.answer_unchanged(sys.argv[2:], time.monotonic());"
+        "print(done, changed, raw is not None)"
+    )
+    for _ in range(24):  # until the fact is past delta's in-flight lag
+        proc = subprocess.run([*argv[:4], probe, "hook", "heartbeat", "--harness", "claude"],
+                              input=json.dumps(payloads.CLAUDE_PROMPT), capture_output=True, text=True, env=env, timeout=30)
+        if proc.stdout.split() == ["False", "True", "True"]:
+            break
+        time.sleep(0.25)
+    assert proc.stdout.split() == ["False", "True", "True"], proc.stdout
+    delivered = lean("heartbeat", payloads.CLAUDE_PROMPT)
+    assert "standup to Fridays" in delivered.stdout and log_lines(home)[-1]["code"] == "ok"
+
+
 def test_the_fast_path_parses_the_config_file_once_per_edit(env, brain, home, lean):
     home.config_path.write_text('protocol_installed_at = "2026-11-30T10:00:00Z"\nsource = "default"\n')
     lean("session-start", payloads.CLAUDE_SESSION_START)

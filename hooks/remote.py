@@ -6,9 +6,9 @@ session start and prompt, so the call is the smallest thing the server accepts: 
 JSON-RPC `tools/call` POSTed over a plain socket (the server runs stateless with JSON
 responses: no `initialize`, no session). Not `http.client`: it imports the `email` package
 (and `ssl` even for plain HTTP), about a third of a cold remote hook's start-up; one request
-with `Connection: close`, read to the end, needs only the status line and the body's framing. The caller is the token's client, so the
-server files the session's delta cursor on that token's own lane, keyed by the
-harness's session id — `'local'` stays the local hooks' lane.
+with `Connection: close` needs only the status line and the body's framing. The caller is
+the token's client, so the server files the session's delta cursor on that token's own
+lane, keyed by the harness's session id — `'local'` stays the local hooks' lane.
 
 Every failure is a code for the hooks log, never output: `remote_unreachable`,
 `remote_401`, `remote_timeout`, `remote_http_<status>`, `remote_bad_reply`,
@@ -178,7 +178,8 @@ class RemoteHook:
 
         self.event, self.settings, self.state, self.now_ms = event, settings, state, now_ms
         token = token_for(url)
-        if not token:
+        # A token that cannot go into a header line as it is (a stray newline) is no token to send.
+        if not token or not (token.isascii() and token.isprintable()) or " " in token:
             raise RemoteHookError("remote_no_token")
         self.remote = RemoteBrain(url, token, deadline)
 

@@ -97,6 +97,7 @@ def test_pack_and_delta_come_from_the_remote_brain_on_the_tokens_own_lane(server
     [
         ({"MEMVERBS_REMOTE_TOKEN": "mv_not-a-real-token"}, "remote_401"),
         ({"MEMVERBS_REMOTE_TOKEN": ""}, "remote_no_token"),
+        ({"MEMVERBS_REMOTE_TOKEN": "mvb_a\r\nX-Injected: 1"}, "remote_no_token"),  # never a second header line
     ],
 )
 def test_token_failures_are_silent_codes(client, extra, code):

@@ -223,6 +223,24 @@ class PostgresBase:
                         conn.rollback()
                 raise
 
+    def locked_statement(self, sql: str, params: Params = ()) -> Row:
+        """One statement that answers one row, run as its own write transaction: the write lock
+        and the statement travel in one batch, two statements and one round trip in all.
+
+        `batched_write()` for a write that is a single statement. No BEGIN and no COMMIT: in
+        pipeline mode the server runs everything before the batch's Sync as one implicit
+        transaction, which commits at the Sync if every statement succeeded and rolls back if
+        one failed. (That is only safe because nothing else runs between the two statements: a
+        block of Python between queued statements, as `batched_write()` allows, could fail after
+        the first were queued, and the Sync would commit it; there the transaction is explicit.)
+        The statement still reads a snapshot taken after the lock was granted (each statement
+        of a READ COMMITTED transaction takes its own), so it sees every write committed before."""
+        with self.connection() as conn:
+            with conn.pipeline() if _PIPELINE else conn.transaction():
+                conn.execute(_TAKE_WRITE_LOCK, (WRITE_LOCK,))
+                cursor = conn.execute(sql, params)
+            return first(cursor)
+
     def query(self, sql: str, params: Params = ()) -> list[Row]:
         return self._read(lambda conn: conn.execute(sql, params).fetchall())
 

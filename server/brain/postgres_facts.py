@@ -79,11 +79,9 @@ class FactStore(PostgresBase):
     ) -> tuple[str, int, Row | None]:
         """Write one fact under the dedup rule, atomically (see the SQLite store for the rule)."""
         if vector is None or space_id is None:
-            # Nothing for the chooser to compare: the whole write is one batch, one round trip.
+            # Nothing for the chooser to compare: the whole write is one statement under the lock.
             params = _fact_params(source, new, now) | {"dedup": dedup and new.entity_slug is not None}
-            with self.batched_write() as db:
-                cur = db.execute(_REMEMBER, params)
-            row = first(cur)
+            row = self.locked_statement(_REMEMBER, params)
             return ("duplicate", row["id"], row) if row["status"] == "duplicate" else ("inserted", row["id"], None)
         # With a vector: three round trips. BEGIN, the lock, the exact check and the bucket's read;
         # the insert (its id names the vector and the supersession); then those two with COMMIT.

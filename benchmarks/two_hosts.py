@@ -253,6 +253,8 @@ def run(size: str, seconds: float, url: str | None) -> dict:
             server.psql("CREATE DATABASE bench")
             url = server.get_uri("bench")
         print(f"[two-hosts] copying the {size} corpus into Postgres", file=sys.stderr)
+        # A corpus cached by an older memverbs is at an older schema: bring the copy to this one's first.
+        open_brain(BrainLocation("sqlite", path=pg_home / "brain.db")).close()
         source = open_brain(BrainLocation("sqlite", path=pg_home / "brain.db"), read_only=True)
         target = open_brain(BrainLocation("postgres", url=url), create=True)
         copied = transfer(source, target, resume=True)

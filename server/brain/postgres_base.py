@@ -206,7 +206,10 @@ class PostgresBase:
         server runs the statements — never while this process waits for a core or the network,
         which on a busy host is most of a write's time. Don't read `rowcount` inside the block: a
         queued statement has none yet. The transaction is explicit, not the pipeline's implicit
-        one, so it spans the batches; where libpq has no pipeline mode the statements run one by one.
+        one: the block runs Python between its statements, and should that fail, the Sync that
+        ends the pipeline would commit an implicit transaction's statements queued before (an
+        explicit one is rolled back below). Where libpq has no pipeline mode the statements run
+        one by one.
         """
         with self.connection() as conn:
             try:
@@ -230,10 +233,8 @@ class PostgresBase:
         `batched_write()` for a write that is a single statement. No BEGIN and no COMMIT: in
         pipeline mode the server runs everything before the batch's Sync as one implicit
         transaction, which commits at the Sync if every statement succeeded and rolls back if
-        one failed. (That is only safe because nothing else runs between the two statements: a
-        block of Python between queued statements, as `batched_write()` allows, could fail after
-        the first were queued, and the Sync would commit it; there the transaction is explicit.)
-        The statement still reads a snapshot taken after the lock was granted (each statement
+        one failed — safe here because nothing runs between the two statements (`batched_write()`
+        says why its blocks keep an explicit transaction). The statement still reads a snapshot taken after the lock was granted (each statement
         of a READ COMMITTED transaction takes its own), so it sees every write committed before."""
         with self.connection() as conn:
             with conn.pipeline() if _PIPELINE else conn.transaction():

@@ -234,8 +234,9 @@ class PostgresBase:
         pipeline mode the server runs everything before the batch's Sync as one implicit
         transaction, which commits at the Sync if every statement succeeded and rolls back if
         one failed — safe here because nothing runs between the two statements (`batched_write()`
-        says why its blocks keep an explicit transaction). The statement still reads a snapshot taken after the lock was granted (each statement
-        of a READ COMMITTED transaction takes its own), so it sees every write committed before."""
+        says why its blocks keep an explicit transaction). The statement still reads a snapshot
+        taken after the lock was granted (each statement of a READ COMMITTED transaction takes its
+        own), so it sees every write committed before."""
         with self.connection() as conn:
             with conn.pipeline() if _PIPELINE else conn.transaction():
                 conn.execute(_TAKE_WRITE_LOCK, (WRITE_LOCK,))

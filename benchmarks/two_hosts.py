@@ -253,6 +253,8 @@ def run(size: str, seconds: float, url: str | None) -> dict:
             server.psql("CREATE DATABASE bench")
             url = server.get_uri("bench")
         print(f"[two-hosts] copying the {size} corpus into Postgres", file=sys.stderr)
+        # A corpus cached by an older memverbs is at an older schema: bring the copy to this one's first.
+        open_brain(BrainLocation("sqlite", path=pg_home / "brain.db")).close()
         source = open_brain(BrainLocation("sqlite", path=pg_home / "brain.db"), read_only=True)
         target = open_brain(BrainLocation("postgres", url=url), create=True)
         copied = transfer(source, target, resume=True)
@@ -322,12 +324,13 @@ def markdown(r: dict) -> str:
         "",
         "Every write on either backend is serialised brain-wide (SQLite's write lock, Postgres's advisory lock), so a "
         "second server adds request handling, not write parallelism; on one machine the two servers and the database "
-        "also compete for the same cores. A remember on Postgres is three round trips to the server here: the bearer "
-        "token's check, the entity's lookup (one read when the entity is a page's slug, as here; a name can take three) "
-        "and the write. The write is one pipelined batch — BEGIN, the advisory lock, one statement that checks for an "
-        "exact restatement, reads the database clock and inserts, and COMMIT — so the lock is held only while the "
-        "Postgres server runs it, never while a client process waits for a core (with an embedding provider the write "
-        "takes three round trips: the chooser needs the entity's vectors first). That COMMIT includes a WAL flush: "
+        "also compete for the same cores. A remember on Postgres is two round trips to the server here: the bearer "
+        "token's check and the write (an entity given as a name rather than a page's slug adds its resolution's reads). "
+        "The write is one pipelined batch — the advisory lock and one statement that checks the entity's page, checks "
+        "for an exact restatement, reads the database clock and inserts, run as one implicit transaction that commits "
+        "at the batch's end — so the lock is held only while the Postgres server runs it, never while a client process "
+        "waits for a core (with an embedding provider the write takes three round trips: the chooser needs the entity's "
+        "vectors first). That commit includes a WAL flush: "
         "Postgres's default `synchronous_commit = on` makes each commit survive a power loss, where SQLite's "
         "`synchronous = NORMAL` in WAL mode does not sync at each commit. What is left is CPU, in the CPU columns: the "
         "Postgres server's own work per remember, and each psycopg round trip costs a server process more than "

@@ -206,7 +206,10 @@ class PostgresBase:
         server runs the statements — never while this process waits for a core or the network,
         which on a busy host is most of a write's time. Don't read `rowcount` inside the block: a
         queued statement has none yet. The transaction is explicit, not the pipeline's implicit
-        one, so it spans the batches; where libpq has no pipeline mode the statements run one by one.
+        one: the block runs Python between its statements, and should that fail, the Sync that
+        ends the pipeline would commit an implicit transaction's statements queued before (an
+        explicit one is rolled back below). Where libpq has no pipeline mode the statements run
+        one by one.
         """
         with self.connection() as conn:
             try:
@@ -222,6 +225,23 @@ class PostgresBase:
                     with suppress(psycopg.Error):  # the statement's own error is the one to report
                         conn.rollback()
                 raise
+
+    def locked_statement(self, sql: str, params: Params = ()) -> Row:
+        """One statement that answers one row, run as its own write transaction: the write lock
+        and the statement travel in one batch, two statements and one round trip in all.
+
+        `batched_write()` for a write that is a single statement. No BEGIN and no COMMIT: in
+        pipeline mode the server runs everything before the batch's Sync as one implicit
+        transaction, which commits at the Sync if every statement succeeded and rolls back if
+        one failed — safe here because nothing runs between the two statements (`batched_write()`
+        says why its blocks keep an explicit transaction). The statement still reads a snapshot
+        taken after the lock was granted (each statement of a READ COMMITTED transaction takes its
+        own), so it sees every write committed before."""
+        with self.connection() as conn:
+            with conn.pipeline() if _PIPELINE else conn.transaction():
+                conn.execute(_TAKE_WRITE_LOCK, (WRITE_LOCK,))
+                cursor = conn.execute(sql, params)
+            return first(cursor)
 
     def query(self, sql: str, params: Params = ()) -> list[Row]:
         return self._read(lambda conn: conn.execute(sql, params).fetchall())

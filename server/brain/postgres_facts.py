@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from memverbs.server.brain.base import FactFilter, NewFact, SearchQuery
 from memverbs.server.brain.postgres_base import Conn, PostgresBase, first
+from memverbs.server.brain.postgres_pages import _LIVE as _PAGE_LIVE
 from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.brain.postgres_search import tsquery
 from memverbs.server.brain.sqlite_facts import FACT_COLS
@@ -34,18 +35,25 @@ _INSERT = (
     "%(provenance)s, %(source_session)s, %(context)s, %(confidence)s::double precision, stamp.at, "
     "%(valid_until)s::bigint, stamp.at FROM stamp"
 )
-# remember without a vector to compare, as one statement: the exact-restatement check (the SQLite
-# store documents the rule) and the insert it allows, so the check and the write it decides share
-# one snapshot taken under the write lock. It answers one row: the duplicate it found, or the new fact.
+# The page `require_page` asks for (the SQLite store documents it), as a one-row CTE.
+_PAGE_CHECK = (
+    "page AS MATERIALIZED (SELECT NOT %(require_page)s OR EXISTS (SELECT 1 FROM pages WHERE source_id = %(source)s "
+    "AND slug = %(entity_slug)s AND deleted_at IS NULL AND (%(allow_private)s OR visibility = 'world')) AS ok)"
+)
+# remember without a vector to compare, as one statement: the page check, the exact-restatement
+# check (the SQLite store documents the rule) and the insert they allow, so the checks and the
+# write they decide share one snapshot taken under the write lock. It answers one row: the
+# duplicate it found, the new fact, or that the required page is not there.
 _REMEMBER = (
-    "WITH dup AS MATERIALIZED ("
-    "SELECT id, valid_until FROM facts WHERE %(dedup)s AND source_id = %(source)s AND entity_slug = %(entity_slug)s "
-    "AND fact_norm = %(fact_norm)s AND visibility = %(visibility)s AND expired_at IS NULL "
+    f"WITH {_PAGE_CHECK}, dup AS MATERIALIZED ("
+    "SELECT id, valid_until FROM facts WHERE %(dedup)s AND (SELECT ok FROM page) AND source_id = %(source)s "
+    "AND entity_slug = %(entity_slug)s AND fact_norm = %(fact_norm)s AND visibility = %(visibility)s AND expired_at IS NULL "
     "AND (valid_until IS NULL OR valid_until > %(now)s::bigint) ORDER BY id LIMIT 1), "
     f"{_STAMP}, "
-    f"ins AS ({_INSERT} WHERE NOT EXISTS (SELECT 1 FROM dup) RETURNING id, valid_until) "
+    f"ins AS ({_INSERT} WHERE (SELECT ok FROM page) AND NOT EXISTS (SELECT 1 FROM dup) RETURNING id, valid_until) "
     "SELECT 'duplicate' AS status, id, valid_until FROM dup "
-    "UNION ALL SELECT 'inserted', id, valid_until FROM ins"
+    "UNION ALL SELECT 'inserted', id, valid_until FROM ins "
+    "UNION ALL SELECT 'no_page', 0, NULL FROM page WHERE NOT ok"
 )
 
 
@@ -76,19 +84,26 @@ class FactStore(PostgresBase):
         space_id: int | None = None,
         choose: Callable[[list[Row]], tuple[str, Row] | None] | None = None,
         dedup: bool = True,
+        require_page: bool = False,
+        allow_private: bool = True,
     ) -> tuple[str, int, Row | None]:
-        """Write one fact under the dedup rule, atomically (see the SQLite store for the rule)."""
+        """Write one fact under the dedup rule, atomically (see the SQLite store for the rule and `require_page`)."""
         if vector is None or space_id is None:
-            # Nothing for the chooser to compare: the whole write is one batch, one round trip.
-            params = _fact_params(source, new, now) | {"dedup": dedup and new.entity_slug is not None}
-            with self.batched_write() as db:
-                cur = db.execute(_REMEMBER, params)
-            row = first(cur)
-            return ("duplicate", row["id"], row) if row["status"] == "duplicate" else ("inserted", row["id"], None)
-        # With a vector: three round trips. BEGIN, the lock, the exact check and the bucket's read;
-        # the insert (its id names the vector and the supersession); then those two with COMMIT.
+            # Nothing for the chooser to compare: the whole write is one statement under the lock.
+            params = _fact_params(source, new, now) | {
+                "dedup": dedup and new.entity_slug is not None, "require_page": require_page, "allow_private": allow_private,
+            }
+            row = self.locked_statement(_REMEMBER, params)
+            if row["status"] == "duplicate":
+                return "duplicate", row["id"], row
+            return row["status"], row["id"], None
+        # With a vector: three round trips. BEGIN, the lock, the page check, the exact check and the
+        # bucket's read; the insert (its id names the vector and the supersession); then those two with COMMIT.
         with self.batched_write() as db:
-            decision = None
+            page = db.execute(
+                f"SELECT 1 FROM pages WHERE source_id = %s AND slug = %s AND {_PAGE_LIVE}", (source, new.entity_slug, allow_private)
+            ) if require_page else None
+            exact, bucket = None, []
             if new.entity_slug is not None and dedup:
                 exact = db.execute(
                     f"SELECT id, valid_until FROM facts WHERE source_id = %s AND entity_slug = %s AND fact_norm = %s "
@@ -96,6 +111,10 @@ class FactStore(PostgresBase):
                     (source, new.entity_slug, new.fact_norm, new.visibility, now),
                 )
                 bucket = self._bucket_vectors(db, source, new.entity_slug, new.visibility, space_id, now) if choose else []
+            if page is not None and page.fetchone() is None:
+                return "no_page", 0, None
+            decision = None
+            if exact is not None:
                 dup = exact.fetchone()
                 if dup is not None:
                     return "duplicate", dup["id"], dup

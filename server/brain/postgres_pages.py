@@ -30,12 +30,21 @@ class PageStore(PostgresBase):
         )
 
     def pages_by_slugs(self, source: str, slugs: list[str], *, allow_private: bool) -> dict:
+        slugs = list(slugs)
         if not slugs:
             return {}
-        rows = self.query(
-            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND slug = ANY(%s) AND {_LIVE}",
-            (source, list(slugs), allow_private),
-        )
+        if len(slugs) == 1:
+            # The common case (entity resolution probes one slug): `slug = ANY(array)` costs the
+            # server about twice a plain equality on the same index, and the client an array dump.
+            rows = self.query(
+                f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND slug = %s AND {_LIVE}",
+                (source, slugs[0], allow_private),
+            )
+        else:
+            rows = self.query(
+                f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND slug = ANY(%s) AND {_LIVE}",
+                (source, slugs, allow_private),
+            )
         return {r["slug"]: r for r in rows}
 
     # -- entity resolution ---------------------------------------------------

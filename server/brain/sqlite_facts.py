@@ -12,6 +12,7 @@ from collections.abc import Callable
 from memverbs.server.brain.base import FactFilter, NewFact, SearchQuery
 from memverbs.server.brain.sqlite_base import SqliteBase
 from memverbs.server.brain.sqlite_fts import fts5_match
+from memverbs.server.brain.sqlite_pages import _LIVE as _PAGE_LIVE
 from memverbs.server.timeparse import now_ms
 
 FACT_COLS = (
@@ -65,6 +66,8 @@ class FactStore(SqliteBase):
         space_id: int | None = None,
         choose: Callable[[list[sqlite3.Row]], tuple[str, sqlite3.Row] | None] | None = None,
         dedup: bool = True,
+        require_page: bool = False,
+        allow_private: bool = True,
     ) -> tuple[str, int, sqlite3.Row | None]:
         """Write one fact under the dedup rule: (status, id, the existing row it matched or superseded).
 
@@ -75,8 +78,18 @@ class FactStore(SqliteBase):
         ("duplicate", row) or ("superseded", row). The checks, the insert, the
         vector and the old fact's expiry share one write transaction, so two
         processes remembering the same fact at once cannot both insert it.
+
+        `require_page` writes only when a live page the caller may see (`allow_private`) has the
+        entity's slug; without one nothing is written and the status is "no_page" (id 0). It
+        lets remember check an entity that looks like a slug in the write itself (one round
+        trip less on a database server) and resolve it the long way only when that fails.
         """
         with self.write() as db:
+            if require_page and not db.execute(
+                f"SELECT 1 FROM pages WHERE source_id = ? AND slug = ? AND {_PAGE_LIVE}",
+                (source, new.entity_slug, allow_private),
+            ).fetchone():
+                return "no_page", 0, None
             decision = None
             if new.entity_slug is not None and dedup:
                 dup = db.execute(

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memverbs.server.brain.base import NewFact, Row
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, ProviderError, VerbError, invalid
-from memverbs.server.names import collapse
+from memverbs.server.names import collapse, looks_like_slug
 from memverbs.server.protocol.verb_defs import KINDS, VISIBILITIES
 from memverbs.server.timeparse import iso, now_ms
 from memverbs.server.verbs.cards import resolve_entity_slug
@@ -64,29 +64,27 @@ def remember(ctx: VerbContext, params: dict) -> dict:
     valid_until = parse_ttl(params.get("ttl"), now)
     if ctx.dry_run:
         return {"dry_run": True, "action": "remember", "fact": fact, "protocol_version": PROTOCOL_VERSION}
-    entity_slug = resolve_entity_slug(ctx, params.get("entity"))
+    name = (params.get("entity") or "").strip()
+    # An entity that looks like a slug is most often an existing page's: the write itself checks
+    # for that page (under the visibility rule resolution applies), which saves a database server
+    # a round trip; only when the page is not there does the entity go the whole way through resolution.
+    probe = looks_like_slug(name)
     new = NewFact(
         fact=fact,
         fact_norm=collapse(fact).lower(),
         kind=kind,
-        entity_slug=entity_slug,
+        entity_slug=name if probe else resolve_entity_slug(ctx, name),
         visibility=visibility,
         # Stored verbatim: the attribution is evidence, not something to tidy.
         provenance=params["provenance"],
         valid_until=valid_until,
     )
     embedded = _embed_fact(ctx, fact)
-    status, fact_id, existing = ctx.brain.remember_fact(
-        ctx.source,
-        new,
-        now,
-        vector=embedded.vector if embedded else None,
-        space_id=embedded.space_id if embedded else None,
-        choose=_chooser(new, embedded.vector, embedded.dims) if embedded else None,
-        # A remote caller must not learn that a private fact exists from a `duplicate`: it never
-        # dedups against private facts, and a private fact is only ever matched by a private one.
-        dedup=not (ctx.caller.remote and visibility == "private"),
-    )
+    status, fact_id, existing = _write(ctx, new, now, embedded, require_page=probe)
+    if status == "no_page":
+        new = replace(new, entity_slug=resolve_entity_slug(ctx, name))
+        status, fact_id, existing = _write(ctx, new, now, embedded, require_page=False)
+    entity_slug = new.entity_slug
     if status == "duplicate":
         assert existing is not None, "a duplicate names the fact it matched"
         text, valid_until = f"already knew this — kept fact #{fact_id}", existing["valid_until"]
@@ -105,6 +103,22 @@ def remember(ctx: VerbContext, params: dict) -> dict:
         body["degraded_dedup"] = True
     body["protocol_version"] = PROTOCOL_VERSION
     return body
+
+
+def _write(ctx: VerbContext, new: NewFact, now: int, embedded: _Embedded | None, *, require_page: bool) -> tuple[str, int, Row | None]:
+    return ctx.brain.remember_fact(
+        ctx.source,
+        new,
+        now,
+        vector=embedded.vector if embedded else None,
+        space_id=embedded.space_id if embedded else None,
+        choose=_chooser(new, embedded.vector, embedded.dims) if embedded else None,
+        # A remote caller must not learn that a private fact exists from a `duplicate`: it never
+        # dedups against private facts, and a private fact is only ever matched by a private one.
+        dedup=not (ctx.caller.remote and new.visibility == "private"),
+        require_page=require_page,
+        allow_private=ctx.pages_private_ok,
+    )
 
 
 @dataclass(frozen=True)

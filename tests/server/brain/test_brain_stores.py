@@ -106,6 +106,31 @@ def test_facts_are_inserted_filtered_and_expired_once(brain):
     assert brain.fact(tea)["expiry_reason"] == "switched to coffee"
 
 
+def test_a_fact_that_requires_its_page_is_written_only_beside_a_page_the_caller_may_see(brain):
+    brain.save_page(S, "people/alice", lambda current: draft("people/alice", "Alice"), NOW)
+    brain.save_page(S, "people/carol", lambda current: draft("people/carol", "Carol", visibility="private"), NOW)
+    brain.save_page(S, "people/dora", lambda current: draft("people/dora", "Dora"), NOW)
+    brain.delete_page(S, "people/dora", NOW + 1, allow_private=True)
+
+    def remember(entity: str, *, allow_private: bool) -> tuple[str, int]:
+        status, fact_id, _ = brain.remember_fact(S, new_fact(f"{entity} likes tea", entity=entity), NOW + 2,
+                                                 require_page=True, allow_private=allow_private)
+        return status, fact_id
+
+    def written(entity: str) -> int:
+        f = FactFilter(arm="entity", now=NOW + 10, world_only=False, active_only=True, limit=10, entity_slug=entity)
+        return len(brain.facts(S, f))
+
+    for missing in ("people/nobody", "people/dora"):  # no page, a deleted page: nothing written
+        assert remember(missing, allow_private=True) == ("no_page", 0) and written(missing) == 0
+    assert remember("people/carol", allow_private=False) == ("no_page", 0)  # private, to an untrusted caller
+    assert written("people/carol") == 0
+    assert remember("people/carol", allow_private=True)[0] == "inserted" and written("people/carol") == 1
+    status, alice = remember("people/alice", allow_private=False)
+    assert status == "inserted" and written("people/alice") == 1
+    assert remember("people/alice", allow_private=False) == ("duplicate", alice)  # dedup still applies
+
+
 def test_moving_facts_refiles_them_audits_each_move_and_expires_duplicates(brain):
     kept = brain.insert_fact(S, new_fact("Likes jazz", entity="people/alice"), NOW)
     moved = brain.insert_fact(S, new_fact("Plays piano", entity="people/ali"), NOW)

@@ -67,6 +67,25 @@ def test_entity_is_canonicalised(local):
     assert local.ok("remember", fact="d", provenance="p", entity="People/New Person")["entity_slug"] == "people/new-person"
 
 
+def test_an_entity_slug_is_checked_by_the_write_and_resolved_only_without_its_page(local, remote):
+    from helpers import page
+
+    page(local, "people/alice-example", "Alice Example")
+    page(local, "people/carol", "Carol", visibility="private")
+    page(local, "companies/acme-corp", "Acme Corp", aliases=["acme"])
+    first = local.ok("remember", fact="likes tea", provenance="p", entity="people/alice-example")
+    assert first["entity_slug"] == "people/alice-example" and first["status"] == "inserted"
+    again = local.ok("remember", fact="Likes  tea", provenance="p", entity="people/alice-example")
+    assert again["status"] == "duplicate" and again["id"] == first["id"]
+    # A slug-shaped entity without a page of that slug is resolved the long way (here by alias).
+    assert local.ok("remember", fact="ships", provenance="p", entity="acme")["entity_slug"] == "companies/acme-corp"
+    # A private page is not there for a remote caller: the slug is kept as given, exactly as when
+    # no page has it, so the answer says nothing about the private page.
+    for entity in ("people/carol", "people/nobody"):
+        body = remote.ok("remember", fact=f"{entity} met us", provenance="p", entity=entity)
+        assert body["entity_slug"] == entity and body["status"] == "inserted"
+
+
 def test_exact_restatement_is_duplicate(local):
     first = local.ok("remember", fact="Alice likes tea", provenance="p", entity="people/alice")
     again = local.ok("remember", fact="  alice   LIKES tea ", provenance="q", entity="people/alice")

@@ -100,6 +100,16 @@ def test_over_http_and_degraded_when_the_provider_fails(home, monkeypatch):
         rt.close()
 
 
+def test_beside_the_entitys_page_the_write_checks_the_page_and_still_dedups_and_supersedes(local):
+    from helpers import page
+
+    page(local, "people/alice", "Alice")
+    first = remember(local, "Alice prefers tea", kind="preference")
+    assert first["status"] == "inserted" and first["entity_slug"] == "people/alice"
+    assert remember(local, "Alice prefers tea", kind="preference")["id"] == first["id"]
+    assert remember(local, "Alice likes tea", kind="preference")["status"] == "superseded"
+
+
 def test_the_bucket_is_one_visibility(local):
     private = remember(local, "Alice prefers tea", visibility="private")
     world = remember(local, "Alice prefers tea")

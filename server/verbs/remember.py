@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from memverbs.server.brain.base import NewFact, Row
 from memverbs.server.context import VerbContext
@@ -82,7 +82,7 @@ def remember(ctx: VerbContext, params: dict) -> dict:
     embedded = _embed_fact(ctx, fact)
     status, fact_id, existing = _write(ctx, new, now, embedded, require_page=probe)
     if status == "no_page":
-        new = replace(new, entity_slug=resolve_entity_slug(ctx, name))
+        new.entity_slug = resolve_entity_slug(ctx, name)  # no such page: the name goes the whole way
         status, fact_id, existing = _write(ctx, new, now, embedded, require_page=False)
     entity_slug = new.entity_slug
     if status == "duplicate":

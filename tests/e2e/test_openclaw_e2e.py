@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from fake_model import Text
-from harness_e2e import PACK_HEADER, SEED_FACT, describe
+from harness_e2e import PACK_HEADER, SEED_FACT, World, describe
 from harnesses import memverbs, run
 from openclaw_support import fake_model_config, require_openclaw
 
@@ -38,14 +38,11 @@ def openclaw(world, fake_api, tmp_path):
     config.parent.mkdir(exist_ok=True)
     config.write_text(json.dumps(fake_model_config(fake_api.url), indent=2))
     world.memverbs("install", "openclaw")
-    bare = {k: v for k, v in world.env.items() if k != "MEMVERBS_HOME"}
+    # OpenClaw, and so the plugin's hooks, run without MEMVERBS_HOME (its runs still in the world's failure report).
+    bare = World({k: v for k, v in world.env.items() if k != "MEMVERBS_HOME"}, world.home, world.project, runs=world.runs)
 
     def turn(prompt: str) -> None:
-        env, world.env = world.env, bare  # OpenClaw, and so the plugin's hooks, without MEMVERBS_HOME
-        try:
-            world.harness([cli, "agent", "--local", "--session-id", SESSION, "-m", prompt, "--json"], {}, timeout=150)
-        finally:
-            world.env = env
+        bare.harness([cli, "agent", "--local", "--session-id", SESSION, "-m", prompt, "--json"], {}, timeout=150)
 
     return turn
 

@@ -23,7 +23,7 @@ import pytest
 from fake_model import FakeModel, tool_names
 from harnesses import memverbs, require_cli, run, throwaway_home
 from helpers import init_home
-from openclaw_support import require_openclaw
+from openclaw_support import require_openclaw, without_openclaw
 
 from benchmarks.http_load import RemoteServer, make_token
 from memverbs.installers import toml_block
@@ -104,8 +104,11 @@ def claude_servers(env: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def connected(tmp_path_factory, server, token):
-    """One machine connected with --install for all five (claude only where its CLI is)."""
-    env = machine(tmp_path_factory.mktemp("connected"))
+    """One machine connected with --install for all five (claude only where its CLI is).
+
+    No openclaw on PATH while connecting: its install-ledger call (seconds of Node) is checked with the
+    real CLI by test_disconnect_gives_every_file_back_byte_for_byte; `mcp probe` below runs the real one."""
+    env = without_openclaw(machine(root := tmp_path_factory.mktemp("connected")), root)
     harnesses = (["claude"] if shutil.which("claude") else []) + FILE_HARNESSES
     out = mv(env, "connect", server.url, "--token", token, "--install", ",".join(harnesses)).stdout
     with_token = {**env, "MEMVERBS_REMOTE_TOKEN": mv(env, "remote-header", "--bare").stdout.strip()}
@@ -241,6 +244,7 @@ def test_disconnect_gives_every_file_back_byte_for_byte(tmp_path, server, token)
     harnesses = (["claude"] if with_claude else []) + FILE_HARNESSES
     mv(env, "connect", server.url, "--token", token, "--install", ",".join(harnesses))
     assert all((home / ".memverbs" / "integrations" / h / "remote-receipt.json").is_file() for h in harnesses)
+    assert files_containing(home, token) == []  # nor did the harness CLIs connect ran (OpenClaw's ledger call) write it
     if with_claude:
         assert "memverbs" in claude_servers(env)
 
@@ -308,7 +312,7 @@ def test_foreign_entries_are_refused_untouched_and_unknown_harnesses_fail_early(
 
 
 def test_a_user_replaced_entry_survives_disconnect(tmp_path, server, token):
-    env = machine(tmp_path)
+    env = without_openclaw(machine(tmp_path), tmp_path)  # memverbs's own edit; the disconnect test runs OpenClaw's CLI
     home = Path(env["HOME"])
     mv(env, "connect", server.url, "--token", token, "--install", "openclaw")
     path = home / SEEDS["openclaw"][0]

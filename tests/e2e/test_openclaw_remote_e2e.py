@@ -5,6 +5,11 @@ HOME) runs `memverbs connect URL --token T --install openclaw`, whose token goes
 (a file backend under HOME). One `openclaw agent --local` turn against a fake model: the plugin
 runs the session-start hook, which asks the remote brain for the pack on the token's own lane.
 The client's own local brain holds a different fact, which must not be in that pack.
+
+`connect` runs with no openclaw on PATH, so OpenClaw's install ledger has no row for the plugin (the
+path a user without the CLI on PATH at connect time takes): the turn proves the linked plugin loads
+anyway. tests/e2e/test_openclaw_e2e.py runs its turns after an install that did record it, and
+tests/cli/test_connect_install.py's disconnect test runs the ledger calls of `connect`.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from fake_model import Text
 from harness_e2e import ENTITY, PACK_HEADER, SEED_FACT, describe
 from harnesses import memverbs, run
 from helpers import init_home
-from openclaw_support import fake_model_config, require_openclaw
+from openclaw_support import fake_model_config, require_openclaw, without_openclaw
 
 from benchmarks.http_load import RemoteServer, make_token
 
@@ -45,8 +50,12 @@ def test_the_pack_at_session_start_comes_from_the_remote_brain(world, fake_api, 
     config = world.home / ".openclaw" / "openclaw.json"
     config.parent.mkdir(exist_ok=True)
     config.write_text(json.dumps(fake_model_config(fake_api.url), indent=2))
-    out = world.memverbs("connect", remote_brain.url, "--token", remote_brain.token, "--install", "openclaw")
+    out = run([memverbs(), "connect", remote_brain.url, "--token", remote_brain.token, "--install", "openclaw"],
+              without_openclaw(world.env, world.home.parent), cwd=world.project).stdout
     assert remote_brain.token not in config.read_text(), out
+    steps = json.loads((world.home / ".memverbs" / "integrations" / "openclaw" / "remote-receipt.json").read_text())["steps"]
+    kinds = [step["kind"] for step in steps]
+    assert "cli" not in kinds and len(kinds) >= 3, steps  # the server, the plugin entry and its load path; no ledger call
 
     fake_api.script(Text("In Oslo."))
     # OpenClaw resolves ${MEMVERBS_REMOTE_TOKEN} in the MCP server's header from its environment.

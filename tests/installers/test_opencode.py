@@ -162,43 +162,6 @@ def test_dry_run_prints_the_diff_and_writes_nothing(opencode):
     assert not (Path(env["MEMVERBS_HOME"]) / "integrations" / "opencode").exists()
 
 
-@pytest.mark.slow
-def test_the_plugin_puts_the_pack_in_the_system_prompt(opencode, tmp_path):
-    """End to end: `opencode run` against a fake model; the pack our hook prints is a system message.
-
-    The brain lives outside HOME/.memverbs and opencode runs without MEMVERBS_HOME, so the
-    pack can only come from the plugin's baked-in environment.
-    """
-    from fake_model import FakeModel
-    from harness_e2e import World
-
-    cli, env, config_dir, project = opencode
-    brain = tmp_path / "brain"
-    env = {**env, "MEMVERBS_HOME": str(brain)}
-    run([memverbs(), "init"], env, cwd=project)
-    world = World(env, Path(env["HOME"]), project)
-    world.remember(SEED_FACT)
-    run([memverbs(), "install", "opencode"], env, cwd=project)
-    probe = json.dumps({"session_id": "expected-pack"})
-    expected = run([memverbs(), "hook", "session-start", "--harness", "opencode"], env, cwd=project, input=probe).stdout.strip()
-    assert SEED_FACT in expected
-
-    bare = World({k: v for k, v in env.items() if k != "MEMVERBS_HOME"}, Path(env["HOME"]), project)
-    with FakeModel() as api:
-        provider = {"npm": "@ai-sdk/openai-compatible", "name": "Fake", "options": {"baseURL": f"{api.url}/v1", "apiKey": "x"},
-                    "models": {"fake-model": {"name": "Fake", "limit": {"context": 100000, "output": 4096}}}}
-        (config_dir / "opencode.json").write_text(json.dumps({"model": "fake/fake-model", "small_model": "fake/fake-model",
-                                                              "provider": {"fake": provider}}))
-        bare.harness([cli, "run", "--format", "json", "hi"], {}, timeout=150)
-        requests = api.model_requests()
-    main = [r for r in requests if r.body.get("tools")]
-    assert main, "opencode sent no agent request"
-    systems = [text for role, text in main[0].messages() if role == "system"]
-    assert expected in systems, systems
-    title = [r for r in requests if not r.body.get("tools")]
-    assert all(SEED_FACT not in r.text for r in title)  # the title request is left alone
-
-
 # -- the plugin's logic, driven by node with a fake memverbs (no opencode) ----------------------
 
 FAKE_MEMVERBS = '#!/bin/sh\n# hook <moment> --harness <h> --session-id <id>\ncat >/dev/null\necho "PACK $2 $6 home=$MEMVERBS_HOME"\n'
@@ -292,27 +255,48 @@ def test_compaction_keeps_the_pack_and_refreshes_it(opencode):
 
 
 @pytest.mark.slow
-def test_a_fact_written_between_two_turns_reaches_the_next_request(opencode):
-    """Turn 2 (`opencode run --continue`) starts with `chat.message`: the plugin's heartbeat runs there,
-    and the turn's first request carries the fact written after turn 1."""
+def test_the_pack_in_the_system_prompt_and_a_fact_written_between_turns_in_the_next(opencode, tmp_path):
+    """End to end: `opencode run` against a fake model; the pack our hook prints is a system message.
+    Turn 2 (`opencode run --continue`) starts with `chat.message`: the plugin's heartbeat runs there,
+    and the turn's first request carries the fact written after turn 1.
+
+    The brain lives outside HOME/.memverbs and opencode runs without MEMVERBS_HOME, so the
+    pack can only come from the plugin's baked-in environment.
+    """
     from fake_model import FakeModel
     from harness_e2e import World
 
     cli, env, config_dir, project = opencode
+    brain = tmp_path / "brain"
+    env = {**env, "MEMVERBS_HOME": str(brain)}
+    run([memverbs(), "init"], env, cwd=project)
     world = World(env, Path(env["HOME"]), project)
     world.remember(SEED_FACT)
     run([memverbs(), "install", "opencode"], env, cwd=project)
+    probe = json.dumps({"session_id": "expected-pack"})
+    expected = run([memverbs(), "hook", "session-start", "--harness", "opencode"], env, cwd=project, input=probe).stdout.strip()
+    assert SEED_FACT in expected
+
+    bare = World({k: v for k, v in env.items() if k != "MEMVERBS_HOME"}, Path(env["HOME"]), project)
     fresh = "Alice switched to decaf"
     with FakeModel() as api:
         provider = {"npm": "@ai-sdk/openai-compatible", "name": "Fake", "options": {"baseURL": f"{api.url}/v1", "apiKey": "x"},
                     "models": {"fake-model": {"name": "Fake", "limit": {"context": 100000, "output": 4096}}}}
         (config_dir / "opencode.json").write_text(json.dumps({"model": "fake/fake-model", "small_model": "fake/fake-model",
                                                               "provider": {"fake": provider}}))
-        world.harness([cli, "run", "--format", "json", "hi"], {}, timeout=150)
+        bare.harness([cli, "run", "--format", "json", "hi"], {}, timeout=150)
+        first = api.model_requests()
         world.remember(fresh)
         mark = api.mark()
-        world.harness([cli, "run", "--continue", "--format", "json", "what changed?"], {}, timeout=150)
+        bare.harness([cli, "run", "--continue", "--format", "json", "what changed?"], {}, timeout=150)
         nxt = [r for r in api.since(mark) if r.body.get("tools")]
+    main = [r for r in first if r.body.get("tools")]
+    assert main, "opencode sent no agent request"
+    systems = [text for role, text in main[0].messages() if role == "system"]
+    assert expected in systems, systems
+    title = [r for r in first if not r.body.get("tools")]
+    assert all(SEED_FACT not in r.text for r in title)  # the title request is left alone
+
     assert nxt, "opencode sent no agent request in turn 2"
     assert any(role == "system" and fresh in text for role, text in nxt[0].messages()), nxt[0].messages()
     beats = [(r["moment"], r["code"]) for r in world.hook_log() if r["harness"] == "opencode" and r["moment"] == "heartbeat"]

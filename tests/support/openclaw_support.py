@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from harnesses import require_cli, run
+
+_VERSIONS: dict[tuple[str, str], str] = {}
 
 
 def require_openclaw(env: dict) -> str:
     """The openclaw CLI, if it is a working OpenClaw: skip (fail under MEMVERBS_REQUIRE_HARNESSES=1) otherwise."""
     cli = require_cli("openclaw")
-    version = run([cli, "--version"], env, check=False, timeout=60).stdout
+    key = (cli, env.get("PATH", ""))
+    if key not in _VERSIONS:  # once per binary and worker: each call is a Node start (~2 s of CPU)
+        _VERSIONS[key] = run([cli, "--version"], env, check=False, timeout=60).stdout
+    version = _VERSIONS[key]
     if "OpenClaw" not in version:  # npm installs an empty placeholder on Node < 24
         message = f"openclaw on PATH is not a working OpenClaw (needs Node >= 24): {version.strip()[:80]!r}"
         if os.environ.get("MEMVERBS_REQUIRE_HARNESSES") == "1":
@@ -25,3 +31,21 @@ def fake_model_config(api_url: str) -> dict:
     provider = {"baseUrl": f"{api_url}/v1", "apiKey": "local-x", "api": "openai-completions",
                 "models": [{"id": "fake-model", "name": "Fake", "contextWindow": 128000, "maxTokens": 4096}]}
     return {"models": {"providers": {"fake": provider}}, "agents": {"defaults": {"model": {"primary": "fake/fake-model"}}}}
+
+
+def without_openclaw(env: dict, scratch: Path) -> dict:
+    """`env` with no openclaw on PATH and every other command still there: for checks of memverbs's
+    own config edits, where the CLI's install-ledger call (a Node start, seconds each) adds nothing
+    the real install cycle does not check. A PATH directory holding openclaw is replaced by a copy
+    of its links, made under `scratch`, without it."""
+    path = []
+    for n, folder in enumerate(env.get("PATH", "").split(os.pathsep)):
+        if folder and (Path(folder) / "openclaw").exists():
+            copy = scratch / f"path-without-openclaw-{n}"
+            copy.mkdir(parents=True, exist_ok=True)
+            for entry in Path(folder).iterdir():
+                if entry.name != "openclaw" and not (copy / entry.name).exists():
+                    (copy / entry.name).symlink_to(entry.resolve())
+            folder = str(copy)
+        path.append(folder)
+    return {**env, "PATH": os.pathsep.join(path)}

@@ -224,7 +224,7 @@ def markdown(report: dict) -> str:
         "launcher — what a user's harness runs. The floor row of a lean launcher is the interpreter and the "
         "bootstrap only (the kill switch is checked before the runner is imported); of a console script, the "
         "interpreter, `site` and the CLI's parser. An unchanged heartbeat through the lean launcher imports "
-        "`json`, `select`, `sqlite3` (and `tomllib` when the home has a config file) and no runner module (tested); a "
+        "`json`, `select`, `sqlite3` (and `tomllib` only when the home's config file changed since the last hook: its parsed tables wait in `hooks/config.json`) and no runner module (tested); a "
         "delivering heartbeat and a session start import no `email`, `logging`, `decimal`, `shutil`, `socket`, "
         "`dataclasses`, `inspect`, `tomllib` or `hashlib` (tested); the remote hook path imports no "
         "MCP SDK, pydantic, httpx, anyio, `http`, `email` or `ssl` (tested): one POST per verb over a plain socket.",

@@ -334,8 +334,10 @@ def markdown(r: dict) -> str:
         "Postgres's default `synchronous_commit = on` makes each commit survive a power loss, where SQLite's "
         "`synchronous = NORMAL` in WAL mode does not sync at each commit. What is left is CPU, in the CPU columns: the "
         "Postgres server's own work per remember, and each psycopg round trip costs a server process more than "
-        "SQLite's in-process calls. When servers, database and clients saturate the same cores, throughput follows the "
-        "total CPU per remember, so on one machine Postgres trails SQLite while its total is the higher. Two servers on "
+        "SQLite's in-process calls. A single server handles requests on one core at a time (Python's GIL), which is "
+        "what bounds SQLite's single-host figure; two servers spread the request handling over both cores. Once "
+        "servers, database and clients saturate the machine's cores, throughput follows the total CPU per remember "
+        "(the CPU columns). Two servers on "
         "one SQLite file work only on one host (a shared file over a network filesystem is not supported); Postgres is "
         "the way to put servers on two hosts, where the database can have cores of its own.",
         END,

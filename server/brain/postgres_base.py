@@ -45,8 +45,10 @@ _last_used: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 def _configure(conn: Conn, lock_timeout_ms: int) -> None:
     """Once per new connection: a writer waits for the write lock as long as SQLite's busy timeout,
     then gives up (`unavailable`). Set for the session rather than per transaction (`SET LOCAL`),
-    which saves every write a round trip; nothing in memverbs changes it afterwards."""
-    conn.execute(f"SET lock_timeout = {int(lock_timeout_ms)}")
+    which saves every write a round trip; nothing in memverbs changes it afterwards. A busy timeout
+    of 0 means "do not wait", as it does for SQLite; Postgres reads a lock_timeout of 0 as "wait
+    forever", so it becomes the shortest wait Postgres has, 1 ms."""
+    conn.execute(f"SET lock_timeout = {max(int(lock_timeout_ms), 1)}")
 
 
 def _check_if_idle(conn: Conn) -> None:

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from memverbs.server.brain.base import FactFilter, NewFact, SearchQuery
 from memverbs.server.brain.postgres_base import Conn, PostgresBase, first
-from memverbs.server.brain.postgres_pages import _LIVE as _PAGE_LIVE
+from memverbs.server.brain.postgres_pages import LIVE_PAGE
 from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.brain.postgres_search import tsquery
 from memverbs.server.brain.sqlite_facts import FACT_COLS
@@ -101,7 +101,7 @@ class FactStore(PostgresBase):
         # bucket's read; the insert (its id names the vector and the supersession); then those two with COMMIT.
         with self.batched_write() as db:
             page = db.execute(
-                f"SELECT 1 FROM pages WHERE source_id = %s AND slug = %s AND {_PAGE_LIVE}", (source, new.entity_slug, allow_private)
+                f"SELECT 1 FROM pages WHERE source_id = %s AND slug = %s AND {LIVE_PAGE}", (source, new.entity_slug, allow_private)
             ) if require_page else None
             exact, bucket = None, []
             if new.entity_slug is not None and dedup:

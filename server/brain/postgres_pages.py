@@ -16,7 +16,8 @@ from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.brain.postgres_search import RANK_WEIGHTS, snippet, tsquery
 from memverbs.server.brain.sqlite_pages import _prefix_upper, reverse
 
-_LIVE = "deleted_at IS NULL AND (%s OR visibility = 'world')"
+# A page a caller may see: not deleted, and world-visible unless the one parameter allows private pages.
+LIVE_PAGE = "deleted_at IS NULL AND (%s OR visibility = 'world')"
 _PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_retrieved_at"
 
 
@@ -25,7 +26,7 @@ class PageStore(PostgresBase):
 
     def page(self, source: str, slug: str, *, allow_private: bool = True) -> Row | None:
         return self.one(
-            f"SELECT id, {_PAGE_COLS}, frontmatter, markdown, created_at FROM pages WHERE source_id = %s AND slug = %s AND {_LIVE}",
+            f"SELECT id, {_PAGE_COLS}, frontmatter, markdown, created_at FROM pages WHERE source_id = %s AND slug = %s AND {LIVE_PAGE}",
             (source, slug, allow_private),
         )
 
@@ -37,12 +38,12 @@ class PageStore(PostgresBase):
             # The common case (entity resolution probes one slug): `slug = ANY(array)` costs the
             # server about twice a plain equality on the same index, and the client an array dump.
             rows = self.query(
-                f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND slug = %s AND {_LIVE}",
+                f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND slug = %s AND {LIVE_PAGE}",
                 (source, slugs[0], allow_private),
             )
         else:
             rows = self.query(
-                f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND slug = ANY(%s) AND {_LIVE}",
+                f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND slug = ANY(%s) AND {LIVE_PAGE}",
                 (source, slugs, allow_private),
             )
         return {r["slug"]: r for r in rows}
@@ -55,20 +56,20 @@ class PageStore(PostgresBase):
 
     def pages_titled(self, source: str, title_lower: str, *, allow_private: bool) -> list:
         return self.query(
-            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND lower(title) = %s AND {_LIVE}",
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND lower(title) = %s AND {LIVE_PAGE}",
             (source, title_lower, allow_private),
         )
 
     def pages_with_suffix(self, source: str, tail: str, *, allow_private: bool, limit: int = 50) -> list:
         lo = reverse("/" + tail)
         return self.query(
-            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND slug_rev >= %s AND slug_rev < %s AND {_LIVE} LIMIT %s",
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND slug_rev >= %s AND slug_rev < %s AND {LIVE_PAGE} LIMIT %s",
             (source, lo, _prefix_upper(lo), allow_private, limit),
         )
 
     def pages_with_prefix(self, source: str, prefix: str, *, allow_private: bool, limit: int = 50) -> list:
         return self.query(
-            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND slug >= %s AND slug < %s AND {_LIVE} LIMIT %s",
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND slug >= %s AND slug < %s AND {LIVE_PAGE} LIMIT %s",
             (source, prefix, _prefix_upper(prefix), allow_private, limit),
         )
 
@@ -120,7 +121,7 @@ class PageStore(PostgresBase):
     # -- lists and search ----------------------------------------------------
 
     def list_pages(self, source: str, *, type_: str | None, prefix: str | None, limit: int, allow_private: bool) -> list[Row]:
-        sql = f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND {_LIVE}"
+        sql = f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND {LIVE_PAGE}"
         args: list = [source, allow_private]
         if type_:
             sql += " AND type = %s"
@@ -165,7 +166,7 @@ class PageStore(PostgresBase):
         else:
             where, args = "(updated_at > %s OR (updated_at = %s AND slug > %s))", (since, since, since_slug)
         return self.query(
-            f"SELECT slug, source_id, title, updated_at FROM pages WHERE source_id = %s AND {where} AND {_LIVE} "
+            f"SELECT slug, source_id, title, updated_at FROM pages WHERE source_id = %s AND {where} AND {LIVE_PAGE} "
             "ORDER BY updated_at, slug LIMIT %s",
             (source, *args, allow_private, limit),
         )
@@ -246,14 +247,14 @@ class PageStore(PostgresBase):
 
     def _writable(self, db: Conn, source: str, slug: str, allow_private: bool) -> bool:
         row = db.execute(
-            f"SELECT 1 FROM pages WHERE source_id = %s AND slug = %s AND {_LIVE}", (source, slug, allow_private)
+            f"SELECT 1 FROM pages WHERE source_id = %s AND slug = %s AND {LIVE_PAGE}", (source, slug, allow_private)
         ).fetchone()
         return row is not None
 
     def delete_page(self, source: str, slug: str, now: int, *, allow_private: bool) -> bool | None:
         with self.write() as db:
             cur = db.execute(
-                f"UPDATE pages SET deleted_at = %s, updated_at = %s WHERE source_id = %s AND slug = %s AND {_LIVE}",
+                f"UPDATE pages SET deleted_at = %s, updated_at = %s WHERE source_id = %s AND slug = %s AND {LIVE_PAGE}",
                 (now, now, source, slug, allow_private),
             )
             if cur.rowcount == 0:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from memverbs.server.brain.base import FactFilter, NewFact, SearchQuery
 from memverbs.server.brain.sqlite_base import SqliteBase
 from memverbs.server.brain.sqlite_fts import fts5_match
-from memverbs.server.brain.sqlite_pages import _LIVE as _PAGE_LIVE
+from memverbs.server.brain.sqlite_pages import LIVE_PAGE
 from memverbs.server.timeparse import now_ms
 
 FACT_COLS = (
@@ -86,7 +86,7 @@ class FactStore(SqliteBase):
         """
         with self.write() as db:
             if require_page and not db.execute(
-                f"SELECT 1 FROM pages WHERE source_id = ? AND slug = ? AND {_PAGE_LIVE}",
+                f"SELECT 1 FROM pages WHERE source_id = ? AND slug = ? AND {LIVE_PAGE}",
                 (source, new.entity_slug, allow_private),
             ).fetchone():
                 return "no_page", 0, None

@@ -14,7 +14,8 @@ from memverbs.server.brain.base import PageDraft, SearchQuery, draft_aliases
 from memverbs.server.brain.sqlite_base import SqliteBase
 from memverbs.server.brain.sqlite_fts import fts5_match
 
-_LIVE = "deleted_at IS NULL AND (? OR visibility = 'world')"
+# A page a caller may see: not deleted, and world-visible unless the one parameter allows private pages.
+LIVE_PAGE = "deleted_at IS NULL AND (? OR visibility = 'world')"
 _PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_retrieved_at"
 
 
@@ -32,7 +33,7 @@ class PageStore(SqliteBase):
 
     def page(self, source: str, slug: str, *, allow_private: bool = True) -> sqlite3.Row | None:
         return self.one(
-            f"SELECT id, {_PAGE_COLS}, frontmatter, markdown, created_at FROM pages WHERE source_id = ? AND slug = ? AND {_LIVE}",
+            f"SELECT id, {_PAGE_COLS}, frontmatter, markdown, created_at FROM pages WHERE source_id = ? AND slug = ? AND {LIVE_PAGE}",
             (source, slug, allow_private),
         )
 
@@ -41,7 +42,7 @@ class PageStore(SqliteBase):
             return {}
         marks = ",".join("?" * len(slugs))
         rows = self.query(
-            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND slug IN ({marks}) AND {_LIVE}",
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND slug IN ({marks}) AND {LIVE_PAGE}",
             (source, *slugs, allow_private),
         )
         return {r["slug"]: r for r in rows}
@@ -58,7 +59,7 @@ class PageStore(SqliteBase):
 
     def pages_titled(self, source: str, title_lower: str, *, allow_private: bool) -> list[sqlite3.Row]:
         return self.query(
-            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND lower(title) = ? AND {_LIVE}",
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND lower(title) = ? AND {LIVE_PAGE}",
             (source, title_lower, allow_private),
         )
 
@@ -66,13 +67,13 @@ class PageStore(SqliteBase):
         """Live pages whose slug ends with '/<tail>', through the reversed-slug index."""
         lo = reverse("/" + tail)
         return self.query(
-            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND slug_rev >= ? AND slug_rev < ? AND {_LIVE} LIMIT ?",
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND slug_rev >= ? AND slug_rev < ? AND {LIVE_PAGE} LIMIT ?",
             (source, lo, _prefix_upper(lo), allow_private, limit),
         )
 
     def pages_with_prefix(self, source: str, prefix: str, *, allow_private: bool, limit: int = 50) -> list[sqlite3.Row]:
         return self.query(
-            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND slug >= ? AND slug < ? AND {_LIVE} LIMIT ?",
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND slug >= ? AND slug < ? AND {LIVE_PAGE} LIMIT ?",
             (source, prefix, _prefix_upper(prefix), allow_private, limit),
         )
 
@@ -123,7 +124,7 @@ class PageStore(SqliteBase):
     # -- lists and search ----------------------------------------------------
 
     def list_pages(self, source: str, *, type_: str | None, prefix: str | None, limit: int, allow_private: bool) -> list[sqlite3.Row]:
-        sql = f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND {_LIVE}"
+        sql = f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND {LIVE_PAGE}"
         args: list = [source, allow_private]
         if type_:
             sql += " AND type = ?"
@@ -164,7 +165,7 @@ class PageStore(SqliteBase):
         else:
             where, args = "(updated_at > ? OR (updated_at = ? AND slug > ?))", (since, since, since_slug)
         return self.query(
-            f"SELECT slug, source_id, title, updated_at FROM pages WHERE source_id = ? AND {where} AND {_LIVE} "
+            f"SELECT slug, source_id, title, updated_at FROM pages WHERE source_id = ? AND {where} AND {LIVE_PAGE} "
             "ORDER BY updated_at, slug LIMIT ?",
             (source, *args, allow_private, limit),
         )
@@ -239,14 +240,14 @@ class PageStore(SqliteBase):
 
     def _writable(self, db: sqlite3.Connection, source: str, slug: str, allow_private: bool) -> bool:
         return (
-            db.execute(f"SELECT 1 FROM pages WHERE source_id = ? AND slug = ? AND {_LIVE}", (source, slug, allow_private)).fetchone()
+            db.execute(f"SELECT 1 FROM pages WHERE source_id = ? AND slug = ? AND {LIVE_PAGE}", (source, slug, allow_private)).fetchone()
             is not None
         )
 
     def delete_page(self, source: str, slug: str, now: int, *, allow_private: bool) -> bool | None:
         with self.write() as db:
             cur = db.execute(
-                f"UPDATE pages SET deleted_at = ?, updated_at = ? WHERE source_id = ? AND slug = ? AND {_LIVE}",
+                f"UPDATE pages SET deleted_at = ?, updated_at = ? WHERE source_id = ? AND slug = ? AND {LIVE_PAGE}",
                 (now, now, source, slug, allow_private),
             )
             if cur.rowcount == 0:

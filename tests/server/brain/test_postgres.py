@@ -170,6 +170,16 @@ def test_every_connection_bounds_its_wait_for_the_write_lock(brain_url):
         brain.close()
 
 
+def test_a_busy_timeout_of_zero_does_not_wait_for_the_write_lock(brain_url):
+    """0 is "do not wait" on SQLite; Postgres's lock_timeout reads 0 as "forever", so the brain sets 1 ms."""
+    brain = PostgresBrain.open(brain_url, pool_size=1, busy_timeout_ms=0)
+    try:
+        with brain.connection() as conn:
+            assert conn.execute("SHOW lock_timeout").fetchone()[0] == "1ms"
+    finally:
+        brain.close()
+
+
 def test_a_failed_batched_write_releases_the_lock_and_its_connection(brain_url):
     """A remember whose batch fails (text Postgres cannot hold) writes nothing, leaves the write lock
     free for other sessions and the pool's connection usable for the next write."""

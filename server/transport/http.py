@@ -181,7 +181,12 @@ class RemoteBrainApp:
         if scope["method"] == "POST":
             declared = _header(scope, b"content-length")
             if declared is not None and declared.strip().isdigit() and int(declared) > http_limits.MAX_BODY_BYTES:
-                await _json(send, 413, _too_large())
+                # Drop the body already on its way so the 413 is read, not reset away; a client that
+                # asked `Expect: 100-continue` has sent none, and reading would invite it.
+                expects = (_header(scope, b"expect") or "").strip().lower() == "100-continue"
+                if not expects and int(declared) <= http_limits.MAX_BODY_BYTES + http_limits.DRAIN_BYTES:
+                    await http_limits.discard_rest(receive)
+                await _json(send, 413, _too_large(), [(b"connection", b"close")])
                 return
             try:
                 body, trailing = await http_limits.read_body(receive)

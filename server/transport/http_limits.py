@@ -5,7 +5,9 @@
   closed, so it cannot hold a slot forever. uvicorn itself has no such clock.
 * A request's body must arrive within BODY_TIMEOUT_S and stay under
   MAX_BODY_BYTES (the same cap as one stdio frame): 408 or 413 otherwise,
-  before the MCP layer parses anything.
+  before the MCP layer parses anything. A refused body's rest is read and
+  dropped (within bounds) before the connection closes, so the client gets
+  the 413 rather than a reset.
 * At most MAX_CONNECTIONS connections at once (uvicorn answers 503 above it).
 * The `Host` and `Origin` headers must name this server (MCP's guidance
   against DNS rebinding: a web page must not reach a loopback server through
@@ -29,6 +31,8 @@ from memverbs.server.transport.wire import MAX_FRAME_BYTES
 HEAD_TIMEOUT_S = 10.0
 BODY_TIMEOUT_S = 30.0
 MAX_BODY_BYTES = MAX_FRAME_BYTES
+DRAIN_BYTES = MAX_BODY_BYTES  # how much of a refused body is read and dropped so its 413 is not lost
+DRAIN_TIMEOUT_S = 5.0
 MAX_CONNECTIONS = 2048
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
 
@@ -102,7 +106,7 @@ def _name(hostport: str) -> str:
 
 
 class BodyTooLarge(MemverbsError):
-    """A request body over the limit: answered 413 before it is read further."""
+    """A request body over the limit: answered 413, its rest discarded, never parsed (`discard_rest`)."""
 
 
 async def read_body(receive: Receive) -> tuple[bytes, list[Message]]:
@@ -120,10 +124,31 @@ async def read_body(receive: Receive) -> tuple[bytes, list[Message]]:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > MAX_BODY_BYTES:
+                if message.get("more_body", False):
+                    await discard_rest(receive)
                 raise BodyTooLarge(f"the request body is over {MAX_BODY_BYTES} bytes", "Send a smaller request.")
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks), []
+
+
+async def discard_rest(receive: Receive) -> None:
+    """Read and drop what is left of a refused body — at most DRAIN_BYTES, for at most DRAIN_TIMEOUT_S.
+
+    A server that closes a connection with unread bytes in its receive buffer makes the kernel
+    reset it, and a reset can overtake the 413 already sent: the client would see "connection reset"
+    instead of the answer that says why (the lingering close nginx does for the same reason). A
+    client still sending after the bounds gets the reset; its body was not going to be read anyway.
+    """
+    drained = 0
+    with anyio.move_on_after(DRAIN_TIMEOUT_S):
+        while drained <= DRAIN_BYTES:
+            message = await receive()
+            if message["type"] != "http.request":
+                return
+            drained += len(message.get("body", b""))
+            if not message.get("more_body", False):
+                return
 
 
 def replay(body: bytes, trailing: list[Message], receive: Receive) -> Receive:

@@ -149,7 +149,10 @@ def test_the_remote_hook_path_imports_no_mcp_sdk_and_no_http_library(client, ser
         "    'http', 'email', 'ssl', 'keyring', 'dataclasses', 'inspect', 'tomllib'))\n"
         "print(json.dumps(heavy))\n"
     )
-    env = {**server.cli_env, "MEMVERBS_HOME": str(client.home), "MEMVERBS_REMOTE_TOKEN": server.token}
+    # Not measured under `pytest --cov`: coverage's subprocess patch imports dataclasses and tomllib itself.
+    # (The hooks a harness runs start with `-I -S`, which never loads it.)
+    plain = {k: v for k, v in server.cli_env.items() if not k.startswith("COVERAGE_")}
+    env = {**plain, "MEMVERBS_HOME": str(client.home), "MEMVERBS_REMOTE_TOKEN": server.token}
     proc = subprocess.run([sys.executable, "-c", probe], input=json.dumps({"session_id": "sess-imports"}),
                           capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr

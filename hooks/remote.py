@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 MARGIN_S = 0.15
 MAX_REPLY = 4 << 20
+MAX_HEAD = 64 << 10  # a reply's status line and headers; more is no server of ours
 
 
 def remote_url(home: Home, harness: str) -> str | None:
@@ -94,15 +95,23 @@ def _exchange(https: bool, host: str, port: int | None, request: bytes, timeout:
 
             sock = ssl.create_default_context().wrap_socket(sock, server_hostname=host)
         sock.sendall(request)
-        chunks, size = [], 0
+        reply = bytearray()
+        body_at, framing = -1, b""
         while chunk := sock.recv(65536):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > MAX_REPLY:
+            reply += chunk
+            if len(reply) > MAX_REPLY:
                 raise RemoteHookError("remote_bad_reply")
-            if _complete(b"".join(chunks)):
+            if body_at < 0:
+                # Look for the blank line only where it can newly end: a reply trickling in stays linear.
+                end = reply.find(b"\r\n\r\n", max(0, len(reply) - len(chunk) - 3))
+                if end < 0:
+                    if len(reply) > MAX_HEAD:
+                        raise RemoteHookError("remote_bad_reply")
+                    continue
+                body_at, framing = end + 4, _framing(bytes(reply[:end]))
+            if _complete(reply, body_at, framing):
                 break  # a server that keeps the connection open anyway does not hold the hook
-        return b"".join(chunks)
+        return bytes(reply)
     finally:
         sock.close()
 
@@ -115,15 +124,19 @@ def _headers(head: bytes) -> dict[bytes, bytes]:
     return headers
 
 
-def _complete(raw: bytes) -> bool:
-    head, sep, rest = raw.partition(b"\r\n\r\n")
-    if not sep:
-        return False
+def _framing(head: bytes) -> bytes:
+    """How the body ends: b"chunked", the Content-Length's digits, or b"" (at the close)."""
     headers = _headers(head)
     if headers.get(b"transfer-encoding") == b"chunked":
-        return rest.endswith(b"0\r\n\r\n")
-    length = headers.get(b"content-length")
-    return length is not None and length.isdigit() and len(rest) >= int(length)
+        return b"chunked"
+    length = headers.get(b"content-length", b"")
+    return length if length.isdigit() else b""
+
+
+def _complete(reply: bytearray, body_at: int, framing: bytes) -> bool:
+    if framing == b"chunked":
+        return reply.endswith(b"0\r\n\r\n")
+    return bool(framing) and len(reply) - body_at >= int(framing)
 
 
 def _response(raw: bytes) -> tuple[int, bytes]:
@@ -147,7 +160,10 @@ def _dechunk(data: bytes) -> bytes:
     pos = 0
     while True:
         end = data.index(b"\r\n", pos)
-        size = int(data[pos:end].split(b";")[0], 16)
+        field = data[pos:end].split(b";")[0].strip()
+        if not field or field.strip(b"0123456789abcdefABCDEF"):
+            raise ValueError("a chunk size is hex digits")  # a sign would walk backwards: never ending
+        size = int(field, 16)
         if size == 0:
             return b"".join(out)
         out.append(data[end + 2 : end + 2 + size])

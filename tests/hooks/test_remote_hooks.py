@@ -234,6 +234,9 @@ def test_the_remote_call_reads_every_framing_of_a_reply(framing, close):
         (b"SSH-2.0-OpenSSH_9.6\r\n", "remote_unreachable"),
         (b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nnot json!", "remote_bad_reply"),
         (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nbroken\r\n0\r\n\r\n", "remote_bad_reply"),
+        # a signed chunk size would walk the parser backwards, forever
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-6\r\n0\r\n\r\n", "remote_bad_reply"),
+        (b"HTTP/1.1 200 OK\r\nX: " + b"a" * (80 << 10), "remote_bad_reply"),  # headers that never end
     ],
 )
 def test_a_reply_that_is_not_a_tool_result_is_its_code(raw, code):

@@ -4,6 +4,7 @@ import socket
 import threading
 import time
 
+import anyio
 import httpx
 import pytest
 import uvicorn
@@ -103,3 +104,24 @@ def test_health_is_answered_while_slow_connections_are_held(server):
     finally:
         for s in slow:
             s.close()
+
+
+def test_a_body_refused_near_the_end_of_its_clock_is_413_not_408(monkeypatch):
+    """The refused body's rest is drained outside the body's clock: the answer says why it was refused."""
+    monkeypatch.setattr(http_limits, "BODY_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(http_limits, "DRAIN_TIMEOUT_S", 0.5)
+    calls = 0
+
+    async def receive():
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            await anyio.sleep(0.8)  # a slow client, still inside its time...
+            return {"type": "http.request", "body": b"x" * (http_limits.MAX_BODY_BYTES + 1), "more_body": True}
+        await anyio.sleep(10)  # ...that then stalls the rest of its refused body
+
+    async def read():
+        with pytest.raises(http_limits.BodyTooLarge):
+            await http_limits.read_body(receive)
+
+    anyio.run(read)

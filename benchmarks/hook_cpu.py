@@ -60,6 +60,16 @@ def _summary(values: list[float]) -> str:
     return f"{statistics.median(values):.0f} / {min(values):.0f}"
 
 
+def _measure(rows: dict[str, dict[str, list]], row: str, argv: list[str], payload: dict, env: dict, *, expect: str) -> None:
+    """One cold hook run into `rows[row]`; a run that did not print `expect` measured no real work."""
+    cpu, wall, out = _cpu_run(argv, payload, env)
+    if expect not in out:
+        raise RuntimeError(f"{row}: the hook printed no {expect!r}")
+    cell = rows.setdefault(row, {"cpu": [], "wall": []})
+    cell["cpu"].append(cpu)
+    cell["wall"].append(wall)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.hook_cpu", description=__doc__.splitlines()[0])
     parser.add_argument("--before", help="another checkout of the repository, run interleaved with this one")
@@ -106,30 +116,17 @@ def main(argv: list[str] | None = None) -> int:
                     sid = f"cpu-{label}-{i}-{time.time_ns()}"
                     sessions[label] = sid
                     start = {"session_id": sid, "hook_event_name": "SessionStart", "source": "startup"}
-                    cpu, wall, out = _cpu_run([*hook, "session-start", "--harness", "claude"], start, env)
-                    if entities[0] not in out:
-                        raise RuntimeError(f"{label}: the session start printed no pack")
-                    rows.setdefault(f"{label}: session-start", {"cpu": [], "wall": []})
-                    rows[f"{label}: session-start"]["cpu"].append(cpu)
-                    rows[f"{label}: session-start"]["wall"].append(wall)
+                    argv = [*hook, "session-start", "--harness", "claude"]
+                    _measure(rows, f"{label}: session-start", argv, start, env, expect=entities[0])
                     if remote_env is not None:
-                        cpu, wall, out = _cpu_run([*hook, "session-start", "--harness", "claude"], start, remote_env)
-                        if entities[0] not in out:
-                            raise RuntimeError(f"{label}: the remote session start printed no pack")
-                        rows.setdefault(f"{label}: remote session-start", {"cpu": [], "wall": []})
-                        rows[f"{label}: remote session-start"]["cpu"].append(cpu)
-                        rows[f"{label}: remote session-start"]["wall"].append(wall)
+                        _measure(rows, f"{label}: remote session-start", argv, start, remote_env, expect=entities[0])
                 fact = f"Round {i} brings news for {entities[i % 8]}"
                 _memverbs(env, "remember", fact, "--provenance", "bench", "--entity", entities[i % 8])
                 time.sleep(2.2)
                 for label, hook in launches.items():
                     beat = {"session_id": sessions[label], "hook_event_name": "UserPromptSubmit", "prompt": "next?"}
-                    cpu, wall, out = _cpu_run([*hook, "heartbeat", "--harness", "claude"], beat, env)
-                    if fact not in out:
-                        raise RuntimeError(f"{label}: the heartbeat did not deliver the fact")
-                    rows.setdefault(f"{label}: delivering heartbeat", {"cpu": [], "wall": []})
-                    rows[f"{label}: delivering heartbeat"]["cpu"].append(cpu)
-                    rows[f"{label}: delivering heartbeat"]["wall"].append(wall)
+                    _measure(rows, f"{label}: delivering heartbeat", [*hook, "heartbeat", "--harness", "claude"], beat, env,
+                             expect=fact)
         finally:
             if server is not None:
                 server.__exit__(None, None, None)

@@ -125,18 +125,17 @@ def _headers(head: bytes) -> dict[bytes, bytes]:
 
 
 def _framing(head: bytes) -> bytes:
-    """How the body ends: b"chunked", the Content-Length's digits, or b"" (at the close)."""
+    """How the body ends: b"chunked", the Content-Length as sent, or b"" (at the close)."""
     headers = _headers(head)
     if headers.get(b"transfer-encoding") == b"chunked":
         return b"chunked"
-    length = headers.get(b"content-length", b"")
-    return length if length.isdigit() else b""
+    return headers.get(b"content-length", b"")
 
 
 def _complete(reply: bytearray, body_at: int, framing: bytes) -> bool:
     if framing == b"chunked":
         return reply.endswith(b"0\r\n\r\n")
-    return bool(framing) and len(reply) - body_at >= int(framing)
+    return framing.isdigit() and len(reply) - body_at >= int(framing)  # a bad length reads to the close
 
 
 def _response(raw: bytes) -> tuple[int, bytes]:
@@ -145,12 +144,11 @@ def _response(raw: bytes) -> tuple[int, bytes]:
     status_line = head.split(b"\r\n", 1)[0].split(None, 2)
     if not sep or len(status_line) < 2 or not status_line[0].startswith(b"HTTP/") or not status_line[1].isdigit():
         raise RemoteHookError("remote_unreachable")  # not an HTTP server answering
-    headers = _headers(head)
+    framing = _framing(head)
     try:
-        if headers.get(b"transfer-encoding") == b"chunked":
+        if framing == b"chunked":
             return int(status_line[1]), _dechunk(rest)
-        length = headers.get(b"content-length")
-        return int(status_line[1]), rest[: int(length)] if length is not None else rest
+        return int(status_line[1]), rest[: int(framing)] if framing else rest
     except ValueError as exc:
         raise RemoteHookError("remote_bad_reply") from exc
 

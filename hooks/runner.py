@@ -71,12 +71,16 @@ class Hook:
         self.event, self.settings, self.state, self.now_ms = event, settings, state, now_ms
         self.source = settings.source
         # Never wait on a lock past the deadline: SQLite's busy wait is C code the alarm cannot
-        # interrupt, so it gets what is left of the budget (minus a margin to report and exit).
-        # One connection at most (a hook makes a few calls in sequence).
-        left_ms = int((deadline - time.monotonic()) * 1000) - LOCK_MARGIN_MS
+        # interrupt, and the alarm would leave a Postgres connection mid-query. So every lock wait
+        # (each write a verb may skip on a lock meets it again) gets what is left of the budget,
+        # minus a margin to report and exit. One connection at most (a few calls in sequence).
+        lock_deadline = deadline - LOCK_MARGIN_MS / 1000
+        left_ms = int((lock_deadline - time.monotonic()) * 1000)
         busy_ms = max(10, min(settings.busy_timeout_ms, 1_000, left_ms))
         where = locate(settings.brain_url, home, settings.brain_path)
-        self.brain = open_brain(where, busy_timeout_ms=busy_ms, pool_size=1)
+        if where.backend == "postgres":
+            _quiet_driver()
+        self.brain = open_brain(where, busy_timeout_ms=busy_ms, pool_size=1, deadline=lock_deadline)
         # The CLI's dispatcher (Runtime.local_dispatcher builds the same), on this one connection;
         # not through Runtime itself, which would add its settings and providers to every hook.
         self.dispatcher = Dispatcher.local(self.source, lambda: self.brain, "verbs")
@@ -109,6 +113,18 @@ class Hook:
     def close(self) -> None:
         self.brain.close()
 
+
+
+def _quiet_driver() -> None:
+    """Keep psycopg's own log lines (a rollback it could not send, a connection the pool discards
+    when a deadline cut a call short) off stderr, which some harnesses show the user. Without a
+    handler of its own, Python's last-resort handler would print them; what happened is the
+    hooks log's code."""
+    import logging  # noqa: PLC0415 - psycopg imports it anyway; a SQLite hook never pays for it
+
+    driver = logging.getLogger("psycopg")  # psycopg's and psycopg_pool's ("psycopg.pool") loggers
+    driver.addHandler(logging.NullHandler())
+    driver.propagate = False
 
 
 def _local_brain(home: Home, settings: QuickSettings) -> BrainLocation | None:

@@ -32,7 +32,7 @@ HOOK_FIXES = {
     "bad_input": "The harness sent a payload memverbs could not read; reinstall with `memverbs install <harness>`.",
     "unknown_harness": "Reinstall: `memverbs install <harness>` writes the right --harness.",
     "remote_unreachable": "The remote brain did not answer: is its server up? `memverbs auth test URL` checks it.",
-    "remote_401": "The remote brain refused the token: `memverbs connect URL --token NEW` stores a new one.",
+    "remote_401": "The remote brain refused the token: `memverbs connect URL` (it asks for the new token) stores a new one.",
     "remote_timeout": "The remote brain answered too slowly for a hook; check the network or the server's load.",
     "remote_no_token": "No token for the remote brain: set MEMVERBS_REMOTE_TOKEN where the harness starts, or connect again.",
 }
@@ -80,7 +80,7 @@ def remote_checks(home: Home) -> list[dict]:
         url = receipt.get("remote_url", "?")
         summary = f"remote brain {url}, registered {receipt.get('installed_at', '?')}"
         summary += ", hooks on the remote brain" if receipt.get("hooks") else ", no hooks (context is pulled through the tools)"
-        fix = (f'Run `memverbs connect {url} --token "$(memverbs remote-header --bare)" --install {harness.value}` '
+        fix = (f"Run `memverbs remote-header --bare | memverbs connect {url} --install {harness.value}` "
                "again (it repairs its own entry and nothing else).")
         problems = [p for record in receipt.get("steps", []) for p in _remote_step_problems(record)]
         if spec.doctor is not None:

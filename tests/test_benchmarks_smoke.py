@@ -135,3 +135,13 @@ def test_fault_benchmarks_lose_nothing_and_hooks_stay_silent(tmp_path):
 def test_percentile_definition():
     samples = [float(i) for i in range(1, 101)]
     assert verbs.percentiles(samples)["p99_ms"] == 99.0 and verbs.percentiles(samples)["p50_ms"] == 50.0
+
+
+def test_unauthenticated_uploads_benchmark_gets_every_401(monkeypatch):
+    from benchmarks import http_unauth
+
+    monkeypatch.setattr(http_unauth, "UPLOAD_BYTES", 512 * 1024)
+    monkeypatch.setattr(http_unauth, "settle", lambda pid, seconds=1.0: http_unauth.rss_mb(pid))
+    report = http_unauth.run(4)
+    assert report["sequential"]["outcomes"] == {"401": 4} and report["concurrent"]["outcomes"] == {"401": 4}
+    assert report["rss_mb"]["at_rest"] > 0

@@ -77,7 +77,7 @@ def _create(args: argparse.Namespace, runtime: Runtime, brain: Brain) -> int:
         f"memverbs: token {args.name!r} created — scopes {row['scopes']}, surface {args.surface} (capped by the "
         f"server's --surface), source {source}, delta lane {row['client_id']}.\n"
         "  This is the only time it is shown: memverbs stores just its hash. On the machine that connects:\n"
-        f"  memverbs connect https://YOUR-HOST/mcp --token {token}",
+        "  memverbs connect https://YOUR-HOST/mcp      (it asks for the token; or pipe it in)",
         file=sys.stderr,
     )
     return 0

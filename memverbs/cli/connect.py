@@ -1,8 +1,9 @@
-"""`memverbs connect URL --token T`, `memverbs disconnect` and `memverbs remote-header`: the
-arguments and the output; the workflow is memverbs/remote/connection.py.
+"""`memverbs connect URL`, `memverbs disconnect` and `memverbs remote-header`: the arguments and
+the output; the workflow is memverbs/remote/connection.py.
 
-connect checks the URL and the token against the server (`whoami`) before anything is
-stored; `remote-header` is the helper harness registrations run for the token.
+connect reads the token from stdin or a hidden prompt (memverbs/cli/token_input.py; `--token`
+too, with a warning), and checks the URL and the token against the server (`whoami`) before
+anything is stored; `remote-header` is the helper harness registrations run for the token.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import shlex
 import sys
 from typing import TYPE_CHECKING
 
+from memverbs.cli import token_input
 from memverbs.cli.output import fail, print_json
 from memverbs.remote.record import TOKEN_ENV, RemoteError, RemoteRecord, normalise_url
 from memverbs.server.home import Home
@@ -39,15 +41,21 @@ def run_connect(args: argparse.Namespace) -> int:
         url, warnings = normalise_url(args.url)
     except RemoteError as exc:
         return fail(exc.message, exc.fix, code=2)
-    token = (args.token or "").strip()
-    if not token:
-        return fail("--token is empty", "Pass the token `memverbs auth create` printed on the server.", code=2)
     requested = _harness_list(args)
     if requested:
         try:
             requested = connection.check_harnesses(requested)
         except RemoteError as exc:
             return fail(exc.message, exc.fix, code=2)
+    try:  # after the arguments are checked: nobody is asked for a token a typo would waste
+        token = token_input.given(args.token)
+        if token is None:
+            token = token_input.asked(f"token for {url} (from `memverbs auth create` on the server; not echoed): ")
+    except token_input.TokenInputError as exc:
+        return fail(exc.message, exc.fix, code=2)
+    if not token:
+        return fail("no token given", "Pipe in the token `memverbs auth create` printed on the server "
+                    "(`… | memverbs connect URL`), or run connect in a terminal to be asked for it.", code=2)
     for warning in warnings:
         print(f"memverbs: warning: {warning}", file=sys.stderr)
     try:
@@ -143,7 +151,7 @@ def run_remote_header(args: argparse.Namespace) -> int:
         except RemoteError as exc:
             return fail(exc.message, exc.fix)
         if record is None:
-            return fail("not connected to a remote brain", "Run `memverbs connect URL --token T`, or pass the URL.")
+            return fail("not connected to a remote brain", "Run `memverbs connect URL`, or pass the URL.")
         url = record.url
     find_session_bus()
     if args.keyring_backend:
@@ -152,7 +160,7 @@ def run_remote_header(args: argparse.Namespace) -> int:
     if not token:
         return fail(
             f"no token for {url}: not in the OS keyring and {TOKEN_ENV} is not set",
-            f"Run `memverbs connect {url} --token T` again, or export {TOKEN_ENV}.",
+            f"Run `memverbs connect {url}` again, or export {TOKEN_ENV}.",
         )
     if args.bare:
         print(token)

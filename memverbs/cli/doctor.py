@@ -101,7 +101,7 @@ def remote_brain_checks(home: Home) -> list[Check]:
         return [Check(
             "remote brain", "fail", f"{record.url}: no token (not in the keyring, MEMVERBS_REMOTE_TOKEN unset)",
             'export MEMVERBS_REMOTE_TOKEN="mvb_…" (the token from `memverbs auth create` on the server), '
-            "or run `memverbs connect URL --token T` again where a keyring backend is available.",
+            "or run `memverbs connect URL` again where a keyring backend is available.",
         )]
     import anyio  # noqa: PLC0415 - the MCP client stack, only when a remote is connected
 

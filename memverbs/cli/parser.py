@@ -123,7 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--target", metavar="URL|COMMAND|self",
                    help="http(s)://…/mcp URL, a command that starts a stdio server, or self: this memverbs on "
                    "your own brain (default: this memverbs on a throwaway brain, so nothing is written into yours)")
-    c.add_argument("--token", metavar="TOKEN", help="bearer token for an HTTP target")
+    c.add_argument("--token", metavar="-|TOKEN",
+                   help="bearer token for an HTTP target: - reads it from stdin (default: the one `memverbs connect` stored for "
+                        "the URL); a token written here is visible in `ps` and shell history, and warned about")
     c.add_argument("--synthesize", action="store_true", help="also call synthesize (costs money with a real LLM)")
     json_flag(c, "the report as JSON")
     st = add(psub, "stats", "verb usage from the local usage log")
@@ -147,12 +149,16 @@ def build_parser() -> argparse.ArgumentParser:
     json_flag(a, "the result as JSON")
     a = add(asub, "test", "check that a remote brain accepts a token (whoami)")
     a.add_argument("url", metavar="URL", help="the server's MCP endpoint, e.g. https://brain.example.com/mcp")
-    a.add_argument("--token", metavar="TOKEN", help="the token (default: the one `memverbs connect` stored for this URL)")
+    a.add_argument("--token", metavar="-|TOKEN",
+                   help="- reads the token from stdin (default: the one `memverbs connect` stored for this URL, else stdin or a "
+                        "hidden prompt); a token written here is visible in `ps` and shell history, and warned about")
     json_flag(a, "the report as JSON")
 
     p = add(sub, "connect", "use a remote brain: check the URL and token, keep the token in the OS keyring")
     p.add_argument("url", metavar="URL", help="the server's MCP endpoint, e.g. https://brain.example.com/mcp")
-    p.add_argument("--token", required=True, metavar="TOKEN", help="a token from `memverbs auth create` on the server")
+    p.add_argument("--token", metavar="-|TOKEN",
+                   help="a token from `memverbs auth create` on the server (default: read from stdin, or a hidden prompt at a "
+                        "terminal); a token written here is visible in `ps` and shell history, and warned about")
     p.add_argument("--install", metavar="HARNESSES",
                    help="also register the remote brain in these harnesses, comma-separated: claude,codex,grok,opencode,openclaw "
                         "(or all: those on PATH); the token goes in none of their files (docs/remote.md). Without it, the harnesses an "

@@ -13,6 +13,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from memverbs import __version__
+from memverbs.cli import token_input
 from memverbs.cli.output import fail, print_json
 from memverbs.remote.credentials import token_for
 from memverbs.remote.record import RemoteError, normalise_url
@@ -103,16 +104,23 @@ def describe(report: dict) -> str:
 
 
 def run_test(args: argparse.Namespace) -> int:
-    """`memverbs auth test URL [--token T]`."""
+    """`memverbs auth test URL [--token -|T]`: the token given, else the one stored for the URL, else
+    stdin's or a hidden prompt's (memverbs/cli/token_input.py)."""
     import anyio  # noqa: PLC0415
 
     try:
         url, warnings = normalise_url(args.url)
     except RemoteError as exc:
         return fail(exc.message, exc.fix, code=2)
-    token = (args.token or "").strip() or token_for(url)
+    try:
+        token = token_input.given(args.token)
+        if token is None:
+            token = token_for(url) or token_input.asked(f"token for {url} (not echoed): ")
+    except token_input.TokenInputError as exc:
+        return fail(exc.message, exc.fix, code=2)
     if not token:
-        return fail("no token to test", "Pass --token, or `memverbs connect` this URL first so its token is stored.", code=2)
+        return fail("no token to test", "Pipe the token in, run this in a terminal to be asked for it, or "
+                    "`memverbs connect` this URL first so its token is stored.", code=2)
     for warning in warnings:
         print(f"memverbs: warning: {warning}", file=sys.stderr)
     try:

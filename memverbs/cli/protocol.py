@@ -30,6 +30,25 @@ def run_protocol(args: argparse.Namespace) -> int:
     return 0
 
 
+def _token(flag: str | None, target: str | None) -> str | None:
+    """The bearer token for the target: `--token -` (stdin) or `--token T` (with the warning), else for
+    an http(s) URL the one stored for it (`memverbs connect`, or $MEMVERBS_REMOTE_TOKEN), else none:
+    a token is optional here (a stdio target has none), so nobody is asked for one."""
+    from memverbs.cli import token_input  # noqa: PLC0415
+
+    token = token_input.given(flag)
+    if token is not None or not target or not target.startswith(("http://", "https://")):
+        return token or None
+    from memverbs.remote.credentials import token_for  # noqa: PLC0415
+    from memverbs.remote.record import RemoteError, normalise_url  # noqa: PLC0415
+
+    try:
+        url, _ = normalise_url(target)
+    except RemoteError:
+        return None  # the connection reports what is wrong with the URL
+    return token_for(url)
+
+
 def _conformance(args: argparse.Namespace) -> int:
     import anyio  # noqa: PLC0415 - only this subcommand needs the MCP client stack
 
@@ -56,8 +75,15 @@ def _conformance(args: argparse.Namespace) -> int:
         shown = describe(target) if target else f"self (stdio, your brain in {Home.from_env().root})"
         print(f"memverbs: certifying {shown}: {writes_summary()}", file=sys.stderr)
 
+    try:
+        token = _token(args.token, target)
+    except MemverbsError as exc:
+        if scratch is not None:
+            scratch.cleanup()
+        return fail(exc.message, exc.fix, code=2)
+
     async def main() -> dict:
-        async with connect(target, args.token, env=env) as endpoint:
+        async with connect(target, token, env=env) as endpoint:
             return await run(endpoint.list_tools, endpoint.call_tool, synthesize=args.synthesize)
 
     try:
@@ -67,7 +93,7 @@ def _conformance(args: argparse.Namespace) -> int:
         return fail(
             f"could not talk MCP to {shown} ({detail})",
             "Check the target: a URL must be the server's MCP endpoint (…/mcp) and a command must start an MCP "
-            "stdio server; pass --token for a server that needs one.",
+            "stdio server; for a server that needs a token, pipe it in with --token - (or `memverbs connect` it first).",
         )
     finally:
         if scratch is not None:

@@ -115,7 +115,7 @@ def open_target(args: argparse.Namespace) -> LocalTarget | RemoteTarget:
     if record is None:
         raise TargetError(
             "--remote: this machine is not connected to a remote brain",
-            "Run `memverbs connect URL --token T` first, or drop --remote.",
+            "Run `memverbs connect URL` first, or drop --remote.",
         )
     token = token_for(record.url)
     if not token:

@@ -74,12 +74,12 @@ def normalise_url(raw: str) -> tuple[str, list[str]]:
     if parts.username is not None or parts.password is not None or "@" in parts.netloc:
         raise RemoteError(
             "the URL carries credentials (user:password@)",
-            "Take them out of the URL and pass the token with --token: URLs end up in configs and shell history.",
+            "Take them out of the URL and give connect the token on stdin or at its prompt: URLs end up in configs and shell history.",
         )
     if parts.query or parts.fragment or text.endswith(("?", "#")):
         raise RemoteError(
             "the URL has a query string or fragment",
-            f"Give the bare endpoint ({example}); a token goes in --token, never in the URL.",
+            f"Give the bare endpoint ({example}); a token goes on stdin or at the prompt, never in the URL.",
         )
     host = (parts.hostname or "").lower()
     if not host:

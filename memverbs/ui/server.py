@@ -1,10 +1,13 @@
 """`memverbs ui`: the inspector's HTTP server (standard library only, loopback by default).
 
 Trust: the inspector is the trusted local caller, so it shows private material. Only the
-person who started it may use it: every request needs the per-run token (in the URL once,
-then in a SameSite=Strict, HttpOnly cookie); the Host header must name the address it listens
-on (no DNS rebinding); a POST must come from the inspector's own origin (no cross-site form).
-A non-loopback bind is refused unless asked for explicitly.
+person who started it may use it: the printed URL carries a per-run token that works once —
+the first load trades it for a session secret of its own in a SameSite=Strict, HttpOnly
+cookie, and every later request needs that cookie. A URL seen since (in `ps` while the
+browser starts, in the browser's history, on the terminal) opens nothing. The Host header
+must name the address it listens on (no DNS rebinding); a POST must come from the
+inspector's own origin (no cross-site form). A non-loopback bind is refused unless asked for
+explicitly.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import ipaddress
 import json
 import secrets
 import sys
+import threading
 import traceback
 from http import HTTPStatus
 from http.cookies import SimpleCookie
@@ -68,6 +72,25 @@ class InspectorServer(ThreadingHTTPServer):
         self.origin_hosts = {f"{shown}:{port}", f"localhost:{port}"} if is_loopback(host) else {f"{shown}:{port}"}
         self.url = f"http://{shown}:{port}/?token={token}"
         self.cookie = f"{COOKIE}_{port}"
+        self.session: str | None = None  # the cookie's secret, made when the URL's token is redeemed
+        self._redeem_lock = threading.Lock()
+
+    def redeem(self, given: str) -> str | None:
+        """The URL's token, once: the first caller that presents it gets the session secret (a new
+        random value, so the token itself never opens anything); anyone after gets None."""
+        with self._redeem_lock:
+            if self.session is not None or not hmac.compare_digest(given.encode(), self.token.encode()):
+                return None
+            self.session = secrets.token_urlsafe(32)
+            return self.session
+
+    def spent(self, given: str) -> bool:
+        """Whether `given` is the URL's token, already redeemed (so the refusal can say why)."""
+        return self.session is not None and hmac.compare_digest(given.encode(), self.token.encode())
+
+    def in_session(self, cookie_value: str) -> bool:
+        session = self.session
+        return session is not None and hmac.compare_digest(cookie_value.encode(), session.encode())
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -79,36 +102,43 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- the gate -----------------------------------------------------------------------
 
-    def _authorised(self, query: dict) -> tuple[bool, bool]:
-        """(allowed, came with the token in the URL)."""
-        token = self.server.token
-        given = (query.get("token") or [""])[0]
-        if given and hmac.compare_digest(given.encode(), token.encode()):
-            return True, True
-        cookie = SimpleCookie(self.headers.get("Cookie") or "")
-        morsel = cookie.get(self.server.cookie)
-        return bool(morsel and hmac.compare_digest(morsel.value.encode(), token.encode())), False
-
     def _gate(self, query: dict) -> bool:
         if (self.headers.get("Host") or "") not in self.server.origin_hosts:
             self._plain(HTTPStatus.FORBIDDEN, "memverbs ui: unexpected Host header; open the URL `memverbs ui` printed.\n")
             return False
-        ok, from_url = self._authorised(query)
-        if not ok:
-            self._plain(HTTPStatus.FORBIDDEN, "memverbs ui: this inspector needs its token; open the URL `memverbs ui` printed "
-                                              "(it ends with ?token=…).\n")
-            return False
-        if from_url:
-            # Trade the URL's token for a cookie, and drop it from the address bar.
-            path = urlsplit(self.path).path
-            target = "/timeline" if path == "/" else path
-            self.send_response(HTTPStatus.SEE_OTHER)
-            self.send_header("Location", target)
-            self.send_header("Set-Cookie", f"{self.server.cookie}={self.server.token}; HttpOnly; SameSite=Strict; Path=/")
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return False
-        return True
+        given = (query.get("token") or [""])[0]
+        morsel = SimpleCookie(self.headers.get("Cookie") or "").get(self.server.cookie)
+        if morsel is not None and self.server.in_session(morsel.value):
+            if given:  # the first URL again, in the browser that holds the session: just drop it from the address bar
+                self._to_clean_url(None)
+                return False
+            return True
+        if given:
+            session = self.server.redeem(given)
+            if session is not None:
+                self._to_clean_url(session)
+                return False
+            if self.server.spent(given):
+                self._plain(HTTPStatus.FORBIDDEN, "memverbs ui: this link has been used: it opens the inspector once, in the "
+                                                  "browser that opened it first (so a copy seen in `ps` or a browser's history "
+                                                  "opens nothing). Go back to that browser, or restart `memverbs ui` for a new link.\n")
+                return False
+        self._plain(HTTPStatus.FORBIDDEN, "memverbs ui: this inspector needs its token; open the URL `memverbs ui` printed "
+                                          "(it ends with ?token=…).\n")
+        return False
+
+    def _to_clean_url(self, session: str | None) -> None:
+        """Redirect to this address without the token; with `session`, set the cookie that carries it."""
+        from urllib.parse import quote  # noqa: PLC0415
+
+        path = urlsplit(self.path).path
+        self.send_response(HTTPStatus.SEE_OTHER)
+        self.send_header("Location", "/timeline" if path == "/" else quote(unquote(path), safe="/%:"))
+        if session is not None:
+            self.send_header("Set-Cookie", f"{self.server.cookie}={session}; HttpOnly; SameSite=Strict; Path=/")
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
     def _same_origin(self) -> bool:
         origin = self.headers.get("Origin") or self.headers.get("Referer")

@@ -108,12 +108,14 @@ def open_brain(
     busy_timeout_ms: int = 10_000,
     pool_size: int = 4,
     build_graphs: bool = False,
+    deadline: float | None = None,
 ) -> Brain:
     """Open the brain at `location`: with `create`, initialise it; its schema is current or refused.
 
     `read_only` is doctor's look: nothing is written, pending migrations included. `build_graphs`
     says the process lives long enough to build a big SQLite brain's vector graph in the
     background (a server); Postgres keeps its HNSW index in the database, so it has no such step.
+    `deadline` (a time.monotonic(), a hook's) bounds every later lock wait: each gets what is left of it.
     """
     if location.backend == "postgres":
         try:
@@ -128,12 +130,12 @@ def open_brain(
 
         return PostgresBrain.open(
             location.dsn, create=create, read_only=read_only, busy_timeout_ms=busy_timeout_ms, pool_size=pool_size,
-            password=keyring_password(location.dsn, location.keyring),
+            password=keyring_password(location.dsn, location.keyring), deadline=deadline,
         )
     from memverbs.server.brain.sqlite import SqliteBrain  # noqa: PLC0415
 
     if read_only:
         return SqliteBrain.open_read_only(location.file)
-    brain = SqliteBrain.open(location.file, create=create, busy_timeout_ms=busy_timeout_ms)
+    brain = SqliteBrain.open(location.file, create=create, busy_timeout_ms=busy_timeout_ms, deadline=deadline)
     brain.build_graphs = build_graphs
     return brain

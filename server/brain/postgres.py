@@ -52,12 +52,13 @@ class PostgresBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, 
     @classmethod
     def open(
         cls, url: str, *, create: bool = False, read_only: bool = False, busy_timeout_ms: int = 10_000, pool_size: int = 4,
-        password: str | None = None,
+        password: str | None = None, deadline: float | None = None,
     ) -> PostgresBrain:
         """Check (with `create`, initialise) the schema over one short connection; the pool waits for the first query.
 
         `password` is the one memverbs keeps in the OS keyring for this brain; without it libpq
-        looks where it always does (the URL, PGPASSWORD, ~/.pgpass)."""
+        looks where it always does (the URL, PGPASSWORD, ~/.pgpass). With a `deadline` (a
+        time.monotonic()), no write waits for the lock past it."""
         where = redact(url)
         try:
             conn = psycopg.connect(
@@ -80,7 +81,8 @@ class PostgresBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, 
             raise translate(exc, url, password) from exc
         finally:
             conn.close()
-        return cls(url, pool_size=pool_size, busy_timeout_ms=busy_timeout_ms, pgvector=pgvector, password=password)
+        return cls(url, pool_size=pool_size, busy_timeout_ms=busy_timeout_ms, pgvector=pgvector, password=password,
+                   deadline=deadline)
 
     def describe(self) -> str:
         return self.where

@@ -115,7 +115,7 @@ def first(cursor: psycopg.Cursor[Row]) -> Row:
 class PostgresBase:
     def __init__(
         self, url: str, *, pool_size: int = 4, busy_timeout_ms: int = 10_000, pgvector: bool = False,
-        password: str | None = None,
+        password: str | None = None, deadline: float | None = None,
     ) -> None:
         self.url = url
         self.where = redact(url)
@@ -123,6 +123,7 @@ class PostgresBase:
         self.pool_size = pool_size
         self.busy_timeout_ms = busy_timeout_ms
         self.pgvector = pgvector
+        self.deadline = deadline  # a time.monotonic() no lock is waited for past (a hook's); None: no such time
         self._shared: _SharedPool | None = None
         self._lock = threading.Lock()
 
@@ -194,8 +195,21 @@ class PostgresBase:
 
         The wait for the lock is bounded by the connection's lock_timeout (`_configure`)."""
         with self.connection() as conn, conn.transaction():
-            conn.execute(_TAKE_WRITE_LOCK, (WRITE_LOCK,))
+            self._take_write_lock(conn)
             yield conn
+
+    def _take_write_lock(self, conn: Conn) -> None:
+        """Queue for the write lock; with a deadline, wait only for what is left of it.
+
+        The lock_timeout then holds for this transaction alone (`set_config(…, true)`, which a
+        pipeline's implicit transaction honours too). The wait ends on the server, with the
+        `lock_not_available` a lock_timeout gives, rather than under a signal that would leave the
+        connection mid-query (a hook's deadline: hooks/runner.py)."""
+        if self.deadline is not None:
+            left = int((self.deadline - time.monotonic()) * 1000)
+            timeout = max(1, min(self.busy_timeout_ms, left))  # 0 would mean "wait forever"
+            conn.execute("SELECT set_config('lock_timeout', %s, true)", (f"{timeout}ms",))
+        conn.execute(_TAKE_WRITE_LOCK, (WRITE_LOCK,))
 
     @contextmanager
     def batched_write(self) -> Iterator[Conn]:
@@ -217,7 +231,7 @@ class PostgresBase:
             try:
                 with conn.pipeline() if _PIPELINE else nullcontext():
                     conn.execute("BEGIN")
-                    conn.execute(_TAKE_WRITE_LOCK, (WRITE_LOCK,))
+                    self._take_write_lock(conn)
                     yield conn
                     conn.execute("COMMIT")
             except BaseException:
@@ -241,7 +255,7 @@ class PostgresBase:
         own), so it sees every write committed before."""
         with self.connection() as conn:
             with conn.pipeline() if _PIPELINE else conn.transaction():
-                conn.execute(_TAKE_WRITE_LOCK, (WRITE_LOCK,))
+                self._take_write_lock(conn)
                 cursor = conn.execute(sql, params)
             return first(cursor)
 

@@ -28,8 +28,11 @@ class SqliteBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, Br
     backend = "sqlite"
 
     @classmethod
-    def open(cls, path: Path, *, create: bool = False, busy_timeout_ms: int = 10_000) -> SqliteBrain:
-        """Open (and with `create`, initialise) the brain at `path`, schema current or refused."""
+    def open(
+        cls, path: Path, *, create: bool = False, busy_timeout_ms: int = 10_000, deadline: float | None = None
+    ) -> SqliteBrain:
+        """Open (and with `create`, initialise) the brain at `path`, schema current or refused; with a
+        `deadline` (a time.monotonic()), no later lock wait outlives it."""
         if not create and not path.is_file():
             raise BrainMissing(
                 f"no brain at {path}",
@@ -57,7 +60,7 @@ class SqliteBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, Br
         except sqlite3.DatabaseError as exc:
             db.close()
             raise translate(exc, path) from exc
-        return cls(db, path)
+        return cls(db, path, busy_timeout_ms=busy_timeout_ms, deadline=deadline)
 
     @classmethod
     def open_read_only(cls, path: Path) -> SqliteBrain:

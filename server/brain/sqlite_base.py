@@ -9,6 +9,7 @@ at the end (the composed brain's MRO puts the sibling's definition first).
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,14 +24,29 @@ Params = tuple[object, ...] | list[object] | dict[str, object]
 
 
 class SqliteBase:
-    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
+    def __init__(
+        self, db: sqlite3.Connection, path: Path, *, busy_timeout_ms: int = 10_000, deadline: float | None = None
+    ) -> None:
         self.db = db
         self.path = path
+        self.busy_timeout_ms = busy_timeout_ms
+        self.deadline = deadline  # a time.monotonic() no lock is waited for past (a hook's); None: no such time
+
+    def _bound_wait(self) -> None:
+        """Give the next lock wait what is left before the deadline, if there is one.
+
+        SQLite's busy wait is C code no signal interrupts, and a hook meets the write lock more
+        than once when a write it may skip fails (delta's cursor, then its cleanup): each wait
+        would start the whole busy timeout again. One PRAGMA, only on a brain with a deadline."""
+        if self.deadline is not None:
+            left = int((self.deadline - time.monotonic()) * 1000)
+            self.db.execute(f"PRAGMA busy_timeout = {max(0, min(self.busy_timeout_ms, left))}")
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction: IMMEDIATE (queue for the write lock up front), commit or roll back."""
         try:
+            self._bound_wait()
             self.db.execute("BEGIN IMMEDIATE")
         except sqlite3.DatabaseError as exc:
             raise translate(exc, self.path) from exc
@@ -48,12 +64,14 @@ class SqliteBase:
 
     def query(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         try:
+            self._bound_wait()  # a reader waits too, on a rollback-journal brain's exclusive lock
             return self.db.execute(sql, params).fetchall()
         except sqlite3.DatabaseError as exc:
             raise translate(exc, self.path) from exc
 
     def one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
         try:
+            self._bound_wait()
             row: sqlite3.Row | None = self.db.execute(sql, params).fetchone()
         except sqlite3.DatabaseError as exc:
             raise translate(exc, self.path) from exc

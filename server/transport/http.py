@@ -2,7 +2,8 @@
 
 Every request but `/health` needs a bearer token (`memverbs auth create`); no
 token, an unknown one or a revoked one is a 401 with a `WWW-Authenticate`
-header, decided before the MCP layer sees the request. A valid token becomes a
+header, decided from the request's head before its body is read (`admit`):
+an unauthenticated upload is answered at once and none of it is kept. A valid token becomes a
 `Grant` on the request, and each MCP request builds its caller from it: remote
 (world-only), the token's own cursor lane and usage-log client, the token's
 scopes, and the surface `min(server ceiling, token surface)`. The token's row
@@ -65,6 +66,7 @@ HEALTH_PATH = "/health"
 WORKERS = 16  # threads (and so SQLite connections) serving calls at once
 GRANT = "memverbs.grant"  # the ASGI scope key the bearer gate fills
 REALM = 'Bearer realm="memverbs"'
+Refusal = tuple[int, dict, list[tuple[bytes, bytes]]]  # status, JSON body, extra headers: a request turned away
 
 
 class ThreadBrains:
@@ -169,25 +171,11 @@ class RemoteBrainApp:
         if scope["type"] != "http" or scope["path"] == HEALTH_PATH:
             await self.inner(scope, receive, send)
             return
-        if not self.origins.host_ok(_header(scope, b"host")):
-            await _json(send, 421, {"error": "misdirected_request", "error_description": (
-                "This Host is not one memverbs serves. Behind a reverse proxy, add its public name to "
-                "http.allowed_hosts (docs/remote.md).")})
-            return
-        if not self.origins.origin_ok(_header(scope, b"origin")):
-            await _json(send, 403, {"error": "forbidden_origin", "error_description": (
-                "Requests from this web origin are refused. Add it to http.allowed_origins if it is yours.")})
+        refusal = await self.admit(scope)
+        if refusal is not None:
+            await _refuse(scope, receive, send, refusal)
             return
         if scope["method"] == "POST":
-            declared = _header(scope, b"content-length")
-            if declared is not None and declared.strip().isdigit() and int(declared) > http_limits.MAX_BODY_BYTES:
-                # Drop the body already on its way so the 413 is read, not reset away; a client that
-                # asked `Expect: 100-continue` has sent none, and reading would invite it.
-                expects = (_header(scope, b"expect") or "").strip().lower() == "100-continue"
-                if not expects and int(declared) <= http_limits.MAX_BODY_BYTES + http_limits.DRAIN_BYTES:
-                    await http_limits.discard_rest(receive)
-                await _json(send, 413, _too_large(), [(b"connection", b"close")])
-                return
             try:
                 body, trailing = await http_limits.read_body(receive)
             except TimeoutError:
@@ -198,34 +186,45 @@ class RemoteBrainApp:
                 await _json(send, 413, _too_large(), [(b"connection", b"close")])
                 return
             receive = http_limits.replay(body, trailing, receive)
+        await self.inner(scope, receive, send)
+
+    async def admit(self, scope: Scope) -> Refusal | None:
+        """Everything decided from the request's head, before a byte of its body is read: Host, Origin,
+        a declared size over the limit, the bearer token, the method. None admits the request (its
+        grant is then on the scope); else the answer that refuses it. So a caller without a valid
+        token costs the server a header parse and a token lookup, never a buffered body.
+        """
+        if not self.origins.host_ok(_header(scope, b"host")):
+            return 421, {"error": "misdirected_request", "error_description": (
+                "This Host is not one memverbs serves. Behind a reverse proxy, add its public name to "
+                "http.allowed_hosts (docs/remote.md).")}, []
+        if not self.origins.origin_ok(_header(scope, b"origin")):
+            return 403, {"error": "forbidden_origin", "error_description": (
+                "Requests from this web origin are refused. Add it to http.allowed_origins if it is yours.")}, []
+        if http_limits.declared_size(scope) > http_limits.MAX_BODY_BYTES:
+            return 413, _too_large(), []
         token = _bearer(scope)
         if token is None:
-            await _deny(send, None, "A bearer token is required: Authorization: Bearer <token>.")
-            return
+            return _deny(None, "A bearer token is required: Authorization: Bearer <token>.")
         if not tokens.looks_like_token(token):
-            await _deny(send, "invalid_token", "Not a memverbs token.")
-            return
+            return _deny("invalid_token", "Not a memverbs token.")
         try:
             grant = await self.in_thread(self.verify, token)
         except MemverbsError as exc:
             _log(f"cannot check a token: {exc.message} ({exc.fix})")
-            await _json(send, 503, {"error": "unavailable", "error_description": "The brain cannot serve requests right now."})
-            return
+            return 503, {"error": "unavailable", "error_description": "The brain cannot serve requests right now."}, []
         if grant is None:
-            await _deny(send, "invalid_token", "The token is unknown or revoked.")
-            return
+            return _deny("invalid_token", "The token is unknown or revoked.")
         if scope["path"] == MCP_PATH and scope["method"] != "POST":
             # Stateless: no server-to-client stream to open (GET) and no session to end (DELETE).
-            await _json(send, 405, {"error": "method_not_allowed", "error_description": "POST JSON-RPC to /mcp."},
-                        [(b"allow", b"POST")])
-            return
+            return 405, {"error": "method_not_allowed", "error_description": "POST JSON-RPC to /mcp."}, [(b"allow", b"POST")]
         scope[GRANT] = grant
         # The SDK's own notion of the caller: stateful sessions (if ever enabled) stay bound to it.
         scope["user"] = AuthenticatedUser(
             AccessToken(token=f"id:{grant.token_id}", client_id=grant.client_id, scopes=sorted(grant.scopes),
                         subject=str(grant.token_id))
         )
-        await self.inner(scope, receive, send)
+        return None
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -251,21 +250,48 @@ def _bearer(scope: Scope) -> str | None:
     return None
 
 
-async def _deny(send: Send, error: str | None, description: str) -> None:
+def _deny(error: str | None, description: str) -> Refusal:
     # RFC 6750 §3: no error code when no credential was sent at all.
     challenge = REALM if error is None else f'{REALM}, error="{error}", error_description="{description}"'
     body = {"error": error or "unauthorized", "error_description": description}
-    await _json(send, 401, body, [(b"www-authenticate", challenge.encode())])
+    return 401, body, [(b"www-authenticate", challenge.encode())]
 
 
-async def _json(send: Send, status: int, body: dict, headers: list[tuple[bytes, bytes]] | None = None) -> None:
+async def _refuse(scope: Scope, receive: Receive, send: Send, refusal: Refusal) -> None:
+    """Answer a request whose body was never read, and keep none of it.
+
+    The answer goes out at once, whole (its Content-Length says so), and the connection closes
+    after it. A body still on its way is first read and dropped, within bounds
+    (`http_limits.discard_rest`): closing with unread bytes makes the kernel reset the connection,
+    and a reset can overtake the answer, so a client that sends its whole body before reading
+    (most do) would see "connection reset" instead of why. A client that stalls has its answer
+    already; it is closed when it finishes or at the drain's bounds.
+    """
+    status, body, headers = refusal
+    if not http_limits.body_coming(scope):
+        await _json(send, status, body, headers)
+        return
+    await _json(send, status, body, [*headers, (b"connection", b"close")],
+                linger=receive if http_limits.worth_draining(scope) else None)
+
+
+async def _json(send: Send, status: int, body: dict, headers: list[tuple[bytes, bytes]] | None = None,
+                linger: Receive | None = None) -> None:
+    """Send a JSON answer; with `linger`, drop what is left of the request's body before ending it."""
     data = json.dumps(body).encode()
     await send({
         "type": "http.response.start",
         "status": status,
         "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()), *(headers or [])],
     })
-    await send({"type": "http.response.body", "body": data})
+    if linger is None:
+        await send({"type": "http.response.body", "body": data})
+        return
+    # The answer's bytes first (the client can read them now), the end of the response after the drain:
+    # ending it closes the connection, after which the server would read nothing more.
+    await send({"type": "http.response.body", "body": data, "more_body": True})
+    await http_limits.discard_rest(linger)
+    await send({"type": "http.response.body", "body": b""})
 
 
 def _log(text: str) -> None:

@@ -1,13 +1,16 @@
-"""What `memverbs serve --http` refuses before any token is checked: slow, oversized or rebinding requests.
+"""What `memverbs serve --http` refuses from a request's head and its pace: slow, oversized or rebinding requests.
 
 * A connection gets HEAD_TIMEOUT_S to deliver a request's head (and again
   after each response it keeps alive); a slow-loris that trickles headers is
   closed, so it cannot hold a slot forever. uvicorn itself has no such clock.
-* A request's body must arrive within BODY_TIMEOUT_S and stay under
-  MAX_BODY_BYTES (the same cap as one stdio frame): 408 or 413 otherwise,
-  before the MCP layer parses anything. A refused body's rest is read and
-  dropped (within bounds) before the connection closes, so the client gets
-  the 413 rather than a reset.
+* A body is read only once the request's head has passed every check
+  (Host, Origin, a declared size, the bearer token: http.py's `admit`); a
+  request refused on its head is answered at once, and the body on its way
+  is read and dropped, within bounds, before the connection closes, so the
+  client gets the answer rather than a reset and the server keeps nothing.
+* An admitted request's body must arrive within BODY_TIMEOUT_S and stay
+  under MAX_BODY_BYTES (the same cap as one stdio frame): 408 or 413
+  otherwise, before the MCP layer parses anything.
 * At most MAX_CONNECTIONS connections at once (uvicorn answers 503 above it).
 * The `Host` and `Origin` headers must name this server (MCP's guidance
   against DNS rebinding: a web page must not reach a loopback server through
@@ -22,7 +25,7 @@ from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 import anyio
-from starlette.types import Message, Receive
+from starlette.types import Message, Receive, Scope
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from memverbs.server.errors import MemverbsError
@@ -151,6 +154,28 @@ async def discard_rest(receive: Receive) -> None:
             drained += len(message.get("body", b""))
             if not message.get("more_body", False):
                 return
+
+
+def declared_size(scope: Scope) -> int:
+    """The body's size its Content-Length declares; 0 when none (chunked, or no body)."""
+    for key, value in scope.get("headers", ()):
+        if key == b"content-length":
+            text = value.decode("latin-1").strip()
+            return int(text) if text.isdigit() else 0
+    return 0
+
+
+def body_coming(scope: Scope) -> bool:
+    """Whether the request has a body on its way (a refusal then lingers over it and closes)."""
+    return declared_size(scope) > 0 or any(key == b"transfer-encoding" for key, _ in scope.get("headers", ()))
+
+
+def worth_draining(scope: Scope) -> bool:
+    """Whether a refused body's rest is read and dropped before the close (`discard_rest`). Not when
+    the client asked `Expect: 100-continue` (it sends nothing until told, and reading would tell it),
+    nor when the body declares more than the drain would ever read."""
+    expects = any(key == b"expect" and value.strip().lower() == b"100-continue" for key, value in scope.get("headers", ()))
+    return not expects and declared_size(scope) <= MAX_BODY_BYTES + DRAIN_BYTES
 
 
 def replay(body: bytes, trailing: list[Message], receive: Receive) -> Receive:

@@ -26,8 +26,8 @@ from memverbs.remote.record import RemoteError, TokenVault, normalise_url
 PLAINTEXT = "keyrings.alt.file.PlaintextKeyring"
 
 
-def run(env: dict, *args: str) -> CliResult:
-    proc = run_cli(*args, env=env)
+def run(env: dict, *args: str, stdin: str | None = None) -> CliResult:
+    proc = run_cli(*args, env=env, stdin=stdin)
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc
 
@@ -98,8 +98,9 @@ def test_auth_create_list_revoke(capsys, monkeypatch, server_home):
 def test_connect_keeps_the_token_in_a_real_keyring_backend(server, server_env, client_env, tmp_path):
     token = make_token(server.home, "laptop")
     env = {**client_env, "PYTHON_KEYRING_BACKEND": PLAINTEXT}
-    connected = run(env, "connect", server.url + "/", "--token", token)  # normalised: no trailing slash
+    connected = run(env, "connect", server.url + "/", stdin=token + "\n")  # normalised: no trailing slash
     assert connected.returncode == 0, connected.stderr
+    assert "warning" not in connected.stderr  # piped in: nothing on the command line to warn about
     assert "client token:laptop" in connected.stdout and PLAINTEXT in connected.stdout
     # a separate process reads it back through keyring: it really is in the backend's file
     read_back = subprocess.run(
@@ -183,6 +184,77 @@ def test_keyring_never_silently_falls_back_to_a_plaintext_file(monkeypatch, tmp_
         keyring.set_keyring(previous)
     assert not stored.ok and "not a secure secret store" in stored.reason
     assert not any(p.is_file() for p in tmp_path.rglob("*"))
+
+
+def test_a_token_on_the_command_line_still_works_and_is_warned_about(server, client_env):
+    token = make_token(server.home, "scripted")
+    env = {**client_env, "PYTHON_KEYRING_BACKEND": PLAINTEXT}
+    connected = run(env, "connect", server.url, "--token", token)
+    assert connected.returncode == 0 and "visible" not in connected.stdout, connected.stderr
+    assert "--token puts the token on the command line" in connected.stderr and "`ps`" in connected.stderr
+    tested = run(env, "auth", "test", server.url, "--token", token)
+    assert tested.returncode == 0 and "--token puts the token on the command line" in tested.stderr
+    # `--token -` is stdin, said explicitly: no warning.
+    tested = run(env, "auth", "test", server.url, "--token", "-", stdin=token)
+    assert tested.returncode == 0 and "warning" not in tested.stderr, tested.stderr
+
+
+def test_auth_test_reads_a_token_nobody_stored_from_stdin(server, client_env):
+    token = make_token(server.home, "piped")
+    env = {**client_env, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+    tested = run(env, "auth", "test", server.url, stdin=token)
+    assert tested.returncode == 0 and "client token:piped" in tested.stdout and tested.stderr == "", tested.stderr
+    nothing = run(env, "auth", "test", server.url, stdin="")
+    assert nothing.returncode == 2 and "no token to test" in nothing.stderr
+
+
+@pytest.mark.parametrize("piped", ["mvb_a mvb_b", "mvb_a\nmvb_b\n"])
+def test_stdin_with_more_than_a_token_is_a_usage_error(client_env, piped):
+    refused = run(client_env, "connect", "https://brain.example.com/mcp", stdin=piped)
+    assert refused.returncode == 2 and "stdin holds more than a token" in refused.stderr and "fix:" in refused.stderr
+
+
+def test_connect_at_a_terminal_asks_for_the_token_without_echoing_it(server, client_env, tmp_path, memverbs_cmd):
+    """A real terminal (a pseudo-terminal as stdin, in a session of its own so getpass has no other
+    /dev/tty to open): connect prompts, the typed token is not echoed back, and it is stored."""
+    import pty
+    import select
+    import time
+
+    token = make_token(server.home, "typed")
+    env = {**client_env, "PYTHON_KEYRING_BACKEND": PLAINTEXT}
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([*memverbs_cmd, "connect", server.url], stdin=slave, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, start_new_session=True)
+    os.close(slave)
+    try:
+        prompt = b""
+        deadline = time.monotonic() + 30
+        while b"not echoed" not in prompt and time.monotonic() < deadline:
+            ready = select.select([proc.stderr, master], [], [], 1)[0]
+            if proc.stderr in ready:
+                prompt += os.read(proc.stderr.fileno(), 4096)
+            if master in ready:
+                prompt += os.read(master, 4096)
+        assert b"token for " + server.url.encode() in prompt, prompt
+        os.write(master, token.encode() + b"\n")
+        out, err = proc.communicate(timeout=60)
+        echoed = b""
+        while select.select([master], [], [], 0.2)[0]:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the terminal closed with the process
+                break
+            if not chunk:
+                break
+            echoed += chunk
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+    assert proc.returncode == 0, err
+    assert b"client token:typed" in out and token.encode() not in echoed and token.encode() not in err
+    assert json.loads((tmp_path / "client-home" / "remote.json").read_text())["client_id"] == "token:typed"
 
 
 def test_connect_refuses_a_bad_token_and_stores_nothing(server, client_env, tmp_path):

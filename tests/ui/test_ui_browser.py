@@ -73,13 +73,27 @@ def seeded(env) -> dict:
     return {"slug": "people/alice-example"}
 
 
-@pytest.fixture(scope="module")
-def inspector(env, seeded):
+def _start_inspector(env: dict):
     proc = subprocess.Popen([*_memverbs(), "ui", "--no-open", "--port", "0"], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
     assert line.startswith("memverbs ui: http://127.0.0.1:"), line + proc.stderr.read() if proc.poll() is not None else line
-    url = line.split(": ", 1)[1].strip()
+    return proc, line.split(": ", 1)[1].strip()
+
+
+@pytest.fixture(scope="module")
+def inspector(env, seeded):
+    """The inspector the browser uses (its URL's token is redeemed once, by the browser)."""
+    proc, url = _start_inspector(env)
+    yield url
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.fixture
+def gate_inspector(env, seeded):
+    """An inspector of its own, for tests that spend its URL's token over plain HTTP."""
+    proc, url = _start_inspector(env)
     yield url
     proc.terminate()
     proc.wait(timeout=10)
@@ -132,7 +146,8 @@ def _request(url: str, path: str, *, method: str = "GET", headers: dict | None =
     return res.status, res.getheader("Set-Cookie"), res.read().decode()
 
 
-def test_a_request_without_the_token_is_refused(inspector):
+def test_a_request_without_the_token_is_refused(gate_inspector):
+    inspector = gate_inspector
     token = inspector.split("token=", 1)[1]
     for path in ("/timeline", "/api/feed", "/entity/people/alice-example", "/static/ui.js", "/timeline?token=wrong" + token):
         status, cookie, text = _request(inspector, path)
@@ -152,6 +167,49 @@ def test_a_request_without_the_token_is_refused(inspector):
     assert _request(inspector, "/forget", method="POST", body=form, headers={"Cookie": jar, **ctype})[0] == 403
     assert _request(inspector, "/forget", method="POST", body=form,
                     headers={"Cookie": jar, "Origin": "http://evil.example", **ctype})[0] == 403
+
+
+def test_the_url_token_opens_the_inspector_once(gate_inspector):
+    """The printed URL's token is redeemed by its first load: a copy seen since (in `ps` while the
+    browser starts, in a browser's history) opens nothing, and the token is not the cookie either."""
+    inspector = gate_inspector
+    parts = urlsplit(inspector)
+    token = inspector.split("token=", 1)[1]
+    status, cookie, _ = _request(inspector, f"/?token={token}")
+    assert status == 303 and cookie
+    jar = cookie.split(";", 1)[0]
+    assert token not in jar  # the session is a secret of its own
+    for path in (f"/?token={token}", f"/timeline?token={token}", f"/api/feed?token={token}"):
+        status, again, text = _request(inspector, path)
+        assert (status, again) == (403, None), path
+        assert "has been used" in text and "door code" not in text
+    # Nor does the token work as the cookie's value.
+    assert _request(inspector, "/timeline", headers={"Cookie": f"memverbs_ui_{parts.port}={token}"})[0] == 403
+    # The browser that redeemed it keeps its session; the first URL again there only cleans the address bar.
+    assert _request(inspector, "/timeline", headers={"Cookie": jar})[0] == 200
+    status, again, _ = _request(inspector, f"/?token={token}", headers={"Cookie": jar})
+    assert (status, again) == (303, None)
+
+
+def test_a_second_browser_cannot_reuse_the_first_ones_link(browser, inspector):
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    browser.get(inspector)  # the link again in the browser that redeemed it: the timeline, the token gone
+    assert browser.title.startswith("Timeline") and "token=" not in browser.current_url
+    opts = Options()
+    opts.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
+        opts.add_argument(flag)
+    other = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    try:
+        other.get(inspector)  # e.g. the URL copied from `ps` or the first browser's history
+        text = other.find_element(By.TAG_NAME, "body").text
+        assert "has been used" in text and "door code" not in text
+        other.get(base(inspector) + "/timeline")
+        assert "door code" not in other.page_source and "needs its token" in other.page_source
+    finally:
+        other.quit()
 
 
 # -- views ----------------------------------------------------------------------------------

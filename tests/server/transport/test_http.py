@@ -79,13 +79,14 @@ def tool_names(server, token: str) -> list[str]:
 
 def test_conformance_passes_over_http(server, brain_home, memverbs_cmd):
     token = make_token(brain_home, "conformance")
-    proc = subprocess.run(
-        [*memverbs_cmd, "protocol", "conformance", "--target", server.url, "--token", token, "--json"],
-        env=clean_env(brain_home), capture_output=True, text=True, timeout=120,
+    proc = subprocess.run(  # `--token -`: the token arrives on stdin, never on the command line
+        [*memverbs_cmd, "protocol", "conformance", "--target", server.url, "--token", "-", "--json"],
+        env=clean_env(brain_home), input=token, capture_output=True, text=True, timeout=120,
     )
     report = json.loads(proc.stdout)
     assert [r for r in report["results"] if r["status"] == "fail"] == []
     assert proc.returncode == 0 and report["ok"] is True and report["passed"] >= 27
+    assert "--token puts the token" not in proc.stderr
 
 
 def test_read_only_token_gets_scope_denied_on_remember_and_forget(server, brain_home, local):

@@ -9,6 +9,7 @@ import httpx
 import pytest
 import uvicorn
 
+from benchmarks.http_load import make_token
 from memverbs.server.runtime import Runtime
 from memverbs.server.transport import http_limits
 from memverbs.server.transport.http import RemoteBrainApp
@@ -53,12 +54,14 @@ def test_a_slow_request_head_is_dropped(server):
     assert raw(server, b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n", wait=1.0) == b""
 
 
-def test_a_slow_body_is_answered_408(server):
-    head = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+def test_a_slow_body_is_answered_408(server, home):
+    token = make_token(home.root, "slow-client")
+    head = (b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n"
+            b"Authorization: Bearer " + token.encode() + b"\r\n\r\n")
     assert raw(server, head + b'{"jsonrpc"').startswith(b"HTTP/1.1 408")
 
 
-def test_an_oversized_body_is_413_before_the_token_is_read(server):
+def test_an_oversized_body_is_413_before_the_token_is_read(server, home):
     """The 413 reaches the client, not a reset: the refused body's rest is drained before the close
     (closing with unread bytes makes the kernel reset the connection, which can overtake the answer)."""
     head = (b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: "
@@ -67,10 +70,44 @@ def test_an_oversized_body_is_413_before_the_token_is_read(server):
     # `Expect: 100-continue`: refused at once, without the 100 that would invite the body.
     answer = raw(server, head + b"Expect: 100-continue\r\n\r\n")
     assert answer.startswith(b"HTTP/1.1 413") and b"100 Continue" not in answer
-    chunked = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+    # A chunked body declares no size: it is read, and refused past the limit, only once its token passed.
+    token = make_token(home.root, "oversized")
+    chunked = (b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n"
+               b"Authorization: Bearer " + token.encode() + b"\r\n\r\n")
     block = b"x" * 65536
     body = b"".join(b"%x\r\n" % len(block) + block + b"\r\n" for _ in range(http_limits.MAX_BODY_BYTES // 65536 + 2))
     assert raw(server, chunked + body + b"0\r\n\r\n").startswith(b"HTTP/1.1 413")
+
+
+def test_an_unauthenticated_body_is_never_read(server):
+    """The token is checked from the head: a client that sends its head and then stalls, or has not
+    yet sent its body, gets its 401 at once, not the body's 408 half a minute later (the body
+    clock is 0.5 s here; the 401 arrives with no byte of the body sent)."""
+    for auth in (b"", b"Authorization: Bearer not-a-token\r\n", b"Authorization: Bearer mvb_" + b"0" * 40 + b"\r\n"):
+        head = (b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: "
+                + str(http_limits.MAX_BODY_BYTES).encode() + b"\r\n" + auth + b"\r\n")
+        with socket.create_connection(("127.0.0.1", server), timeout=5) as s:
+            s.sendall(head)
+            answer = s.recv(65536)  # nothing of the body sent: the answer cannot have waited for it
+            assert answer.startswith(b"HTTP/1.1 401"), answer
+            assert b"connection: close" in answer.lower()
+            # The answer is whole before the body: its Content-Length of JSON is all there.
+            head_part, _, json_part = answer.partition(b"\r\n\r\n")
+            length = int(next(line.split(b":")[1] for line in head_part.split(b"\r\n") if line.lower().startswith(b"content-length")))
+            while len(json_part) < length:
+                json_part += s.recv(65536)
+            assert b"error" in json_part
+
+
+def test_an_unauthenticated_upload_is_answered_401_not_reset(server):
+    """A client that sends its whole body before reading (httpx does) still reads the 401: the body's
+    rest is read and dropped before the close, as for a 413."""
+    big = b"x" * (http_limits.MAX_BODY_BYTES - 10)
+    for _ in range(3):
+        r = httpx.post(f"http://127.0.0.1:{server}/mcp", content=big, headers={"Content-Type": "application/json"},
+                       timeout=10)
+        assert r.status_code == 401 and r.json()["error"] == "unauthorized"
+        assert r.headers["www-authenticate"].startswith("Bearer")
 
 
 @pytest.mark.parametrize(("headers", "status"), [

@@ -96,6 +96,9 @@ class CaptureSettings(_Section):
     exclude_projects: str = Field(
         "", description="Projects never captured, comma-separated: a project name, its projects/<name> slug, its remote, or a directory."
     )
+    user_entity: str = Field(
+        "people/me", description="Where facts from a session outside any project are filed (a project's go under projects/<name>)."
+    )
     max_facts: int = Field(10, ge=0, le=100, description="At most this many facts kept from one session.")
     visibility: Literal["default", "private"] = Field(
         "default", description="Captured facts: default (the brain's default visibility, world) or private."

@@ -34,7 +34,7 @@ TITLES = {"claude": "Claude Code", "codex": "Codex", "grok": "Grok Build", "open
 
 @dataclass
 class CaptureOptions:
-    """The `capture.*` settings, and the user's entity (the first `people/` entry of hooks.entities)."""
+    """The `capture.*` settings."""
 
     max_facts: int = 10
     visibility: str = "default"  # default: the brain's (remember's) default; private: every captured fact private
@@ -45,13 +45,12 @@ class CaptureOptions:
     @classmethod
     def from_settings(cls, settings: object) -> CaptureOptions:
         cap = settings.capture  # type: ignore[attr-defined]
-        entities = [e.strip() for e in settings.hooks.entities.split(",") if e.strip()]  # type: ignore[attr-defined]
         return cls(
             max_facts=cap.max_facts,
             visibility=cap.visibility,
             session_page=cap.session_page,
             exclude_projects=tuple(p.strip() for p in cap.exclude_projects.split(",") if p.strip()),
-            user_entity=next((e for e in entities if e.startswith("people/")), DEFAULT_USER_ENTITY),
+            user_entity=cap.user_entity.strip() or DEFAULT_USER_ENTITY,
         )
 
 

@@ -39,6 +39,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], int], ...] = (
     ("openai-key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"), 0),
     ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})"), 0),
     ("gitlab-token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), 0),
+    ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{30,}"), 0),
+    ("pypi-token", re.compile(r"\bpypi-[A-Za-z0-9_-]{40,}"), 0),
     ("slack-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), 0),
     ("stripe-key", re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"), 0),
     ("azure-key", re.compile(r"(?i)AccountKey=([A-Za-z0-9+/=]{20,})"), 1),
@@ -64,8 +66,9 @@ def clean(text: str) -> str:
 
 
 def is_clean(text: str) -> bool:
-    """True when `clean` would change nothing (a fact that needed redacting is not kept at all)."""
-    return clean(text) == text
+    """True when `clean` would change nothing and nothing was redacted before: a fact that needed
+    redacting is not kept at all ("the token is [redacted]" is no use to anyone)."""
+    return not _MARKED.search(text) and clean(text) == text
 
 
 def _our_spans(text: str) -> Iterable[tuple[int, int, str]]:

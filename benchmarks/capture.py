@@ -155,7 +155,7 @@ def privacy() -> dict:
         data = _brain_bytes(env)
         needles = {k: PLANTED_NEEDLES.get(k, v) for k, v in PLANTED.items()}
         recorded = [s for note in notes.values() for s in note["never"]]
-        private = [p for p in PLANTED_PRIVATE]
+        private = list(PLANTED_PRIVATE)
         return {
             "classes": len(PLANTED),
             "secrets_stored": sorted(k for k, v in needles.items() if v.encode() in data)

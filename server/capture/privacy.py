@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import cache
+from typing import Any
 
 PRIVATE_SPAN = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
 MARK = "[redacted:{}]"
@@ -117,12 +118,13 @@ def _plugins() -> tuple:
         return ()
     skip = {"HexHighEntropyString", "IPPublicDetector"}
     plugins = []
+    cls: Any
     for cls in get_mapping_from_secret_type_to_class().values():
         if cls.__name__ in skip:
             continue
         try:
             plugins.append(cls(limit=4.5) if "HighEntropy" in cls.__name__ else cls())
-        except Exception:  # noqa: BLE001, S112 - a plugin that will not start is skipped, the rest run
+        except Exception:  # noqa: BLE001 - a plugin that will not start is skipped, the rest run
             continue
     return tuple(plugins)
 

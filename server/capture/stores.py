@@ -10,13 +10,13 @@ Grok Build, opencode and OpenClaw keep theirs elsewhere and in other shapes (doc
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 READABLE = ("claude", "codex")
 
 
-def store_root(harness: str, env: dict | None = None) -> Path | None:
+def store_root(harness: str, env: Mapping[str, str] | None = None) -> Path | None:
     env = os.environ if env is None else env
     home = Path(env.get("HOME") or Path.home())
     if harness == "claude":
@@ -26,7 +26,7 @@ def store_root(harness: str, env: dict | None = None) -> Path | None:
     return None
 
 
-def session_files(harness: str, since_epoch: float | None = None, env: dict | None = None) -> Iterator[Path]:
+def session_files(harness: str, since_epoch: float | None = None, env: Mapping[str, str] | None = None) -> Iterator[Path]:
     """The harness's transcripts, oldest first, modified at or after `since_epoch` when given."""
     root = store_root(harness, env)
     if root is None or not root.is_dir():
@@ -43,7 +43,7 @@ def session_files(harness: str, since_epoch: float | None = None, env: dict | No
     yield from (p for _, p in sorted(found))
 
 
-def find_session(harness: str, session_id: str, env: dict | None = None) -> Path | None:
+def find_session(harness: str, session_id: str, env: Mapping[str, str] | None = None) -> Path | None:
     """The transcript of one session (a hook payload without `transcript_path`)."""
     root = store_root(harness, env)
     if root is None or not root.is_dir() or not session_id or "/" in session_id:

@@ -160,8 +160,9 @@ def _read_claude(path: str, harness: str) -> Transcript:
                 pending[run.call_id or ""] = run
                 t.events.append(run)
             elif btype == "tool_result" and kind == "user":
-                run = pending.pop(block.get("tool_use_id") or "", None)
-                if run is not None:
+                done = pending.pop(block.get("tool_use_id") or "", None)
+                if done is not None:
+                    run = done
                     run.output = _clip(_flatten(block.get("content")))
                     run.ok = not block.get("is_error", False)
     return t
@@ -169,7 +170,8 @@ def _read_claude(path: str, harness: str) -> Transcript:
 
 def _claude_tool(block: dict) -> ToolRun:
     name = str(block.get("name") or "")
-    args = block.get("input") if isinstance(block.get("input"), dict) else {}
+    raw = block.get("input")
+    args: dict = raw if isinstance(raw, dict) else {}
     run = ToolRun(name=name, call_id=block.get("id"))
     if name in SHELL_TOOLS and isinstance(args.get("command"), str):
         run.command = args["command"]
@@ -199,7 +201,8 @@ def _read_codex(path: str) -> Transcript:
     t = Transcript(harness="codex", session_id=_codex_id(path), path=path)
     pending: dict[str, ToolRun] = {}
     for entry in _entries(path):
-        payload = entry.get("payload") if isinstance(entry.get("payload"), dict) else {}
+        raw_payload = entry.get("payload")
+        payload: dict = raw_payload if isinstance(raw_payload, dict) else {}
         kind = entry.get("type")
         if kind == "session_meta":
             t.session_id = payload.get("id") or payload.get("session_id") or t.session_id
@@ -228,8 +231,9 @@ def _read_codex(path: str) -> Transcript:
             pending[run.call_id or ""] = run
             t.events.append(run)
         elif ptype in ("function_call_output", "custom_tool_call_output"):
-            run = pending.pop(payload.get("call_id") or "", None)
-            if run is not None:
+            done = pending.pop(payload.get("call_id") or "", None)
+            if done is not None:
+                run = done
                 run.output, run.ok = _codex_output(payload.get("output"))
     return t
 

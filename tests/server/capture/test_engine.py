@@ -8,7 +8,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import Client
 
 from memverbs.server.capture.engine import CaptureOptions, apply_plan, plan_capture
 from memverbs.server.capture.transcript import read_transcript

@@ -24,6 +24,7 @@ AWS_KEY = "AKIAZ7Q4NPLW3XEXAMPL"
 STRIPE = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
 DB_PASSWORD = "s3cr3t-horse-battery"
 PRIVATE = "the door code is 90210-alpha"
+API_KEY_VAR = "MEMVERBS_E2E_FAKE_KEY"
 SECRETS = (AWS_KEY, STRIPE, DB_PASSWORD, PRIVATE, "90210-alpha")
 PROMPT = (
     f"{DECISION} Our deploy key is {AWS_KEY} and export STRIPE_SECRET_KEY={STRIPE} for billing. "
@@ -100,3 +101,41 @@ def test_capture_off_for_the_project_stores_nothing(world, fake_api, claude):
     lines = world.wait_for_capture(sid)
     assert {e["code"] for e in lines} <= {"excluded_project", "unchanged"}, lines
     assert json.loads(world.memverbs("recall", "--entity", "projects/widget", "--json"))["facts"] == []
+
+
+@pytest.fixture
+def codex(world, fake_api):
+    cli = require_cli("codex")
+    git_project(world)
+    (Path(world.env["CODEX_HOME"]) / "config.toml").write_text(  # the user's model provider: the fake
+        f'model = "gpt-e2e"\nmodel_provider = "e2e"\n\n[model_providers.e2e]\nname = "e2e fake"\n'
+        f'base_url = "{fake_api.url}/v1"\nenv_key = "{API_KEY_VAR}"\nwire_api = "responses"\n')
+    world.memverbs("install", "codex")
+
+    def session(prompt: str) -> str:
+        argv = [cli, "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--json",
+                "--disable", "plugins", "-c", "analytics.enabled=false", prompt]
+        proc = world.harness(argv, {API_KEY_VAR: "sk-e2e-fake"})
+        events = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+        return next(e["thread_id"] for e in events if e.get("type") == "thread.started")
+
+    return session
+
+
+def test_codex_a_decision_reaches_the_next_session_and_no_secret_is_stored(world, fake_api, codex):
+    fake_api.script(Text("Queue wiring noted."))
+    sid = codex(PROMPT)
+
+    lines = world.wait_for_capture(sid)
+    assert [e["code"] for e in lines if e["code"] == "ok"] == ["ok"], (lines, world.hook_log())
+    facts = json.loads(world.memverbs("recall", "--entity", "projects/widget", "--json"))["facts"]
+    assert [f["fact"] for f in facts] == [DECISION], facts
+    assert_no_trace(world)
+
+    mark = fake_api.mark()
+    codex("What do we use for the job queue?")
+    first = fake_api.since(mark)[0]
+    assert [i for i, (role, text) in enumerate(first.messages()) if role == "developer" and DECISION in text], \
+        describe([first], limit=2000)
+    world.wait_for_capture(sid)
+    assert_no_trace(world)

@@ -191,13 +191,19 @@ def cost() -> dict:
             while time.monotonic() < deadline and (len(log.read_text().splitlines()) if log.exists() else 0) <= before:
                 time.sleep(0.05)
         walls.sort()
-        bare = []
-        for _ in range(HOOK_RUNS):  # the interpreter alone, in the same minutes: what the machine's load adds
+        bare, floor = [], []
+        for _ in range(HOOK_RUNS):  # in the same minutes: the interpreter alone, and the launcher's floor (kill switch)
             t0 = time.perf_counter()
             subprocess.run([sys.executable, "-I", "-S", "-c", "pass"], check=True)
             bare.append((time.perf_counter() - t0) * 1000)
+            t0 = time.perf_counter()
+            subprocess.run([*bootstrap_argv(), "capture", "--harness", "claude"], input="{}", text=True,
+                           env={**env, "MEMVERBS_HOOKS": "off"}, capture_output=True, check=True)
+            floor.append((time.perf_counter() - t0) * 1000)
         return {
+            "load_1min": os.getloadavg()[0],
             "bare_python_ms_p50": statistics.median(bare),
+            "launcher_floor_ms_p50": statistics.median(floor),
             "transcript_bytes": size,
             "capture_cpu_s": statistics.median(r["cpu_s"] for r in runs),
             "capture_rss_mb": max(r["rss_mb"] for r in runs),
@@ -227,11 +233,19 @@ def render(q: dict, p: dict, c: dict) -> str:
         f"| {len(p['secrets_stored'])} | 0 | {_mark(not p['secrets_stored'])} |",
         f"| `<private>` text stored | {len(p['private_stored'])} | 0 | {_mark(not p['private_stored'])} |",
         f"| hook wall time, p50 / p95 of {HOOK_RUNS} (launcher exec → exit, worker forked) | "
-        f"{c['hook_wall_ms_p50']:.0f} / {c['hook_wall_ms_p95']:.0f} ms (a bare `python -I -S -c pass`: "
-        f"{c['bare_python_ms_p50']:.0f} ms p50 in the same run) | ≤ 50 ms | {_mark(c['hook_wall_ms_p95'] <= 50)} |",
+        f"{c['hook_wall_ms_p50']:.0f} / {c['hook_wall_ms_p95']:.0f} ms (same run, p50: `python -I -S -c pass` "
+        f"{c['bare_python_ms_p50']:.0f} ms, the launcher with `MEMVERBS_HOOKS=off` {c['launcher_floor_ms_p50']:.0f} ms; "
+        f"1-min load {c['load_1min']:.1f} on 2 cores) | ≤ 50 ms | {_mark(c['hook_wall_ms_p95'] <= 50)} |",
         f"| capture CPU, {c['transcript_bytes'] / 1048576:.2f} MB transcript (fresh process, median of 3) | "
         f"{c['capture_cpu_s']:.2f} s | ≤ 1 s | {_mark(c['capture_cpu_s'] <= 1.0)} |",
         f"| capture peak RSS | {c['capture_rss_mb']:.0f} MB | ≤ 150 MB | {_mark(c['capture_rss_mb'] <= 150)} |",
+        "",
+        "The hook's figure is what a loaded machine gives (the interpreter alone took "
+        f"{c['bare_python_ms_p50']:.0f} ms here, ~10 ms quiet, see the hooks table above): the hook's own share is its wall "
+        "minus the launcher's floor, about "
+        f"{c['hook_wall_ms_p50'] - c['launcher_floor_ms_p50']:.0f} ms p50 in this run (json, the payload, the config copy, "
+        "the fork). The corpus is small (12 annotated facts): the precision and recall say the rules behave on real "
+        "transcripts, not how they generalise.",
         "",
         "Per session (junk: kept but not annotated; missed: annotated but not kept):",
         "",

@@ -160,6 +160,10 @@ def run_hook(argv: list[str], started: float | None = None, stdin: bytes | None 
     started = time.monotonic() if started is None else started
     if hooks_off():
         return 0
+    if argv[:1] == [Moment.CAPTURE.value]:
+        from memverbs.hooks.capture import run_capture_hook  # noqa: PLC0415
+
+        return run_capture_hook(argv, started, stdin)
     home = Home.from_env()
     args = parse_args(argv)
     try:

@@ -89,6 +89,25 @@ class HookSettings(_Section):
     entities: str = Field(DEFAULTS["hooks.entities"], description="Standing entities for session-start packs, comma-separated.")
 
 
+class CaptureSettings(_Section):
+    """Automatic capture at a session's end (docs/capture.md)."""
+
+    enabled: bool = Field(True, description="Capture sessions at their end and before a compaction (the hooks and `memverbs capture`).")
+    exclude_projects: str = Field(
+        "", description="Projects never captured, comma-separated: a project name, its projects/<name> slug, its remote, or a directory."
+    )
+    user_entity: str = Field(
+        "people/me", description="Where facts from a session outside any project are filed (a project's go under projects/<name>)."
+    )
+    max_facts: int = Field(10, ge=0, le=100, description="At most this many facts kept from one session.")
+    visibility: Literal["default", "private"] = Field(
+        "default", description="Captured facts: default (the brain's default visibility, world) or private."
+    )
+    session_page: Literal["private", "world", "off"] = Field(
+        "private", description="The session page (sessions/<date>-<harness>-<id>): private, world, or off (no page)."
+    )
+
+
 class HttpSettings(_Section):
     allowed_hosts: str = Field(
         "", description="Host header values `serve --http` accepts besides loopback, comma-separated (a reverse proxy's name)."
@@ -111,6 +130,7 @@ class Settings(BaseSettings):
     mcp: McpSettings = McpSettings()
     search: SearchSettings = SearchSettings()
     hooks: HookSettings = HookSettings()
+    capture: CaptureSettings = CaptureSettings()
     http: HttpSettings = HttpSettings()
     embeddings: EmbeddingsSettings = EmbeddingsSettings()
     llm: LlmSettings = LlmSettings()

@@ -30,6 +30,7 @@ COMMANDS = {
     "install": "memverbs.cli.install:run_install_cmd",
     "uninstall": "memverbs.cli.install:run_uninstall_cmd",
     "reindex": "memverbs.cli.reindex:run_reindex",
+    "capture": "memverbs.cli.capture:run_capture",
     "migrate": "memverbs.cli.migrate:run_migrate",
     "brain-password": "memverbs.cli.brain_password:run_brain_password",
     **dict.fromkeys(("entities", "stats", "backlinks", "timeline", "history", "move-facts", "restore-fact",

@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 from memverbs import __version__
 from memverbs.cli.browse_parsers import add_browse_parsers
 from memverbs.cli.completion import subcommands
-from memverbs.cli.options import json_flag, port
+from memverbs.cli.options import WHEN_HELP, json_flag, port, when
 from memverbs.cli.tool_parsers import add_tool_parsers
 
 
@@ -38,7 +38,7 @@ GROUPS = (
     ("pages", ("put-page", "get-page", "list-pages", "search", "delete-page", "add-link", "add-alias",
                "add-timeline-entry", "backlinks", "timeline")),
     ("markdown folders", ("import", "export", "sync")),
-    ("harnesses", ("install", "uninstall", "hook")),
+    ("harnesses", ("install", "uninstall", "hook", "capture")),
     ("remote", ("serve", "connect", "disconnect", "auth", "remote-header", "whoami")),
     ("maintenance", ("init", "ui", "config", "doctor", "stats", "reindex", "migrate", "brain-password", "protocol", "call",
                      "completion")),
@@ -174,6 +174,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keyring-backend", metavar="BACKEND",
                    help="read the keyring through this backend (what `connect --install` writes into a harness's helper command: "
                         "the one the token was stored in, whatever the harness's environment says)")
+
+    p = add(sub, "capture", "keep what sessions said and did: a session page and the user's explicit facts, from transcripts")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="transcript files (.jsonl); none: the harness's own session store (Claude Code, Codex)")
+    p.add_argument("--harness", choices=("claude", "codex"), metavar="HARNESS",
+                   help="whose transcripts: claude or codex (default: told from each file; without PATH, both stores)")
+    p.add_argument("--since", type=when, metavar="WHEN", help=f"only transcripts changed since then: {WHEN_HELP}")
+    p.add_argument("--dry-run", action="store_true", help="show what would be kept; store nothing")
+    json_flag(p, "one object per session as JSON")
 
     p = add(sub, "doctor", "check the home, config, brain and providers, with a fix for each problem")
     json_flag(p, "the checks as JSON")

@@ -158,7 +158,7 @@ VISIBILITY_TRICKS = [
     "---\nvisibility: private\nvisibility: world\n---\nTRICK-SENTINEL\n",
     "---\nvisibility: world\nVisibility: private\n---\nTRICK-SENTINEL\n",
     "---\n'visibility': world\n\"visibility\": private\nvisibility: world\n---\nTRICK-SENTINEL\n",
-    "---\r\nvisibility: world\r\nvisibility: private\r\n---\r\nTRICK-SENTINEL\r\n",
+    "---\r\nvisibility: private\r\nvisibility: world\r\n---\r\nTRICK-SENTINEL\r\n",
 ]
 
 

@@ -25,9 +25,9 @@ from collections import Counter
 from collections.abc import Callable
 
 import pytest
+from helpers import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from helpers import Client
 
 from memverbs.server.errors import ERROR_CODES
 

@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         "*stdio*: the same against a real `memverbs serve`. *inspector*: make private / make world / edit on random "
         "frontmatter (visibility keys in any case, quoted, repeated, across lines, in flow mappings); a leak there is "
         "a stored page whose parsed visibility is not the one intended. `calls` counts replies checked. The default "
-        "`pytest` runs the same suites with 12 examples (inspector 48), on SQLite and Postgres.",
+        "`pytest` runs the same suites with 12 examples (inspector 48); the dispatcher part on SQLite and Postgres.",
         "",
         "| part | cases | calls | wall | leaks | internal | outcomes |",
         "|---|---|---|---|---|---|---|",

@@ -17,9 +17,7 @@ from memverbs.server.errors import FactEditRefused, MemverbsError
 from memverbs.server.timeparse import now_ms
 
 PREVIEW_SESSION = "memverbs-ui-preview"
-_FRONTMATTER = re.compile(r"\A(---[ \t]*\r?\n)(.*?)(\r?\n---[ \t]*(?:\r?\n|\Z))", re.DOTALL)
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_VIS_LINE = re.compile(r"^visibility[ \t]*:.*$", re.MULTILINE | re.IGNORECASE)
 
 
 class ActionError(MemverbsError):
@@ -160,13 +158,16 @@ def _fact_id(raw: str) -> int:
 
 
 def with_visibility(source: str, visibility: str) -> str:
-    """The page source with its frontmatter's visibility set (a frontmatter added if it has none)."""
-    m = _FRONTMATTER.match(source)
-    if m is None:
-        return f"---\nvisibility: {visibility}\n---\n{source}"
-    inner = m.group(2)
-    if _VIS_LINE.search(inner):
-        inner = _VIS_LINE.sub(f"visibility: {visibility}", inner, count=1)
-    else:
-        inner = inner + f"\nvisibility: {visibility}"
-    return m.group(1) + inner + m.group(3) + source[m.end() :]
+    """The page source with its frontmatter declaring exactly `visibility` (server/pages/markdown.py's
+    rewrite: every visibility key, in any case, replaced by one, the result parsed back to check),
+    or ActionError when the frontmatter cannot be rewritten without changing what else it says."""
+    from memverbs.server.pages.markdown import with_visibility as rewritten  # noqa: PLC0415 - only this action parses pages
+
+    out = rewritten(source, visibility)
+    if out is None:
+        raise ActionError(
+            f"cannot make this page {visibility} safely: its frontmatter's visibility is written in a way this "
+            "rewrite does not change (across lines, or inside a {…} mapping); edit the page and set "
+            f"visibility: {visibility} on a line of its own"
+        )
+    return out

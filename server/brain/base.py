@@ -48,7 +48,11 @@ class SearchQuery(Frozen):
 
 
 class PageDraft(Record):
-    """A page as put_page parsed it: everything a save replaces."""
+    """A page as put_page parsed it: everything a save replaces.
+
+    `links` and `timeline` are the page's world view (what every reader of the page may see);
+    `private_links` and `private_timeline` what only its private facts-fence rows declare, stored
+    marked private and read back only by trusted callers (`private_rows=True` on the reads)."""
 
     __slots__ = (
         "aliases",
@@ -56,6 +60,8 @@ class PageDraft(Record):
         "frontmatter",
         "links",
         "markdown",
+        "private_links",
+        "private_timeline",
         "slug",
         "summary",
         "timeline",
@@ -74,15 +80,27 @@ class PageDraft(Record):
     links: list[tuple[str, str, str, str | None]]  # to, type, link_source, context
     timeline: list[tuple[str, str, str | None]]  # date, summary, detail
     markdown: str | None  # the page's source as stored, for `get-page --raw`
+    private_links: list[tuple[str, str, str, str | None]]
+    private_timeline: list[tuple[str, str, str | None]]
 
     def __init__(self, slug: str, title: str, type: str | None, body: str, frontmatter: dict,  # noqa: A002 - the page's field
                  summary: str | None, visibility: str, aliases: list[str] | None = None,
                  links: list[tuple[str, str, str, str | None]] | None = None,
-                 timeline: list[tuple[str, str, str | None]] | None = None, markdown: str | None = None) -> None:
+                 timeline: list[tuple[str, str, str | None]] | None = None, markdown: str | None = None,
+                 private_links: list[tuple[str, str, str, str | None]] | None = None,
+                 private_timeline: list[tuple[str, str, str | None]] | None = None) -> None:
         super().__init__(slug=slug, title=title, type=type, body=body, frontmatter=frontmatter, summary=summary,
                          visibility=visibility, aliases=[] if aliases is None else aliases,
                          links=[] if links is None else links, timeline=[] if timeline is None else timeline,
-                         markdown=markdown)
+                         markdown=markdown, private_links=[] if private_links is None else private_links,
+                         private_timeline=[] if private_timeline is None else private_timeline)
+
+    def rows(self) -> tuple[list[tuple[tuple[str, str, str, str | None], int]], list[tuple[tuple[str, str, str | None], int]]]:
+        """(links, timeline) to store, each with its private flag (0 world, 1 private), world rows first."""
+        return (
+            [(link, 0) for link in self.links] + [(link, 1) for link in self.private_links],
+            [(row, 0) for row in self.timeline] + [(row, 1) for row in self.private_timeline],
+        )
 
 
 def draft_aliases(draft: PageDraft) -> list[tuple[str, str]]:
@@ -216,10 +234,13 @@ class Brain(Protocol):
     def pages_with_suffix(self, source: str, tail: str, *, allow_private: bool, limit: int = 50) -> list[Row]: ...
     def pages_with_prefix(self, source: str, prefix: str, *, allow_private: bool, limit: int = 50) -> list[Row]: ...
     def aliases_of(self, source: str, slug: str) -> list[str]: ...
-    def timeline_newest(self, source: str, slug: str, limit: int = 5) -> list[Row]: ...
-    def edges_out(self, source: str, slug: str, limit: int, *, allow_private: bool) -> list[Row]: ...
-    def edges_in(self, source: str, slug: str, limit: int, *, allow_private: bool) -> list[Row]: ...
-    def backlink_count(self, source: str, slug: str, *, allow_private: bool) -> int: ...
+    # `allow_private`: may private pages show (as an edge's other end, a backlink's page)?
+    # `private_rows`: may links and timeline rows a private facts-fence row declares show? Only
+    # for trusted callers: those rows are private even on a page the caller may read.
+    def timeline_newest(self, source: str, slug: str, limit: int = 5, *, private_rows: bool) -> list[Row]: ...
+    def edges_out(self, source: str, slug: str, limit: int, *, allow_private: bool, private_rows: bool) -> list[Row]: ...
+    def edges_in(self, source: str, slug: str, limit: int, *, allow_private: bool, private_rows: bool) -> list[Row]: ...
+    def backlink_count(self, source: str, slug: str, *, allow_private: bool, private_rows: bool) -> int: ...
     def list_pages(self, source: str, *, type_: str | None, prefix: str | None, limit: int, allow_private: bool) -> list[Row]: ...
     def keyword_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list[Row]: ...
     def aliased_slugs(self, source: str, slugs: list[str], alias_norm: str) -> set[str]: ...
@@ -246,7 +267,9 @@ class Brain(Protocol):
     def rename_page(self, source: str, old: str, new: str, now: int) -> None:
         """Move a page to a new slug with its aliases, links, timeline and facts, in one write."""
         ...
-    def page_links(self, source: str, slug: str) -> list[Row]: ...
+    def page_links(self, source: str, slug: str, *, allow_private: bool, private_rows: bool) -> list[Row]:
+        """The page's links (get_page), without those to pages the caller may not see."""
+        ...
 
     # facts
     def insert_fact(self, source: str, new: NewFact, now: int) -> int: ...

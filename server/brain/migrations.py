@@ -325,6 +325,22 @@ _FACT_AUDIT = """
 """
 
 
+# Links and timeline rows a page's private facts-fence rows declare are stored marked private
+# (`private_row` 1) and shown only to trusted readers. Rows written before this step are not
+# marked; a page with a private row ('[private]' in its body, any case) had them mixed with its
+# world rows, so its body links and markdown timeline rows are marked private until the page is
+# next written (which sorts them exactly): fail closed, the owner loses nothing.
+_PRIVATE_ROWS = """
+        ALTER TABLE links ADD COLUMN private_row INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE timeline ADD COLUMN private_row INTEGER NOT NULL DEFAULT 0;
+        UPDATE links SET private_row = 1 WHERE link_source = 'markdown' AND EXISTS (
+            SELECT 1 FROM pages p WHERE p.source_id = links.source_id AND p.slug = links.from_slug
+            AND lower(p.body) LIKE '%[private]%');
+        UPDATE timeline SET private_row = 1 WHERE origin = 'markdown' AND EXISTS (
+            SELECT 1 FROM pages p WHERE p.source_id = timeline.source_id AND p.slug = timeline.slug
+            AND lower(p.body) LIKE '%[private]%');
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -336,6 +352,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0008_markdown_sync_state", _MARKDOWN_SYNC_STATE),
     Migration("0009_change_feed_indexes", _CHANGE_FEED),
     Migration("0010_fact_audit", _FACT_AUDIT),
+    Migration("0011_private_rows", _PRIVATE_ROWS),
 )
 
 

@@ -279,6 +279,18 @@ _FACT_AUDIT = """
     CREATE INDEX fact_audit_at ON fact_audit (at);
 """
 
+# As SQLite's 0011_private_rows: links and timeline rows of private facts-fence rows, marked.
+_PRIVATE_ROWS = """
+        ALTER TABLE links ADD COLUMN private_row SMALLINT NOT NULL DEFAULT 0;
+        ALTER TABLE timeline ADD COLUMN private_row SMALLINT NOT NULL DEFAULT 0;
+        UPDATE links SET private_row = 1 WHERE link_source = 'markdown' AND EXISTS (
+            SELECT 1 FROM pages p WHERE p.source_id = links.source_id AND p.slug = links.from_slug
+            AND lower(p.body) LIKE '%[private]%');
+        UPDATE timeline SET private_row = 1 WHERE origin = 'markdown' AND EXISTS (
+            SELECT 1 FROM pages p WHERE p.source_id = timeline.source_id AND p.slug = timeline.slug
+            AND lower(p.body) LIKE '%[private]%');
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -290,6 +302,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0008_markdown_sync_state", _MARKDOWN_SYNC_STATE),
     Migration("0009_change_feed_indexes", _CHANGE_FEED),
     Migration("0010_fact_audit", _FACT_AUDIT),
+    Migration("0011_private_rows", _PRIVATE_ROWS),
 )
 
 # Not a numbered step: whether pgvector can be used depends on the server, not on the schema's

@@ -81,10 +81,11 @@ class PageStore(PostgresBase):
         )
         return [r[0] for r in rows]
 
-    def timeline_newest(self, source: str, slug: str, limit: int = 5) -> list:
+    def timeline_newest(self, source: str, slug: str, limit: int = 5, *, private_rows: bool) -> list:
         return self.query(
-            "SELECT date, summary, detail FROM timeline WHERE source_id = %s AND slug = %s ORDER BY date DESC, id DESC LIMIT %s",
-            (source, slug, limit),
+            "SELECT date, summary, detail FROM timeline WHERE source_id = %s AND slug = %s AND (%s OR private_row = 0) "
+            "ORDER BY date DESC, id DESC LIMIT %s",
+            (source, slug, private_rows, limit),
         )
 
     # Edges and backlinks count only pages the caller may see (see the SQLite store).
@@ -97,25 +98,28 @@ class PageStore(PostgresBase):
         "WHERE (t.id IS NULL OR (t.deleted_at IS NULL AND (%s OR t.visibility = 'world')))"
     )
 
-    def edges_out(self, source: str, slug: str, limit: int, *, allow_private: bool) -> list:
+    def edges_out(self, source: str, slug: str, limit: int, *, allow_private: bool, private_rows: bool) -> list:
         return self.query(
             f"SELECT l.link_type, l.to_slug AS slug, l.context FROM links l {self._VISIBLE_TO} "
-            "AND l.source_id = %s AND l.from_slug = %s AND l.link_source IS DISTINCT FROM 'mentions' ORDER BY l.id LIMIT %s",
-            (allow_private, source, slug, limit),
+            "AND l.source_id = %s AND l.from_slug = %s AND l.link_source IS DISTINCT FROM 'mentions' "
+            "AND (%s OR l.private_row = 0) ORDER BY l.id LIMIT %s",
+            (allow_private, source, slug, private_rows, limit),
         )
 
-    def edges_in(self, source: str, slug: str, limit: int, *, allow_private: bool) -> list:
+    def edges_in(self, source: str, slug: str, limit: int, *, allow_private: bool, private_rows: bool) -> list:
         return self.query(
             f"SELECT l.link_type, l.from_slug AS slug, l.context FROM links l {self._VISIBLE_FROM} "
-            "WHERE l.source_id = %s AND l.to_slug = %s AND l.link_source IS DISTINCT FROM 'mentions' ORDER BY l.id LIMIT %s",
-            (allow_private, source, slug, limit),
+            "WHERE l.source_id = %s AND l.to_slug = %s AND l.link_source IS DISTINCT FROM 'mentions' "
+            "AND (%s OR l.private_row = 0) ORDER BY l.id LIMIT %s",
+            (allow_private, source, slug, private_rows, limit),
         )
 
-    def backlink_count(self, source: str, slug: str, *, allow_private: bool) -> int:
+    def backlink_count(self, source: str, slug: str, *, allow_private: bool, private_rows: bool) -> int:
         return self.aggregate(
             f"SELECT count(*) FROM links l {self._VISIBLE_FROM} "
-            "WHERE l.source_id = %s AND l.to_slug = %s AND l.link_source IS DISTINCT FROM 'mentions'",
-            (allow_private, source, slug),
+            "WHERE l.source_id = %s AND l.to_slug = %s AND l.link_source IS DISTINCT FROM 'mentions' "
+            "AND (%s OR l.private_row = 0)",
+            (allow_private, source, slug, private_rows),
         )[0]
 
     # -- lists and search ----------------------------------------------------
@@ -224,20 +228,21 @@ class PageStore(PostgresBase):
                 "DELETE FROM links WHERE source_id = %s AND from_slug = %s AND link_source IN ('markdown', 'frontmatter')",
                 (source, draft.slug),
             )
-            for to_slug, link_type, link_source, context in draft.links:
+            links, timeline = draft.rows()
+            for (to_slug, link_type, link_source, context), private in links:
                 db.execute(
-                    "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at) "
-                    "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                    (source, draft.slug, to_slug, link_type, link_source, context, now),
+                    "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, private_row) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                    (source, draft.slug, to_slug, link_type, link_source, context, now, private),
                 )
             db.execute(
                 "DELETE FROM timeline WHERE source_id = %s AND slug = %s AND origin = 'markdown'", (source, draft.slug)
             )
-            for date, summary, detail in draft.timeline:
+            for (date, summary, detail), private in timeline:
                 db.execute(
-                    "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at) "
-                    "VALUES (%s, %s, %s, %s, %s, 'markdown', %s)",
-                    (source, draft.slug, date, summary, detail, now),
+                    "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, private_row) "
+                    "VALUES (%s, %s, %s, %s, %s, 'markdown', %s, %s)",
+                    (source, draft.slug, date, summary, detail, now, private),
                 )
         return existing is None or existing["deleted_at"] is not None, draft
 
@@ -383,8 +388,9 @@ class PageStore(PostgresBase):
             db.execute("UPDATE timeline SET slug = %s WHERE source_id = %s AND slug = %s", (new, source, old))
             db.execute("UPDATE facts SET entity_slug = %s WHERE source_id = %s AND entity_slug = %s", (new, source, old))
 
-    def page_links(self, source: str, slug: str) -> list:
+    def page_links(self, source: str, slug: str, *, allow_private: bool, private_rows: bool) -> list:
         return self.query(
-            "SELECT to_slug, link_type, link_source, context FROM links WHERE source_id = %s AND from_slug = %s ORDER BY id",
-            (source, slug),
+            f"SELECT l.to_slug, l.link_type, l.link_source, l.context FROM links l {self._VISIBLE_TO} "
+            "AND l.source_id = %s AND l.from_slug = %s AND (%s OR l.private_row = 0) ORDER BY l.id",
+            (allow_private, source, slug, private_rows),
         )

@@ -85,10 +85,11 @@ class PageStore(SqliteBase):
         )
         return [r[0] for r in rows]
 
-    def timeline_newest(self, source: str, slug: str, limit: int = 5) -> list[sqlite3.Row]:
+    def timeline_newest(self, source: str, slug: str, limit: int = 5, *, private_rows: bool) -> list[sqlite3.Row]:
         return self.query(
-            "SELECT date, summary, detail FROM timeline WHERE source_id = ? AND slug = ? ORDER BY date DESC, id DESC LIMIT ?",
-            (source, slug, limit),
+            "SELECT date, summary, detail FROM timeline WHERE source_id = ? AND slug = ? AND (? OR private_row = 0) "
+            "ORDER BY date DESC, id DESC LIMIT ?",
+            (source, slug, private_rows, limit),
         )
 
     # Edges and backlinks count only pages the caller may see: a link from a private or deleted
@@ -100,25 +101,27 @@ class PageStore(SqliteBase):
         "WHERE (t.id IS NULL OR (t.deleted_at IS NULL AND (? OR t.visibility = 'world')))"
     )
 
-    def edges_out(self, source: str, slug: str, limit: int, *, allow_private: bool) -> list[sqlite3.Row]:
+    def edges_out(self, source: str, slug: str, limit: int, *, allow_private: bool, private_rows: bool) -> list[sqlite3.Row]:
         return self.query(
             f"SELECT l.link_type, l.to_slug AS slug, l.context FROM links l {self._VISIBLE_TO} "
-            "AND l.source_id = ? AND l.from_slug = ? AND l.link_source IS NOT 'mentions' ORDER BY l.id LIMIT ?",
-            (allow_private, source, slug, limit),
+            "AND l.source_id = ? AND l.from_slug = ? AND l.link_source IS NOT 'mentions' AND (? OR l.private_row = 0) "
+            "ORDER BY l.id LIMIT ?",
+            (allow_private, source, slug, private_rows, limit),
         )
 
-    def edges_in(self, source: str, slug: str, limit: int, *, allow_private: bool) -> list[sqlite3.Row]:
+    def edges_in(self, source: str, slug: str, limit: int, *, allow_private: bool, private_rows: bool) -> list[sqlite3.Row]:
         return self.query(
             f"SELECT l.link_type, l.from_slug AS slug, l.context FROM links l {self._VISIBLE_FROM} "
-            "WHERE l.source_id = ? AND l.to_slug = ? AND l.link_source IS NOT 'mentions' ORDER BY l.id LIMIT ?",
-            (allow_private, source, slug, limit),
+            "WHERE l.source_id = ? AND l.to_slug = ? AND l.link_source IS NOT 'mentions' AND (? OR l.private_row = 0) "
+            "ORDER BY l.id LIMIT ?",
+            (allow_private, source, slug, private_rows, limit),
         )
 
-    def backlink_count(self, source: str, slug: str, *, allow_private: bool) -> int:
+    def backlink_count(self, source: str, slug: str, *, allow_private: bool, private_rows: bool) -> int:
         return self.aggregate(
             f"SELECT count(*) FROM links l {self._VISIBLE_FROM} "
-            "WHERE l.source_id = ? AND l.to_slug = ? AND l.link_source IS NOT 'mentions'",
-            (allow_private, source, slug),
+            "WHERE l.source_id = ? AND l.to_slug = ? AND l.link_source IS NOT 'mentions' AND (? OR l.private_row = 0)",
+            (allow_private, source, slug, private_rows),
         )[0]
 
     # -- lists and search ----------------------------------------------------
@@ -219,18 +222,19 @@ class PageStore(SqliteBase):
                 "DELETE FROM links WHERE source_id = ? AND from_slug = ? AND link_source IN ('markdown', 'frontmatter')",
                 (source, draft.slug),
             )
-            for to_slug, link_type, link_source, context in draft.links:
+            links, timeline = draft.rows()
+            for (to_slug, link_type, link_source, context), private in links:
                 db.execute(
-                    "INSERT OR IGNORE INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (source, draft.slug, to_slug, link_type, link_source, context, now),
+                    "INSERT OR IGNORE INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, private_row) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (source, draft.slug, to_slug, link_type, link_source, context, now, private),
                 )
             db.execute("DELETE FROM timeline WHERE source_id = ? AND slug = ? AND origin = 'markdown'", (source, draft.slug))
-            for date, summary, detail in draft.timeline:
+            for (date, summary, detail), private in timeline:
                 db.execute(
-                    "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, 'markdown', ?)",
-                    (source, draft.slug, date, summary, detail, now),
+                    "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, private_row) "
+                    "VALUES (?, ?, ?, ?, ?, 'markdown', ?, ?)",
+                    (source, draft.slug, date, summary, detail, now, private),
                 )
         return existing is None or existing["deleted_at"] is not None, draft
 
@@ -348,8 +352,10 @@ class PageStore(SqliteBase):
             db.execute("UPDATE timeline SET slug = ? WHERE source_id = ? AND slug = ?", (new, source, old))
             db.execute("UPDATE facts SET entity_slug = ? WHERE source_id = ? AND entity_slug = ?", (new, source, old))
 
-    def page_links(self, source: str, slug: str) -> list[sqlite3.Row]:
+    def page_links(self, source: str, slug: str, *, allow_private: bool, private_rows: bool) -> list[sqlite3.Row]:
+        # Mentions too (get_page lists every link); a link to a page the caller may not see is not listed.
         return self.query(
-            "SELECT to_slug, link_type, link_source, context FROM links WHERE source_id = ? AND from_slug = ? ORDER BY id",
-            (source, slug),
+            f"SELECT l.to_slug, l.link_type, l.link_source, l.context FROM links l {self._VISIBLE_TO} "
+            "AND l.source_id = ? AND l.from_slug = ? AND (? OR l.private_row = 0) ORDER BY l.id",
+            (allow_private, source, slug, private_rows),
         )

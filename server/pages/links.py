@@ -43,9 +43,11 @@ def resolve_target(ctx: VerbContext, target: str, *, private_ok: bool) -> str | 
     titled = brain.pages_titled(source, target.lower(), allow_private=private_ok)
     if len(titled) == 1:
         return titled[0]["slug"]
-    aliased = brain.alias_slugs(source, normalize_alias(target))
-    if len(aliased) == 1 and brain.page(source, aliased[0], allow_private=private_ok) is not None:
-        return aliased[0]
+    # Only the aliases of pages this write may link to count: a private page's alias must neither
+    # resolve a world page's link nor, by making a world alias ambiguous, stop it from resolving.
+    aliased = brain.pages_by_slugs(source, brain.alias_slugs(source, normalize_alias(target)), allow_private=private_ok)
+    if len(aliased) == 1:
+        return next(iter(aliased))
     as_slug = slugify_path(target.replace(" ", "-"))
     if not as_slug:
         return None

@@ -103,20 +103,23 @@ def resolve_entity_slug(ctx: VerbContext, raw: str | None) -> str | None:
 
 
 def build_card(ctx: VerbContext, page: Row, *, include_private: bool, allow_private: bool, now: int) -> dict:
-    """The entity card. `include_private` widens facts and summary fences (trusted-local only);
-    `allow_private` says whether private pages may appear as its edges and backlinks."""
+    """The entity card. `include_private` widens facts and the page's private facts-fence rows
+    (its summary, and the links and timeline rows they declare: trusted-local only); `allow_private`
+    says whether private pages may appear as its edges and backlinks."""
     from memverbs.server.pages.markdown import safe_summary  # noqa: PLC0415 - delta's threads need no Markdown parser
 
     brain, source, slug = ctx.brain, ctx.source, page["slug"]
-    timeline = brain.timeline_newest(source, slug, limit=CARD_TIMELINE)
+    timeline = brain.timeline_newest(source, slug, limit=CARD_TIMELINE, private_rows=include_private)
     edges = [
         {"type": e["link_type"], "direction": "out", "slug": e["slug"], "context": e["context"] or None}
-        for e in brain.edges_out(source, slug, MAX_EDGES, allow_private=allow_private)
+        for e in brain.edges_out(source, slug, MAX_EDGES, allow_private=allow_private, private_rows=include_private)
     ]
     if len(edges) < MAX_EDGES:
         edges += [
             {"type": e["link_type"], "direction": "in", "slug": e["slug"], "context": e["context"] or None}
-            for e in brain.edges_in(source, slug, MAX_EDGES - len(edges), allow_private=allow_private)
+            for e in brain.edges_in(
+                source, slug, MAX_EDGES - len(edges), allow_private=allow_private, private_rows=include_private
+            )
         ]
     return {
         "entity": {"slug": slug, "title": page["title"] or slug, "type": page["type"]},
@@ -129,14 +132,14 @@ def build_card(ctx: VerbContext, page: Row, *, include_private: bool, allow_priv
         },
         "open_threads": open_threads(ctx, slug, timeline, include_private=include_private, now=now),
         "edges": edges,
-        "backlink_count": brain.backlink_count(source, slug, allow_private=allow_private),
+        "backlink_count": brain.backlink_count(source, slug, allow_private=allow_private, private_rows=include_private),
         "active_fact_count": brain.active_fact_count(source, slug, world_only=not include_private, now=now),
     }
 
 
 def card_threads(ctx: VerbContext, slug: str, *, include_private: bool, now: int) -> list[dict]:
     """A card's open_threads, without building the card."""
-    timeline = ctx.brain.timeline_newest(ctx.source, slug, limit=CARD_TIMELINE)
+    timeline = ctx.brain.timeline_newest(ctx.source, slug, limit=CARD_TIMELINE, private_rows=include_private)
     return open_threads(ctx, slug, timeline, include_private=include_private, now=now)
 
 

@@ -106,7 +106,9 @@ def recall(ctx: VerbContext, params: dict) -> dict:
         body["results"] = packed_results
         if degraded is not None:  # absent when the hybrid path ran
             body["search_degraded"] = degraded
-        if packed_results:
+        if packed_results and ctx.caller.trusted:
+            # Only the owner's reads mark pages retrieved: last_retrieved_at breaks resolution ties
+            # for every caller, so an untrusted read (a read-only token's) must not steer them.
             ctx.brain.touch_retrieved(ctx.source, [r["slug"] for r in packed_results], now)
     body.update(fields)
     return body

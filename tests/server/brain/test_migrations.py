@@ -57,3 +57,32 @@ def test_pending_steps_apply_on_open(tmp_path):
     db.close()
     brain = SqliteBrain.open(path)
     assert brain.schema_status()["pending"] == []
+
+
+def test_private_rows_step_marks_an_old_brains_mixed_rows_private(tmp_path, monkeypatch):
+    """Before 0011, a page's private-row links and dates were stored like its world ones: on a page
+    whose body holds a private row they are marked private (fail closed) until it is next written."""
+    path = tmp_path / "b.db"
+    db = sqlite3.connect(path, isolation_level=None)
+    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:-1])
+    migrations.migrate(db)
+    monkeypatch.undo()
+    for i, (slug, body) in enumerate([("people/fenced", "<!-- facts -->\n- [Private] x [[people/t]]\n<!-- /facts -->\n"),
+                                      ("people/plain", "See [[people/t]].\n")]):
+        db.execute("INSERT INTO pages (source_id, slug, slug_rev, body, created_at, updated_at) VALUES ('s', ?, ?, ?, 1, 1)",
+                   (slug, slug[::-1], body))
+        db.execute("INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, created_at) "
+                   "VALUES ('s', ?, 'people/t', 'references', 'markdown', 1)", (slug,))
+        db.execute("INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, created_at) "
+                   "VALUES ('s', ?, 'people/u', 'knows', 'manual', 1)", (slug,))
+        db.execute("INSERT INTO timeline (source_id, slug, date, summary, origin, created_at) VALUES ('s', ?, '2026-01-0' || ?, 'x', 'markdown', 1)",
+                   (slug, i + 1))
+    db.close()
+    brain = SqliteBrain.open(path)
+    assert brain.schema_status()["pending"] == []
+    links = {(r[0], r[1]): r[2] for r in brain.db.execute("SELECT from_slug, link_source, private_row FROM links")}
+    assert links == {("people/fenced", "markdown"): 1, ("people/fenced", "manual"): 0,
+                     ("people/plain", "markdown"): 0, ("people/plain", "manual"): 0}
+    timeline = dict(brain.db.execute("SELECT slug, private_row FROM timeline").fetchall())
+    assert timeline == {"people/fenced": 1, "people/plain": 0}
+    brain.close()

@@ -201,11 +201,15 @@ class RemoteHook:
         return self.remote.call(verb, params)
 
     def standing(self) -> list[str]:
-        """Configured, then banked; a remote brain's recent entities are not worth a second round trip
-        (the pack's hot-facts arm warms a new session anyway)."""
+        """Configured, the project's own entity, banked, the user's; a remote brain's recent and linked
+        entities are not worth a second round trip (the pack's hot-facts arm warms a new session anyway)."""
         from memverbs.hooks.standing import standing_entities  # noqa: PLC0415
+        from memverbs.server.projects import find_project  # noqa: PLC0415
 
-        return standing_entities(self.settings.hook_entities, self.state.entities)
+        # The remote brain's registry is not read from here: the project's own slug stands for it.
+        project = find_project(self.event.cwd)
+        return standing_entities(self.settings.hook_entities, self.state.entities,
+                                 project=[project.slug] if project is not None else None, user=self.settings.hook_user)
 
     def has_cursor(self) -> bool:
         return self.state.cursor_set

@@ -106,6 +106,7 @@ class NewFact(Record):
         "fact_norm",
         "kind",
         "notability",
+        "project",
         "provenance",
         "source_session",
         "valid_until",
@@ -122,13 +123,14 @@ class NewFact(Record):
     context: str | None
     confidence: float
     notability: str
+    project: str | None  # the slug of the project it was remembered in (server/projects.py)
 
     def __init__(self, fact: str, fact_norm: str, kind: str, entity_slug: str | None, visibility: str, provenance: str,
                  valid_until: int | None, source_session: str | None = None, context: str | None = None,
-                 confidence: float = 1.0, notability: str = "medium") -> None:
+                 confidence: float = 1.0, notability: str = "medium", project: str | None = None) -> None:
         super().__init__(fact=fact, fact_norm=fact_norm, kind=kind, entity_slug=entity_slug, visibility=visibility,
                          provenance=provenance, valid_until=valid_until, source_session=source_session,
-                         context=context, confidence=confidence, notability=notability)
+                         context=context, confidence=confidence, notability=notability, project=project)
 
 
 class FactFilter(Record):
@@ -274,6 +276,14 @@ class Brain(Protocol):
     def facts_recorded_after(self, source: str, since: int, *, world_only: bool, now: int, limit: int) -> list[Row]: ...
     def facts_recorded_at(self, source: str, at: int, *, world_only: bool, now: int, limit: int) -> list[Row]: ...
     def recent_entity_slugs(self, source: str, *, limit: int, scan: int = 200) -> list[str]: ...
+
+    # -- projects (server/projects.py) --
+    def project_row(self, source: str, key: str) -> Row | None: ...
+    def slug_taken(self, source: str, slug: str) -> bool: ...
+    def register_project(self, source: str, key: str, name: str, slug: str, root: str, now: int) -> str: ...
+    def projects(self, source: str, now: int) -> list[Row]: ...
+    def project_facts(self, source: str, project: str, *, world_only: bool, now: int, limit: int) -> list[Row]: ...
+    def project_entity_slugs(self, source: str, project: str, *, limit: int) -> list[str]: ...
     def facts_matching(
         self, source: str, query: SearchQuery, *, world_only: bool, now: int, since: int | None, until: int | None, limit: int
     ) -> list[Row]: ...

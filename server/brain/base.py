@@ -136,7 +136,7 @@ class NewFact(Record):
 class FactFilter(Record):
     """What recall's facts arm asks for; `arm` picks the ordering."""
 
-    __slots__ = ("active_only", "arm", "entity_slug", "limit", "now", "session_id", "since", "world_only")
+    __slots__ = ("active_only", "arm", "entity_slug", "limit", "now", "project", "session_id", "since", "world_only")
     arm: str  # supersessions | entity | session | recent
     now: int
     world_only: bool
@@ -145,11 +145,12 @@ class FactFilter(Record):
     entity_slug: str | None
     session_id: str | None
     since: int | None
+    project: str | None  # only facts remembered in this project (`memverbs recall --project`)
 
     def __init__(self, arm: str, now: int, world_only: bool, active_only: bool, limit: int, entity_slug: str | None = None,
-                 session_id: str | None = None, since: int | None = None) -> None:
+                 session_id: str | None = None, since: int | None = None, project: str | None = None) -> None:
         super().__init__(arm=arm, now=now, world_only=world_only, active_only=active_only, limit=limit,
-                         entity_slug=entity_slug, session_id=session_id, since=since)
+                         entity_slug=entity_slug, session_id=session_id, since=since, project=project)
 
 
 class TokenNameTaken(MemverbsError):
@@ -284,6 +285,7 @@ class Brain(Protocol):
     def projects(self, source: str, now: int) -> list[Row]: ...
     def project_facts(self, source: str, project: str, *, world_only: bool, now: int, limit: int) -> list[Row]: ...
     def project_entity_slugs(self, source: str, project: str, *, limit: int) -> list[str]: ...
+    def project_entities(self, source: str, project: str) -> set[str]: ...
     def facts_matching(
         self, source: str, query: SearchQuery, *, world_only: bool, now: int, since: int | None, until: int | None, limit: int
     ) -> list[Row]: ...

@@ -166,6 +166,9 @@ class FactStore(PostgresBase):
             if f.since is not None:
                 where.append("valid_from >= %s")
                 args.append(f.since)
+            if f.project is not None:
+                where.append("project = %s")
+                args.append(f.project)
         return " AND ".join(where), args
 
     def facts(self, source: str, f: FactFilter) -> list:

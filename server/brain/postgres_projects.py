@@ -65,3 +65,11 @@ class ProjectStore(PostgresBase):
             (source, project, project, PROJECT_SCAN, limit),
         )
         return [r["entity_slug"] for r in rows]
+
+    def project_entities(self, source: str, project: str) -> set[str]:
+        """Every entity a fact remembered in `project` is about, and the project's own."""
+        rows = self.query(
+            "SELECT DISTINCT entity_slug FROM facts WHERE source_id = %s AND project = %s AND entity_slug IS NOT NULL",
+            (source, project),
+        )
+        return {r[0] for r in rows} | {project}

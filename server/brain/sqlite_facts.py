@@ -149,6 +149,9 @@ class FactStore(SqliteBase):
             if f.since is not None:
                 where.append("valid_from >= ?")
                 args.append(f.since)
+            if f.project is not None:
+                where.append("project = ?")
+                args.append(f.project)
         return " AND ".join(where), args
 
     def facts(self, source: str, f: FactFilter) -> list[sqlite3.Row]:

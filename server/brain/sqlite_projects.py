@@ -75,3 +75,11 @@ class ProjectStore(SqliteBase):
             (source, project, project, PROJECT_SCAN, limit),
         )
         return [r[0] for r in rows]
+
+    def project_entities(self, source: str, project: str) -> set[str]:
+        """Every entity a fact remembered in `project` is about, and the project's own."""
+        rows = self.query(
+            "SELECT DISTINCT entity_slug FROM facts WHERE source_id = ? AND project = ? AND entity_slug IS NOT NULL",
+            (source, project),
+        )
+        return {r[0] for r in rows} | {project}

@@ -84,11 +84,15 @@ class Hook:
         # not through Runtime itself, which would add its settings and providers to every hook.
         self.dispatcher = Dispatcher.local(self.source, lambda: self.brain, "verbs", project=self.project)
 
-    def standing(self) -> list[str]:
-        from memverbs.hooks.standing import local_standing  # noqa: PLC0415
+    def project_slug(self) -> str | None:
         from memverbs.server.projects import brain_slug  # noqa: PLC0415
 
-        slug = brain_slug(self.brain, self.source, self.project) if self.project is not None else None
+        return brain_slug(self.brain, self.source, self.project) if self.project is not None else None
+
+    def standing(self) -> list[str]:
+        from memverbs.hooks.standing import local_standing  # noqa: PLC0415
+
+        slug = self.project_slug()
         return local_standing(self.brain, self.source, self.settings.hook_entities, self.state.entities,
                               project_slug=slug, user=self.settings.hook_user)
 

@@ -71,15 +71,17 @@ def test_each_repository_gets_its_own_memory_and_the_users(memverbs_cmd, env, re
     assert a.rstrip().endswith("search the rest: `recall <words>`.")
 
 
-def test_a_heartbeat_puts_the_projects_news_first(memverbs_cmd, env, repos, grown):
+def test_a_heartbeat_puts_the_projects_news_first_and_leaves_another_projects_out(memverbs_cmd, env, repos, grown):
     alpha_dir, _ = repos
     alpha, beta = grown
     start(memverbs_cmd, env, alpha_dir, "s-news")
-    beta.ok("remember", fact="Beta's staging is down", provenance="chat")
+    beta.ok("remember", fact="Carol joined the on-call rota", provenance="chat", entity="people/carol")
+    beta.ok("remember", fact="Beta's staging is down", provenance="chat")  # about projects/beta
     alpha.ok("remember", fact="Alpha's release is tagged", provenance="chat")
     text = ""
     for _ in range(3):  # delta re-delivers the last seconds at least once: the news may come with the first beat
         text += beat(memverbs_cmd, env, alpha_dir, "s-news")
         if "Alpha's release is tagged" in text:
             break
-    assert text.index("Alpha's release is tagged") < text.index("Beta's staging is down")
+    assert text.index("Alpha's release is tagged") < text.index("Carol joined the on-call rota")
+    assert "Beta's staging is down" not in text

@@ -91,7 +91,8 @@ def context_pack(ctx: VerbContext, params: dict) -> dict:
     project = ctx.project_slug()
     # Facts about every requested entity, a page or not (a project's entity often has none).
     about = list(dict.fromkeys([c["slug"] for c in cards] + [n for n in names if looks_like_slug(n)]))
-    facts = hot_facts(ctx, about, session, world_only=not include_private, now=now, project=project)
+    threaded = frozenset(t["text"] for c in cards for t in c["open_threads"] if t["kind"] == "commitment")
+    facts = hot_facts(ctx, about, session, world_only=not include_private, now=now, project=project, threaded=threaded)
 
     budget = parse_budget(params.get("budget_tokens"))
     fields: dict = {}

@@ -41,8 +41,10 @@ def decayed(row: Row, now: int) -> float:
 
 def hot_facts(
     ctx: VerbContext, entity_slugs: list[str], session_id: str | None, *, world_only: bool, now: int,
-    project: str | None = None,
+    project: str | None = None, threaded: frozenset[str] = frozenset(),
 ) -> list[dict]:
+    """`threaded`: commitments the pack's cards already list as open threads; in a project they take no
+    place of the 10 (the project's commitments would otherwise crowd out the user's own facts)."""
     brain, source = ctx.brain, ctx.source
     groups: list[list[Row]] = []
     fetch = HOT_CAP
@@ -64,7 +66,7 @@ def hot_facts(
         for r in ranked:
             if len(picked) >= HOT_CAP:
                 return picked
-            if r["id"] in seen or (project is not None and _elsewhere(r, project, asked)):
+            if r["id"] in seen or (project is not None and (_elsewhere(r, project, asked) or r["fact"] in threaded)):
                 continue
             seen.add(r["id"])
             picked.append(brief_fact(r, round(decayed(r, now), 3)))

@@ -31,6 +31,7 @@ from memverbs.server.providers.config import Providers
 from memverbs.server.quickconfig import DEFAULTS, QuickSettings, quick_settings
 
 if TYPE_CHECKING:
+    from memverbs.server.projects import Project
     from memverbs.server.settings import Settings
 
 T = TypeVar("T")
@@ -183,9 +184,10 @@ class Runtime:
             providers=self.providers,
         )
 
-    def local_dispatcher(self, surface: str = "full") -> Dispatcher:
-        """The trusted in-process caller (CLI, hooks): lane 'local', not usage-logged."""
-        return Dispatcher.local(self.source, self.brain, surface, providers=self.providers)
+    def local_dispatcher(self, surface: str = "full", project: Project | None = None) -> Dispatcher:
+        """The trusted in-process caller (CLI, hooks): lane 'local', not usage-logged; `project` is
+        where it runs (the CLI's working directory), for what it remembers and its packs."""
+        return Dispatcher.local(self.source, self.brain, surface, providers=self.providers, project=project)
 
     def _remote_private_pages(self) -> bool:
         if os.environ.get("MEMVERBS_REMOTE_PRIVATE_PAGES", "").strip() == "1":

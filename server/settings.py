@@ -87,6 +87,7 @@ class LlmSettings(_Section):
 
 class HookSettings(_Section):
     entities: str = Field(DEFAULTS["hooks.entities"], description="Standing entities for session-start packs, comma-separated.")
+    user: str = Field(DEFAULTS["hooks.user"], description="The user's own entity, in every session-start pack after the project's (empty: none).")
 
 
 class CaptureSettings(_Section):

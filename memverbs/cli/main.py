@@ -33,7 +33,7 @@ COMMANDS = {
     "capture": "memverbs.cli.capture:run_capture",
     "migrate": "memverbs.cli.migrate:run_migrate",
     "brain-password": "memverbs.cli.brain_password:run_brain_password",
-    **dict.fromkeys(("entities", "stats", "backlinks", "timeline", "history", "move-facts", "restore-fact",
+    **dict.fromkeys(("entities", "projects", "stats", "backlinks", "timeline", "history", "move-facts", "restore-fact",
                      "fact-visibility"), "memverbs.cli.browse:run_browse"),
     "ui": "memverbs.cli.ui:run_ui",
     "call": "memverbs.cli.browse:run_call",

@@ -15,6 +15,7 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from memverbs.cli.output import fail, print_json
+from memverbs.cli.projects import ProjectArgError
 from memverbs.cli.style import day, emit, paint
 from memverbs.cli.target import LocalTarget, Target, TargetError, open_target
 from memverbs.server.errors import MemverbsError, VerbError
@@ -74,7 +75,7 @@ def run_op(args: argparse.Namespace) -> int:
         return fail(exc.message, exc.fix)
     try:
         return _run(op, params, args, target)
-    except TargetError as exc:
+    except (TargetError, ProjectArgError) as exc:
         return fail(exc.message, exc.fix)
     finally:
         target.close()
@@ -85,6 +86,11 @@ def _run(op: Operation, params: dict, args: argparse.Namespace, target: Target) 
         return _print_raw(params["slug"].strip(), target)
     if op.name == "put_page" and not target.remote:
         params["content"] = _unrendered(target, params["slug"].strip(), params["content"])
+    if op.name == "recall" and args.project:
+        if target.remote:
+            return fail("--project reads the local brain only",
+                        "Drop --project for a remote brain (it records no projects for its MCP clients).", code=2)
+        return _recall_window(params, args, target, args.offset)
     if op.name == "recall" and args.offset:
         if target.remote:
             return fail("--offset pages through the local brain only",
@@ -254,7 +260,8 @@ def _recall_footer(params: dict, body: dict, target: LocalTarget) -> None:
 
 
 def _recall_window(params: dict, args: argparse.Namespace, target: LocalTarget, offset: int) -> int:
-    """`recall --offset N`: the facts arm from N on, counted in full (the wire has no offset)."""
+    """`recall --offset N` / `--project NAME`: the facts arm from N on (of one project's facts), counted in
+    full (the wire has neither)."""
     from memverbs.server.verbs.recall import recall_limit  # noqa: PLC0415
     from memverbs.server.verbs.shapes import recall_fact  # noqa: PLC0415
 
@@ -264,6 +271,10 @@ def _recall_window(params: dict, args: argparse.Namespace, target: LocalTarget, 
     except VerbError as exc:  # the wire's own message, as recall would answer it
         return fail(cli_terms(exc.message, BY_NAME["recall"]), cli_terms(exc.suggestion, BY_NAME["recall"]))
     brain = target.brain()
+    if args.project:
+        from memverbs.cli.projects import project_slug  # noqa: PLC0415
+
+        f.project = project_slug(brain, target.source, args.project)
     matched = brain.fact_count(target.source, f, params.get("grep"))
     facts = [recall_fact(r) for r in brain.fact_window(target.source, f, offset, params.get("grep"))]
     nxt = offset + len(facts) if offset + len(facts) < matched else None

@@ -33,7 +33,7 @@ class Parser(argparse.ArgumentParser):
 
 # The top-level help, grouped. A command missing here is listed under "other".
 GROUPS = (
-    ("memory", ("remember", "recall", "entity", "entities", "forget", "restore-fact", "fact-visibility", "history",
+    ("memory", ("remember", "recall", "entity", "entities", "projects", "forget", "restore-fact", "fact-visibility", "history",
                 "move-facts", "context-pack", "delta", "synthesize")),
     ("pages", ("put-page", "get-page", "list-pages", "search", "delete-page", "add-link", "add-alias",
                "add-timeline-entry", "backlinks", "timeline")),

@@ -378,20 +378,29 @@ def edit(app: InspectorApp, slug: str, text: str | None = None, error: str | Non
 def pack(app: InspectorApp, q: dict) -> tuple[str, str]:
     asked = q.get("harness")
     harness = asked if isinstance(asked, str) and asked in HARNESSES else "claude"
-    preview = app.pack_preview(harness)
+    asked_cwd = q.get("cwd")
+    cwd = asked_cwd if isinstance(asked_cwd, str) else ""
+    preview = app.pack_preview(harness, cwd)
     opts = "".join(f'<option{" selected" if h == harness else ""}>{h}</option>' for h in HARNESSES)
+    roots = "".join(f'<option value="{e(root)}">{e(slug)}</option>' for slug, root in app.project_roots())
     body = preview["body"]
+    where = f'project {e(preview["project"])}' if preview["project"] else "no project (outside any git repository)"
     stats = (
-        f'<p>standing entities: {e(", ".join(preview["entities"]) or "none")}</p>'
+        f'<p>{where} · standing entities: {e(", ".join(preview["entities"]) or "none")}</p>'
         f'<p>budget: {body.get("budget_used", 0)} of {body.get("budget_tokens", 0)} tokens used, '
         f'{body.get("dropped_count", 0)} dropped · {len(body["cards"])} cards, {len(body["facts"])} facts · '
-        f'{len(preview["output"])} characters injected</p>'
+        f'{len(preview["text"])} characters of text, {len(preview["output"])} in the hook\'s output</p>'
     )
     html = (
         f'<form class="filters" method="get" action="/pack"><label>harness <select name="harness">{opts}</select></label>'
+        f'<label>working directory <input name="cwd" value="{e(cwd)}" list="project-roots" size="40" '
+        'placeholder="a directory inside a repository"></label>'
+        f'<datalist id="project-roots">{roots}</datalist>'
         '<button type="submit">Preview</button></form>' + stats
-        + '<h2>Exactly what the session-start hook prints</h2>'
-        + f'<pre id="pack-output" class="pack">{e(preview["output"])}</pre>'
+        + '<h2>What the model reads</h2>'
+        + f'<pre id="pack-output" class="pack">{e(preview["text"])}</pre>'
+        + '<details><summary>Exactly what the session-start hook prints</summary>'
+        + f'<pre id="hook-output" class="pack">{e(preview["output"])}</pre></details>'
     )
     return "Pack preview", html
 

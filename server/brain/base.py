@@ -124,6 +124,7 @@ class NewFact(Record):
         "fact_norm",
         "kind",
         "notability",
+        "project",
         "provenance",
         "source_session",
         "valid_until",
@@ -140,19 +141,20 @@ class NewFact(Record):
     context: str | None
     confidence: float
     notability: str
+    project: str | None  # the slug of the project it was remembered in (server/projects.py)
 
     def __init__(self, fact: str, fact_norm: str, kind: str, entity_slug: str | None, visibility: str, provenance: str,
                  valid_until: int | None, source_session: str | None = None, context: str | None = None,
-                 confidence: float = 1.0, notability: str = "medium") -> None:
+                 confidence: float = 1.0, notability: str = "medium", project: str | None = None) -> None:
         super().__init__(fact=fact, fact_norm=fact_norm, kind=kind, entity_slug=entity_slug, visibility=visibility,
                          provenance=provenance, valid_until=valid_until, source_session=source_session,
-                         context=context, confidence=confidence, notability=notability)
+                         context=context, confidence=confidence, notability=notability, project=project)
 
 
 class FactFilter(Record):
     """What recall's facts arm asks for; `arm` picks the ordering."""
 
-    __slots__ = ("active_only", "arm", "entity_slug", "limit", "now", "session_id", "since", "world_only")
+    __slots__ = ("active_only", "arm", "entity_slug", "limit", "now", "project", "session_id", "since", "world_only")
     arm: str  # supersessions | entity | session | recent
     now: int
     world_only: bool
@@ -161,11 +163,12 @@ class FactFilter(Record):
     entity_slug: str | None
     session_id: str | None
     since: int | None
+    project: str | None  # only facts remembered in this project (`memverbs recall --project`)
 
     def __init__(self, arm: str, now: int, world_only: bool, active_only: bool, limit: int, entity_slug: str | None = None,
-                 session_id: str | None = None, since: int | None = None) -> None:
+                 session_id: str | None = None, since: int | None = None, project: str | None = None) -> None:
         super().__init__(arm=arm, now=now, world_only=world_only, active_only=active_only, limit=limit,
-                         entity_slug=entity_slug, session_id=session_id, since=since)
+                         entity_slug=entity_slug, session_id=session_id, since=since, project=project)
 
 
 class TokenNameTaken(MemverbsError):
@@ -297,6 +300,15 @@ class Brain(Protocol):
     def facts_recorded_after(self, source: str, since: int, *, world_only: bool, now: int, limit: int) -> list[Row]: ...
     def facts_recorded_at(self, source: str, at: int, *, world_only: bool, now: int, limit: int) -> list[Row]: ...
     def recent_entity_slugs(self, source: str, *, limit: int, scan: int = 200) -> list[str]: ...
+
+    # -- projects (server/projects.py) --
+    def project_row(self, source: str, key: str) -> Row | None: ...
+    def slug_taken(self, source: str, slug: str) -> bool: ...
+    def register_project(self, source: str, key: str, name: str, slug: str, root: str, now: int) -> str: ...
+    def projects(self, source: str, now: int) -> list[Row]: ...
+    def project_facts(self, source: str, project: str, *, world_only: bool, now: int, limit: int) -> list[Row]: ...
+    def project_entity_slugs(self, source: str, project: str, *, limit: int) -> list[str]: ...
+    def project_entities(self, source: str, project: str) -> set[str]: ...
     def facts_matching(
         self, source: str, query: SearchQuery, *, world_only: bool, now: int, since: int | None, until: int | None, limit: int
     ) -> list[Row]: ...

@@ -341,6 +341,26 @@ _PRIVATE_ROWS = """
             AND lower(p.body) LIKE '%[private]%');
 """
 
+# Projects (server/projects.py): the repository a fact was remembered in, and the registry that
+# maps a project's identity (its normalised remote URL, or its path) to its entity slug once and
+# for good, so two projects that share a name get two slugs and keep them.
+_PROJECTS = """
+        ALTER TABLE facts ADD COLUMN project TEXT;   -- the project's slug (projects.slug), NULL outside one
+        CREATE INDEX facts_project ON facts (source_id, project, valid_from DESC, id DESC) WHERE project IS NOT NULL;
+        CREATE TABLE projects (
+            source_id  TEXT NOT NULL,
+            key        TEXT NOT NULL,                -- normalised remote URL, or path:<root>
+            slug       TEXT NOT NULL,                -- projects/<name>, suffixed when the name was taken
+            name       TEXT NOT NULL,
+            root       TEXT NOT NULL,                -- where it was last seen on this machine
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            PRIMARY KEY (source_id, key),
+            UNIQUE (source_id, slug)
+        );
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -353,6 +373,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0009_change_feed_indexes", _CHANGE_FEED),
     Migration("0010_fact_audit", _FACT_AUDIT),
     Migration("0011_private_rows", _PRIVATE_ROWS),
+    Migration("0012_projects", _PROJECTS),
 )
 
 

@@ -33,6 +33,7 @@ from memverbs.server.brain.postgres_base import CONNECT_TIMEOUT_S, WRITE_LOCK, C
 from memverbs.server.brain.postgres_browse import BrowseStore
 from memverbs.server.brain.postgres_facts import FactStore
 from memverbs.server.brain.postgres_pages import PageStore
+from memverbs.server.brain.postgres_projects import ProjectStore
 from memverbs.server.brain.postgres_rows import row_factory
 from memverbs.server.brain.postgres_sessions import CursorStore
 from memverbs.server.brain.postgres_sync import SyncStore
@@ -44,7 +45,7 @@ from memverbs.server.timeparse import now_ms
 MIGRATE_LOCK = WRITE_LOCK + 1
 
 
-class PostgresBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, BrowseStore, SyncStore):
+class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, VectorStore, BrowseStore, SyncStore):
     backend = "postgres"
 
     # -- opening ---------------------------------------------------------------

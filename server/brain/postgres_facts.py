@@ -30,10 +30,10 @@ _STAMP = "stamp AS MATERIALIZED (SELECT GREATEST(%(now)s::bigint, (extract(epoch
 # Typed casts where a NULL or a number would otherwise reach INSERT … SELECT as `unknown` or `text`.
 _INSERT = (
     "INSERT INTO facts (source_id, fact, fact_norm, kind, entity_slug, visibility, notability, provenance, "
-    "source_session, context, confidence, valid_from, valid_until, created_at) "
+    "source_session, context, confidence, valid_from, valid_until, created_at, project) "
     "SELECT %(source)s, %(fact)s, %(fact_norm)s, %(kind)s, %(entity_slug)s, %(visibility)s, %(notability)s, "
     "%(provenance)s, %(source_session)s, %(context)s, %(confidence)s::double precision, stamp.at, "
-    "%(valid_until)s::bigint, stamp.at FROM stamp"
+    "%(valid_until)s::bigint, stamp.at, %(project)s::text FROM stamp"
 )
 # The page `require_page` asks for (the SQLite store documents it), as a one-row CTE.
 _PAGE_CHECK = (
@@ -62,7 +62,7 @@ def _fact_params(source: str, new: NewFact, now: int) -> dict[str, object]:
         "source": source, "fact": new.fact, "fact_norm": new.fact_norm, "kind": new.kind,
         "entity_slug": new.entity_slug, "visibility": new.visibility, "notability": new.notability,
         "provenance": new.provenance, "source_session": new.source_session, "context": new.context,
-        "confidence": new.confidence, "valid_until": new.valid_until, "now": now,
+        "confidence": new.confidence, "valid_until": new.valid_until, "now": now, "project": new.project,
     }
 
 
@@ -166,6 +166,9 @@ class FactStore(PostgresBase):
             if f.since is not None:
                 where.append("valid_from >= %s")
                 args.append(f.since)
+            if f.project is not None:
+                where.append("project = %s")
+                args.append(f.project)
         return " AND ".join(where), args
 
     def facts(self, source: str, f: FactFilter) -> list:

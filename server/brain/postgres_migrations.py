@@ -291,6 +291,23 @@ _PRIVATE_ROWS = """
             AND lower(p.body) LIKE '%[private]%');
 """
 
+# The project a fact was remembered in, and the project registry (see migrations.py).
+_PROJECTS = """
+    ALTER TABLE facts ADD COLUMN project TEXT COLLATE "C";
+    CREATE INDEX facts_project ON facts (source_id, project, valid_from DESC, id DESC) WHERE project IS NOT NULL;
+    CREATE TABLE projects (
+        source_id  TEXT NOT NULL,
+        key        TEXT COLLATE "C" NOT NULL,
+        slug       TEXT COLLATE "C" NOT NULL,
+        name       TEXT NOT NULL,
+        root       TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (source_id, key),
+        UNIQUE (source_id, slug)
+    );
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -303,6 +320,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0009_change_feed_indexes", _CHANGE_FEED),
     Migration("0010_fact_audit", _FACT_AUDIT),
     Migration("0011_private_rows", _PRIVATE_ROWS),
+    Migration("0012_projects", _PROJECTS),
 )
 
 # Not a numbered step: whether pgvector can be used depends on the server, not on the schema's

@@ -17,7 +17,7 @@ from memverbs.server.timeparse import now_ms
 
 FACT_COLS = (
     "id, fact, kind, entity_slug, visibility, notability, valid_from, valid_until, expired_at, superseded_by, "
-    "consolidated_at, consolidated_into, provenance, source_session, context, confidence, created_at"
+    "consolidated_at, consolidated_into, provenance, source_session, context, confidence, created_at, project"
 )
 _ACTIVE = "expired_at IS NULL AND (valid_until IS NULL OR valid_until > ?)"
 _WORLD = "(NOT ? OR visibility = 'world')"
@@ -35,8 +35,8 @@ class FactStore(SqliteBase):
         now = max(now, now_ms())
         cur = db.execute(
             "INSERT INTO facts (source_id, fact, fact_norm, kind, entity_slug, visibility, notability, provenance, "
-            "source_session, context, confidence, valid_from, valid_until, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "source_session, context, confidence, valid_from, valid_until, created_at, project) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 source,
                 new.fact,
@@ -52,6 +52,7 @@ class FactStore(SqliteBase):
                 now,
                 new.valid_until,
                 now,
+                new.project,
             ),
         )
         return self.inserted_id(cur)
@@ -148,6 +149,9 @@ class FactStore(SqliteBase):
             if f.since is not None:
                 where.append("valid_from >= ?")
                 args.append(f.since)
+            if f.project is not None:
+                where.append("project = ?")
+                args.append(f.project)
         return " AND ".join(where), args
 
     def facts(self, source: str, f: FactFilter) -> list[sqlite3.Row]:

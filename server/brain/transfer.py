@@ -42,9 +42,10 @@ TABLES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("facts", ("id",), ("id", "source_id", "fact", "fact_norm", "kind", "entity_slug", "visibility", "notability",
                         "provenance", "source_session", "context", "confidence", "valid_from", "valid_until",
                         "expired_at", "expiry_reason", "superseded_by", "consolidated_at", "consolidated_into",
-                        "created_at")),
+                        "created_at", "project")),
     ("fact_moves", ("id",), ("id", "fact_id", "from_slug", "to_slug", "reason", "moved_at")),
     ("fact_audit", ("id",), ("id", "fact_id", "action", "old_value", "old_at", "new_value", "reason", "actor", "at")),
+    ("projects", ("source_id", "key"), ("source_id", "key", "slug", "name", "root", "created_at", "updated_at")),
     ("session_cursors", ("source_id", "client_id", "session_id"),
      ("source_id", "client_id", "session_id", "last_wake_at", "cursor_slug", "created_at", "updated_at")),
     ("access_tokens", ("id",), ("id", "name", "token_hash", "token_hint", "scopes", "surface", "source_id", "client_id",
@@ -62,7 +63,7 @@ TABLES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
 # Maintained by the backend itself, never copied: SQLite's FTS5 tables, Postgres's tsvector and pgvector columns.
 DERIVED_COLUMNS = {"search", "embedding"}
 DEFERRED = {("facts", "superseded_by")}
-TEXT_KEYS = {"source_id", "client_id", "session_id", "rel_path"}
+TEXT_KEYS = {"source_id", "client_id", "session_id", "rel_path", "key"}
 
 Progress = Callable[[str, int, int], None]
 

@@ -107,6 +107,11 @@ def delta(ctx: VerbContext, params: dict) -> dict:
     if session is not None and advance is not None:
         _fail_open(lambda: brain.save_cursor(source, client, session, advance[0], advance[1], now))
 
+    # This project's news first (server/projects.py); the cursor above was decided on the delivery order.
+    project = ctx.project_slug()
+    if project is not None and facts:
+        ours = [project in (r["project"], r["entity_slug"]) for r in fact_rows[: len(facts)]]
+        facts = [f for f, mine in zip(facts, ours, strict=True) if mine] + [f for f, mine in zip(facts, ours, strict=True) if not mine]
     since_iso = iso(effective)
     body = {
         "protocol_version": PROTOCOL_VERSION,

@@ -65,6 +65,9 @@ def remember(ctx: VerbContext, params: dict) -> dict:
     if ctx.dry_run:
         return {"dry_run": True, "action": "remember", "fact": fact, "protocol_version": PROTOCOL_VERSION}
     name = (params.get("entity") or "").strip()
+    # What is remembered in a project is the project's (server/projects.py): the fact records it,
+    # and a fact about nothing named is about the project itself.
+    project = ctx.project_slug(register=True)
     # An entity that looks like a slug is most often an existing page's: the write itself checks
     # for that page (under the visibility rule resolution applies), which saves a database server
     # a round trip; only when the page is not there does the entity go the whole way through resolution.
@@ -73,11 +76,12 @@ def remember(ctx: VerbContext, params: dict) -> dict:
         fact=fact,
         fact_norm=collapse(fact).lower(),
         kind=kind,
-        entity_slug=name if probe else resolve_entity_slug(ctx, name),
+        entity_slug=name if probe else (resolve_entity_slug(ctx, name) if name else project),
         visibility=visibility,
         # Stored verbatim: the attribution is evidence, not something to tidy.
         provenance=params["provenance"],
         valid_until=valid_until,
+        project=project,
     )
     embedded = _embed_fact(ctx, fact)
     status, fact_id, existing = _write(ctx, new, now, embedded, require_page=probe)

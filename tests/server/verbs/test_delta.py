@@ -41,7 +41,8 @@ def test_response_shape_and_text(local, remote):
     lines = body["text"].split("\n")
     assert lines[2] == "## Pages changed since 1970-01-01T00:00:00.000Z"
     assert lines[3] == f"- **Alice** → `people/alice` ({body['pages'][0]['updated_at']})"
-    assert "## New facts since 1970-01-01T00:00:00.000Z" in lines and "- alice moved [people/alice] (1.00)" in lines
+    day = body["facts"][0]["valid_from"][:10]
+    assert "## New facts since 1970-01-01T00:00:00.000Z" in lines and f"- {day}: alice moved [people/alice]" in lines
 
 
 def test_keyset_drains_a_same_timestamp_cluster(runtime, remote):

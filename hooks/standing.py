@@ -62,8 +62,8 @@ def project_standing(brain: Brain, source: str, slug: str) -> list[str]:
     its page's links (world-visible pages only: the pack is world-only)."""
     linked = brain.project_entity_slugs(source, slug, limit=MAX_LINKED)
     if len(linked) < MAX_LINKED:
-        edges = brain.edges_out(source, slug, MAX_LINKED, allow_private=False)
-        edges += brain.edges_in(source, slug, MAX_LINKED, allow_private=False)
+        edges = brain.edges_out(source, slug, MAX_LINKED, allow_private=False, private_rows=False)
+        edges += brain.edges_in(source, slug, MAX_LINKED, allow_private=False, private_rows=False)
         linked += [e["slug"] for e in edges]
     return [slug, *[s for s in dict.fromkeys(linked) if s != slug][:MAX_LINKED]]
 

@@ -67,7 +67,7 @@ def run_capture(args: argparse.Namespace) -> int:
                 out.append(_describe(plan, None, path, args.dry_run))
                 continue
             with state.locked():
-                result = apply_plan(plan, runtime.local_dispatcher(), options)
+                result = apply_plan(plan, runtime.local_dispatcher(project=plan.project), options)
                 state.save(str(path), stamp, {**result.facts, "page": result.page})
             out.append(_describe(plan, result, path, False))
     except BrainError as exc:

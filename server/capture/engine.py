@@ -105,7 +105,12 @@ def apply_plan(plan: Plan, dispatcher: Dispatcher, options: CaptureOptions) -> R
     if plan.page_slug:
         result.page = _write_page(plan, dispatcher, result)
     for fact in plan.facts:
-        params = {"fact": clean(fact.text), "entity": plan.entity, "provenance": plan.provenance, "kind": fact.kind}
+        params = {"fact": clean(fact.text), "provenance": plan.provenance, "kind": fact.kind}
+        # In a project, when the dispatcher's caller carries it, the entity is left to `remember`: the
+        # fact records its project and is filed under the slug the brain gave the project
+        # (`projects/<name>`, or `-2` when another repository holds the name).
+        if plan.project is None or dispatcher.caller.project != plan.project:
+            params["entity"] = plan.entity
         if options.visibility == "private":
             params["visibility"] = "private"
         outcome = dispatcher.call("remember", params)

@@ -73,7 +73,7 @@ def _run(home: Home, job: dict) -> tuple[str, dict]:
         if plan.skipped is None:
             runtime = Runtime(home)
             try:
-                result = apply_plan(plan, runtime.local_dispatcher(), options)
+                result = apply_plan(plan, runtime.local_dispatcher(project=plan.project), options)
             finally:
                 runtime.close()
             counts = {**result.facts, "page": result.page}

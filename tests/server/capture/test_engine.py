@@ -35,7 +35,8 @@ def transcript(name: str, project: Path, tmp_path: Path):
 
 def capture(runtime, t, **options):
     opts = CaptureOptions(**options)
-    return apply_plan(plan_capture(t, opts), runtime.local_dispatcher(), opts)
+    plan = plan_capture(t, opts)
+    return apply_plan(plan, runtime.local_dispatcher(project=plan.project), opts)
 
 
 def test_a_session_becomes_a_private_page_and_facts_filed_under_its_project(runtime, local, remote, project, tmp_path):

@@ -82,6 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", metavar="ADDRESS", help="HTTP: address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=port, metavar="PORT", help="HTTP: port (default 3131; 0 picks a free one)")
     p.add_argument("--behind-tls-proxy", action="store_true", help="HTTP: TLS is terminated in front of memverbs; silences the warning for a non-loopback --host")
+    p.add_argument("--public-url", metavar="URL",
+                   help="HTTP: the https://…/mcp URL clients use behind the proxy: OAuth's resource identifier (default: config oauth.public_url, else the address listened on)")
 
     p = add(sub, "config", "read or change settings (docs/configuration.md)")
     csub = p.add_subparsers(dest="config_command", metavar="ACTION", required=True)

@@ -32,6 +32,7 @@ import threading
 import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar, TypeVarTuple, Unpack
+from urllib.parse import urlsplit
 
 import anyio
 import anyio.to_thread
@@ -48,6 +49,10 @@ from memverbs.server import tokens
 from memverbs.server.brain.base import Brain
 from memverbs.server.dispatch import Dispatcher, Outcome
 from memverbs.server.errors import PROTOCOL_VERSION, MemverbsError
+from memverbs.server.oauth import credentials as oauth_credentials
+from memverbs.server.oauth.callbacks import parse_extra
+from memverbs.server.oauth.provider import OAuthConfig
+from memverbs.server.oauth.server import OAuthServer
 from memverbs.server.protocol.surfaces import allowed, narrower
 from memverbs.server.runtime import Runtime
 from memverbs.server.timeparse import now_ms
@@ -97,13 +102,17 @@ class ThreadBrains:
 class RemoteBrainApp:
     """The ASGI application: a bearer gate in front of `/health` and the SDK's `/mcp` endpoint."""
 
-    def __init__(self, runtime: Runtime, ceiling: str, *, on_ready: Callable[[], None] | None = None) -> None:
+    def __init__(self, runtime: Runtime, ceiling: str, *, on_ready: Callable[[], None] | None = None,
+                 oauth: OAuthConfig | None = None) -> None:
         self.runtime = runtime
         self.ceiling = ceiling
         self.brains = ThreadBrains(runtime)
         self.limiter: anyio.CapacityLimiter | None = None
         self.on_ready = on_ready
         self.origins = http_limits.Origins.from_settings(runtime.settings)
+        # OAuth 2.1 beside the static tokens (server/oauth/): its routes sit beside /health, its access
+        # tokens are one more kind of bearer token behind the same gate.
+        self.oauth = OAuthServer(oauth, self.with_brain) if oauth is not None else None
         server = build_server(self.dispatcher_for, offload=self.offload)
         self.manager = StreamableHTTPSessionManager(app=server, stateless=True, json_response=True)
         self.inner = Starlette(
@@ -132,6 +141,9 @@ class RemoteBrainApp:
     async def offload(self, thunk: Callable[[], Outcome]) -> Outcome:
         return await self.in_thread(thunk)
 
+    async def with_brain(self, fn: Callable[[Brain], T]) -> T:
+        return await self.in_thread(lambda: fn(self.brains.get()))
+
     # -- per request --------------------------------------------------------
 
     def dispatcher_for(self, ctx: Any) -> Dispatcher:
@@ -151,6 +163,8 @@ class RemoteBrainApp:
     def verify(self, token: str) -> tokens.Grant | None:
         """The live token's grant, or None. Runs on a worker thread (SQLite)."""
         brain = self.brains.get()
+        if self.oauth is not None and oauth_credentials.is_access_token(token):
+            return self.oauth.verify(brain, token)
         row = brain.live_token(tokens.digest(token))
         if row is None:
             return None
@@ -174,10 +188,14 @@ class RemoteBrainApp:
                 "This Host is not one memverbs serves. Behind a reverse proxy, add its public name to "
                 "http.allowed_hosts (docs/remote.md).")})
             return
+        if self.oauth is not None and self.oauth.owns(scope["path"]):
+            await self.oauth(scope, receive, send)  # metadata, authorize, consent, token, register, revoke
+            return
         if not self.origins.origin_ok(_header(scope, b"origin")):
             await _json(send, 403, {"error": "forbidden_origin", "error_description": (
                 "Requests from this web origin are refused. Add it to http.allowed_origins if it is yours.")})
             return
+        body: bytes | None = None
         if scope["method"] == "POST":
             declared = _header(scope, b"content-length")
             if declared is not None and declared.strip().isdigit() and int(declared) > http_limits.MAX_BODY_BYTES:
@@ -198,12 +216,13 @@ class RemoteBrainApp:
                 await _json(send, 413, _too_large(), [(b"connection", b"close")])
                 return
             receive = http_limits.replay(body, trailing, receive)
+        challenge = self.oauth.challenge() if self.oauth is not None else None
         token = _bearer(scope)
         if token is None:
-            await _deny(send, None, "A bearer token is required: Authorization: Bearer <token>.")
+            await _deny(send, None, "A bearer token is required: Authorization: Bearer <token>.", challenge)
             return
-        if not tokens.looks_like_token(token):
-            await _deny(send, "invalid_token", "Not a memverbs token.")
+        if not (tokens.looks_like_token(token) or (self.oauth is not None and oauth_credentials.is_access_token(token))):
+            await _deny(send, "invalid_token", "Not a memverbs token.", challenge)
             return
         try:
             grant = await self.in_thread(self.verify, token)
@@ -212,13 +231,19 @@ class RemoteBrainApp:
             await _json(send, 503, {"error": "unavailable", "error_description": "The brain cannot serve requests right now."})
             return
         if grant is None:
-            await _deny(send, "invalid_token", "The token is unknown or revoked.")
+            await _deny(send, "invalid_token", "The token is unknown, expired or revoked.", challenge)
             return
         if scope["path"] == MCP_PATH and scope["method"] != "POST":
             # Stateless: no server-to-client stream to open (GET) and no session to end (DELETE).
             await _json(send, 405, {"error": "method_not_allowed", "error_description": "POST JSON-RPC to /mcp."},
                         [(b"allow", b"POST")])
             return
+        if self.oauth is not None and grant.kind == "oauth" and body is not None:
+            needed = self.oauth.needs_scope(body, grant, self.ceiling)
+            if needed is not None:  # OAuth clients can ask the owner for more (step-up): say which scope
+                await _deny(send, "insufficient_scope", f"This call needs the {needed} scope.", challenge,
+                            status=403, scope_needed=needed)
+                return
         scope[GRANT] = grant
         # The SDK's own notion of the caller: stateful sessions (if ever enabled) stay bound to it.
         scope["user"] = AuthenticatedUser(
@@ -251,11 +276,17 @@ def _bearer(scope: Scope) -> str | None:
     return None
 
 
-async def _deny(send: Send, error: str | None, description: str) -> None:
-    # RFC 6750 §3: no error code when no credential was sent at all.
+async def _deny(send: Send, error: str | None, description: str, resource_metadata: str | None = None, *,
+                status: int = 401, scope_needed: str | None = None) -> None:
+    # RFC 6750 §3: no error code when no credential was sent at all. RFC 9728 §5.1: with OAuth on,
+    # every challenge points at the protected-resource metadata.
     challenge = REALM if error is None else f'{REALM}, error="{error}", error_description="{description}"'
+    if scope_needed is not None:
+        challenge += f', scope="{scope_needed}"'
+    if resource_metadata is not None:
+        challenge += f", {resource_metadata}"
     body = {"error": error or "unauthorized", "error_description": description}
-    await _json(send, 401, body, [(b"www-authenticate", challenge.encode())])
+    await _json(send, status, body, [(b"www-authenticate", challenge.encode())])
 
 
 async def _json(send: Send, status: int, body: dict, headers: list[tuple[bytes, bytes]] | None = None) -> None:
@@ -310,8 +341,33 @@ def url_of(sock: socket.socket) -> str:
     return f"http://{shown}:{port}{MCP_PATH}"
 
 
+def oauth_config(runtime: Runtime, ceiling: str, public_url: str, listening: str) -> tuple[OAuthConfig | None, str]:
+    """The authorization server's settings, or None (with why) when OAuth stays off.
+
+    The resource identifier is the URL clients connect to: `public_url` behind a proxy, else the
+    address listened on. The issuer is its origin; RFC 8414 wants it https, loopback aside.
+    """
+    from memverbs.server.settings import OAuthSettings  # noqa: PLC0415 - loaded already by the runtime
+
+    # A config that does not load still serves (every call answers `unavailable`); OAuth takes its defaults.
+    settings = runtime.settings.oauth if runtime.settings is not None else OAuthSettings()
+    if not settings.enabled:
+        return None, "OAuth is off (oauth.enabled = false): static tokens only"
+    resource = (public_url or settings.public_url or listening).strip().rstrip("/")
+    parts = urlsplit(resource)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        return None, f"OAuth is off: oauth.public_url {resource!r} is not an http(s) URL of /mcp — static tokens only"
+    if parts.scheme != "https" and not is_loopback(parts.hostname):
+        return None, (f"OAuth is off: {resource} is plain http on a non-loopback address. Serve it behind TLS and set "
+                      "oauth.public_url (or --public-url) to the https URL clients use — static tokens only")
+    issuer = f"{parts.scheme}://{parts.netloc}"
+    config = OAuthConfig(issuer=issuer, resource=resource, ceiling=ceiling, source_id=runtime.source,
+                         registration=settings.registration, extra_redirects=parse_extra(settings.redirect_uris))
+    return config, f"OAuth 2.1 for connectors at {issuer} (resource {resource}; approve with `memverbs auth approve`)"
+
+
 def serve_http(runtime: Runtime, ceiling: str, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
-               behind_tls_proxy: bool = False) -> int:
+               behind_tls_proxy: bool = False, public_url: str | None = None) -> int:
     import uvicorn  # noqa: PLC0415 - only this command needs it
 
     if not is_loopback(host) and not behind_tls_proxy:
@@ -346,7 +402,11 @@ def serve_http(runtime: Runtime, ceiling: str, *, host: str = DEFAULT_HOST, port
         if live == 0:
             _log("no access tokens yet, so every request is refused: create one with `memverbs auth create NAME`")
 
-    app = RemoteBrainApp(runtime, ceiling, on_ready=ready)
+    oauth, oauth_note = oauth_config(runtime, ceiling, public_url or '', url)
+    app = RemoteBrainApp(runtime, ceiling, on_ready=ready, oauth=oauth)
+    if oauth is not None:
+        app.origins.hosts.add((urlsplit(oauth.resource).netloc).lower())  # the public name names this server
+    _log(oauth_note)
     if not is_loopback(host) and host.strip("[]") not in ("0.0.0.0", "::", ""):
         app.origins.hosts.add(host.strip().lower())  # the address it was told to listen on names it
     config = uvicorn.Config(app, lifespan="on", log_level="warning", access_log=False, timeout_graceful_shutdown=5,

@@ -61,7 +61,9 @@ def parse_request(scopes: list[str] | None, ceiling: str) -> tuple[frozenset[str
     asked = set(scopes or ())
     access = frozenset(s for s in ACCESS_SCOPES if s in asked) or frozenset(ACCESS_SCOPES)
     surfaces = [s for s in SURFACES if SURFACE_SCOPE + s in asked]
-    surface = surfaces[0] if surfaces else ceiling  # several asked: the narrowest
+    # Scopes add up, and each surface holds the narrower ones: several asked (a client asking for every
+    # scope the metadata lists does) means the widest of them.
+    surface = surfaces[-1] if surfaces else ceiling
     return access, narrower(surface, ceiling)
 
 

@@ -32,7 +32,7 @@ from mcp.server.auth.json_response import PydanticJSONResponse
 from mcp.server.auth.routes import build_metadata, build_resource_metadata_url, cors_middleware
 from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
 from mcp.shared.auth import ProtectedResourceMetadata
-from pydantic import AnyHttpUrl
+from pydantic import AnyHttpUrl, ConfigDict, TypeAdapter
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -53,6 +53,8 @@ if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain
 
 PRM_ROOT = "/.well-known/oauth-protected-resource"
+# Issuers compare as exact strings (RFC 8414 §3.3, RFC 9207 §2.4): an origin keeps its empty path, no "/" added.
+_URL = TypeAdapter(AnyHttpUrl, config=ConfigDict(url_preserve_empty_path=True))
 
 
 class OAuthServer:
@@ -62,15 +64,15 @@ class OAuthServer:
         registration = ClientRegistrationOptions(
             enabled=config.registration != "off", valid_scopes=list(credentials.SUPPORTED_SCOPES),
             default_scopes=list(credentials.ACCESS_SCOPES))
-        issuer = AnyHttpUrl(config.issuer)
+        issuer = _URL.validate_python(config.issuer)
         self.metadata = build_metadata(issuer, None, registration, RevocationOptions(enabled=True))
         self.metadata.authorization_response_iss_parameter_supported = True  # consent.py sends `iss` (RFC 9207)
         self.metadata.token_endpoint_auth_methods_supported = ["none", "client_secret_post", "client_secret_basic"]
         self.metadata.revocation_endpoint_auth_methods_supported = ["none", "client_secret_post", "client_secret_basic"]
         self.resource_metadata = ProtectedResourceMetadata(
-            resource=AnyHttpUrl(config.resource), authorization_servers=[issuer],
+            resource=_URL.validate_python(config.resource), authorization_servers=[issuer],
             scopes_supported=list(credentials.SUPPORTED_SCOPES), resource_name="memverbs brain")
-        self.resource_metadata_url = str(build_resource_metadata_url(AnyHttpUrl(config.resource)))
+        self.resource_metadata_url = str(build_resource_metadata_url(_URL.validate_python(config.resource)))
         authenticator = HashedSecretAuthenticator(self.provider)
         self.token_handler = TokenHandler(self.provider, authenticator)
         prm = cors_middleware(ProtectedResourceMetadataHandler(self.resource_metadata).handle, ["GET", "OPTIONS"])

@@ -90,3 +90,25 @@ class Client:
         response = self.exchange(self.code(secret, challenge, **kw), verifier)
         assert response.status_code == 200, response.text
         return response.json()
+
+
+def oauth_grant(brain, source: str, *, client_id: str = "privacy-client", scopes: str = "read,write", surface: str = "full"):
+    """The `Grant` a live OAuth access token gives, issued straight into the brain (what consent and /token do)."""
+    from memverbs.server.oauth import credentials
+    from memverbs.server.timeparse import now_ms
+
+    ref = brain.oauth_add_client(client_id=client_id, name=client_id, metadata="{}", secret_hash=None,
+                                 lane=credentials.lane_for(client_id), now=now_ms())
+    token = credentials.mint("access")
+    brain.oauth_exchange(None, [{"client_ref": ref, "kind": "access", "token_hash": credentials.digest(token), "family": None,
+                                 "scopes": scopes, "surface": surface, "source_id": source,
+                                 "resource": "http://127.0.0.1:3131/mcp", "expires_at": now_ms() + 3_600_000}], now_ms())
+    return credentials.grant_from(brain.oauth_credential("access", credentials.digest(token)))
+
+
+def oauth_dispatcher(runtime, ceiling: str = "full", **grant_kw):
+    """An OAuth caller's dispatcher, built exactly as `serve --http` builds it from the gate's grant."""
+    from memverbs.server.protocol.surfaces import narrower
+
+    grant = oauth_grant(runtime.brain(), runtime.source, **grant_kw)
+    return runtime.mcp_dispatcher(narrower(ceiling, grant.surface), grant.caller(), usage_client=grant.client_id)

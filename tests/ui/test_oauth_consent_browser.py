@@ -11,7 +11,8 @@ import http.server
 import os
 import threading
 from pathlib import Path
-from urllib.parse import urlencode
+from typing import ClassVar
+from urllib.parse import urlencode, urlsplit
 
 import httpx
 import pytest
@@ -37,7 +38,7 @@ if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
 
 
 class Callback(http.server.BaseHTTPRequestHandler):
-    hits: list[str] = []
+    hits: ClassVar[list[str]] = []
 
     def do_GET(self):
         Callback.hits.append(self.path)
@@ -48,7 +49,7 @@ class Callback(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, format, *args):  # noqa: A002 - the stdlib's name
+    def log_message(self, format, *args):
         pass
 
 
@@ -125,3 +126,32 @@ def test_the_owner_approves_a_narrower_grant_in_the_browser(server, home, memver
     assert "whoami" not in {t["name"] for t in listed["result"]["tools"]}  # verbs only
     refused = httpx.post(server.url, json=call_body(1, "remember", {"fact": "x", "provenance": "p"}), headers=auth)
     assert refused.status_code == 403 and 'scope="write"' in refused.headers["www-authenticate"]
+
+
+def test_the_inspector_shows_clients_and_revokes_one(server, home, memverbs_cmd, browser):
+    import subprocess
+
+    client = Client.register(server.base, name="Inspector-listed client")
+    token = client.tokens(approval_code(memverbs_cmd, home))["access_token"]
+    auth = {**HEADERS, "Authorization": f"Bearer {token}"}
+    assert httpx.post(server.url, json=call_body(1, "recall", {}), headers=auth).status_code == 200
+    proc = subprocess.Popen([*memverbs_cmd, "ui", "--no-open", "--port", "0"], env=clean_env(home), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().split(": ", 1)[1].strip()
+        browser.get(url)  # the token in the URL becomes a cookie
+        parts = urlsplit(url)
+        browser.get(f"{parts.scheme}://{parts.netloc}/access")
+        wait = WebDriverWait(browser, 15)
+        wait.until(lambda d: d.find_elements(By.ID, "oauth-clients"))
+        row = next(r for r in browser.find_elements(By.CSS_SELECTOR, "tr.oauth-client") if "Inspector-listed client" in r.text)
+        assert client.client_id in row.text and "read,write / full" in row.text
+        browser.save_screenshot(str(ARTIFACTS / "inspector-access.png"))
+        row.find_element(By.TAG_NAME, "button").click()
+        wait.until(lambda d: d.find_elements(By.ID, "confirm-yes"))
+        browser.find_element(By.ID, "confirm-yes").click()
+        wait.until(lambda d: "revoked" in d.page_source)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert httpx.post(server.url, json=call_body(1, "recall", {}), headers=auth).status_code == 401  # at the next request

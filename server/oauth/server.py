@@ -39,7 +39,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from memverbs.server import tokens
-from memverbs.server.oauth import credentials
+from memverbs.server.oauth import callbacks, credentials
 from memverbs.server.oauth.consent import CONSENT_PATH, Consent
 from memverbs.server.oauth.provider import BrainProvider, HashedSecretAuthenticator, OAuthConfig, Run, same_resource
 from memverbs.server.protocol.registry import BY_NAME
@@ -51,10 +51,38 @@ if TYPE_CHECKING:
     from starlette.types import Receive, Scope, Send
 
     from memverbs.server.brain.base import Brain
+    from memverbs.server.settings import Settings
 
 PRM_ROOT = "/.well-known/oauth-protected-resource"
 # Issuers compare as exact strings (RFC 8414 §3.3, RFC 9207 §2.4): an origin keeps its empty path, no "/" added.
 _URL = TypeAdapter(AnyHttpUrl, config=ConfigDict(url_preserve_empty_path=True))
+
+
+def configure(settings: Settings | None, ceiling: str, source_id: str, public_url: str,
+              listening: str) -> tuple[OAuthConfig | None, str]:
+    """The authorization server's settings for `serve --http`, or None when OAuth stays off; and a line saying which.
+
+    The resource identifier is the URL clients connect to: `public_url` (`--public-url`, else
+    `oauth.public_url`) behind a proxy, else the address listened on. The issuer is its origin;
+    RFC 8414 wants it https, loopback aside.
+    """
+    from memverbs.server.settings import OAuthSettings  # noqa: PLC0415 - loaded already by the runtime
+
+    # A config that does not load still serves (every call answers `unavailable`); OAuth takes its defaults.
+    oauth = settings.oauth if settings is not None else OAuthSettings()
+    if not oauth.enabled:
+        return None, "OAuth is off (oauth.enabled = false): static tokens only"
+    resource = (public_url or oauth.public_url or listening).strip().rstrip("/")
+    parts = urlsplit(resource)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        return None, f"OAuth is off: the public URL {resource!r} is not an http(s) URL of /mcp — static tokens only"
+    if parts.scheme != "https" and not callbacks.is_loopback_callback(resource):
+        return None, (f"OAuth is off: {resource} is plain http on a non-loopback address. Serve it behind TLS and set "
+                      "oauth.public_url (or --public-url) to the https URL clients use — static tokens only")
+    issuer = f"{parts.scheme}://{parts.netloc}"
+    config = OAuthConfig(issuer=issuer, resource=resource, ceiling=ceiling, source_id=source_id,
+                         registration=oauth.registration, extra_redirects=callbacks.parse_extra(oauth.redirect_uris))
+    return config, f"OAuth 2.1 for connectors at {issuer} (resource {resource}; approve with `memverbs auth approve`)"
 
 
 class OAuthServer:

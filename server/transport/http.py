@@ -7,6 +7,9 @@ header, decided before the MCP layer sees the request. A valid token becomes a
 (world-only), the token's own cursor lane and usage-log client, the token's
 scopes, and the surface `min(server ceiling, token surface)`. The token's row
 is read on every request, so a revocation takes effect at once.
+With OAuth on (`server/oauth/`), its endpoints are answered beside `/health` and
+its access tokens are one more kind of bearer token behind the same gate, giving
+the same `Grant`.
 
 The MCP SDK runs stateless with JSON responses, as the reference's OAuth HTTP
 mode is stateless: any request can go to any worker, nothing is kept between
@@ -50,9 +53,8 @@ from memverbs.server.brain.base import Brain
 from memverbs.server.dispatch import Dispatcher, Outcome
 from memverbs.server.errors import PROTOCOL_VERSION, MemverbsError
 from memverbs.server.oauth import credentials as oauth_credentials
-from memverbs.server.oauth.callbacks import parse_extra
 from memverbs.server.oauth.provider import OAuthConfig
-from memverbs.server.oauth.server import OAuthServer
+from memverbs.server.oauth.server import OAuthServer, configure
 from memverbs.server.protocol.surfaces import allowed, narrower
 from memverbs.server.runtime import Runtime
 from memverbs.server.timeparse import now_ms
@@ -247,8 +249,8 @@ class RemoteBrainApp:
         scope[GRANT] = grant
         # The SDK's own notion of the caller: stateful sessions (if ever enabled) stay bound to it.
         scope["user"] = AuthenticatedUser(
-            AccessToken(token=f"id:{grant.token_id}", client_id=grant.client_id, scopes=sorted(grant.scopes),
-                        subject=str(grant.token_id))
+            AccessToken(token=f"id:{grant.kind}:{grant.token_id}", client_id=grant.client_id, scopes=sorted(grant.scopes),
+                        subject=f"{grant.kind}:{grant.token_id}")
         )
         await self.inner(scope, receive, send)
 
@@ -341,31 +343,6 @@ def url_of(sock: socket.socket) -> str:
     return f"http://{shown}:{port}{MCP_PATH}"
 
 
-def oauth_config(runtime: Runtime, ceiling: str, public_url: str, listening: str) -> tuple[OAuthConfig | None, str]:
-    """The authorization server's settings, or None (with why) when OAuth stays off.
-
-    The resource identifier is the URL clients connect to: `public_url` behind a proxy, else the
-    address listened on. The issuer is its origin; RFC 8414 wants it https, loopback aside.
-    """
-    from memverbs.server.settings import OAuthSettings  # noqa: PLC0415 - loaded already by the runtime
-
-    # A config that does not load still serves (every call answers `unavailable`); OAuth takes its defaults.
-    settings = runtime.settings.oauth if runtime.settings is not None else OAuthSettings()
-    if not settings.enabled:
-        return None, "OAuth is off (oauth.enabled = false): static tokens only"
-    resource = (public_url or settings.public_url or listening).strip().rstrip("/")
-    parts = urlsplit(resource)
-    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
-        return None, f"OAuth is off: oauth.public_url {resource!r} is not an http(s) URL of /mcp — static tokens only"
-    if parts.scheme != "https" and not is_loopback(parts.hostname):
-        return None, (f"OAuth is off: {resource} is plain http on a non-loopback address. Serve it behind TLS and set "
-                      "oauth.public_url (or --public-url) to the https URL clients use — static tokens only")
-    issuer = f"{parts.scheme}://{parts.netloc}"
-    config = OAuthConfig(issuer=issuer, resource=resource, ceiling=ceiling, source_id=runtime.source,
-                         registration=settings.registration, extra_redirects=parse_extra(settings.redirect_uris))
-    return config, f"OAuth 2.1 for connectors at {issuer} (resource {resource}; approve with `memverbs auth approve`)"
-
-
 def serve_http(runtime: Runtime, ceiling: str, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
                behind_tls_proxy: bool = False, public_url: str | None = None) -> int:
     import uvicorn  # noqa: PLC0415 - only this command needs it
@@ -402,7 +379,7 @@ def serve_http(runtime: Runtime, ceiling: str, *, host: str = DEFAULT_HOST, port
         if live == 0:
             _log("no access tokens yet, so every request is refused: create one with `memverbs auth create NAME`")
 
-    oauth, oauth_note = oauth_config(runtime, ceiling, public_url or '', url)
+    oauth, oauth_note = configure(runtime.settings, ceiling, runtime.source, public_url or "", url)
     app = RemoteBrainApp(runtime, ceiling, on_ready=ready, oauth=oauth)
     if oauth is not None:
         app.origins.hosts.add((urlsplit(oauth.resource).netloc).lower())  # the public name names this server

@@ -301,3 +301,18 @@ def test_private_memory_never_reaches_an_oauth_caller(server, home, code):
         assert "OAUTH-PRIV" not in text, (tool, text)
         seen += text
     assert "world fact about oauthy" in seen
+
+
+def test_oauth_is_served_only_where_its_issuer_can_be_trusted():
+    from memverbs.server.oauth.server import configure
+    from memverbs.server.settings import Settings
+
+    here = "http://127.0.0.1:3131/mcp"
+    config, _ = configure(None, "full", "default", "", here)
+    assert (config.issuer, config.resource, config.registration) == ("http://127.0.0.1:3131", here, "known")
+    behind, _ = configure(None, "verbs", "default", "https://brain.example.com/mcp/", "http://0.0.0.0:3131/mcp")
+    assert (behind.issuer, behind.resource, behind.ceiling) == ("https://brain.example.com", "https://brain.example.com/mcp", "verbs")
+    plain, why = configure(None, "full", "default", "", "http://10.0.0.5:3131/mcp")
+    assert plain is None and "plain http" in why and "--public-url" in why
+    off, why = configure(Settings(oauth={"enabled": False}), "full", "default", "", here)
+    assert off is None and "oauth.enabled" in why

@@ -113,6 +113,12 @@ class OAuthStore:
                 ids.append(new_id)
             return ids
 
+    def oauth_forget_expired(self, before: int) -> int:
+        """Delete credentials that expired before `before`: nothing can use them any more (every check
+        compares the expiry), and a replay of one is refused as unknown."""
+        with self.write() as db:
+            return int(self._run(db, "DELETE FROM oauth_tokens WHERE expires_at < ?", (before,)).rowcount)
+
     def oauth_revoke_family(self, family: int, now: int) -> int:
         """End an authorization: every live credential descending from it."""
         with self.write() as db:

@@ -122,6 +122,8 @@ class BrainProvider(OAuthAuthorizationServerProvider[Code, Refresh, Access]):
             row = brain.oauth_client(client.client_id)
             if row is None:
                 raise AuthorizeError("unauthorized_client", "This client was revoked.")
+            # Each new authorization sweeps what expired over a day ago, so the table stays the size of what is live.
+            brain.oauth_forget_expired(now_ms() - 86_400_000)
             brain.oauth_exchange(None, [self._issue(row["id"], "request", request_id, None, scopes, surface,
                                                     credentials.REQUEST_TTL_S, redirect_uri=str(params.redirect_uri),
                                                     code_challenge=params.code_challenge, state=params.state)], now_ms())

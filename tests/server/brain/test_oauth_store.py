@@ -81,3 +81,11 @@ def test_owner_secrets_codes_work_once_and_a_new_password_replaces_the_old(brain
     stored = brain.oauth_owner_secrets("password", NOW)
     assert len(stored) == 1 and stored[0]["secret_hash"].startswith("scrypt$") and "second" not in stored[0]["secret_hash"]
     assert brain.oauth_clear_owner_secrets("password", NOW) == 1 and not owner.has_login(brain)
+
+
+def test_expired_credentials_are_forgotten(brain):
+    ref = client(brain)
+    brain.oauth_exchange(None, [item(ref, "code", "mvc_old", expires_at=NOW - 10), item(ref, "refresh", "mvr_new")], NOW)
+    assert brain.oauth_forget_expired(NOW) == 1
+    assert brain.oauth_credential("code", credentials.digest("mvc_old")) is None
+    assert brain.oauth_credential("refresh", credentials.digest("mvr_new")) is not None

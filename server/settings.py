@@ -118,6 +118,23 @@ class HttpSettings(_Section):
     )
 
 
+class OAuthSettings(_Section):
+    """The authorization server inside `serve --http` (claude.ai, ChatGPT and other connectors)."""
+
+    enabled: bool = Field(True, description="Serve OAuth 2.1 beside the static tokens (metadata, consent, tokens).")
+    public_url: str = Field(
+        "", description="The /mcp URL clients connect to, e.g. https://brain.example.com/mcp: the tokens' audience; "
+                        "empty: the address serve --http listens on."
+    )
+    registration: Literal["known", "any", "off"] = Field(
+        "known", description="Dynamic client registration: known (loopback and the known connector callbacks, plus "
+                             "oauth.redirect_uris), any (every https callback), off."
+    )
+    redirect_uris: str = Field(
+        "", description="More callback URLs a client may register with oauth.registration = known, comma-separated."
+    )
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="MEMVERBS_", env_nested_delimiter="__", extra="forbid")
 
@@ -133,6 +150,7 @@ class Settings(BaseSettings):
     hooks: HookSettings = HookSettings()
     capture: CaptureSettings = CaptureSettings()
     http: HttpSettings = HttpSettings()
+    oauth: OAuthSettings = OAuthSettings()
     embeddings: EmbeddingsSettings = EmbeddingsSettings()
     llm: LlmSettings = LlmSettings()
 

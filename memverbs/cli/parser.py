@@ -82,6 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", metavar="ADDRESS", help="HTTP: address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=port, metavar="PORT", help="HTTP: port (default 3131; 0 picks a free one)")
     p.add_argument("--behind-tls-proxy", action="store_true", help="HTTP: TLS is terminated in front of memverbs; silences the warning for a non-loopback --host")
+    p.add_argument("--public-url", metavar="URL",
+                   help="HTTP: the https://…/mcp URL clients use behind the proxy: OAuth's resource identifier (default: config oauth.public_url, else the address listened on)")
 
     p = add(sub, "config", "read or change settings (docs/configuration.md)")
     csub = p.add_subparsers(dest="config_command", metavar="ACTION", required=True)
@@ -132,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--days", default="30", metavar="N", help="window in days (default 30)")
     json_flag(st, "the report as JSON")
 
-    p = add(sub, "auth", "bearer tokens for `memverbs serve --http`: create, list, revoke, test")
+    p = add(sub, "auth", "access to `memverbs serve --http`: bearer tokens (create, list, revoke, test) and OAuth clients")
     asub = p.add_subparsers(dest="auth_command", metavar="ACTION", required=True)
     a = add(asub, "create", "mint a token (printed once; only its hash is stored)")
     a.add_argument("name", metavar="NAME", help="who the token is for, e.g. laptop or ci (letters, digits, . _ -)")
@@ -147,6 +149,14 @@ def build_parser() -> argparse.ArgumentParser:
     a = add(asub, "revoke", "refuse a token from now on")
     a.add_argument("name", metavar="NAME", help="the token's name, as `auth list` shows it")
     json_flag(a, "the result as JSON")
+    a = add(asub, "approve", "print a one-time code that approves one OAuth client on the consent page (10 minutes)")
+    json_flag(a, "the code and its expiry as JSON")
+    a = add(asub, "owner-password", "set the password the consent page accepts (prompted, or one line of stdin; kept hashed)")
+    a.add_argument("--clear", action="store_true", help="remove it: approval codes only from now on")
+    a = add(asub, "clients", "the OAuth clients (claude.ai, ChatGPT, …): their grants and last use; --revoke one")
+    a.add_argument("--revoke", metavar="CLIENT", help="revoke this client (its client id, a unique prefix of it, or its unique name)")
+    a.add_argument("--all", action="store_true", help="include revoked clients")
+    json_flag(a, "the clients as JSON")
     a = add(asub, "test", "check that a remote brain accepts a token (whoami)")
     a.add_argument("url", metavar="URL", help="the server's MCP endpoint, e.g. https://brain.example.com/mcp")
     a.add_argument("--token", metavar="-|TOKEN",

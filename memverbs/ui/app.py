@@ -161,6 +161,16 @@ class InspectorApp:
             raise ActionError(f'no page with slug "{slug}"')
         return self.put_page(slug, with_visibility(source, visibility))
 
+    def revoke_client(self, client_id: str) -> str:
+        """End an OAuth client at once (`memverbs auth clients --revoke`): its next request is refused."""
+        from memverbs.server.timeparse import now_ms  # noqa: PLC0415
+
+        row = self.brain().oauth_client(client_id.strip())
+        if row is None:
+            raise ActionError(f'no live OAuth client "{client_id}"')
+        self.brain().oauth_revoke_client(row["id"], now_ms())
+        return f"client {row['name']} revoked: its next request is refused"
+
     def close(self) -> None:
         self.target.close()
 

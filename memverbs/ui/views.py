@@ -472,3 +472,35 @@ def health(app: InspectorApp) -> tuple[str, str]:
            if events else '<p class="empty">No MCP calls logged yet.</p>')
     )
     return "Health", body
+
+
+def access(app: InspectorApp) -> tuple[str, str]:
+    """Who can reach this brain over `serve --http`: OAuth clients (with what they hold now) and static tokens."""
+    from memverbs.cli.oauth import client_rows  # noqa: PLC0415
+
+    clients = client_rows(app.brain())
+    rows = "".join(
+        f'<tr class="oauth-client"><th scope="row">{e(c["name"])}</th><td><code>{e(c["client_id"])}</code></td>'
+        f'<td>{e(c["scopes"] + " / " + c["surface"]) if c["scopes"] else "none (not approved, or ended)"}</td>'
+        f'<td>{e(", ".join(c["redirect_uris"]))}</td><td>{e((c["last_used_at"] or "never")[:16])}</td>'
+        f'<td><form method="post" action="/revoke-client"><input type="hidden" name="client_id" value="{e(c["client_id"])}">'
+        '<button type="submit">revoke</button></form></td></tr>'
+        for c in clients
+    )
+    tokens = "".join(
+        f'<tr><th scope="row">{e(t["name"])}</th><td>{e(t["token_hint"])}</td><td>{e(t["scopes"])} / {e(t["surface"])}</td>'
+        f'<td>{e(when(t["last_used_at"]) if t["last_used_at"] else "never")}</td></tr>'
+        for t in app.brain().tokens()
+    )
+    body = (
+        "<h2>OAuth clients</h2><p>Connectors (claude.ai, ChatGPT, …) that registered with <code>memverbs serve --http</code>; "
+        "approve new ones with <code>memverbs auth approve</code>.</p>"
+        + ('<table id="oauth-clients"><thead><tr><th scope="col">name</th><th scope="col">client id</th><th scope="col">grant</th>'
+           f'<th scope="col">callback</th><th scope="col">last used</th><th scope="col"></th></tr></thead><tbody>{rows}</tbody></table>'
+           if clients else '<p class="empty">No OAuth clients.</p>')
+        + "<h2>Static tokens</h2>"
+        + ('<table><thead><tr><th scope="col">name</th><th scope="col">token</th><th scope="col">grant</th>'
+           f'<th scope="col">last used</th></tr></thead><tbody>{tokens}</tbody></table>'
+           if tokens else '<p class="empty">No access tokens (<code>memverbs auth create NAME</code>).</p>')
+    )
+    return "Access", body

@@ -361,6 +361,56 @@ _PROJECTS = """
 """
 
 
+# OAuth 2.1 for `serve --http` (claude.ai, ChatGPT and other connectors). A registered client,
+# and every credential issued to it: pending consent requests, authorization codes, access and
+# refresh tokens, each kept as the SHA-256 of the value (as access_tokens are). `family` is the
+# authorization every token descends from (the code's row id), so a replayed code or a rotated
+# refresh token presented again can end the whole family. `lane` is the client's delta cursor
+# lane and usage-log client. Owner secrets are what the consent page accepts as the owner's
+# login: one-time approval codes (sha256) and the owner password (scrypt, salted).
+_OAUTH = """
+        CREATE TABLE oauth_clients (
+            id           INTEGER PRIMARY KEY AUTOINCREMENT,
+            client_id    TEXT NOT NULL UNIQUE,
+            name         TEXT NOT NULL,
+            metadata     TEXT NOT NULL,                 -- the registered RFC 7591 metadata (JSON), never the secret
+            secret_hash  TEXT,                          -- sha256 hex of the client secret; NULL: a public client
+            lane         TEXT NOT NULL,                 -- 'oauth:<client_id>', never 'local'
+            created_at   INTEGER NOT NULL,
+            last_used_at INTEGER,
+            revoked_at   INTEGER
+        );
+        CREATE TABLE oauth_tokens (
+            id             INTEGER PRIMARY KEY AUTOINCREMENT,
+            client_ref     INTEGER NOT NULL REFERENCES oauth_clients (id),
+            kind           TEXT NOT NULL CHECK (kind IN ('request', 'code', 'access', 'refresh')),
+            token_hash     TEXT NOT NULL UNIQUE,
+            family         INTEGER,
+            scopes         TEXT NOT NULL,                -- comma-separated: read, write
+            surface        TEXT NOT NULL CHECK (surface IN ('verbs', 'starter', 'full')),
+            source_id      TEXT NOT NULL,
+            resource       TEXT NOT NULL,                -- the audience (RFC 8707): this server's public /mcp URL
+            redirect_uri   TEXT,                         -- request and code only
+            code_challenge TEXT,                         -- request and code only (PKCE S256)
+            state          TEXT,                         -- request only: echoed to the client
+            attempts       INTEGER NOT NULL DEFAULT 0,   -- request only: wrong owner logins
+            expires_at     INTEGER NOT NULL,
+            created_at     INTEGER NOT NULL,
+            revoked_at     INTEGER                       -- also set when a request, code or refresh token is used
+        );
+        CREATE INDEX oauth_tokens_family ON oauth_tokens (family);
+        CREATE INDEX oauth_tokens_client ON oauth_tokens (client_ref, kind);
+        CREATE TABLE oauth_owner_secrets (
+            id          INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind        TEXT NOT NULL CHECK (kind IN ('approval_code', 'password')),
+            secret_hash TEXT NOT NULL,
+            expires_at  INTEGER,
+            created_at  INTEGER NOT NULL,
+            used_at     INTEGER
+        );
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -374,6 +424,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0010_fact_audit", _FACT_AUDIT),
     Migration("0011_private_rows", _PRIVATE_ROWS),
     Migration("0012_projects", _PROJECTS),
+    Migration("0013_oauth", _OAUTH),
 )
 
 

@@ -29,6 +29,7 @@ import psycopg
 
 from memverbs.server.brain import postgres_migrations as pgmig
 from memverbs.server.brain.factory import redact
+from memverbs.server.brain.oauth_store import OAuthStore
 from memverbs.server.brain.postgres_base import CONNECT_TIMEOUT_S, WRITE_LOCK, Conn, first, translate
 from memverbs.server.brain.postgres_browse import BrowseStore
 from memverbs.server.brain.postgres_facts import FactStore
@@ -45,7 +46,8 @@ from memverbs.server.timeparse import now_ms
 MIGRATE_LOCK = WRITE_LOCK + 1
 
 
-class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, VectorStore, BrowseStore, SyncStore):
+class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, VectorStore, BrowseStore, SyncStore, OAuthStore):
+    MARK = "%s"  # the OAuth store's statements, in psycopg's placeholder
     backend = "postgres"
 
     # -- opening ---------------------------------------------------------------

@@ -308,6 +308,49 @@ _PROJECTS = """
     );
 """
 
+# OAuth 2.1 (see migrations.py).
+_OAUTH = """
+    CREATE TABLE oauth_clients (
+        id           BIGSERIAL PRIMARY KEY,
+        client_id    TEXT NOT NULL UNIQUE,
+        name         TEXT NOT NULL,
+        metadata     TEXT NOT NULL,
+        secret_hash  TEXT,
+        lane         TEXT NOT NULL,
+        created_at   BIGINT NOT NULL,
+        last_used_at BIGINT,
+        revoked_at   BIGINT
+    );
+    CREATE TABLE oauth_tokens (
+        id             BIGSERIAL PRIMARY KEY,
+        client_ref     BIGINT NOT NULL REFERENCES oauth_clients (id),
+        kind           TEXT NOT NULL CHECK (kind IN ('request', 'code', 'access', 'refresh')),
+        token_hash     TEXT NOT NULL UNIQUE,
+        family         BIGINT,
+        scopes         TEXT NOT NULL,
+        surface        TEXT NOT NULL CHECK (surface IN ('verbs', 'starter', 'full')),
+        source_id      TEXT NOT NULL,
+        resource       TEXT NOT NULL,
+        redirect_uri   TEXT,
+        code_challenge TEXT,
+        state          TEXT,
+        attempts       INTEGER NOT NULL DEFAULT 0,
+        expires_at     BIGINT NOT NULL,
+        created_at     BIGINT NOT NULL,
+        revoked_at     BIGINT
+    );
+    CREATE INDEX oauth_tokens_family ON oauth_tokens (family);
+    CREATE INDEX oauth_tokens_client ON oauth_tokens (client_ref, kind);
+    CREATE TABLE oauth_owner_secrets (
+        id          BIGSERIAL PRIMARY KEY,
+        kind        TEXT NOT NULL CHECK (kind IN ('approval_code', 'password')),
+        secret_hash TEXT NOT NULL,
+        expires_at  BIGINT,
+        created_at  BIGINT NOT NULL,
+        used_at     BIGINT
+    );
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -321,6 +364,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0010_fact_audit", _FACT_AUDIT),
     Migration("0011_private_rows", _PRIVATE_ROWS),
     Migration("0012_projects", _PROJECTS),
+    Migration("0013_oauth", _OAUTH),
 )
 
 # Not a numbered step: whether pgvector can be used depends on the server, not on the schema's

@@ -521,7 +521,7 @@ def test_phone_width_keeps_the_navigation_usable(browser, inspector):
         width = browser.execute_script("return document.documentElement.scrollWidth")
         assert width <= 390 + 1  # nothing forces a sideways scroll
         nav = browser.find_elements(By.CSS_SELECTOR, "header nav a")
-        assert len(nav) == 5 and all(a.is_displayed() for a in nav)
+        assert len(nav) == 6 and all(a.is_displayed() for a in nav)
         shot(browser, "timeline-phone")
     finally:
         browser.set_window_size(1200, 1000)
@@ -536,7 +536,7 @@ return [...document.querySelectorAll('input:not([type=hidden]), select, textarea
 
 def test_every_control_has_a_label_and_focus_reaches_it(browser, inspector):
     for view in ("/timeline", "/entities", "/entity/people/alice-example", "/page/people/alice-example",
-                 "/edit/people/alice-example", "/pack", "/search?q=alice", "/health"):
+                 "/edit/people/alice-example", "/pack", "/search?q=alice", "/access", "/health"):
         browser.get(base(inspector) + view)
         assert browser.execute_script(UNLABELLED) == [], view
     # the keyboard reaches the first control after the skip link and the navigation

@@ -121,6 +121,10 @@ def test_a_held_write_lock_is_unavailable_and_loses_nothing(home, brain_url, mon
     try:
         err = client.err("remember", fact="during the lock", provenance="p")
         assert err["error"] == "unavailable" and "locked" in err["message"] and err["suggestion"].strip()
+        # The message names the holder: here a plain SQL session, not a memverbs process.
+        assert "waited for 300 ms" in err["message"], err["message"]
+        assert f"server pid {holder.info.backend_pid}" in err["message"], err["message"]
+        assert "not a memverbs server" in err["message"], err["message"]
         assert client.ok("recall")["facts"]  # reads never wait for a writer
     finally:
         holder.rollback()
@@ -154,6 +158,54 @@ def test_concurrent_writers_in_threads_serialise_and_stamp_in_commit_order(home)
     assert len(rows) == 16
     assert [r["created_at"] for r in rows] == sorted(r["created_at"] for r in rows)
     rt.close()
+
+
+def test_page_writers_beyond_the_pool_never_starve_each_other(home, monkeypatch):
+    """More concurrent put_page writers than pooled connections, on one process: every write succeeds.
+
+    The writer holding the brain-wide lock resolves its page's links with reads; had they each
+    waited for a pooled connection (all held by writers queued for the lock), the lock would be
+    held for seconds per page and the queued writers would give up ("locked"). Outcomes are
+    asserted, not timings: the busy timeout is the bound."""
+    monkeypatch.setenv("MEMVERBS_BRAIN__POOL_SIZE", "2")
+    monkeypatch.setenv("MEMVERBS_BRAIN__BUSY_TIMEOUT_MS", "4000")
+    rt = Runtime(home)
+    Client(rt.local_dispatcher()).ok("put_page", slug="people/alice", content="# Alice\n")
+    links = " ".join(f"[[Person {n}]] [[people/p-{n}]]" for n in range(4)) + " [[Alice]]"
+
+    def writer(w: int) -> list[dict]:
+        brain = rt.open_brain()  # a server's worker thread: a brain of its own on the process's one pool
+        client = Client(rt.mcp_dispatcher("full", open_brain=lambda: brain))
+        try:
+            return [client("put_page", slug=f"notes/w{w}-{n}", content=f"# Note {w} {n}\n\n{links}\n")
+                    for n in range(3)]
+        finally:
+            brain.close()
+
+    with ThreadPoolExecutor(6) as pool:
+        outcomes = [o for batch in pool.map(writer, range(6)) for o in batch]
+    errors = [body for body, is_error in outcomes if is_error]
+    assert errors == []
+    brain = rt.brain()
+    assert brain.aggregate("SELECT count(*) FROM pages WHERE slug LIKE 'notes/%%'")[0] == 18
+    assert {r[0] for r in brain.query("SELECT DISTINCT to_slug FROM links WHERE from_slug LIKE 'notes/%%' AND to_slug = 'people/alice'")} == {"people/alice"}
+    rt.close()
+
+
+def test_a_lock_timeout_caused_here_says_so(brain_url):
+    """A write that times out behind a write of its own process is told so, not "another process"."""
+    holder, waiter = (PostgresBrain.open(brain_url, pool_size=2, busy_timeout_ms=200) for _ in range(2))
+    try:
+        with holder.write():
+            with pytest.raises(BrainError) as caught:
+                waiter.touch_retrieved("default", ["a"], now_ms())
+        assert "this very process" in caught.value.message, caught.value.message
+        assert "waited for 200 ms" in caught.value.message
+        stats = waiter.pool_stats()
+        assert stats["size"] == 2 and stats["calls"] >= 1
+    finally:
+        holder.close()
+        waiter.close()
 
 
 def test_every_connection_bounds_its_wait_for_the_write_lock(brain_url):

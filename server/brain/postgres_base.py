@@ -214,6 +214,10 @@ class PostgresBase:
             return
         shared = self._shared_pool()
         pool = shared.pool
+        # A queue only when every connection the pool may open is in use; a wait for the pool to
+        # open one more (a server's first calls) is the cost of connecting, not a pool too small.
+        measures = pool.get_stats()
+        full = measures["pool_available"] == 0 and measures["pool_size"] >= measures["pool_max"]
         asked = time.monotonic()
         try:
             conn = pool.getconn(timeout=min(self.busy_timeout_ms / 1000, POOL_WAIT_S))
@@ -222,7 +226,7 @@ class PostgresBase:
         except psycopg.Error as exc:
             raise translate(exc, self.url, self._password) from exc
         finally:
-            shared.note_wait((time.monotonic() - asked) * 1000)
+            shared.note_wait((time.monotonic() - asked) * 1000 if full else 0.0)
         if conn is None:
             shared.note_overflow()
             try:

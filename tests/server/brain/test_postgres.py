@@ -265,6 +265,47 @@ def test_doctor_reports_connection_schema_and_vector_path(home, brain_backend, m
         brain.close()
 
 
+def test_doctor_says_why_pgvector_is_not_in_use(pg, brain_backend, tmp_path):
+    """Installed on the server but not creatable by the brain's role: doctor says so, with the
+    statement a superuser must run; on a server without it, that it is not installed."""
+    from memverbs.server.brain.postgres_health import postgres_checks
+
+    name = "t_novector_" + tmp_path.name[-8:].replace("-", "_").lower()
+    pg.admin(f'CREATE DATABASE "{name}" OWNER {PASSWORD_ROLE} TEMPLATE template0')
+    try:
+        url = pg.url(name, user=PASSWORD_ROLE, password=PASSWORD)
+        PostgresBrain.open(url, create=True).close()  # init as a role that may not CREATE EXTENSION vector
+        rows = {r[0]: r for r in postgres_checks(BrainLocation("postgres", url=url))}
+        _, status, detail, fix = rows["extensions"]
+        assert status == "warn"
+        if pg.kind == "pgvector":
+            assert "installed on the server" in detail and f"{PASSWORD_ROLE!r} may not create it" in detail, detail
+            assert "is not installed" not in detail
+            assert f'CREATE EXTENSION vector;  -- in database "{name}"' in fix and "superuser" in fix, fix
+        else:
+            assert "not installed on the Postgres server" in detail, detail
+        assert rows["writers"][1] == "ok" and "queued for the write lock now" in rows["writers"][2]
+    finally:
+        pg.admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def test_doctor_sums_up_what_calls_waited_for(home, monkeypatch):
+    """The usage log's wait keys, written by MCP calls on a Postgres brain, are summed up by doctor."""
+    from memverbs.cli.doctor import run_checks
+    from memverbs.server import usage
+
+    rt = Runtime(home)
+    Client(rt.mcp_dispatcher("full")).ok("remember", fact="a logged write", provenance="p")
+    rt.close()
+    for waited in ({"pool_wait_ms": 250}, {"lock_wait_ms": 40}):
+        usage.record(home.usage_log, brain_id="b", verb="remember", surface="full", remote=True, ok=True,
+                     latency_ms=300, source_id="default", result=None, waited=waited)
+    writers = {c.name: c for c in run_checks(home)}["writers"]
+    assert writers.status == "warn" and "brain.pool_size" in writers.fix
+    assert "waited for a pooled connection (longest 250 ms)" in writers.detail, writers.detail
+    assert "waited for the write lock (longest " in writers.detail, writers.detail
+
+
 def test_the_vector_index_is_pgvector_when_the_server_has_it(home, brain_backend):
     rt = Runtime(home)
     brain = rt.brain()

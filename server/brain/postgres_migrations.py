@@ -279,6 +279,14 @@ _FACT_AUDIT = """
     CREATE INDEX fact_audit_at ON fact_audit (at);
 """
 
+# Titles looked up by their key, computed by memverbs (see migrations.py); postgres.migrate
+# fills the key of the pages already there in the step's own transaction (Python, not SQL).
+_TITLE_KEYS = """
+    ALTER TABLE pages ADD COLUMN title_key TEXT;
+    CREATE INDEX pages_title_key ON pages (source_id, title_key) WHERE deleted_at IS NULL;
+    DROP INDEX pages_title;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -290,6 +298,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0008_markdown_sync_state", _MARKDOWN_SYNC_STATE),
     Migration("0009_change_feed_indexes", _CHANGE_FEED),
     Migration("0010_fact_audit", _FACT_AUDIT),
+    Migration("0011_title_keys", _TITLE_KEYS),
 )
 
 # Not a numbered step: whether pgvector can be used depends on the server, not on the schema's

@@ -15,6 +15,7 @@ from memverbs.server.brain.postgres_base import Conn, PostgresBase, first
 from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.brain.postgres_search import RANK_WEIGHTS, snippet, tsquery
 from memverbs.server.brain.sqlite_pages import _prefix_upper, reverse
+from memverbs.server.names import title_key
 
 # A page a caller may see: not deleted, and world-visible unless the one parameter allows private pages.
 LIVE_PAGE = "deleted_at IS NULL AND (%s OR visibility = 'world')"
@@ -54,10 +55,10 @@ class PageStore(PostgresBase):
         rows = self.query("SELECT DISTINCT slug FROM aliases WHERE source_id = %s AND alias_norm = %s", (source, alias_norm))
         return [r[0] for r in rows]
 
-    def pages_titled(self, source: str, title_lower: str, *, allow_private: bool) -> list:
+    def pages_titled(self, source: str, key: str, *, allow_private: bool) -> list:
         return self.query(
-            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND lower(title) = %s AND {LIVE_PAGE}",
-            (source, title_lower, allow_private),
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND title_key = %s AND {LIVE_PAGE}",
+            (source, key, allow_private),
         )
 
     def pages_with_suffix(self, source: str, tail: str, *, allow_private: bool, limit: int = 50) -> list:
@@ -195,18 +196,19 @@ class PageStore(PostgresBase):
                 draft.visibility,
                 draft.markdown,
                 now,
+                title_key(draft.title) if draft.title is not None else None,
             )
             if existing is None:
                 page_id = first(db.execute(
                     "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
-                    "markdown, updated_at, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                    "markdown, updated_at, title_key, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
                     (source, draft.slug, reverse(draft.slug), *values, now),
                 ))[0]
             else:
                 page_id = existing["id"]
                 db.execute(
                     "UPDATE pages SET title = %s, type = %s, body = %s, frontmatter = %s, summary = %s, visibility = %s, "
-                    "markdown = %s, updated_at = %s, deleted_at = NULL WHERE id = %s",
+                    "markdown = %s, updated_at = %s, title_key = %s, deleted_at = NULL WHERE id = %s",
                     (*values, page_id),
                 )
             self._write_chunks(db, source, page_id, draft.title, draft.body)

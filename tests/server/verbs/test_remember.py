@@ -138,8 +138,9 @@ def test_an_entity_named_by_a_page_title_resolves_to_that_page(local):
     for slug, title, _ in TITLED:
         local.ok("put_page", slug=slug, content=f"---\ntitle: {title}\n---\nAbout {title}.\n")
     for slug, _, names in TITLED:
-        for name in names:
-            body = local.ok("remember", fact=f"{name} fact", provenance="p", entity=name)
+        for n, name in enumerate(names):
+            fact = f"fact {n} about {name}"
+            body = local.ok("remember", fact=fact, provenance="p", entity=name)
             assert body["entity_slug"] == slug, (name, body)
-            assert f"{name} fact" in [f["fact"] for f in local.ok("recall", entity=name)["facts"]]
+            assert fact in [f["fact"] for f in local.ok("recall", entity=name)["facts"]]
             assert local.ok("entity", name=name)["card"]["entity"]["slug"] == slug, name

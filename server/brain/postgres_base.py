@@ -430,19 +430,29 @@ def _lock_holder(conn: Conn) -> str | None:
 
 def translate(
     exc: psycopg.Error, url: str, keyring_password: str | None = None, *, holder: str | None = None,
-    waited_ms: int | None = None,
+    waited_ms: int | None = None, tried: str | None = None,
 ) -> BrainError:
+    """`keyring_password` is the password that was sent (never shown); `tried` says whose it was when it
+    is not the keyring's (`brain-password set` checks the one just typed)."""
     where = redact(url)
     text = _clean(exc, url, keyring_password)
     state = getattr(exc, "sqlstate", None) or ""
     if state in ("28P01", "28000") or "password authentication failed" in text or "no password supplied" in text:
-        if keyring_password:
-            fix = ("The password memverbs keeps in the OS keyring for this brain was refused: store the right one with "
-                   "`memverbs brain-password set` (docs/postgres.md).")
+        if tried:
+            refused = tried
+            fix = "Check the password (and the user in brain.url) and try again; nothing was stored."
+        elif keyring_password:
+            refused = "the password memverbs keeps in the OS keyring for this brain"
+            fix = "Store the right one with `memverbs brain-password set` (docs/postgres.md)."
         else:
+            from memverbs.server.brain.password import password_source  # noqa: PLC0415
+
+            source = password_source(url, None)
+            refused = {"the URL": "the password in brain.url", "PGPASSWORD": "the password in PGPASSWORD"}.get(
+                source, "the password libpq found in ~/.pgpass, if any (no other was given)")
             fix = ("Check the user in brain.url and its password: `memverbs brain-password set` keeps it in the OS "
                    "keyring, or give it in PGPASSWORD or ~/.pgpass (docs/postgres.md).")
-        return BrainError(f"the Postgres server refused the credentials for {where} ({text})", fix)
+        return BrainError(f"the Postgres server refused the credentials for {where}: it refused {refused} ({text})", fix)
     if state == "3D000":
         return BrainError(
             f"the database in {where} does not exist ({text})",

@@ -59,7 +59,7 @@ def test_ten_clients_through_a_server_kill_and_a_database_restart_lose_nothing(h
     assert "recovered" in marks, "the fault sequence did not finish"
     # The faults struck mid-run: calls failed (and were retried), and calls were answered after the restart.
     assert result["errors"] and result["ended"] > marks["recovered"], (result["errors"][:3], result["ended"], marks)
-    print(f"{len(result['errors'])} failed tries, {result['calls']} calls in {result['elapsed_s']} s")  # noqa: T201
+    print(f"{len(result['errors'])} failed tries, {result['calls']} calls in {result['elapsed_s']} s")
 
     counted = verify(home.root, "t-team", result["facts"], result["pages"])
     assert counted["lost"] == 0 and counted["duplicated"] == 0 and counted["id_mismatch"] == 0, counted

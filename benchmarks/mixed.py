@@ -46,6 +46,7 @@ class ClientResult:
     facts: list[tuple[str, str]] = field(default_factory=list)  # (fact, id) acknowledged
     pages: list[str] = field(default_factory=list)  # slugs acknowledged
     latencies: list[float] = field(default_factory=list)  # ms, calls answered at the first try, timed part only
+    kinds: list[str] = field(default_factory=list)  # the verb of each latency
     calls: int = 0  # timed calls answered (retries not counted twice)
     errors: list[tuple[float, str]] = field(default_factory=list)  # (monotonic time, what the client saw)
 
@@ -111,6 +112,7 @@ def client_loop(urls: list[str], token: str, client: int, run: str, clock: dict,
             if n == warmup:
                 clock["start"].wait(timeout=120)  # every client warmed up: the timed part starts for all at once
                 out.latencies.clear()
+                out.kinds.clear()
                 out.calls = 0
             if n >= warmup and time.monotonic() >= clock["end"]:
                 break
@@ -132,6 +134,7 @@ def client_loop(urls: list[str], token: str, client: int, run: str, clock: dict,
                     break
                 if attempt == 0:
                     out.latencies.append((time.perf_counter() - started) * 1000)
+                    out.kinds.append(kind)
                 out.calls += 1
                 break
     finally:
@@ -169,11 +172,16 @@ def run_mixed(urls: list[str], token: str, run: str, *, clients: int, seconds: f
     elapsed = ended - clock.get("started", ended)
     latencies = sorted(ms for r in results for ms in r.latencies)
     calls = sum(r.calls for r in results)
+    by_kind: dict[str, list[float]] = {}
+    for r in results:
+        for kind, ms in zip(r.kinds, r.latencies, strict=True):
+            by_kind.setdefault(kind, []).append(ms)
+    p95_by_kind = {kind: round(percentile(sorted(ms), 0.95), 1) for kind, ms in sorted(by_kind.items())}
     return {
         "clients": clients, "servers": len(urls), "elapsed_s": round(elapsed, 2), "ended": ended, "calls": calls,
         "per_second": round(calls / elapsed, 1) if elapsed > 0 else 0.0,
         "p50_ms": round(percentile(latencies, 0.50), 1), "p95_ms": round(percentile(latencies, 0.95), 1),
-        "p99_ms": round(percentile(latencies, 0.99), 1),
+        "p99_ms": round(percentile(latencies, 0.99), 1), "p95_ms_by_verb": p95_by_kind,
         "facts": [f for r in results for f in r.facts], "pages": [p for r in results for p in r.pages],
         "errors": sorted((e for r in results for e in r.errors), key=lambda e: e[0]),
     }

@@ -297,13 +297,13 @@ def test_doctor_sums_up_what_calls_waited_for(home, monkeypatch):
     rt = Runtime(home)
     Client(rt.mcp_dispatcher("full")).ok("remember", fact="a logged write", provenance="p")
     rt.close()
-    for waited in ({"pool_wait_ms": 250}, {"lock_wait_ms": 40}):
+    for waited in ({"pool_wait_ms": 25_000}, {"lock_wait_ms": 40_000}):  # longer than any real call here
         usage.record(home.usage_log, brain_id="b", verb="remember", surface="full", remote=True, ok=True,
                      latency_ms=300, source_id="default", result=None, waited=waited)
     writers = {c.name: c for c in run_checks(home)}["writers"]
     assert writers.status == "warn" and "brain.pool_size" in writers.fix
-    assert "waited for a pooled connection (longest 250 ms)" in writers.detail, writers.detail
-    assert "waited for the write lock (longest " in writers.detail, writers.detail
+    assert "waited for a pooled connection (longest 25000 ms)" in writers.detail, writers.detail
+    assert "waited for the write lock (longest 40000 ms)" in writers.detail, writers.detail
 
 
 def test_the_vector_index_is_pgvector_when_the_server_has_it(home, brain_backend):

@@ -280,7 +280,11 @@ class PostgresBase:
 
         The wait for the lock is bounded by the connection's lock_timeout (`_configure`). Reads made
         on this thread inside the block run on its connection (`connection()`), so the lock is never
-        held while another pooled connection is awaited."""
+        held while another pooled connection is awaited; a write begun inside the block joins it."""
+        held = getattr(self._held, "conn", None)
+        if held is not None:
+            yield held  # the outer write's transaction holds the lock, and commits (or rolls back) both
+            return
         with self.connection() as conn, conn.transaction():
             self._lock_granted(conn.execute(_TAKE_WRITE_LOCK, (WRITE_LOCK,)))
             self._held.conn = conn
@@ -303,9 +307,12 @@ class PostgresBase:
         one: the block runs Python between its statements, and should that fail, the Sync that
         ends the pipeline would commit an implicit transaction's statements queued before (an
         explicit one is rolled back below). Where libpq has no pipeline mode the statements run
-        one by one. The block must not call the brain's own reads (they would take another
-        connection while this one holds the lock): everything it needs is read before, or here.
+        one by one. Begun inside a `write()` block, it joins that write's transaction instead.
         """
+        held = getattr(self._held, "conn", None)
+        if held is not None:
+            yield held  # no BEGIN/COMMIT of its own: they would end the outer transaction early
+            return
         with self.connection() as conn:
             try:
                 with conn.pipeline() if _PIPELINE else nullcontext():
@@ -332,7 +339,11 @@ class PostgresBase:
         one failed — safe here because nothing runs between the two statements (`batched_write()`
         says why its blocks keep an explicit transaction). The statement still reads a snapshot
         taken after the lock was granted (each statement of a READ COMMITTED transaction takes its
-        own), so it sees every write committed before."""
+        own), so it sees every write committed before. Inside a `write()` block, it runs in that
+        write's transaction."""
+        held = getattr(self._held, "conn", None)
+        if held is not None:
+            return first(held.execute(sql, params))
         with self.connection() as conn:
             with conn.pipeline() if _PIPELINE else conn.transaction():
                 lock = conn.execute(_TAKE_WRITE_LOCK, (WRITE_LOCK,))

@@ -354,3 +354,21 @@ def test_text_holding_nul_is_the_callers_error_and_nothing_is_written(local, rem
         assert is_error and body["error"] == "invalid_params" and "NUL" in body["message"], body
     assert runtime.brain().one("SELECT count(*) FROM pages")[0] == 0
     assert runtime.brain().one("SELECT count(*) FROM facts")[0] == 0
+
+
+def test_a_write_begun_inside_a_write_joins_it(brain_url):
+    """Whatever a write's block calls runs in its transaction: the reads, and a write of any kind (one
+    that began its own transaction would commit the outer one's statements early, or deadlock on the lock)."""
+    brain = PostgresBrain.open(brain_url, pool_size=1, busy_timeout_ms=500)
+    fact = NewFact("joined the outer write", "joined the outer write", "fact", None, "world", "p", None)
+    try:
+        with pytest.raises(RuntimeError), brain.write() as db:
+            db.execute("INSERT INTO timeline (source_id, slug, date, summary, origin, created_at) "
+                       "VALUES ('default', 'a', '2026-01-01', 'outer', 'manual', 1)")
+            assert brain.remember_fact("default", fact, now_ms())[0] == "inserted"  # batched or one statement
+            assert brain.one("SELECT count(*) FROM facts")[0] == 1  # a read sees the write's own rows
+            raise RuntimeError("roll the outer write back")
+        assert brain.one("SELECT count(*) FROM facts")[0] == 0
+        assert brain.one("SELECT count(*) FROM timeline")[0] == 0
+    finally:
+        brain.close()

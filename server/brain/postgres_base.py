@@ -48,7 +48,7 @@ _LOCK_HOLDER = (
     "FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
     "WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 0 AND l.objid = %s::bigint::oid AND l.objsubid = 1"
 )
-_PIPELINE = psycopg.Pipeline.is_supported()  # libpq ≥ 14 (the binary wheel's is)
+PIPELINE = psycopg.Pipeline.is_supported()  # libpq ≥ 14 (the binary wheel's is)
 CONNECT_TIMEOUT_S = 5
 POOL_WAIT_S = 1.0
 WAIT_NOTED_MS = 5.0  # a wait shorter than this is the machinery's own time, not a queue
@@ -315,7 +315,7 @@ class PostgresBase:
             return
         with self.connection() as conn:
             try:
-                with conn.pipeline() if _PIPELINE else nullcontext():
+                with conn.pipeline() if PIPELINE else nullcontext():
                     conn.execute("BEGIN")
                     lock = conn.execute(_TAKE_WRITE_LOCK, (WRITE_LOCK,))
                     yield conn
@@ -345,7 +345,7 @@ class PostgresBase:
         if held is not None:
             return first(held.execute(sql, params))
         with self.connection() as conn:
-            with conn.pipeline() if _PIPELINE else conn.transaction():
+            with conn.pipeline() if PIPELINE else conn.transaction():
                 lock = conn.execute(_TAKE_WRITE_LOCK, (WRITE_LOCK,))
                 cursor = conn.execute(sql, params)
             self._lock_granted(lock)

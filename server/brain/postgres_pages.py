@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from contextlib import nullcontext
 
 from memverbs.server.brain.base import PageDraft, SearchQuery, draft_aliases
-from memverbs.server.brain.postgres_base import Conn, PostgresBase, first
+from memverbs.server.brain.postgres_base import PIPELINE, Conn, PostgresBase, first
 from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.brain.postgres_search import RANK_WEIGHTS, snippet, tsquery
 from memverbs.server.brain.sqlite_pages import _prefix_upper, reverse
@@ -198,49 +199,53 @@ class PageStore(PostgresBase):
                 now,
                 title_key(draft.title) if draft.title is not None else None,
             )
-            if existing is None:
-                page_id = first(db.execute(
-                    "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
-                    "markdown, updated_at, title_key, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
-                    (source, draft.slug, reverse(draft.slug), *values, now),
-                ))[0]
-            else:
-                page_id = existing["id"]
+            # Nothing below is read back but the new page's id: the statements travel as one batch
+            # (two for a new page), so the write lock is held for a round trip or two here rather
+            # than one per statement.
+            with db.pipeline() if PIPELINE else nullcontext():
+                if existing is None:
+                    page_id = first(db.execute(
+                        "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
+                        "markdown, updated_at, title_key, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                        (source, draft.slug, reverse(draft.slug), *values, now),
+                    ))[0]
+                else:
+                    page_id = existing["id"]
+                    db.execute(
+                        "UPDATE pages SET title = %s, type = %s, body = %s, frontmatter = %s, summary = %s, visibility = %s, "
+                        "markdown = %s, updated_at = %s, title_key = %s, deleted_at = NULL WHERE id = %s",
+                        (*values, page_id),
+                    )
+                self._write_chunks(db, source, page_id, draft.title, draft.body)
+                # What the markdown declares is replaced; what was added by hand is kept.
                 db.execute(
-                    "UPDATE pages SET title = %s, type = %s, body = %s, frontmatter = %s, summary = %s, visibility = %s, "
-                    "markdown = %s, updated_at = %s, title_key = %s, deleted_at = NULL WHERE id = %s",
-                    (*values, page_id),
+                    "DELETE FROM aliases WHERE source_id = %s AND slug = %s AND origin = 'frontmatter'", (source, draft.slug)
                 )
-            self._write_chunks(db, source, page_id, draft.title, draft.body)
-            # What the markdown declares is replaced; what was added by hand is kept.
-            db.execute(
-                "DELETE FROM aliases WHERE source_id = %s AND slug = %s AND origin = 'frontmatter'", (source, draft.slug)
-            )
-            for alias, norm in draft_aliases(draft):
+                for alias, norm in draft_aliases(draft):
+                    db.execute(
+                        "INSERT INTO aliases (source_id, slug, alias, alias_norm, origin) VALUES (%s, %s, %s, %s, 'frontmatter') "
+                        "ON CONFLICT DO NOTHING",
+                        (source, draft.slug, alias, norm),
+                    )
                 db.execute(
-                    "INSERT INTO aliases (source_id, slug, alias, alias_norm, origin) VALUES (%s, %s, %s, %s, 'frontmatter') "
-                    "ON CONFLICT DO NOTHING",
-                    (source, draft.slug, alias, norm),
+                    "DELETE FROM links WHERE source_id = %s AND from_slug = %s AND link_source IN ('markdown', 'frontmatter')",
+                    (source, draft.slug),
                 )
-            db.execute(
-                "DELETE FROM links WHERE source_id = %s AND from_slug = %s AND link_source IN ('markdown', 'frontmatter')",
-                (source, draft.slug),
-            )
-            for to_slug, link_type, link_source, context in draft.links:
+                for to_slug, link_type, link_source, context in draft.links:
+                    db.execute(
+                        "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at) "
+                        "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                        (source, draft.slug, to_slug, link_type, link_source, context, now),
+                    )
                 db.execute(
-                    "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at) "
-                    "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                    (source, draft.slug, to_slug, link_type, link_source, context, now),
+                    "DELETE FROM timeline WHERE source_id = %s AND slug = %s AND origin = 'markdown'", (source, draft.slug)
                 )
-            db.execute(
-                "DELETE FROM timeline WHERE source_id = %s AND slug = %s AND origin = 'markdown'", (source, draft.slug)
-            )
-            for date, summary, detail in draft.timeline:
-                db.execute(
-                    "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at) "
-                    "VALUES (%s, %s, %s, %s, %s, 'markdown', %s)",
-                    (source, draft.slug, date, summary, detail, now),
-                )
+                for date, summary, detail in draft.timeline:
+                    db.execute(
+                        "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at) "
+                        "VALUES (%s, %s, %s, %s, %s, 'markdown', %s)",
+                        (source, draft.slug, date, summary, detail, now),
+                    )
         return existing is None or existing["deleted_at"] is not None, draft
 
     # The writes below change a live page the caller may see, checked in the write's own

@@ -34,6 +34,15 @@ def normalize_alias(text: str) -> str:
     return s
 
 
+def title_key(text: str) -> str:
+    """A title as both backends compare it: NFKC → casefold → collapse whitespace → trim.
+
+    Computed here, never by the database's lower(): SQLite's folds ASCII only ("Été" stays "Été"),
+    Postgres's follows the database's locale, so "Été 2024" or "ÉTÉ 2024" would find its page on one
+    backend and not the other. Stored beside the title (`pages.title_key`) and looked up by index."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
 def estimate_tokens(text: str | None) -> int:
     """ceil(len/4) in UTF-16 code units, the length JS reports."""
     if not text:

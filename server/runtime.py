@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from memverbs.server import usage
+from memverbs.server.brain import waits
 from memverbs.server.brain.base import Brain
 from memverbs.server.brain.factory import BrainLocation, locate, open_brain
 from memverbs.server.context import Caller
@@ -54,6 +55,9 @@ class Runtime:
         self._brain: Brain | None = None
         # A long-lived process (a server) builds a big brain's vector graph in the background.
         self.build_graphs = False
+        # Threads that serve calls at once: a Postgres pool is never smaller, so no call waits for
+        # a connection (each holds one at a time). `serve --http` raises it to its worker count.
+        self.workers = 1
         # Costs nothing to build: keys, httpx and numpy wait for the first call that needs them.
         self.providers = providers or Providers(None, load=lambda: self.settings)
 
@@ -102,7 +106,8 @@ class Runtime:
 
     @property
     def pool_size(self) -> int:
-        return self._pick(lambda s: s.brain.pool_size, lambda q: q.pool_size, DEFAULTS["brain.pool_size"])
+        configured = self._pick(lambda s: s.brain.pool_size, lambda q: q.pool_size, DEFAULTS["brain.pool_size"])
+        return max(configured, self.workers)
 
     def _open(self, *, create: bool = False) -> Brain:
         if self.config_error is not None:
@@ -172,6 +177,7 @@ class Runtime:
                 source_id=caller.source_id,
                 result=result,
                 client_id=usage_client,
+                waited=waits.take(),
             )
 
         return Dispatcher(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 
 from memverbs.server.errors import BrainError
+from memverbs.server.names import title_key
 from memverbs.server.record import Frozen
 from memverbs.server.timeparse import now_ms
 
@@ -411,6 +412,17 @@ _OAUTH = """
 """
 
 
+# Titles are looked up by their key (names.title_key: NFKC, casefold, whitespace collapsed),
+# which Python computes for both backends alike; SQLite's lower() folds ASCII only. The step
+# fills the key of the pages already there through the function `migrate` registers.
+_TITLE_KEYS = """
+        ALTER TABLE pages ADD COLUMN title_key TEXT;
+        UPDATE pages SET title_key = memverbs_title_key(title) WHERE title IS NOT NULL;
+        CREATE INDEX pages_title_key ON pages (source_id, title_key) WHERE deleted_at IS NULL;
+        DROP INDEX pages_title;
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -425,6 +437,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0011_private_rows", _PRIVATE_ROWS),
     Migration("0012_projects", _PROJECTS),
     Migration("0013_oauth", _OAUTH),
+    Migration("0014_title_keys", _TITLE_KEYS),
 )
 
 
@@ -464,6 +477,8 @@ def migrate(db: sqlite3.Connection, path: object = "brain") -> list[str]:
     """Apply pending steps, each in one transaction; returns the names applied here."""
     check_not_future(db, path)
     _ensure_record_table(db)
+    # Steps that compute a value the way memverbs does (0011: title keys) call it from SQL.
+    db.create_function("memverbs_title_key", 1, lambda t: None if t is None else title_key(t), deterministic=True)
     done: list[str] = []
     for step in pending(db):
         # executescript would commit an open transaction first, so the script

@@ -351,6 +351,14 @@ _OAUTH = """
     );
 """
 
+# Titles looked up by their key, computed by memverbs (see migrations.py); postgres.migrate
+# fills the key of the pages already there in the step's own transaction (Python, not SQL).
+_TITLE_KEYS = """
+    ALTER TABLE pages ADD COLUMN title_key TEXT;
+    CREATE INDEX pages_title_key ON pages (source_id, title_key) WHERE deleted_at IS NULL;
+    DROP INDEX pages_title;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -365,6 +373,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0011_private_rows", _PRIVATE_ROWS),
     Migration("0012_projects", _PROJECTS),
     Migration("0013_oauth", _OAUTH),
+    Migration("0014_title_keys", _TITLE_KEYS),
 )
 
 # Not a numbered step: whether pgvector can be used depends on the server, not on the schema's

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from contextlib import nullcontext
 
 from memverbs.server.brain.base import PageDraft, SearchQuery, draft_aliases
-from memverbs.server.brain.postgres_base import Conn, PostgresBase, first
+from memverbs.server.brain.postgres_base import PIPELINE, Conn, PostgresBase, first
 from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.brain.postgres_search import RANK_WEIGHTS, snippet, tsquery
 from memverbs.server.brain.sqlite_pages import _prefix_upper, reverse
+from memverbs.server.names import title_key
 
 # A page a caller may see: not deleted, and world-visible unless the one parameter allows private pages.
 LIVE_PAGE = "deleted_at IS NULL AND (%s OR visibility = 'world')"
@@ -54,10 +56,10 @@ class PageStore(PostgresBase):
         rows = self.query("SELECT DISTINCT slug FROM aliases WHERE source_id = %s AND alias_norm = %s", (source, alias_norm))
         return [r[0] for r in rows]
 
-    def pages_titled(self, source: str, title_lower: str, *, allow_private: bool) -> list:
+    def pages_titled(self, source: str, key: str, *, allow_private: bool) -> list:
         return self.query(
-            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND lower(title) = %s AND {LIVE_PAGE}",
-            (source, title_lower, allow_private),
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND title_key = %s AND {LIVE_PAGE}",
+            (source, key, allow_private),
         )
 
     def pages_with_suffix(self, source: str, tail: str, *, allow_private: bool, limit: int = 50) -> list:
@@ -199,51 +201,56 @@ class PageStore(PostgresBase):
                 draft.visibility,
                 draft.markdown,
                 now,
+                title_key(draft.title) if draft.title is not None else None,
             )
-            if existing is None:
-                page_id = first(db.execute(
-                    "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
-                    "markdown, updated_at, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
-                    (source, draft.slug, reverse(draft.slug), *values, now),
-                ))[0]
-            else:
-                page_id = existing["id"]
+            # Nothing below is read back but the new page's id: the statements travel as one batch
+            # (two for a new page), so the write lock is held for a round trip or two here rather
+            # than one per statement.
+            with db.pipeline() if PIPELINE else nullcontext():
+                if existing is None:
+                    page_id = first(db.execute(
+                        "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
+                        "markdown, updated_at, title_key, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                        (source, draft.slug, reverse(draft.slug), *values, now),
+                    ))[0]
+                else:
+                    page_id = existing["id"]
+                    db.execute(
+                        "UPDATE pages SET title = %s, type = %s, body = %s, frontmatter = %s, summary = %s, visibility = %s, "
+                        "markdown = %s, updated_at = %s, title_key = %s, deleted_at = NULL WHERE id = %s",
+                        (*values, page_id),
+                    )
+                self._write_chunks(db, source, page_id, draft.title, draft.body)
+                # What the markdown declares is replaced; what was added by hand is kept.
                 db.execute(
-                    "UPDATE pages SET title = %s, type = %s, body = %s, frontmatter = %s, summary = %s, visibility = %s, "
-                    "markdown = %s, updated_at = %s, deleted_at = NULL WHERE id = %s",
-                    (*values, page_id),
+                    "DELETE FROM aliases WHERE source_id = %s AND slug = %s AND origin = 'frontmatter'", (source, draft.slug)
                 )
-            self._write_chunks(db, source, page_id, draft.title, draft.body)
-            # What the markdown declares is replaced; what was added by hand is kept.
-            db.execute(
-                "DELETE FROM aliases WHERE source_id = %s AND slug = %s AND origin = 'frontmatter'", (source, draft.slug)
-            )
-            for alias, norm in draft_aliases(draft):
+                for alias, norm in draft_aliases(draft):
+                    db.execute(
+                        "INSERT INTO aliases (source_id, slug, alias, alias_norm, origin) VALUES (%s, %s, %s, %s, 'frontmatter') "
+                        "ON CONFLICT DO NOTHING",
+                        (source, draft.slug, alias, norm),
+                    )
                 db.execute(
-                    "INSERT INTO aliases (source_id, slug, alias, alias_norm, origin) VALUES (%s, %s, %s, %s, 'frontmatter') "
-                    "ON CONFLICT DO NOTHING",
-                    (source, draft.slug, alias, norm),
+                    "DELETE FROM links WHERE source_id = %s AND from_slug = %s AND link_source IN ('markdown', 'frontmatter')",
+                    (source, draft.slug),
                 )
-            db.execute(
-                "DELETE FROM links WHERE source_id = %s AND from_slug = %s AND link_source IN ('markdown', 'frontmatter')",
-                (source, draft.slug),
-            )
-            links, timeline = draft.rows()
-            for (to_slug, link_type, link_source, context), private in links:
+                links, timeline = draft.rows()
+                for (to_slug, link_type, link_source, context), private in links:
+                    db.execute(
+                        "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, private_row) "
+                        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                        (source, draft.slug, to_slug, link_type, link_source, context, now, private),
+                    )
                 db.execute(
-                    "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, private_row) "
-                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                    (source, draft.slug, to_slug, link_type, link_source, context, now, private),
+                    "DELETE FROM timeline WHERE source_id = %s AND slug = %s AND origin = 'markdown'", (source, draft.slug)
                 )
-            db.execute(
-                "DELETE FROM timeline WHERE source_id = %s AND slug = %s AND origin = 'markdown'", (source, draft.slug)
-            )
-            for (date, summary, detail), private in timeline:
-                db.execute(
-                    "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, private_row) "
-                    "VALUES (%s, %s, %s, %s, %s, 'markdown', %s, %s)",
-                    (source, draft.slug, date, summary, detail, now, private),
-                )
+                for (date, summary, detail), private in timeline:
+                    db.execute(
+                        "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, private_row) "
+                        "VALUES (%s, %s, %s, %s, %s, 'markdown', %s, %s)",
+                        (source, draft.slug, date, summary, detail, now, private),
+                    )
         return existing is None or existing["deleted_at"] is not None, draft
 
     # The writes below change a live page the caller may see, checked in the write's own

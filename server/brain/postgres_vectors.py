@@ -248,7 +248,7 @@ class VectorStore(PostgresBase):
     def vector_index_kind(self) -> str:
         if self.pgvector:
             return "pgvector HNSW (cosine), in the database"
-        return "exact scan (numpy) in each process: the vector extension (pgvector) is not installed"
+        return "exact scan (numpy) in each process: the brain does not use the vector extension (pgvector)"
 
     def max_text_vector_id(self) -> int:
         return self.aggregate("SELECT COALESCE(max(id), 0) FROM text_vectors")[0]

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from memverbs.server.brain.base import PageDraft, SearchQuery, draft_aliases
 from memverbs.server.brain.sqlite_base import SqliteBase
 from memverbs.server.brain.sqlite_fts import fts5_match
+from memverbs.server.names import title_key
 
 # A page a caller may see: not deleted, and world-visible unless the one parameter allows private pages.
 LIVE_PAGE = "deleted_at IS NULL AND (? OR visibility = 'world')"
@@ -57,10 +58,10 @@ class PageStore(SqliteBase):
         )
         return [r[0] for r in rows]
 
-    def pages_titled(self, source: str, title_lower: str, *, allow_private: bool) -> list[sqlite3.Row]:
+    def pages_titled(self, source: str, key: str, *, allow_private: bool) -> list[sqlite3.Row]:
         return self.query(
-            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND lower(title) = ? AND {LIVE_PAGE}",
-            (source, title_lower, allow_private),
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND title_key = ? AND {LIVE_PAGE}",
+            (source, key, allow_private),
         )
 
     def pages_with_suffix(self, source: str, tail: str, *, allow_private: bool, limit: int = 50) -> list[sqlite3.Row]:
@@ -196,18 +197,19 @@ class PageStore(SqliteBase):
                 draft.visibility,
                 draft.markdown,
                 now,
+                title_key(draft.title) if draft.title is not None else None,
             )
             if existing is None:
                 page_id = self.inserted_id(db.execute(
                     "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
-                    "markdown, updated_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "markdown, updated_at, title_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (source, draft.slug, reverse(draft.slug), *values, now),
                 ))
             else:
                 page_id = existing["id"]
                 db.execute(
                     "UPDATE pages SET title = ?, type = ?, body = ?, frontmatter = ?, summary = ?, visibility = ?, "
-                    "markdown = ?, updated_at = ?, deleted_at = NULL WHERE id = ?",
+                    "markdown = ?, updated_at = ?, title_key = ?, deleted_at = NULL WHERE id = ?",
                     (*values, page_id),
                 )
             self._write_chunks(db, source, page_id, draft.title, draft.body)

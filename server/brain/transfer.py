@@ -33,7 +33,7 @@ BATCH = 1000
 TABLES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("pages", ("id",), ("id", "source_id", "slug", "slug_rev", "title", "type", "body", "frontmatter", "summary",
                         "visibility", "origin", "created_at", "updated_at", "last_retrieved_at", "deleted_at",
-                        "markdown")),
+                        "markdown", "title_key")),
     ("aliases", ("id",), ("id", "source_id", "slug", "alias", "alias_norm", "origin")),
     ("links", ("id",), ("id", "source_id", "from_slug", "to_slug", "link_type", "link_source", "context", "created_at",
                          "private_row")),

@@ -395,6 +395,7 @@ def serve_http(runtime: Runtime, ceiling: str, *, host: str = DEFAULT_HOST, port
     if runtime.config_error is not None:
         _log(f"{runtime.config_error.message} — {runtime.config_error.fix}")
     live = None
+    runtime.workers = WORKERS  # a Postgres pool as large as the threads that use it
     try:
         brain = runtime.open_brain()  # applies pending migrations once, before the workers open theirs
         try:

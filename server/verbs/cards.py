@@ -2,7 +2,7 @@
 
 Resolution precedence is frozen: alias (rank 0) > exact title or slug (rank 1)
 > slug suffix (rank 2); ties go to the most recently touched page. Every read
-is an index lookup (aliases by normalised form, titles by lower(title), slug
+is an index lookup (aliases by normalised form, titles by their key (names.title_key), slug
 suffixes through the reversed-slug index), so a card costs the same on a 200K
 brain as on an empty one.
 """
@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from memverbs.server.context import VerbContext
-from memverbs.server.names import looks_like_slug, normalize_alias, slugify, slugify_path
+from memverbs.server.names import looks_like_slug, normalize_alias, slugify, slugify_path, title_key
 from memverbs.server.record import Record
 from memverbs.server.timeparse import iso
 
@@ -51,7 +51,7 @@ def find_entity(ctx: VerbContext, name: str, *, allow_private: bool) -> list[Can
         ranks[slug] = 0
 
     key = slugify(name) or name
-    for row in brain.pages_titled(source, name.lower(), allow_private=allow_private):
+    for row in brain.pages_titled(source, title_key(name), allow_private=allow_private):
         pages[row["slug"]] = row
         ranks[row["slug"]] = min(ranks.get(row["slug"], 1), 1)
     exact = {slugify(name), name} - {""}
@@ -95,10 +95,11 @@ def resolve_entity_slug(ctx: VerbContext, raw: str | None) -> str | None:
                 found |= {r["slug"] for r in brain.pages_with_prefix(source, base + "-", allow_private=visible, limit=2)}
             if len(found) == 1:
                 return found.pop()
-    else:
-        titled = brain.pages_titled(source, name.lower(), allow_private=visible)
-        if titled:
-            return max(titled, key=lambda r: (r["updated_at"], r["slug"]))["slug"]
+    # A page's title names it, whatever the title is made of (one word, accents, CJK) and wherever
+    # the page lives ("Kubernetes" → tech/k8s), folded alike on both backends (names.title_key).
+    titled = brain.pages_titled(source, title_key(name), allow_private=visible)
+    if titled:
+        return max(titled, key=lambda r: (r["updated_at"], r["slug"]))["slug"]
     return slugify_path(name) or name
 
 

@@ -34,7 +34,7 @@ HOT = [
     ("pages by slugs", lambda b, now: b.pages_by_slugs(S, ["people/p-1", "people/p-2"], allow_private=False),
      {"pages": "sqlite_autoindex_pages_1"}),
     ("alias resolution", lambda b, now: b.alias_slugs(S, "pp1"), {"aliases": "aliases_lookup"}),
-    ("title resolution", lambda b, now: b.pages_titled(S, "person 1", allow_private=False), {"pages": "pages_title"}),
+    ("title resolution", lambda b, now: b.pages_titled(S, "person 1", allow_private=False), {"pages": "pages_title_key"}),
     ("slug-suffix resolution", lambda b, now: b.pages_with_suffix(S, "p-1", allow_private=False),
      {"pages": "pages_slug_rev"}),
     ("slug-prefix listing", lambda b, now: b.pages_with_prefix(S, "people/", allow_private=False),

@@ -106,7 +106,7 @@ def reads_on(slug: str, n: int) -> list[tuple[str, dict]]:
 
 def _same_shape(body: dict, slug: str) -> str:
     """The answer with the slug asked about, and what differs between any two calls (ids, times), blanked."""
-    volatile = {"id", "latency_ms", "updated_at", "created_at", "valid_from", "since"}
+    volatile = {"id", "latency_ms", "updated_at", "created_at", "valid_from", "since", "after", "window_ms"}
 
     def blank(value):
         if isinstance(value, dict):

@@ -90,9 +90,12 @@ class FolderPass:
         report = Report(self.folder.root, self.folder.prefix, self.dry_run)
         known = self.state.files(self.folder)
         # A file still there but skipped this time (grown too large, an editor's half-written save) is
-        # not gone; nor is anything below a folder that could not be read.
+        # not gone; nor is anything below a folder that could not be read, or that became a symlink
+        # (not followed, so not read: its pages stay as they were, and write-back refuses them).
         present = {e.rel for e in entries}
-        unreadable = tuple(e.rel + "/" for e in entries if e.kind == "error" and e.skip and e.skip.startswith("cannot read folder"))
+        unreadable = tuple(
+            e.rel + "/" for e in entries if e.skip == scan.SYMLINK or (e.kind == "error" and e.skip and e.skip.startswith("cannot read folder"))
+        )
         gone = {rel: f for rel, f in known.items() if rel not in present and f.slug and not rel.startswith(unreadable)}
         gone_by_hash: dict[str, list[FileState]] = {}
         if follow_deletes:

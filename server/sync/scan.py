@@ -47,8 +47,8 @@ def _walk(root: str, rel: str) -> Iterator[Entry]:
     folder = os.path.join(root, rel) if rel else root
     try:
         fd = open_dir_inside(root, rel)
-    except OutsideFolder:
-        yield Entry(rel + "/", folder, SYMLINK, "skipped")
+    except OutsideFolder:  # swapped for a link since its parent was listed
+        yield Entry(rel, folder, SYMLINK, "skipped")
         return
     except OSError as exc:
         yield Entry(rel or ".", folder, f"cannot read folder: {exc.strerror}", "error")

@@ -8,7 +8,6 @@ they are CLI views, not MCP tools, so no wire shape changes with them.
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -386,10 +385,12 @@ def run_call(args: argparse.Namespace) -> int:
     text = args.arguments
     if text == "-":
         text = sys.stdin.read()
+    from memverbs.server.transport.wire import loads_strict  # noqa: PLC0415
+
     try:
-        params = json.loads(text or "{}")
+        params = loads_strict(text or "{}")  # the wire's rules: finite numbers, bounded nesting
     except ValueError as exc:
-        return fail(f"the arguments are not JSON ({exc})", 'Pass one JSON object, e.g. \'{"entity": "people/me"}\'.', code=2)
+        return fail(f"the arguments are not JSON a tool takes ({str(exc)[:200]})", 'Pass one JSON object, e.g. \'{"entity": "people/me"}\'.', code=2)
     if not isinstance(params, dict):
         return fail("the arguments must be a JSON object", 'e.g. \'{"entity": "people/me"}\' (or \'{}\').', code=2)
     try:

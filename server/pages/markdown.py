@@ -36,6 +36,7 @@ from collections.abc import Iterator
 
 from memverbs.server.errors import MemverbsError
 from memverbs.server.names import collapse
+from memverbs.server.pages import bounded_yaml
 from memverbs.server.record import Record
 
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
@@ -147,8 +148,9 @@ def split_frontmatter(content: str) -> tuple[dict, str]:
     import yaml  # noqa: PLC0415 - only writing a page parses YAML; cards (the hook path) never do
 
     try:
-        # libyaml's loader when PyYAML has it: the same safe subset, ~20x faster (an import reads thousands)
-        data = yaml.load(m.group(1), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+        data = bounded_yaml.load(m.group(1)) or {}  # limits on size, depth and alias expansion
+    except bounded_yaml.FrontmatterRefused as exc:
+        raise PageFormatError(str(exc)) from exc
     except yaml.YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
         line = f" at line {where.line + 2}" if where is not None else ""
@@ -494,7 +496,7 @@ def _classified(body: str, *, keepends: bool = False) -> Iterator[tuple[str, str
 
 def fenced_body(body: str, *, include_private: bool) -> str:
     """The body with the takes fence removed and private facts-fence rows removed for untrusted readers."""
-    _, body = split_frontmatter(body) if body.startswith("---") else ({}, body)
+    body = body[len(frontmatter_block(body)) :]  # a second `---` block in a body is cut, never parsed: its YAML may be anything
     out: list[str] = []
     for line, fence, private in _classified(body):
         if fence is None and _FENCE.search(line):

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from memverbs.server.providers.config import Providers
 
 LOCAL_LANE = "local"
+SYNC_LANE = "sync"  # the trusted in-process markdown sync: named apart so page history says who wrote
 REMOTE_LANE = "remote"
 ALL_SCOPES = frozenset({"read", "write"})
 
@@ -36,8 +37,8 @@ class Caller(Frozen):
         super().__init__(remote=remote, client_id=client_id, source_id=source_id, scopes=scopes, project=project)
 
     @classmethod
-    def local(cls, source_id: str, project: Project | None = None) -> Caller:
-        return cls(remote=False, client_id=LOCAL_LANE, source_id=source_id, project=project)
+    def local(cls, source_id: str, project: Project | None = None, lane: str = LOCAL_LANE) -> Caller:
+        return cls(remote=False, client_id=lane, source_id=source_id, project=project)
 
     @classmethod
     def mcp(cls, source_id: str, client_id: str | None = None, scopes: frozenset[str] = ALL_SCOPES,

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from memverbs.server.context import Caller, VerbContext
+from memverbs.server.context import LOCAL_LANE, Caller, VerbContext
 from memverbs.server.errors import (
     INTERNAL_SUGGESTION,
     PROTOCOL_VERSION,
@@ -76,11 +76,11 @@ class Dispatcher(Record):
 
     @classmethod
     def local(cls, source: str, open_brain: Callable[[], Brain], surface: str = "full",
-              providers: Providers | None = None, project: Project | None = None) -> Dispatcher:
+              providers: Providers | None = None, project: Project | None = None, lane: str = LOCAL_LANE) -> Dispatcher:
         """The trusted in-process caller's dispatcher (the CLI through Runtime, the hooks): lane
         'local', private facts visible, no usage log. Built here, so both get the same one.
         `project`: where the caller runs (server/projects.py), for what it remembers and its packs."""
-        return cls(caller=Caller.local(source, project), surface=surface, open_brain=open_brain, providers=providers)
+        return cls(caller=Caller.local(source, project, lane), surface=surface, open_brain=open_brain, providers=providers)
 
     def visible(self) -> frozenset[str]:
         return allowed(self.surface)

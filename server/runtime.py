@@ -23,7 +23,7 @@ from memverbs.server import usage
 from memverbs.server.brain import waits
 from memverbs.server.brain.base import Brain
 from memverbs.server.brain.factory import BrainLocation, locate, open_brain
-from memverbs.server.context import Caller
+from memverbs.server.context import LOCAL_LANE, Caller
 from memverbs.server.dispatch import Dispatcher
 from memverbs.server.errors import ConfigError
 from memverbs.server.home import Home, source_from_env
@@ -190,10 +190,11 @@ class Runtime:
             providers=self.providers,
         )
 
-    def local_dispatcher(self, surface: str = "full", project: Project | None = None) -> Dispatcher:
-        """The trusted in-process caller (CLI, hooks): lane 'local', not usage-logged; `project` is
-        where it runs (the CLI's working directory), for what it remembers and its packs."""
-        return Dispatcher.local(self.source, self.brain, surface, providers=self.providers, project=project)
+    def local_dispatcher(self, surface: str = "full", project: Project | None = None, lane: str = LOCAL_LANE) -> Dispatcher:
+        """The trusted in-process caller (CLI, hooks): lane 'local' (markdown sync: 'sync'), not
+        usage-logged; `project` is where it runs (the CLI's working directory), for what it
+        remembers and its packs."""
+        return Dispatcher.local(self.source, self.brain, surface, providers=self.providers, project=project, lane=lane)
 
     def _remote_private_pages(self) -> bool:
         if os.environ.get("MEMVERBS_REMOTE_PRIVATE_PAGES", "").strip() == "1":

@@ -35,6 +35,7 @@ COMMANDS = {
     "brain-password": "memverbs.cli.brain_password:run_brain_password",
     **dict.fromkeys(("entities", "projects", "stats", "backlinks", "timeline", "history", "move-facts", "restore-fact",
                      "fact-visibility"), "memverbs.cli.browse:run_browse"),
+    **dict.fromkeys(("page-history", "page-restore"), "memverbs.cli.page_history:run_page_history"),
     "ui": "memverbs.cli.ui:run_ui",
     "call": "memverbs.cli.browse:run_call",
     "doctor": "memverbs.cli.doctor:run_doctor",

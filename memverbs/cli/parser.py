@@ -36,7 +36,7 @@ GROUPS = (
     ("memory", ("remember", "recall", "entity", "entities", "projects", "forget", "restore-fact", "fact-visibility", "history",
                 "move-facts", "context-pack", "delta", "synthesize")),
     ("pages", ("put-page", "get-page", "list-pages", "search", "delete-page", "add-link", "add-alias",
-               "add-timeline-entry", "backlinks", "timeline")),
+               "add-timeline-entry", "backlinks", "timeline", "page-history", "page-restore")),
     ("markdown folders", ("import", "export", "sync")),
     ("harnesses", ("install", "uninstall", "hook", "capture")),
     ("remote", ("serve", "connect", "disconnect", "auth", "remote-header", "whoami")),
@@ -227,6 +227,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_sync_parsers(sub, add)
     add_tool_parsers(sub, add)
     add_browse_parsers(sub, add)
+    from memverbs.cli.page_history import add_parsers as add_page_history_parsers  # noqa: PLC0415 - argparse only
+
+    add_page_history_parsers(sub, add)
     parser.epilog = _grouped(helps) + "\n\n" + EXIT_CODES + "\nRun `memverbs COMMAND --help` for a command's options."
     return parser
 

@@ -12,6 +12,7 @@ import time
 from typing import TYPE_CHECKING
 
 from memverbs.cli.output import fail, print_json
+from memverbs.server.context import SYNC_LANE
 from memverbs.server.runtime import Runtime
 
 if TYPE_CHECKING:
@@ -131,7 +132,7 @@ def _one_pass(args: argparse.Namespace, *, mode: str, follow_deletes: bool) -> i
     try:
         dry_run = bool(getattr(args, "dry_run", False))
         folder = SyncState(brain, runtime.source).folder(root, prefix, mode) if not dry_run else _peek_folder(brain, runtime.source, root, prefix, mode)
-        pass_ = FolderPass(runtime.local_dispatcher(), brain, runtime.source, folder, dry_run=dry_run, max_bytes=args.max_bytes or MAX_BYTES)
+        pass_ = FolderPass(runtime.local_dispatcher(lane=SYNC_LANE), brain, runtime.source, folder, dry_run=dry_run, max_bytes=args.max_bytes or MAX_BYTES)
         entries = pass_.entries()
         progress = Progress(len(entries), "importing" if mode == "import" else "syncing", quiet=args.json)
         try:
@@ -269,7 +270,7 @@ def run_watch(args: argparse.Namespace) -> int:
 
         watches = []
         for folder in folders:
-            fp = FolderPass(runtime.local_dispatcher(), brain, runtime.source, folder, max_bytes=args.max_bytes or MAX_BYTES)
+            fp = FolderPass(runtime.local_dispatcher(lane=SYNC_LANE), brain, runtime.source, folder, max_bytes=args.max_bytes or MAX_BYTES)
             watches.append(FolderWatch(fp, Changes(), on_report))
             where = f" as {folder.prefix}/" if folder.prefix else ""
             print(f"memverbs: watching {folder.root}{where} (Ctrl-C to stop)", file=sys.stderr, flush=True)

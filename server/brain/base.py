@@ -115,6 +115,22 @@ def draft_aliases(draft: PageDraft) -> list[tuple[str, str]]:
     return [(alias, norm) for norm, alias in seen.items()]
 
 
+# Page history: how many replaced versions of one page are kept (the oldest go first). A page
+# overwritten every minute keeps most of an hour; one edited by hand keeps months.
+PAGE_HISTORY_KEEP = 50
+
+
+def replaced_text(existing: Row | None, draft: PageDraft) -> str | None:
+    """The text a save over `existing` replaces, for the page's history; None when nothing is lost
+    (a new page, or the same text again, as a sync pass or write-back re-applies)."""
+    if existing is None:
+        return None
+    before = existing["markdown"] if existing["markdown"] is not None else existing["body"]
+    if not before or before == draft.markdown:
+        return None
+    return before
+
+
 class NewFact(Record):
     __slots__ = (
         "confidence",
@@ -251,11 +267,19 @@ class Brain(Protocol):
     def aliased_slugs(self, source: str, slugs: list[str], alias_norm: str) -> set[str]: ...
     def changed_pages(self, source: str, since: int, since_slug: str | None, *, limit: int, allow_private: bool) -> list[Row]: ...
     def save_page(
-        self, source: str, slug: str, build: Callable[[Row | None], PageDraft], now: int
+        self, source: str, slug: str, build: Callable[[Row | None], PageDraft], now: int, *, by: str = "local"
     ) -> tuple[bool, PageDraft]:
         """Create or replace a page: `build` gets the slug's current row (live, deleted or private;
         None if there is none) under the write lock and returns the draft, or raises to refuse and
-        write nothing. Returns (created or revived, the draft saved)."""
+        write nothing. A text it replaces is kept in the page's history, replaced by `by` (the
+        caller's lane). Returns (created or revived, the draft saved)."""
+        ...
+    def page_versions(self, source: str, slug: str) -> list[Row]:
+        """The page's kept versions, newest first (without their text): version, title, visibility,
+        bytes, written_at, replaced_at, replaced_by. Trusted callers only: private pages too."""
+        ...
+    def page_version(self, source: str, slug: str, version: int) -> Row | None:
+        """One kept version of the page, with its markdown; None if there is no such version."""
         ...
     # The page writes below answer None for a page that is missing, deleted or (allow_private
     # False) private, checked inside the write: a caller cannot tell those apart.

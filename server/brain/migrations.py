@@ -423,6 +423,23 @@ _TITLE_KEYS = """
 """
 
 
+# Page history: every overwrite of a page's text keeps the text it replaced, with who replaced it
+# and when (server/pages/history.py). Keyed by the page's row, so a rename carries its history.
+_PAGE_VERSIONS = """
+        CREATE TABLE page_versions (
+            id          INTEGER PRIMARY KEY AUTOINCREMENT,
+            page_id     INTEGER NOT NULL REFERENCES pages (id),
+            version     INTEGER NOT NULL,              -- 1, 2, … per page: what page-restore names
+            markdown    TEXT NOT NULL,                 -- the page's text as it was before the overwrite
+            title       TEXT,
+            visibility  TEXT NOT NULL CHECK (visibility IN ('world', 'private')),
+            written_at  INTEGER NOT NULL,              -- when that text was saved (the page's updated_at then)
+            replaced_at INTEGER NOT NULL,
+            replaced_by TEXT NOT NULL,                 -- the overwriting caller's lane: 'local', 'sync', 'token:…', 'oauth:…'
+            UNIQUE (page_id, version)
+        );
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -438,6 +455,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0012_projects", _PROJECTS),
     Migration("0013_oauth", _OAUTH),
     Migration("0014_title_keys", _TITLE_KEYS),
+    Migration("0015_page_versions", _PAGE_VERSIONS),
 )
 
 

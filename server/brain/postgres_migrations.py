@@ -359,6 +359,22 @@ _TITLE_KEYS = """
     DROP INDEX pages_title;
 """
 
+# Page history (see migrations.py).
+_PAGE_VERSIONS = """
+    CREATE TABLE page_versions (
+        id          BIGSERIAL PRIMARY KEY,
+        page_id     BIGINT NOT NULL REFERENCES pages (id),
+        version     INTEGER NOT NULL,
+        markdown    TEXT NOT NULL,
+        title       TEXT,
+        visibility  TEXT NOT NULL CHECK (visibility IN ('world', 'private')),
+        written_at  BIGINT NOT NULL,
+        replaced_at BIGINT NOT NULL,
+        replaced_by TEXT NOT NULL,
+        UNIQUE (page_id, version)
+    );
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -374,6 +390,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0012_projects", _PROJECTS),
     Migration("0013_oauth", _OAUTH),
     Migration("0014_title_keys", _TITLE_KEYS),
+    Migration("0015_page_versions", _PAGE_VERSIONS),
 )
 
 # Not a numbered step: whether pgvector can be used depends on the server, not on the schema's

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from contextlib import nullcontext
 
-from memverbs.server.brain.base import PageDraft, SearchQuery, draft_aliases
+from memverbs.server.brain.base import PAGE_HISTORY_KEEP, PageDraft, SearchQuery, draft_aliases, replaced_text
 from memverbs.server.brain.postgres_base import PIPELINE, Conn, PostgresBase, first
 from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.brain.postgres_search import RANK_WEIGHTS, snippet, tsquery
@@ -30,6 +30,21 @@ class PageStore(PostgresBase):
         return self.one(
             f"SELECT id, {_PAGE_COLS}, frontmatter, markdown, created_at FROM pages WHERE source_id = %s AND slug = %s AND {LIVE_PAGE}",
             (source, slug, allow_private),
+        )
+
+    # The page's history (any state: a deleted page's history is how it is brought back).
+    def page_versions(self, source: str, slug: str) -> list[Row]:
+        return self.query(
+            "SELECT v.version, v.title, v.visibility, OCTET_LENGTH(v.markdown) AS bytes, v.written_at, v.replaced_at, v.replaced_by "
+            "FROM page_versions v JOIN pages p ON p.id = v.page_id WHERE p.source_id = %s AND p.slug = %s ORDER BY v.version DESC",
+            (source, slug),
+        )
+
+    def page_version(self, source: str, slug: str, version: int) -> Row | None:
+        return self.one(
+            "SELECT v.version, v.title, v.visibility, v.markdown, v.written_at, v.replaced_at, v.replaced_by "
+            "FROM page_versions v JOIN pages p ON p.id = v.page_id WHERE p.source_id = %s AND p.slug = %s AND v.version = %s",
+            (source, slug, version),
         )
 
     def pages_by_slugs(self, source: str, slugs: list[str], *, allow_private: bool) -> dict:
@@ -179,19 +194,23 @@ class PageStore(PostgresBase):
 
     # -- writes --------------------------------------------------------------
 
-    def save_page(self, source: str, slug: str, build: Callable[[Row | None], PageDraft], now: int) -> tuple[bool, PageDraft]:
+    def save_page(self, source: str, slug: str, build: Callable[[Row | None], PageDraft], now: int,
+                  *, by: str = "local") -> tuple[bool, PageDraft]:
         """Create or replace a page; True when created (or revived).
 
         `build` gets the slug's current row (live, deleted or private alike; None if there is
         none) under the write lock and returns the draft to save, or raises to refuse (the
         transaction is rolled back): who may replace what is decided on the row that will
-        actually be replaced.
+        actually be replaced. A text it replaces goes to the page's history, marked replaced
+        by `by`, in the same transaction.
         """
         with self.write() as db:
             existing = db.execute(
-                "SELECT id, visibility, body, deleted_at FROM pages WHERE source_id = %s AND slug = %s", (source, slug)
+                "SELECT id, visibility, body, deleted_at, markdown, title, updated_at FROM pages WHERE source_id = %s AND slug = %s",
+                (source, slug),
             ).fetchone()
             draft = build(existing)
+            kept = replaced_text(existing, draft)
             values = (
                 draft.title,
                 draft.type,
@@ -215,6 +234,18 @@ class PageStore(PostgresBase):
                     ))[0]
                 else:
                     page_id = existing["id"]
+                    if kept is not None:
+                        db.execute(
+                            "INSERT INTO page_versions (page_id, version, markdown, title, visibility, written_at, replaced_at, replaced_by) "
+                            "VALUES (%s, COALESCE((SELECT MAX(version) FROM page_versions WHERE page_id = %s), 0) + 1, "
+                            "%s, %s, %s, %s, %s, %s)",
+                            (page_id, page_id, kept, existing["title"], existing["visibility"], existing["updated_at"], now, by),
+                        )
+                        db.execute(
+                            "DELETE FROM page_versions WHERE page_id = %s AND version <= "
+                            "(SELECT MAX(version) FROM page_versions WHERE page_id = %s) - %s",
+                            (page_id, page_id, PAGE_HISTORY_KEEP),
+                        )
                     db.execute(
                         "UPDATE pages SET title = %s, type = %s, body = %s, frontmatter = %s, summary = %s, visibility = %s, "
                         "markdown = %s, updated_at = %s, title_key = %s, deleted_at = NULL WHERE id = %s",
@@ -367,6 +398,7 @@ class PageStore(PostgresBase):
             ).fetchone()
             if gone is not None:
                 db.execute("DELETE FROM chunks WHERE page_id = %s", (gone["id"],))
+                db.execute("DELETE FROM page_versions WHERE page_id = %s", (gone["id"],))
                 db.execute("DELETE FROM pages WHERE id = %s", (gone["id"],))
             db.execute(
                 "UPDATE pages SET slug = %s, slug_rev = %s, updated_at = %s WHERE source_id = %s AND slug = %s",

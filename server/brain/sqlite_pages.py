@@ -10,7 +10,7 @@ import json
 import sqlite3
 from collections.abc import Callable
 
-from memverbs.server.brain.base import PageDraft, SearchQuery, draft_aliases
+from memverbs.server.brain.base import PAGE_HISTORY_KEEP, PageDraft, SearchQuery, draft_aliases, replaced_text
 from memverbs.server.brain.sqlite_base import SqliteBase
 from memverbs.server.brain.sqlite_fts import fts5_match
 from memverbs.server.names import title_key
@@ -36,6 +36,21 @@ class PageStore(SqliteBase):
         return self.one(
             f"SELECT id, {_PAGE_COLS}, frontmatter, markdown, created_at FROM pages WHERE source_id = ? AND slug = ? AND {LIVE_PAGE}",
             (source, slug, allow_private),
+        )
+
+    # The page's history (any state: a deleted page's history is how it is brought back).
+    def page_versions(self, source: str, slug: str) -> list[sqlite3.Row]:
+        return self.query(
+            "SELECT v.version, v.title, v.visibility, LENGTH(CAST(v.markdown AS BLOB)) AS bytes, v.written_at, v.replaced_at, v.replaced_by "
+            "FROM page_versions v JOIN pages p ON p.id = v.page_id WHERE p.source_id = ? AND p.slug = ? ORDER BY v.version DESC",
+            (source, slug),
+        )
+
+    def page_version(self, source: str, slug: str, version: int) -> sqlite3.Row | None:
+        return self.one(
+            "SELECT v.version, v.title, v.visibility, v.markdown, v.written_at, v.replaced_at, v.replaced_by "
+            "FROM page_versions v JOIN pages p ON p.id = v.page_id WHERE p.source_id = ? AND p.slug = ? AND v.version = ?",
+            (source, slug, version),
         )
 
     def pages_by_slugs(self, source: str, slugs: list[str], *, allow_private: bool) -> dict[str, sqlite3.Row]:
@@ -176,18 +191,33 @@ class PageStore(SqliteBase):
 
     # -- writes --------------------------------------------------------------
 
-    def save_page(self, source: str, slug: str, build: Callable[[sqlite3.Row | None], PageDraft], now: int) -> tuple[bool, PageDraft]:
+    def save_page(self, source: str, slug: str, build: Callable[[sqlite3.Row | None], PageDraft], now: int,
+                  *, by: str = "local") -> tuple[bool, PageDraft]:
         """Create or replace a page; True when created (or revived).
 
         `build` gets the slug's current row (live, deleted or private alike; None if there is
         none) under the write lock and returns the draft to save, or raises to refuse: who may
-        replace what is decided on the row that will actually be replaced.
+        replace what is decided on the row that will actually be replaced. A text it replaces
+        goes to the page's history, marked replaced by `by`, in the same transaction.
         """
         with self.write() as db:
             existing = db.execute(
-                "SELECT id, visibility, body, deleted_at FROM pages WHERE source_id = ? AND slug = ?", (source, slug)
+                "SELECT id, visibility, body, deleted_at, markdown, title, updated_at FROM pages WHERE source_id = ? AND slug = ?",
+                (source, slug),
             ).fetchone()
             draft = build(existing)
+            kept = replaced_text(existing, draft)
+            if kept is not None:
+                db.execute(
+                    "INSERT INTO page_versions (page_id, version, markdown, title, visibility, written_at, replaced_at, replaced_by) "
+                    "VALUES (?, COALESCE((SELECT MAX(version) FROM page_versions WHERE page_id = ?), 0) + 1, ?, ?, ?, ?, ?, ?)",
+                    (existing["id"], existing["id"], kept, existing["title"], existing["visibility"], existing["updated_at"], now, by),
+                )
+                db.execute(
+                    "DELETE FROM page_versions WHERE page_id = ? AND version <= "
+                    "(SELECT MAX(version) FROM page_versions WHERE page_id = ?) - ?",
+                    (existing["id"], existing["id"], PAGE_HISTORY_KEEP),
+                )
             values = (
                 draft.title,
                 draft.type,
@@ -341,6 +371,7 @@ class PageStore(SqliteBase):
             gone = db.execute("SELECT id FROM pages WHERE source_id = ? AND slug = ? AND deleted_at IS NOT NULL", (source, new)).fetchone()
             if gone is not None:
                 db.execute("DELETE FROM chunks WHERE page_id = ?", (gone["id"],))
+                db.execute("DELETE FROM page_versions WHERE page_id = ?", (gone["id"],))
                 db.execute("DELETE FROM pages WHERE id = ?", (gone["id"],))
             db.execute(
                 "UPDATE pages SET slug = ?, slug_rev = ?, updated_at = ? WHERE source_id = ? AND slug = ?",

@@ -34,6 +34,8 @@ TABLES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("pages", ("id",), ("id", "source_id", "slug", "slug_rev", "title", "type", "body", "frontmatter", "summary",
                         "visibility", "origin", "created_at", "updated_at", "last_retrieved_at", "deleted_at",
                         "markdown", "title_key")),
+    ("page_versions", ("id",), ("id", "page_id", "version", "markdown", "title", "visibility", "written_at", "replaced_at",
+                                "replaced_by")),
     ("aliases", ("id",), ("id", "source_id", "slug", "alias", "alias_norm", "origin")),
     ("links", ("id",), ("id", "source_id", "from_slug", "to_slug", "link_type", "link_source", "context", "created_at",
                          "private_row")),

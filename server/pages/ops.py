@@ -93,7 +93,7 @@ def put_page(ctx: VerbContext, params: dict) -> dict:
     def build(existing: Row | None) -> PageDraft:
         return _draft(ctx, slug, content, parsed, existing)
 
-    created, draft = ctx.brain.save_page(ctx.source, slug, build, now_ms())
+    created, draft = ctx.brain.save_page(ctx.source, slug, build, now_ms(), by=ctx.caller.client_id)
     adopt_dangling_links(ctx, draft)
     if ctx.providers is not None and ctx.providers.embeddings_configured:
         from memverbs.server.verbs.semantic import embed_page  # noqa: PLC0415 - numpy only with a provider

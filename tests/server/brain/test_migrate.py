@@ -31,7 +31,8 @@ def grown(home):
     local = Client(rt.local_dispatcher())
     page(local, "people/alice", "Alice Example", body="Alice runs payments. See [[projects/atlas]].\n\n## Timeline\n- 2026-01-02: joined",
          aliases=["Ali"])
-    page(local, "projects/atlas", "Atlas", body="The payments rewrite, with café notes.")
+    page(local, "projects/atlas", "Atlas", body="The payments rewrite, first draft.")
+    page(local, "projects/atlas", "Atlas", body="The payments rewrite, with café notes.")  # the draft goes to the history
     page(local, "notes/secret", "Secret", body="private plans", visibility="private")
     local.ok("remember", fact="Alice prefers tea", provenance="chat", entity="people/alice", kind="preference")
     assert local.ok("remember", fact="Alice likes tea", provenance="chat", entity="people/alice", kind="preference")["status"] == "superseded"
@@ -61,7 +62,8 @@ def test_copy_to_postgres_and_back_is_lossless_and_leaves_the_source_alone(grown
         assert main(["migrate", "--to", url, "--json"]) == 0
         report = json.loads(capsys.readouterr().out)
         assert report["ok"] and all(t["ok"] for t in report["verify"])
-        assert {t["table"]: t["source_rows"] for t in report["verify"]}["facts"] == 3
+        rows = {t["table"]: t["source_rows"] for t in report["verify"]}
+        assert (rows["facts"], rows["page_versions"]) == (3, 1)
         assert file_hash(src) == before  # the source is only read
 
         # The copy answers like the source, through the verbs.
@@ -78,6 +80,8 @@ def test_copy_to_postgres_and_back_is_lossless_and_leaves_the_source_alone(grown
                 card,
                 local.ok("recall", entity="people/alice", include_private=True)["facts"],
                 [r["slug"] for r in local.ok("recall", query="payments rewrite")["results"]],
+                [dict(rt.brain().page_version("default", "projects/atlas", r["version"])) for r in
+                 rt.brain().page_versions("default", "projects/atlas")],
             )
             later = local.ok("remember", fact="Alice moved to Lisbon", provenance="chat", entity="people/alice")
             rt.close()

@@ -41,7 +41,13 @@ def add_parsers(sub: argparse._SubParsersAction[Parser], add: Callable[..., argp
     p.add_argument("dir", nargs="?", metavar="DIR", help="the folder (omit with --status; with --watch: every folder synced before)")
     _pass_options(p)
     p.add_argument("--watch", action="store_true", help="stay up: apply file changes within a second, write brain changes back")
-    p.add_argument("--status", action="store_true", help="show the synced folders, what is pending and any conflicts")
+    p.add_argument("--status", action="store_true",
+                   help="show the synced folders, what is pending, failing files and each conflict with a diff")
+    p.add_argument("--resolve", metavar="NOTE",
+                   help="settle a note's open conflict (NOTE: its file, path in the folder, slug or #id); needs --keep")
+    p.add_argument("--keep", choices=("file", "brain", "both"), metavar="SIDE",
+                   help="with --resolve: file (the file's version stays), brain (the kept brain version comes back) "
+                        "or both (the file gets both, between conflict markers)")
 
 
 def _folder_and_prefix(args: argparse.Namespace) -> tuple[str, str] | int:
@@ -214,6 +220,8 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_sync(args: argparse.Namespace) -> int:
+    if args.resolve is not None or args.keep is not None:
+        return run_resolve(args)
     if args.status:
         return run_status(args)
     if args.watch:
@@ -293,7 +301,7 @@ def run_status(args: argparse.Namespace) -> int:
     except MemverbsError as exc:
         return fail(exc.message, exc.fix)
     try:
-        rows = folder_status(brain, runtime.source)
+        rows = folder_status(brain, runtime.source, with_sides=True)
     finally:
         runtime.close()
     if args.json:
@@ -306,6 +314,68 @@ def run_status(args: argparse.Namespace) -> int:
         watch = f"watched by pid {r['watcher_pid']}" if r["watching"] else "not watched"
         print(f"{r['root']}{prefix} [{r['mode']}, {watch}] {r['files']} files, last pass {r['last_pass_at'] or 'never'}, lag {r['lag']}")
         print(f"  pending: {r['pending_files']} changed or new files, {r['pending_deletes']} deleted, {r['pending_write_back']} pages to write back")
+        for f in r["failing_files"]:
+            print(f"  failing {f['file']} since {f['since']}: {f['reason']} (fix the file and save it)")
         for c in r["conflicts"]:
             print(f"  conflict #{c['id']} {c['file']} ({c['slug']}) at {c['detected_at']}: the file won, the brain's version is kept")
+            _print_sides(c)
+            print(f"    settle it: memverbs sync --resolve {c['file']} --keep file|brain|both")
+    return 0
+
+
+DIFF_LINES = 40  # per conflict on a terminal; --json has both sides in full
+
+
+def _print_sides(c: dict) -> None:
+    if c["file_content"] is None:
+        print(f"    the file: {c['file_problem']}")
+        print(f"    the brain's kept version: {len(c['brain_content'].encode()):,} bytes")
+        return
+    lines = c["diff"].splitlines()
+    if not lines:
+        print("    the file now holds the brain's version (the same text): --keep file settles it")
+        return
+    for line in lines[:DIFF_LINES]:
+        print(f"    {line}")
+    if len(lines) > DIFF_LINES:
+        print(f"    … {len(lines) - DIFF_LINES} more diff lines (memverbs sync --status --json has both sides in full)")
+
+
+def run_resolve(args: argparse.Namespace) -> int:
+    """`sync --resolve NOTE --keep file|brain|both`: settle one note's open conflict."""
+    from memverbs.server.errors import MemverbsError  # noqa: PLC0415
+    from memverbs.server.sync import conflicts  # noqa: PLC0415
+    from memverbs.server.sync.importer import MAX_BYTES, FolderPass  # noqa: PLC0415
+    from memverbs.server.sync.state import SyncState  # noqa: PLC0415
+
+    if args.resolve is None or args.keep is None:
+        return fail("--resolve and --keep go together", "Run `memverbs sync --resolve NOTE --keep file|brain|both`.", code=2)
+    try:
+        runtime, brain = _runtime()
+    except MemverbsError as exc:
+        return fail(exc.message, exc.fix)
+    try:
+        state = SyncState(brain, runtime.source)
+        open_rows = state.conflicts()
+        rows = conflicts.find(open_rows, args.resolve)
+        if not rows:
+            listed = ", ".join(sorted({f"{r['rel_path']} (#{r['id']})" for r in open_rows})[:10]) or "none"
+            return fail(f'no open conflict for "{args.resolve}" (open: {listed})',
+                        "Name the note by its file, its path in the folder, its slug or #id, as `memverbs sync --status` lists it.")
+        if len({r["folder_id"] for r in rows}) > 1:
+            return fail(f'"{args.resolve}" names a note in several folders', "Pass the file's full path, or the conflict's #id.")
+        folder = next(f for f in state.folders() if f.id == rows[0]["folder_id"])
+        fp = FolderPass(runtime.local_dispatcher(), brain, runtime.source, folder, max_bytes=args.max_bytes or MAX_BYTES)
+        done = conflicts.resolve(fp, rows, args.keep)
+    except MemverbsError as exc:
+        return fail(exc.message, exc.fix)
+    finally:
+        runtime.close()
+    if args.json:
+        print_json({"resolved": [r["id"] for r in rows], "file": rows[-1]["rel_path"], "slug": rows[-1]["slug"], "kept": args.keep})
+    else:
+        ids = ", ".join(f"#{r['id']}" for r in rows)
+        print(f"settled {ids}: {done}")
+        if args.keep != "file":
+            print(f"  the text it replaced is in the page's history: memverbs page-history {rows[-1]['slug']}")
     return 0

@@ -424,8 +424,10 @@ _TITLE_KEYS = """
 
 
 # Page history: every overwrite of a page's text keeps the text it replaced, with who replaced it
-# and when (server/pages/history.py). Keyed by the page's row, so a rename carries its history.
-_PAGE_VERSIONS = """
+# and when (docs/sync.md, "Page history"). Keyed by the page's row, so a rename carries its history.
+# And a synced file that cannot be applied (bad YAML, not UTF-8, too large) as it stands: a failure
+# with its reason, so status and doctor name it instead of counting it pending for ever.
+_PAGE_HISTORY = """
         CREATE TABLE page_versions (
             id          INTEGER PRIMARY KEY AUTOINCREMENT,
             page_id     INTEGER NOT NULL REFERENCES pages (id),
@@ -437,6 +439,18 @@ _PAGE_VERSIONS = """
             replaced_at INTEGER NOT NULL,
             replaced_by TEXT NOT NULL,                 -- the overwriting caller's lane: 'local', 'sync', 'token:…', 'oauth:…'
             UNIQUE (page_id, version)
+        );
+
+        CREATE TABLE sync_failures (
+            folder_id  INTEGER NOT NULL REFERENCES sync_folders (id),
+            rel_path   TEXT NOT NULL,
+            size       INTEGER NOT NULL,                   -- the file as it failed: a save changes these
+            mtime_ns   INTEGER NOT NULL,
+            outcome    TEXT NOT NULL CHECK (outcome IN ('skipped', 'errors')),
+            reason     TEXT NOT NULL,
+            first_at   INTEGER NOT NULL,
+            last_at    INTEGER NOT NULL,
+            PRIMARY KEY (folder_id, rel_path)
         );
 """
 
@@ -455,7 +469,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0012_projects", _PROJECTS),
     Migration("0013_oauth", _OAUTH),
     Migration("0014_title_keys", _TITLE_KEYS),
-    Migration("0015_page_versions", _PAGE_VERSIONS),
+    Migration("0015_page_history", _PAGE_HISTORY),
 )
 
 

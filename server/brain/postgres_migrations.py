@@ -359,8 +359,8 @@ _TITLE_KEYS = """
     DROP INDEX pages_title;
 """
 
-# Page history (see migrations.py).
-_PAGE_VERSIONS = """
+# Page history and sync failures (see migrations.py).
+_PAGE_HISTORY = """
     CREATE TABLE page_versions (
         id          BIGSERIAL PRIMARY KEY,
         page_id     BIGINT NOT NULL REFERENCES pages (id),
@@ -372,6 +372,18 @@ _PAGE_VERSIONS = """
         replaced_at BIGINT NOT NULL,
         replaced_by TEXT NOT NULL,
         UNIQUE (page_id, version)
+    );
+
+    CREATE TABLE sync_failures (
+        folder_id  BIGINT NOT NULL REFERENCES sync_folders (id),
+        rel_path   TEXT COLLATE "C" NOT NULL,
+        size       BIGINT NOT NULL,
+        mtime_ns   BIGINT NOT NULL,
+        outcome    TEXT NOT NULL CHECK (outcome IN ('skipped', 'errors')),
+        reason     TEXT NOT NULL,
+        first_at   BIGINT NOT NULL,
+        last_at    BIGINT NOT NULL,
+        PRIMARY KEY (folder_id, rel_path)
     );
 """
 
@@ -390,7 +402,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0012_projects", _PROJECTS),
     Migration("0013_oauth", _OAUTH),
     Migration("0014_title_keys", _TITLE_KEYS),
-    Migration("0015_page_versions", _PAGE_VERSIONS),
+    Migration("0015_page_history", _PAGE_HISTORY),
 )
 
 # Not a numbered step: whether pgvector can be used depends on the server, not on the schema's

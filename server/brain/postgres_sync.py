@@ -96,7 +96,7 @@ class SyncStore(PostgresBase):
 
     def sync_conflict_rows(self, source: str, folder_id: int | None = None, *, open_only: bool = True) -> list:
         sql = (
-            "SELECT c.id, c.rel_path, c.slug, c.detected_at, c.brain_content, f.root FROM sync_conflicts c "
+            "SELECT c.id, c.folder_id, c.rel_path, c.slug, c.detected_at, c.brain_content, f.root FROM sync_conflicts c "
             "JOIN sync_folders f ON f.id = c.folder_id WHERE f.source_id = %s"
         )
         args: list = [source]
@@ -106,6 +106,39 @@ class SyncStore(PostgresBase):
         if open_only:
             sql += " AND c.resolved_at IS NULL"
         return self.query(sql + " ORDER BY c.id", tuple(args))
+
+    def sync_resolve_conflicts(self, ids: Sequence[int], now: int) -> int:
+        """Mark open conflicts settled (their kept version stays in the row)."""
+        if not ids:
+            return 0
+        marks = ", ".join(["%s"] * len(ids))
+        with self.write() as db:
+            return db.execute(
+                f"UPDATE sync_conflicts SET resolved_at = %s WHERE resolved_at IS NULL AND id IN ({marks})", (now, *ids)
+            ).rowcount
+
+    # -- files that cannot be applied as they stand ---------------------------
+
+    def sync_failure_rows(self, folder_id: int) -> list:
+        return self.query("SELECT * FROM sync_failures WHERE folder_id = %s ORDER BY rel_path", (folder_id,))
+
+    def sync_record_failure(self, folder_id: int, row: Sequence, now: int) -> None:
+        """`row`: rel_path, size, mtime_ns, outcome ('skipped' or 'errors'), reason. A file failing
+        again keeps the moment it first failed."""
+        with self.write() as db:
+            db.execute(
+                "INSERT INTO sync_failures (folder_id, rel_path, size, mtime_ns, outcome, reason, first_at, last_at) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (folder_id, rel_path) DO UPDATE SET size = excluded.size, "
+                "mtime_ns = excluded.mtime_ns, outcome = excluded.outcome, reason = excluded.reason, last_at = excluded.last_at",
+                (folder_id, *row, now, now),
+            )
+
+    def sync_clear_failures(self, folder_id: int, rel_paths: Sequence[str]) -> None:
+        if not rel_paths:
+            return
+        with self.write() as db:
+            for rel in rel_paths:
+                db.execute("DELETE FROM sync_failures WHERE folder_id = %s AND rel_path = %s", (folder_id, rel))
 
     # -- what export and write-back read -------------------------------------
 

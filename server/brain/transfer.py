@@ -67,6 +67,8 @@ TABLES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("sync_files", ("folder_id", "rel_path"), ("folder_id", "rel_path", "slug", "file_hash", "size", "mtime_ns",
                                                "page_updated_at", "synced_at")),
     ("sync_conflicts", ("id",), ("id", "folder_id", "rel_path", "slug", "brain_content", "detected_at", "resolved_at")),
+    ("sync_failures", ("folder_id", "rel_path"), ("folder_id", "rel_path", "size", "mtime_ns", "outcome", "reason", "first_at",
+                                                 "last_at")),
 )
 # Maintained by the backend itself, never copied: SQLite's FTS5 tables, Postgres's tsvector and pgvector columns.
 DERIVED_COLUMNS = {"search", "embedding"}

@@ -80,6 +80,7 @@ class FolderPass:
         self.state = SyncState(brain, source)
         self.dry_run = dry_run
         self.max_bytes = max_bytes
+        self._failing: set[str] | None = None  # files failing as they stand (sync_failures), read once
 
     # -- a whole pass --------------------------------------------------------
 
@@ -116,6 +117,9 @@ class FolderPass:
                 progress(e.rel, outcome)
         if facts_entry is not None:
             self.apply_facts(facts_entry, report, known.get(facts_entry.rel))
+        if not self.dry_run:
+            self.state.recovered(self.folder, sorted(self._failing_files() - present))  # gone: nothing to fix any more
+            self._failing_files().intersection_update(present)
         if follow_deletes:
             left = {f.rel_path for files in gone_by_hash.values() for f in files}  # not taken by a rename
             for rel, f in gone.items():
@@ -141,7 +145,29 @@ class FolderPass:
         except Exception as exc:  # noqa: BLE001 - one bad file never aborts the pass
             outcome, why = "errors", f"unexpected {type(exc).__name__}: {exc}"
         report.add(outcome, rel, why)
+        if not self.dry_run:
+            self._note_failure(rel, outcome, why)
         return outcome
+
+    def _failing_files(self) -> set[str]:
+        if self._failing is None:
+            self._failing = set(self.state.failures(self.folder))
+        return self._failing
+
+    def _note_failure(self, rel: str, outcome: str, why: str) -> None:
+        """Keep a file that fails as it stands apart from pending work (status and doctor name it), and
+        forget it once it applies. A file that vanished, or became a link, has nothing to fix."""
+        failing = self._failing_files()
+        if outcome in ("skipped", "errors"):
+            try:
+                st = stat_inside(self.folder.root, rel)
+            except (OutsideFolder, OSError):
+                return
+            self.state.failed(self.folder, rel, st.st_size, st.st_mtime_ns, outcome, why)
+            failing.add(rel)
+        elif rel in failing:
+            self.state.recovered(self.folder, [rel])
+            failing.discard(rel)
 
     def _apply(
         self,

@@ -42,6 +42,20 @@ class FileState:
     synced_at: int
 
 
+@dataclass
+class FailedFile:
+    """A file that could not be applied as it stands (bad YAML, not UTF-8, too large, a slug clash):
+    not pending, since nothing but an edit of the file will change that."""
+
+    rel_path: str
+    size: int
+    mtime_ns: int
+    outcome: str  # 'skipped' or 'errors', as the pass reported it
+    reason: str
+    first_at: int
+    last_at: int
+
+
 def _folder(row: Row) -> Folder:
     return Folder(
         row["id"], row["root"], row["slug_prefix"], row["mode"], row["last_pass_at"], row["last_change_at"],
@@ -102,6 +116,20 @@ class SyncState:
     def forget(self, folder: Folder, rel_path: str) -> None:
         self.brain.sync_forget_file(folder.id, rel_path)
 
+    # -- files that fail as they stand ---------------------------------------
+
+    def failures(self, folder: Folder) -> dict[str, FailedFile]:
+        return {
+            r["rel_path"]: FailedFile(r["rel_path"], r["size"], r["mtime_ns"], r["outcome"], r["reason"], r["first_at"], r["last_at"])
+            for r in self.brain.sync_failure_rows(folder.id)
+        }
+
+    def failed(self, folder: Folder, rel_path: str, size: int, mtime_ns: int, outcome: str, reason: str) -> None:
+        self.brain.sync_record_failure(folder.id, (rel_path, size, mtime_ns, outcome, reason), now_ms())
+
+    def recovered(self, folder: Folder, rel_paths: list[str]) -> None:
+        self.brain.sync_clear_failures(folder.id, rel_paths)
+
     # -- conflicts -----------------------------------------------------------
 
     def add_conflict(self, folder: Folder, rel_path: str, slug: str, brain_content: str) -> int:
@@ -109,3 +137,6 @@ class SyncState:
 
     def conflicts(self, folder: Folder | None = None, *, open_only: bool = True) -> list:
         return self.brain.sync_conflict_rows(self.source, folder.id if folder else None, open_only=open_only)
+
+    def resolve(self, ids: list[int]) -> int:
+        return self.brain.sync_resolve_conflicts(ids, now_ms())

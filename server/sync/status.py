@@ -6,10 +6,13 @@ import os
 from typing import TYPE_CHECKING
 
 from memverbs.server.sync import scan
+from memverbs.server.sync.conflicts import describe
 from memverbs.server.sync.state import Folder, SyncState
 from memverbs.server.timeparse import iso, now_ms
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from memverbs.server.brain.base import Brain
     from memverbs.server.brain.factory import BrainLocation
 
@@ -30,13 +33,17 @@ def watching(folder: Folder) -> bool:
     return True
 
 
-def folder_status(brain: Brain, source: str, *, scan_files: bool = True) -> list[dict]:
+def folder_status(brain: Brain, source: str, *, scan_files: bool = True, with_sides: bool = False,
+                  failures: bool = True) -> list[dict]:
+    """Each folder's state; `with_sides`: each open conflict with both sides and the diff (`sync --status`);
+    `failures` False: a brain from before failing files were kept apart (doctor never migrates)."""
     state = SyncState(brain, source)
     out = []
     now = now_ms()
     for folder in state.folders():
         known = state.files(folder)
-        pending, oldest, present = 0, None, set()
+        failed_files = state.failures(folder) if failures else {}
+        pending, oldest, present, failing = 0, None, set(), []
         if scan_files and os.path.isdir(folder.root):
             for e in scan.walk(folder.root):
                 if e.kind not in ("page", "facts"):
@@ -46,6 +53,12 @@ def folder_status(brain: Brain, source: str, *, scan_files: bool = True) -> list
                 try:
                     st = os.stat(e.path)
                 except OSError:
+                    continue
+                failed = failed_files.get(e.rel)
+                if failed is not None and (st.st_size, st.st_mtime_ns) == (failed.size, failed.mtime_ns):
+                    # Failing as it stands: only an edit changes that, so it is named, not counted as lag.
+                    failing.append({"file": e.rel, "outcome": failed.outcome, "reason": failed.reason,
+                                    "since": iso(failed.first_at)})
                     continue
                 if prev is None or (st.st_size, st.st_mtime_ns) != (prev.size, prev.mtime_ns):
                     pending += 1
@@ -69,12 +82,21 @@ def folder_status(brain: Brain, source: str, *, scan_files: bool = True) -> list
                 "pending_write_back": len(brain.sync_due(source, folder.id)),
                 "lag_ms": max(0, now - oldest) if oldest is not None else 0,
                 "lag": _human(max(0, now - oldest)) if oldest is not None else "none",
+                "failing_files": failing,
                 "conflicts": [
-                    {"id": c["id"], "file": c["rel_path"], "slug": c["slug"], "detected_at": iso(c["detected_at"])} for c in conflicts
+                    {"id": c["id"], "file": c["rel_path"], "slug": c["slug"], "detected_at": iso(c["detected_at"]),
+                     **(describe(folder.root, c) if with_sides else {})}
+                    for c in conflicts
                 ],
             }
         )
     return out
+
+
+def _some(items: Iterable[str], shown: int = 5) -> str:
+    items = list(items)
+    more = f" and {len(items) - shown} more" if len(items) > shown else ""
+    return ", ".join(items[:shown]) + more
 
 
 def _human(ms: int) -> str:
@@ -99,9 +121,10 @@ def sync_checks(where: BrainLocation, source: str) -> list[tuple[str, str, str, 
         return []  # the brain's own check says why
     try:
         # A brain from before markdown folders has no sync tables (doctor never migrates).
-        if not any(name.endswith("_markdown_sync_state") for name in brain.schema_status()["applied"]):
+        applied = brain.schema_status()["applied"]
+        if not any(name.endswith("_markdown_sync_state") for name in applied):
             return []
-        rows = folder_status(brain, source)
+        rows = folder_status(brain, source, failures=any(name.endswith("_page_history") for name in applied))
     except MemverbsError as exc:
         return [("sync", "warn", f"cannot read the sync state: {getattr(exc, 'message', exc)}", "Run `memverbs doctor` again; if it persists, `memverbs init`.")]
     finally:
@@ -115,10 +138,19 @@ def sync_checks(where: BrainLocation, source: str) -> list[tuple[str, str, str, 
         watch = "watched" if r["watching"] else "not watched"
         pending = r["pending_files"] + r["pending_deletes"] + r["pending_write_back"]
         detail = f"{r['mode']}, {watch}, {r['files']} files, lag {r['lag']}, {pending} pending"
-        if r["conflicts"]:
-            files = ", ".join(f"{c['file']} (#{c['id']})" for c in r["conflicts"][:5])
-            out.append((name, "warn", f"{detail}; {len(r['conflicts'])} conflict(s): {files}",
-                        "The file won each conflict; the brain's version is kept: see `memverbs sync --status --json`."))
+        if r["conflicts"] or r["failing_files"]:
+            # Outstanding until someone acts: doctor fails (exit 1) and names each, with the fix.
+            said, fixes = [], []
+            if r["conflicts"]:
+                said.append(f"{len(r['conflicts'])} conflict(s): " + _some(f"{c['file']} (#{c['id']})" for c in r["conflicts"]))
+                fixes.append("see both sides with `memverbs sync --status`, settle each with "
+                             "`memverbs sync --resolve NOTE --keep file|brain|both`")
+            if r["failing_files"]:
+                said.append(f"{len(r['failing_files'])} file(s) failing: "
+                            + _some(f"{f['file']} ({f['reason']})" for f in r["failing_files"]))
+                fixes.append("fix each failing file (the reason is given) and save it: the next pass applies it")
+            fix = "; ".join(fixes)
+            out.append((name, "fail", f"{detail}; " + "; ".join(said), fix[0].upper() + fix[1:] + "."))
         elif pending and r["mode"] == "sync" and not r["watching"]:
             out.append((name, "warn", detail, f"Run `memverbs sync {r['root']}` (or keep `memverbs sync --watch` running)."))
         else:

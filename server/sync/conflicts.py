@@ -1,0 +1,152 @@
+"""Sync conflicts you can read and settle: both sides, a diff, and `sync --resolve NOTE --keep file|brain|both`.
+
+A conflict is recorded when a file and its page both changed since the last sync: the file won,
+and the brain's version was kept in `sync_conflicts`. Settling one is a choice of which text the
+note holds from now on; it goes through `put_page` (so links, chunks and page history follow, and
+the text it replaces stays in the history) and then write-back, so the file holds it too. The
+kept row is marked resolved, never deleted: the brain's version stays readable.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from memverbs.server.errors import MemverbsError
+from memverbs.server.files import OutsideFolder, read_inside
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import Row
+    from memverbs.server.sync.importer import FolderPass
+
+KEEP = ("file", "brain", "both")
+READ_LIMIT = 2 * 1024 * 1024
+
+
+class ConflictError(MemverbsError):
+    """A conflict that cannot be settled as asked: a message and its fix."""
+
+
+@dataclass
+class Sides:
+    brain: str  # the brain's version the file overrode
+    file: str | None  # the file as it is now; None when it cannot be read (gone, a link, not UTF-8)
+    file_problem: str | None
+
+    def diff(self, rel: str) -> str:
+        """A unified diff from the brain's kept version to the file as it is now."""
+        if self.file is None:
+            return ""
+        return "".join(difflib.unified_diff(
+            self.brain.splitlines(keepends=True), self.file.splitlines(keepends=True),
+            fromfile=f"brain (kept) {rel}", tofile=f"file {rel}",
+        ))
+
+
+def sides(root: str, row: Row) -> Sides:
+    try:
+        data, _ = read_inside(root, row["rel_path"], READ_LIMIT)
+        return Sides(row["brain_content"], data.decode("utf-8").removeprefix("\ufeff"), None)
+    except FileNotFoundError:
+        return Sides(row["brain_content"], None, "the file is gone")
+    except OutsideFolder as exc:
+        return Sides(row["brain_content"], None, exc.message)
+    except OSError as exc:
+        return Sides(row["brain_content"], None, f"cannot read it: {exc.strerror}")
+    except UnicodeDecodeError:
+        return Sides(row["brain_content"], None, "it is not UTF-8")
+
+
+def describe(root: str, row: Row) -> dict:
+    """What `sync --status --json` says about one open conflict: both sides and the diff."""
+    s = sides(root, row)
+    return {"brain_content": s.brain, "file_content": s.file, "file_problem": s.file_problem, "diff": s.diff(row["rel_path"])}
+
+
+def find(rows: list[Row], note: str) -> list[Row]:
+    """The open conflicts NOTE names: a path to the file (absolute, or as given from here), its path
+    inside its folder, its page's slug, or a conflict id (`#12`, `12`)."""
+    note = note.strip()
+    ident = note.removeprefix("#")
+    by_id = [r for r in rows if ident.isdigit() and str(r["id"]) == ident]
+    if by_id:
+        return [r for r in rows if (r["folder_id"], r["rel_path"]) == (by_id[0]["folder_id"], by_id[0]["rel_path"])]
+    real = os.path.realpath(note)
+    return [r for r in rows if note in (r["rel_path"], r["slug"]) or os.path.join(r["root"], r["rel_path"]) == real]
+
+
+def merged(file_text: str, brain_text: str, conflict_id: int) -> str:
+    """`--keep both`: the file's text, with each part the brain's kept version has differently set
+    beside it between conflict markers, to edit down by hand. The file's frontmatter is kept
+    (markers there would make it unreadable YAML), or the brain's when the file has none; a brain
+    frontmatter that differs from the file's goes in the markers."""
+    head, body = _split(file_text)
+    brain_head, brain_body = _split(brain_text)
+    if not head:
+        head = brain_head
+    elif brain_head and brain_head != head:
+        brain_body = brain_head + brain_body
+    a, b = body.splitlines(keepends=True), brain_body.splitlines(keepends=True)
+    out: list[str] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out += a[i1:i2]
+            continue
+        out.append("<<<<<<< file\n")
+        out += _lines(a[i1:i2])
+        out.append(f"======= brain (conflict #{conflict_id})\n")
+        out += _lines(b[j1:j2])
+        out.append(">>>>>>> brain\n")
+    return head + "".join(out)
+
+
+def _lines(lines: list[str]) -> list[str]:
+    if lines and not lines[-1].endswith("\n"):
+        return [*lines[:-1], lines[-1] + "\n"]
+    return lines
+
+
+def _split(text: str) -> tuple[str, str]:
+    """(frontmatter block with its --- lines, body); ("", text) without one."""
+    if text.startswith("---\n"):
+        end = text.find("\n---\n", 3)
+        if end != -1:
+            return text[: end + 5], text[end + 5 :]
+    return "", text
+
+
+def resolve(fp: FolderPass, rows: list[Row], keep: str) -> str:
+    """Settle the open conflicts of one note (the newest one's brain version counts); returns what was done."""
+    from memverbs.server.sync.report import Report  # noqa: PLC0415
+    from memverbs.server.sync.writeback import write_back  # noqa: PLC0415
+
+    newest = rows[-1]
+    rel, slug = newest["rel_path"], newest["slug"]
+    report = Report(fp.folder.root, fp.folder.prefix)
+    # The file first: an edit not yet applied is the file's side, so it must be in the brain (and its
+    # history) before either side is chosen.
+    fp.apply(rel, report, fp.state.file(fp.folder, rel))
+    if report.errors or report.conflicts:
+        why = "; ".join(w for _, w in report.errors) or "the page changed again while settling"
+        raise ConflictError(f"cannot settle {rel}: {why}", f"Fix the file, then run `memverbs sync --resolve {rel} --keep {keep}` again.")
+    if keep == "file":
+        done = f"kept the file's version of {rel}"
+    else:
+        s = sides(fp.folder.root, newest)
+        if s.file is None and keep == "both":
+            raise ConflictError(f"cannot keep both versions of {rel}: {s.file_problem}", f"Use --keep brain, or restore {rel} first.")
+        text = s.brain if keep == "brain" else merged(s.file or "", s.brain, newest["id"])
+        outcome = fp.dispatcher.call("put_page", {"slug": slug, "content": text})
+        if outcome.is_error:
+            raise ConflictError(f"cannot write {slug}: {outcome.body.get('message')}", outcome.body.get("suggestion") or "")
+        wrote = Report(fp.folder.root, fp.folder.prefix)
+        write_back(fp, wrote)
+        if wrote.errors:
+            raise ConflictError(f"{slug} holds the chosen text, but {rel} was not written: {wrote.errors[0][1]}",
+                                f"Run `memverbs sync {fp.folder.root}` once the file can be written.")
+        done = (f"put the brain's version back into {rel}" if keep == "brain"
+                else f"{rel} now holds both versions between <<<<<<< / >>>>>>> markers: edit it down")
+    fp.state.resolve([r["id"] for r in rows])
+    return done

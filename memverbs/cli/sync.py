@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from memverbs.cli.parser import Parser
     from memverbs.server.brain.base import Brain
     from memverbs.server.sync.report import Report
-    from memverbs.server.sync.state import Folder
+    from memverbs.server.sync.state import Folder, SyncState
 
 
 def add_parsers(sub: argparse._SubParsersAction[Parser], add: Callable[..., argparse.ArgumentParser]) -> None:
@@ -238,7 +238,7 @@ def run_watch(args: argparse.Namespace) -> int:
 
     from memverbs.server.errors import MemverbsError  # noqa: PLC0415
     from memverbs.server.sync.importer import MAX_BYTES, FolderPass  # noqa: PLC0415
-    from memverbs.server.sync.state import SyncState  # noqa: PLC0415
+    from memverbs.server.sync.state import STALE_MS, SyncState  # noqa: PLC0415
     from memverbs.server.sync.watcher import Changes, FolderWatch, watch  # noqa: PLC0415
 
     root: str | None = None
@@ -256,10 +256,16 @@ def run_watch(args: argparse.Namespace) -> int:
         state = SyncState(brain, runtime.source)
         if root is not None:
             folders = [state.folder(root, prefix, "sync")]
+            holder = state.claim_watch(folders[0])
+            if holder is not None:
+                return fail(f"{root} is already watched, by {holder}",
+                            "One watcher per folder: stop that one first. A watcher that was killed is taken over "
+                            f"once its heartbeat is {STALE_MS // 1000} s old (at once on this machine).")
         else:
-            folders = [f for f in state.folders("sync") if os.path.isdir(f.root)]
+            folders = _this_hosts_folders(state)
             if not folders:
-                return fail("no synced folders to watch", "Run `memverbs sync DIR --watch` (with --prefix P) for a folder first.")
+                return fail("no synced folders of this machine to watch",
+                            "Run `memverbs sync DIR --watch` (with --prefix P) for a folder first.")
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
 
@@ -290,6 +296,27 @@ def run_watch(args: argparse.Namespace) -> int:
     finally:
         runtime.close()
     return 0
+
+
+def _this_hosts_folders(state: SyncState) -> list[Folder]:
+    """`sync --watch` alone: the synced folders of this machine that nobody watches yet, claimed. A folder
+    synced from another machine (a teammate's, at a path that may exist here too) is never adopted."""
+    from memverbs.server.sync.state import this_host  # noqa: PLC0415
+
+    here, out = this_host(), []
+    for folder in state.folders("sync"):
+        if folder.host not in (None, here):
+            print(f"memverbs: not watching {folder.root}: it is synced from {folder.host} "
+                  "(`memverbs sync DIR --watch` watches it from here)", file=sys.stderr)
+            continue
+        if not os.path.isdir(folder.root):
+            continue
+        holder = state.claim_watch(folder)
+        if holder is not None:
+            print(f"memverbs: not watching {folder.root}: already watched, by {holder}", file=sys.stderr)
+            continue
+        out.append(folder)
+    return out
 
 
 def run_status(args: argparse.Namespace) -> int:

@@ -426,7 +426,8 @@ _TITLE_KEYS = """
 # Page history: every overwrite of a page's text keeps the text it replaced, with who replaced it
 # and when (docs/sync.md, "Page history"). Keyed by the page's row, so a rename carries its history.
 # And a synced file that cannot be applied (bad YAML, not UTF-8, too large) as it stands: a failure
-# with its reason, so status and doctor name it instead of counting it pending for ever.
+# with its reason, so status and doctor name it instead of counting it pending for ever. And which
+# host a folder and its watcher are on.
 _PAGE_HISTORY = """
         CREATE TABLE page_versions (
             id          INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -452,6 +453,11 @@ _PAGE_HISTORY = """
             last_at    INTEGER NOT NULL,
             PRIMARY KEY (folder_id, rel_path)
         );
+
+        -- The host a folder was synced from (`sync --watch` alone watches this host's), and the host of
+        -- its watcher: one watcher per folder, a dead one's claim taken over (server/sync/state.py).
+        ALTER TABLE sync_folders ADD COLUMN host TEXT;
+        ALTER TABLE sync_folders ADD COLUMN watcher_host TEXT;
 """
 
 MIGRATIONS: tuple[Migration, ...] = (

@@ -359,7 +359,7 @@ _TITLE_KEYS = """
     DROP INDEX pages_title;
 """
 
-# Page history and sync failures (see migrations.py).
+# Page history, sync failures, folder and watcher hosts (see migrations.py).
 _PAGE_HISTORY = """
     CREATE TABLE page_versions (
         id          BIGSERIAL PRIMARY KEY,
@@ -385,6 +385,9 @@ _PAGE_HISTORY = """
         last_at    BIGINT NOT NULL,
         PRIMARY KEY (folder_id, rel_path)
     );
+
+    ALTER TABLE sync_folders ADD COLUMN host TEXT;
+    ALTER TABLE sync_folders ADD COLUMN watcher_host TEXT;
 """
 
 MIGRATIONS: tuple[Migration, ...] = (

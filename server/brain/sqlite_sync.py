@@ -19,18 +19,22 @@ class SyncStore(SqliteBase):
 
     # -- folders -------------------------------------------------------------
 
-    def sync_folder(self, source: str, root: str, prefix: str, mode: str, now: int) -> sqlite3.Row:
-        """The folder's row, created on first use; `sync` upgrades an imported folder to synced."""
+    def sync_folder(self, source: str, root: str, prefix: str, mode: str, now: int, host: str | None = None) -> sqlite3.Row:
+        """The folder's row, created on first use; `sync` upgrades an imported folder to synced. `host`: the
+        machine it is synced from, kept from the first pass that says (a row from before keeps none until then)."""
         with self.write() as db:
             row = db.execute("SELECT * FROM sync_folders WHERE source_id = ? AND root = ?", (source, root)).fetchone()
             if row is None:
                 db.execute(
-                    "INSERT INTO sync_folders (source_id, root, slug_prefix, mode, created_at) VALUES (?, ?, ?, ?, ?)",
-                    (source, root, prefix, mode, now),
+                    "INSERT INTO sync_folders (source_id, root, slug_prefix, mode, created_at, host) VALUES (?, ?, ?, ?, ?, ?)",
+                    (source, root, prefix, mode, now, host),
                 )
             else:
                 new_mode = "sync" if "sync" in (mode, row["mode"]) else "import"
-                db.execute("UPDATE sync_folders SET slug_prefix = ?, mode = ? WHERE id = ?", (prefix, new_mode, row["id"]))
+                db.execute(
+                    "UPDATE sync_folders SET slug_prefix = ?, mode = ?, host = COALESCE(host, ?) WHERE id = ?",
+                    (prefix, new_mode, host, row["id"]),
+                )
             return db.execute("SELECT * FROM sync_folders WHERE source_id = ? AND root = ?", (source, root)).fetchone()
 
     def sync_folder_rows(self, source: str, mode: str | None = None) -> list:
@@ -47,9 +51,27 @@ class SyncStore(SqliteBase):
             if changed_at is not None:
                 db.execute("UPDATE sync_folders SET last_change_at = ? WHERE id = ?", (changed_at, folder_id))
 
-    def sync_watcher_beat(self, folder_id: int, pid: int | None, beat: int | None) -> None:
+    def sync_watcher_claim(self, folder_id: int, held: Sequence, mine: Sequence) -> bool:
+        """Take the folder's watch if its claim is still `held` (pid, host, beat as read): a compare-and-swap,
+        so of two watchers starting at once one wins. Stamps the folder's host if it had none."""
         with self.write() as db:
-            db.execute("UPDATE sync_folders SET watcher_pid = ?, watcher_beat = ? WHERE id = ?", (pid, beat, folder_id))
+            return db.execute(
+                "UPDATE sync_folders SET watcher_pid = ?, watcher_host = ?, watcher_beat = ?, host = COALESCE(host, ?) "
+                "WHERE id = ? AND watcher_pid IS ? AND watcher_host IS ? AND watcher_beat IS ?",
+                (*mine, mine[1], folder_id, *held),
+            ).rowcount == 1
+
+    def sync_watcher_beat(self, folder_id: int, pid: int, host: str, beat: int | None) -> bool:
+        """Beat (or, `beat` None, release) the watch this pid and host hold; False when it is not theirs any more."""
+        with self.write() as db:
+            if beat is None:
+                sql = "UPDATE sync_folders SET watcher_pid = NULL, watcher_host = NULL, watcher_beat = NULL"
+                args: tuple = ()
+            else:
+                sql, args = "UPDATE sync_folders SET watcher_beat = ?", (beat,)
+            return db.execute(
+                sql + " WHERE id = ? AND watcher_pid = ? AND watcher_host = ?", (*args, folder_id, pid, host)
+            ).rowcount == 1
 
     # -- files ---------------------------------------------------------------
 

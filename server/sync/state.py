@@ -10,6 +10,7 @@ loses at most the file in hand: the next pass re-reads it and finds the page cur
 from __future__ import annotations
 
 import os
+import socket
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,32 @@ class Folder:
     last_change_at: int | None
     watcher_pid: int | None
     watcher_beat: int | None
+    host: str | None = None  # the machine it is synced from (None: a row from before hosts were kept)
+    watcher_host: str | None = None
+
+
+HEARTBEAT_MS = 2_000
+STALE_MS = 5 * HEARTBEAT_MS  # a watcher silent this long is gone (killed, its machine off or suspended)
+
+
+def this_host() -> str:
+    """This machine's name, as folders and watchers are told apart by (MEMVERBS_HOST overrides it)."""
+    return os.environ.get("MEMVERBS_HOST", "").strip() or socket.gethostname()
+
+
+def live_holder(folder: Folder) -> str | None:
+    """Who watches the folder, if that watcher is alive: 'pid N on HOST'; None when nobody does."""
+    pid, host, beat = folder.watcher_pid, folder.watcher_host, folder.watcher_beat
+    if not pid or not beat or now_ms() - beat > STALE_MS:
+        return None
+    if host is None or host == this_host():
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None  # killed (-9 included): its claim is stale at once
+        except PermissionError:
+            pass  # alive, another user's
+    return f"pid {pid} on {host or 'this host'}"
 
 
 @dataclass
@@ -59,7 +86,7 @@ class FailedFile:
 def _folder(row: Row) -> Folder:
     return Folder(
         row["id"], row["root"], row["slug_prefix"], row["mode"], row["last_pass_at"], row["last_change_at"],
-        row["watcher_pid"], row["watcher_beat"],
+        row["watcher_pid"], row["watcher_beat"], row["host"], row["watcher_host"],
     )
 
 
@@ -80,7 +107,7 @@ class SyncState:
 
     def folder(self, root: str, prefix: str, mode: str) -> Folder:
         """The folder's row, created on first use; `sync` upgrades an imported folder to synced."""
-        return _folder(self.brain.sync_folder(self.source, os.path.realpath(root), prefix, mode, now_ms()))
+        return _folder(self.brain.sync_folder(self.source, os.path.realpath(root), prefix, mode, now_ms(), this_host()))
 
     def folders(self, mode: str | None = None) -> list[Folder]:
         return [_folder(r) for r in self.brain.sync_folder_rows(self.source, mode)]
@@ -92,8 +119,35 @@ class SyncState:
     def changed(self, folder: Folder) -> None:
         self.brain.sync_folder_stamp(folder.id, changed_at=now_ms())
 
-    def heartbeat(self, folder: Folder, pid: int | None) -> None:
-        self.brain.sync_watcher_beat(folder.id, pid, now_ms() if pid else None)
+    # -- the one watcher per folder --------------------------------------------
+
+    def claim_watch(self, folder: Folder) -> str | None:
+        """Become the folder's one watcher; None when this process now holds it, else who does.
+
+        The claim is the folder's row (pid, host, heartbeat), so it holds across machines sharing the
+        brain. A claim whose heartbeat stopped (a watcher killed with -9, a machine gone) is stale
+        after STALE_MS and taken over; on this host a dead pid is stale at once. Taking it is a
+        compare-and-swap on the claim as read: of two watchers starting together, one wins."""
+        for _ in range(3):
+            row = next((r for r in self.brain.sync_folder_rows(self.source) if r["id"] == folder.id), None)
+            if row is None:
+                return "the folder is no longer synced"
+            current = _folder(row)
+            holder = live_holder(current)
+            if holder is not None and (current.watcher_pid, current.watcher_host) != (os.getpid(), this_host()):
+                return holder
+            held = (current.watcher_pid, current.watcher_host, current.watcher_beat)
+            if self.brain.sync_watcher_claim(folder.id, held, (os.getpid(), this_host(), now_ms())):
+                folder.watcher_pid, folder.watcher_host = os.getpid(), this_host()
+                return None
+        return "another watcher is claiming it at this moment"
+
+    def heartbeat(self, folder: Folder) -> bool:
+        """Beat this process's claim; False when it lost it (stale for too long, and taken over)."""
+        return self.brain.sync_watcher_beat(folder.id, os.getpid(), this_host(), now_ms())
+
+    def release_watch(self, folder: Folder) -> None:
+        self.brain.sync_watcher_beat(folder.id, os.getpid(), this_host(), None)
 
     # -- files ---------------------------------------------------------------
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from memverbs.server.sync import scan
 from memverbs.server.sync.conflicts import describe
-from memverbs.server.sync.state import Folder, SyncState
+from memverbs.server.sync.state import Folder, SyncState, live_holder
 from memverbs.server.timeparse import iso, now_ms
 
 if TYPE_CHECKING:
@@ -16,21 +16,8 @@ if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain
     from memverbs.server.brain.factory import BrainLocation
 
-HEARTBEAT_MS = 2_000
-
-
 def watching(folder: Folder) -> bool:
-    if not folder.watcher_pid or not folder.watcher_beat:
-        return False
-    if now_ms() - folder.watcher_beat > 5 * HEARTBEAT_MS:
-        return False
-    try:
-        os.kill(folder.watcher_pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return live_holder(folder) is not None
 
 
 def folder_status(brain: Brain, source: str, *, scan_files: bool = True, with_sides: bool = False,

@@ -22,7 +22,7 @@ from memverbs.server.sync.importer import FolderPass
 from memverbs.server.sync.render import render_page
 from memverbs.server.sync.report import Report
 from memverbs.server.sync.slugs import slug_for_path
-from memverbs.server.sync.status import HEARTBEAT_MS
+from memverbs.server.sync.state import HEARTBEAT_MS
 from memverbs.server.sync.writeback import LOOK_BACK_MS, write_back
 from memverbs.server.timeparse import now_ms
 
@@ -155,9 +155,11 @@ class FolderWatch:
         self.last_write_back = 0.0
         self.written_back_until = 0  # epoch ms: pages stamped before this (less the look-back) were handled
         self.last_beat = 0.0
+        self.lost = False  # another watcher holds the folder now
 
-    def full_pass(self, why: str) -> None:
-        report = self.fp.run(self.fp.entries(), follow_deletes=True)
+    def full_pass(self, why: str, beat: Callable[[], None] | None = None) -> None:
+        """A whole pass; `beat` keeps the watchers' claims alive through a long one (a big folder's first)."""
+        report = self.fp.run(self.fp.entries(), follow_deletes=True, progress=(lambda *_: beat()) if beat else None)
         write_back(self.fp, report)
         self.on_report(report, why)
 
@@ -192,9 +194,16 @@ class FolderWatch:
             self.written_back_until = looked_at
             if report.counts["written_back"] or report.errors:
                 self.on_report(report, "write-back")
-        if now - self.last_beat >= HEARTBEAT_MS / 1000:
+        self.beat()
+
+    def beat(self) -> None:
+        now = time.monotonic()
+        if not self.lost and now - self.last_beat >= HEARTBEAT_MS / 1000:
             self.last_beat = now
-            self.fp.state.heartbeat(self.fp.folder, os.getpid())
+            if not self.fp.state.heartbeat(self.fp.folder) and self.fp.state.claim_watch(self.fp.folder) is not None:
+                # Silent past STALE_MS (a suspended machine, a stalled brain) and another watcher took
+                # the folder over: two watchers would write the same files, so this one stops.
+                self.lost = True
 
     def apply(self, rel: str, moved_from: str | None, report: Report) -> None:
         fp = self.fp
@@ -229,7 +238,7 @@ class FolderWatch:
             fp.remove(rel, prev, report)
 
     def stop(self) -> None:
-        self.fp.state.heartbeat(self.fp.folder, None)
+        self.fp.state.release_watch(self.fp.folder)
 
 
 class Retry:
@@ -273,12 +282,16 @@ def watch(watches: list[FolderWatch], warn: Callable[[str], None], stop: threadi
     observer = start_observer(list(changes_by_root), changes_by_root, warn)
     retries = {w.fp.folder.root: Retry() for w in watches}
     try:
+        def beat_all() -> None:
+            for other in watches:
+                other.beat()
+
         for w in watches:
-            w.full_pass("start")  # catch up with what changed while nobody watched
-        while not stop.is_set():
+            w.full_pass("start", beat_all)  # catch up with what changed while nobody watched
+        while not stop.is_set() and any(not w.lost for w in watches):
             for w in watches:
                 retry = retries[w.fp.folder.root]
-                if not retry.due(time.monotonic()):
+                if w.lost or not retry.due(time.monotonic()):
                     continue
                 try:
                     w.tick()
@@ -286,9 +299,12 @@ def watch(watches: list[FolderWatch], warn: Callable[[str], None], stop: threadi
                     warn(f"{w.fp.folder.root}: {retry.failed(exc, time.monotonic())}")
                 else:
                     retry.succeeded()
+                if w.lost:
+                    warn(f"{w.fp.folder.root}: another watcher took this folder over; no longer watching it here")
             stop.wait(TICK_S)
     finally:
         observer.stop()
         observer.join(timeout=5)
         for w in watches:
-            w.stop()
+            if not w.lost:
+                w.stop()

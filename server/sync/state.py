@@ -86,7 +86,9 @@ class FailedFile:
 def _folder(row: Row) -> Folder:
     return Folder(
         row["id"], row["root"], row["slug_prefix"], row["mode"], row["last_pass_at"], row["last_change_at"],
-        row["watcher_pid"], row["watcher_beat"], row["host"], row["watcher_host"],
+        row["watcher_pid"], row["watcher_beat"],
+        # doctor reads a brain without migrating it: one from before hosts were kept has neither column
+        *((row["host"], row["watcher_host"]) if "host" in row.keys() else (None, None)),  # noqa: SIM118 - sqlite3.Row: `in` looks at values
     )
 
 

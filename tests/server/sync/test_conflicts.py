@@ -102,3 +102,21 @@ def test_a_file_that_fails_as_it_stands_is_named_not_pending(tmp_path, cli, cli_
     folder = cli_json("sync", "--status")[1]["folders"][0]
     assert (folder["pending_files"], folder["failing_files"]) == (0, [])
     assert sync_doctor_line(cli)[1].startswith("✓")
+
+
+@pytest.mark.sqlite_only  # rewinds the schema with SQLite's own DDL
+def test_doctor_reads_a_brain_from_before_failing_files_and_hosts_were_kept(tmp_path, home, cli, cli_json):
+    """doctor never migrates: a brain one step behind still gets its sync rows, not 'cannot read the sync state'."""
+    import sqlite3
+
+    root = tmp_path / "v"
+    write(root / "a.md", "# A\n")
+    cli_json("sync", root)
+    db = sqlite3.connect(home.root / "brain.db")
+    db.executescript(
+        "DROP TABLE sync_failures; DROP TABLE page_versions; ALTER TABLE sync_folders DROP COLUMN host; "
+        "ALTER TABLE sync_folders DROP COLUMN watcher_host; DELETE FROM _migrations WHERE name = '0015_page_history';"
+    )
+    db.close()
+    _code, line = sync_doctor_line(cli)
+    assert line.startswith("✓") and "1 files" in line, line

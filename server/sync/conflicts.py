@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memverbs.server.errors import MemverbsError
-from memverbs.server.files import OutsideFolder, read_inside
+from memverbs.server.files import OutsideFolder, read_inside, replace_inside
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Row
@@ -125,6 +125,19 @@ def resolve(fp: FolderPass, rows: list[Row], keep: str) -> str:
     newest = rows[-1]
     rel, slug = newest["rel_path"], newest["slug"]
     report = Report(fp.folder.root, fp.folder.prefix)
+    if keep != "file" and sides(fp.folder.root, newest).file_problem == "the file is gone":
+        # Nothing to merge and nothing to overwrite: the kept version becomes the file again, and the
+        # file is applied as any saved file is (which brings a page its deletion took back).
+        try:
+            replace_inside(fp.folder.root, rel, newest["brain_content"].encode("utf-8"), make_dirs=True)
+        except (OutsideFolder, OSError) as exc:
+            raise ConflictError(f"cannot write {rel}: {getattr(exc, 'message', None) or exc}", "Check the folder, then run this again.") from None
+        fp.apply(rel, report, fp.state.file(fp.folder, rel))
+        if report.errors:
+            raise ConflictError(f"{rel} holds the brain's version again, but it did not apply: {report.errors[0][1]}",
+                                f"Fix {rel}, then run `memverbs sync {fp.folder.root}`.")
+        fp.state.resolve([r["id"] for r in rows])
+        return f"{rel} was gone: it holds the brain's version again"
     # The file first: an edit not yet applied is the file's side, so it must be in the brain (and its
     # history) before either side is chosen.
     fp.apply(rel, report, fp.state.file(fp.folder, rel))

@@ -120,3 +120,15 @@ def test_doctor_reads_a_brain_from_before_failing_files_and_hosts_were_kept(tmp_
     db.close()
     _code, line = sync_doctor_line(cli)
     assert line.startswith("✓") and "1 files" in line, line
+
+
+def test_keep_brain_for_a_note_whose_file_is_gone_writes_the_file_again(conflicted, cli, cli_json, local):
+    (conflicted / "alice.md").unlink()
+    assert "the file is gone" in cli("sync", "--status")[1]
+    code, out, _ = cli("sync", "--resolve", "alice.md", "--keep", "brain")
+    assert code == 0 and "was gone" in out
+    assert "Runs payments and billing." in (conflicted / "alice.md").read_text()
+    assert "Runs payments and billing." in local.ok("get_page", slug="alice")["body"]
+    rep = cli_json("sync", conflicted)[1]
+    assert (rep["deleted"], rep["conflicts"]) == (0, [])
+    assert cli_json("sync", "--status")[1]["folders"][0]["conflicts"] == []

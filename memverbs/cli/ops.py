@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, TextIO
 from memverbs.cli.output import fail, print_json
 from memverbs.cli.style import day, emit, paint
 from memverbs.cli.target import LocalTarget, Target, TargetError, open_target
+from memverbs.cli.words import evidence, plural, wire_error
 from memverbs.server.errors import MemverbsError, VerbError
 from memverbs.server.pages.markdown import frontmatter_block, stored_markdown
-from memverbs.server.protocol.registry import BY_NAME, OPERATIONS, Operation
+from memverbs.server.protocol.registry import BY_NAME, Operation
 
 if TYPE_CHECKING:
     import argparse
@@ -66,6 +67,12 @@ def run_op(args: argparse.Namespace) -> int:
             return fail(f"cannot read {args.file}: {exc.strerror}", "Pass the path of a markdown file, or - to read stdin.")
         except UnicodeDecodeError:
             return fail(f"{args.file} is not UTF-8 text", "Save the page as UTF-8 markdown and retry.")
+    if op.name == "remember" and _lapsed_ttl(params.get("ttl")):
+        return fail(f'--ttl {params["ttl"].strip()} would expire the fact as soon as it is saved',
+                    "Pass a time ahead (e.g. --ttl 30d, --ttl 12h or a future date), or drop --ttl for a fact that never "
+                    "expires.", code=2)
+    if op.name == "forget":
+        params["id"] = params["id"].strip().removeprefix("#")  # recall shows ids as #42
     if op.name == "delta" and "since" not in params and "session_id" not in params:
         params["session_id"] = CLI_SESSION
     try:
@@ -105,7 +112,7 @@ def _run(op: Operation, params: dict, args: argparse.Namespace, target: Target) 
         # Exit 1 for "not found" as in the human rendering; the body stays the wire's.
         return 1 if is_error or (op.name == "entity" and not body.get("found")) else 0
     if is_error:
-        return fail(cli_terms(body.get("message", "failed"), op), cli_terms(body.get("suggestion") or "", op) or None)
+        return fail(*wire_error(body, op))
     shown = _SHOWN.get(op.name)
     if shown is not None:
         return shown(body, params, args, target)
@@ -171,7 +178,60 @@ def _shown_list_pages(body: dict, params: dict, args: argparse.Namespace, target
         cut = args.since  # an ISO instant already (checked while parsing)
         pages = [p for p in pages if (p.get("updated_at") or "") >= cut]
     emit(pages, ("slug", "type", "visibility", "updated_at", "title"), args.format, empty="(no pages)")
+    if args.format == "table" and pages:
+        print(paint(_pages_shown(len(pages), params, args, target), "dim"))
     return 0
+
+
+def _pages_shown(shown: int, params: dict, args: argparse.Namespace, target: Target) -> str:
+    """`50 of 158 pages`: the wire's total counts what came back; the local brain knows them all."""
+    limit = params.get("limit") or 50
+    if target.remote:
+        more = " (there may be more: --limit up to 500)" if shown >= limit else ""
+        return f"{plural(shown, 'page')}{more}"
+    from memverbs.server.timeparse import parse_instant  # noqa: PLC0415
+
+    total = target.brain().count_pages(
+        target.source, type_=params.get("type"), prefix=params.get("prefix"), allow_private=True,
+        visibility=args.visibility, updated_since=parse_instant(args.since) if args.since else None,
+    )
+    if total <= shown:
+        return plural(shown, "page")
+    return f"{shown} of {total} pages (more: --limit up to 500, or narrow with --prefix or --type)"
+
+
+def _shown_search(body: dict, params: dict, args: argparse.Namespace, target: Target) -> int:
+    if args.format == "table":
+        print(render("search", body))
+        if body.get("search_degraded"):
+            print(paint("(keyword search only: no embedding provider)", "dim"))
+        return 0
+    rows = [{"slug": r["slug"], "title": r["title"], "evidence": evidence(r["evidence"]), "snippet": r.get("chunk")}
+            for r in body["results"]]
+    emit(rows, ("slug", "title", "evidence", "snippet"), args.format, empty="(no results)")
+    return 0
+
+
+def _lapsed_ttl(ttl: str | None) -> bool:
+    """A ttl of zero, a negative one (-5d) or a past instant: the fact would lapse as it is stored.
+
+    The wire accepts these (the contract's ttl is only a valid_until); a person typing one has made
+    a mistake. A ttl that does not parse is left to the verb, which names the forms it takes."""
+    if not ttl or not ttl.strip():
+        return False
+    from memverbs.server.errors import VerbError  # noqa: PLC0415
+    from memverbs.server.timeparse import now_ms  # noqa: PLC0415
+    from memverbs.server.verbs.ttl import parse_ttl  # noqa: PLC0415
+
+    text = ttl.strip()
+    if re.match(r"^-\s*\d", text):
+        return True
+    now = now_ms()
+    try:
+        until = parse_ttl(text, now)
+    except VerbError:
+        return False
+    return until is not None and until <= now
 
 
 def _read_content(path: str) -> str:
@@ -262,7 +322,7 @@ def _recall_window(params: dict, args: argparse.Namespace, target: LocalTarget, 
     try:
         f = _recall_filter(params, target, limit)
     except VerbError as exc:  # the wire's own message, as recall would answer it
-        return fail(cli_terms(exc.message, BY_NAME["recall"]), cli_terms(exc.suggestion, BY_NAME["recall"]))
+        return fail(*wire_error({"message": exc.message, "suggestion": exc.suggestion}, BY_NAME["recall"]))
     brain = target.brain()
     matched = brain.fact_count(target.source, f, params.get("grep"))
     facts = [recall_fact(r) for r in brain.fact_window(target.source, f, offset, params.get("grep"))]
@@ -336,43 +396,8 @@ _SHOWN = {
     "delta": _shown_delta,
     "put_page": _shown_put_page,
     "list_pages": _shown_list_pages,
+    "search": _shown_search,
 }
-
-
-# -- errors in CLI terms --------------------------------------------------------------
-
-_TOOL_NAMES = sorted((op.name for op in OPERATIONS if "_" in op.name), key=len, reverse=True)
-
-
-def cli_terms(text: str, op: Operation | None = None) -> str:
-    """A wire message in the CLI's words: `list_pages` → `list-pages`, since: "x" → --since "x".
-
-    Any param name with an underscore, in backticks or as `name: value` is a flag wherever it
-    appears; a plain word (date, ttl) only where it names the called tool's own param: before a
-    quoted value, at the start of the message, or followed by is / must / takes.
-    """
-    if not text:
-        return text
-    for name in _TOOL_NAMES:
-        text = re.sub(rf"\b{name}\b", name.replace("_", "-"), text)
-    params = {p.name for o in OPERATIONS for p in o.params}
-    own = {p.name for p in op.params if p is not _positional(op)} if op is not None else set()
-    for name in sorted(params, key=len, reverse=True):
-        flag = "--" + name.replace("_", "-")
-        text = re.sub(rf"`{name}`", f"`{flag}`", text)
-        text = re.sub(rf"(?<![\w-]){name}: (?=[\"\d])", f"{flag} ", text)
-        if "_" in name:
-            text = re.sub(rf"(?<![\w-]){name}\b", flag, text)
-        elif name in own:
-            text = re.sub(rf"(?<![\w-]){name}(?= \")", flag, text)
-            text = re.sub(rf"^{name}\b", flag, text)
-            text = re.sub(rf"(?<![\w-]){name}(?= (?:is|must|takes)\b)", flag, text)
-    return text
-
-
-def _positional(op):
-    """The param the CLI takes as a positional argument (the first required one): not a flag."""
-    return next((p for p in op.params if p.required), None)
 
 
 # -- the human rendering --------------------------------------------------------------
@@ -389,7 +414,7 @@ def render(name: str, body: dict) -> str:
     if name == "recall":
         lines = [fact_line(f) for f in body["facts"]] or ["(no facts)"]
         for r in body.get("results") or []:
-            lines.append(f"page  {r['slug']}  {r['title'] or ''}  [{r['evidence']}]")
+            lines.append(f"page  {r['slug']}  {r['title'] or ''}  ({evidence(r['evidence'])})")
         if body.get("search_degraded"):
             lines.append(paint("(keyword search only: no embedding provider)", "dim"))
         return "\n".join(lines)
@@ -400,7 +425,8 @@ def render(name: str, body: dict) -> str:
     if name == "synthesize":
         return body["answer"]
     if name == "put_page":
-        return f"{body['status']} {body['slug']} ({body['title']}; {body['links']} links, {body['timeline_entries']} timeline entries)"
+        return (f"{body['status']} {body['slug']} ({body['title']}; {plural(body['links'], 'link')}, "
+                f"{plural(body['timeline_entries'], 'timeline entry')})")
     if name == "get_page":
         # _RENDERED_HEAD reads this line back when the output is written back with put-page.
         head = [f"# {body['title']}  ({body['slug']}, {body['type'] or 'untyped'}, {body['visibility']})"]
@@ -413,7 +439,7 @@ def render(name: str, body: dict) -> str:
             for p in body["pages"]
         ) or "(no pages)"
     if name == "search":
-        return "\n".join(f"{r['slug']}  {r['title'] or ''}  [{r['evidence']}]" for r in body["results"]) or "(no results)"
+        return "\n".join(f"{r['slug']}  {r['title'] or ''}  ({evidence(r['evidence'])})" for r in body["results"]) or "(no results)"
     if name == "delete_page":
         return f"deleted {body.get('slug', '')}".strip() if body.get("deleted", True) else "already deleted"
     if name == "add_link":
@@ -424,8 +450,22 @@ def render(name: str, body: dict) -> str:
     if name == "add_timeline_entry":
         return f"{body['slug']} timeline: {body['date']} {body['summary']} (entry #{body['id']})"
     if name == "whoami":
-        return "\n".join(f"{k}: {', '.join(v) if isinstance(v, list) else v}" for k, v in body.items() if k != "protocol_version")
+        return _whoami(body)
     return _plain(body)
+
+
+def _whoami(body: dict) -> str:
+    """Who the CLI is to the brain, in words (`--json` has the wire's fields)."""
+    lines = [
+        f"source    {body.get('source_id')}",
+        f"lane      {body.get('client_id')} (each lane keeps its own delta cursors)",
+        f"brain     {'remote' if body.get('remote') else 'local'}",
+        f"scopes    {', '.join(body.get('scopes') or []) or 'none'}",
+        f"surface   {body.get('surface')}",
+    ]
+    known = {"source_id", "client_id", "remote", "scopes", "surface", "protocol_version"}
+    lines += [f"{k.replace('_', ' ')}: {v}" for k, v in body.items() if k not in known]
+    return "\n".join(lines)
 
 
 def _card(card: dict) -> str:
@@ -440,7 +480,7 @@ def _card(card: dict) -> str:
         lines.append("aka: " + ", ".join(card["aka"]))
     lines += [f"[{t['kind']}] {t['text']} ({t['date']})" for t in card["open_threads"]]
     lines += [f"{e['direction']} {e['type']} {e['slug']}" for e in card["edges"]]
-    lines.append(f"{card['active_fact_count']} active facts, {card['backlink_count']} backlinks")
+    lines.append(f"{plural(card['active_fact_count'], 'active fact')}, {plural(card['backlink_count'], 'backlink')}")
     return "\n".join(lines)
 
 
@@ -454,7 +494,7 @@ def _plain(body: dict) -> str:
             import json  # noqa: PLC0415
 
             value = json.dumps(value, ensure_ascii=False)
-        out.append(f"{key}: {value}")
+        out.append(f"{key.replace('_', ' ')}: {value}")
     return "\n".join(out) or "ok"
 
 

@@ -136,6 +136,21 @@ class PageStore(SqliteBase):
         args.append(limit)
         return self.query(sql, tuple(args))
 
+    def count_pages(self, source: str, *, type_: str | None, prefix: str | None, allow_private: bool,
+                    visibility: str | None = None, updated_since: int | None = None) -> int:
+        """How many live pages list_pages would list with no limit (the CLI's "50 of 158")."""
+        sql = f"SELECT count(*) AS n FROM pages WHERE source_id = ? AND {LIVE_PAGE}"
+        args: list = [source, allow_private]
+        for clause, value in (("type = ?", type_), ("visibility = ?", visibility), ("updated_at >= ?", updated_since)):
+            if value is not None and value != "":
+                sql += " AND " + clause
+                args.append(value)
+        if prefix:
+            sql += " AND slug >= ? AND slug < ?"
+            args += [prefix, _prefix_upper(prefix)]
+        row = self.one(sql, tuple(args))
+        return int(row["n"]) if row is not None else 0
+
     def keyword_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list[sqlite3.Row]:
         """Pages matching the query, best first (title weighs more than body)."""
         return self.query(

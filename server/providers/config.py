@@ -69,6 +69,12 @@ class Providers:
             self.embedder_problem = "no embedding provider configured (embeddings.model is empty)"
             return None
         cfg = settings.embeddings
+        from memverbs.server.providers import extra  # noqa: PLC0415
+
+        missing = extra.problem()
+        if missing is not None:  # vectors need numpy: degrade as for a missing provider, and say why
+            self.embedder_problem = f"embeddings.model is {cfg.model!r}, but {missing}: {extra.INSTALL}"
+            return None
         key, _ = keys.lookup(keys.EMBEDDINGS_KEY)
         if key is None and not cfg.base_url.strip():
             self.embedder_problem = (

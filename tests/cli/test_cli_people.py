@@ -127,7 +127,7 @@ def test_since_takes_the_same_forms_everywhere(home, capsys, command):
 
 
 def test_wire_errors_are_told_in_cli_terms():
-    from memverbs.cli.ops import cli_terms
+    from memverbs.cli.words import cli_terms
 
     assert cli_terms('Check the slug with list_pages; pass since: "2026-01-01"') == (
         'Check the slug with list-pages; pass --since "2026-01-01"'
@@ -207,7 +207,7 @@ def test_put_page_move_facts_flag_moves_in_one_go(home, capsys, tmp_path):
     page.write_text(ALICE, encoding="utf-8")
     out = cli(capsys, "put-page", "people/alice-example", str(page), "--move-facts")
     assert "moved 1 fact from alice-example to people/alice-example" in out
-    assert "1 active facts" in cli(capsys, "entity", "people/alice-example")
+    assert "1 active fact," in cli(capsys, "entity", "people/alice-example")
 
 
 # -- see everything -------------------------------------------------------------------------
@@ -286,7 +286,7 @@ def test_backlinks_timeline_and_list_pages(home, capsys, tmp_path):
 
 
 def test_whoami_and_call(home, capsys):
-    assert "client_id: local" in cli(capsys, "whoami")
+    assert "lane      local" in cli(capsys, "whoami")
     body = json.loads(cli(capsys, "call", "remember", '{"fact": "raw", "provenance": "t"}'))
     assert body["status"] == "inserted"
     body = json.loads(cli(capsys, "call", "forget", '{"id": "999"}', code=1))

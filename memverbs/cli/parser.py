@@ -130,7 +130,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = add(sub, "hook", "lifecycle hook entry point, wired by `memverbs install` (docs/hooks.md)")
     p.add_argument("moment", choices=MOMENTS, help="which moment of the session")
     for flag, metavar, text in HOOK_OPTIONS:
-        p.add_argument(flag, metavar=metavar, help=text)
+        p.add_argument(flag, metavar=metavar, help=f"{text}: {harnesses} or plain" if flag == "--harness" else text)
+    p.epilog = ("A harness runs it with its event as JSON on stdin; the context goes to stdout, and on any problem it prints "
+                "nothing and exits 0, so a session never breaks. Run at a terminal, it says on stderr why it printed "
+                "nothing. MEMVERBS_HOOKS=off turns every hook off.")
 
     p = add(sub, "protocol", "the MEMORY_VERBS spec, conformance runner and usage stats")
     p.add_argument("--json", action="store_true", help="the machine-readable spec")

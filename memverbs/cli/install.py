@@ -101,7 +101,7 @@ def _summary(harness: Harness, result: dict) -> list[str]:
 
 def _command(argv: list[str]) -> str:
     """`claude mcp add memverbs`: the harness's command as a person would type it (its options left out)."""
-    words = [Path(argv[0]).name] + [w for w in argv[1:] if not w.startswith("-")][:3]
+    words = [Path(argv[0]).name, *[w for w in argv[1:] if not w.startswith("-")][:3]]
     return "`" + " ".join(words) + "`"
 
 

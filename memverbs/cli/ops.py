@@ -127,8 +127,13 @@ def _shown_entity(body: dict, params: dict, args: argparse.Namespace, target: Ta
     if not body.get("found"):
         return _entity_miss(args.p_name, body, target)
     print(render("entity", body))
+    slug = body["card"]["entity"]["slug"]
     if body["card"]["active_fact_count"]:
-        _card_facts(body["card"]["entity"]["slug"], target)
+        _card_facts(slug, target)
+    if not target.remote:
+        # Facts filed under a near name (dana for people/dana) are not on this card: say where they are.
+        for old, count in target.brain().fact_only_slugs_ending(target.source, slug):
+            print(paint(_split_note(old, count, slug), "yellow"))
     return 0
 
 
@@ -352,12 +357,10 @@ def _entity_miss(name: str, body: dict, target: Target) -> int:
     slug = facts[0]["entity_slug"]
     print(paint(f"{slug}", "bold") + paint("  (facts only: no page yet)", "dim"))
     print("\n".join(fact_line(x) for x in facts))
-    print(
-        paint(
-            f"A page gives {slug} a card (summary, aliases, links, timeline): memverbs put-page {_page_slug_hint(slug)} FILE",
-            "dim",
-        )
-    )
+    # The page must take these facts with it: a page under another slug would start a second entity.
+    page = _page_slug_hint(slug)
+    move = " --move-facts" if page != slug else ""
+    print(paint(f"A page gives {slug} a card (summary, aliases, links, timeline): memverbs put-page {page} FILE{move}", "dim"))
     return 0
 
 
@@ -377,17 +380,19 @@ def _offer_fact_move(slug: str, target: LocalTarget, *, move: bool, out: TextIO)
     """A new page whose slug ends with a fact-only entity's slug: say so, and move only when asked."""
     brain = target.brain()
     for old, count in brain.fact_only_slugs_ending(target.source, slug):
-        noun = "fact is" if count == 1 else "facts are"
         if move:
             from memverbs.cli.browse import do_move  # noqa: PLC0415
 
             do_move(brain, target.source, old, slug, reason=f"page {slug} created", out=out)
             continue
-        print(
-            f"note: {count} {noun} filed under {old}, which has no page; they will not show on {slug}'s card.\n"
-            f"  move them: memverbs move-facts {old} {slug}",
-            file=sys.stderr,
-        )
+        print(_split_note(old, count, slug), file=sys.stderr)
+
+
+def _split_note(old: str, count: int, slug: str) -> str:
+    """Facts filed under a near name of a page's slug: where they are, and the one command that joins them."""
+    noun, they = ("fact is", "it does") if count == 1 else ("facts are", "they do")
+    return (f"note: {count} {noun} filed under {old}, which has no page; {they} not show on {slug}'s card.\n"
+            f"  join them: memverbs move-facts {old} {slug}")
 
 
 _SHOWN = {

@@ -186,7 +186,7 @@ def run_doctor(args: argparse.Namespace) -> int:
         print_json({"ok": not failed, "checks": [asdict(c) for c in checks]})
     else:
         for c in checks:
-            print(f"{MARKS[c.status]} {c.name.replace("_", " ")}: {c.detail}")
+            print(f"{MARKS[c.status]} {c.name.replace('_', ' ')}: {c.detail}")
             if c.fix:
                 print(f"    fix: {c.fix}")
         print("healthy" if not failed else "problems found")

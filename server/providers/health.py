@@ -85,11 +85,16 @@ def index_check(providers: Providers, where: BrainLocation) -> Row:
         return (
             "vector_index",
             "warn",
-            f"{missing['chunks']} chunks, {missing['facts']} active facts and {missing['unchunked_pages']} unchunked pages "
-            f"have no vector for {embedder.model}: search finds them by keyword only",
+            f"{_n(missing['chunks'], 'chunk')}, {_n(missing['facts'], 'active fact')} and "
+            f"{_n(missing['unchunked_pages'], 'unchunked page')} have no vector for {embedder.model}: search finds them by "
+            "keyword only",
             "Run `memverbs reindex`.",
         )
     return ("vector_index", "ok", f"every chunk and active fact has a vector for {embedder.model}", None)
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def llm_check(providers: Providers) -> Row:

@@ -164,6 +164,33 @@ def test_forget_and_remember_errors_name_what_a_person_types(home, capsys):
     assert status == 1 and "--fact" not in err and "FACT must not be empty" in err
 
 
+def test_forget_takes_the_id_as_recall_shows_it(home, capsys):
+    assert _run(capsys, ["remember", "x", "--provenance", "me"])[0] == 0
+    status, out, err = _run(capsys, ["forget", "#1"])
+    assert status == 0 and "fact #1 expired" in out, err
+
+
+# -- the naming trap -------------------------------------------------------------------------
+
+
+def test_hints_never_split_an_entity_and_a_near_name_is_joined_in_one_command(home, capsys, tmp_path):
+    assert _run(capsys, ["remember", "Dana prefers tea", "--provenance", "chat", "--entity", "dana"])[0] == 0
+    status, out, _ = _run(capsys, ["entity", "Dana"])
+    assert status == 0 and "no page yet" in out
+    # The page the hint creates takes the facts with it.
+    assert "memverbs put-page people/dana FILE --move-facts" in out
+    page = tmp_path / "dana.md"
+    page.write_text("---\ntitle: Dana\ntype: person\n---\nDana is on the team.\n", encoding="utf-8")
+    assert _run(capsys, ["put-page", "people/dana", str(page)])[0] == 0  # without --move-facts: the trap
+    status, out, _ = _run(capsys, ["entity", "Dana"])
+    assert "0 active facts" in out
+    assert "1 fact is filed under dana" in out and "memverbs move-facts dana people/dana" in out
+    join = re.search(r"memverbs (move-facts \S+ \S+)", out).group(1).split()
+    assert _run(capsys, join)[0] == 0
+    status, out, _ = _run(capsys, ["entity", "Dana"])
+    assert "1 active fact," in out and "Dana prefers tea" in out and "filed under" not in out
+
+
 def test_a_refused_fact_edit_shows_no_code_but_json_keeps_it(home, capsys):
     assert _run(capsys, ["remember", "x", "--provenance", "me", "--visibility", "private"])[0] == 0
     status, _, err = _run(capsys, ["fact-visibility", "1", "world"])

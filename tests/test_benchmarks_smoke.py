@@ -145,3 +145,11 @@ def test_unauthenticated_uploads_benchmark_gets_every_401(monkeypatch):
     report = http_unauth.run(4)
     assert report["sequential"]["outcomes"] == {"401": 4} and report["concurrent"]["outcomes"] == {"401": 4}
     assert report["rss_mb"]["at_rest"] > 0
+
+
+def test_install_size_renders_its_rows_into_its_own_section():
+    from benchmarks import install_size
+
+    text = install_size.section([("`pip install memverbs`", {"mb_over_empty": 73.1, "packages": 52, "biggest": [("pygments", 9.9)]})])
+    assert text.startswith(install_size.BEGIN) and text.endswith(install_size.END)
+    assert "| `pip install memverbs` | 73.1 | 52 | pygments 9.9 |" in text

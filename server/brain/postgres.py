@@ -148,6 +148,8 @@ def migrate(conn: Conn, where: str) -> list[str]:
                 continue
             conn.execute("INSERT INTO _migrations (name, applied_at) VALUES (%s, %s)", (step.name, now_ms()))
             conn.execute(step.sql)
+            if step.fill is not None:
+                step.fill(conn)
         ran.append(step.name)
     _enable_pgvector(conn)
     return ran

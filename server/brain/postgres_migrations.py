@@ -16,7 +16,9 @@ the `vector` extension (pgvector) is installed, page vectors also live in a
 
 from __future__ import annotations
 
-from memverbs.server.brain.migrations import Migration
+from typing import Any
+
+from memverbs.server.brain.migrations import Migration, fact_terms_rows
 
 _CORE_TABLES = """
     -- Slugs compare in byte order (COLLATE "C"), as in SQLite: prefix and suffix ranges and the
@@ -279,6 +281,27 @@ _FACT_AUDIT = """
     CREATE INDEX fact_audit_at ON fact_audit (at);
 """
 
+# Facts are searched by memverbs's own index terms (the SQLite step documents them): the tsvector
+# is built from the stored terms without the text parser (array_to_tsvector), so it holds exactly
+# the lexemes FTS5 indexes, and `search_len` (the term count) is what BM25 normalises by.
+_FACT_TERMS = """
+    ALTER TABLE facts DROP COLUMN search;
+    ALTER TABLE facts ADD COLUMN search_terms TEXT NOT NULL DEFAULT '';
+"""
+_FACT_TERMS_INDEX = """
+    ALTER TABLE facts ADD COLUMN search tsvector GENERATED ALWAYS AS (array_to_tsvector(string_to_array(search_terms, ' '))) STORED;
+    ALTER TABLE facts ADD COLUMN search_len integer GENERATED ALWAYS AS (cardinality(string_to_array(search_terms, ' '))) STORED;
+    CREATE INDEX facts_search ON facts USING gin (search);
+"""
+
+
+def _fill_fact_terms(conn: Any) -> None:
+    rows = fact_terms_rows(conn.execute("SELECT id, fact FROM facts").fetchall())
+    with conn.cursor() as cur:
+        cur.executemany("UPDATE facts SET search_terms = %s, fact_norm = %s WHERE id = %s", rows)
+    conn.execute(_FACT_TERMS_INDEX)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -290,6 +313,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0008_markdown_sync_state", _MARKDOWN_SYNC_STATE),
     Migration("0009_change_feed_indexes", _CHANGE_FEED),
     Migration("0010_fact_audit", _FACT_AUDIT),
+    Migration("0011_fact_terms", _FACT_TERMS, _fill_fact_terms),
 )
 
 # Not a numbered step: whether pgvector can be used depends on the server, not on the schema's

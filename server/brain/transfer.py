@@ -40,7 +40,7 @@ TABLES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("facts", ("id",), ("id", "source_id", "fact", "fact_norm", "kind", "entity_slug", "visibility", "notability",
                         "provenance", "source_session", "context", "confidence", "valid_from", "valid_until",
                         "expired_at", "expiry_reason", "superseded_by", "consolidated_at", "consolidated_into",
-                        "created_at")),
+                        "created_at", "search_terms")),
     ("fact_moves", ("id",), ("id", "fact_id", "from_slug", "to_slug", "reason", "moved_at")),
     ("fact_audit", ("id",), ("id", "fact_id", "action", "old_value", "old_at", "new_value", "reason", "actor", "at")),
     ("session_cursors", ("source_id", "client_id", "session_id"),
@@ -58,7 +58,7 @@ TABLES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("sync_conflicts", ("id",), ("id", "folder_id", "rel_path", "slug", "brain_content", "detected_at", "resolved_at")),
 )
 # Maintained by the backend itself, never copied: SQLite's FTS5 tables, Postgres's tsvector and pgvector columns.
-DERIVED_COLUMNS = {"search", "embedding"}
+DERIVED_COLUMNS = {"search", "search_len", "embedding"}
 DEFERRED = {("facts", "superseded_by")}
 TEXT_KEYS = {"source_id", "client_id", "session_id", "rel_path"}
 

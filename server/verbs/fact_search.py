@@ -1,0 +1,163 @@
+"""Facts ranked by a question: recall's facts arm when it has a `query`, and the facts `search` finds.
+
+Keyword ranking is BM25 over the facts' index terms (server/terms.py: folded, stemmed,
+function words left out of the query, CJK and Thai by character pairs), computed by the
+same formula on both backends. One cue is added to it: a fact whose entity the question
+names (its slug's last segment, e.g. "alice" for people/alice) counts `ENTITY_BOOST` more,
+because a question about someone is most often answered by what was recorded about them.
+
+With an embedding provider whose space holds fact vectors (remember embeds every fact it
+stores; `memverbs reindex` fills older ones), a second ranking is the cosine of the query
+with each fact. The two are fused by reciprocal rank (k = 60) over the union of both
+candidate lists, each candidate with its exact score on both arms (its BM25 is computed
+even when only the vector arm found it, its cosine even when only the keyword arm did), so
+a fact's place never depends on which arm happened to nominate it. A provider that fails
+leaves the keyword ranking: never an error.
+"""
+
+from __future__ import annotations
+
+import logging
+import weakref
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from memverbs.server.brain.base import FactFilter, Row, SearchQuery
+from memverbs.server.errors import ProviderError
+from memverbs.server.terms import query_terms, words
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from memverbs.server.brain.base import Brain
+    from memverbs.server.context import VerbContext
+
+log = logging.getLogger("memverbs.search")
+
+POOL = 100  # candidates each arm ranks before fusion and the cut to the caller's limit
+RRF_K = 60
+ENTITY_BOOST = 0.5
+VECTOR_FLOOR = 0.0  # a fact the query's vector points away from is no vector hit
+
+
+def with_limit(f: FactFilter, limit: int) -> FactFilter:
+    return FactFilter(f.arm, f.now, f.world_only, f.active_only, limit, f.entity_slug, f.session_id, f.since)
+
+
+@lru_cache(maxsize=4096)
+def _entity_terms(slug: str) -> frozenset[str]:
+    return frozenset(words(slug.rsplit("/", 1)[-1].replace("-", " ")))
+
+
+def _cue(row: Row, terms: set[str]) -> float:
+    slug = row["entity_slug"]
+    return 1.0 + ENTITY_BOOST if slug and _entity_terms(slug) & terms else 1.0
+
+
+def rank_facts(ctx: VerbContext, query: str, f: FactFilter, limit: int) -> list[Row]:
+    """The facts arm `f` allows that the query finds, best first, at most `limit`."""
+    terms = query_terms(query)
+    wanted = set(terms)
+    search = SearchQuery.of(terms, "any")
+    pool = with_limit(f, max(limit, POOL))
+    brain, source = ctx.brain, ctx.source
+    rows: dict[int, Row] = {}
+    keyword: dict[int, float] = {}
+    for r in brain.facts_ranked(source, pool, search, limit=pool.limit) if terms else []:
+        rows[r["id"]] = r
+        keyword[r["id"]] = float(r["score"]) * _cue(r, wanted)
+    vector = _vector_arm(ctx, query, pool)
+    if vector is None:
+        order = sorted(keyword, key=lambda i: (-keyword[i], -i))
+        return [rows[i] for i in order[:limit]]
+    cosine, vector_rows = vector
+    for r in vector_rows:
+        rows.setdefault(r["id"], r)
+    only_vector = [i for i in rows if i not in keyword]
+    if terms and only_vector:
+        for r in brain.facts_ranked(source, pool, search, limit=len(only_vector), among=only_vector):
+            keyword[r["id"]] = float(r["score"]) * _cue(r, wanted)
+    cos = cosine(list(rows))
+    fused = dict.fromkeys(rows, 0.0)
+    for scores in (keyword, {i: c * _cue(rows[i], wanted) for i, c in cos.items() if c > VECTOR_FLOOR}):
+        for rank, i in enumerate(sorted(scores, key=lambda i: (-scores[i], -i)), 1):
+            fused[i] += 1.0 / (RRF_K + rank)
+    order = sorted((i for i in fused if fused[i] > 0), key=lambda i: (-fused[i], -i))
+    return [rows[i] for i in order[:limit]]
+
+
+def _vector_arm(ctx: VerbContext, query: str, f: FactFilter):  # noqa: ANN202 - (cosine function, rows) | None
+    providers = ctx.providers
+    if providers is None or not providers.embeddings_configured or providers.embedder() is None:
+        return None
+    from memverbs.server.verbs.semantic import embed  # noqa: PLC0415 - numpy only with a provider
+
+    try:
+        space_id, rows = embed(ctx, [query], create_space=False)
+    except ProviderError as exc:
+        log.warning("facts ranked by keywords only: query not embedded (%s): %s", exc.kind, exc.message)
+        return None
+    if space_id is None:
+        return None
+    matrix = _matrix(ctx.brain, space_id, int(rows.shape[1]))
+    if not len(matrix.ids):
+        return None
+    q = rows[0]
+    sims = matrix.vectors @ q
+    import numpy as np  # noqa: PLC0415
+
+    # Every source's facts are in the matrix: nominate more than the pool, the arm's filter keeps this source's.
+    top = np.argsort(-sims, kind="stable")[: f.limit * 3]
+    allowed = ctx.brain.facts_among(ctx.source, f, [int(matrix.ids[i]) for i in top if sims[i] > VECTOR_FLOOR])
+    allowed.sort(key=lambda r: -float(sims[matrix.position[r["id"]]]))
+
+    def cosine(ids: list[int]) -> dict[int, float]:
+        return {i: float(sims[matrix.position[i]]) for i in ids if i in matrix.position}
+
+    return cosine, allowed[: f.limit]
+
+
+class _Matrix:
+    """A space's fact vectors in one array, kept in step with the brain: new ids are read as they
+    come (one indexed read), and a count that still differs (reindex filling old facts, a prune)
+    reloads it whole."""
+
+    def __init__(self, dims: int) -> None:
+        import numpy as np  # noqa: PLC0415
+
+        self.dims = dims
+        self.ids = np.zeros(0, dtype=np.int64)
+        self.vectors = np.zeros((0, dims), dtype=np.float32)
+        self.position: dict[int, int] = {}
+
+    def refresh(self, brain: Brain, space_id: int) -> None:
+        last = int(self.ids[-1]) if len(self.ids) else 0
+        self._append(brain.fact_vectors_after(space_id, last))
+        if brain.fact_vector_count(space_id) != len(self.ids):
+            self.__init__(self.dims)  # type: ignore[misc] # start over
+            self._append(brain.fact_vectors_after(space_id, 0))
+
+    def _append(self, rows: list[Row]) -> None:
+        if not rows:
+            return
+        import numpy as np  # noqa: PLC0415
+
+        from memverbs.server.brain.base import unpack  # noqa: PLC0415
+
+        base = len(self.ids)
+        self.ids = np.concatenate([self.ids, np.array([r["fact_id"] for r in rows], dtype=np.int64)])
+        self.vectors = np.vstack([self.vectors, unpack([bytes(r["vector"]) for r in rows], self.dims)])
+        self.position.update((int(r["fact_id"]), base + n) for n, r in enumerate(rows))
+
+
+# One matrix per brain object (a process may hold several brains, e.g. tests and benchmarks), per space.
+_MATRICES: weakref.WeakKeyDictionary[Brain, dict[tuple[int, int], _Matrix]] = weakref.WeakKeyDictionary()
+
+
+def _matrix(brain: Brain, space_id: int, dims: int) -> _Matrix:
+    held = _MATRICES.setdefault(brain, {})
+    matrix = held.get((space_id, dims))
+    if matrix is None:
+        matrix = held[(space_id, dims)] = _Matrix(dims)
+    matrix.refresh(brain, space_id)
+    return matrix

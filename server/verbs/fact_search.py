@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from memverbs.server.brain.base import FactFilter, Row, SearchQuery
 from memverbs.server.errors import ProviderError
 from memverbs.server.terms import query_terms, words
+from memverbs.server.verbs.when import Window, said_on, windows
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,7 +37,9 @@ log = logging.getLogger("memverbs.search")
 
 POOL = 100  # candidates each arm ranks before fusion and the cut to the caller's limit
 RRF_K = 60
-ENTITY_BOOST = 0.5
+VECTOR_WEIGHT = 0.5  # facts are short: the keyword ranking with its cues leads, the vector arm adds paraphrases
+ENTITY_BOOST = 1.0
+TIME_BOOST = 1.0
 VECTOR_FLOOR = 0.0  # a fact the query's vector points away from is no vector hit
 
 
@@ -49,15 +52,28 @@ def _entity_terms(slug: str) -> frozenset[str]:
     return frozenset(words(slug.rsplit("/", 1)[-1].replace("-", " ")))
 
 
-def _cue(row: Row, terms: set[str]) -> float:
+def _said_inside(row: Row, times: list[Window]) -> bool:
+    said = said_on(row["provenance"], row["valid_from"])
+    return any(w.holds(said) for w in times)
+
+
+def _entity_cue(row: Row, terms: set[str]) -> float:
     slug = row["entity_slug"]
     return 1.0 + ENTITY_BOOST if slug and _entity_terms(slug) & terms else 1.0
 
 
 def rank_facts(ctx: VerbContext, query: str, f: FactFilter, limit: int) -> list[Row]:
     """The facts arm `f` allows that the query finds, best first, at most `limit`."""
-    terms = query_terms(query)
+    times = windows(query)
+    words_of = query
+    for w in times:  # a named time is a cue about when, not words to find
+        words_of = words_of.replace(w.text, " ")
+    terms = query_terms(words_of) or query_terms(query)
     wanted = set(terms)
+
+    def _cue(row: Row, wanted: set[str]) -> float:
+        return _entity_cue(row, wanted) * (1.0 + TIME_BOOST if times and _said_inside(row, times) else 1.0)
+
     search = SearchQuery.of(terms, "any")
     pool = with_limit(f, max(limit, POOL))
     brain, source = ctx.brain, ctx.source
@@ -79,9 +95,10 @@ def rank_facts(ctx: VerbContext, query: str, f: FactFilter, limit: int) -> list[
             keyword[r["id"]] = float(r["score"]) * _cue(r, wanted)
     cos = cosine(list(rows))
     fused = dict.fromkeys(rows, 0.0)
-    for scores in (keyword, {i: c * _cue(rows[i], wanted) for i, c in cos.items() if c > VECTOR_FLOOR}):
+    vector_scores = {i: c * _cue(rows[i], wanted) for i, c in cos.items() if c > VECTOR_FLOOR}
+    for weight, scores in ((1.0, keyword), (VECTOR_WEIGHT, vector_scores)):
         for rank, i in enumerate(sorted(scores, key=lambda i: (-scores[i], -i)), 1):
-            fused[i] += 1.0 / (RRF_K + rank)
+            fused[i] += weight / (RRF_K + rank)
     order = sorted((i for i in fused if fused[i] > 0), key=lambda i: (-fused[i], -i))
     return [rows[i] for i in order[:limit]]
 

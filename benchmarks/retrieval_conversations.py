@@ -260,7 +260,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     convs = conversations(args.data)[: args.conversations]
     if args.checkout is not None:
-        SERVER[:] = [sys.executable, "-m", "memverbs"]
+        # The checkout's own package, not the installed one (an editable install's finder would win over PYTHONPATH).
+        SERVER[:] = [sys.executable, "-c", "import runpy, sys; sys.meta_path[:] = [f for f in sys.meta_path "
+                     "if 'editable' not in repr(f)]; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'memverbs'; "
+                     "runpy.run_module('memverbs', run_name='__main__')", str(args.checkout.resolve())]
         SERVER_PATH[:] = [str(args.checkout.resolve())]
     results: dict[str, dict] = {}
     notes = []

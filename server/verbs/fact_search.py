@@ -18,13 +18,16 @@ leaves the keyword ranking: never an error.
 from __future__ import annotations
 
 import logging
+import re
 import weakref
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from memverbs.server.brain.base import FactFilter, Row, SearchQuery
 from memverbs.server.errors import ProviderError
+from memverbs.server.names import collapse
 from memverbs.server.terms import query_terms, words
+from memverbs.server.timeparse import iso
 from memverbs.server.verbs.when import Window, said_on, windows
 
 if TYPE_CHECKING:
@@ -35,6 +38,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("memverbs.search")
 
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 POOL = 100  # candidates each arm ranks before fusion and the cut to the caller's limit
 RRF_K = 60
 VECTOR_WEIGHT = 0.5  # facts are short: the keyword ranking with its cues leads, the vector arm adds paraphrases
@@ -101,6 +105,38 @@ def rank_facts(ctx: VerbContext, query: str, f: FactFilter, limit: int) -> list[
             fused[i] += weight / (RRF_K + rank)
     order = sorted((i for i in fused if fused[i] > 0), key=lambda i: (-fused[i], -i))
     return [rows[i] for i in order[:limit]]
+
+
+SNIPPET_CHARS = 300
+
+
+def search_facts(ctx: VerbContext, query: str, limit: int, now: int) -> list[dict]:
+    """The `search` op's facts: active facts the query finds, best first, with a snippet.
+    Untrusted callers see world-visible facts only, as in recall."""
+    f = FactFilter("recent", now, world_only=ctx.caller.remote, active_only=True, limit=limit)
+    terms = set(query_terms(query))
+    return [
+        {
+            "fact_id": str(r["id"]),
+            "fact": r["fact"],
+            "snippet": snippet(r["fact"], terms),
+            "kind": r["kind"],
+            "entity_slug": r["entity_slug"],
+            "valid_from": iso(r["valid_from"]),
+            "provenance": r["provenance"],
+        }
+        for r in rank_facts(ctx, query, f, limit)
+    ]
+
+
+def snippet(text: str, terms: set[str], size: int = SNIPPET_CHARS) -> str:
+    """The fact itself when short; else the `size` characters around its first matching word, with "…" where it goes on."""
+    text = collapse(text)
+    if len(text) <= size:
+        return text
+    at = next((m.start() for m in _TOKEN.finditer(text) if set(words(m.group())) & terms), 0)
+    start = max(0, min(at - size // 4, len(text) - size))
+    return ("…" if start else "") + text[start : start + size].strip() + ("…" if start + size < len(text) else "")
 
 
 def _vector_arm(ctx: VerbContext, query: str, f: FactFilter):  # noqa: ANN202 - (cosine function, rows) | None

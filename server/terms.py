@@ -100,11 +100,11 @@ def words(text: str) -> list[str]:
         pos = 0
         for m in _SPACELESS.finditer(token):
             if m.start() > pos:
-                out.append(token[pos : m.start()])
+                out.append(_stem(token[pos : m.start()]))
             out.extend(_pairs(m.group()))
             pos = m.end()
         if pos < len(token):
-            out.append(token[pos:])
+            out.append(_stem(token[pos:]))
     return out
 
 

@@ -47,7 +47,7 @@ def collapse(text: str) -> str:
 
 
 # Sentence-final marks (and the commas, colons and closing quotes around them) in the scripts facts are written in.
-_FINAL_MARKS = ".!?;:,…。！？；：，、」』\"'”’)"
+_FINAL_MARKS = ".!?;:,…\u3002\uff01\uff1f\uff1b\uff1a\uff0c\u3001\u300d\u300f\"'\u201d\u2019)"
 
 
 def restatement_key(text: str) -> str:

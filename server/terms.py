@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from typing import Protocol
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # Scripts written without spaces between words: a run is indexed by its character pairs.
@@ -45,26 +46,27 @@ MAX_QUERY_TERMS = 32
 
 # Function words and question words: they say how a question is asked, not what about.
 STOP_WORDS = frozenset(
-    """a an the and or but if of to in on at by for with from into about as is are was were be been being am
-    do does did done doing have has had having it its this that these those there here what which who whom whose
-    when where why how all any each some no not only so than too very can will just should would could may might
-    must shall we us you your yours he him his she her hers they them their theirs i me my mine our ours
-    know tell say said anything something everything ever s t""".split()
+    ["a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "about", "as", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "done", "doing", "have", "has", "had", "having", "it", "its", "this", "that", "these", "those", "there", "here", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "all", "any", "each", "some", "no", "not", "only", "so", "than", "too", "very", "can", "will", "just", "should", "would", "could", "may", "might", "must", "shall", "we", "us", "you", "your", "yours", "he", "him", "his", "she", "her", "hers", "they", "them", "their", "theirs", "i", "me", "my", "mine", "our", "ours", "know", "tell", "say", "said", "anything", "something", "everything", "ever", "s", "t"]
 )
 
 
+class _Stemmer(Protocol):
+    def stemWord(self, word: str) -> str: ...  # noqa: N802 - snowballstemmer's name
+
+
 @lru_cache(maxsize=1)
-def _stemmer():  # noqa: ANN202 - snowballstemmer ships no types
+def _stemmer() -> _Stemmer:
     import snowballstemmer  # noqa: PLC0415 - only where text is indexed or searched
 
-    return snowballstemmer.stemmer("english")
+    stemmer: _Stemmer = snowballstemmer.stemmer("english")
+    return stemmer
 
 
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     if not word.isascii() or len(word) <= 2 or not word.isalpha():
         return word
-    return str(_stemmer().stemWord(word))
+    return _stemmer().stemWord(word)
 
 
 def fold(text: str) -> str:

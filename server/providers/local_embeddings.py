@@ -16,7 +16,7 @@ WordLlama's inference class, so that path is never taken.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from memverbs.server.errors import ProviderError
 from memverbs.server.providers.embeddings import MAX_INPUT_CHARS, normalise
@@ -49,19 +49,25 @@ def shipped_files(config: str) -> tuple[Path, Path]:
     return weights, tokenizer
 
 
+class _Inference(Protocol):
+    """What this provider uses of WordLlama's inference class."""
+
+    def embed(self, texts: list[str], norm: bool = False) -> np.ndarray: ...
+
+
 class LocalEmbeddings:
     provider = "local"
 
     def __init__(self, settings: EmbeddingsSettings) -> None:
         self.model = settings.model.strip() or DEFAULT_MODEL
         self._dims = settings.dimensions or NATIVE_DIMS
-        self._inference = None  # loaded by the first call: reading 16 MB is not for start-up
+        self._inference: _Inference | None = None  # loaded by the first call: reading 16 MB is not for start-up
 
     @property
     def dims(self) -> int | None:
         return self._dims
 
-    def _load(self):  # noqa: ANN202 - wordllama's inference class
+    def _load(self) -> _Inference:
         if self._inference is None:
             family, _, config = self.model.partition("/")
             if family != "wordllama" or not config:
@@ -77,7 +83,8 @@ class LocalEmbeddings:
 
             with safe_open(str(weights), framework="np", device="cpu") as fh:
                 table = fh.get_tensor("embedding.weight")[:, : self._dims]
-            self._inference = WordLlamaInference(table, WordLlama.load_tokenizer(tokenizer))
+            inference: _Inference = WordLlamaInference(table, WordLlama.load_tokenizer(tokenizer))
+            self._inference = inference
         return self._inference
 
     def embed(self, texts: list[str]) -> np.ndarray:

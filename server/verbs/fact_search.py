@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import re
 import weakref
+from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -31,7 +32,6 @@ from memverbs.server.timeparse import iso
 from memverbs.server.verbs.when import Window, said_on, windows
 
 if TYPE_CHECKING:
-    import numpy as np
 
     from memverbs.server.brain.base import Brain
     from memverbs.server.context import VerbContext
@@ -139,7 +139,8 @@ def snippet(text: str, terms: set[str], size: int = SNIPPET_CHARS) -> str:
     return ("…" if start else "") + text[start : start + size].strip() + ("…" if start + size < len(text) else "")
 
 
-def _vector_arm(ctx: VerbContext, query: str, f: FactFilter):  # noqa: ANN202 - (cosine function, rows) | None
+def _vector_arm(ctx: VerbContext, query: str, f: FactFilter) -> tuple[Callable[[list[int]], dict[int, float]], list[Row]] | None:
+    """The query's cosines with the facts' vectors, and the arm's best facts by them; None without vectors to compare."""
     providers = ctx.providers
     if providers is None or not providers.embeddings_configured or providers.embedder() is None:
         return None

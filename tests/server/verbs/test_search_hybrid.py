@@ -152,7 +152,7 @@ def test_over_http_and_a_failing_provider_falls_back_to_keywords(home, monkeypat
 
 
 def test_recall_ranks_a_fact_only_the_vector_arm_finds(both):
-    local, remote = both
+    _local, remote = both
     remote.ok("remember", fact="Bob bought a new automobile", provenance="chat", entity="people/bob")
     for n in range(3):
         remote.ok("remember", fact=f"lunch number {n} was pizza", provenance="chat", entity="people/carol")

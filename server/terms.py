@@ -131,3 +131,12 @@ def query_terms(text: str) -> list[str]:
 def spaceless(text: str) -> bool:
     """Whether the text holds a script written without spaces (its words are found by character pairs)."""
     return _SPACELESS.search(text) is not None
+
+
+def around(text: str, needles: list[str], size: int = 300) -> str:
+    """The `size` characters of `text` around the first needle found in it (case-folded), "…" where it goes on."""
+    flat = " ".join(text.split())
+    low = flat.casefold()
+    at = min((i for i in (low.find(n) for n in needles) if i >= 0), default=0)
+    start = max(0, min(at - size // 4, len(flat) - size))
+    return ("…" if start else "") + flat[start : start + size] + ("…" if start + size < len(flat) else "")

@@ -370,6 +370,28 @@ def _fill_fact_terms(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
+# Scripts written without spaces (Chinese, Japanese, Thai, …) keep a whole run as one unicode61
+# token, so a word inside a run cannot be found through pages_fts. A trigram index beside it finds
+# any substring of three characters or more (two-character words are checked by a scan of the
+# source's pages); `detail='none'` keeps it to what substring matching needs.
+_PAGE_TRIGRAMS = """
+        CREATE VIRTUAL TABLE pages_trigram USING fts5(
+            title, body, content='pages', content_rowid='id', tokenize='trigram', detail='none'
+        );
+        INSERT INTO pages_trigram (pages_trigram) VALUES ('rebuild');
+        CREATE TRIGGER pages_trigram_ai AFTER INSERT ON pages BEGIN
+            INSERT INTO pages_trigram (rowid, title, body) VALUES (new.id, new.title, new.body);
+        END;
+        CREATE TRIGGER pages_trigram_ad AFTER DELETE ON pages BEGIN
+            INSERT INTO pages_trigram (pages_trigram, rowid, title, body) VALUES ('delete', old.id, old.title, old.body);
+        END;
+        CREATE TRIGGER pages_trigram_au AFTER UPDATE OF title, body ON pages BEGIN
+            INSERT INTO pages_trigram (pages_trigram, rowid, title, body) VALUES ('delete', old.id, old.title, old.body);
+            INSERT INTO pages_trigram (rowid, title, body) VALUES (new.id, new.title, new.body);
+        END;
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -382,6 +404,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0009_change_feed_indexes", _CHANGE_FEED),
     Migration("0010_fact_audit", _FACT_AUDIT),
     Migration("0011_fact_terms", _FACT_TERMS, _fill_fact_terms),
+    Migration("0012_page_trigrams", _PAGE_TRIGRAMS),
 )
 
 

@@ -24,6 +24,7 @@ from memverbs.server.context import VerbContext
 from memverbs.server.errors import ProviderError
 from memverbs.server.names import collapse, normalize_alias, restatement_key
 from memverbs.server.pages.markdown import clip, fenced_body
+from memverbs.server.terms import spaceless
 
 if TYPE_CHECKING:
     from memverbs.server.verbs.semantic import VectorArm
@@ -132,8 +133,9 @@ def _readable(r: Row, words: list[str], allow_private: bool, *, matched: bool) -
         return {"slug": r["slug"], "title": r["title"], "body": r["body"], "chunk": r["chunk"] if matched else None}
     body = fenced_body(r["body"] or "", include_private=False)
     if matched:
-        haystack = set(_TERM.findall(f"{r['title'] or ''} {body}".lower()))
-        if not any(w in haystack for w in words):
+        text = f"{r['title'] or ''} {body}".lower()
+        haystack = set(_TERM.findall(text))
+        if not any(w in haystack or (spaceless(w) and w in text) for w in words):
             return None  # it matched on private text only
     return {"slug": r["slug"], "title": r["title"], "body": body, "chunk": _snippet(body, words) if matched else None}
 
@@ -145,7 +147,8 @@ def _snippet(text: str, words: list[str], limit: int = 300) -> str | None:
         stripped = line.strip()
         if not stripped or stripped.startswith(("#", "<!--")):
             continue
-        hits = len(set(_TERM.findall(stripped.lower())) & set(words))
+        low = stripped.lower()
+        hits = len(set(_TERM.findall(low)) & set(words)) + sum(1 for w in words if spaceless(w) and w in low)
         if hits > best_hits:
             best, best_hits = stripped, hits
     return clip(collapse(best), limit) if best else _lead(text, limit)

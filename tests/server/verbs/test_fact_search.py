@@ -148,8 +148,19 @@ def test_an_existing_brain_is_migrated_to_index_terms_and_new_keys(tmp_path):
         "VALUES ('default', 'Melanie paints sunrises.', 'melanie paints sunrises.', 'fact', 'world', 'p', ?, ?)",
         (now, now),
     )
-    assert migrations.migrate(db, path) == ["0011_fact_terms"]
+    assert migrations.migrate(db, path) == ["0011_fact_terms", "0012_page_trigrams"]
     row = db.execute("SELECT search_terms, fact_norm FROM facts").fetchone()
     assert row == ("melani paint sunris", "melanie paints sunrises")
     assert db.execute("SELECT rowid FROM facts_fts WHERE facts_fts MATCH '\"sunris\"'").fetchall() == [(1,)]
     db.execute("INSERT INTO facts_fts (facts_fts) VALUES ('integrity-check')")
+
+
+def test_pages_find_a_cjk_or_thai_word_inside_a_longer_run(local, remote):
+    page(local, "notes/trip", "旅行计划", body="我们明天去北京烤鸭店吃饭，然后去长城。")
+    page(local, "notes/food", "อาหาร", body="ผมชอบกินข้าวผัดมาก")
+    page(local, "notes/other", "Other", body="nothing in these scripts")
+    for client in (local, remote):
+        for word, slug in (("北京", "notes/trip"), ("烤鸭店", "notes/trip"), ("ข้าวผัด", "notes/food"), ("旅行", "notes/trip")):
+            [hit] = client.ok("search", query=word)["results"]
+            assert hit["slug"] == slug and word in (hit["chunk"] or "") + hit["title"], (word, hit)
+    assert [r["slug"] for r in remote.ok("recall", query="长城")["results"]] == ["notes/trip"]

@@ -241,13 +241,25 @@ class FactStore(SqliteBase):
         if not query.terms or among == []:
             return []
         where, args = self.fact_where(source, f)
-        if among is not None:
+        match = fts5_match(query)
+        if among is None:
+            # Most of the best matches pass the arm's filter (one source, active, world): rank in the
+            # index alone and read only the best rows; when too few pass, the whole ranking below decides.
+            rows = self.query(
+                f"SELECT {FACT_COLS}, -hits.score AS score FROM (SELECT rowid, bm25(facts_fts) AS score FROM facts_fts "
+                f"WHERE facts_fts MATCH ? ORDER BY score LIMIT ?) hits JOIN facts ON facts.id = hits.rowid "
+                f"WHERE {where} ORDER BY hits.score, id DESC LIMIT ?",
+                (match, limit * 4, *args, limit),
+            )
+            if len(rows) == limit:
+                return rows
+        else:
             where += f" AND id IN ({','.join('?' * len(among))})"
             args.extend(among)
         return self.query(
             f"SELECT {FACT_COLS}, -bm25(facts_fts) AS score FROM facts_fts JOIN facts ON facts.id = facts_fts.rowid "
             f"WHERE facts_fts MATCH ? AND {where} ORDER BY bm25(facts_fts), id DESC LIMIT ?",
-            (fts5_match(query), *args, limit),
+            (match, *args, limit),
         )
 
     def facts_among(self, source: str, f: FactFilter, ids: list[int]) -> list[sqlite3.Row]:

@@ -156,7 +156,7 @@ def test_an_existing_brain_is_migrated_to_index_terms_and_new_keys(tmp_path):
 
 
 def test_pages_find_a_cjk_or_thai_word_inside_a_longer_run(local, remote):
-    page(local, "notes/trip", "旅行计划", body="我们明天去北京烤鸭店吃饭，然后去长城。")
+    page(local, "notes/trip", "旅行计划", body="我们明天去北京烤鸭店吃饭\uff0c然后去长城\u3002")
     page(local, "notes/food", "อาหาร", body="ผมชอบกินข้าวผัดมาก")
     page(local, "notes/other", "Other", body="nothing in these scripts")
     for client in (local, remote):

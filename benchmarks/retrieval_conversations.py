@@ -108,7 +108,7 @@ def _ok(client: StdioClient, tool: str, args: dict) -> tuple[dict, float]:
     return body, ms
 
 
-def fill(client: StdioClient, cid: str, conv: dict, copy: int = 0) -> dict[str, list[str]]:
+def fill(client: StdioClient, cid: str, conv: dict, copy: int = 0, *, pages: bool = True) -> dict[str, list[str]]:
     """Remember every turn and put every session page; fact id -> the turns it holds (a repeated turn is one fact)."""
     held: dict[str, list[str]] = {}
     suffix = f" {copy}" if copy else ""
@@ -121,6 +121,8 @@ def fill(client: StdioClient, cid: str, conv: dict, copy: int = 0) -> dict[str, 
             })
             held.setdefault(body["id"], []).append(turn["dia_id"])
             lines.append(f"- {speaker}: {turn_text(turn)}")
+        if not pages:
+            continue
         _ok(client, "put_page", {
             "slug": f"conversations/conv-{cid}{suffix.replace(' ', '-')}-session-{n}",
             "content": f"---\ntitle: Session {n} ({date}){suffix}\n---\n" + "\n".join(lines) + "\n",
@@ -178,8 +180,9 @@ def summarise(rows: list[dict], latencies: list[float]) -> dict:
     return out
 
 
-def latency_at_scale(mode: str, convs: list[tuple[str, dict]], target: int, probes: int) -> dict:
-    """recall-with-query latency on a brain grown to `target` facts (the conversations stored again under other names)."""
+def latency_at_scale(mode: str, convs: list[tuple[str, dict]], target: int, probes: int, *, pages: bool = True) -> dict:
+    """recall-with-query latency on a brain grown to `target` facts (the conversations stored again under other
+    names), with their session pages or (`pages=False`) facts alone: the facts arm without the page arm's share."""
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         env = _env(home, mode)
@@ -188,7 +191,7 @@ def latency_at_scale(mode: str, convs: list[tuple[str, dict]], target: int, prob
             facts, copy = 0, 0
             while facts < target:
                 for cid, conv in convs:
-                    facts += len(fill(client, cid, conv, copy))
+                    facts += len(fill(client, cid, conv, copy, pages=pages))
                     if facts >= target:
                         break
                 copy += 1
@@ -210,12 +213,13 @@ def local_available() -> bool:
 
 
 def table(results: dict[str, dict]) -> str:
-    lines = ["| run | questions | facts | turn R@5 | turn R@10 | session R@5 | recall p50 ms | recall p99 ms | 10k-fact p50 ms | 10k-fact p99 ms |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| run | questions | facts | turn R@5 | turn R@10 | session R@5 | recall p50 / p99 ms | 10k facts + pages: p50 / p99 ms | "
+             "10k facts, no pages: p50 / p99 ms |", "|---|---|---|---|---|---|---|---|---|"]
     for name, r in results.items():
-        lat, big = r.get("latency") or {}, r.get("scale") or {}
+        lat, big, alone = r.get("latency") or {}, r.get("scale") or {}, r.get("scale_facts_only") or {}
         lines.append(f"| {name} | {r['questions']} | {r['facts']} | {r['turn_r5']:.3f} | {r['turn_r10']:.3f} | {r['session_r5']:.3f} | "
-                     f"{lat.get('p50_ms', '–')} | {lat.get('p99_ms', '–')} | {big.get('p50_ms', '–')} | {big.get('p99_ms', '–')} |")
+                     f"{lat.get('p50_ms', '–')} / {lat.get('p99_ms', '–')} | {big.get('p50_ms', '–')} / {big.get('p99_ms', '–')} | "
+                     f"{alone.get('p50_ms', '–')} / {alone.get('p99_ms', '–')} |")
     return "\n".join(lines)
 
 
@@ -276,6 +280,7 @@ def main(argv: list[str] | None = None) -> int:
         results[name] = run_mode(mode, convs, args.questions, args.show)
         if args.latency_facts:
             results[name]["scale"] = latency_at_scale(mode, convs, args.latency_facts, probes=300)
+            results[name]["scale_facts_only"] = latency_at_scale(mode, convs, args.latency_facts, probes=300, pages=False)
         results[name]["seconds"] = round(time.perf_counter() - start, 1)
     if args.json:
         print(json.dumps({"machine": machine(), "notes": notes, "results": results}, indent=2))

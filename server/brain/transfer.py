@@ -120,7 +120,7 @@ class _Side:
         else:
             rows = self.brain.query(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-                "AND name NOT LIKE '%_fts%'"
+                "AND name NOT LIKE '%_fts%' AND name NOT LIKE 'pages_trigram%'"  # FTS5 indexes: rebuilt by the target
             )
         return {r[0] for r in rows} - {"_migrations"}
 

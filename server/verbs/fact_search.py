@@ -2,9 +2,11 @@
 
 Keyword ranking is BM25 over the facts' index terms (server/terms.py: folded, stemmed,
 function words left out of the query, CJK and Thai by character pairs), computed by the
-same formula on both backends. One cue is added to it: a fact whose entity the question
-names (its slug's last segment, e.g. "alice" for people/alice) counts `ENTITY_BOOST` more,
-because a question about someone is most often answered by what was recorded about them.
+same formula on both backends. Two cues multiply a fact's score: the question names the
+fact's entity (its slug's last segment, e.g. "alice" for people/alice), because a question
+about someone is most often answered by what was recorded about them; and the question names
+a time ("in June", "on 13 October, 2023") when the fact was said (when.py: the date its
+provenance names, else its recording time), whose words then leave the keyword query.
 
 With an embedding provider whose space holds fact vectors (remember embeds every fact it
 stores; `memverbs reindex` fills older ones), a second ranking is the cosine of the query
@@ -61,9 +63,11 @@ def _said_inside(row: Row, times: list[Window]) -> bool:
     return any(w.holds(said) for w in times)
 
 
-def _entity_cue(row: Row, terms: set[str]) -> float:
+def _cue(row: Row, terms: set[str], times: list[Window]) -> float:
+    """How much a fact's score counts: more when the question names its entity, more when it names when it was said."""
     slug = row["entity_slug"]
-    return 1.0 + ENTITY_BOOST if slug and _entity_terms(slug) & terms else 1.0
+    named = 1.0 + ENTITY_BOOST if slug and _entity_terms(slug) & terms else 1.0
+    return named * (1.0 + TIME_BOOST if times and _said_inside(row, times) else 1.0)
 
 
 def rank_facts(ctx: VerbContext, query: str, f: FactFilter, limit: int) -> list[Row]:
@@ -74,10 +78,6 @@ def rank_facts(ctx: VerbContext, query: str, f: FactFilter, limit: int) -> list[
         words_of = words_of.replace(w.text, " ")
     terms = query_terms(words_of) or query_terms(query)
     wanted = set(terms)
-
-    def _cue(row: Row, wanted: set[str]) -> float:
-        return _entity_cue(row, wanted) * (1.0 + TIME_BOOST if times and _said_inside(row, times) else 1.0)
-
     search = SearchQuery.of(terms, "any")
     pool = with_limit(f, max(limit, POOL))
     brain, source = ctx.brain, ctx.source
@@ -85,7 +85,7 @@ def rank_facts(ctx: VerbContext, query: str, f: FactFilter, limit: int) -> list[
     keyword: dict[int, float] = {}
     for r in brain.facts_ranked(source, pool, search, limit=pool.limit) if terms else []:
         rows[r["id"]] = r
-        keyword[r["id"]] = float(r["score"]) * _cue(r, wanted)
+        keyword[r["id"]] = float(r["score"]) * _cue(r, wanted, times)
     vector = _vector_arm(ctx, query, pool)
     if vector is None:
         order = sorted(keyword, key=lambda i: (-keyword[i], -i))
@@ -96,10 +96,10 @@ def rank_facts(ctx: VerbContext, query: str, f: FactFilter, limit: int) -> list[
     only_vector = [i for i in rows if i not in keyword]
     if terms and only_vector:
         for r in brain.facts_ranked(source, pool, search, limit=len(only_vector), among=only_vector):
-            keyword[r["id"]] = float(r["score"]) * _cue(r, wanted)
+            keyword[r["id"]] = float(r["score"]) * _cue(r, wanted, times)
     cos = cosine(list(rows))
     fused = dict.fromkeys(rows, 0.0)
-    vector_scores = {i: c * _cue(rows[i], wanted) for i, c in cos.items() if c > VECTOR_FLOOR}
+    vector_scores = {i: c * _cue(rows[i], wanted, times) for i, c in cos.items() if c > VECTOR_FLOOR}
     for weight, scores in ((1.0, keyword), (VECTOR_WEIGHT, vector_scores)):
         for rank, i in enumerate(sorted(scores, key=lambda i: (-scores[i], -i)), 1):
             fused[i] += weight / (RRF_K + rank)

@@ -389,6 +389,14 @@ def _positional(op):
 # -- the human rendering --------------------------------------------------------------
 
 
+def _snippet_line(chunk: str | None, width: int = 160) -> list[str]:
+    """A result's matched text, one dimmed line under it."""
+    text = " ".join((chunk or "").split())
+    if not text:
+        return []
+    return [paint("    " + (text if len(text) <= width else text[: width - 1] + "…"), "dim")]
+
+
 def render(name: str, body: dict) -> str:
     """A readable rendering; `--json` gives the exact wire body."""
     if name == "remember":
@@ -401,6 +409,7 @@ def render(name: str, body: dict) -> str:
         lines = [fact_line(f) for f in body["facts"]] or ["(no facts)"]
         for r in body.get("results") or []:
             lines.append(f"page  {r['slug']}  {r['title'] or ''}  [{r['evidence']}]")
+            lines.extend(_snippet_line(r.get("chunk")))
         if body.get("search_degraded"):
             lines.append(paint("(keyword search only: no embedding provider)", "dim"))
         return "\n".join(lines)
@@ -424,7 +433,14 @@ def render(name: str, body: dict) -> str:
             for p in body["pages"]
         ) or "(no pages)"
     if name == "search":
-        return "\n".join(f"{r['slug']}  {r['title'] or ''}  [{r['evidence']}]" for r in body["results"]) or "(no results)"
+        lines = []
+        for r in body["results"]:
+            lines.append(f"{r['slug']}  {r['title'] or ''}  [{r['evidence']}]")
+            lines.extend(_snippet_line(r.get("chunk")))
+        for f in body.get("facts") or []:
+            about = f" ({f['entity_slug']})" if f.get("entity_slug") else ""
+            lines.append(f"fact #{f['fact_id']}{about}  {f['snippet']}")
+        return "\n".join(lines) or "(no results)"
     if name == "delete_page":
         return f"deleted {body.get('slug', '')}".strip() if body.get("deleted", True) else "already deleted"
     if name == "add_link":

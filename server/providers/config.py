@@ -69,6 +69,10 @@ class Providers:
             self.embedder_problem = "no embedding provider configured (embeddings.model is empty)"
             return None
         cfg = settings.embeddings
+        if cfg.provider == "local":
+            from memverbs.server.providers.local_embeddings import LocalEmbeddings  # noqa: PLC0415
+
+            return LocalEmbeddings(cfg)
         key, _ = keys.lookup(keys.EMBEDDINGS_KEY)
         if key is None and not cfg.base_url.strip():
             self.embedder_problem = (

@@ -16,7 +16,15 @@ from types import MappingProxyType
 from memverbs.hooks.events import EVENT_MOMENTS, Harness, HookEvent, HookInputError, Moment
 
 # The events a local install wires for Claude Code and Codex (Codex takes Claude's names).
-_CLAUDE_EVENTS = MappingProxyType({"SessionStart": Moment.SESSION_START, "UserPromptSubmit": Moment.HEARTBEAT})
+# The session's end, each turn's end and a compaction carry `transcript_path`: capture reads it
+# (hooks/capture.py; `Stop` is rate-limited per session there).
+_CLAUDE_EVENTS = MappingProxyType({
+    "SessionStart": Moment.SESSION_START,
+    "UserPromptSubmit": Moment.HEARTBEAT,
+    "SessionEnd": Moment.CAPTURE,
+    "Stop": Moment.CAPTURE,
+    "PreCompact": Moment.CAPTURE,
+})
 
 TRUNCATED = "\n… (memory context truncated to fit the harness's limit)"
 

@@ -27,6 +27,7 @@ class Moment(StrEnum):
     POST_COMPACT = "post-compact"
     HEARTBEAT = "heartbeat"
     POST_TOOL = "post-tool"  # Grok: PostToolUse is the one event whose additionalContext reaches its model
+    CAPTURE = "capture"  # the session's end or a compaction: its transcript becomes memory (hooks/capture.py)
 
 
 # Harness event names (Claude's vocabulary, shared by Codex and Grok) → our moments.

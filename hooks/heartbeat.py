@@ -15,7 +15,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memverbs.hooks.standing import touched
+from memverbs.server.projects import PROJECT_PREFIX
 from memverbs.server.verbs.render import render_delta
+from memverbs.server.verbs.shapes import split_entities
 
 if TYPE_CHECKING:
     from memverbs.hooks.remote import RemoteHook
@@ -38,6 +40,12 @@ def heartbeat(hook: Hook | RemoteHook) -> str:
         "delta",
         {"session_id": event.session_id, "entities": ",".join(state.entities[:8]), "budget_tokens": DELTA_BUDGET_TOKENS},
     )
+    project = hook.project_slug()
+    if project is not None:
+        # delta puts this project's news first; what is about another project's entity, one this session
+        # never asked about, stays out of its context as it stays out of its pack (the brain keeps it).
+        asked = {project, *state.entities, *split_entities(hook.settings.hook_entities)}
+        body["facts"] = [f for f in body["facts"] if not _other_project(f.get("entity_slug"), asked)]
     state.bank(touched(body))
     pages = state.unseen(body["pages"], page_key)
     facts = state.unseen(body["facts"], fact_key)
@@ -45,6 +53,10 @@ def heartbeat(hook: Hook | RemoteHook) -> str:
     if not (pages or facts or threads):
         return ""
     return render_delta(body["since"], pages, facts, threads)
+
+
+def _other_project(entity: str | None, asked: set[str]) -> bool:
+    return entity is not None and entity.startswith(PROJECT_PREFIX) and entity not in asked
 
 
 def page_key(page: dict) -> str:

@@ -70,6 +70,10 @@ def main() -> None:
 
         if hooks_off():
             raise SystemExit(0)
+        if args[:1] == ["capture"]:  # the session's end: hand the transcript to a detached worker
+            from memverbs.hooks.capture import run_capture_hook  # noqa: PLC0415
+
+            raise SystemExit(run_capture_hook(args, started))
         done, stdin, changed = answer_unchanged(args, started)
         if done:
             raise SystemExit(0)

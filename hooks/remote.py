@@ -201,11 +201,20 @@ class RemoteHook:
         return self.remote.call(verb, params)
 
     def standing(self) -> list[str]:
-        """Configured, then banked; a remote brain's recent entities are not worth a second round trip
-        (the pack's hot-facts arm warms a new session anyway)."""
+        """Configured, the project's own entity, banked, the user's; a remote brain's recent and linked
+        entities are not worth a second round trip (the pack's hot-facts arm warms a new session anyway)."""
         from memverbs.hooks.standing import standing_entities  # noqa: PLC0415
 
-        return standing_entities(self.settings.hook_entities, self.state.entities)
+        slug = self.project_slug()
+        return standing_entities(self.settings.hook_entities, self.state.entities,
+                                 project=[slug] if slug is not None else None, user=self.settings.hook_user)
+
+    def project_slug(self) -> str | None:
+        """The project's own slug: the remote brain's registry is not read from here (a round trip)."""
+        from memverbs.server.projects import find_project  # noqa: PLC0415
+
+        project = find_project(self.event.cwd)
+        return project.slug if project is not None else None
 
     def has_cursor(self) -> bool:
         return self.state.cursor_set

@@ -68,8 +68,11 @@ class Hook:
     ) -> None:
         from memverbs.server.brain.factory import locate, open_brain  # noqa: PLC0415
         from memverbs.server.dispatch import Dispatcher  # noqa: PLC0415
+        from memverbs.server.projects import find_project  # noqa: PLC0415
 
         self.event, self.settings, self.state, self.now_ms = event, settings, state, now_ms
+        # The repository the session runs in (the payload's cwd): its memory leads the pack.
+        self.project = find_project(event.cwd)
         self.source = settings.source
         # Never wait on a lock past the deadline: SQLite's busy wait is C code the alarm cannot
         # interrupt, and the alarm would leave a Postgres connection mid-query. So every lock wait
@@ -84,12 +87,19 @@ class Hook:
         self.brain = open_brain(where, busy_timeout_ms=busy_ms, pool_size=1, deadline=lock_deadline)
         # The CLI's dispatcher (Runtime.local_dispatcher builds the same), on this one connection;
         # not through Runtime itself, which would add its settings and providers to every hook.
-        self.dispatcher = Dispatcher.local(self.source, lambda: self.brain, "verbs")
+        self.dispatcher = Dispatcher.local(self.source, lambda: self.brain, "verbs", project=self.project)
+
+    def project_slug(self) -> str | None:
+        from memverbs.server.projects import brain_slug  # noqa: PLC0415
+
+        return brain_slug(self.brain, self.source, self.project) if self.project is not None else None
 
     def standing(self) -> list[str]:
         from memverbs.hooks.standing import local_standing  # noqa: PLC0415
 
-        return local_standing(self.brain, self.source, self.settings.hook_entities, self.state.entities)
+        slug = self.project_slug()
+        return local_standing(self.brain, self.source, self.settings.hook_entities, self.state.entities,
+                              project_slug=slug, user=self.settings.hook_user)
 
     def has_cursor(self) -> bool:
         from memverbs.server.context import LOCAL_LANE  # noqa: PLC0415
@@ -162,6 +172,10 @@ def run_hook(argv: list[str], started: float | None = None, stdin: bytes | None 
     if hooks_off():
         _tell_person("off")
         return 0
+    if argv[:1] == [Moment.CAPTURE.value]:
+        from memverbs.hooks.capture import run_capture_hook  # noqa: PLC0415
+
+        return run_capture_hook(argv, started, stdin)
     home = Home.from_env()
     args = parse_args(argv)
     try:

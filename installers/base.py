@@ -24,7 +24,7 @@ from typing import Any, TypeGuard
 
 from memverbs.hooks.events import Harness
 from memverbs.installers.command_steps import CliCommand
-from memverbs.installers.files import atomic_write
+from memverbs.installers.files import atomic_write_through
 from memverbs.installers.json_steps import JsonArrayItem, JsonArrayValue, JsonEntry
 from memverbs.installers.steps import Context, InstallError, Step, remove_empty_dirs
 from memverbs.installers.text_steps import MarkedBlock, OwnedFile, TomlBlock
@@ -170,7 +170,7 @@ def run_install(opts: Options, steps: list, notes: list[str], extra: dict | None
         "created_dirs": sorted(set((previous or {}).get("created_dirs", [])) | set(ctx.created_dirs)),
         **(extra or {}),
     }
-    atomic_write(receipt_path(opts.home, opts.harness, opts.receipt), json.dumps(receipt, indent=2) + "\n", default_mode=0o600)
+    atomic_write_through(receipt_path(opts.home, opts.harness, opts.receipt), json.dumps(receipt, indent=2) + "\n", default_mode=0o600)
     # What this run changed, for the summary (not kept in the receipt): the files whose bytes differ
     # (a write of the same bytes is skipped), and the harness commands that register something.
     # A re-install that changed no file and ran only the commands the receipt already had is a no-op.

@@ -48,8 +48,13 @@ STARTUP_GRACE_MS = 5_000
 # The events the install wires (Claude's names; their moments are the adapter's), each one's
 # snake-case name in Codex's trust keys, and its matcher.
 EVENTS = CodexAdapter.wired
-SNAKE = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit"}
+SNAKE = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit", "SessionEnd": "session_end",
+         "Stop": "stop", "PreCompact": "pre_compact"}
 MATCHERS = {"SessionStart": "startup|resume|clear|compact"}
+# Codex caps a SessionEnd hook's timeout at 3 s and hashes the capped value into its trust (a
+# larger one reads as "modified", and the hook is skipped): say 3 s ourselves. Capture's hook
+# returns in milliseconds.
+TIMEOUTS = {"SessionEnd": 3}
 MATCHER_EVENTS = {"session_start", "pre_tool_use", "post_tool_use", "pre_compact", "post_compact"}
 
 
@@ -60,7 +65,8 @@ def codex_home(opts: Options) -> Path:
 
 def hook_group(opts: Options, event: str) -> dict:
     group: dict = {"matcher": MATCHERS[event]} if event in MATCHERS else {}
-    group["hooks"] = [{"type": "command", "command": hook_command(opts, EVENTS[event]), "timeout": HOOK_TIMEOUT_S}]
+    group["hooks"] = [{"type": "command", "command": hook_command(opts, EVENTS[event]),
+                       "timeout": TIMEOUTS.get(event, HOOK_TIMEOUT_S)}]
     return group
 
 

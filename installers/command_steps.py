@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memverbs.installers.files import InstallError, atomic_write, real_path
+from memverbs.installers.files import InstallError, atomic_write_through, real_path
 
 if TYPE_CHECKING:
     from memverbs.installers.steps import Context
@@ -67,7 +67,7 @@ def _kept(path: Path | None, ctx: Context) -> Iterator[None]:
             except FileNotFoundError:
                 unchanged = False
             if not unchanged:
-                atomic_write(target, before.decode("utf-8"))
+                atomic_write_through(target, before.decode("utf-8"))
             os.chmod(target, mode)  # the CLI may have narrowed it (OpenClaw writes 0600)
 
 

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 import time
 from pathlib import Path
 
 from memverbs.server.errors import MemverbsError
+from memverbs.server.files import write_through
 
 BOM = "\ufeff"
 
@@ -86,26 +86,17 @@ def _has_bom(path: Path) -> bool:
         return False
 
 
-def atomic_write(path: Path, text: str, *, default_mode: int = 0o644) -> None:
-    path = real_path(path)  # replace the link's target, never the link
-    path.parent.mkdir(parents=True, exist_ok=True)
+def atomic_write_through(path: Path, text: str, *, default_mode: int = 0o644) -> None:
+    """Write `text` to `path` atomically, through a symlink: the link's target is replaced, the link stays
+    (server/files.py's `write_through`; folder sync and export use `replace_inside`, which never follows one)."""
+    target = real_path(path)
     try:
-        mode = path.stat().st_mode & 0o7777
+        mode = target.stat().st_mode & 0o7777
     except FileNotFoundError:
         mode = default_mode
-    if _has_bom(path) and not text.startswith(BOM):
+    if _has_bom(target) and not text.startswith(BOM):
         text = BOM + text  # read_text dropped it; the file gets it back
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".memverbs-tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_through(path, text.encode("utf-8"), mode=mode)
 
 
 def backup(path: Path, backups: Path) -> Path | None:

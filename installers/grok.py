@@ -121,6 +121,8 @@ def fires_in_grok(event: str, group: object) -> bool:
     """Would this hook group run `memverbs hook` when Grok fires `event`?"""
     if not is_our_hook(group):
         return False
+    if _runs_capture(group):  # Claude Code's capture hook (Grok reads it too) is not Grok's moment on this event
+        return False
     matcher = group.get("matcher") if event == "SessionStart" else None  # other events ignore matchers
     if not matcher or matcher == "*":
         return True
@@ -128,6 +130,10 @@ def fires_in_grok(event: str, group: object) -> bool:
         return any(re.fullmatch(matcher, source) for source in GROK_SOURCES)
     except re.error:
         return True  # cannot tell: assume it fires, and add nothing
+
+
+def _runs_capture(group: dict) -> bool:
+    return any(isinstance(h, dict) and " hook capture " in f"{h.get('command', '')} " for h in group.get("hooks") or [])
 
 
 def _groups(path: Path, event: str) -> list:

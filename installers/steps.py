@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Protocol
 
 from memverbs.installers.command_steps import run_cli
-from memverbs.installers.files import InstallError, atomic_write, backup, read_text
+from memverbs.installers.files import InstallError, atomic_write_through, backup, read_text
 
 __all__ = ["InstallError", "Step"]  # its home is files.py; installers import it from here
 
@@ -66,12 +66,12 @@ class Context:
             self.backed_up.add(path)
         if after is None:
             if path.is_symlink():
-                atomic_write(path, "")  # a file we created is someone's link now: empty its target, keep the link
+                atomic_write_through(path, "")  # a file we created is someone's link now: empty its target, keep the link
             else:
                 path.unlink(missing_ok=True)
         else:
             self.created_dirs += [str(d) for d in _missing_dirs(path.parent)]
-            atomic_write(path, after)
+            atomic_write_through(path, after)
 
     def run(self, argv: list[str], env: dict | None, *, check: bool = True) -> None:
         self.commands.append("$ " + " ".join(argv))

@@ -13,6 +13,7 @@ from memverbs.server.record import Frozen, Record
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain
+    from memverbs.server.projects import Project
     from memverbs.server.providers.config import Providers
 
 LOCAL_LANE = "local"
@@ -21,26 +22,31 @@ ALL_SCOPES = frozenset({"read", "write"})
 
 
 class Caller(Frozen):
-    __slots__ = ("client_id", "remote", "scopes", "source_id")
+    __slots__ = ("client_id", "project", "remote", "scopes", "source_id")
     remote: bool
     client_id: str
     source_id: str
     scopes: frozenset[str]
+    # Where the caller runs (server/projects.py): the hook's payload cwd, the stdio server's working
+    # directory or its client's MCP root, the CLI's directory. None: no project (an HTTP client, a test).
+    project: Project | None
 
-    def __init__(self, remote: bool, client_id: str, source_id: str, scopes: frozenset[str] = ALL_SCOPES) -> None:
-        super().__init__(remote=remote, client_id=client_id, source_id=source_id, scopes=scopes)
+    def __init__(self, remote: bool, client_id: str, source_id: str, scopes: frozenset[str] = ALL_SCOPES,
+                 project: Project | None = None) -> None:
+        super().__init__(remote=remote, client_id=client_id, source_id=source_id, scopes=scopes, project=project)
 
     @classmethod
-    def local(cls, source_id: str) -> Caller:
-        return cls(remote=False, client_id=LOCAL_LANE, source_id=source_id)
+    def local(cls, source_id: str, project: Project | None = None) -> Caller:
+        return cls(remote=False, client_id=LOCAL_LANE, source_id=source_id, project=project)
 
     @classmethod
-    def mcp(cls, source_id: str, client_id: str | None = None, scopes: frozenset[str] = ALL_SCOPES) -> Caller:
+    def mcp(cls, source_id: str, client_id: str | None = None, scopes: frozenset[str] = ALL_SCOPES,
+            project: Project | None = None) -> Caller:
         lane = (client_id or "").strip() or REMOTE_LANE
         if lane == LOCAL_LANE:
             # The trusted lane is never reachable from a transport, whatever a token is called.
             lane = f"{REMOTE_LANE}:{LOCAL_LANE}"
-        return cls(remote=True, client_id=lane[:200], source_id=source_id, scopes=scopes)
+        return cls(remote=True, client_id=lane[:200], source_id=source_id, scopes=scopes, project=project)
 
     @property
     def trusted(self) -> bool:
@@ -66,6 +72,16 @@ class VerbContext(Record):
     @property
     def source(self) -> str:
         return self.caller.source_id
+
+    def project_slug(self, *, register: bool = False) -> str | None:
+        """The caller's project's slug in this brain (server/projects.py), or None outside a project."""
+        project = self.caller.project
+        if project is None:
+            return None
+        from memverbs.server.projects import brain_slug  # noqa: PLC0415
+        from memverbs.server.timeparse import now_ms  # noqa: PLC0415
+
+        return brain_slug(self.brain, self.source, project, register=register, now=now_ms())
 
     @property
     def pages_private_ok(self) -> bool:

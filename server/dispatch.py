@@ -32,6 +32,7 @@ from memverbs.server.record import Record
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain
+    from memverbs.server.projects import Project
     from memverbs.server.providers.config import Providers
 
 _handlers: dict[str, Callable] = {}
@@ -75,10 +76,11 @@ class Dispatcher(Record):
 
     @classmethod
     def local(cls, source: str, open_brain: Callable[[], Brain], surface: str = "full",
-              providers: Providers | None = None) -> Dispatcher:
+              providers: Providers | None = None, project: Project | None = None) -> Dispatcher:
         """The trusted in-process caller's dispatcher (the CLI through Runtime, the hooks): lane
-        'local', private facts visible, no usage log. Built here, so both get the same one."""
-        return cls(caller=Caller.local(source), surface=surface, open_brain=open_brain, providers=providers)
+        'local', private facts visible, no usage log. Built here, so both get the same one.
+        `project`: where the caller runs (server/projects.py), for what it remembers and its packs."""
+        return cls(caller=Caller.local(source, project), surface=surface, open_brain=open_brain, providers=providers)
 
     def visible(self) -> frozenset[str]:
         return allowed(self.surface)

@@ -24,8 +24,9 @@ what is wrong and a `fix` that says what to do about it.
      ├── BindRefused          memverbs/ui/server.py: `memverbs ui` will not listen there
      └── module-local refusals, each caught where it is raised and turned into that
          module's answer: FrameError (a stdio line that is no request), BodyTooLarge
-         (HTTP 413), TokenNameTaken, PageFormatError, sync's Skip and Failure (one file's
-         outcome), and the CLI and UI's UsageError, WhenError, FilterError, ActionError.
+         (HTTP 413), TokenNameTaken, PageFormatError and FrontmatterRefused (a page's markdown),
+         OutsideFolder (server/files.py: a path through a symlink), sync's Skip and Failure (one
+         file's outcome), and the CLI and UI's UsageError, WhenError, FilterError, ActionError.
 
 Outside the tree, on purpose: the hook runner's `Deadline` is a BaseException, like
 KeyboardInterrupt, so no `except Exception` on the way can swallow a deadline.

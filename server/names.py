@@ -34,6 +34,15 @@ def normalize_alias(text: str) -> str:
     return s
 
 
+def title_key(text: str) -> str:
+    """A title as both backends compare it: NFKC → casefold → collapse whitespace → trim.
+
+    Computed here, never by the database's lower(): SQLite's folds ASCII only ("Été" stays "Été"),
+    Postgres's follows the database's locale, so "Été 2024" or "ÉTÉ 2024" would find its page on one
+    backend and not the other. Stored beside the title (`pages.title_key`) and looked up by index."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
 def estimate_tokens(text: str | None) -> int:
     """ceil(len/4) in UTF-16 code units, the length JS reports."""
     if not text:
@@ -44,3 +53,12 @@ def estimate_tokens(text: str | None) -> int:
 
 def collapse(text: str) -> str:
     return " ".join(text.split())
+
+
+# Sentence-final marks (and the commas, colons and closing quotes around them) in the scripts facts are written in.
+_FINAL_MARKS = ".!?;:,…\u3002\uff01\uff1f\uff1b\uff1a\uff0c\u3001\u300d\u300f\"'\u201d\u2019)"
+
+
+def restatement_key(text: str) -> str:
+    """A fact's dedup key: the same fact restated in another case, spacing or final punctuation has the same key."""
+    return collapse(text).casefold().rstrip(_FINAL_MARKS + " ")

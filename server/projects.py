@@ -8,15 +8,25 @@ the remote's last path segment (or the root folder's name), slugified.
 
 Read from the files alone, never by running `git`: the hook path pays for every millisecond,
 and a user's `git` may be slow, absent or configured to run hooks of its own.
+
+`Project.slug` is the slug a project asks for. A brain keeps the slug each project key got the
+first time something was remembered in it (the `projects` table): two different repositories
+both called `app` become `projects/app` and `projects/app-2`, in order of arrival, and keep
+those slugs. `brain_slug` answers a project's slug in a brain; every writer and reader goes
+through it, so a fact, the pack and `memverbs projects` agree.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING
 
 from memverbs.server.names import slugify
 from memverbs.server.record import Frozen
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import Brain
 
 PROJECT_PREFIX = "projects/"
 _MAX_WALK = 64  # directory levels; a deeper path is not a place anyone keeps a repository
@@ -139,3 +149,31 @@ def _origin_url(git_dir: str) -> str | None:
     if "origin" in urls:
         return urls["origin"]
     return next(iter(urls.values()), None)
+
+
+def brain_slug(brain: Brain, source: str, project: Project, *, register: bool = False, now: int = 0) -> str:
+    """The project's slug in this brain: the one its key was given, else the one it would get.
+
+    `register` records the key (a write, once per project; later calls only refresh its root):
+    what is remembered in a project registers it. A read never writes: an unregistered
+    project's slug is its own unless another project's key holds it.
+    """
+    if register:
+        return brain.register_project(source, project.key, project.name, project.slug, project.root, now)
+    row = brain.project_row(source, project.key)
+    if row is not None:
+        return str(row["slug"])
+    candidate, n = project.slug, 1
+    while brain.slug_taken(source, candidate) and n < 100:
+        n += 1
+        candidate = f"{project.slug}-{n}"
+    return candidate
+
+
+def free_slug(wanted: str, taken: set[str]) -> str:
+    """`wanted`, or `wanted-2`, `wanted-3`, … the first not in `taken`."""
+    candidate, n = wanted, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{wanted}-{n}"
+    return candidate

@@ -35,6 +35,7 @@ DEFAULTS: Mapping[str, Any] = MappingProxyType({
     "mcp.strict_params": "warn",
     "search.remote_private_pages": False,
     "hooks.entities": "",
+    "hooks.user": "people/me",
 })
 
 
@@ -44,6 +45,7 @@ class QuickSettings(Frozen):
         "brain_url",
         "busy_timeout_ms",
         "hook_entities",
+        "hook_user",
         "mcp_surface",
         "pool_size",
         "remote_private_pages",
@@ -56,6 +58,7 @@ class QuickSettings(Frozen):
     brain_url: str
     busy_timeout_ms: int
     hook_entities: str
+    hook_user: str
     pool_size: int
     mcp_surface: str | None
     strict_params: str
@@ -65,9 +68,10 @@ class QuickSettings(Frozen):
     def __init__(self, source: str, brain_path: str, brain_url: str, busy_timeout_ms: int, hook_entities: str,
                  pool_size: int = DEFAULTS["brain.pool_size"], mcp_surface: str | None = None,
                  strict_params: str = DEFAULTS["mcp.strict_params"],
-                 remote_private_pages: bool = DEFAULTS["search.remote_private_pages"], sure: bool = True) -> None:
+                 remote_private_pages: bool = DEFAULTS["search.remote_private_pages"], sure: bool = True,
+                 hook_user: str = DEFAULTS["hooks.user"]) -> None:
         super().__init__(source=source, brain_path=brain_path, brain_url=brain_url, busy_timeout_ms=busy_timeout_ms,
-                         hook_entities=hook_entities, pool_size=pool_size, mcp_surface=mcp_surface,
+                         hook_entities=hook_entities, hook_user=hook_user, pool_size=pool_size, mcp_surface=mcp_surface,
                          strict_params=strict_params, remote_private_pages=remote_private_pages, sure=sure)
 
 
@@ -125,6 +129,7 @@ def quick_settings(home: Home, tables: Callable[[], dict[str, Any]] | None = Non
         brain_url=str(_value(data, "brain.url")),
         busy_timeout_ms=timeout,
         hook_entities=str(_value(data, "hooks.entities")),
+        hook_user=str(_value(data, "hooks.user")),
         pool_size=pool_size,
         mcp_surface=surface if sure else None,
         strict_params=strict if sure else "warn",

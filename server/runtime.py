@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from memverbs.server import usage
+from memverbs.server.brain import waits
 from memverbs.server.brain.base import Brain
 from memverbs.server.brain.factory import BrainLocation, locate, open_brain
 from memverbs.server.context import Caller
@@ -31,6 +32,7 @@ from memverbs.server.providers.config import Providers
 from memverbs.server.quickconfig import DEFAULTS, QuickSettings, quick_settings
 
 if TYPE_CHECKING:
+    from memverbs.server.projects import Project
     from memverbs.server.settings import Settings
 
 T = TypeVar("T")
@@ -53,6 +55,9 @@ class Runtime:
         self._brain: Brain | None = None
         # A long-lived process (a server) builds a big brain's vector graph in the background.
         self.build_graphs = False
+        # Threads that serve calls at once: a Postgres pool is never smaller, so no call waits for
+        # a connection (each holds one at a time). `serve --http` raises it to its worker count.
+        self.workers = 1
         # Costs nothing to build: keys, httpx and numpy wait for the first call that needs them.
         self.providers = providers or Providers(None, load=lambda: self.settings)
 
@@ -101,7 +106,8 @@ class Runtime:
 
     @property
     def pool_size(self) -> int:
-        return self._pick(lambda s: s.brain.pool_size, lambda q: q.pool_size, DEFAULTS["brain.pool_size"])
+        configured = self._pick(lambda s: s.brain.pool_size, lambda q: q.pool_size, DEFAULTS["brain.pool_size"])
+        return max(configured, self.workers)
 
     def _open(self, *, create: bool = False) -> Brain:
         if self.config_error is not None:
@@ -171,6 +177,7 @@ class Runtime:
                 source_id=caller.source_id,
                 result=result,
                 client_id=usage_client,
+                waited=waits.take(),
             )
 
         return Dispatcher(
@@ -183,9 +190,10 @@ class Runtime:
             providers=self.providers,
         )
 
-    def local_dispatcher(self, surface: str = "full") -> Dispatcher:
-        """The trusted in-process caller (CLI, hooks): lane 'local', not usage-logged."""
-        return Dispatcher.local(self.source, self.brain, surface, providers=self.providers)
+    def local_dispatcher(self, surface: str = "full", project: Project | None = None) -> Dispatcher:
+        """The trusted in-process caller (CLI, hooks): lane 'local', not usage-logged; `project` is
+        where it runs (the CLI's working directory), for what it remembers and its packs."""
+        return Dispatcher.local(self.source, self.brain, surface, providers=self.providers, project=project)
 
     def _remote_private_pages(self) -> bool:
         if os.environ.get("MEMVERBS_REMOTE_PRIVATE_PAGES", "").strip() == "1":

@@ -53,8 +53,10 @@ class SearchSettings(_Section):
 class EmbeddingsSettings(_Section):
     """An OpenAI-compatible /embeddings endpoint. The API key never lives here (env or keyring)."""
 
-    provider: Literal["openai"] = Field(
-        "openai", description="Embedding API: openai (any OpenAI-compatible /v1/embeddings server)."
+    provider: Literal["openai", "local"] = Field(
+        "openai",
+        description="Embedding API: openai (any OpenAI-compatible /v1/embeddings server), or local (a model run on "
+        "this CPU, shipped by the memverbs[local] extra; embeddings.model = wordllama/l2_supercat).",
     )
     base_url: str = Field(
         "", description="API base URL, e.g. http://localhost:11434/v1 for Ollama; empty: https://api.openai.com/v1."
@@ -87,6 +89,26 @@ class LlmSettings(_Section):
 
 class HookSettings(_Section):
     entities: str = Field(DEFAULTS["hooks.entities"], description="Standing entities for session-start packs, comma-separated.")
+    user: str = Field(DEFAULTS["hooks.user"], description="The user's own entity, in every session-start pack after the project's (empty: none).")
+
+
+class CaptureSettings(_Section):
+    """Automatic capture at a session's end (docs/capture.md)."""
+
+    enabled: bool = Field(True, description="Capture sessions at their end and before a compaction (the hooks and `memverbs capture`).")
+    exclude_projects: str = Field(
+        "", description="Projects never captured, comma-separated: a project name, its projects/<name> slug, its remote, or a directory."
+    )
+    user_entity: str = Field(
+        "people/me", description="Where facts from a session outside any project are filed (a project's go under projects/<name>)."
+    )
+    max_facts: int = Field(10, ge=0, le=100, description="At most this many facts kept from one session.")
+    visibility: Literal["default", "private"] = Field(
+        "default", description="Captured facts: default (the brain's default visibility, world) or private."
+    )
+    session_page: Literal["private", "world", "off"] = Field(
+        "private", description="The session page (sessions/<date>-<harness>-<id>): private, world, or off (no page)."
+    )
 
 
 class HttpSettings(_Section):
@@ -95,6 +117,23 @@ class HttpSettings(_Section):
     )
     allowed_origins: str = Field(
         "", description="Origin header values `serve --http` accepts besides loopback, comma-separated."
+    )
+
+
+class OAuthSettings(_Section):
+    """The authorization server inside `serve --http` (claude.ai, ChatGPT and other connectors)."""
+
+    enabled: bool = Field(True, description="Serve OAuth 2.1 beside the static tokens (metadata, consent, tokens).")
+    public_url: str = Field(
+        "", description="The /mcp URL clients connect to, e.g. https://brain.example.com/mcp: the tokens' audience; "
+                        "empty: the address serve --http listens on."
+    )
+    registration: Literal["known", "any", "off"] = Field(
+        "known", description="Dynamic client registration: known (loopback and the known connector callbacks, plus "
+                             "oauth.redirect_uris), any (every https callback), off."
+    )
+    redirect_uris: str = Field(
+        "", description="More callback URLs a client may register with oauth.registration = known, comma-separated."
     )
 
 
@@ -111,7 +150,9 @@ class Settings(BaseSettings):
     mcp: McpSettings = McpSettings()
     search: SearchSettings = SearchSettings()
     hooks: HookSettings = HookSettings()
+    capture: CaptureSettings = CaptureSettings()
     http: HttpSettings = HttpSettings()
+    oauth: OAuthSettings = OAuthSettings()
     embeddings: EmbeddingsSettings = EmbeddingsSettings()
     llm: LlmSettings = LlmSettings()
 

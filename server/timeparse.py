@@ -78,24 +78,30 @@ def parse_instant(text: str) -> int | None:
     m = _ISO_RE.match(s)
     if m:
         try:
-            return _iso_ms(m)
-        except ValueError:
+            return _in_range(_iso_ms(m))
+        except (ValueError, OverflowError):  # 9999-12-31T23:59-23:59 lands past the last instant
             return None
     # email.utils costs more to import (socket, random, calendar, locale, …) than a hook spends on its work:
     # only an input that is not ISO pays for it.
     from email.utils import parsedate_to_datetime  # noqa: PLC0415
 
     try:
-        return _to_ms(parsedate_to_datetime(s))
-    except (TypeError, ValueError, IndexError):
+        return _in_range(_to_ms(parsedate_to_datetime(s)))
+    except (TypeError, ValueError, IndexError, OverflowError):
         pass
     cleaned = re.sub(r"\s+(GMT|UTC|Z)$", "", s, flags=re.IGNORECASE)
     for fmt in _WORDY_FORMATS:
         try:
-            return _to_ms(datetime.strptime(cleaned, fmt))
-        except ValueError:
+            return _in_range(_to_ms(datetime.strptime(cleaned, fmt)))
+        except (ValueError, OverflowError):
             continue
     return None
+
+
+def _in_range(ms: int) -> int:
+    if not MIN_MS <= ms <= MAX_MS:
+        raise ValueError("outside the years 0001-9999")
+    return ms
 
 
 def _iso_ms(m: re.Match) -> int:
@@ -130,11 +136,13 @@ def duration_ms(match: re.Match) -> int:
 
 
 def parse_since(text: str, now: int | None = None) -> int | None:
-    """recall's `since`: an absolute instant, or "N units [ago]" meaning now minus N units."""
+    """recall's `since`: an absolute instant, or "N units [ago]" meaning now minus N units; None when it
+    does not parse or lands outside the years 0001-9999 ("99999999999d" is no instant any store can hold)."""
     at = parse_instant(text)
     if at is not None:
         return at
     m = AGO_RE.match(text.strip())
     if m:
-        return (now if now is not None else now_ms()) - duration_ms(m)
+        at = (now if now is not None else now_ms()) - duration_ms(m)
+        return at if MIN_MS <= at <= MAX_MS else None
     return None

@@ -76,7 +76,7 @@ def client_id_for(name: str) -> str:
 
 @dataclass(frozen=True)
 class Grant:
-    """What one valid token lets its holder do: read per request from the token's row."""
+    """What one valid token lets its holder do: read per request from the token's row (or an OAuth credential's)."""
 
     token_id: int
     name: str
@@ -84,6 +84,9 @@ class Grant:
     scopes: frozenset[str]
     surface: str
     source_id: str
+    # Where the grant came from: "token" (a static token's row) or "oauth" (an OAuth client's access token,
+    # server/oauth/); `token_id` is then the client's row. Every fence downstream reads the fields above only.
+    kind: str = "token"
 
     @classmethod
     def from_row(cls, row: Row) -> Grant:

@@ -24,7 +24,8 @@ def disabled() -> bool:
 
 
 def record(path: Path, *, brain_id: str, verb: str, surface: str, remote: bool, ok: bool, latency_ms: int,
-           source_id: str, result: dict | None, client_id: str | None = None) -> None:
+           source_id: str, result: dict | None, client_id: str | None = None,
+           waited: dict[str, int] | None = None) -> None:
     event: dict = {
         "ts": iso(now_ms()),
         "brain_id": brain_id,
@@ -43,6 +44,9 @@ def record(path: Path, *, brain_id: str, verb: str, surface: str, remote: bool, 
     if client_id is not None:
         # Additive (not in the reference's line): which token made a remote HTTP call.
         event["client_id"] = client_id
+    if waited:
+        # Additive: what a call on a Postgres brain waited for (server/brain/waits.py), for doctor.
+        event.update(waited)
     line = (json.dumps(event, ensure_ascii=False) + "\n").encode()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,4 @@
-"""`memverbs auth`: bearer tokens for `memverbs serve --http` — create, list, revoke, test.
+"""`memverbs auth`: bearer tokens for `memverbs serve --http` — create, list, revoke, test (OAuth: cli/oauth.py).
 
 `create` prints the token once, alone on stdout (so `TOKEN=$(memverbs auth create ci)`
 works); everything said about it goes to stderr. Only the token's hash is stored.
@@ -33,6 +33,10 @@ def run_auth(args: argparse.Namespace) -> int:
             return _create(args, runtime, brain)
         if args.auth_command == "list":
             return _list(args, brain)
+        if args.auth_command in ("approve", "owner-password", "clients"):
+            from memverbs.cli.oauth import run_oauth  # noqa: PLC0415
+
+            return run_oauth(args, brain)
         return _revoke(args, brain)
     except MemverbsError as exc:
         return fail(exc.message, exc.fix)

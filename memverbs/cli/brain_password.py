@@ -116,7 +116,7 @@ def _check(url: str, secret: str) -> MemverbsError | None:
         with psycopg.connect(url, password=secret, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True) as conn:
             conn.execute("SELECT 1")
     except psycopg.Error as exc:
-        error = translate(exc, url, secret)
+        error = translate(exc, url, secret, tried="the password given to `memverbs brain-password set`")
         if "refused the credentials" not in error.message:
             error.fix = f"{error.fix} To store the password before the server is reachable, pass --no-check."
         return error

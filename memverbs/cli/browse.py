@@ -1,4 +1,4 @@
-"""Seeing everything the local brain holds: entities, stats, backlinks, timelines, a fact's history,
+"""Seeing everything the local brain holds: entities, projects, stats, backlinks, timelines, a fact's history,
 and the audited repairs: where facts are filed (`move-facts`), bringing a forgotten fact back
 (`restore-fact`) and one fact's visibility (`fact-visibility`).
 
@@ -8,7 +8,6 @@ they are CLI views, not MCP tools, so no wire shape changes with them.
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -55,6 +54,11 @@ def run_browse(args: argparse.Namespace) -> int:
 def _entities(args: argparse.Namespace, target: LocalTarget) -> int:
     with_page = True if args.with_page else (False if args.facts_only else None)
     rows = target.brain().entities(target.source, now_ms(), with_page=with_page, type_=args.type, prefix=args.prefix)
+    if args.project:
+        from memverbs.cli.projects import project_slug  # noqa: PLC0415
+
+        ours = target.brain().project_entities(target.source, project_slug(target.brain(), target.source, args.project))
+        rows = [r for r in rows if r["slug"] in ours]
     if args.since:
         cut = parse_instant(args.since)
         assert cut is not None, "--since is an ISO instant already (checked while parsing)"
@@ -77,6 +81,23 @@ def _entities(args: argparse.Namespace, target: LocalTarget) -> int:
     ]
     emit(out, ["slug", "type", "page", "active", "facts", "private", "last_touched", "title"], fmt_of(args), empty="(no entities)")
     _more(args, len(out), total)
+    return 0
+
+
+def _projects(args: argparse.Namespace, target: LocalTarget) -> int:
+    rows = [
+        {
+            "slug": r["slug"],
+            "name": r["name"],
+            "facts": r["facts"],
+            "last_fact": iso(r["last_fact"]) if r["last_fact"] else None,
+            "root": r["root"],
+            "key": r["key"],
+        }
+        for r in target.brain().projects(target.source, now_ms())
+    ]
+    emit(rows, ["slug", "facts", "last_fact", "root", "key"], fmt_of(args), empty="(no projects yet: one is recorded when "
+         "something is first remembered in a git repository)")
     return 0
 
 
@@ -365,10 +386,12 @@ def run_call(args: argparse.Namespace) -> int:
     text = args.arguments
     if text == "-":
         text = sys.stdin.read()
+    from memverbs.server.transport.wire import loads_strict  # noqa: PLC0415
+
     try:
-        params = json.loads(text or "{}")
+        params = loads_strict(text or "{}")  # the wire's rules: finite numbers, bounded nesting
     except ValueError as exc:
-        return fail(f"the arguments are not JSON ({exc})", 'Pass one JSON object, e.g. \'{"entity": "people/me"}\'.', code=2)
+        return fail(f"the arguments are not JSON a tool takes ({str(exc)[:200]})", 'Pass one JSON object, e.g. \'{"entity": "people/me"}\'.', code=2)
     if not isinstance(params, dict):
         return fail("the arguments must be a JSON object", 'e.g. \'{"entity": "people/me"}\' (or \'{}\').', code=2)
     try:
@@ -387,6 +410,7 @@ def run_call(args: argparse.Namespace) -> int:
 
 _COMMANDS = {
     "entities": _entities,
+    "projects": _projects,
     "stats": _stats,
     "backlinks": _backlinks,
     "timeline": _timeline,

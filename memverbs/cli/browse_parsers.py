@@ -1,4 +1,4 @@
-"""The argument parsers of the browsing and fact-editing commands (entities, stats, backlinks,
+"""The argument parsers of the browsing and fact-editing commands (entities, projects, stats, backlinks,
 timeline, history, move-facts, restore-fact, fact-visibility) and of `call`; cli/browse.py runs them."""
 
 from __future__ import annotations
@@ -22,10 +22,16 @@ def add_browse_parsers(sub: argparse._SubParsersAction[Parser], add: Callable[..
     p.add_argument("--type", metavar="TYPE", help="only pages of this type (e.g. person)")
     p.add_argument("--prefix", metavar="PREFIX", help="only slugs starting with this (e.g. people/)")
     p.add_argument("--since", type=when, metavar="WHEN", help=f"only entities touched since then: {WHEN_HELP}")
+    p.add_argument("--project", metavar="NAME",
+                   help="only the project's entity and what facts remembered in it are about (a slug, name or directory)")
     p.add_argument("--limit", type=count, default=100, metavar="N", help="at most this many (default 100)")
     p.add_argument("--offset", type=count, default=0, metavar="N", help="skip the first N")
     formats(p, "entities")
     json_flag(p, "the entities as JSON (same as --format json)")
+
+    p = add(sub, "projects", "the projects (git repositories) memory was remembered in: slug, facts, where, last fact")
+    formats(p, "projects")
+    json_flag(p, "the projects as JSON (same as --format json)")
 
     p = add(sub, "stats", "what the brain holds: pages, facts by state, entities, links, vectors, size, last writes")
     json_flag(p, "the numbers as JSON")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import tomli_w
 
-from memverbs.installers.files import atomic_write
+from memverbs.installers.files import atomic_write_through
 
 
 def read_config(path: Path) -> dict:
@@ -21,4 +21,4 @@ def read_config(path: Path) -> dict:
 
 def write_config(path: Path, data: dict) -> None:
     """config.toml holds settings, not secrets, but stays private to its owner (0600) when new."""
-    atomic_write(path, tomli_w.dumps(data), default_mode=0o600)
+    atomic_write_through(path, tomli_w.dumps(data), default_mode=0o600)

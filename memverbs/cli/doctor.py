@@ -67,7 +67,7 @@ def run_checks(home: Home) -> list[Check]:
         if where is not None and where.backend == "postgres":
             from memverbs.server.brain.postgres_health import postgres_checks  # noqa: PLC0415 - psycopg only here
 
-            checks += [Check(*row) for row in postgres_checks(where)]
+            checks += [Check(*row) for row in postgres_checks(where, home.usage_log)]
         elif where is not None:
             checks += brain_checks(where.file)
         if where is not None:

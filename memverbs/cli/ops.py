@@ -15,6 +15,7 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from memverbs.cli.output import fail, print_json
+from memverbs.cli.projects import ProjectArgError
 from memverbs.cli.style import day, emit, paint
 from memverbs.cli.target import LocalTarget, Target, TargetError, open_target
 from memverbs.cli.words import evidence, plural, wire_error
@@ -81,7 +82,7 @@ def run_op(args: argparse.Namespace) -> int:
         return fail(exc.message, exc.fix)
     try:
         return _run(op, params, args, target)
-    except TargetError as exc:
+    except (TargetError, ProjectArgError) as exc:
         return fail(exc.message, exc.fix)
     finally:
         target.close()
@@ -92,6 +93,11 @@ def _run(op: Operation, params: dict, args: argparse.Namespace, target: Target) 
         return _print_raw(params["slug"].strip(), target)
     if op.name == "put_page" and not target.remote:
         params["content"] = _unrendered(target, params["slug"].strip(), params["content"])
+    if op.name == "recall" and args.project:
+        if target.remote:
+            return fail("--project reads the local brain only",
+                        "Drop --project for a remote brain (it records no projects for its MCP clients).", code=2)
+        return _recall_window(params, args, target, args.offset)
     if op.name == "recall" and args.offset:
         if target.remote:
             return fail("--offset pages through the local brain only",
@@ -211,9 +217,11 @@ def _shown_search(body: dict, params: dict, args: argparse.Namespace, target: Ta
         if body.get("search_degraded"):
             print(paint("(keyword search only: no embedding provider)", "dim"))
         return 0
-    rows = [{"slug": r["slug"], "title": r["title"], "evidence": evidence(r["evidence"]), "snippet": r.get("chunk")}
-            for r in body["results"]]
-    emit(rows, ("slug", "title", "evidence", "snippet"), args.format, empty="(no results)")
+    rows = [{"kind": "page", "slug": r["slug"], "fact_id": None, "title": r["title"], "evidence": evidence(r["evidence"]),
+             "snippet": r.get("chunk")} for r in body["results"]]
+    rows += [{"kind": "fact", "slug": f.get("entity_slug"), "fact_id": f["fact_id"], "title": None, "evidence": None,
+              "snippet": f.get("snippet")} for f in body.get("facts") or []]
+    emit(rows, ("kind", "slug", "fact_id", "title", "evidence", "snippet"), args.format, empty="(no results)")
     return 0
 
 
@@ -319,7 +327,8 @@ def _recall_footer(params: dict, body: dict, target: LocalTarget) -> None:
 
 
 def _recall_window(params: dict, args: argparse.Namespace, target: LocalTarget, offset: int) -> int:
-    """`recall --offset N`: the facts arm from N on, counted in full (the wire has no offset)."""
+    """`recall --offset N` / `--project NAME`: the facts arm from N on (of one project's facts), counted in
+    full (the wire has neither)."""
     from memverbs.server.verbs.recall import recall_limit  # noqa: PLC0415
     from memverbs.server.verbs.shapes import recall_fact  # noqa: PLC0415
 
@@ -329,6 +338,10 @@ def _recall_window(params: dict, args: argparse.Namespace, target: LocalTarget, 
     except VerbError as exc:  # the wire's own message, as recall would answer it
         return fail(*wire_error({"message": exc.message, "suggestion": exc.suggestion}, BY_NAME["recall"]))
     brain = target.brain()
+    if args.project:
+        from memverbs.cli.projects import project_slug  # noqa: PLC0415
+
+        f.project = project_slug(brain, target.source, args.project)
     matched = brain.fact_count(target.source, f, params.get("grep"))
     facts = [recall_fact(r) for r in brain.fact_window(target.source, f, offset, params.get("grep"))]
     nxt = offset + len(facts) if offset + len(facts) < matched else None
@@ -408,6 +421,14 @@ _SHOWN = {
 # -- the human rendering --------------------------------------------------------------
 
 
+def _snippet_line(chunk: str | None, width: int = 160) -> list[str]:
+    """A result's matched text, one dimmed line under it."""
+    text = " ".join((chunk or "").split())
+    if not text:
+        return []
+    return [paint("    " + (text if len(text) <= width else text[: width - 1] + "…"), "dim")]
+
+
 def render(name: str, body: dict) -> str:
     """A readable rendering; `--json` gives the exact wire body."""
     if name == "remember":
@@ -420,6 +441,7 @@ def render(name: str, body: dict) -> str:
         lines = [fact_line(f) for f in body["facts"]] or ["(no facts)"]
         for r in body.get("results") or []:
             lines.append(f"page  {r['slug']}  {r['title'] or ''}  ({evidence(r['evidence'])})")
+            lines.extend(_snippet_line(r.get("chunk")))
         if body.get("search_degraded"):
             lines.append(paint("(keyword search only: no embedding provider)", "dim"))
         return "\n".join(lines)
@@ -444,7 +466,14 @@ def render(name: str, body: dict) -> str:
             for p in body["pages"]
         ) or "(no pages)"
     if name == "search":
-        return "\n".join(f"{r['slug']}  {r['title'] or ''}  ({evidence(r['evidence'])})" for r in body["results"]) or "(no results)"
+        lines = []
+        for r in body["results"]:
+            lines.append(f"{r['slug']}  {r['title'] or ''}  ({evidence(r['evidence'])})")
+            lines.extend(_snippet_line(r.get("chunk")))
+        for f in body.get("facts") or []:
+            about = f" ({f['entity_slug']})" if f.get("entity_slug") else ""
+            lines.append(f"fact #{f['fact_id']}{about}  {f['snippet']}")
+        return "\n".join(lines) or "(no results)"
     if name == "delete_page":
         return f"deleted {body.get('slug', '')}".strip() if body.get("deleted", True) else "already deleted"
     if name == "add_link":

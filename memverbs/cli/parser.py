@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 from memverbs import __version__
 from memverbs.cli.browse_parsers import add_browse_parsers
 from memverbs.cli.completion import subcommands
-from memverbs.cli.options import json_flag, port
+from memverbs.cli.options import WHEN_HELP, json_flag, port, when
 from memverbs.cli.tool_parsers import add_tool_parsers
 
 
@@ -49,12 +49,12 @@ def _dash_values(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
 
 # The top-level help, grouped. A command missing here is listed under "other".
 GROUPS = (
-    ("memory", ("remember", "recall", "entity", "entities", "forget", "restore-fact", "fact-visibility", "history",
+    ("memory", ("remember", "recall", "entity", "entities", "projects", "forget", "restore-fact", "fact-visibility", "history",
                 "move-facts", "context-pack", "delta", "synthesize")),
     ("pages", ("put-page", "get-page", "list-pages", "search", "delete-page", "add-link", "add-alias",
                "add-timeline-entry", "backlinks", "timeline")),
     ("markdown folders", ("import", "export", "sync")),
-    ("harnesses", ("install", "uninstall", "hook")),
+    ("harnesses", ("install", "uninstall", "hook", "capture")),
     ("remote", ("serve", "connect", "disconnect", "auth", "remote-header", "whoami")),
     ("maintenance", ("init", "ui", "config", "doctor", "stats", "reindex", "migrate", "brain-password", "protocol", "call",
                      "completion")),
@@ -98,6 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", metavar="ADDRESS", help="HTTP: address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=port, metavar="PORT", help="HTTP: port (default 3131; 0 picks a free one)")
     p.add_argument("--behind-tls-proxy", action="store_true", help="HTTP: TLS is terminated in front of memverbs; silences the warning for a non-loopback --host")
+    p.add_argument("--public-url", metavar="URL",
+                   help="HTTP: the https://…/mcp URL clients use behind the proxy: OAuth's resource identifier (default: config oauth.public_url, else the address listened on)")
 
     p = add(sub, "config", "read or change settings (docs/configuration.md)")
     csub = p.add_subparsers(dest="config_command", metavar="ACTION", required=True)
@@ -151,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--days", default="30", metavar="N", help="window in days (default 30)")
     json_flag(st, "the report as JSON")
 
-    p = add(sub, "auth", "bearer tokens for `memverbs serve --http`: create, list, revoke, test")
+    p = add(sub, "auth", "access to `memverbs serve --http`: bearer tokens (create, list, revoke, test) and OAuth clients")
     asub = p.add_subparsers(dest="auth_command", metavar="ACTION", required=True)
     a = add(asub, "create", "mint a token (printed once; only its hash is stored)")
     a.add_argument("name", metavar="NAME", help="who the token is for, e.g. laptop or ci (letters, digits, . _ -)")
@@ -166,6 +168,14 @@ def build_parser() -> argparse.ArgumentParser:
     a = add(asub, "revoke", "refuse a token from now on")
     a.add_argument("name", metavar="NAME", help="the token's name, as `auth list` shows it")
     json_flag(a, "the result as JSON")
+    a = add(asub, "approve", "print a one-time code that approves one OAuth client on the consent page (10 minutes)")
+    json_flag(a, "the code and its expiry as JSON")
+    a = add(asub, "owner-password", "set the password the consent page accepts (prompted, or one line of stdin; kept hashed)")
+    a.add_argument("--clear", action="store_true", help="remove it: approval codes only from now on")
+    a = add(asub, "clients", "the OAuth clients (claude.ai, ChatGPT, …): their grants and last use; --revoke one")
+    a.add_argument("--revoke", metavar="CLIENT", help="revoke this client (its client id, a unique prefix of it, or its unique name)")
+    a.add_argument("--all", action="store_true", help="include revoked clients")
+    json_flag(a, "the clients as JSON")
     a = add(asub, "test", "check that a remote brain accepts a token (whoami)")
     a.add_argument("url", metavar="URL", help="the server's MCP endpoint, e.g. https://brain.example.com/mcp")
     a.add_argument("--token", metavar="-|TOKEN",
@@ -193,6 +203,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keyring-backend", metavar="BACKEND",
                    help="read the keyring through this backend (what `connect --install` writes into a harness's helper command: "
                         "the one the token was stored in, whatever the harness's environment says)")
+
+    p = add(sub, "capture", "keep what sessions said and did: a session page and the user's explicit facts, from transcripts")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="transcript files (.jsonl); none: the harness's own session store (Claude Code, Codex)")
+    p.add_argument("--harness", choices=("claude", "codex"), metavar="HARNESS",
+                   help="whose transcripts: claude or codex (default: told from each file; without PATH, both stores)")
+    p.add_argument("--since", type=when, metavar="WHEN", help=f"only transcripts changed since then: {WHEN_HELP}")
+    p.add_argument("--dry-run", action="store_true", help="show what would be kept; store nothing")
+    json_flag(p, "one object per session as JSON")
 
     p = add(sub, "doctor", "check the home, config, brain and providers, with a fix for each problem")
     json_flag(p, "the checks as JSON")

@@ -12,8 +12,9 @@ def run_serve(args: argparse.Namespace) -> int:
     from memverbs.cli.output import fail  # noqa: PLC0415
     from memverbs.server.runtime import Runtime  # noqa: PLC0415
 
-    if not args.http and (args.host is not None or args.port is not None or args.behind_tls_proxy):
-        return fail("--host, --port and --behind-tls-proxy only apply to --http", "Add --http to serve over HTTP.", code=2)
+    if not args.http and (args.host is not None or args.port is not None or args.behind_tls_proxy or args.public_url):
+        return fail("--host, --port, --behind-tls-proxy and --public-url only apply to --http", "Add --http to serve over HTTP.",
+                    code=2)
 
     # stdio: the first answer must not wait for pydantic-settings (see Runtime.quick).
     runtime = Runtime() if args.http else Runtime.quick()
@@ -29,6 +30,7 @@ def run_serve(args: argparse.Namespace) -> int:
             host=args.host if args.host is not None else DEFAULT_HOST,
             port=args.port if args.port is not None else DEFAULT_PORT,
             behind_tls_proxy=args.behind_tls_proxy,
+            public_url=args.public_url,
         )
     from memverbs.server.transport.stdio import serve_stdio  # noqa: PLC0415
 

@@ -33,7 +33,10 @@ class LocalTarget:
         self.runtime = Runtime()
 
     def call(self, tool: str, params: dict) -> tuple[bool, dict]:
-        outcome = self.runtime.local_dispatcher().call(tool, params)
+        from memverbs.cli.projects import here  # noqa: PLC0415
+
+        # Run in a repository, the CLI is in its project, as an agent there would be (server/projects.py).
+        outcome = self.runtime.local_dispatcher(project=here()).call(tool, params)
         return outcome.is_error, outcome.body
 
     def brain(self) -> Brain:

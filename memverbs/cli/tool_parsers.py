@@ -112,6 +112,8 @@ def add_tool_parsers(sub: argparse._SubParsersAction[Parser], add: Callable[...,
             p.add_argument("entity_arg", nargs="?", metavar="NAME", help="shortcut for --entity NAME")
             p.add_argument("--offset", type=count, default=0, metavar="N",
                            help="skip the first N facts: page through more than --limit (local brain)")
+            p.add_argument("--project", metavar="NAME",
+                           help="only facts remembered in this project: a slug, name or directory (local brain)")
             formats(p, "facts")
         if op.name == "search":
             formats(p, "results")

@@ -17,9 +17,7 @@ from memverbs.server.errors import FactEditRefused, MemverbsError
 from memverbs.server.timeparse import now_ms
 
 PREVIEW_SESSION = "memverbs-ui-preview"
-_FRONTMATTER = re.compile(r"\A(---[ \t]*\r?\n)(.*?)(\r?\n---[ \t]*(?:\r?\n|\Z))", re.DOTALL)
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_VIS_LINE = re.compile(r"^visibility[ \t]*:.*$", re.MULTILINE | re.IGNORECASE)
 
 
 class ActionError(MemverbsError):
@@ -53,27 +51,44 @@ class InspectorApp:
 
         return _ANSI.sub("", render("entity", {"card": card}))
 
-    def pack_preview(self, harness: str) -> dict:
-        """What `memverbs hook session-start --harness H` would print for a new session now.
+    def pack_preview(self, harness: str, cwd: str = "") -> dict:
+        """What `memverbs hook session-start --harness H` would print for a new session now, started in
+        `cwd` (a working directory: its project chooses the pack, as the payload's cwd does for the hook).
 
         The same builder (standing entities, budget, session id), the same verb through the
         same trusted caller, the same adapter: only the session id is the inspector's own, so the
-        preview banks nothing and moves no cursor.
+        preview banks nothing and moves no cursor. `text` is what the model reads (the adapter's cut
+        of the pack), `output` the hook's exact stdout (for Claude Code, that text inside JSON).
         """
-        from memverbs.hooks.adapters import ADAPTERS  # noqa: PLC0415
+        from memverbs.hooks.adapters import ADAPTERS, cap  # noqa: PLC0415
         from memverbs.hooks.events import Harness, HookEvent, Moment  # noqa: PLC0415
         from memverbs.hooks.session_start import pack_params  # noqa: PLC0415
         from memverbs.hooks.standing import local_standing  # noqa: PLC0415
+        from memverbs.server.projects import brain_slug, find_project  # noqa: PLC0415
         from memverbs.server.quickconfig import quick_settings  # noqa: PLC0415
 
         settings = quick_settings(self.home)
-        params = pack_params(local_standing(self.brain(), self.source, settings.hook_entities, []), PREVIEW_SESSION)
-        is_error, body = self.call("context_pack", params)
-        if is_error:
+        project = find_project(cwd) if cwd.strip() else None
+        slug = brain_slug(self.brain(), self.source, project) if project is not None else None
+        standing = local_standing(self.brain(), self.source, settings.hook_entities, [], project_slug=slug,
+                                  user=settings.hook_user)
+        params = pack_params(standing, PREVIEW_SESSION)
+        with self.lock:
+            outcome = self.target.runtime.local_dispatcher(project=project).call("context_pack", params)
+        body = outcome.body
+        if outcome.is_error:
             raise ActionError(f"{body.get('message')} {body.get('suggestion') or ''}".strip())
-        event = HookEvent(Harness(harness), Moment.SESSION_START, PREVIEW_SESSION)
-        output = ADAPTERS[Harness(harness)].render(body["text"], event) if body["text"] else ""
-        return {"entities": params["entities"].split(",") if params["entities"] else [], "body": body, "output": output}
+        adapter = ADAPTERS[Harness(harness)]
+        event = HookEvent(Harness(harness), Moment.SESSION_START, PREVIEW_SESSION, cwd=cwd or None)
+        output = adapter.render(body["text"], event) if body["text"] else ""
+        return {"entities": params["entities"].split(",") if params["entities"] else [], "body": body, "output": output,
+                "text": cap(body["text"], adapter.max_chars), "project": slug}
+
+    def project_roots(self) -> list[tuple[str, str]]:
+        """(slug, where it was last seen) of every project the brain knows: the preview's choices."""
+        from memverbs.server.timeparse import now_ms  # noqa: PLC0415
+
+        return [(str(r["slug"]), str(r["root"])) for r in self.brain().projects(self.source, now_ms())]
 
     # -- actions ------------------------------------------------------------------------
 
@@ -146,6 +161,16 @@ class InspectorApp:
             raise ActionError(f'no page with slug "{slug}"')
         return self.put_page(slug, with_visibility(source, visibility))
 
+    def revoke_client(self, client_id: str) -> str:
+        """End an OAuth client at once (`memverbs auth clients --revoke`): its next request is refused."""
+        from memverbs.server.timeparse import now_ms  # noqa: PLC0415
+
+        row = self.brain().oauth_client(client_id.strip())
+        if row is None:
+            raise ActionError(f'no live OAuth client "{client_id}"')
+        self.brain().oauth_revoke_client(row["id"], now_ms())
+        return f"client {row['name']} revoked: its next request is refused"
+
     def close(self) -> None:
         self.target.close()
 
@@ -160,13 +185,16 @@ def _fact_id(raw: str) -> int:
 
 
 def with_visibility(source: str, visibility: str) -> str:
-    """The page source with its frontmatter's visibility set (a frontmatter added if it has none)."""
-    m = _FRONTMATTER.match(source)
-    if m is None:
-        return f"---\nvisibility: {visibility}\n---\n{source}"
-    inner = m.group(2)
-    if _VIS_LINE.search(inner):
-        inner = _VIS_LINE.sub(f"visibility: {visibility}", inner, count=1)
-    else:
-        inner = inner + f"\nvisibility: {visibility}"
-    return m.group(1) + inner + m.group(3) + source[m.end() :]
+    """The page source with its frontmatter declaring exactly `visibility` (server/pages/markdown.py's
+    rewrite: every visibility key, in any case, replaced by one, the result parsed back to check),
+    or ActionError when the frontmatter cannot be rewritten without changing what else it says."""
+    from memverbs.server.pages.markdown import with_visibility as rewritten  # noqa: PLC0415 - only this action parses pages
+
+    out = rewritten(source, visibility)
+    if out is None:
+        raise ActionError(
+            f"cannot make this page {visibility} safely: its frontmatter's visibility is written in a way this "
+            "rewrite does not change (across lines, or inside a {…} mapping); edit the page and set "
+            f"visibility: {visibility} on a line of its own"
+        )
+    return out

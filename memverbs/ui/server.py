@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 COOKIE = "memverbs_ui"  # + the port: cookies ignore ports, and two inspectors may run side by side
-NAV = (("/timeline", "Timeline"), ("/entities", "Entities"), ("/pack", "Pack preview"), ("/search", "Search"), ("/health", "Health"))
+NAV = (("/timeline", "Timeline"), ("/entities", "Entities"), ("/pack", "Pack preview"), ("/search", "Search"), ("/access", "Access"), ("/health", "Health"))
 STATIC = {"ui.css": "text/css; charset=utf-8", "ui.js": "text/javascript; charset=utf-8"}
 MAX_BODY = 4 * 1024 * 1024
 
@@ -208,6 +208,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self._page(*views.search(app, q), active="/search")
             if path == "/health":
                 return self._page(*views.health(app), active="/health")
+            if path == "/access":
+                return self._page(*views.access(app), active="/access")
         return self._missing("no such view")
 
     def _post(self, path: str, form: dict) -> None:
@@ -245,6 +247,11 @@ class Handler(BaseHTTPRequestHandler):
                         widen = " Every MCP caller will be able to read it." if vis == "world" else " No MCP caller will read it any more."
                         return self._confirm(path, form, f"Make the page {form.get('slug')} {vis}?{widen}")
                     done, back = app.set_page_visibility(form.get("slug", ""), vis), "/page/" + form.get("slug", "")
+                elif path == "/revoke-client":
+                    if not confirmed:
+                        return self._confirm(path, form, f"Revoke the OAuth client {form.get('client_id')}? Its next request "
+                                             "is refused; it must be approved again to come back.")
+                    done, back = app.revoke_client(form.get("client_id", "")), "/access"
                 elif path == "/edit":
                     slug = form.get("slug", "")
                     try:

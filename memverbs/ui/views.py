@@ -378,20 +378,29 @@ def edit(app: InspectorApp, slug: str, text: str | None = None, error: str | Non
 def pack(app: InspectorApp, q: dict) -> tuple[str, str]:
     asked = q.get("harness")
     harness = asked if isinstance(asked, str) and asked in HARNESSES else "claude"
-    preview = app.pack_preview(harness)
+    asked_cwd = q.get("cwd")
+    cwd = asked_cwd if isinstance(asked_cwd, str) else ""
+    preview = app.pack_preview(harness, cwd)
     opts = "".join(f'<option{" selected" if h == harness else ""}>{h}</option>' for h in HARNESSES)
+    roots = "".join(f'<option value="{e(root)}">{e(slug)}</option>' for slug, root in app.project_roots())
     body = preview["body"]
+    where = f'project {e(preview["project"])}' if preview["project"] else "no project (outside any git repository)"
     stats = (
-        f'<p>standing entities: {e(", ".join(preview["entities"]) or "none")}</p>'
+        f'<p>{where} · standing entities: {e(", ".join(preview["entities"]) or "none")}</p>'
         f'<p>budget: {body.get("budget_used", 0)} of {body.get("budget_tokens", 0)} tokens used, '
         f'{body.get("dropped_count", 0)} dropped · {len(body["cards"])} cards, {len(body["facts"])} facts · '
-        f'{len(preview["output"])} characters injected</p>'
+        f'{len(preview["text"])} characters of text, {len(preview["output"])} in the hook\'s output</p>'
     )
     html = (
         f'<form class="filters" method="get" action="/pack"><label>harness <select name="harness">{opts}</select></label>'
+        f'<label>working directory <input name="cwd" value="{e(cwd)}" list="project-roots" size="40" '
+        'placeholder="a directory inside a repository"></label>'
+        f'<datalist id="project-roots">{roots}</datalist>'
         '<button type="submit">Preview</button></form>' + stats
-        + '<h2>Exactly what the session-start hook prints</h2>'
-        + f'<pre id="pack-output" class="pack">{e(preview["output"])}</pre>'
+        + '<h2>What the model reads</h2>'
+        + f'<pre id="pack-output" class="pack">{e(preview["text"])}</pre>'
+        + '<details><summary>Exactly what the session-start hook prints</summary>'
+        + f'<pre id="hook-output" class="pack">{e(preview["output"])}</pre></details>'
     )
     return "Pack preview", html
 
@@ -463,3 +472,35 @@ def health(app: InspectorApp) -> tuple[str, str]:
            if events else '<p class="empty">No MCP calls logged yet.</p>')
     )
     return "Health", body
+
+
+def access(app: InspectorApp) -> tuple[str, str]:
+    """Who can reach this brain over `serve --http`: OAuth clients (with what they hold now) and static tokens."""
+    from memverbs.cli.oauth import client_rows  # noqa: PLC0415
+
+    clients = client_rows(app.brain())
+    rows = "".join(
+        f'<tr class="oauth-client"><th scope="row">{e(c["name"])}</th><td><code>{e(c["client_id"])}</code></td>'
+        f'<td>{e(c["scopes"] + " / " + c["surface"]) if c["scopes"] else "none (not approved, or ended)"}</td>'
+        f'<td>{e(", ".join(c["redirect_uris"]))}</td><td>{e((c["last_used_at"] or "never")[:16])}</td>'
+        f'<td><form method="post" action="/revoke-client"><input type="hidden" name="client_id" value="{e(c["client_id"])}">'
+        '<button type="submit">revoke</button></form></td></tr>'
+        for c in clients
+    )
+    tokens = "".join(
+        f'<tr><th scope="row">{e(t["name"])}</th><td>{e(t["token_hint"])}</td><td>{e(t["scopes"])} / {e(t["surface"])}</td>'
+        f'<td>{e(when(t["last_used_at"]) if t["last_used_at"] else "never")}</td></tr>'
+        for t in app.brain().tokens()
+    )
+    body = (
+        "<h2>OAuth clients</h2><p>Connectors (claude.ai, ChatGPT, …) that registered with <code>memverbs serve --http</code>; "
+        "approve new ones with <code>memverbs auth approve</code>.</p>"
+        + ('<table id="oauth-clients"><thead><tr><th scope="col">name</th><th scope="col">client id</th><th scope="col">grant</th>'
+           f'<th scope="col">callback</th><th scope="col">last used</th><th scope="col"></th></tr></thead><tbody>{rows}</tbody></table>'
+           if clients else '<p class="empty">No OAuth clients.</p>')
+        + "<h2>Static tokens</h2>"
+        + ('<table><thead><tr><th scope="col">name</th><th scope="col">token</th><th scope="col">grant</th>'
+           f'<th scope="col">last used</th></tr></thead><tbody>{tokens}</tbody></table>'
+           if tokens else '<p class="empty">No access tokens (<code>memverbs auth create NAME</code>).</p>')
+    )
+    return "Access", body

@@ -10,19 +10,25 @@ memverbs: it is refused (never "downgraded") with the fix, so nothing is lost.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
+from typing import Any
 
 from memverbs.server.errors import BrainError
+from memverbs.server.names import title_key
 from memverbs.server.record import Frozen
 from memverbs.server.timeparse import now_ms
 
 
 class Migration(Frozen):
-    __slots__ = ("name", "sql")
+    """A named step: its SQL, then (for data SQL cannot compute) `fill`, run in the same transaction."""
+
+    __slots__ = ("fill", "name", "sql")
     name: str
     sql: str
+    fill: Callable[[Any], None] | None  # the connection of the backend the step belongs to
 
-    def __init__(self, name: str, sql: str) -> None:
-        super().__init__(name=name, sql=sql)
+    def __init__(self, name: str, sql: str, fill: Callable[[Any], None] | None = None) -> None:
+        super().__init__(name=name, sql=sql, fill=fill)
 
 
 _CORE_TABLES = """
@@ -325,6 +331,165 @@ _FACT_AUDIT = """
 """
 
 
+# Links and timeline rows a page's private facts-fence rows declare are stored marked private
+# (`private_row` 1) and shown only to trusted readers. Rows written before this step are not
+# marked; a page with a private row ('[private]' in its body, any case) had them mixed with its
+# world rows, so its body links and markdown timeline rows are marked private until the page is
+# next written (which sorts them exactly): fail closed, the owner loses nothing.
+_PRIVATE_ROWS = """
+        ALTER TABLE links ADD COLUMN private_row INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE timeline ADD COLUMN private_row INTEGER NOT NULL DEFAULT 0;
+        UPDATE links SET private_row = 1 WHERE link_source = 'markdown' AND EXISTS (
+            SELECT 1 FROM pages p WHERE p.source_id = links.source_id AND p.slug = links.from_slug
+            AND lower(p.body) LIKE '%[private]%');
+        UPDATE timeline SET private_row = 1 WHERE origin = 'markdown' AND EXISTS (
+            SELECT 1 FROM pages p WHERE p.source_id = timeline.source_id AND p.slug = timeline.slug
+            AND lower(p.body) LIKE '%[private]%');
+"""
+
+# Projects (server/projects.py): the repository a fact was remembered in, and the registry that
+# maps a project's identity (its normalised remote URL, or its path) to its entity slug once and
+# for good, so two projects that share a name get two slugs and keep them.
+_PROJECTS = """
+        ALTER TABLE facts ADD COLUMN project TEXT;   -- the project's slug (projects.slug), NULL outside one
+        CREATE INDEX facts_project ON facts (source_id, project, valid_from DESC, id DESC) WHERE project IS NOT NULL;
+        CREATE TABLE projects (
+            source_id  TEXT NOT NULL,
+            key        TEXT NOT NULL,                -- normalised remote URL, or path:<root>
+            slug       TEXT NOT NULL,                -- projects/<name>, suffixed when the name was taken
+            name       TEXT NOT NULL,
+            root       TEXT NOT NULL,                -- where it was last seen on this machine
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            PRIMARY KEY (source_id, key),
+            UNIQUE (source_id, slug)
+        );
+"""
+
+
+# OAuth 2.1 for `serve --http` (claude.ai, ChatGPT and other connectors). A registered client,
+# and every credential issued to it: pending consent requests, authorization codes, access and
+# refresh tokens, each kept as the SHA-256 of the value (as access_tokens are). `family` is the
+# authorization every token descends from (the code's row id), so a replayed code or a rotated
+# refresh token presented again can end the whole family. `lane` is the client's delta cursor
+# lane and usage-log client. Owner secrets are what the consent page accepts as the owner's
+# login: one-time approval codes (sha256) and the owner password (scrypt, salted).
+_OAUTH = """
+        CREATE TABLE oauth_clients (
+            id           INTEGER PRIMARY KEY AUTOINCREMENT,
+            client_id    TEXT NOT NULL UNIQUE,
+            name         TEXT NOT NULL,
+            metadata     TEXT NOT NULL,                 -- the registered RFC 7591 metadata (JSON), never the secret
+            secret_hash  TEXT,                          -- sha256 hex of the client secret; NULL: a public client
+            lane         TEXT NOT NULL,                 -- 'oauth:<client_id>', never 'local'
+            created_at   INTEGER NOT NULL,
+            last_used_at INTEGER,
+            revoked_at   INTEGER
+        );
+        CREATE TABLE oauth_tokens (
+            id             INTEGER PRIMARY KEY AUTOINCREMENT,
+            client_ref     INTEGER NOT NULL REFERENCES oauth_clients (id),
+            kind           TEXT NOT NULL CHECK (kind IN ('request', 'code', 'access', 'refresh')),
+            token_hash     TEXT NOT NULL UNIQUE,
+            family         INTEGER,
+            scopes         TEXT NOT NULL,                -- comma-separated: read, write
+            surface        TEXT NOT NULL CHECK (surface IN ('verbs', 'starter', 'full')),
+            source_id      TEXT NOT NULL,
+            resource       TEXT NOT NULL,                -- the audience (RFC 8707): this server's public /mcp URL
+            redirect_uri   TEXT,                         -- request and code only
+            code_challenge TEXT,                         -- request and code only (PKCE S256)
+            state          TEXT,                         -- request only: echoed to the client
+            attempts       INTEGER NOT NULL DEFAULT 0,   -- request only: wrong owner logins
+            expires_at     INTEGER NOT NULL,
+            created_at     INTEGER NOT NULL,
+            revoked_at     INTEGER                       -- also set when a request, code or refresh token is used
+        );
+        CREATE INDEX oauth_tokens_family ON oauth_tokens (family);
+        CREATE INDEX oauth_tokens_client ON oauth_tokens (client_ref, kind);
+        CREATE TABLE oauth_owner_secrets (
+            id          INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind        TEXT NOT NULL CHECK (kind IN ('approval_code', 'password')),
+            secret_hash TEXT NOT NULL,
+            expires_at  INTEGER,
+            created_at  INTEGER NOT NULL,
+            used_at     INTEGER
+        );
+"""
+
+
+# Titles are looked up by their key (names.title_key: NFKC, casefold, whitespace collapsed),
+# which Python computes for both backends alike; SQLite's lower() folds ASCII only. The step
+# fills the key of the pages already there through the function `migrate` registers.
+_TITLE_KEYS = """
+        ALTER TABLE pages ADD COLUMN title_key TEXT;
+        UPDATE pages SET title_key = memverbs_title_key(title) WHERE title IS NOT NULL;
+        CREATE INDEX pages_title_key ON pages (source_id, title_key) WHERE deleted_at IS NULL;
+        DROP INDEX pages_title;
+"""
+
+
+# Facts are searched by memverbs's own index terms (server/terms.py: folded, stemmed, CJK and
+# Thai runs cut into character pairs), stored beside the fact and indexed split on spaces (FTS5's
+# `ascii` tokeniser splits on ASCII separators only, and the terms hold none but the spaces), so
+# both backends index exactly the same terms. The dedup key drops final punctuation now
+# (names.restatement_key), so existing keys are rewritten with it. Terms and keys are computed in
+# Python, so the step fills them in before the index is built over them.
+_FACT_TERMS = """
+        ALTER TABLE facts ADD COLUMN search_terms TEXT NOT NULL DEFAULT '';
+        DROP TRIGGER facts_fts_ai;
+        DROP TRIGGER facts_fts_ad;
+        DROP TABLE facts_fts;
+"""
+_FACT_TERMS_INDEX = (
+    "CREATE VIRTUAL TABLE facts_fts USING fts5(search_terms, content='facts', content_rowid='id', tokenize='ascii')",
+    "INSERT INTO facts_fts (facts_fts) VALUES ('rebuild')",
+    "CREATE TRIGGER facts_fts_ai AFTER INSERT ON facts BEGIN "
+    "INSERT INTO facts_fts (rowid, search_terms) VALUES (new.id, new.search_terms); END",
+    "CREATE TRIGGER facts_fts_ad AFTER DELETE ON facts BEGIN "
+    "INSERT INTO facts_fts (facts_fts, rowid, search_terms) VALUES ('delete', old.id, old.search_terms); END",
+    "CREATE TRIGGER facts_fts_au AFTER UPDATE OF search_terms ON facts BEGIN "
+    "INSERT INTO facts_fts (facts_fts, rowid, search_terms) VALUES ('delete', old.id, old.search_terms); "
+    "INSERT INTO facts_fts (rowid, search_terms) VALUES (new.id, new.search_terms); END",
+)
+
+
+def fact_terms_rows(rows: list) -> list[tuple[str, str, int]]:
+    """(search_terms, fact_norm, id) for (id, fact) rows: what the fact-terms step writes, on either backend."""
+    from memverbs.server.names import restatement_key  # noqa: PLC0415
+    from memverbs.server.terms import index_text  # noqa: PLC0415
+
+    return [(index_text(r[1]), restatement_key(r[1]), r[0]) for r in rows]
+
+
+def _fill_fact_terms(db: sqlite3.Connection) -> None:
+    rows = fact_terms_rows(db.execute("SELECT id, fact FROM facts").fetchall())
+    db.executemany("UPDATE facts SET search_terms = ?, fact_norm = ? WHERE id = ?", rows)
+    for statement in _FACT_TERMS_INDEX:
+        db.execute(statement)
+
+
+# Scripts written without spaces (Chinese, Japanese, Thai, …) keep a whole run as one unicode61
+# token, so a word inside a run cannot be found through pages_fts. A trigram index beside it finds
+# any substring of three characters or more (two-character words are checked by a scan of the
+# source's pages); `detail='none'` keeps it to what substring matching needs.
+_PAGE_TRIGRAMS = """
+        CREATE VIRTUAL TABLE pages_trigram USING fts5(
+            title, body, content='pages', content_rowid='id', tokenize='trigram', detail='none'
+        );
+        INSERT INTO pages_trigram (pages_trigram) VALUES ('rebuild');
+        CREATE TRIGGER pages_trigram_ai AFTER INSERT ON pages BEGIN
+            INSERT INTO pages_trigram (rowid, title, body) VALUES (new.id, new.title, new.body);
+        END;
+        CREATE TRIGGER pages_trigram_ad AFTER DELETE ON pages BEGIN
+            INSERT INTO pages_trigram (pages_trigram, rowid, title, body) VALUES ('delete', old.id, old.title, old.body);
+        END;
+        CREATE TRIGGER pages_trigram_au AFTER UPDATE OF title, body ON pages BEGIN
+            INSERT INTO pages_trigram (pages_trigram, rowid, title, body) VALUES ('delete', old.id, old.title, old.body);
+            INSERT INTO pages_trigram (rowid, title, body) VALUES (new.id, new.title, new.body);
+        END;
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -336,6 +501,12 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0008_markdown_sync_state", _MARKDOWN_SYNC_STATE),
     Migration("0009_change_feed_indexes", _CHANGE_FEED),
     Migration("0010_fact_audit", _FACT_AUDIT),
+    Migration("0011_private_rows", _PRIVATE_ROWS),
+    Migration("0012_projects", _PROJECTS),
+    Migration("0013_oauth", _OAUTH),
+    Migration("0014_title_keys", _TITLE_KEYS),
+    Migration("0015_fact_terms", _FACT_TERMS, _fill_fact_terms),
+    Migration("0016_page_trigrams", _PAGE_TRIGRAMS),
 )
 
 
@@ -375,17 +546,23 @@ def migrate(db: sqlite3.Connection, path: object = "brain") -> list[str]:
     """Apply pending steps, each in one transaction; returns the names applied here."""
     check_not_future(db, path)
     _ensure_record_table(db)
+    # Steps that compute a value the way memverbs does (0011: title keys) call it from SQL.
+    db.create_function("memverbs_title_key", 1, lambda t: None if t is None else title_key(t), deterministic=True)
     done: list[str] = []
     for step in pending(db):
         # executescript would commit an open transaction first, so the script
-        # carries its own BEGIN/COMMIT; the record row goes first (see above).
+        # carries its own BEGIN (and COMMIT, unless a fill still has to run in the
+        # transaction); the record row goes first (see above).
         script = (
             "BEGIN IMMEDIATE;\n"
             f"INSERT INTO _migrations (name, applied_at) VALUES ('{step.name}', {now_ms()});\n"
-            f"{step.sql}\nCOMMIT;"
+            f"{step.sql}\n{'' if step.fill else 'COMMIT;'}"
         )
         try:
             db.executescript(script)
+            if step.fill is not None:
+                step.fill(db)
+                db.execute("COMMIT")
         except sqlite3.IntegrityError:
             _rollback(db)  # another process applied this step first
             continue

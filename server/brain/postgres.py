@@ -29,10 +29,12 @@ import psycopg
 
 from memverbs.server.brain import postgres_migrations as pgmig
 from memverbs.server.brain.factory import redact
+from memverbs.server.brain.oauth_store import OAuthStore
 from memverbs.server.brain.postgres_base import CONNECT_TIMEOUT_S, WRITE_LOCK, Conn, first, translate
 from memverbs.server.brain.postgres_browse import BrowseStore
 from memverbs.server.brain.postgres_facts import FactStore
 from memverbs.server.brain.postgres_pages import PageStore
+from memverbs.server.brain.postgres_projects import ProjectStore
 from memverbs.server.brain.postgres_rows import row_factory
 from memverbs.server.brain.postgres_sessions import CursorStore
 from memverbs.server.brain.postgres_sync import SyncStore
@@ -44,7 +46,8 @@ from memverbs.server.timeparse import now_ms
 MIGRATE_LOCK = WRITE_LOCK + 1
 
 
-class PostgresBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, BrowseStore, SyncStore):
+class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, VectorStore, BrowseStore, SyncStore, OAuthStore):
+    MARK = "%s"  # the OAuth store's statements, in psycopg's placeholder
     backend = "postgres"
 
     # -- opening ---------------------------------------------------------------
@@ -150,6 +153,8 @@ def migrate(conn: Conn, where: str) -> list[str]:
                 continue
             conn.execute("INSERT INTO _migrations (name, applied_at) VALUES (%s, %s)", (step.name, now_ms()))
             conn.execute(step.sql)
+            if step.fill is not None:
+                step.fill(conn)
         ran.append(step.name)
     _enable_pgvector(conn)
     return ran

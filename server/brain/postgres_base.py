@@ -8,6 +8,8 @@ from a sibling are declared at the end (the composed brain's MRO puts the siblin
 
 from __future__ import annotations
 
+import os
+import socket
 import threading
 import time
 import weakref
@@ -19,6 +21,7 @@ import psycopg
 from psycopg import pq
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from memverbs.server.brain import waits
 from memverbs.server.brain.factory import redact
 from memverbs.server.brain.postgres_rows import Row, row_factory
 from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked, invalid
@@ -32,14 +35,32 @@ T = TypeVar("T")
 Conn = psycopg.Connection[Row]
 
 WRITE_LOCK = 0x6D656D76  # "memv": the advisory lock every write transaction holds
-_TAKE_WRITE_LOCK = "SELECT pg_advisory_xact_lock(%s)"
-_PIPELINE = psycopg.Pipeline.is_supported()  # libpq ≥ 14 (the binary wheel's is)
+# The lock, and how long the server waited for it: clock_timestamp() is read after the CTE has
+# produced its row, i.e. once the lock is granted; statement_timestamp() is when the statement began.
+_TAKE_WRITE_LOCK = (
+    "WITH granted AS MATERIALIZED (SELECT pg_advisory_xact_lock(%s)) "
+    "SELECT (extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000)::float8 FROM granted"
+)
+# Who holds the write lock now (a bigint advisory key is classid = high half, objid = low half, objsubid 1).
+_LOCK_HOLDER = (
+    "SELECT a.pid, a.application_name, a.client_addr::text AS addr, a.state, "
+    "extract(epoch FROM now() - a.xact_start)::float8 AS held_s "
+    "FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+    "WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 0 AND l.objid = %s::bigint::oid AND l.objsubid = 1"
+)
+PIPELINE = psycopg.Pipeline.is_supported()  # libpq ≥ 14 (the binary wheel's is)
 CONNECT_TIMEOUT_S = 5
 POOL_WAIT_S = 1.0
+WAIT_NOTED_MS = 5.0  # a wait shorter than this is the machinery's own time, not a queue
 IDLE_CHECK_S = 2.0
 
 
 _last_used: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# The server-side pid of every connection this process has open: a lock timeout says whether the
+# writer it waited for is this very process (then the cause is here, not "another process").
+_backends: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# libpq's fallback: the name pg_stat_activity shows unless brain.url sets application_name itself.
+APPLICATION = f"memverbs {os.getpid()}@{socket.gethostname()}"[:63]
 
 
 def _configure(conn: Conn, lock_timeout_ms: int) -> None:
@@ -49,6 +70,7 @@ def _configure(conn: Conn, lock_timeout_ms: int) -> None:
     of 0 means "do not wait", as it does for SQLite; Postgres reads a lock_timeout of 0 as "wait
     forever", so it becomes the shortest wait Postgres has, 1 ms."""
     conn.execute(f"SET lock_timeout = {max(int(lock_timeout_ms), 1)}")
+    _backends[conn] = conn.info.backend_pid
 
 
 def _check_if_idle(conn: Conn) -> None:
@@ -67,6 +89,11 @@ class _SharedPool:
     def __init__(self, url: str, size: int, busy_timeout_ms: int, password: str | None = None) -> None:
         self.key = (url, size, busy_timeout_ms)
         self.users = 0
+        self.size = size
+        self._counts = threading.Lock()
+        # What calls waited for since the pool opened: doctor's pool line (`stats`).
+        self.calls = self.pool_waits = self.overflows = self.lock_waits = 0
+        self.pool_wait_max_ms = self.lock_wait_max_ms = 0.0
         self.pool: ConnectionPool[Conn] = ConnectionPool(
             url,
             min_size=1,
@@ -77,7 +104,7 @@ class _SharedPool:
             check=_check_if_idle,  # a connection the server dropped is replaced, not handed out
             # libpq's `password` beats PGPASSWORD and ~/.pgpass; psycopg drops it when None, leaving them to libpq.
             kwargs={"autocommit": True, "row_factory": row_factory, "connect_timeout": CONNECT_TIMEOUT_S,
-                    "password": password},
+                    "password": password, "fallback_application_name": APPLICATION},
             name="memverbs-brain",
         )
 
@@ -91,6 +118,33 @@ class _SharedPool:
                 shared.pool.open(wait=False)
             shared.users += 1
             return shared
+
+    def note_wait(self, ms: float) -> None:
+        """A call got (or gave up on) a pooled connection after `ms`."""
+        waits.note("pool_wait_ms", ms)
+        with self._counts:
+            self.calls += 1
+            if ms >= WAIT_NOTED_MS:
+                self.pool_waits += 1
+                self.pool_wait_max_ms = max(self.pool_wait_max_ms, ms)
+
+    def note_overflow(self) -> None:
+        with self._counts:
+            self.overflows += 1
+
+    def note_lock_wait(self, ms: float) -> None:
+        """The server granted a write the brain-wide lock after `ms`."""
+        waits.note("lock_wait_ms", ms)
+        if ms >= WAIT_NOTED_MS:
+            with self._counts:
+                self.lock_waits += 1
+                self.lock_wait_max_ms = max(self.lock_wait_max_ms, ms)
+
+    def stats(self) -> dict[str, object]:
+        with self._counts:
+            return {"size": self.size, "opened": True, "calls": self.calls, "pool_waits": self.pool_waits,
+                    "pool_wait_max_ms": round(self.pool_wait_max_ms), "overflows": self.overflows,
+                    "lock_waits": self.lock_waits, "lock_wait_max_ms": round(self.lock_wait_max_ms)}
 
     def release(self) -> None:
         with self._lock:
@@ -126,6 +180,7 @@ class PostgresBase:
         self.deadline = deadline  # a time.monotonic() no lock is waited for past (a hook's); None: no such time
         self._shared: _SharedPool | None = None
         self._lock = threading.Lock()
+        self._held = threading.local()  # .conn: this thread's open write() transaction, if any
 
     def close(self) -> None:
         with self._lock:
@@ -133,33 +188,52 @@ class PostgresBase:
         if shared is not None:
             shared.release()
 
-    def _pool(self) -> ConnectionPool[Conn]:
+    def _shared_pool(self) -> _SharedPool:
         with self._lock:
             if self._shared is None:
                 self._shared = _SharedPool.acquire(self.url, self.pool_size, self.busy_timeout_ms, self._password)
-            return self._shared.pool
+            return self._shared
 
     @contextmanager
     def connection(self) -> Iterator[Conn]:
         """A pooled connection (autocommit), storage errors translated.
 
+        Inside this thread's `write()`, the write's own connection: the reads a write makes while
+        it holds the brain-wide lock (put_page resolving its links, say) run in its transaction
+        and never wait for another pooled connection — a writer that holds the lock while it waits
+        for the pool starves every writer queued behind it, and they hold the pool's connections.
+
         When the pool has none to give within POOL_WAIT_S (every connection busy, or the server was
         away and the pool is still backing off), the call opens one connection of its own: it
         fails at once with the real reason while the server is down, and works the moment the
-        server is back, so no call waits out the pool's reconnect schedule.
+        server is back, so no call waits out the pool's reconnect schedule. Both waits are noted
+        (`waits`: the usage log; `pool_stats`: doctor).
         """
-        pool = self._pool()
+        held = getattr(self._held, "conn", None)
+        if held is not None:
+            yield held  # errors are translated by the write that owns it
+            return
+        shared = self._shared_pool()
+        pool = shared.pool
+        # A queue only when every connection the pool may open is in use; a wait for the pool to
+        # open one more (a server's first calls) is the cost of connecting, not a pool too small.
+        measures = pool.get_stats()
+        full = measures["pool_available"] == 0 and measures["pool_size"] >= measures["pool_max"]
+        asked = time.monotonic()
         try:
             conn = pool.getconn(timeout=min(self.busy_timeout_ms / 1000, POOL_WAIT_S))
         except PoolTimeout:
             conn = None
         except psycopg.Error as exc:
             raise translate(exc, self.url, self._password) from exc
+        finally:
+            shared.note_wait((time.monotonic() - asked) * 1000 if full else 0.0)
         if conn is None:
+            shared.note_overflow()
             try:
                 conn = psycopg.connect(
                     self.url, autocommit=True, row_factory=row_factory, connect_timeout=CONNECT_TIMEOUT_S,
-                    password=self._password,
+                    password=self._password, fallback_application_name=APPLICATION,
                 )
                 _configure(conn, self.busy_timeout_ms)
             except psycopg.Error as exc:
@@ -183,9 +257,21 @@ class PostgresBase:
                 ) from exc
             raise translate(exc, self.url, self._password) from exc
         except psycopg.Error as exc:
-            raise translate(exc, self.url, self._password) from exc
+            holder = _lock_holder(conn) if getattr(exc, "sqlstate", None) == "55P03" else None
+            raise translate(exc, self.url, self._password, holder=holder, waited_ms=self.busy_timeout_ms) from exc
         finally:
             release()
+
+    def pool_stats(self) -> dict[str, object]:
+        """This process's pool for the brain, for doctor: its size and what calls waited for."""
+        shared = self._shared
+        return shared.stats() if shared is not None else {"size": self.pool_size, "opened": False}
+
+    def _lock_granted(self, cursor: psycopg.Cursor[Row]) -> None:
+        """Note how long the server waited for the write lock (the `_TAKE_WRITE_LOCK` cursor's one row)."""
+        row = cursor.fetchone()
+        if row is not None and self._shared is not None:
+            self._shared.note_lock_wait(float(row[0]))
 
     # -- transactions ----------------------------------------------------------
 
@@ -193,23 +279,34 @@ class PostgresBase:
     def write(self) -> Iterator[Conn]:
         """One write transaction, serialised with every other writer on the brain; commit or roll back.
 
-        The wait for the lock is bounded by the connection's lock_timeout (`_configure`)."""
+        The wait for the lock is bounded by the connection's lock_timeout (`_configure`). Reads made
+        on this thread inside the block run on its connection (`connection()`), so the lock is never
+        held while another pooled connection is awaited; a write begun inside the block joins it."""
+        held = getattr(self._held, "conn", None)
+        if held is not None:
+            yield held  # the outer write's transaction holds the lock, and commits (or rolls back) both
+            return
         with self.connection() as conn, conn.transaction():
-            self._take_write_lock(conn)
-            yield conn
+            self._lock_granted(self._take_write_lock(conn))
+            self._held.conn = conn
+            try:
+                yield conn
+            finally:
+                self._held.conn = None
 
-    def _take_write_lock(self, conn: Conn) -> None:
+    def _take_write_lock(self, conn: Conn) -> psycopg.Cursor[Row]:
         """Queue for the write lock; with a deadline, wait only for what is left of it.
 
         The lock_timeout then holds for this transaction alone (`set_config(…, true)`, which a
         pipeline's implicit transaction honours too). The wait ends on the server, with the
         `lock_not_available` a lock_timeout gives, rather than under a signal that would leave the
-        connection mid-query (a hook's deadline: hooks/runner.py)."""
+        connection mid-query (a hook's deadline: hooks/runner.py). The cursor's one row is how long
+        the server waited (`_lock_granted`)."""
         if self.deadline is not None:
             left = int((self.deadline - time.monotonic()) * 1000)
             timeout = max(1, min(self.busy_timeout_ms, left))  # 0 would mean "wait forever"
             conn.execute("SELECT set_config('lock_timeout', %s, true)", (f"{timeout}ms",))
-        conn.execute(_TAKE_WRITE_LOCK, (WRITE_LOCK,))
+        return conn.execute(_TAKE_WRITE_LOCK, (WRITE_LOCK,))
 
     @contextmanager
     def batched_write(self) -> Iterator[Conn]:
@@ -225,13 +322,17 @@ class PostgresBase:
         one: the block runs Python between its statements, and should that fail, the Sync that
         ends the pipeline would commit an implicit transaction's statements queued before (an
         explicit one is rolled back below). Where libpq has no pipeline mode the statements run
-        one by one.
+        one by one. Begun inside a `write()` block, it joins that write's transaction instead.
         """
+        held = getattr(self._held, "conn", None)
+        if held is not None:
+            yield held  # no BEGIN/COMMIT of its own: they would end the outer transaction early
+            return
         with self.connection() as conn:
             try:
-                with conn.pipeline() if _PIPELINE else nullcontext():
+                with conn.pipeline() if PIPELINE else nullcontext():
                     conn.execute("BEGIN")
-                    self._take_write_lock(conn)
+                    lock = self._take_write_lock(conn)
                     yield conn
                     conn.execute("COMMIT")
             except BaseException:
@@ -241,6 +342,7 @@ class PostgresBase:
                     with suppress(psycopg.Error):  # the statement's own error is the one to report
                         conn.rollback()
                 raise
+            self._lock_granted(lock)
 
     def locked_statement(self, sql: str, params: Params = ()) -> Row:
         """One statement that answers one row, run as its own write transaction: the write lock
@@ -252,11 +354,16 @@ class PostgresBase:
         one failed — safe here because nothing runs between the two statements (`batched_write()`
         says why its blocks keep an explicit transaction). The statement still reads a snapshot
         taken after the lock was granted (each statement of a READ COMMITTED transaction takes its
-        own), so it sees every write committed before."""
+        own), so it sees every write committed before. Inside a `write()` block, it runs in that
+        write's transaction."""
+        held = getattr(self._held, "conn", None)
+        if held is not None:
+            return first(held.execute(sql, params))
         with self.connection() as conn:
-            with conn.pipeline() if _PIPELINE else conn.transaction():
-                self._take_write_lock(conn)
+            with conn.pipeline() if PIPELINE else conn.transaction():
+                lock = self._take_write_lock(conn)
                 cursor = conn.execute(sql, params)
+            self._lock_granted(lock)
             return first(cursor)
 
     def query(self, sql: str, params: Params = ()) -> list[Row]:
@@ -324,18 +431,54 @@ def _clean(exc: BaseException, url: str, keyring_password: str | None = None) ->
     return text.replace(url, redact(url))
 
 
-def translate(exc: psycopg.Error, url: str, keyring_password: str | None = None) -> BrainError:
+def _lock_holder(conn: Conn) -> str | None:
+    """Who holds the brain's write lock now, in words, read on the connection whose wait just timed out
+    (its transaction was rolled back, so it is free); None when that cannot be read."""
+    if conn.broken or conn.info.transaction_status != pq.TransactionStatus.IDLE:
+        return None
+    try:
+        row = conn.execute(_LOCK_HOLDER, (WRITE_LOCK,)).fetchone()
+    except psycopg.Error:
+        return None
+    if row is None:
+        return "nobody holds it now: the write it waited for has finished since"
+    ours = {pid for c, pid in list(_backends.items()) if not c.closed}
+    held = f"for {row['held_s']:.1f} s" if row["held_s"] is not None else "in a transaction"
+    app = row["application_name"] or "no application name"
+    if row["pid"] in ours:
+        who = f"this very process ({APPLICATION}, server pid {row['pid']})"
+    elif app.startswith("memverbs "):
+        who = f"another memverbs process ({app}, server pid {row['pid']})"
+    else:
+        who = f"a session that is not a memverbs server's ({app!r}, server pid {row['pid']}, from {row['addr'] or 'a local socket'})"
+    return f"held by {who} {held}, now {row['state'] or 'unknown'}"
+
+
+def translate(
+    exc: psycopg.Error, url: str, keyring_password: str | None = None, *, holder: str | None = None,
+    waited_ms: int | None = None, tried: str | None = None,
+) -> BrainError:
+    """`keyring_password` is the password that was sent (never shown); `tried` says whose it was when it
+    is not the keyring's (`brain-password set` checks the one just typed)."""
     where = redact(url)
     text = _clean(exc, url, keyring_password)
     state = getattr(exc, "sqlstate", None) or ""
     if state in ("28P01", "28000") or "password authentication failed" in text or "no password supplied" in text:
-        if keyring_password:
-            fix = ("The password memverbs keeps in the OS keyring for this brain was refused: store the right one with "
-                   "`memverbs brain-password set` (docs/postgres.md).")
+        if tried:
+            refused = tried
+            fix = "Check the password (and the user in brain.url) and try again; nothing was stored."
+        elif keyring_password:
+            refused = "the password memverbs keeps in the OS keyring for this brain"
+            fix = "Store the right one with `memverbs brain-password set` (docs/postgres.md)."
         else:
+            from memverbs.server.brain.password import password_source  # noqa: PLC0415
+
+            source = password_source(url, None)
+            refused = {"the URL": "the password in brain.url", "PGPASSWORD": "the password in PGPASSWORD"}.get(
+                source, "the password libpq found in ~/.pgpass, if any (no other was given)")
             fix = ("Check the user in brain.url and its password: `memverbs brain-password set` keeps it in the OS "
                    "keyring, or give it in PGPASSWORD or ~/.pgpass (docs/postgres.md).")
-        return BrainError(f"the Postgres server refused the credentials for {where} ({text})", fix)
+        return BrainError(f"the Postgres server refused the credentials for {where}: it refused {refused} ({text})", fix)
     if state == "3D000":
         return BrainError(
             f"the database in {where} does not exist ({text})",
@@ -346,11 +489,18 @@ def translate(exc: psycopg.Error, url: str, keyring_password: str | None = None)
             f"the role in {where} may not do this ({text})",
             "Grant the role ownership of the brain's schema (docs/postgres.md).",
         )
-    if state in ("40P01", "55P03"):  # deadlock detected, lock not available (lock_timeout)
+    if state == "40P01":  # deadlock detected: two transactions waited for each other, this one was chosen
         return BrainLocked(
-            f"brain {where} is locked by another process ({text})",
-            "Another memverbs process holds a long write; retry in a moment. If it persists, find the stuck "
-            "session in pg_stat_activity and end it (pg_terminate_backend).",
+            f"brain {where}: a write lost a deadlock with another transaction and was rolled back ({text})",
+            "Retry the call; nothing was written. If it recurs, something outside memverbs locks the brain's tables.",
+        )
+    if state == "55P03":  # lock_timeout: the brain-wide write lock was not granted in time
+        waited = f" for {waited_ms} ms" if waited_ms is not None else ""
+        cause = holder or "its holder could not be read"
+        return BrainLocked(
+            f"brain {where} is locked: a write waited{waited} for the brain's write lock and gave up — {cause} ({text})",
+            "Retry in a moment; nothing was written. If it persists, look up the holder in pg_stat_activity and end "
+            "it (pg_terminate_backend); a slow writer on this host may also need a larger brain.busy_timeout_ms.",
         )
     if state in ("XX001", "XX002"):  # data_corrupted, index_corrupted: the server found damaged pages
         return BrainCorrupt(

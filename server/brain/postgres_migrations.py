@@ -16,7 +16,10 @@ the `vector` extension (pgvector) is installed, page vectors also live in a
 
 from __future__ import annotations
 
-from memverbs.server.brain.migrations import Migration
+from typing import Any
+
+from memverbs.server.brain.migrations import Migration, fact_terms_rows
+from memverbs.server.names import title_key
 
 _CORE_TABLES = """
     -- Slugs compare in byte order (COLLATE "C"), as in SQLite: prefix and suffix ranges and the
@@ -279,6 +282,118 @@ _FACT_AUDIT = """
     CREATE INDEX fact_audit_at ON fact_audit (at);
 """
 
+# As SQLite's 0011_private_rows: links and timeline rows of private facts-fence rows, marked.
+_PRIVATE_ROWS = """
+        ALTER TABLE links ADD COLUMN private_row SMALLINT NOT NULL DEFAULT 0;
+        ALTER TABLE timeline ADD COLUMN private_row SMALLINT NOT NULL DEFAULT 0;
+        UPDATE links SET private_row = 1 WHERE link_source = 'markdown' AND EXISTS (
+            SELECT 1 FROM pages p WHERE p.source_id = links.source_id AND p.slug = links.from_slug
+            AND lower(p.body) LIKE '%[private]%');
+        UPDATE timeline SET private_row = 1 WHERE origin = 'markdown' AND EXISTS (
+            SELECT 1 FROM pages p WHERE p.source_id = timeline.source_id AND p.slug = timeline.slug
+            AND lower(p.body) LIKE '%[private]%');
+"""
+
+# The project a fact was remembered in, and the project registry (see migrations.py).
+_PROJECTS = """
+    ALTER TABLE facts ADD COLUMN project TEXT COLLATE "C";
+    CREATE INDEX facts_project ON facts (source_id, project, valid_from DESC, id DESC) WHERE project IS NOT NULL;
+    CREATE TABLE projects (
+        source_id  TEXT NOT NULL,
+        key        TEXT COLLATE "C" NOT NULL,
+        slug       TEXT COLLATE "C" NOT NULL,
+        name       TEXT NOT NULL,
+        root       TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (source_id, key),
+        UNIQUE (source_id, slug)
+    );
+"""
+
+# OAuth 2.1 (see migrations.py).
+_OAUTH = """
+    CREATE TABLE oauth_clients (
+        id           BIGSERIAL PRIMARY KEY,
+        client_id    TEXT NOT NULL UNIQUE,
+        name         TEXT NOT NULL,
+        metadata     TEXT NOT NULL,
+        secret_hash  TEXT,
+        lane         TEXT NOT NULL,
+        created_at   BIGINT NOT NULL,
+        last_used_at BIGINT,
+        revoked_at   BIGINT
+    );
+    CREATE TABLE oauth_tokens (
+        id             BIGSERIAL PRIMARY KEY,
+        client_ref     BIGINT NOT NULL REFERENCES oauth_clients (id),
+        kind           TEXT NOT NULL CHECK (kind IN ('request', 'code', 'access', 'refresh')),
+        token_hash     TEXT NOT NULL UNIQUE,
+        family         BIGINT,
+        scopes         TEXT NOT NULL,
+        surface        TEXT NOT NULL CHECK (surface IN ('verbs', 'starter', 'full')),
+        source_id      TEXT NOT NULL,
+        resource       TEXT NOT NULL,
+        redirect_uri   TEXT,
+        code_challenge TEXT,
+        state          TEXT,
+        attempts       INTEGER NOT NULL DEFAULT 0,
+        expires_at     BIGINT NOT NULL,
+        created_at     BIGINT NOT NULL,
+        revoked_at     BIGINT
+    );
+    CREATE INDEX oauth_tokens_family ON oauth_tokens (family);
+    CREATE INDEX oauth_tokens_client ON oauth_tokens (client_ref, kind);
+    CREATE TABLE oauth_owner_secrets (
+        id          BIGSERIAL PRIMARY KEY,
+        kind        TEXT NOT NULL CHECK (kind IN ('approval_code', 'password')),
+        secret_hash TEXT NOT NULL,
+        expires_at  BIGINT,
+        created_at  BIGINT NOT NULL,
+        used_at     BIGINT
+    );
+"""
+
+# Titles looked up by their key, computed by memverbs (see migrations.py); postgres.migrate
+# fills the key of the pages already there in the step's own transaction (Python, not SQL).
+_TITLE_KEYS = """
+    ALTER TABLE pages ADD COLUMN title_key TEXT;
+    CREATE INDEX pages_title_key ON pages (source_id, title_key) WHERE deleted_at IS NULL;
+    DROP INDEX pages_title;
+"""
+
+
+def _fill_title_keys(conn: Any, batch: int = 1000) -> None:
+    """The title key (names.title_key) of every page written before the column existed."""
+    rows = conn.execute("SELECT id, title FROM pages WHERE title IS NOT NULL ORDER BY id").fetchall()
+    with conn.cursor() as cur:
+        for at in range(0, len(rows), batch):
+            cur.executemany(
+                "UPDATE pages SET title_key = %s WHERE id = %s", [(title_key(r[1]), r[0]) for r in rows[at : at + batch]]
+            )
+
+
+# Facts are searched by memverbs's own index terms (the SQLite step documents them): the tsvector
+# is built from the stored terms without the text parser (array_to_tsvector), so it holds exactly
+# the lexemes FTS5 indexes, and `search_len` (the term count) is what BM25 normalises by.
+_FACT_TERMS = """
+    ALTER TABLE facts DROP COLUMN search;
+    ALTER TABLE facts ADD COLUMN search_terms TEXT NOT NULL DEFAULT '';
+"""
+_FACT_TERMS_INDEX = """
+    ALTER TABLE facts ADD COLUMN search tsvector GENERATED ALWAYS AS (array_to_tsvector(string_to_array(search_terms, ' '))) STORED;
+    ALTER TABLE facts ADD COLUMN search_len integer GENERATED ALWAYS AS (cardinality(string_to_array(search_terms, ' '))) STORED;
+    CREATE INDEX facts_search ON facts USING gin (search);
+"""
+
+
+def _fill_fact_terms(conn: Any) -> None:
+    rows = fact_terms_rows(conn.execute("SELECT id, fact FROM facts").fetchall())
+    with conn.cursor() as cur:
+        cur.executemany("UPDATE facts SET search_terms = %s, fact_norm = %s WHERE id = %s", rows)
+    conn.execute(_FACT_TERMS_INDEX)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -290,6 +405,14 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0008_markdown_sync_state", _MARKDOWN_SYNC_STATE),
     Migration("0009_change_feed_indexes", _CHANGE_FEED),
     Migration("0010_fact_audit", _FACT_AUDIT),
+    Migration("0011_private_rows", _PRIVATE_ROWS),
+    Migration("0012_projects", _PROJECTS),
+    Migration("0013_oauth", _OAUTH),
+    Migration("0014_title_keys", _TITLE_KEYS, _fill_title_keys),
+    Migration("0015_fact_terms", _FACT_TERMS, _fill_fact_terms),
+    # SQLite's trigram index has no twin here: a word of a script written without spaces is found
+    # by a scan of the source's pages (strpos), the same answers without an extension (pg_trgm).
+    Migration("0016_page_trigrams", "SELECT 1"),
 )
 
 # Not a numbered step: whether pgvector can be used depends on the server, not on the schema's

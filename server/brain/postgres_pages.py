@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from contextlib import nullcontext
 
 from memverbs.server.brain.base import PageDraft, SearchQuery, draft_aliases
-from memverbs.server.brain.postgres_base import Conn, PostgresBase, first
+from memverbs.server.brain.postgres_base import PIPELINE, Conn, PostgresBase, first
 from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.brain.postgres_search import RANK_WEIGHTS, snippet, tsquery
 from memverbs.server.brain.sqlite_pages import _prefix_upper, reverse
+from memverbs.server.names import title_key
+from memverbs.server.terms import around, spaceless
 
 # A page a caller may see: not deleted, and world-visible unless the one parameter allows private pages.
 LIVE_PAGE = "deleted_at IS NULL AND (%s OR visibility = 'world')"
@@ -54,10 +57,10 @@ class PageStore(PostgresBase):
         rows = self.query("SELECT DISTINCT slug FROM aliases WHERE source_id = %s AND alias_norm = %s", (source, alias_norm))
         return [r[0] for r in rows]
 
-    def pages_titled(self, source: str, title_lower: str, *, allow_private: bool) -> list:
+    def pages_titled(self, source: str, key: str, *, allow_private: bool) -> list:
         return self.query(
-            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND lower(title) = %s AND {LIVE_PAGE}",
-            (source, title_lower, allow_private),
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = %s AND title_key = %s AND {LIVE_PAGE}",
+            (source, key, allow_private),
         )
 
     def pages_with_suffix(self, source: str, tail: str, *, allow_private: bool, limit: int = 50) -> list:
@@ -81,10 +84,11 @@ class PageStore(PostgresBase):
         )
         return [r[0] for r in rows]
 
-    def timeline_newest(self, source: str, slug: str, limit: int = 5) -> list:
+    def timeline_newest(self, source: str, slug: str, limit: int = 5, *, private_rows: bool) -> list:
         return self.query(
-            "SELECT date, summary, detail FROM timeline WHERE source_id = %s AND slug = %s ORDER BY date DESC, id DESC LIMIT %s",
-            (source, slug, limit),
+            "SELECT date, summary, detail FROM timeline WHERE source_id = %s AND slug = %s AND (%s OR private_row = 0) "
+            "ORDER BY date DESC, id DESC LIMIT %s",
+            (source, slug, private_rows, limit),
         )
 
     # Edges and backlinks count only pages the caller may see (see the SQLite store).
@@ -97,25 +101,28 @@ class PageStore(PostgresBase):
         "WHERE (t.id IS NULL OR (t.deleted_at IS NULL AND (%s OR t.visibility = 'world')))"
     )
 
-    def edges_out(self, source: str, slug: str, limit: int, *, allow_private: bool) -> list:
+    def edges_out(self, source: str, slug: str, limit: int, *, allow_private: bool, private_rows: bool) -> list:
         return self.query(
             f"SELECT l.link_type, l.to_slug AS slug, l.context FROM links l {self._VISIBLE_TO} "
-            "AND l.source_id = %s AND l.from_slug = %s AND l.link_source IS DISTINCT FROM 'mentions' ORDER BY l.id LIMIT %s",
-            (allow_private, source, slug, limit),
+            "AND l.source_id = %s AND l.from_slug = %s AND l.link_source IS DISTINCT FROM 'mentions' "
+            "AND (%s OR l.private_row = 0) ORDER BY l.id LIMIT %s",
+            (allow_private, source, slug, private_rows, limit),
         )
 
-    def edges_in(self, source: str, slug: str, limit: int, *, allow_private: bool) -> list:
+    def edges_in(self, source: str, slug: str, limit: int, *, allow_private: bool, private_rows: bool) -> list:
         return self.query(
             f"SELECT l.link_type, l.from_slug AS slug, l.context FROM links l {self._VISIBLE_FROM} "
-            "WHERE l.source_id = %s AND l.to_slug = %s AND l.link_source IS DISTINCT FROM 'mentions' ORDER BY l.id LIMIT %s",
-            (allow_private, source, slug, limit),
+            "WHERE l.source_id = %s AND l.to_slug = %s AND l.link_source IS DISTINCT FROM 'mentions' "
+            "AND (%s OR l.private_row = 0) ORDER BY l.id LIMIT %s",
+            (allow_private, source, slug, private_rows, limit),
         )
 
-    def backlink_count(self, source: str, slug: str, *, allow_private: bool) -> int:
+    def backlink_count(self, source: str, slug: str, *, allow_private: bool, private_rows: bool) -> int:
         return self.aggregate(
             f"SELECT count(*) FROM links l {self._VISIBLE_FROM} "
-            "WHERE l.source_id = %s AND l.to_slug = %s AND l.link_source IS DISTINCT FROM 'mentions'",
-            (allow_private, source, slug),
+            "WHERE l.source_id = %s AND l.to_slug = %s AND l.link_source IS DISTINCT FROM 'mentions' "
+            "AND (%s OR l.private_row = 0)",
+            (allow_private, source, slug, private_rows),
         )[0]
 
     # -- lists and search ----------------------------------------------------
@@ -150,6 +157,8 @@ class PageStore(PostgresBase):
 
     def keyword_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list:
         """Pages matching the query, best first (title weighs ten times the body, as bm25(10, 1) does)."""
+        if any(spaceless(t) for t in query.terms):
+            return self._substring_search(source, query, limit=limit, allow_private=allow_private)
         q = tsquery(query)
         if q is None:
             return []
@@ -163,6 +172,25 @@ class PageStore(PostgresBase):
         # The snippet as FTS5's snippet(…, 48) cuts it: the body window with the most query terms.
         index = {"slug": 0, "title": 1, "body": 2, "chunk": 3, "rank": 4}
         return [Row((r[0], r[1], r[2], snippet(r[2], query.terms), r[3]), index) for r in rows]
+
+    def _substring_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list:
+        """The SQLite store's substring search (a word of a script written without spaces), as a scan of the source's pages."""
+        terms = [" ".join(query.terms)] if query.mode == "title_phrase" else list(query.terms)
+        in_title = "strpos(lower(coalesce(p.title, '')), %s) > 0"
+        anywhere = f"({in_title} OR strpos(lower(p.body), %s) > 0)"
+        conds, args = [], []
+        for t in terms:
+            conds.append(in_title if query.mode == "title_phrase" else anywhere)
+            args += [t] if query.mode == "title_phrase" else [t, t]
+        rank = " + ".join(f"({in_title})::int" for _ in terms)
+        rows = self.query(
+            f"SELECT p.slug, p.title, p.body, {rank} AS rank FROM pages p "
+            f"WHERE ({(' OR ' if query.mode == 'any' else ' AND ').join(conds)}) AND p.source_id = %s AND p.deleted_at IS NULL "
+            "AND (%s OR p.visibility = 'world') ORDER BY rank DESC, p.updated_at DESC, p.slug LIMIT %s",
+            (*terms, *args, source, allow_private, limit),
+        )
+        index = {"slug": 0, "title": 1, "body": 2, "chunk": 3, "rank": 4}
+        return [Row((r[0], r[1], r[2], around(r[2] or "", terms), r[3]), index) for r in rows]
 
     def aliased_slugs(self, source: str, slugs: list[str], alias_norm: str) -> set[str]:
         if not slugs:
@@ -210,50 +238,56 @@ class PageStore(PostgresBase):
                 draft.visibility,
                 draft.markdown,
                 now,
+                title_key(draft.title) if draft.title is not None else None,
             )
-            if existing is None:
-                page_id = first(db.execute(
-                    "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
-                    "markdown, updated_at, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
-                    (source, draft.slug, reverse(draft.slug), *values, now),
-                ))[0]
-            else:
-                page_id = existing["id"]
+            # Nothing below is read back but the new page's id: the statements travel as one batch
+            # (two for a new page), so the write lock is held for a round trip or two here rather
+            # than one per statement.
+            with db.pipeline() if PIPELINE else nullcontext():
+                if existing is None:
+                    page_id = first(db.execute(
+                        "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
+                        "markdown, updated_at, title_key, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                        (source, draft.slug, reverse(draft.slug), *values, now),
+                    ))[0]
+                else:
+                    page_id = existing["id"]
+                    db.execute(
+                        "UPDATE pages SET title = %s, type = %s, body = %s, frontmatter = %s, summary = %s, visibility = %s, "
+                        "markdown = %s, updated_at = %s, title_key = %s, deleted_at = NULL WHERE id = %s",
+                        (*values, page_id),
+                    )
+                self._write_chunks(db, source, page_id, draft.title, draft.body)
+                # What the markdown declares is replaced; what was added by hand is kept.
                 db.execute(
-                    "UPDATE pages SET title = %s, type = %s, body = %s, frontmatter = %s, summary = %s, visibility = %s, "
-                    "markdown = %s, updated_at = %s, deleted_at = NULL WHERE id = %s",
-                    (*values, page_id),
+                    "DELETE FROM aliases WHERE source_id = %s AND slug = %s AND origin = 'frontmatter'", (source, draft.slug)
                 )
-            self._write_chunks(db, source, page_id, draft.title, draft.body)
-            # What the markdown declares is replaced; what was added by hand is kept.
-            db.execute(
-                "DELETE FROM aliases WHERE source_id = %s AND slug = %s AND origin = 'frontmatter'", (source, draft.slug)
-            )
-            for alias, norm in draft_aliases(draft):
+                for alias, norm in draft_aliases(draft):
+                    db.execute(
+                        "INSERT INTO aliases (source_id, slug, alias, alias_norm, origin) VALUES (%s, %s, %s, %s, 'frontmatter') "
+                        "ON CONFLICT DO NOTHING",
+                        (source, draft.slug, alias, norm),
+                    )
                 db.execute(
-                    "INSERT INTO aliases (source_id, slug, alias, alias_norm, origin) VALUES (%s, %s, %s, %s, 'frontmatter') "
-                    "ON CONFLICT DO NOTHING",
-                    (source, draft.slug, alias, norm),
+                    "DELETE FROM links WHERE source_id = %s AND from_slug = %s AND link_source IN ('markdown', 'frontmatter')",
+                    (source, draft.slug),
                 )
-            db.execute(
-                "DELETE FROM links WHERE source_id = %s AND from_slug = %s AND link_source IN ('markdown', 'frontmatter')",
-                (source, draft.slug),
-            )
-            for to_slug, link_type, link_source, context in draft.links:
+                links, timeline = draft.rows()
+                for (to_slug, link_type, link_source, context), private in links:
+                    db.execute(
+                        "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, private_row) "
+                        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                        (source, draft.slug, to_slug, link_type, link_source, context, now, private),
+                    )
                 db.execute(
-                    "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at) "
-                    "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                    (source, draft.slug, to_slug, link_type, link_source, context, now),
+                    "DELETE FROM timeline WHERE source_id = %s AND slug = %s AND origin = 'markdown'", (source, draft.slug)
                 )
-            db.execute(
-                "DELETE FROM timeline WHERE source_id = %s AND slug = %s AND origin = 'markdown'", (source, draft.slug)
-            )
-            for date, summary, detail in draft.timeline:
-                db.execute(
-                    "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at) "
-                    "VALUES (%s, %s, %s, %s, %s, 'markdown', %s)",
-                    (source, draft.slug, date, summary, detail, now),
-                )
+                for (date, summary, detail), private in timeline:
+                    db.execute(
+                        "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, private_row) "
+                        "VALUES (%s, %s, %s, %s, %s, 'markdown', %s, %s)",
+                        (source, draft.slug, date, summary, detail, now, private),
+                    )
         return existing is None or existing["deleted_at"] is not None, draft
 
     # The writes below change a live page the caller may see, checked in the write's own
@@ -398,8 +432,9 @@ class PageStore(PostgresBase):
             db.execute("UPDATE timeline SET slug = %s WHERE source_id = %s AND slug = %s", (new, source, old))
             db.execute("UPDATE facts SET entity_slug = %s WHERE source_id = %s AND entity_slug = %s", (new, source, old))
 
-    def page_links(self, source: str, slug: str) -> list:
+    def page_links(self, source: str, slug: str, *, allow_private: bool, private_rows: bool) -> list:
         return self.query(
-            "SELECT to_slug, link_type, link_source, context FROM links WHERE source_id = %s AND from_slug = %s ORDER BY id",
-            (source, slug),
+            f"SELECT l.to_slug, l.link_type, l.link_source, l.context FROM links l {self._VISIBLE_TO} "
+            "AND l.source_id = %s AND l.from_slug = %s AND (%s OR l.private_row = 0) ORDER BY l.id",
+            (allow_private, source, slug, private_rows),
         )

@@ -248,7 +248,7 @@ class VectorStore(PostgresBase):
     def vector_index_kind(self) -> str:
         if self.pgvector:
             return "pgvector HNSW (cosine), in the database"
-        return "exact scan (numpy) in each process: the vector extension (pgvector) is not installed"
+        return "exact scan (numpy) in each process: the brain does not use the vector extension (pgvector)"
 
     def max_text_vector_id(self) -> int:
         return self.aggregate("SELECT COALESCE(max(id), 0) FROM text_vectors")[0]
@@ -300,6 +300,14 @@ class VectorStore(PostgresBase):
             "ORDER BY f.id LIMIT %s",
             (after_fact, now, space_id, limit),
         )
+
+    def fact_vectors_after(self, space_id: int, after_fact: int) -> list:
+        return self.query(
+            "SELECT fact_id, vector FROM fact_vectors WHERE space_id = %s AND fact_id > %s ORDER BY fact_id", (space_id, after_fact)
+        )
+
+    def fact_vector_count(self, space_id: int) -> int:
+        return self.aggregate("SELECT count(*) FROM fact_vectors WHERE space_id = %s", (space_id,))[0]
 
     def store_fact_vectors(self, space_id: int, items: list[tuple[int, bytes]], now: int) -> None:
         with self.write() as db:

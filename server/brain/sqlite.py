@@ -13,10 +13,12 @@ import sqlite3
 from pathlib import Path
 
 from memverbs.server.brain import migrations
+from memverbs.server.brain.oauth_store import OAuthStore
 from memverbs.server.brain.sqlite_base import translate
 from memverbs.server.brain.sqlite_browse import BrowseStore
 from memverbs.server.brain.sqlite_facts import FactStore
 from memverbs.server.brain.sqlite_pages import PageStore
+from memverbs.server.brain.sqlite_projects import ProjectStore
 from memverbs.server.brain.sqlite_sessions import CursorStore
 from memverbs.server.brain.sqlite_sync import SyncStore
 from memverbs.server.brain.sqlite_tokens import TokenStore
@@ -24,7 +26,7 @@ from memverbs.server.brain.sqlite_vectors import VectorStore
 from memverbs.server.errors import BrainError, BrainMissing
 
 
-class SqliteBrain(PageStore, FactStore, CursorStore, TokenStore, VectorStore, BrowseStore, SyncStore):
+class SqliteBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, VectorStore, BrowseStore, SyncStore, OAuthStore):
     backend = "sqlite"
 
     @classmethod

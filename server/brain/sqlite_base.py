@@ -125,9 +125,12 @@ def translate(exc: sqlite3.Error, path: Path) -> BrainError:
     primary = code & 0xFF if isinstance(code, int) else None
     if primary in _LOCKED:
         return BrainLocked(
-            f"brain {path} is locked by another process ({text})",
-            "Another memverbs process holds a long write; retry in a moment. If it persists, find the stuck "
-            "process (`fuser` on the brain file) and stop it.",
+            # SQLite cannot say who holds the file's write lock: another process, or another
+            # connection of this one (an HTTP server's worker threads each have their own).
+            f"brain {path} is locked: another connection (of this process or another) held its write lock past "
+            f"brain.busy_timeout_ms ({text})",
+            "A long write holds the brain; retry in a moment. If it persists, find the stuck process (`fuser` on "
+            "the brain file) and stop it.",
         )
     if primary in _CORRUPT:
         return BrainCorrupt(

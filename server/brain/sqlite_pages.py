@@ -10,9 +10,11 @@ import json
 import sqlite3
 from collections.abc import Callable
 
-from memverbs.server.brain.base import PageDraft, SearchQuery, draft_aliases
+from memverbs.server.brain.base import PageDraft, Row, SearchQuery, draft_aliases
 from memverbs.server.brain.sqlite_base import SqliteBase
 from memverbs.server.brain.sqlite_fts import fts5_match
+from memverbs.server.names import title_key
+from memverbs.server.terms import around, spaceless
 
 # A page a caller may see: not deleted, and world-visible unless the one parameter allows private pages.
 LIVE_PAGE = "deleted_at IS NULL AND (? OR visibility = 'world')"
@@ -26,6 +28,13 @@ def reverse(slug: str) -> str:
 def _prefix_upper(prefix: str) -> str:
     """The smallest string greater than every string starting with `prefix`."""
     return prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
+class _SubstringHit(dict):
+    """A substring hit as keyword_search's rows read (slug, title, body, chunk), by name."""
+
+    def __init__(self, row: sqlite3.Row, chunk: str) -> None:
+        super().__init__(slug=row["slug"], title=row["title"], body=row["body"], chunk=chunk, rank=row["rank"])
 
 
 class PageStore(SqliteBase):
@@ -57,10 +66,10 @@ class PageStore(SqliteBase):
         )
         return [r[0] for r in rows]
 
-    def pages_titled(self, source: str, title_lower: str, *, allow_private: bool) -> list[sqlite3.Row]:
+    def pages_titled(self, source: str, key: str, *, allow_private: bool) -> list[sqlite3.Row]:
         return self.query(
-            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND lower(title) = ? AND {LIVE_PAGE}",
-            (source, title_lower, allow_private),
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND title_key = ? AND {LIVE_PAGE}",
+            (source, key, allow_private),
         )
 
     def pages_with_suffix(self, source: str, tail: str, *, allow_private: bool, limit: int = 50) -> list[sqlite3.Row]:
@@ -85,10 +94,11 @@ class PageStore(SqliteBase):
         )
         return [r[0] for r in rows]
 
-    def timeline_newest(self, source: str, slug: str, limit: int = 5) -> list[sqlite3.Row]:
+    def timeline_newest(self, source: str, slug: str, limit: int = 5, *, private_rows: bool) -> list[sqlite3.Row]:
         return self.query(
-            "SELECT date, summary, detail FROM timeline WHERE source_id = ? AND slug = ? ORDER BY date DESC, id DESC LIMIT ?",
-            (source, slug, limit),
+            "SELECT date, summary, detail FROM timeline WHERE source_id = ? AND slug = ? AND (? OR private_row = 0) "
+            "ORDER BY date DESC, id DESC LIMIT ?",
+            (source, slug, private_rows, limit),
         )
 
     # Edges and backlinks count only pages the caller may see: a link from a private or deleted
@@ -100,25 +110,27 @@ class PageStore(SqliteBase):
         "WHERE (t.id IS NULL OR (t.deleted_at IS NULL AND (? OR t.visibility = 'world')))"
     )
 
-    def edges_out(self, source: str, slug: str, limit: int, *, allow_private: bool) -> list[sqlite3.Row]:
+    def edges_out(self, source: str, slug: str, limit: int, *, allow_private: bool, private_rows: bool) -> list[sqlite3.Row]:
         return self.query(
             f"SELECT l.link_type, l.to_slug AS slug, l.context FROM links l {self._VISIBLE_TO} "
-            "AND l.source_id = ? AND l.from_slug = ? AND l.link_source IS NOT 'mentions' ORDER BY l.id LIMIT ?",
-            (allow_private, source, slug, limit),
+            "AND l.source_id = ? AND l.from_slug = ? AND l.link_source IS NOT 'mentions' AND (? OR l.private_row = 0) "
+            "ORDER BY l.id LIMIT ?",
+            (allow_private, source, slug, private_rows, limit),
         )
 
-    def edges_in(self, source: str, slug: str, limit: int, *, allow_private: bool) -> list[sqlite3.Row]:
+    def edges_in(self, source: str, slug: str, limit: int, *, allow_private: bool, private_rows: bool) -> list[sqlite3.Row]:
         return self.query(
             f"SELECT l.link_type, l.from_slug AS slug, l.context FROM links l {self._VISIBLE_FROM} "
-            "WHERE l.source_id = ? AND l.to_slug = ? AND l.link_source IS NOT 'mentions' ORDER BY l.id LIMIT ?",
-            (allow_private, source, slug, limit),
+            "WHERE l.source_id = ? AND l.to_slug = ? AND l.link_source IS NOT 'mentions' AND (? OR l.private_row = 0) "
+            "ORDER BY l.id LIMIT ?",
+            (allow_private, source, slug, private_rows, limit),
         )
 
-    def backlink_count(self, source: str, slug: str, *, allow_private: bool) -> int:
+    def backlink_count(self, source: str, slug: str, *, allow_private: bool, private_rows: bool) -> int:
         return self.aggregate(
             f"SELECT count(*) FROM links l {self._VISIBLE_FROM} "
-            "WHERE l.source_id = ? AND l.to_slug = ? AND l.link_source IS NOT 'mentions'",
-            (allow_private, source, slug),
+            "WHERE l.source_id = ? AND l.to_slug = ? AND l.link_source IS NOT 'mentions' AND (? OR l.private_row = 0)",
+            (allow_private, source, slug, private_rows),
         )[0]
 
     # -- lists and search ----------------------------------------------------
@@ -151,8 +163,10 @@ class PageStore(SqliteBase):
         row = self.one(sql, tuple(args))
         return int(row["n"]) if row is not None else 0
 
-    def keyword_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list[sqlite3.Row]:
+    def keyword_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list[Row]:
         """Pages matching the query, best first (title weighs more than body)."""
+        if any(spaceless(t) for t in query.terms):
+            return self._substring_search(source, query, limit=limit, allow_private=allow_private)
         return self.query(
             "SELECT p.slug, p.title, p.body, snippet(pages_fts, 1, '', '', '…', 48) AS chunk, "
             "bm25(pages_fts, 10.0, 1.0) AS rank "
@@ -161,6 +175,30 @@ class PageStore(SqliteBase):
             "ORDER BY rank LIMIT ?",
             (fts5_match(query), source, allow_private, limit),
         )
+
+    def _substring_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list[Row]:
+        """A query holding a word of a script written without spaces: its terms are found as substrings
+        (through pages_trigram from three characters on, by a scan below), pages naming them in the title first."""
+        conds, args = [], []
+        terms = [" ".join(query.terms)] if query.mode == "title_phrase" else list(query.terms)
+        for t in terms:
+            if query.mode == "title_phrase":
+                conds.append("instr(lower(coalesce(p.title, '')), ?) > 0")
+                args.append(t)
+            elif len(t) >= 3:
+                conds.append("p.id IN (SELECT rowid FROM pages_trigram WHERE pages_trigram MATCH ?)")
+                args.append('"' + t.replace('"', '""') + '"')
+            else:
+                conds.append("(instr(lower(coalesce(p.title, '')), ?) > 0 OR instr(lower(p.body), ?) > 0)")
+                args += [t, t]
+        in_title = " + ".join("(instr(lower(coalesce(p.title, '')), ?) > 0)" for _ in terms)
+        rows = self.query(
+            f"SELECT p.slug, p.title, p.body, {in_title} AS rank FROM pages p "
+            f"WHERE ({(' OR ' if query.mode == 'any' else ' AND ').join(conds)}) AND p.source_id = ? AND p.deleted_at IS NULL "
+            "AND (? OR p.visibility = 'world') ORDER BY rank DESC, p.updated_at DESC, p.slug LIMIT ?",
+            (*terms, *args, source, allow_private, limit),
+        )
+        return [_SubstringHit(r, around(r["body"] or "", terms)) for r in rows]
 
     def aliased_slugs(self, source: str, slugs: list[str], alias_norm: str) -> set[str]:
         if not slugs:
@@ -208,18 +246,19 @@ class PageStore(SqliteBase):
                 draft.visibility,
                 draft.markdown,
                 now,
+                title_key(draft.title) if draft.title is not None else None,
             )
             if existing is None:
                 page_id = self.inserted_id(db.execute(
                     "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
-                    "markdown, updated_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "markdown, updated_at, title_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (source, draft.slug, reverse(draft.slug), *values, now),
                 ))
             else:
                 page_id = existing["id"]
                 db.execute(
                     "UPDATE pages SET title = ?, type = ?, body = ?, frontmatter = ?, summary = ?, visibility = ?, "
-                    "markdown = ?, updated_at = ?, deleted_at = NULL WHERE id = ?",
+                    "markdown = ?, updated_at = ?, title_key = ?, deleted_at = NULL WHERE id = ?",
                     (*values, page_id),
                 )
             self._write_chunks(db, source, page_id, draft.title, draft.body)
@@ -234,18 +273,19 @@ class PageStore(SqliteBase):
                 "DELETE FROM links WHERE source_id = ? AND from_slug = ? AND link_source IN ('markdown', 'frontmatter')",
                 (source, draft.slug),
             )
-            for to_slug, link_type, link_source, context in draft.links:
+            links, timeline = draft.rows()
+            for (to_slug, link_type, link_source, context), private in links:
                 db.execute(
-                    "INSERT OR IGNORE INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (source, draft.slug, to_slug, link_type, link_source, context, now),
+                    "INSERT OR IGNORE INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, private_row) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (source, draft.slug, to_slug, link_type, link_source, context, now, private),
                 )
             db.execute("DELETE FROM timeline WHERE source_id = ? AND slug = ? AND origin = 'markdown'", (source, draft.slug))
-            for date, summary, detail in draft.timeline:
+            for (date, summary, detail), private in timeline:
                 db.execute(
-                    "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, 'markdown', ?)",
-                    (source, draft.slug, date, summary, detail, now),
+                    "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, private_row) "
+                    "VALUES (?, ?, ?, ?, ?, 'markdown', ?, ?)",
+                    (source, draft.slug, date, summary, detail, now, private),
                 )
         return existing is None or existing["deleted_at"] is not None, draft
 
@@ -363,8 +403,10 @@ class PageStore(SqliteBase):
             db.execute("UPDATE timeline SET slug = ? WHERE source_id = ? AND slug = ?", (new, source, old))
             db.execute("UPDATE facts SET entity_slug = ? WHERE source_id = ? AND entity_slug = ?", (new, source, old))
 
-    def page_links(self, source: str, slug: str) -> list[sqlite3.Row]:
+    def page_links(self, source: str, slug: str, *, allow_private: bool, private_rows: bool) -> list[sqlite3.Row]:
+        # Mentions too (get_page lists every link); a link to a page the caller may not see is not listed.
         return self.query(
-            "SELECT to_slug, link_type, link_source, context FROM links WHERE source_id = ? AND from_slug = ? ORDER BY id",
-            (source, slug),
+            f"SELECT l.to_slug, l.link_type, l.link_source, l.context FROM links l {self._VISIBLE_TO} "
+            "AND l.source_id = ? AND l.from_slug = ? AND (? OR l.private_row = 0) ORDER BY l.id",
+            (allow_private, source, slug, private_rows),
         )

@@ -33,20 +33,29 @@ BATCH = 1000
 TABLES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("pages", ("id",), ("id", "source_id", "slug", "slug_rev", "title", "type", "body", "frontmatter", "summary",
                         "visibility", "origin", "created_at", "updated_at", "last_retrieved_at", "deleted_at",
-                        "markdown")),
+                        "markdown", "title_key")),
     ("aliases", ("id",), ("id", "source_id", "slug", "alias", "alias_norm", "origin")),
-    ("links", ("id",), ("id", "source_id", "from_slug", "to_slug", "link_type", "link_source", "context", "created_at")),
-    ("timeline", ("id",), ("id", "source_id", "slug", "date", "summary", "detail", "origin", "created_at")),
+    ("links", ("id",), ("id", "source_id", "from_slug", "to_slug", "link_type", "link_source", "context", "created_at",
+                         "private_row")),
+    ("timeline", ("id",), ("id", "source_id", "slug", "date", "summary", "detail", "origin", "created_at",
+                            "private_row")),
     ("facts", ("id",), ("id", "source_id", "fact", "fact_norm", "kind", "entity_slug", "visibility", "notability",
                         "provenance", "source_session", "context", "confidence", "valid_from", "valid_until",
                         "expired_at", "expiry_reason", "superseded_by", "consolidated_at", "consolidated_into",
-                        "created_at")),
+                        "created_at", "project", "search_terms")),
     ("fact_moves", ("id",), ("id", "fact_id", "from_slug", "to_slug", "reason", "moved_at")),
     ("fact_audit", ("id",), ("id", "fact_id", "action", "old_value", "old_at", "new_value", "reason", "actor", "at")),
+    ("projects", ("source_id", "key"), ("source_id", "key", "slug", "name", "root", "created_at", "updated_at")),
     ("session_cursors", ("source_id", "client_id", "session_id"),
      ("source_id", "client_id", "session_id", "last_wake_at", "cursor_slug", "created_at", "updated_at")),
     ("access_tokens", ("id",), ("id", "name", "token_hash", "token_hint", "scopes", "surface", "source_id", "client_id",
                                 "created_at", "last_used_at", "revoked_at")),
+    ("oauth_clients", ("id",), ("id", "client_id", "name", "metadata", "secret_hash", "lane", "created_at", "last_used_at",
+                                "revoked_at")),
+    ("oauth_tokens", ("id",), ("id", "client_ref", "kind", "token_hash", "family", "scopes", "surface", "source_id",
+                               "resource", "redirect_uri", "code_challenge", "state", "attempts", "expires_at",
+                               "created_at", "revoked_at")),
+    ("oauth_owner_secrets", ("id",), ("id", "kind", "secret_hash", "expires_at", "created_at", "used_at")),
     ("vector_spaces", ("id",), ("id", "provider", "model", "dims", "created_at")),
     ("chunks", ("id",), ("id", "source_id", "page_id", "ord", "text", "text_hash")),
     ("text_vectors", ("id",), ("id", "space_id", "text_hash", "vector", "created_at")),
@@ -58,9 +67,9 @@ TABLES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("sync_conflicts", ("id",), ("id", "folder_id", "rel_path", "slug", "brain_content", "detected_at", "resolved_at")),
 )
 # Maintained by the backend itself, never copied: SQLite's FTS5 tables, Postgres's tsvector and pgvector columns.
-DERIVED_COLUMNS = {"search", "embedding"}
+DERIVED_COLUMNS = {"search", "search_len", "embedding"}
 DEFERRED = {("facts", "superseded_by")}
-TEXT_KEYS = {"source_id", "client_id", "session_id", "rel_path"}
+TEXT_KEYS = {"source_id", "client_id", "session_id", "rel_path", "key"}
 
 Progress = Callable[[str, int, int], None]
 
@@ -120,7 +129,7 @@ class _Side:
         else:
             rows = self.brain.query(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-                "AND name NOT LIKE '%_fts%'"
+                "AND name NOT LIKE '%_fts%' AND name NOT LIKE 'pages_trigram%'"  # FTS5 indexes: rebuilt by the target
             )
         return {r[0] for r in rows} - {"_migrations"}
 

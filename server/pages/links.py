@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from memverbs.server.brain.base import PageDraft, draft_aliases
 from memverbs.server.context import VerbContext
-from memverbs.server.names import looks_like_slug, normalize_alias, slugify_path
+from memverbs.server.names import looks_like_slug, normalize_alias, slugify_path, title_key
 
 Link = tuple[str, str, str, str | None]
 
@@ -40,12 +40,14 @@ def resolve_target(ctx: VerbContext, target: str, *, private_ok: bool) -> str | 
     brain, source = ctx.brain, ctx.source
     if looks_like_slug(target) and brain.page(source, target, allow_private=private_ok) is not None:
         return target
-    titled = brain.pages_titled(source, target.lower(), allow_private=private_ok)
+    titled = brain.pages_titled(source, title_key(target), allow_private=private_ok)
     if len(titled) == 1:
         return titled[0]["slug"]
-    aliased = brain.alias_slugs(source, normalize_alias(target))
-    if len(aliased) == 1 and brain.page(source, aliased[0], allow_private=private_ok) is not None:
-        return aliased[0]
+    # Only the aliases of pages this write may link to count: a private page's alias must neither
+    # resolve a world page's link nor, by making a world alias ambiguous, stop it from resolving.
+    aliased = brain.pages_by_slugs(source, brain.alias_slugs(source, normalize_alias(target)), allow_private=private_ok)
+    if len(aliased) == 1:
+        return next(iter(aliased))
     as_slug = slugify_path(target.replace(" ", "-"))
     if not as_slug:
         return None

@@ -20,15 +20,23 @@ Two fences keep text out of the card summary: a takes fence
 (`<!-- takes -->` … `<!-- /takes -->`, opinions, always stripped) and a facts fence
 (`<!-- facts -->` … `<!-- /facts -->`, one fact per line; a line starting with
 `- [private]` is private and only trusted-local readers keep it).
+
+A page is read once into two views: the *private view* (everything the markdown says)
+and the *world view* (the same page with its private facts-fence rows and their
+continuation lines removed). Links and timeline rows come from each view; those only
+the private view declares are stored marked private, so every untrusted read (get_page,
+cards, packs, search) serves the world view.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 
 from memverbs.server.errors import MemverbsError
 from memverbs.server.names import collapse
+from memverbs.server.pages import bounded_yaml
 from memverbs.server.record import Record
 
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
@@ -48,8 +56,16 @@ class PageFormatError(MemverbsError, ValueError):
     """The markdown cannot be read as a page; the message says where."""
 
 
+Link = tuple[str, str, str, str | None]  # to, type, link source, context
+TimelineRow = tuple[str, str, str | None]  # date, summary, detail
+
+
 class ParsedPage(Record):
-    __slots__ = ("aliases", "body", "frontmatter", "links", "summary", "timeline", "title", "type", "visibility")
+    """A page's parts. `links` and `timeline` are the private view's (all the markdown declares);
+    `world_links` and `world_timeline` the world view's, the only ones untrusted readers see."""
+
+    __slots__ = ("aliases", "body", "frontmatter", "links", "summary", "timeline", "title", "type", "visibility",
+                 "world_links", "world_timeline")
     frontmatter: dict
     body: str
     title: str | None
@@ -57,16 +73,43 @@ class ParsedPage(Record):
     summary: str | None
     visibility: str | None
     aliases: list[str]
-    links: list[tuple[str, str, str, str | None]]
-    timeline: list[tuple[str, str, str | None]]
+    links: list[Link]
+    timeline: list[TimelineRow]
+    world_links: list[Link]
+    world_timeline: list[TimelineRow]
 
     def __init__(self, frontmatter: dict, body: str, title: str | None, type: str | None,  # noqa: A002 - the page's field
                  summary: str | None, visibility: str | None, aliases: list[str] | None = None,
-                 links: list[tuple[str, str, str, str | None]] | None = None,
-                 timeline: list[tuple[str, str, str | None]] | None = None) -> None:
+                 links: list[Link] | None = None, timeline: list[TimelineRow] | None = None,
+                 world_links: list[Link] | None = None, world_timeline: list[TimelineRow] | None = None) -> None:
+        links = [] if links is None else links
+        timeline = [] if timeline is None else timeline
         super().__init__(frontmatter=frontmatter, body=body, title=title, type=type, summary=summary, visibility=visibility,
-                         aliases=[] if aliases is None else aliases, links=[] if links is None else links,
-                         timeline=[] if timeline is None else timeline)
+                         aliases=[] if aliases is None else aliases, links=links, timeline=timeline,
+                         world_links=links if world_links is None else world_links,
+                         world_timeline=timeline if world_timeline is None else world_timeline)
+
+    @property
+    def private_links(self) -> list[Link]:
+        """Links only the private view declares (in a private facts-fence row)."""
+        return only_private(self.links, self.world_links)
+
+    @property
+    def private_timeline(self) -> list[TimelineRow]:
+        """Timeline rows only the private view declares."""
+        return only_private(self.timeline, self.world_timeline)
+
+
+def only_private(full: list, world: list) -> list:
+    """The items of the private view's list that the world view's does not hold (as a multiset)."""
+    left = Counter(world)
+    out = []
+    for item in full:
+        if left[item] > 0:
+            left[item] -= 1
+        else:
+            out.append(item)
+    return out
 
 
 VISIBILITIES = ("world", "private")
@@ -78,7 +121,11 @@ def parse_page(content: str) -> ParsedPage:
     read as world, so a typo never publishes a page."""
     frontmatter, body = split_frontmatter(content)
     title = _text(frontmatter.get("title")) or _first_heading(body)
-    visibility = declared_visibility(frontmatter)
+    visibility = declared_visibility(frontmatter, repeated_visibility(content))
+    if visibility is not None:
+        frontmatter = _one_visibility_key(frontmatter, visibility)
+    declared_links = _frontmatter_links(frontmatter.get("links"))
+    world_body = without_private_rows(body)
     return ParsedPage(
         frontmatter=frontmatter,
         body=body,
@@ -87,8 +134,10 @@ def parse_page(content: str) -> ParsedPage:
         summary=_text(frontmatter.get("summary")),
         visibility=visibility,
         aliases=_string_list(frontmatter.get("aliases"), "aliases"),
-        links=_frontmatter_links(frontmatter.get("links")) + body_links(body),
+        links=declared_links + body_links(body),
         timeline=timeline_rows(body),
+        world_links=declared_links + body_links(world_body),
+        world_timeline=timeline_rows(world_body),
     )
 
 
@@ -99,8 +148,9 @@ def split_frontmatter(content: str) -> tuple[dict, str]:
     import yaml  # noqa: PLC0415 - only writing a page parses YAML; cards (the hook path) never do
 
     try:
-        # libyaml's loader when PyYAML has it: the same safe subset, ~20x faster (an import reads thousands)
-        data = yaml.load(m.group(1), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+        data = bounded_yaml.load(m.group(1)) or {}  # limits on size, depth and alias expansion
+    except bounded_yaml.FrontmatterRefused as exc:
+        raise PageFormatError(str(exc)) from exc
     except yaml.YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
         line = f" at line {where.line + 2}" if where is not None else ""
@@ -128,34 +178,104 @@ def frontmatter_block(content: str) -> str:
     return m.group(0) if m else ""
 
 
-def declared_visibility(frontmatter: dict) -> str | None:
-    if "visibility" not in frontmatter:
+def _is_visibility_key(key: object) -> bool:
+    return isinstance(key, str) and key.strip().lower() == "visibility"
+
+
+def declared_visibility(frontmatter: dict, repeated: list[object] | None = None) -> str | None:
+    """What the frontmatter says the page's visibility is, fail closed.
+
+    The key is read in any case (`Visibility:`, `VISIBILITY:`), and every value given counts,
+    `repeated` ones included (a YAML mapping keeps only the last of a repeated key, so the
+    parser hands the others over): each must be world or private, and private wins.
+    """
+    values = [v for k, v in frontmatter.items() if _is_visibility_key(k)] + list(repeated or [])
+    if not values:
         return None
-    value = frontmatter["visibility"]
-    text = value.strip().lower() if isinstance(value, str) else None
-    if text not in VISIBILITIES:
-        raise PageFormatError(f"frontmatter visibility must be world or private, not {str(value)[:40]!r}")
-    return text
+    said = set()
+    for value in values:
+        text = value.strip().lower() if isinstance(value, str) else None
+        if text not in VISIBILITIES:
+            raise PageFormatError(f"frontmatter visibility must be world or private, not {str(value)[:40]!r}")
+        said.add(text)
+    return "private" if "private" in said else "world"
 
 
-def declare_private(content: str) -> str:
-    """The page's markdown with `visibility: private` added to its frontmatter (one made if it has
-    none), so the stored source says what the page is; the content unchanged if that cannot be done
-    without changing what the frontmatter means."""
+def repeated_visibility(content: str) -> list[object]:
+    """The values of every top-level visibility key of `content`'s frontmatter, as written, when a
+    visibility key is given more than once (in any case); [] otherwise.
+
+    The YAML is composed, not constructed (a node tree: no alias is expanded), and only when
+    the block names the key at least twice, so an ordinary page pays one substring count.
+    """
+    m = _FRONTMATTER.match(content)
+    if m is None or m.group(1).lower().count("visibility") < 2:
+        return []
+    import yaml  # noqa: PLC0415 - as split_frontmatter: only writing a page parses YAML
+
+    try:
+        root = yaml.compose(m.group(1), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return []  # split_frontmatter has already refused what does not parse
+    if not isinstance(root, yaml.MappingNode):
+        return []
+    found: list[object] = []
+    for key, value in root.value:
+        if isinstance(key, yaml.ScalarNode) and _is_visibility_key(key.value):
+            found.append(value.value if isinstance(value, yaml.ScalarNode) else value)
+    return found if len(found) > 1 else []
+
+
+def _one_visibility_key(frontmatter: dict, visibility: str) -> dict:
+    """The frontmatter with its visibility keys (any case) made one `visibility` key holding the resolved value."""
+    out: dict = {}
+    for key, value in frontmatter.items():
+        if _is_visibility_key(key):
+            out.setdefault("visibility", visibility)
+        else:
+            out[key] = value
+    return out
+
+
+_VISIBILITY_LINE = re.compile(r"""^(?:visibility|"visibility"|'visibility')[ \t]*:""", re.IGNORECASE)
+
+
+def with_visibility(content: str, visibility: str) -> str | None:
+    """The page's markdown with its frontmatter declaring exactly `visibility` (one made if it has
+    none), everything else it means unchanged; None when that cannot be done safely (a visibility
+    key written across lines, or in a flow mapping): the caller refuses rather than guess.
+
+    Every top-level visibility line (any case, quoted or not) is dropped and one `visibility:`
+    line goes first; the result is parsed back and must say `visibility` with the same other
+    keys and the same body, or it is not used.
+    """
     m = _FRONTMATTER.match(content)
     if m is None:
         newline = "\r\n" if "\r\n" in content else "\n"
-        candidate = f"---{newline}visibility: private{newline}---{newline}{content}"
+        candidate = f"---{newline}visibility: {visibility}{newline}---{newline}{content}"
     else:
-        first_line_end = content.index("\n") + 1
-        newline = "\r\n" if content[first_line_end - 2 : first_line_end] == "\r\n" else "\n"
-        candidate = content[:first_line_end] + f"visibility: private{newline}" + content[first_line_end:]
+        newline = "\r\n" if content[: m.start(1)].endswith("\r\n") else "\n"
+        kept = "".join(line for line in m.group(1).splitlines(keepends=True) if not _VISIBILITY_LINE.match(line))
+        kept = kept.rstrip("\r\n")
+        inner = f"visibility: {visibility}" + (newline + kept if kept else "")
+        candidate = content[: m.start(1)] + inner + content[m.end(1) :]
     try:
-        before, body = split_frontmatter(content)
-        after, new_body = split_frontmatter(candidate)
+        before = parse_page(content) if m is not None else None
+        after = parse_page(candidate)
     except PageFormatError:
-        return content
-    return candidate if after == {**before, "visibility": "private"} and new_body == body else content
+        return None
+    others_before = {} if before is None else {k: v for k, v in before.frontmatter.items() if not _is_visibility_key(k)}
+    others_after = {k: v for k, v in after.frontmatter.items() if not _is_visibility_key(k)}
+    same_body = after.body == (content if before is None else before.body)
+    if after.visibility != visibility or others_after != others_before or not same_body:
+        return None
+    return candidate
+
+
+def declare_private(content: str) -> str:
+    """The page's markdown with `visibility: private` in its frontmatter, so the stored source says
+    what the page is; the content unchanged if that cannot be done without changing what it means."""
+    return with_visibility(content, "private") or content
 
 
 def keep_private_rows(old_body: str, new_body: str) -> str:
@@ -182,6 +302,81 @@ def keep_private_rows(old_body: str, new_body: str) -> str:
         if len(kept) >= len(rows) and all(r.rstrip("\r\n") in {k.rstrip("\r\n") for k in kept} for r in rows):
             return merged
     return candidates[-1]
+
+
+# What export writes where it cut private facts-fence rows (`memverbs export` without
+# --include-private): an import of that file puts the brain's rows back there instead of
+# dropping them, since a file that never held them cannot mean to delete them.
+KEPT_MARKER = "<!-- private rows kept in the brain -->"
+_KEPT_MARKER = re.compile(r"^[ \t]*<!--\s*private rows kept in the brain\s*-->[ \t]*\r?\n?$", re.IGNORECASE)
+
+
+def sealed_body(body: str) -> str:
+    """The body as export writes it without private material: each run of private facts-fence
+    rows becomes one KEPT_MARKER line."""
+    out: list[str] = []
+    in_run = False
+    for line, _, private in _classified(body, keepends=True):
+        if private:
+            if not in_run:
+                ending = "\r\n" if line.endswith("\r\n") else "\n"
+                out.append(KEPT_MARKER + ending)
+            in_run = True
+            continue
+        in_run = False
+        out.append(line)
+    return "".join(out)
+
+
+def has_kept_marker(body: str) -> bool:
+    return "private rows kept" in body.lower() and any(_KEPT_MARKER.match(line) for line in body.splitlines(keepends=True))
+
+
+def restore_kept_rows(old_body: str, new_body: str) -> str:
+    """`new_body` with its KEPT_MARKER lines replaced by `old_body`'s private rows (run by run when
+    the counts agree, else all at the first marker), and no marker left; unchanged when `old_body`
+    has no private rows.
+
+    The rows must still be private where they land; when they would not be (a marker moved out of
+    its facts fence), they go where keep_private_rows puts them, never into world text.
+    """
+    lines = new_body.splitlines(keepends=True)
+    markers = {i for i, line in enumerate(lines) if _KEPT_MARKER.match(line)}
+    bare = "".join(line for i, line in enumerate(lines) if i not in markers)
+    runs = _private_runs(old_body)
+    if not markers or not runs:
+        return new_body  # nothing to put back (a new brain): the marker stays, as the file says it
+    if len(runs) != len(markers):
+        runs = ["".join(runs)]
+    out: list[str] = []
+    placed = dict(zip(sorted(markers), runs, strict=False))
+    for i, line in enumerate(lines):
+        if i in placed:
+            run = placed[i]
+            out.append(run if run.endswith("\n") else run + "\n")
+        elif i not in markers:
+            out.append(line)
+    merged = "".join(out)
+    wanted = Counter(line.rstrip("\r\n") for line, _, private in _classified(old_body, keepends=True) if private)
+    got = Counter(line.rstrip("\r\n") for line, _, private in _classified(merged, keepends=True) if private)
+    if all(got[line] >= n for line, n in wanted.items()):
+        return merged
+    return keep_private_rows(old_body, bare)
+
+
+def _private_runs(body: str) -> list[str]:
+    """The body's private facts-fence rows, one string per run of consecutive private lines."""
+    runs: list[str] = []
+    current: list[str] = []
+    for line, _, private in _classified(body, keepends=True):
+        if private:
+            current.append(line)
+        elif current:
+            runs.append("".join(current))
+            current = []
+    if current:
+        runs.append("".join(current))
+    return runs
 
 
 def _is_fence(line: str, name: str) -> bool:
@@ -301,7 +496,7 @@ def _classified(body: str, *, keepends: bool = False) -> Iterator[tuple[str, str
 
 def fenced_body(body: str, *, include_private: bool) -> str:
     """The body with the takes fence removed and private facts-fence rows removed for untrusted readers."""
-    _, body = split_frontmatter(body) if body.startswith("---") else ({}, body)
+    body = body[len(frontmatter_block(body)) :]  # a second `---` block in a body is cut, never parsed: its YAML may be anything
     out: list[str] = []
     for line, fence, private in _classified(body):
         if fence is None and _FENCE.search(line):

@@ -21,11 +21,14 @@ from memverbs.server.pages.markdown import (
     PageFormatError,
     ParsedPage,
     declare_private,
+    has_kept_marker,
     keep_private_rows,
     parse_page,
+    restore_kept_rows,
     without_private_rows,
 )
 from memverbs.server.timeparse import iso, now_ms
+from memverbs.server.verbs.fact_search import search_facts
 from memverbs.server.verbs.search import search_pages
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]*(?:/[a-z0-9][a-z0-9_-]*)*$")
@@ -114,18 +117,24 @@ def _draft(ctx: VerbContext, slug: str, content: str, parsed: ParsedPage, existi
     """What put_page saves over `existing` (the slug's row in any state, or None).
 
     Untrusted callers may not replace a page they cannot see (private, or deleted), and
-    their write-back keeps the private facts-fence rows they were never shown. A page that
-    was private stays private unless the markdown says `visibility: world`. (The answer
-    counts only what the caller sent, never what was kept for the owner.)
+    their write-back keeps the private facts-fence rows they were never shown. A file that
+    export wrote without private rows gets the page's rows back where it marks them cut,
+    whoever writes it. A page that was private stays private unless the markdown says
+    `visibility: world`. (The answer counts only what the caller sent, never what was kept
+    for the owner.)
     """
     markdown = content
-    if existing is not None and not ctx.caller.trusted:
-        if existing["deleted_at"] is not None or existing["visibility"] != "world":
-            raise _hidden_slug(slug)
-        merged = keep_private_rows(existing["body"], parsed.body)
-        if merged != parsed.body:
-            markdown = content[: len(content) - len(parsed.body)] + merged
-            parsed = parse_page(markdown)  # the kept rows' links and dates are the page's too
+    hidden = existing is not None and (existing["deleted_at"] is not None or existing["visibility"] != "world")
+    if hidden and not ctx.caller.trusted:
+        raise _hidden_slug(slug)
+    merged = parsed.body
+    if has_kept_marker(merged):
+        merged = restore_kept_rows(existing["body"] if existing is not None else "", merged)
+    elif existing is not None and not ctx.caller.trusted:
+        merged = keep_private_rows(existing["body"], merged)
+    if merged != parsed.body:
+        markdown = content[: len(content) - len(parsed.body)] + merged
+        parsed = parse_page(markdown)  # the kept rows' links and dates are the page's too
     visibility = parsed.visibility
     frontmatter = dict(parsed.frontmatter)
     if visibility is None:
@@ -133,6 +142,9 @@ def _draft(ctx: VerbContext, slug: str, content: str, parsed: ParsedPage, existi
         if visibility == "private":
             frontmatter["visibility"] = "private"
             markdown = declare_private(markdown)
+    private_page = visibility == "private"
+    links = resolve_links(ctx, slug, parsed.world_links, private_page=private_page)
+    world_keys = {link[:3] for link in links}
     return PageDraft(
         slug=slug,
         title=parsed.title or slug,
@@ -142,9 +154,14 @@ def _draft(ctx: VerbContext, slug: str, content: str, parsed: ParsedPage, existi
         summary=parsed.summary,
         visibility=visibility,
         aliases=parsed.aliases,
-        links=resolve_links(ctx, slug, parsed.links, private_page=visibility == "private"),
-        timeline=parsed.timeline,
+        links=links,
+        timeline=parsed.world_timeline,
         markdown=markdown,
+        # What only the private view declares is stored marked private: trusted readers only.
+        private_links=[
+            link for link in resolve_links(ctx, slug, parsed.private_links, private_page=private_page) if link[:3] not in world_keys
+        ],
+        private_timeline=parsed.private_timeline,
     )
 
 
@@ -153,7 +170,7 @@ def get_page(ctx: VerbContext, params: dict) -> dict:
     row = ctx.brain.page(ctx.source, slug, allow_private=ctx.pages_private_ok)
     if row is None:
         raise _not_found(slug)
-    brain, source = ctx.brain, ctx.source
+    brain, source, trusted = ctx.brain, ctx.source, ctx.caller.trusted
     return {
         "slug": row["slug"],
         "title": row["title"],
@@ -161,15 +178,15 @@ def get_page(ctx: VerbContext, params: dict) -> dict:
         "visibility": row["visibility"],
         "frontmatter": json.loads(row["frontmatter"]),
         # Private facts-fence rows are for trusted readers only, like every private fact.
-        "body": row["body"] if ctx.caller.trusted else without_private_rows(row["body"]),
+        "body": row["body"] if trusted else without_private_rows(row["body"]),
         "aliases": brain.aliases_of(source, slug),
         "links": [
             {"to": r["to_slug"], "type": r["link_type"], "link_source": r["link_source"], "context": r["context"]}
-            for r in brain.page_links(source, slug)
+            for r in brain.page_links(source, slug, allow_private=ctx.pages_private_ok, private_rows=trusted)
         ],
         "timeline": [
             {"date": r["date"], "summary": r["summary"], "detail": r["detail"]}
-            for r in brain.timeline_newest(source, slug, limit=100)
+            for r in brain.timeline_newest(source, slug, limit=100, private_rows=trusted)
         ],
         "created_at": iso(row["created_at"]),
         "updated_at": iso(row["updated_at"]),
@@ -198,6 +215,8 @@ def search(ctx: VerbContext, params: dict) -> dict:
     body: dict = {"results": results}
     if degraded is not None:
         body["search_degraded"] = degraded
+    # Additive: the facts the query finds (world-visible only for untrusted callers), best first.
+    body["facts"] = search_facts(ctx, query, _limit(params.get("limit"), 10, 100), now_ms())
     body["protocol_version"] = PROTOCOL_VERSION
     return body
 

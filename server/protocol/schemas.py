@@ -265,6 +265,16 @@ RESPONSE_SCHEMAS: dict[str, dict] = {
                 "required": ["since", "slug"],
                 "properties": {"since": {"type": "string"}, "slug": {"type": "string"}},
             },
+            # Additive (docs/protocol.md): how far delivery is at-least-once, and how to de-duplicate.
+            "redelivery": {
+                "type": "object",
+                "required": ["after", "window_ms", "dedupe_by"],
+                "properties": {
+                    "after": {"type": "string"},
+                    "window_ms": {"type": "integer"},
+                    "dedupe_by": {"type": "object"},
+                },
+            },
             "degraded_reason": {"type": "string"},
             **_BUDGET,
         },

@@ -75,6 +75,10 @@ class Providers:
         if missing is not None:  # vectors need numpy: degrade as for a missing provider, and say why
             self.embedder_problem = f"embeddings.model is {cfg.model!r}, but {missing}: {extra.INSTALL}"
             return None
+        if cfg.provider == "local":
+            from memverbs.server.providers.local_embeddings import LocalEmbeddings  # noqa: PLC0415
+
+            return LocalEmbeddings(cfg)
         key, _ = keys.lookup(keys.EMBEDDINGS_KEY)
         if key is None and not cfg.base_url.strip():
             self.embedder_problem = (

@@ -3,6 +3,10 @@
 Private material stays out unless asked for: private pages are not written, private
 facts-fence rows are cut from the pages that are, and private facts are left out of
 `memverbs-facts.jsonl`. The report counts what was left out so the command can say so.
+
+Files are written below the folder without following a symlink (server/files.py's
+`replace_inside`): a link in the folder, to a file or a folder, is an error in the report and
+is left as it is, so an export never replaces what a link points at.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memverbs.installers.files import atomic_write
+from memverbs.server.files import OutsideFolder, read_inside, replace_inside
 from memverbs.server.sync.facts_file import fact_lines
 from memverbs.server.sync.render import render_page
 from memverbs.server.sync.scan import FACTS_FILE
@@ -56,7 +60,7 @@ def export_brain(brain: Brain, source: str, dest: str, *, include_private: bool,
             if full != text:
                 report.private_rows_left_out += 1
         rel = path_for_slug(slug)
-        if _write_if_changed(root / rel, text, report, rel):
+        if _write_if_changed(root, rel, text, report):
             report.pages += 1
         if progress:
             progress(rel)
@@ -64,20 +68,28 @@ def export_brain(brain: Brain, source: str, dest: str, *, include_private: bool,
     report.private_facts_left_out = hidden
     facts_path = root / FACTS_FILE
     if lines:
-        _write_if_changed(facts_path, "".join(lines), report, FACTS_FILE)
+        _write_if_changed(root, FACTS_FILE, "".join(lines), report)
         report.facts = len(lines)
-    elif facts_path.exists():
+    elif facts_path.is_file() and not facts_path.is_symlink():
         facts_path.unlink()
     return report
 
 
-def _write_if_changed(path: Path, text: str, report: ExportReport, rel: str) -> bool:
+def _write_if_changed(root: Path, rel: str, text: str, report: ExportReport) -> bool:
+    data = text.encode("utf-8")
     try:
-        if path.is_file() and path.read_bytes() == text.encode("utf-8"):
+        try:
+            old, _ = read_inside(root, rel, len(data))
+        except (FileNotFoundError, IsADirectoryError):
+            old = None
+        if old == data:
             report.unchanged += 1
             return True
-        atomic_write(path, text)
+        replace_inside(root, rel, data, make_dirs=True)
         return True
+    except OutsideFolder as exc:
+        report.errors.append((rel, f"not written: {exc.message}"))
+        return False
     except OSError as exc:
         report.errors.append((rel, f"cannot write: {exc.strerror}"))
         return False

@@ -16,6 +16,7 @@ import json
 
 from memverbs.server.brain.base import Brain, FactFilter
 from memverbs.server.timeparse import iso, now_ms
+from memverbs.server.transport.wire import loads_strict
 
 
 def fact_lines(brain: Brain, source: str, *, include_private: bool) -> tuple[list[str], int]:
@@ -49,9 +50,9 @@ def read_facts(text: str) -> list[tuple[int, dict | str]]:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            out.append((n, f"not JSON ({exc.msg})"))
+            row = loads_strict(line)  # a line someone else wrote: NaN, huge numbers or deep nesting are that line's error
+        except ValueError as exc:
+            out.append((n, f"not JSON a fact can be ({getattr(exc, 'msg', None) or str(exc)[:200]})"))
             continue
         if not isinstance(row, dict) or not isinstance(row.get("fact"), str) or not isinstance(row.get("provenance"), str):
             out.append((n, "needs a fact and a provenance string"))

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memverbs.server.errors import BrainError, MemverbsError
+from memverbs.server.files import OutsideFolder, read_inside, stat_inside
 from memverbs.server.sync import scan
 from memverbs.server.sync.facts_file import read_facts
 from memverbs.server.sync.render import render_page
@@ -89,9 +90,12 @@ class FolderPass:
         report = Report(self.folder.root, self.folder.prefix, self.dry_run)
         known = self.state.files(self.folder)
         # A file still there but skipped this time (grown too large, an editor's half-written save) is
-        # not gone; nor is anything below a folder that could not be read.
+        # not gone; nor is anything below a folder that could not be read, or that became a symlink
+        # (not followed, so not read: its pages stay as they were, and write-back refuses them).
         present = {e.rel for e in entries}
-        unreadable = tuple(e.rel + "/" for e in entries if e.kind == "error" and e.skip and e.skip.startswith("cannot read folder"))
+        unreadable = tuple(
+            e.rel + "/" for e in entries if e.skip == scan.SYMLINK or (e.kind == "error" and e.skip and e.skip.startswith("cannot read folder"))
+        )
         gone = {rel: f for rel, f in known.items() if rel not in present and f.slug and not rel.startswith(unreadable)}
         gone_by_hash: dict[str, list[FileState]] = {}
         if follow_deletes:
@@ -107,7 +111,7 @@ class FolderPass:
                 report.add("skipped" if e.kind == "skipped" else "errors", e.rel, e.skip or "")
                 outcome = e.kind
             else:
-                outcome = self.apply(e.rel, e.path, report, known.get(e.rel), claimed, gone_by_hash)
+                outcome = self.apply(e.rel, report, known.get(e.rel), claimed, gone_by_hash)
             if progress:
                 progress(e.rel, outcome)
         if facts_entry is not None:
@@ -123,11 +127,11 @@ class FolderPass:
 
     # -- one file ------------------------------------------------------------
 
-    def apply(self, rel: str, path: str, report: Report, prev: FileState | None = None,
+    def apply(self, rel: str, report: Report, prev: FileState | None = None,
               claimed: dict[str, str] | None = None, gone_by_hash: dict[str, list[FileState]] | None = None) -> str:
         """Bring one file's page up to date; returns the outcome it was counted as."""
         try:
-            outcome, why = self._apply(rel, path, prev, claimed if claimed is not None else {}, gone_by_hash or {}, report)
+            outcome, why = self._apply(rel, prev, claimed if claimed is not None else {}, gone_by_hash or {}, report)
         except Skip as exc:
             outcome, why = "skipped", str(exc)
         except Failure as exc:
@@ -142,7 +146,6 @@ class FolderPass:
     def _apply(
         self,
         rel: str,
-        path: str,
         prev: FileState | None,
         claimed: dict[str, str],
         gone_by_hash: dict[str, list[FileState]],
@@ -160,12 +163,14 @@ class FolderPass:
         page = self.brain.page(self.source, slug)
         if prev is not None and page is not None and prev.slug == slug:
             try:
-                st = os.stat(path)
+                st = stat_inside(self.folder.root, rel)
+            except OutsideFolder as exc:
+                raise Skip(exc.message) from None
             except FileNotFoundError:
                 raise Skip("vanished while being read") from None
             if st.st_size == prev.size and st.st_mtime_ns == prev.mtime_ns:
                 return "unchanged", ""
-        got = self.read(path)
+        got = self.read(rel)
         if prev is not None and page is not None and prev.slug == slug and prev.file_hash == got.digest:
             if not self.dry_run:
                 self._record(rel, slug, got, page["updated_at"])
@@ -196,13 +201,12 @@ class FolderPass:
         self._record(rel, slug, got, self._updated_at(slug))
         return ("created" if page is None else "updated"), ""
 
-    def read(self, path: str) -> Read:
+    def read(self, rel: str) -> Read:
+        """The file's text, read without following a symlink anywhere below the folder (server/files.py)."""
         try:
-            with open(path, "rb") as fh:
-                st = os.fstat(fh.fileno())
-                if st.st_size > self.max_bytes:
-                    raise Skip(f"too large ({st.st_size:,} bytes; the limit is {self.max_bytes:,}, see --max-bytes)")
-                data = fh.read(self.max_bytes + 1)
+            data, st = read_inside(self.folder.root, rel, self.max_bytes)
+        except OutsideFolder as exc:
+            raise Skip(exc.message) from None
         except FileNotFoundError:
             raise Skip("vanished while being read") from None
         except PermissionError:
@@ -211,6 +215,8 @@ class FolderPass:
             raise Skip("is a folder") from None
         except OSError as exc:
             raise Failure(f"cannot read: {exc.strerror}") from None
+        if st.st_size > self.max_bytes:
+            raise Skip(f"too large ({st.st_size:,} bytes; the limit is {self.max_bytes:,}, see --max-bytes)")
         if len(data) > self.max_bytes:
             raise Skip(f"too large (over {self.max_bytes:,} bytes, see --max-bytes)")
         if b"\x00" in data:
@@ -253,7 +259,7 @@ class FolderPass:
 
     def apply_facts(self, entry: scan.Entry, report: Report, prev: FileState | None) -> None:
         try:
-            got = self.read(entry.path)
+            got = self.read(entry.rel)
         except (Skip, Failure) as exc:
             report.add("errors", entry.rel, str(exc))
             return

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from memverbs.server.pages.markdown import without_private_rows
+from memverbs.server.pages.markdown import sealed_body
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain
@@ -54,7 +54,9 @@ def render_page(brain: Brain, source: str, slug: str, *, include_private: bool =
     for key, value in stored.items():
         if key not in _CANONICAL:
             fm[key] = value
-    body = row["body"] if include_private else without_private_rows(row["body"])
+    # Cut private rows leave a marker, so importing the file back puts the brain's rows there
+    # instead of dropping them (docs/sync.md, "Private material").
+    body = row["body"] if include_private else sealed_body(row["body"])
     manual = [(d, " ".join(text.split())) for d, text in brain.manual_timeline(source, slug)]
     if manual:
         if body and not body.endswith("\n"):

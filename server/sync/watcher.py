@@ -171,9 +171,9 @@ class FolderWatch:
             for i, (rel, moved_from) in enumerate(settled):
                 try:
                     if rel.endswith("/"):
-                        for e in scan.walk(os.path.join(self.fp.folder.root, rel)):
+                        for e in scan.walk(self.fp.folder.root, rel):
                             if e.kind == "page":
-                                self.apply(rel + e.rel, None, report)
+                                self.apply(e.rel, None, report)
                         continue
                     self.apply(rel, moved_from, report)
                 except MemverbsError:
@@ -215,14 +215,14 @@ class FolderWatch:
                     fp.brain.rename_page(fp.source, old.slug, new_slug, now_ms())
                 fp.state.forget(fp.folder, moved_from)
                 sub = Report(report.folder)
-                outcome = fp.apply(rel, path, sub, None)
+                outcome = fp.apply(rel, sub, None)
                 if outcome in ("created", "updated", "unchanged"):
                     report.add("renamed", rel)
                 else:
                     report.add(outcome, rel, (sub.errors or sub.skipped or [("", "")])[0][1])
                 return
-        if os.path.exists(path):
-            fp.apply(rel, path, report, fp.state.file(fp.folder, rel))
+        if os.path.lexists(path):
+            fp.apply(rel, report, fp.state.file(fp.folder, rel))  # reads without following a link (a link is skipped)
             return
         prev = fp.state.file(fp.folder, rel)
         if prev is not None:

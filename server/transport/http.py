@@ -8,6 +8,9 @@ an unauthenticated upload is answered at once and none of it is kept. A valid to
 (world-only), the token's own cursor lane and usage-log client, the token's
 scopes, and the surface `min(server ceiling, token surface)`. The token's row
 is read on every request, so a revocation takes effect at once.
+With OAuth on (`server/oauth/`), its endpoints are answered beside `/health` and
+its access tokens are one more kind of bearer token behind the same gate, giving
+the same `Grant`.
 
 The MCP SDK runs stateless with JSON responses, as the reference's OAuth HTTP
 mode is stateless: any request can go to any worker, nothing is kept between
@@ -33,6 +36,7 @@ import threading
 import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar, TypeVarTuple, Unpack
+from urllib.parse import urlsplit
 
 import anyio
 import anyio.to_thread
@@ -49,6 +53,9 @@ from memverbs.server import tokens
 from memverbs.server.brain.base import Brain
 from memverbs.server.dispatch import Dispatcher, Outcome
 from memverbs.server.errors import PROTOCOL_VERSION, MemverbsError
+from memverbs.server.oauth import credentials as oauth_credentials
+from memverbs.server.oauth.provider import OAuthConfig
+from memverbs.server.oauth.server import OAuthServer, configure
 from memverbs.server.protocol.surfaces import allowed, narrower
 from memverbs.server.runtime import Runtime
 from memverbs.server.timeparse import now_ms
@@ -99,13 +106,17 @@ class ThreadBrains:
 class RemoteBrainApp:
     """The ASGI application: a bearer gate in front of `/health` and the SDK's `/mcp` endpoint."""
 
-    def __init__(self, runtime: Runtime, ceiling: str, *, on_ready: Callable[[], None] | None = None) -> None:
+    def __init__(self, runtime: Runtime, ceiling: str, *, on_ready: Callable[[], None] | None = None,
+                 oauth: OAuthConfig | None = None) -> None:
         self.runtime = runtime
         self.ceiling = ceiling
         self.brains = ThreadBrains(runtime)
         self.limiter: anyio.CapacityLimiter | None = None
         self.on_ready = on_ready
         self.origins = http_limits.Origins.from_settings(runtime.settings)
+        # OAuth 2.1 beside the static tokens (server/oauth/): its routes sit beside /health, its access
+        # tokens are one more kind of bearer token behind the same gate.
+        self.oauth = OAuthServer(oauth, self.with_brain) if oauth is not None else None
         server = build_server(self.dispatcher_for, offload=self.offload)
         self.manager = StreamableHTTPSessionManager(app=server, stateless=True, json_response=True)
         self.inner = Starlette(
@@ -134,6 +145,9 @@ class RemoteBrainApp:
     async def offload(self, thunk: Callable[[], Outcome]) -> Outcome:
         return await self.in_thread(thunk)
 
+    async def with_brain(self, fn: Callable[[Brain], T]) -> T:
+        return await self.in_thread(lambda: fn(self.brains.get()))
+
     # -- per request --------------------------------------------------------
 
     def dispatcher_for(self, ctx: Any) -> Dispatcher:
@@ -153,6 +167,8 @@ class RemoteBrainApp:
     def verify(self, token: str) -> tokens.Grant | None:
         """The live token's grant, or None. Runs on a worker thread (SQLite)."""
         brain = self.brains.get()
+        if self.oauth is not None and oauth_credentials.is_access_token(token):
+            return self.oauth.verify(brain, token)
         row = brain.live_token(tokens.digest(token))
         if row is None:
             return None
@@ -171,10 +187,15 @@ class RemoteBrainApp:
         if scope["type"] != "http" or scope["path"] == HEALTH_PATH:
             await self.inner(scope, receive, send)
             return
-        refusal = await self.admit(scope)
-        if refusal is not None:
-            await _refuse(scope, receive, send, refusal)
-            return
+        # OAuth's own endpoints (metadata, authorize, consent, token, register, revoke) are how a client
+        # without a token gets one: they skip the token gate, never the Host check or the body limits.
+        oauth_route = self.oauth is not None and self.oauth.owns(scope["path"]) and self.origins.host_ok(_header(scope, b"host"))
+        if not oauth_route:
+            refusal = await self.admit(scope)
+            if refusal is not None:
+                await _refuse(scope, receive, send, refusal)
+                return
+        body: bytes | None = None
         if scope["method"] == "POST":
             try:
                 body, trailing = await http_limits.read_body(receive)
@@ -186,6 +207,17 @@ class RemoteBrainApp:
                 await _json(send, 413, _too_large(), [(b"connection", b"close")])
                 return
             receive = http_limits.replay(body, trailing, receive)
+        if oauth_route:
+            assert self.oauth is not None
+            await self.oauth(scope, receive, send)
+            return
+        if self.oauth is not None and body is not None and scope[GRANT].kind == "oauth":
+            needed = self.oauth.needs_scope(body, scope[GRANT], self.ceiling)
+            if needed is not None:  # OAuth clients can ask the owner for more (step-up): say which scope
+                status, answer, headers = _deny("insufficient_scope", f"This call needs the {needed} scope.",
+                                                self.oauth.challenge(), status=403, scope_needed=needed)
+                await _json(send, status, answer, headers)
+                return
         await self.inner(scope, receive, send)
 
     async def admit(self, scope: Scope) -> Refusal | None:
@@ -203,26 +235,27 @@ class RemoteBrainApp:
                 "Requests from this web origin are refused. Add it to http.allowed_origins if it is yours.")}, []
         if http_limits.declared_size(scope) > http_limits.MAX_BODY_BYTES:
             return 413, _too_large(), []
+        challenge = self.oauth.challenge() if self.oauth is not None else None
         token = _bearer(scope)
         if token is None:
-            return _deny(None, "A bearer token is required: Authorization: Bearer <token>.")
-        if not tokens.looks_like_token(token):
-            return _deny("invalid_token", "Not a memverbs token.")
+            return _deny(None, "A bearer token is required: Authorization: Bearer <token>.", challenge)
+        if not (tokens.looks_like_token(token) or (self.oauth is not None and oauth_credentials.is_access_token(token))):
+            return _deny("invalid_token", "Not a memverbs token.", challenge)
         try:
             grant = await self.in_thread(self.verify, token)
         except MemverbsError as exc:
             _log(f"cannot check a token: {exc.message} ({exc.fix})")
             return 503, {"error": "unavailable", "error_description": "The brain cannot serve requests right now."}, []
         if grant is None:
-            return _deny("invalid_token", "The token is unknown or revoked.")
+            return _deny("invalid_token", "The token is unknown, expired or revoked.", challenge)
         if scope["path"] == MCP_PATH and scope["method"] != "POST":
             # Stateless: no server-to-client stream to open (GET) and no session to end (DELETE).
             return 405, {"error": "method_not_allowed", "error_description": "POST JSON-RPC to /mcp."}, [(b"allow", b"POST")]
         scope[GRANT] = grant
         # The SDK's own notion of the caller: stateful sessions (if ever enabled) stay bound to it.
         scope["user"] = AuthenticatedUser(
-            AccessToken(token=f"id:{grant.token_id}", client_id=grant.client_id, scopes=sorted(grant.scopes),
-                        subject=str(grant.token_id))
+            AccessToken(token=f"id:{grant.kind}:{grant.token_id}", client_id=grant.client_id, scopes=sorted(grant.scopes),
+                        subject=f"{grant.kind}:{grant.token_id}")
         )
         return None
 
@@ -250,11 +283,17 @@ def _bearer(scope: Scope) -> str | None:
     return None
 
 
-def _deny(error: str | None, description: str) -> Refusal:
-    # RFC 6750 §3: no error code when no credential was sent at all.
+def _deny(error: str | None, description: str, resource_metadata: str | None = None, *,
+          status: int = 401, scope_needed: str | None = None) -> Refusal:
+    # RFC 6750 §3: no error code when no credential was sent at all. RFC 9728 §5.1: with OAuth on,
+    # every challenge points at the protected-resource metadata.
     challenge = REALM if error is None else f'{REALM}, error="{error}", error_description="{description}"'
+    if scope_needed is not None:
+        challenge += f', scope="{scope_needed}"'
+    if resource_metadata is not None:
+        challenge += f", {resource_metadata}"
     body = {"error": error or "unauthorized", "error_description": description}
-    return 401, body, [(b"www-authenticate", challenge.encode())]
+    return status, body, [(b"www-authenticate", challenge.encode())]
 
 
 async def _refuse(scope: Scope, receive: Receive, send: Send, refusal: Refusal) -> None:
@@ -337,7 +376,7 @@ def url_of(sock: socket.socket) -> str:
 
 
 def serve_http(runtime: Runtime, ceiling: str, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
-               behind_tls_proxy: bool = False) -> int:
+               behind_tls_proxy: bool = False, public_url: str | None = None) -> int:
     import uvicorn  # noqa: PLC0415 - only this command needs it
 
     if not is_loopback(host) and not behind_tls_proxy:
@@ -356,6 +395,7 @@ def serve_http(runtime: Runtime, ceiling: str, *, host: str = DEFAULT_HOST, port
     if runtime.config_error is not None:
         _log(f"{runtime.config_error.message} — {runtime.config_error.fix}")
     live = None
+    runtime.workers = WORKERS  # a Postgres pool as large as the threads that use it
     try:
         brain = runtime.open_brain()  # applies pending migrations once, before the workers open theirs
         try:
@@ -372,7 +412,11 @@ def serve_http(runtime: Runtime, ceiling: str, *, host: str = DEFAULT_HOST, port
         if live == 0:
             _log("no access tokens yet, so every request is refused: create one with `memverbs auth create NAME`")
 
-    app = RemoteBrainApp(runtime, ceiling, on_ready=ready)
+    oauth, oauth_note = configure(runtime.settings, ceiling, runtime.source, public_url or "", url)
+    app = RemoteBrainApp(runtime, ceiling, on_ready=ready, oauth=oauth)
+    if oauth is not None:
+        app.origins.hosts.add((urlsplit(oauth.resource).netloc).lower())  # the public name names this server
+    _log(oauth_note)
     if not is_loopback(host) and host.strip("[]") not in ("0.0.0.0", "::", ""):
         app.origins.hosts.add(host.strip().lower())  # the address it was told to listen on names it
     config = uvicorn.Config(app, lifespan="on", log_level="warning", access_log=False, timeout_graceful_shutdown=5,

@@ -22,8 +22,10 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
+from memverbs.server.context import Caller
 from memverbs.server.dispatch import Dispatcher, Outcome
 from memverbs.server.errors import MemverbsError
+from memverbs.server.projects import find_project
 from memverbs.server.protocol.surfaces import allowed, tool_defs
 from memverbs.server.runtime import Runtime
 from memverbs.server.timeparse import now_ms
@@ -219,7 +221,9 @@ def _hand_to_sdk(dispatcher: Dispatcher, first: list[bytes], rest: Iterator[byte
 
 def serve_stdio(runtime: Runtime, surface: str, stdin: BinaryIO | None = None) -> None:
     out = ProtocolOut()
-    dispatcher = runtime.mcp_dispatcher(surface)
+    # A harness starts its stdio server in the session's directory: what its agent remembers belongs
+    # to that directory's project (server/projects.py), read once from the files, no git run.
+    dispatcher = runtime.mcp_dispatcher(surface, Caller.mcp(runtime.source, project=find_project(os.getcwd())))
     count = len(allowed(surface))
     what = f"{count} memory verbs" if surface == "verbs" else f"{count} tools ({surface} surface)"
     say(f"Starting memverbs MCP server (stdio) — serving {what} (MEMORY_VERBS v1)...")

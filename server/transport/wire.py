@@ -121,6 +121,19 @@ def parse(raw: bytes) -> dict:
     return msg
 
 
+def loads_strict(text: str) -> Any:
+    """JSON held to this wire's rules, for the other readers of JSON someone else wrote (`memverbs call`'s
+    arguments, a folder's memverbs-facts.jsonl): finite numbers only, integers of at most 4300 digits,
+    nested at most MAX_DEPTH levels. ValueError says what is wrong."""
+    try:
+        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite, parse_int=_bounded_int)
+    except RecursionError:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
+    if isinstance(value, (dict, list)) and _too_deep(value):
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    return value
+
+
 class Session:
     """One connection's protocol state: what each request is answered with, and which calls to run."""
 
@@ -223,7 +236,7 @@ def _unencodable(text: str) -> bool:
     return False
 
 
-def _too_deep(msg: dict) -> bool:
+def _too_deep(msg: dict | list) -> bool:
     stack: list[tuple[Any, int]] = [(msg, 1)]
     while stack:
         value, depth = stack.pop()
@@ -238,6 +251,12 @@ def _too_deep(msg: dict) -> bool:
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
+
+
+def _bounded_int(text: str) -> int:
+    if len(text) > 4300:  # Python's own limit for int(str), said plainly
+        raise ValueError(f"number out of range: an integer of {len(text)} digits")
+    return int(text)
 
 
 def _finite(text: str) -> float:

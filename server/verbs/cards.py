@@ -2,7 +2,7 @@
 
 Resolution precedence is frozen: alias (rank 0) > exact title or slug (rank 1)
 > slug suffix (rank 2); ties go to the most recently touched page. Every read
-is an index lookup (aliases by normalised form, titles by lower(title), slug
+is an index lookup (aliases by normalised form, titles by their key (names.title_key), slug
 suffixes through the reversed-slug index), so a card costs the same on a 200K
 brain as on an empty one.
 """
@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from memverbs.server.context import VerbContext
-from memverbs.server.names import looks_like_slug, normalize_alias, slugify, slugify_path
+from memverbs.server.names import looks_like_slug, normalize_alias, slugify, slugify_path, title_key
 from memverbs.server.record import Record
 from memverbs.server.timeparse import iso
 
@@ -51,7 +51,7 @@ def find_entity(ctx: VerbContext, name: str, *, allow_private: bool) -> list[Can
         ranks[slug] = 0
 
     key = slugify(name) or name
-    for row in brain.pages_titled(source, name.lower(), allow_private=allow_private):
+    for row in brain.pages_titled(source, title_key(name), allow_private=allow_private):
         pages[row["slug"]] = row
         ranks[row["slug"]] = min(ranks.get(row["slug"], 1), 1)
     exact = {slugify(name), name} - {""}
@@ -95,28 +95,32 @@ def resolve_entity_slug(ctx: VerbContext, raw: str | None) -> str | None:
                 found |= {r["slug"] for r in brain.pages_with_prefix(source, base + "-", allow_private=visible, limit=2)}
             if len(found) == 1:
                 return found.pop()
-    else:
-        titled = brain.pages_titled(source, name.lower(), allow_private=visible)
-        if titled:
-            return max(titled, key=lambda r: (r["updated_at"], r["slug"]))["slug"]
+    # A page's title names it, whatever the title is made of (one word, accents, CJK) and wherever
+    # the page lives ("Kubernetes" → tech/k8s), folded alike on both backends (names.title_key).
+    titled = brain.pages_titled(source, title_key(name), allow_private=visible)
+    if titled:
+        return max(titled, key=lambda r: (r["updated_at"], r["slug"]))["slug"]
     return slugify_path(name) or name
 
 
 def build_card(ctx: VerbContext, page: Row, *, include_private: bool, allow_private: bool, now: int) -> dict:
-    """The entity card. `include_private` widens facts and summary fences (trusted-local only);
-    `allow_private` says whether private pages may appear as its edges and backlinks."""
+    """The entity card. `include_private` widens facts and the page's private facts-fence rows
+    (its summary, and the links and timeline rows they declare: trusted-local only); `allow_private`
+    says whether private pages may appear as its edges and backlinks."""
     from memverbs.server.pages.markdown import safe_summary  # noqa: PLC0415 - delta's threads need no Markdown parser
 
     brain, source, slug = ctx.brain, ctx.source, page["slug"]
-    timeline = brain.timeline_newest(source, slug, limit=CARD_TIMELINE)
+    timeline = brain.timeline_newest(source, slug, limit=CARD_TIMELINE, private_rows=include_private)
     edges = [
         {"type": e["link_type"], "direction": "out", "slug": e["slug"], "context": e["context"] or None}
-        for e in brain.edges_out(source, slug, MAX_EDGES, allow_private=allow_private)
+        for e in brain.edges_out(source, slug, MAX_EDGES, allow_private=allow_private, private_rows=include_private)
     ]
     if len(edges) < MAX_EDGES:
         edges += [
             {"type": e["link_type"], "direction": "in", "slug": e["slug"], "context": e["context"] or None}
-            for e in brain.edges_in(source, slug, MAX_EDGES - len(edges), allow_private=allow_private)
+            for e in brain.edges_in(
+                source, slug, MAX_EDGES - len(edges), allow_private=allow_private, private_rows=include_private
+            )
         ]
     return {
         "entity": {"slug": slug, "title": page["title"] or slug, "type": page["type"]},
@@ -129,14 +133,14 @@ def build_card(ctx: VerbContext, page: Row, *, include_private: bool, allow_priv
         },
         "open_threads": open_threads(ctx, slug, timeline, include_private=include_private, now=now),
         "edges": edges,
-        "backlink_count": brain.backlink_count(source, slug, allow_private=allow_private),
+        "backlink_count": brain.backlink_count(source, slug, allow_private=allow_private, private_rows=include_private),
         "active_fact_count": brain.active_fact_count(source, slug, world_only=not include_private, now=now),
     }
 
 
 def card_threads(ctx: VerbContext, slug: str, *, include_private: bool, now: int) -> list[dict]:
     """A card's open_threads, without building the card."""
-    timeline = ctx.brain.timeline_newest(ctx.source, slug, limit=CARD_TIMELINE)
+    timeline = ctx.brain.timeline_newest(ctx.source, slug, limit=CARD_TIMELINE, private_rows=include_private)
     return open_threads(ctx, slug, timeline, include_private=include_private, now=now)
 
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, invalid
-from memverbs.server.names import estimate_tokens
+from memverbs.server.names import estimate_tokens, looks_like_slug
 from memverbs.server.protocol.params import budget as parse_budget
 from memverbs.server.timeparse import now_ms, parse_instant
 from memverbs.server.verbs.budget import budget_fields, pack_two
@@ -88,7 +88,11 @@ def context_pack(ctx: VerbContext, params: dict) -> dict:
         for c in pack_cards(ctx, names, include_private=include_private, now=now)
     ]
     session = (params.get("session_id") or "").strip() or None
-    facts = hot_facts(ctx, [c["slug"] for c in cards], session, world_only=not include_private, now=now)
+    project = ctx.project_slug()
+    # Facts about every requested entity, a page or not (a project's entity often has none).
+    about = list(dict.fromkeys([c["slug"] for c in cards] + [n for n in names if looks_like_slug(n)]))
+    threaded = frozenset(t["text"] for c in cards for t in c["open_threads"] if t["kind"] == "commitment")
+    facts = hot_facts(ctx, about, session, world_only=not include_private, now=now, project=project, threaded=threaded)
 
     budget = parse_budget(params.get("budget_tokens"))
     fields: dict = {}
@@ -109,8 +113,12 @@ def context_pack(ctx: VerbContext, params: dict) -> dict:
         "cards": cards,
         "open_threads": threads,
         "facts": facts,
-        "text": render_pack(cards, threads, facts),
+        "text": render_pack(cards, threads, facts, project=_named(ctx, project)),
     }
     body.update(fields)
     return body
 
+
+def _named(ctx: VerbContext, slug: str | None) -> tuple[str, str] | None:
+    project = ctx.caller.project
+    return (project.name, slug) if project is not None and slug is not None else None

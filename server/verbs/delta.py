@@ -95,18 +95,26 @@ def delta(ctx: VerbContext, params: dict) -> dict:
         last_at, last_slug = page_times[len(pages) - 1], pages[-1]["slug"]
         advance = (last_at, last_slug) if fact_bound is None or fact_bound >= last_at else (fact_bound, "")
         next_cursor = {"since": iso(advance[0]), "slug": advance[1]}
+        handed_back = advance[0]
     elif facts and fact_bound is not None:
         # No page changed at all (pages are packed first): the facts alone move the cursor.
         # Facts are stamped under the write lock, so no in-flight lag is needed for them.
         advance = (fact_bound, "")
         next_cursor = {"since": iso(advance[0]), "slug": ""}
+        handed_back = advance[0]
     else:
         next_cursor = {"since": iso(effective), "slug": since_slug or ""}
+        handed_back = effective
         if not has_more:
             advance = (now - IN_FLIGHT_LAG_MS, "")
     if session is not None and advance is not None:
         _fail_open(lambda: brain.save_cursor(source, client, session, advance[0], advance[1], now))
 
+    # This project's news first (server/projects.py); the cursor above was decided on the delivery order.
+    project = ctx.project_slug()
+    if project is not None and facts:
+        ours = [project in (r["project"], r["entity_slug"]) for r in fact_rows[: len(facts)]]
+        facts = [f for f, mine in zip(facts, ours, strict=True) if mine] + [f for f, mine in zip(facts, ours, strict=True) if not mine]
     since_iso = iso(effective)
     body = {
         "protocol_version": PROTOCOL_VERSION,
@@ -119,7 +127,24 @@ def delta(ctx: VerbContext, params: dict) -> dict:
         "next_cursor": next_cursor,
     }
     body.update(fields)
+    # Where the next call starts: a session's stored cursor (unchanged when nothing advanced it),
+    # else the cursor handed back.
+    if session is not None:
+        body["redelivery"] = redelivery(advance[0] if advance is not None else effective, now)
+    else:
+        body["redelivery"] = redelivery(handed_back, now)
     return body
+
+
+def redelivery(after: int, now: int) -> dict:
+    """Additive: delivery is at-least-once, and this says how far. A change recorded after `after`
+    (pages by updated_at, facts by when they were recorded) may come again on the next call, even
+    if this one delivered it; nothing at or before it does. The session cursor trails a page-less
+    wake by IN_FLIGHT_LAG_MS so a write still in flight is never skipped; a cursor stopped at the
+    last delivered page re-reads the facts recorded after that page. Clients de-duplicate pages by
+    (slug, updated_at) and facts by (fact, entity_slug, valid_from)."""
+    return {"after": iso(after), "window_ms": max(now - after, 0),
+            "dedupe_by": {"pages": ["slug", "updated_at"], "facts": ["fact", "entity_slug", "valid_from"]}}
 
 
 def _fact_batch(ctx: VerbContext, since: int, include_private: bool, now: int) -> tuple[list, bool]:
@@ -165,6 +190,7 @@ def _first_wake(ctx: VerbContext, session: str, budget: int | None, now: int) ->
     }
     if budget is not None:
         body.update(budget_tokens=budget, budget_used=0, dropped_count=0)
+    body["redelivery"] = redelivery(now - IN_FLIGHT_LAG_MS, now)
     return body
 
 

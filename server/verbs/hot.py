@@ -4,6 +4,12 @@ memverbs ranks facts about the requested entities first, then facts recorded in
 the caller's session, then what the whole brain learned in the last 24 hours
 (PROTOCOL.md B7), each group ordered by decayed confidence. Decay is
 `confidence × exp(−age_days / half_life)` with a half-life per kind.
+
+In a project (server/projects.py) the project's own facts lead (remembered in it or
+about its entity; open commitments first), and another project's material is left
+out unless the caller asked for its entity: facts remembered in another project, and
+facts about another project's entity. What a session needs is its own repository's
+memory and the user's; the rest of the brain is one `recall` away.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import math
 from typing import TYPE_CHECKING
 
 from memverbs.server.context import VerbContext
+from memverbs.server.projects import PROJECT_PREFIX
 from memverbs.server.verbs.shapes import brief_fact
 
 if TYPE_CHECKING:
@@ -21,6 +28,7 @@ HOT_CAP = 10
 RECENT_WINDOW_MS = 24 * 3600 * 1000
 HALF_LIFE_DAYS = {"event": 7, "commitment": 90, "preference": 90, "belief": 365, "fact": 365}
 _DAY_MS = 86_400_000
+_PROJECT_FETCH = 3 * HOT_CAP  # what a project's filter may drop, fetched up front
 
 
 def decayed(row: Row, now: int) -> float:
@@ -32,22 +40,45 @@ def decayed(row: Row, now: int) -> float:
 
 
 def hot_facts(
-    ctx: VerbContext, entity_slugs: list[str], session_id: str | None, *, world_only: bool, now: int
+    ctx: VerbContext, entity_slugs: list[str], session_id: str | None, *, world_only: bool, now: int,
+    project: str | None = None, threaded: frozenset[str] = frozenset(),
 ) -> list[dict]:
+    """`threaded`: commitments the pack's cards already list as open threads; in a project they take no
+    place of the 10 (the project's commitments would otherwise crowd out the user's own facts)."""
     brain, source = ctx.brain, ctx.source
-    groups = [brain.entity_facts(source, entity_slugs, world_only=world_only, now=now, limit=HOT_CAP)]
+    groups: list[list[Row]] = []
+    fetch = HOT_CAP
+    if project is not None:
+        fetch = _PROJECT_FETCH
+        own = brain.project_facts(source, project, world_only=world_only, now=now, limit=fetch)
+        own += brain.entity_facts(source, [project], world_only=world_only, now=now, limit=fetch)
+        # Open commitments first: they are what a session in this repository must not drop.
+        groups.append(sorted(own, key=lambda r: (r["kind"] != "commitment", -decayed(r, now), -r["id"])))
+    groups.append(brain.entity_facts(source, entity_slugs, world_only=world_only, now=now, limit=fetch))
     if session_id:
-        groups.append(brain.session_facts(source, session_id, world_only=world_only, now=now, limit=HOT_CAP))
-    groups.append(brain.recent_facts(source, now - RECENT_WINDOW_MS, world_only=world_only, now=now, limit=HOT_CAP))
+        groups.append(brain.session_facts(source, session_id, world_only=world_only, now=now, limit=fetch))
+    groups.append(brain.recent_facts(source, now - RECENT_WINDOW_MS, world_only=world_only, now=now, limit=fetch))
+    asked = set(entity_slugs)
     picked: list[dict] = []
     seen: set[int] = set()
-    for rows in groups:
-        ranked = sorted(rows, key=lambda r: (-decayed(r, now), -r["id"]))
+    for i, rows in enumerate(groups):
+        ranked = rows if project is not None and i == 0 else sorted(rows, key=lambda r: (-decayed(r, now), -r["id"]))
         for r in ranked:
             if len(picked) >= HOT_CAP:
                 return picked
-            if r["id"] in seen:
+            if r["id"] in seen or (project is not None and (_elsewhere(r, project, asked) or r["fact"] in threaded)):
                 continue
             seen.add(r["id"])
             picked.append(brief_fact(r, round(decayed(r, now), 3)))
     return picked
+
+
+def _elsewhere(row: Row, project: str, asked: set[str]) -> bool:
+    """Another project's material, not linked to this one: remembered in another project (unless it is
+    about this one), or about another project's entity that was not asked for."""
+    entity = row["entity_slug"]
+    if entity == project:
+        return False
+    if row["project"] not in (None, project):
+        return True
+    return bool(entity) and entity.startswith(PROJECT_PREFIX) and entity not in asked

@@ -9,7 +9,8 @@ similarity is a duplicate (nothing written, the existing id returned).
 
 Without an embedding (no provider, or the call failed) near-duplicates cannot
 be found, so the response says `degraded_dedup: true`; an exact restatement
-(same normalised text, same entity, still active) is still a `duplicate`.
+(the same text up to case, spacing and final punctuation, same entity, still
+active) is still a `duplicate`.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from memverbs.server.brain.base import NewFact, Row
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, ProviderError, VerbError, invalid
-from memverbs.server.names import collapse, looks_like_slug
+from memverbs.server.names import looks_like_slug, restatement_key
 from memverbs.server.protocol.verb_defs import KINDS, VISIBILITIES
 from memverbs.server.timeparse import iso, now_ms
 from memverbs.server.verbs.cards import resolve_entity_slug
@@ -65,19 +66,23 @@ def remember(ctx: VerbContext, params: dict) -> dict:
     if ctx.dry_run:
         return {"dry_run": True, "action": "remember", "fact": fact, "protocol_version": PROTOCOL_VERSION}
     name = (params.get("entity") or "").strip()
+    # What is remembered in a project is the project's (server/projects.py): the fact records it,
+    # and a fact about nothing named is about the project itself.
+    project = ctx.project_slug(register=True)
     # An entity that looks like a slug is most often an existing page's: the write itself checks
     # for that page (under the visibility rule resolution applies), which saves a database server
     # a round trip; only when the page is not there does the entity go the whole way through resolution.
     probe = looks_like_slug(name)
     new = NewFact(
         fact=fact,
-        fact_norm=collapse(fact).lower(),
+        fact_norm=restatement_key(fact),
         kind=kind,
-        entity_slug=name if probe else resolve_entity_slug(ctx, name),
+        entity_slug=name if probe else (resolve_entity_slug(ctx, name) if name else project),
         visibility=visibility,
         # Stored verbatim: the attribution is evidence, not something to tidy.
         provenance=params["provenance"],
         valid_until=valid_until,
+        project=project,
     )
     embedded = _embed_fact(ctx, fact)
     status, fact_id, existing = _write(ctx, new, now, embedded, require_page=probe)

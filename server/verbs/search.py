@@ -6,10 +6,12 @@ any term to fill up, and `search_degraded` says so. With a provider, four arms
 run and are fused by reciprocal rank (RRF, k = 60): aliases, the query as a
 phrase in the title, keywords, and vector similarity of the query with
 every page chunk. Each result says why it matched (PROTOCOL.md §4.4), first
-matching rule wins: alias_hit, exact_title_match (the query is a phrase in
-the title), high_vector_match (query-to-chunk cosine ≥ search.evidence_cosine_floor),
-keyword_exact (found by a lexical arm and containing ≥ 60 % of the query's
-terms), else weak_semantic.
+matching rule wins: alias_hit, exact_title_match (the query is the title, up
+to case, spacing and final punctuation), high_vector_match (query-to-chunk
+cosine ≥ search.evidence_cosine_floor), keyword_exact (found by a lexical arm
+and containing ≥ 60 % of the query's terms), else weak_semantic. Without a
+provider nothing is semantic: a keyword hit below the 60 % floor is still
+keyword_exact, with create_safety unknown.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from typing import TYPE_CHECKING, Literal, overload
 from memverbs.server.brain.base import Brain, Row, SearchQuery
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import ProviderError
-from memverbs.server.names import collapse, normalize_alias
+from memverbs.server.names import collapse, normalize_alias, restatement_key
 from memverbs.server.pages.markdown import clip, fenced_body
+from memverbs.server.terms import spaceless
 
 if TYPE_CHECKING:
     from memverbs.server.verbs.semantic import VectorArm
@@ -58,20 +61,20 @@ def terms(query: str) -> list[str]:
 
 def keyword_search(ctx: VerbContext, query: str, limit: int, *, allow_private: bool) -> list[dict]:
     """Results best first: {slug, title, chunk, evidence, create_safety, provenance}."""
-    brain, source = ctx.brain, ctx.source
+    brain, source, private_rows = ctx.brain, ctx.source, ctx.caller.trusted
     words = terms(query)
     norm = normalize_alias(query)
     rows: dict[str, dict] = {}
 
     alias_slugs = brain.alias_slugs(source, norm) if norm else []
     for slug, page in brain.pages_by_slugs(source, alias_slugs, allow_private=allow_private).items():
-        rows[slug] = _readable(page, words, allow_private, matched=False) | {"slug": slug}
+        rows[slug] = _readable(page, words, private_rows, matched=False) | {"slug": slug}
 
     if words:
         for query_ in _keyword_queries(words):
             if len(rows) >= limit:
                 break
-            for r in lexical_hits(brain, source, query_, words, limit=limit, allow_private=allow_private):
+            for r in lexical_hits(brain, source, query_, words, limit=limit, allow_private=allow_private, private_rows=private_rows):
                 rows.setdefault(r["slug"], r)
 
     results = list(rows.values())[:limit]
@@ -80,13 +83,17 @@ def keyword_search(ctx: VerbContext, query: str, limit: int, *, allow_private: b
     out = []
     for r in results:
         evidence = _evidence(r, words, phrase, r["slug"] in aliased)
+        safety = CREATE_SAFETY[evidence]
+        if evidence == "weak_semantic":
+            # No provider, so nothing here is semantic: it is a keyword hit on too few of the query's terms.
+            evidence, safety = "keyword_exact", "unknown"
         out.append(
             {
                 "slug": r["slug"],
                 "title": r["title"],
                 "chunk": r["chunk"] if r["chunk"] is not None else _lead(r["body"]),
                 "evidence": evidence,
-                "create_safety": CREATE_SAFETY[evidence],
+                "create_safety": safety,
                 "provenance": r["slug"],
             }
         )
@@ -100,35 +107,41 @@ def _keyword_queries(words: list[str]) -> list[SearchQuery]:
     return [SearchQuery.of(words, "all"), SearchQuery.of(words, "any")]
 
 
-def lexical_hits(brain: Brain, source: str, query: SearchQuery, words: list[str], *, limit: int, allow_private: bool) -> list[dict]:
-    """Keyword hits as rows {slug, title, body, chunk} an untrusted caller may see.
+def lexical_hits(
+    brain: Brain, source: str, query: SearchQuery, words: list[str], *, limit: int, allow_private: bool, private_rows: bool
+) -> list[dict]:
+    """Keyword hits as rows {slug, title, body, chunk} the caller may see.
 
     The keyword index covers the whole body, private facts-fence rows included, so
-    for untrusted callers a hit counts only if its query terms are in the world-safe
-    text, and its body and chunk come from that text: the private rows never
-    surface, not even as the reason a page matched.
+    unless the caller may read those rows (`private_rows`: trusted callers only, whatever
+    pages it may see) a hit counts only if the query matches the world-safe text as the
+    index matched it (every term for an "all" query, one for "any"), and its body and
+    chunk come from that text: the private rows never surface, not even as the reason
+    a page matched.
     """
     out = []
     for r in brain.keyword_search(source, query, limit=limit, allow_private=allow_private):
-        row = _readable(r, words, allow_private, matched=True)
+        row = _readable(r, list(query.terms), private_rows, matched=True, every=query.mode == "all")
         if row is not None:
             out.append(row)
     return out
 
 
 @overload
-def _readable(r: Row, words: list[str], allow_private: bool, *, matched: Literal[False]) -> dict: ...
+def _readable(r: Row, words: list[str], private_rows: bool, *, matched: Literal[False], every: bool = False) -> dict: ...
 @overload
-def _readable(r: Row, words: list[str], allow_private: bool, *, matched: bool) -> dict | None: ...
-def _readable(r: Row, words: list[str], allow_private: bool, *, matched: bool) -> dict | None:
-    """The page as this caller may read it; None when it `matched` on private text only."""
-    if allow_private:
+def _readable(r: Row, words: list[str], private_rows: bool, *, matched: bool, every: bool = False) -> dict | None: ...
+def _readable(r: Row, words: list[str], private_rows: bool, *, matched: bool, every: bool = False) -> dict | None:
+    """The page as this caller may read it; None when it `matched` only through private text
+    (with `every`, when a single term is missing from the world-safe text)."""
+    if private_rows:
         return {"slug": r["slug"], "title": r["title"], "body": r["body"], "chunk": r["chunk"] if matched else None}
     body = fenced_body(r["body"] or "", include_private=False)
     if matched:
-        haystack = set(_TERM.findall(f"{r['title'] or ''} {body}".lower()))
-        if not any(w in haystack for w in words):
-            return None  # it matched on private text only
+        text = f"{r['title'] or ''} {body}".lower()
+        haystack = set(_TERM.findall(text))
+        if not (all if every else any)(w in haystack or (spaceless(w) and w in text) for w in words):
+            return None  # it matched on private text
     return {"slug": r["slug"], "title": r["title"], "body": body, "chunk": _snippet(body, words) if matched else None}
 
 
@@ -139,7 +152,8 @@ def _snippet(text: str, words: list[str], limit: int = 300) -> str | None:
         stripped = line.strip()
         if not stripped or stripped.startswith(("#", "<!--")):
             continue
-        hits = len(set(_TERM.findall(stripped.lower())) & set(words))
+        low = stripped.lower()
+        hits = len(set(_TERM.findall(low)) & set(words)) + sum(1 for w in words if spaceless(w) and w in low)
         if hits > best_hits:
             best, best_hits = stripped, hits
     return clip(collapse(best), limit) if best else _lead(text, limit)
@@ -151,9 +165,8 @@ def _evidence(
 ) -> str:
     if alias_hit:
         return "alias_hit"
-    title = (row["title"] or "").lower()
-    if phrase and phrase in title:
-        return "exact_title_match"
+    if phrase and restatement_key(row["title"] or "") == restatement_key(phrase):
+        return "exact_title_match"  # the title itself, up to case, spacing and final punctuation
     if cosine is not None and cosine >= floor:
         return "high_vector_match"
     if words and keyword_hit:
@@ -202,7 +215,7 @@ def content_terms(query: str) -> list[str]:
 
 
 def hybrid_search(ctx: VerbContext, query: str, limit: int, arm: VectorArm, *, allow_private: bool) -> list[dict]:
-    brain, source = ctx.brain, ctx.source
+    brain, source, private_rows = ctx.brain, ctx.source, ctx.caller.trusted
     words = content_terms(query)
     norm = normalize_alias(query)
     phrase = collapse(query).lower()
@@ -221,19 +234,19 @@ def hybrid_search(ctx: VerbContext, query: str, limit: int, arm: VectorArm, *, a
 
     alias_slugs = brain.alias_slugs(source, norm) if norm else []
     for slug, row in brain.pages_by_slugs(source, alias_slugs, allow_private=allow_private).items():
-        seen("alias", slug, _readable(row, words, allow_private, matched=False) | {"slug": slug})
+        seen("alias", slug, _readable(row, words, private_rows, matched=False) | {"slug": slug})
     snippets: dict[str, str] = {}
     if words:
         title_phrase = SearchQuery.of(words, "title_phrase")
         for r in brain.keyword_search(source, title_phrase, limit=pool, allow_private=allow_private):
-            seen("title", r["slug"], _readable(r, words, allow_private, matched=False) | {"slug": r["slug"]})
+            seen("title", r["slug"], _readable(r, words, private_rows, matched=False) | {"slug": r["slug"]})
         for query_ in _keyword_queries(words):
-            for r in lexical_hits(brain, source, query_, words, limit=pool, allow_private=allow_private):
+            for r in lexical_hits(brain, source, query_, words, limit=pool, allow_private=allow_private, private_rows=private_rows):
                 seen("keyword", r["slug"], r)
                 snippets.setdefault(r["slug"], r["chunk"])
     vector_best: dict[str, tuple[float, str]] = {}
     for hit in arm.pages(pool):
-        seen("vector", hit["slug"], hit)
+        seen("vector", hit["slug"], _readable(hit, words, private_rows, matched=False))  # its chunk is world-safe already
         vector_best[hit["slug"]] = (hit["cosine"], hit["chunk"])
 
     aliased = set(alias_slugs) | brain.aliased_slugs(source, list(pages), norm)

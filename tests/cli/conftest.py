@@ -1,9 +1,9 @@
-"""The CLI's views that read the brain directly (entities, stats, history, move-facts, page
+"""The CLI's views that read the brain directly (entities, projects, stats, history, move-facts, page
 editing) run on every backend, like tests/server; the rest of tests/cli runs on SQLite."""
 
 from __future__ import annotations
 
-BACKEND_MODULES = {"test_cli_people", "test_cli_properties", "test_page_editing"}
+BACKEND_MODULES = {"test_cli_people", "test_cli_projects", "test_cli_properties", "test_page_editing"}
 
 
 def pytest_generate_tests(metafunc):

@@ -82,11 +82,14 @@ def test_the_password_lives_in_the_keyring_and_every_path_finds_it(memverbs_cmd,
     # No password anywhere: the server refuses, and the fix names the keyring command.
     refused = run(memverbs_cmd, env, "init")
     assert refused.returncode == 1 and "refused the credentials" in refused.stderr
+    assert "it refused the password libpq found in ~/.pgpass" in refused.stderr, refused.stderr
     assert "memverbs brain-password set" in refused.stderr
 
     # A wrong password is checked against the server and stored nowhere.
     wrong = run(memverbs_cmd, env, "brain-password", "set", stdin="Wr0ng-" + PASSWORD[::-1] + "\n")
     assert wrong.returncode == 1 and "refused the credentials" in wrong.stderr
+    assert "it refused the password given to `memverbs brain-password set`" in wrong.stderr, wrong.stderr
+    assert "keyring" not in wrong.stderr.split("(")[0] and "keeps in the OS keyring" not in wrong.stderr
     assert "Wr0ng-" not in wrong.stderr
     assert not pw.record_path(home).exists() and not (tmp_path / "xdg-data").exists()
 

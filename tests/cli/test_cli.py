@@ -112,8 +112,12 @@ def test_init_twice_is_safe_and_loses_nothing(tmp_path):
 # -- remember -------------------------------------------------------------------
 
 
-def test_remember_json_is_the_wire_body(env):
-    body = ok_json(env, "remember", "Alice prefers async standups", "--provenance", "chat 2026-06-12")
+def test_remember_json_is_the_wire_body(env, tmp_path):
+    # Outside any git repository: no project, so no entity is made up (tests/cli/test_cli_projects.py has the rest).
+    proc = run_cli("remember", "Alice prefers async standups", "--provenance", "chat 2026-06-12", "--json", env=env,
+                   cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    body = json.loads(proc.stdout)
     assert list(body) == REMEMBER_KEYS
     assert body["status"] == "inserted"
     assert isinstance(body["id"], str)

@@ -310,6 +310,24 @@ def test_whoami_and_call(home, capsys):
     cli(capsys, "call", "nope", "{}", code=2)
 
 
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        ('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested deeper than"),
+        ('{"a": ' + "[" * 40 + "]" * 40 + "}", "nested deeper than"),
+        ('{"limit": NaN}', "NaN is not a JSON number"),
+        ('{"limit": Infinity}', "Infinity is not a JSON number"),
+        ('{"limit": 1e999}', "number out of range"),
+        ('{"limit": ' + "9" * 5000 + "}", "an integer of 5000 digits"),
+        ("[1, 2]", "must be a JSON object"),
+        ('"text"', "must be a JSON object"),
+    ],
+)
+def test_call_with_pathological_json_is_a_usage_error(home, capsys, arguments, said):
+    assert cli(capsys, "call", "recall", arguments, code=2) == ""
+    assert said in cli.err and "fix:" in cli.err
+
+
 # -- colour -------------------------------------------------------------------------------
 
 

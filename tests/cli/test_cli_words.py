@@ -248,7 +248,7 @@ def test_search_takes_format_and_prints_readable_evidence(home, capsys, tmp_path
     assert _run(capsys, ["put-page", "decisions/payments-provider-choice", str(page)])[0] == 0
     status, out, err = _run(capsys, ["search", "payments", "--format", "csv"])
     assert status == 0, err
-    assert out.splitlines()[0] == "slug,title,evidence,snippet"
+    assert out.splitlines()[0] == "kind,slug,fact_id,title,evidence,snippet"
     assert "decisions/payments-provider-choice" in out
     status, out, _ = _run(capsys, ["search", "payments"])
     assert "_" not in out.split("decisions/payments-provider-choice", 1)[1]  # no exact_title_match / keyword_exact

@@ -9,12 +9,15 @@ throwaway HOME.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
 from fake_model import FakeModel
 from harness_e2e import ALICE_PAGE, ENTITY, SEED_FACT, World, kill, processes_with_home
 from harnesses import throwaway_home
+
+CAPTURE_GRACE_S = 20
 
 
 @pytest.fixture
@@ -25,6 +28,11 @@ def world(tmp_path):
     w.memverbs("put-page", ENTITY, input=ALICE_PAGE)
     w.remember(SEED_FACT)
     yield w
+    # A session's end starts detached capture workers (bounded by their own clocks): give them a
+    # moment to finish; one still running after that is a stray.
+    deadline = time.monotonic() + CAPTURE_GRACE_S
+    while processes_with_home(w.home) and time.monotonic() < deadline:
+        time.sleep(0.1)
     strays = processes_with_home(w.home)
     for pid in strays:
         kill(pid)

@@ -11,6 +11,7 @@ HTTP 400 `prompt is too long` makes it compact reactively and retry in the same 
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 from fake_model import Text, ToolCall, TooLong
@@ -143,3 +144,31 @@ def test_a_fact_written_between_two_turns_reaches_the_very_next_request(world, f
     deltas = [text for role, text in nxt.messages() if "New facts since" in text and CAT in text]
     assert deltas, describe([nxt], limit=1200)
     assert [e["code"] for e in world.hook_log() if e["moment"] == "heartbeat"][-1] == "ok", world.hook_log()
+
+
+ALPHA_FACT = "The alpha repository ships its importer on Friday"
+BETA_FACT = "The beta repository deploys only on Tuesdays"
+
+
+def test_sessions_in_two_repositories_each_carry_their_own_projects_memory(world, fake_api, claude, tmp_path):
+    """Two real git repositories, one brain: the first request of a session started in each carries that
+    project's memory (remembered there without naming it) and not the other's; the user's standing entity both."""
+    repos = {}
+    for name in ("alpha", "beta"):
+        repos[name] = tmp_path / name
+        repos[name].mkdir()
+        subprocess.run(["git", "init", "-q"], cwd=repos[name], check=True)
+        subprocess.run(["git", "remote", "add", "origin", f"git@github.com:org/{name}.git"], cwd=repos[name], check=True)
+    for name, fact in (("alpha", ALPHA_FACT), ("beta", BETA_FACT)):
+        world.project = repos[name]  # the CLI run inside the repository is in its project, as an agent there is
+        world.memverbs("remember", fact, "--provenance", "e2e test")
+
+    for name, mine, theirs in (("alpha", ALPHA_FACT, BETA_FACT), ("beta", BETA_FACT, ALPHA_FACT)):
+        world.project = repos[name]
+        mark = fake_api.mark()
+        claude("hello")
+        first = fake_api.since(mark)[0]
+        system = "\n".join(text for role, text in first.messages() if role == "system")
+        assert f"Project: {name} (`projects/{name}`)" in system, describe([first], limit=1200)
+        assert mine in system and theirs not in system, describe([first], limit=1200)
+        assert SEED_FACT in system  # the configured standing entity stays in every project

@@ -46,6 +46,8 @@ def test_install_twice_is_seen_connected_once_and_uninstall_leaves_the_user_inta
     assert "hook session-start --harness claude" in hooks["SessionStart"][1]["hooks"][0]["command"]
     assert "hook heartbeat --harness claude" in hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
     assert len(hooks["SessionStart"]) == 2 and len(hooks["UserPromptSubmit"]) == 1
+    for event in ("SessionEnd", "Stop", "PreCompact"):  # capture: wired once each, removed by uninstall
+        assert [g["hooks"][0]["command"].endswith("hook capture --harness claude") for g in hooks[event]] == [True]
 
     run([memverbs(), "uninstall", "claude"], env, cwd=home)
     listed = mcp_list(cli, env, home)

@@ -71,7 +71,9 @@ def test_install_registers_and_trusts_then_uninstall_restores_bytes(codex):
     assert {s["name"] for s in listed} == {"memverbs", "other"}
 
     hooks = [h for h in walk(hooks_trust(cli, env, home)) if "memverbs" in json.dumps(h)]
-    assert len(hooks) == 2 and all(h["trustStatus"] == "trusted" for h in hooks)
+    # SessionStart, UserPromptSubmit, and capture's SessionEnd, Stop and PreCompact: all trusted by Codex itself
+    assert len(hooks) == 5 and all(h["trustStatus"] == "trusted" for h in hooks), [(h["key"], h["trustStatus"]) for h in hooks]
+    assert sum("hook capture --harness codex" in json.dumps(h) for h in hooks) == 3
 
     run([memverbs(), "uninstall", "codex"], env, cwd=home)
     assert (home / "config.toml").read_text() == USER_CONFIG
@@ -87,6 +89,7 @@ def test_install_twice_gives_one_entry(codex):
     assert text.count("[mcp_servers.memverbs]") == 1 and text.count("mcp_optional_startup_grace_ms") == 1
     hooks = json.loads((home / "hooks.json").read_text())["hooks"]
     assert len(hooks["SessionStart"]) == 1 and len(hooks["UserPromptSubmit"]) == 1
+    assert len(hooks["SessionEnd"]) == 1 and len(hooks["PreCompact"]) == 1 and len(hooks["Stop"]) == 2  # the user's, ours
 
 
 def test_malformed_config_is_refused_untouched(codex):

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from memverbs.installers import toml_block
-from memverbs.installers.files import atomic_write, read_text
+from memverbs.installers.files import atomic_write_through, read_text
 from memverbs.installers.json_steps import JsonArrayItem, JsonEntry
 from memverbs.installers.jsonc import JsonDoc
 from memverbs.installers.steps import Context
@@ -43,13 +43,13 @@ def test_read_text_drops_the_bom_and_keeps_crlf(tmp_path):
     path = tmp_path / "a.json"
     path.write_bytes(BOM + b'{"a": 1}\r\n')
     assert read_text(path) == '{"a": 1}\r\n'
-    atomic_write(path, '{"a": 2}\r\n')
+    atomic_write_through(path, '{"a": 2}\r\n')
     assert path.read_bytes() == BOM + b'{"a": 2}\r\n'
 
 
 def test_a_new_file_gets_no_bom(tmp_path):
     path = tmp_path / "new.json"
-    atomic_write(path, "{}\n")
+    atomic_write_through(path, "{}\n")
     assert path.read_bytes() == b"{}\n"
 
 

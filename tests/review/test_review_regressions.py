@@ -101,15 +101,13 @@ def test_recall_grep_filters_before_budget_packing(local, remote):
     assert body["total"] == 1 and body["budget_used"] == 3, body
 
 
-def test_text_confidence_rounds_like_js_to_fixed():
-    """render's `(<confidence to 2 decimals>)`: the reference uses JS toFixed(2) (ties away from zero).
-
-    Expected: 0.125 → "0.13" (as (0.125).toFixed(2)).  Actual: "0.12" (Python's half-even format).
-    Reachable through context_pack facts, whose confidence is rounded to 3 decimals first.
-    """
+def test_text_fact_lines_carry_a_date_and_no_bare_number():
+    """render's fact line: the reference ended each one in an unexplained `(<confidence to 2 decimals>)`
+    and gave no date; memverbs writes the fact's absolute date and its kind where the kind matters."""
     from memverbs.server.verbs.render import fact_line
 
-    assert fact_line({"fact": "f", "entity_slug": None, "confidence": 0.125}) == "- f (0.13)"
+    assert fact_line({"fact": "f", "entity_slug": None, "confidence": 0.125, "valid_from": "2026-12-01T09:00:00.000Z",
+                      "kind": "fact"}) == "- 2026-12-01: f"
 
 
 # -- 2. privacy -----------------------------------------------------------------------------

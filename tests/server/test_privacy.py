@@ -3,7 +3,8 @@
 import json
 
 import pytest
-from helpers import page
+from helpers import Client, page
+from oauth_support import oauth_dispatcher
 
 SECRET_FACT = "FACT-SENTINEL-7731"
 SECRET_PAGE = "PAGE-SENTINEL-4409"
@@ -16,6 +17,15 @@ def secrets(local):
     local.ok("remember", fact=f"{SECRET_FACT} commitment", provenance="p", entity="people/alice", kind="commitment", visibility="private")
     local.ok("remember", fact=f"{SECRET_FACT} note", provenance="p", visibility="private")
     local.ok("remember", fact="public fact", provenance="p", entity="people/alice")
+
+
+@pytest.fixture(params=["mcp", "oauth"])
+def remote(request, runtime) -> Client:
+    """Every untrusted caller: an MCP connection (stdio), and an OAuth client of `serve --http` (its grant built
+    from a live access token exactly as the HTTP gate builds it), so each fence below holds for both."""
+    if request.param == "oauth":
+        return Client(oauth_dispatcher(runtime))
+    return Client(runtime.mcp_dispatcher("full"))
 
 
 def leaks(body) -> bool:

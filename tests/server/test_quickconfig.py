@@ -32,6 +32,7 @@ def test_agrees_with_settings(home, monkeypatch, toml, env):
     assert quick.busy_timeout_ms == full.brain.busy_timeout_ms
     assert quick.pool_size == full.brain.pool_size
     assert quick.hook_entities == full.hooks.entities
+    assert quick.hook_user == full.hooks.user
     assert quick.sure
     assert (quick.mcp_surface, quick.strict_params, quick.remote_private_pages) == (
         full.mcp_surface, full.mcp.strict_params, full.search.remote_private_pages)

@@ -27,6 +27,19 @@ def test_unparseable(text):
     assert parse_instant(text) is None
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["9999-12-31T23:59-23:59", "0001-01-01T00:00+23:59", "Fri, 31 Dec 9999 23:59:59 -2359", "10000-01-01", "+010000-01-01"],
+)
+def test_an_instant_past_the_years_1_to_9999_does_not_parse(text):
+    assert parse_instant(text) is None  # was OverflowError out of the datetime arithmetic
+
+
+@pytest.mark.parametrize("text", ["99999999999d", "99999999999999999999d ago", "999999999999999 hours"])
+def test_a_since_before_the_year_1_does_not_parse(text):
+    assert parse_since(text, NOW) is None  # was a number too large for any store
+
+
 def test_relative_since():
     assert parse_since("2 hours ago", NOW) == NOW - 2 * 3600_000
     assert parse_since("30m", NOW) == NOW - 30 * 60_000

@@ -326,7 +326,8 @@ def _anthropic(h, turn) -> None:
         "id": f"msg_{n}", "type": "message", "role": "assistant", "model": "claude-fake", "content": [],
         "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": turn.input_tokens, "output_tokens": 1}}})
     if isinstance(turn, ToolCall):
-        name = turn.name if turn.name.startswith("mcp__") else f"mcp__memverbs__{turn.name}"
+        # Claude Code's own tools are capitalised (Bash, Write, Edit); anything else is one of ours.
+        name = turn.name if turn.name.startswith("mcp__") or turn.name[:1].isupper() else f"mcp__memverbs__{turn.name}"
         h.sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {
             "type": "tool_use", "id": f"toolu_{n}", "name": name, "input": {}}})
         h.sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {

@@ -9,8 +9,9 @@ import time
 
 
 class RawMcp:
-    def __init__(self, argv: list[str], env: dict) -> None:
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    def __init__(self, argv: list[str], env: dict, cwd: str | None = None) -> None:
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                                     cwd=cwd)
         self.next_id = 0
         self.stdout_lines: list[str] = []
 

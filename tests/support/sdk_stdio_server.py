@@ -8,18 +8,23 @@ that come back, so the two cannot drift apart unnoticed.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import anyio
 from mcp.server.stdio import stdio_server
 
+from memverbs.server.context import Caller
+from memverbs.server.projects import find_project
 from memverbs.server.runtime import Runtime
 from memverbs.server.transport.mcp_server import build_server
 
 
 def main() -> None:
     runtime = Runtime()
-    dispatcher = runtime.mcp_dispatcher(sys.argv[1] if len(sys.argv) > 1 else "full")
+    # The caller `memverbs serve` builds: an MCP caller in its working directory's project.
+    caller = Caller.mcp(runtime.source, project=find_project(os.getcwd()))
+    dispatcher = runtime.mcp_dispatcher(sys.argv[1] if len(sys.argv) > 1 else "full", caller)
     server = build_server(lambda ctx: dispatcher)
 
     async def serve() -> None:

@@ -9,3 +9,12 @@ def write(path, text: str | bytes) -> None:
         path.write_bytes(text)
     else:
         path.write_text(text, encoding="utf-8")
+
+
+def yaml_bomb(levels: int = 8) -> str:
+    """A page whose frontmatter is a billion-laughs: under 470 bytes, 9**levels values once its aliases are written out."""
+    rows = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    names = "abcdefghij"
+    for i in range(1, levels):
+        rows.append(f"{names[i]}: &{names[i]} [" + ",".join([f"*{names[i - 1]}"] * 9) + "]")
+    return "---\n" + "\n".join(rows) + "\n---\nbody\n"

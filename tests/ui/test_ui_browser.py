@@ -57,8 +57,8 @@ def env(tmp_path_factory) -> dict:
     return e
 
 
-def cli(env: dict, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([*_memverbs(), *args], env=env, input=stdin, capture_output=True, text=True, timeout=60)
+def cli(env: dict, *args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([*_memverbs(), *args], env=env, input=stdin, capture_output=True, text=True, timeout=60, cwd=cwd)
 
 
 @pytest.fixture(scope="module")
@@ -391,16 +391,41 @@ def test_the_page_renders_wikilinks_and_privacy_fences(browser, inspector):
 
 
 @pytest.mark.parametrize("harness", ["claude", "plain"])
-def test_the_pack_preview_equals_the_hooks_output(browser, inspector, env, harness):
+def test_the_pack_preview_shows_what_the_model_reads_and_the_hooks_output(browser, inspector, env, harness):
     browser.get(base(inspector) + f"/pack?harness={harness}")
     shown = browser.find_element(By.ID, "pack-output").get_attribute("textContent")
+    raw = browser.find_element(By.ID, "hook-output").get_attribute("textContent")
     payload = json.dumps({"session_id": f"ui-test-fresh-{harness}", "hook_event_name": "SessionStart", "source": "startup"})
     hook = cli(env, "hook", "session-start", "--harness", harness, "--deadline-ms", "20000", stdin=payload)
     assert hook.returncode == 0
-    assert shown and shown == hook.stdout.rstrip("\n")
+    assert raw and raw == hook.stdout.rstrip("\n")
+    # The text the model reads, not escaped JSON: for Claude Code that is the hook's additionalContext.
+    model_reads = json.loads(raw)["hookSpecificOutput"]["additionalContext"] if harness == "claude" else raw
+    assert shown == model_reads and shown.startswith("<!-- retrieved brain context")
     assert "Alice Example" in shown and "door code" not in shown  # the hook's pack is world-only
     assert "budget:" in browser.find_element(By.TAG_NAME, "main").text
     shot(browser, f"pack-{harness}")
+
+
+def test_the_pack_preview_chooses_a_project_by_its_working_directory(browser, inspector, env, tmp_path):
+    repo = tmp_path / "orbit"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    subprocess.run(["git", "remote", "add", "origin", "git@github.com:acme/orbit.git"], cwd=repo, check=True)
+    assert cli(env, "remember", "Orbit launches on the 3rd", "--provenance", "ui test", cwd=repo).returncode == 0
+    browser.get(base(inspector) + "/pack")
+    field = browser.find_element(By.NAME, "cwd")
+    field.clear()
+    field.send_keys(str(repo))
+    field.submit()
+    wait_for(browser, lambda d: "cwd=" in d.current_url, "the preview did not submit")
+    shown = browser.find_element(By.ID, "pack-output").get_attribute("textContent")
+    assert "Project: orbit (`projects/orbit`)" in shown and "Orbit launches on the 3rd" in shown
+    assert "project projects/orbit" in browser.find_element(By.TAG_NAME, "main").text
+    payload = json.dumps({"session_id": "ui-test-orbit", "hook_event_name": "SessionStart", "cwd": str(repo)})
+    hook = cli(env, "hook", "session-start", "--harness", "plain", "--deadline-ms", "20000", stdin=payload)
+    assert shown == hook.stdout.rstrip("\n")  # the same pack the hook gives a session started there
+    shot(browser, "pack-project")
 
 
 def test_search_shows_evidence_labels(browser, inspector):
@@ -496,7 +521,7 @@ def test_phone_width_keeps_the_navigation_usable(browser, inspector):
         width = browser.execute_script("return document.documentElement.scrollWidth")
         assert width <= 390 + 1  # nothing forces a sideways scroll
         nav = browser.find_elements(By.CSS_SELECTOR, "header nav a")
-        assert len(nav) == 5 and all(a.is_displayed() for a in nav)
+        assert len(nav) == 6 and all(a.is_displayed() for a in nav)
         shot(browser, "timeline-phone")
     finally:
         browser.set_window_size(1200, 1000)
@@ -511,7 +536,7 @@ return [...document.querySelectorAll('input:not([type=hidden]), select, textarea
 
 def test_every_control_has_a_label_and_focus_reaches_it(browser, inspector):
     for view in ("/timeline", "/entities", "/entity/people/alice-example", "/page/people/alice-example",
-                 "/edit/people/alice-example", "/pack", "/search?q=alice", "/health"):
+                 "/edit/people/alice-example", "/pack", "/search?q=alice", "/access", "/health"):
         browser.get(base(inspector) + view)
         assert browser.execute_script(UNLABELLED) == [], view
     # the keyboard reaches the first control after the skip link and the navigation

@@ -121,6 +121,10 @@ def test_a_held_write_lock_is_unavailable_and_loses_nothing(home, brain_url, mon
     try:
         err = client.err("remember", fact="during the lock", provenance="p")
         assert err["error"] == "unavailable" and "locked" in err["message"] and err["suggestion"].strip()
+        # The message names the holder: here a plain SQL session, not a memverbs process.
+        assert "waited for 300 ms" in err["message"], err["message"]
+        assert f"server pid {holder.info.backend_pid}" in err["message"], err["message"]
+        assert "not a memverbs server" in err["message"], err["message"]
         assert client.ok("recall")["facts"]  # reads never wait for a writer
     finally:
         holder.rollback()
@@ -154,6 +158,54 @@ def test_concurrent_writers_in_threads_serialise_and_stamp_in_commit_order(home)
     assert len(rows) == 16
     assert [r["created_at"] for r in rows] == sorted(r["created_at"] for r in rows)
     rt.close()
+
+
+def test_page_writers_beyond_the_pool_never_starve_each_other(home, monkeypatch):
+    """More concurrent put_page writers than pooled connections, on one process: every write succeeds.
+
+    The writer holding the brain-wide lock resolves its page's links with reads; had they each
+    waited for a pooled connection (all held by writers queued for the lock), the lock would be
+    held for seconds per page and the queued writers would give up ("locked"). Outcomes are
+    asserted, not timings: the busy timeout is the bound."""
+    monkeypatch.setenv("MEMVERBS_BRAIN__POOL_SIZE", "2")
+    monkeypatch.setenv("MEMVERBS_BRAIN__BUSY_TIMEOUT_MS", "4000")
+    rt = Runtime(home)
+    Client(rt.local_dispatcher()).ok("put_page", slug="people/alice", content="# Alice\n")
+    links = " ".join(f"[[Person {n}]] [[people/p-{n}]]" for n in range(4)) + " [[Alice]]"
+
+    def writer(w: int) -> list[dict]:
+        brain = rt.open_brain()  # a server's worker thread: a brain of its own on the process's one pool
+        client = Client(rt.mcp_dispatcher("full", open_brain=lambda: brain))
+        try:
+            return [client("put_page", slug=f"notes/w{w}-{n}", content=f"# Note {w} {n}\n\n{links}\n")
+                    for n in range(3)]
+        finally:
+            brain.close()
+
+    with ThreadPoolExecutor(6) as pool:
+        outcomes = [o for batch in pool.map(writer, range(6)) for o in batch]
+    errors = [body for body, is_error in outcomes if is_error]
+    assert errors == []
+    brain = rt.brain()
+    assert brain.aggregate("SELECT count(*) FROM pages WHERE slug LIKE 'notes/%%'")[0] == 18
+    assert {r[0] for r in brain.query("SELECT DISTINCT to_slug FROM links WHERE from_slug LIKE 'notes/%%' AND to_slug = 'people/alice'")} == {"people/alice"}
+    rt.close()
+
+
+def test_a_lock_timeout_caused_here_says_so(brain_url):
+    """A write that times out behind a write of its own process is told so, not "another process"."""
+    holder, waiter = (PostgresBrain.open(brain_url, pool_size=2, busy_timeout_ms=200) for _ in range(2))
+    try:
+        with holder.write():
+            with pytest.raises(BrainError) as caught:
+                waiter.touch_retrieved("default", ["a"], now_ms())
+        assert "this very process" in caught.value.message, caught.value.message
+        assert "waited for 200 ms" in caught.value.message
+        stats = waiter.pool_stats()
+        assert stats["size"] == 2 and stats["calls"] >= 1
+    finally:
+        holder.close()
+        waiter.close()
 
 
 def test_every_connection_bounds_its_wait_for_the_write_lock(brain_url):
@@ -213,6 +265,47 @@ def test_doctor_reports_connection_schema_and_vector_path(home, brain_backend, m
         brain.close()
 
 
+def test_doctor_says_why_pgvector_is_not_in_use(pg, brain_backend, tmp_path):
+    """Installed on the server but not creatable by the brain's role: doctor says so, with the
+    statement a superuser must run; on a server without it, that it is not installed."""
+    from memverbs.server.brain.postgres_health import postgres_checks
+
+    name = "t_novector_" + tmp_path.name[-8:].replace("-", "_").lower()
+    pg.admin(f'CREATE DATABASE "{name}" OWNER {PASSWORD_ROLE} TEMPLATE template0')
+    try:
+        url = pg.url(name, user=PASSWORD_ROLE, password=PASSWORD)
+        PostgresBrain.open(url, create=True).close()  # init as a role that may not CREATE EXTENSION vector
+        rows = {r[0]: r for r in postgres_checks(BrainLocation("postgres", url=url))}
+        _, status, detail, fix = rows["extensions"]
+        assert status == "warn"
+        if pg.kind == "pgvector":
+            assert "installed on the server" in detail and f"{PASSWORD_ROLE!r} may not create it" in detail, detail
+            assert "is not installed" not in detail
+            assert f'CREATE EXTENSION vector;  -- in database "{name}"' in fix and "superuser" in fix, fix
+        else:
+            assert "not installed on the Postgres server" in detail, detail
+        assert rows["writers"][1] == "ok" and "queued for the write lock now" in rows["writers"][2]
+    finally:
+        pg.admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def test_doctor_sums_up_what_calls_waited_for(home, monkeypatch):
+    """The usage log's wait keys, written by MCP calls on a Postgres brain, are summed up by doctor."""
+    from memverbs.cli.doctor import run_checks
+    from memverbs.server import usage
+
+    rt = Runtime(home)
+    Client(rt.mcp_dispatcher("full")).ok("remember", fact="a logged write", provenance="p")
+    rt.close()
+    for waited in ({"pool_wait_ms": 25_000}, {"lock_wait_ms": 40_000}):  # longer than any real call here
+        usage.record(home.usage_log, brain_id="b", verb="remember", surface="full", remote=True, ok=True,
+                     latency_ms=300, source_id="default", result=None, waited=waited)
+    writers = {c.name: c for c in run_checks(home)}["writers"]
+    assert writers.status == "warn" and "brain.pool_size" in writers.fix
+    assert "waited for a pooled connection (longest 25000 ms)" in writers.detail, writers.detail
+    assert "waited for the write lock (longest 40000 ms)" in writers.detail, writers.detail
+
+
 def test_the_vector_index_is_pgvector_when_the_server_has_it(home, brain_backend):
     rt = Runtime(home)
     brain = rt.brain()
@@ -261,3 +354,21 @@ def test_text_holding_nul_is_the_callers_error_and_nothing_is_written(local, rem
         assert is_error and body["error"] == "invalid_params" and "NUL" in body["message"], body
     assert runtime.brain().one("SELECT count(*) FROM pages")[0] == 0
     assert runtime.brain().one("SELECT count(*) FROM facts")[0] == 0
+
+
+def test_a_write_begun_inside_a_write_joins_it(brain_url):
+    """Whatever a write's block calls runs in its transaction: the reads, and a write of any kind (one
+    that began its own transaction would commit the outer one's statements early, or deadlock on the lock)."""
+    brain = PostgresBrain.open(brain_url, pool_size=1, busy_timeout_ms=500)
+    fact = NewFact("joined the outer write", "joined the outer write", "fact", None, "world", "p", None)
+    try:
+        with pytest.raises(RuntimeError), brain.write() as db:
+            db.execute("INSERT INTO timeline (source_id, slug, date, summary, origin, created_at) "
+                       "VALUES ('default', 'a', '2026-01-01', 'outer', 'manual', 1)")
+            assert brain.remember_fact("default", fact, now_ms())[0] == "inserted"  # batched or one statement
+            assert brain.one("SELECT count(*) FROM facts")[0] == 1  # a read sees the write's own rows
+            raise RuntimeError("roll the outer write back")
+        assert brain.one("SELECT count(*) FROM facts")[0] == 0
+        assert brain.one("SELECT count(*) FROM timeline")[0] == 0
+    finally:
+        brain.close()

@@ -34,7 +34,7 @@ HOT = [
     ("pages by slugs", lambda b, now: b.pages_by_slugs(S, ["people/p-1", "people/p-2"], allow_private=False),
      {"pages": "sqlite_autoindex_pages_1"}),
     ("alias resolution", lambda b, now: b.alias_slugs(S, "pp1"), {"aliases": "aliases_lookup"}),
-    ("title resolution", lambda b, now: b.pages_titled(S, "person 1", allow_private=False), {"pages": "pages_title"}),
+    ("title resolution", lambda b, now: b.pages_titled(S, "person 1", allow_private=False), {"pages": "pages_title_key"}),
     ("slug-suffix resolution", lambda b, now: b.pages_with_suffix(S, "p-1", allow_private=False),
      {"pages": "pages_slug_rev"}),
     ("slug-prefix listing", lambda b, now: b.pages_with_prefix(S, "people/", allow_private=False),
@@ -42,14 +42,15 @@ HOT = [
     ("aliases of a page", lambda b, now: b.aliases_of(S, "people/p-1"), {"aliases": "sqlite_autoindex_aliases_1"}),
     ("aliased among candidates", lambda b, now: b.aliased_slugs(S, ["people/p-1", "people/p-2"], "pp1"),
      {"aliases": ("aliases_lookup", "sqlite_autoindex_aliases_1")}),  # both pin all three columns
-    ("timeline of a page", lambda b, now: b.timeline_newest(S, "people/p-1"), {"timeline": "timeline_slug"}),
-    ("out-edges", lambda b, now: b.edges_out(S, "people/p-1", 10, allow_private=False),
+    ("timeline of a page", lambda b, now: b.timeline_newest(S, "people/p-1", private_rows=False), {"timeline": "timeline_slug"}),
+    ("out-edges", lambda b, now: b.edges_out(S, "people/p-1", 10, allow_private=False, private_rows=False),
      {"l": "sqlite_autoindex_links_1", "t": "sqlite_autoindex_pages_1"}),
-    ("in-edges", lambda b, now: b.edges_in(S, "people/p-1", 10, allow_private=False),
+    ("in-edges", lambda b, now: b.edges_in(S, "people/p-1", 10, allow_private=False, private_rows=False),
      {"l": "links_in", "f": "sqlite_autoindex_pages_1"}),
-    ("backlink count", lambda b, now: b.backlink_count(S, "people/p-1", allow_private=False),
+    ("backlink count", lambda b, now: b.backlink_count(S, "people/p-1", allow_private=False, private_rows=False),
      {"l": "links_in", "f": "sqlite_autoindex_pages_1"}),
-    ("links of a page", lambda b, now: b.page_links(S, "people/p-1"), {"links": "sqlite_autoindex_links_1"}),
+    ("links of a page", lambda b, now: b.page_links(S, "people/p-1", allow_private=False, private_rows=False),
+     {"l": "sqlite_autoindex_links_1", "t": "sqlite_autoindex_pages_1"}),
     ("keyword search", lambda b, now: b.keyword_search(S, SearchQuery.of(["person"]), limit=10, allow_private=False),
      {"pages_fts": "fts", "p": "rowid"}),
     ("delta: changed pages", lambda b, now: b.changed_pages(S, 0, None, limit=51, allow_private=False),
@@ -82,6 +83,9 @@ HOT = [
     ("recall: fact keyword search", lambda b, now: b.facts_matching(S, SearchQuery.of(["fact"]), world_only=True, now=now, since=None,
                                                                     until=None, limit=10),
      {"facts_fts": "fts", "f": "rowid"}),
+    ("recall: facts ranked by a query", lambda b, now: b.facts_ranked(S, FactFilter("recent", now, True, True, 20),
+                                                                       SearchQuery.of(["fact", "about"], "any"), limit=20),
+     {"facts_fts": "fts", "facts": "rowid"}),
     ("hook: standing entities", lambda b, now: b.recent_entity_slugs(S, limit=5), {"facts": "facts_created"}),
     ("remember: dedup check", lambda b, now: b.remember_fact(
         S, NewFact("fact 1 about p", "fact 1 about p", "fact", "people/p-1", "world", "t", None), now),
@@ -95,9 +99,12 @@ _STEP = re.compile(r"^(SEARCH|SCAN) (\S+)(?: USING (?:(?:COVERING )?INDEX (\S+)|
 def searched(db: sqlite3.Connection, sql: str) -> dict[str, str | None]:
     """{table or alias: index it is searched through} for one statement; None is a full scan."""
     out: dict[str, str | None] = {}
+    made: set[str] = set()  # subqueries materialized first: reading one back scans its few rows, not a table
     for row in db.execute("EXPLAIN QUERY PLAN " + sql):
+        if row[3].startswith("MATERIALIZE "):
+            made.add(row[3].split()[1])
         m = _STEP.match(row[3])
-        if not m or m.group(2).startswith("("):  # a subquery or co-routine, not a table
+        if not m or m.group(2).startswith("(") or m.group(2) in made:  # a subquery or co-routine, not a table
             continue
         _, table, index, rowid, virtual = m.groups()
         out[table] = "fts" if virtual else "rowid" if rowid else index

@@ -6,6 +6,7 @@ what it was, and the answers for a private and a deleted page must be the same.
 """
 
 import json
+import re
 
 import pytest
 from helpers import Client, page, sql_for
@@ -84,6 +85,53 @@ def test_the_other_writes_answer_a_private_page_as_a_missing_one(brain, remote):
             continue  # a free slug is created; see the next test
         got_hidden, got_free = remote(tool, **hidden)[0], remote(tool, **free)[0]
         assert json.dumps(got_hidden).replace(PRIVATE, "S") == json.dumps(got_free).replace(FREE, "S"), tool
+
+
+def reads_on(slug: str, n: int) -> list[tuple[str, dict]]:
+    """One call of every other tool of the full surface naming `slug` (`n` keeps remember's facts apart)."""
+    return [
+        ("get_page", {"slug": slug}),
+        ("entity", {"name": slug}),
+        ("recall", {"entity": slug}),
+        ("recall", {"query": slug}),
+        ("context_pack", {"entities": slug, "include_private": True}),
+        ("delta", {"since": "1970-01-01T00:00:00Z", "entities": slug, "include_private": True}),
+        ("search", {"query": slug}),
+        ("list_pages", {"prefix": slug}),
+        ("synthesize", {"question": f"What do we know about {slug}?"}),
+        ("whoami", {}),
+        ("remember", {"fact": f"Met them at the fair {n}", "entity": slug, "provenance": "p"}),
+    ]
+
+
+def _same_shape(body: dict, slug: str) -> str:
+    """The answer with the slug asked about, and what differs between any two calls (ids, times), blanked."""
+    volatile = {"id", "latency_ms", "updated_at", "created_at", "valid_from", "since", "after", "window_ms"}
+
+    def blank(value):
+        if isinstance(value, dict):
+            return {k: ("*" if k in volatile else blank(v)) for k, v in value.items()}
+        if isinstance(value, list):
+            return [blank(v) for v in value]
+        return value
+
+    return re.sub(r"#\d+", "#N", json.dumps(blank(body)).replace(slug, "S"))
+
+
+def test_every_tool_answers_a_hidden_slug_as_a_missing_one(brain, remote):
+    """Byte for byte, ids and clocks aside: no tool tells a private (or deleted) slug from one that never existed."""
+    for n, hidden in enumerate((PRIVATE, DELETED)):
+        free = f"{FREE}-{n}"
+        for (tool, a), (_, b) in zip(reads_on(hidden, n), reads_on(free, n), strict=True):
+            got_hidden, got_free = remote(tool, **a), remote(tool, **b)
+            assert got_hidden[1] == got_free[1], (tool, got_hidden, got_free)
+            assert _same_shape(got_hidden[0], hidden) == _same_shape(got_free[0], free), tool
+            assert SENTINEL not in json.dumps(got_hidden[0]) and "Shh" not in json.dumps(got_hidden[0])
+
+
+def test_the_hidden_slug_tests_cover_every_tool():
+    covered = {name for name, _ in writes_on("x") + reads_on("x", 0)} | {"forget"}  # forget: by id, below
+    assert covered == {op.name for op in OPERATIONS}
 
 
 def test_put_page_over_a_hidden_page_is_refused_with_a_fix(brain, remote):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from vaults import write
+from vaults import write, yaml_bomb
 
 from memverbs.server.sync.slugs import path_for_slug, slug_for_path
 
@@ -116,8 +117,8 @@ def test_every_bad_file_is_counted_and_the_rest_goes_on(tmp_path, cli_json, loca
     assert "frontmatter is not valid YAML at line" in errors["bad-yaml.md"]
     assert "same slug" in errors["people/bob.md"] and "people/Bob.md" in errors["people/bob.md"]
     assert "not UTF-8" in skipped["latin1.md"] and "NUL" in skipped["binary.md"]
-    assert "too large" in skipped["huge.md"] and "symlink loop" in skipped["people/loop"]
-    assert skipped["dangling.md"] == "broken symlink"
+    assert "too large" in skipped["huge.md"]
+    assert "symlink, not followed" in skipped["people/loop"] and "symlink, not followed" in skipped["dangling.md"]
     if os.geteuid() != 0:  # root reads anything
         assert "permission denied" in errors["locked.md"]
     assert rep["created"] == (3 if os.geteuid() == 0 else 2)
@@ -245,3 +246,37 @@ def test_any_folder_imports_without_a_crash_and_every_file_is_accounted_for(file
     assert not any("unexpected" in why for _, why in report.errors), report.errors
     assert again.counts["created"] == again.counts["updated"] == 0  # idempotent whatever the input
     assert again.counts["unchanged"] == c["created"] + c["updated"] + c["unchanged"]
+
+
+def test_hostile_frontmatter_is_a_file_error_and_the_rest_imports(tmp_path, cli_json, local):
+    root = tmp_path / "v"
+    write(root / "bomb.md", yaml_bomb())
+    write(root / "deep.md", "---\na: " + "[" * 40 + "]" * 40 + "\n---\nbody\n")
+    write(root / "good.md", "# Good\n")
+    for command in ("import", "sync"):
+        code, rep = cli_json(command, root)
+        assert code == 1 and rep["created"] + rep["unchanged"] == 1, rep
+        errors = {e["file"]: e["reason"] for e in rep["error_files"]}
+        assert "expands to over" in errors["bomb.md"] and "deeper than" in errors["deep.md"]
+    assert [p["slug"] for p in local.ok("list_pages")["pages"]] == ["good"]
+
+
+def test_one_bad_line_in_the_facts_file_is_reported_and_the_rest_imports(tmp_path, cli_json, local):
+    good = [{"fact": f"fact number {i}", "provenance": "test", "entity": "people/alice"} for i in range(3)]
+    bad = [
+        "not json at all",
+        '{"fact": "nan", "provenance": "t", "n": NaN}',
+        '{"fact": "inf", "provenance": "t", "n": 1e999}',
+        '{"fact": "big", "provenance": "t", "n": ' + "9" * 5000 + "}",
+        '{"fact": "deep", "provenance": "t", "n": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        "[1, 2, 3]",
+        '{"fact": 5, "provenance": "t"}',
+    ]
+    lines = [json.dumps(good[0]), *bad[:4], json.dumps(good[1]), *bad[4:], json.dumps(good[2])]
+    write(tmp_path / "v" / "memverbs-facts.jsonl", "\n".join(lines) + "\n")
+    code, rep = cli_json("import", tmp_path / "v")
+    assert code == 1
+    assert rep["facts"]["inserted"] == 3 and rep["facts"]["errors"] == len(bad), rep["facts"]
+    bad_lines = sorted(int(e["file"].rsplit(":", 1)[1]) for e in rep["error_files"])
+    assert bad_lines == [2, 3, 4, 5, 7, 8, 9]
+    assert sorted(f["fact"] for f in local.ok("recall", entity="people/alice")["facts"]) == [g["fact"] for g in good]

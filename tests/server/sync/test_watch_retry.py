@@ -63,7 +63,7 @@ def test_an_unavailable_answer_reaches_the_importer_as_its_own_type(tmp_path, ho
         dispatcher.open_brain = damaged
         fp = FolderPass(dispatcher, brain, rt.source, SyncState(brain, rt.source).folder(str(root), "", "sync"))
         with pytest.raises(BrainCorrupt, match="malformed"):
-            fp.apply("a.md", str(root / "a.md"), Report(str(root)))
+            fp.apply("a.md", Report(str(root)))
     finally:
         rt.close()
 

@@ -222,3 +222,26 @@ def test_the_first_answer_imports_no_sdk_and_no_settings(memverbs_cmd, env):
     done = subprocess.run([sys.executable, "-c", probe], input=frames.encode(), capture_output=True, env=env, timeout=60)
     heavy = [line for line in done.stderr.decode().splitlines() if line.startswith("HEAVY=")]
     assert heavy == ["HEAVY="], done.stderr.decode()[-2000:]
+
+
+def test_a_stdio_server_started_in_a_repository_files_what_it_remembers_under_that_project(tmp_path, memverbs_cmd, env):
+    """A harness starts its server in the session's directory: an agent's fact with no entity named is the
+    project's, and the pack it asks for names the project and leads with its memory."""
+    import subprocess
+
+    from rawmcp import RawMcp
+
+    repo = tmp_path / "code" / "comet"
+    (repo / "src").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    subprocess.run(["git", "remote", "add", "origin", "https://github.com/acme/comet.git"], cwd=repo, check=True)
+    peer = RawMcp([*memverbs_cmd, "serve"], env, cwd=str(repo / "src"))
+    try:
+        peer.handshake()
+        said = json.loads(peer.call("remember", {"fact": "Comet builds with zig", "provenance": "agent"})["content"][0]["text"])
+        assert said["entity_slug"] == "projects/comet"
+        pack = json.loads(peer.call("context_pack", {"entities": "people/nobody"})["content"][0]["text"])
+        assert pack["text"].split("\n")[1] == "Project: comet (`projects/comet`)"
+        assert "- " + said["entity_slug"] not in pack["text"] and ": Comet builds with zig" in pack["text"]
+    finally:
+        peer.close()

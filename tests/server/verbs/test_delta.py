@@ -34,14 +34,16 @@ def test_response_shape_and_text(local, remote):
     page(local, "people/alice", "Alice")
     local.ok("remember", fact="alice moved", provenance="p", entity="people/alice")
     body = remote.ok("delta", since=EPOCH)
-    assert list(body) == ["protocol_version", "since", "pages", "facts", "threads", "text", "has_more", "next_cursor"]
+    assert list(body) == ["protocol_version", "since", "pages", "facts", "threads", "text", "has_more", "next_cursor",
+                          "redelivery"]
     assert body["pages"][0]["slug"] == "people/alice" and list(body["pages"][0]) == ["slug", "source_id", "title", "updated_at"]
     assert body["facts"][0]["fact"] == "alice moved" and "id" not in body["facts"][0]
     assert body["next_cursor"] == {"since": body["pages"][0]["updated_at"], "slug": "people/alice"}
     lines = body["text"].split("\n")
     assert lines[2] == "## Pages changed since 1970-01-01T00:00:00.000Z"
     assert lines[3] == f"- **Alice** → `people/alice` ({body['pages'][0]['updated_at']})"
-    assert "## New facts since 1970-01-01T00:00:00.000Z" in lines and "- alice moved [people/alice] (1.00)" in lines
+    day = body["facts"][0]["valid_from"][:10]
+    assert "## New facts since 1970-01-01T00:00:00.000Z" in lines and f"- {day}: alice moved [people/alice]" in lines
 
 
 def test_keyset_drains_a_same_timestamp_cluster(runtime, remote):
@@ -134,3 +136,20 @@ def test_idle_cursors_are_collected_after_seven_days(runtime, remote):
     remote.ok("delta", session_id="new-session")  # a first wake runs the GC
     assert brain.cursor("default", "remote", "stale") is None
     assert brain.cursor("default", "remote", "fresh") is not None
+
+
+def test_the_redelivery_window_is_stated_and_true(local, remote):
+    """A session wake says from when a change may come again (the cursor trails a page-less wake by
+    the in-flight lag); a fact delivered inside that window does come again, one before it never."""
+    remote.ok("delta", session_id="s-redeliver")
+    local.ok("remember", fact="inside the window", provenance="p", entity="people/alice")
+    first = remote.ok("delta", session_id="s-redeliver")
+    assert [f["fact"] for f in first["facts"]] == ["inside the window"]
+    window = first["redelivery"]
+    assert window["window_ms"] == 2000 and window["dedupe_by"]["facts"] == ["fact", "entity_slug", "valid_from"]
+    inside = parse_instant(first["facts"][0]["valid_from"]) > parse_instant(window["after"])
+    again = remote.ok("delta", session_id="s-redeliver")
+    # Recorded after `after` (the usual case, unless this machine took 2 s between the calls): it comes again.
+    assert [f["fact"] for f in again["facts"]] == (["inside the window"] if inside else [])
+    stateless = remote.ok("delta", since=EPOCH)
+    assert stateless["redelivery"]["after"] == stateless["next_cursor"]["since"]

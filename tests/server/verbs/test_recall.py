@@ -1,5 +1,6 @@
 """recall: the arm precedence, since in every arm (B2), limit, grep, budget, search arm."""
 
+import pytest
 from helpers import page
 
 
@@ -48,6 +49,15 @@ def test_since_filters_every_arm_and_rejects_garbage(local):
     assert local.ok("recall", since="1 hour ago")["total"] == 3
     err = local.err("recall", since="last tuesday-ish")
     assert err["error"] == "invalid_params" and "ISO 8601" in err["suggestion"]
+
+
+@pytest.mark.parametrize("since", ["99999999999d", "99999999999999999999d", "9999-12-31T23:59-23:59", "0001-01-01T00:00+23:59"])
+@pytest.mark.parametrize("verb", ["recall", "delta", "context_pack"])
+def test_since_past_any_instant_is_invalid_params_not_internal(local, remote, verb, since):
+    seed(local)
+    for caller in (local, remote):
+        err = caller.err(verb, since=since)
+        assert err["error"] == "invalid_params", err
 
 
 def test_grep_after_limit(local):

@@ -122,3 +122,25 @@ def test_dry_run_writes_nothing(remote):
     body = remote.ok("remember", fact="x", provenance="p", dry_run=True)
     assert body == {"dry_run": True, "action": "remember", "fact": "x", "protocol_version": 1}
     assert remote.ok("recall")["total"] == 0
+
+
+TITLED = [  # (slug, title, the ways an entity may name it)
+    ("tech/k8s", "Kubernetes", ["Kubernetes", "kubernetes", "KUBERNETES"]),
+    ("notes/summer-2024", "Été 2024", ["Été 2024", "été 2024", "ÉTÉ  2024"]),
+    ("notes/tokyo", "東京メモ", ["東京メモ"]),
+    ("notes/strasse", "Straße", ["STRASSE", "straße"]),
+]
+
+
+def test_an_entity_named_by_a_page_title_resolves_to_that_page(local):
+    """One word, accents, CJK: a page's title names it for remember and recall, with one folding on
+    every backend (SQLite's lower() folds ASCII only, Postgres's follows the database's locale)."""
+    for slug, title, _ in TITLED:
+        local.ok("put_page", slug=slug, content=f"---\ntitle: {title}\n---\nAbout {title}.\n")
+    for slug, _, names in TITLED:
+        for n, name in enumerate(names):
+            fact = f"fact {n} about {name}"
+            body = local.ok("remember", fact=fact, provenance="p", entity=name)
+            assert body["entity_slug"] == slug, (name, body)
+            assert fact in [f["fact"] for f in local.ok("recall", entity=name)["facts"]]
+            assert local.ok("entity", name=name)["card"]["entity"]["slug"] == slug, name

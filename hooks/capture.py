@@ -1,0 +1,151 @@
+"""`memverbs hook capture`: hand the session's transcript to a detached worker and return at once.
+
+Harnesses run this at the end of a session and before a compaction (Claude Code and Codex:
+`SessionEnd`, `Stop`, `PreCompact`, each with the payload's `transcript_path`). The session
+must not wait for capture, so the hook only decides whether there is anything to do — the kill
+switch, `capture.enabled`, a payload with a session id, `Stop` at most every STOP_INTERVAL_S
+per session — and forks: the child starts a new session (a harness that kills its hook's process
+group does not reach it) and forks the worker, then exits, so the hook reaps it at once and no
+zombie is left. The worker closes every inherited descriptor (a harness reading the hook's
+stdout sees EOF when the hook exits, not when the worker does), lowers its priority, caps its
+own CPU time, memory and wall clock, and runs server/capture/worker.py. The hook prints nothing
+and exits 0 whatever happens.
+
+Only `os`, `json`, `sys` and hooks/fastpath.py are imported here: the engine (transcript readers,
+the secret detector, the dispatcher) is imported by the worker alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from memverbs.hooks.fastpath import config_tables, deadline_s, hooks_off, log_line, parse_args, read_raw_stdin
+
+STOP_INTERVAL_S = 300  # `Stop` fires after every turn: capture a live session at most this often
+WORKER_WALL_S = 120  # the worker is killed by its own alarm after this long
+WORKER_CPU_S = 60
+WORKER_MEMORY_BYTES = 1 << 30  # address space: well above the worker's ~100 MB, far below a runaway's
+STATE_DIR = ("capture", "sessions")  # under the home: one small file per captured session (server/capture/state.py)
+
+
+def capture_enabled(root: str) -> bool:
+    """`capture.enabled` (environment over config.toml, as every setting), read without pydantic."""
+    env = os.environ.get("MEMVERBS_CAPTURE__ENABLED")
+    if env is not None:
+        return env.strip().lower() not in {"false", "0", "no", "off"}
+    try:
+        section = config_tables(root).get("capture")
+    except Exception:  # noqa: BLE001 - an unreadable config is the worker's to report; never the session's
+        return True
+    return not (isinstance(section, dict) and section.get("enabled") is False)
+
+
+def state_file(root: str, harness: str, session_id: str) -> str:
+    """Where the worker records what it captured of a session (its name is safe for any session id)."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session_id)[:120]
+    return os.path.join(root, *STATE_DIR, f"{harness}-{safe}.json")
+
+
+def run_capture_hook(argv: list[str], started: float, stdin: bytes | None = None) -> int:
+    """The hook. Always 0; one line in the hooks log with what it decided."""
+    args = parse_args(argv)
+    harness = str(args["harness"])[:20]
+    root = os.environ.get("MEMVERBS_HOME", "").strip()
+    root = os.path.expanduser(root) if root else os.path.join(os.path.expanduser("~"), ".memverbs")
+    code = "internal"
+    try:
+        code = _decide_and_spawn(args, harness, root, started, stdin)
+    except Exception as exc:  # noqa: BLE001 - the fail-open boundary: nothing may break the session
+        code = f"internal_{type(exc).__name__}"
+    log_line(root, harness, "capture", code, started, 0)
+    return 0
+
+
+def _decide_and_spawn(args: dict, harness: str, root: str, started: float, stdin: bytes | None) -> str:
+    if hooks_off():
+        return "off"
+    raw = read_raw_stdin(started + deadline_s(args) * 0.4) if stdin is None else stdin
+    try:
+        payload = json.loads(raw) if raw else {}
+    except ValueError:
+        return "bad_input"
+    if not isinstance(payload, dict):
+        return "bad_input"
+    session = args["session_id"] or _first(payload, "session_id", "sessionId", "sessionID")
+    if not session:
+        return "bad_input"
+    if not os.path.isdir(root):
+        return "no_brain"  # never create a home as a side effect of a hook
+    if not capture_enabled(root):
+        return "capture_off"
+    event = _first(payload, "hook_event_name", "hookEventName", "event") or ""
+    if event.lower() == "stop":
+        try:
+            if time.time() - os.stat(state_file(root, harness, session)).st_mtime < STOP_INTERVAL_S:
+                return "rate_limited"  # the session end (or the next Stop past the interval) captures the rest
+        except OSError:
+            pass
+    job = {
+        "harness": harness,
+        "session_id": session[:200],
+        "transcript_path": _first(payload, "transcript_path", "transcriptPath"),
+        "cwd": _first(payload, "cwd", "workspaceRoot"),
+        "event": event[:40],
+        "home": root,
+    }
+    return spawn_worker(job)
+
+
+def spawn_worker(job: dict) -> str:
+    """Fork the detached worker (double fork: the hook reaps the middle child, the worker is init's)."""
+    try:
+        pid = os.fork()
+    except OSError:
+        return "spawn_failed"
+    if pid == 0:  # the middle child: a session of its own, then the worker, then gone
+        try:
+            os.setsid()
+            if os.fork() == 0:
+                _worker(job)
+        finally:
+            os._exit(0)
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+    return "spawned"
+
+
+def _worker(job: dict) -> None:
+    """The grandchild: let go of the harness's descriptors, bound itself, run the engine, exit."""
+    code = 0
+    try:
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        os.closerange(3, 65536)  # devnull too: nothing the harness handed the hook stays open
+        import resource  # noqa: PLC0415 - the worker's only
+        import signal  # noqa: PLC0415
+
+        resource.setrlimit(resource.RLIMIT_CPU, (WORKER_CPU_S, WORKER_CPU_S + 5))
+        resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY_BYTES, WORKER_MEMORY_BYTES))
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.alarm(WORKER_WALL_S)
+        os.nice(10)
+        from memverbs.server.capture.worker import run_job  # noqa: PLC0415
+
+        run_job(job)
+    except BaseException:  # noqa: BLE001 - a detached process with nowhere to report: it logs inside run_job
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def _first(payload: dict, *keys: str) -> str | None:
+    for key in keys:
+        value = payload.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None

@@ -1,0 +1,127 @@
+"""`memverbs capture [PATH…]`: backfill sessions from transcripts, or show what capture would keep.
+
+The same engine as the hooks' detached worker (server/capture/): each transcript becomes a
+private session page and the facts the user stated, written through the dispatcher as the
+trusted local caller. Idempotent: a transcript unchanged since its last capture is skipped, and
+a fact already known is remember's `duplicate`. Results on stdout, progress on stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memverbs.cli.output import fail, print_json
+from memverbs.server.errors import BrainError
+from memverbs.server.runtime import Runtime
+
+if TYPE_CHECKING:
+    import argparse
+
+    from memverbs.server.capture.engine import Plan, Result
+
+PROGRESS_AFTER_S = 2.0  # a run shorter than this prints no progress
+
+
+def run_capture(args: argparse.Namespace) -> int:
+    from memverbs.server.capture.engine import CaptureOptions, apply_plan, plan_capture  # noqa: PLC0415
+    from memverbs.server.capture.state import SessionState  # noqa: PLC0415
+    from memverbs.server.capture.stores import READABLE, session_files  # noqa: PLC0415
+    from memverbs.server.capture.transcript import read_transcript  # noqa: PLC0415
+
+    runtime = Runtime()
+    try:
+        if runtime.config_error is not None:
+            return fail(runtime.config_error.message, runtime.config_error.fix)
+        settings = runtime.settings
+        assert settings is not None
+        if not settings.capture.enabled and not args.dry_run:
+            return fail("capture is off (capture.enabled = false)",
+                        "Turn it on with `memverbs config set capture.enabled true`, or use --dry-run to look.")
+        since = _epoch(args.since) if args.since else None
+        if args.paths:
+            files = [(Path(p), args.harness) for p in args.paths]
+            missing = [str(p) for p, _ in files if not p.is_file()]
+            if missing:
+                return fail(f"no such transcript: {', '.join(missing)}", "Give the path of a session's .jsonl file.")
+        else:
+            harnesses = [args.harness] if args.harness else list(READABLE)
+            files = [(p, h) for h in harnesses for p in session_files(h, since)]
+        options = CaptureOptions.from_settings(settings)
+        out: list[dict] = []
+        started = time.monotonic()
+        for n, (path, harness) in enumerate(files, 1):
+            if time.monotonic() - started > PROGRESS_AFTER_S:
+                print(f"capture: {n}/{len(files)} {path.name}", file=sys.stderr, flush=True)
+            transcript = read_transcript(path, harness)
+            state = SessionState(str(runtime.home.root), transcript.harness, transcript.session_id)
+            if not args.dry_run and state.unchanged(str(path)):
+                out.append({"path": str(path), "session_id": transcript.session_id, "status": "unchanged"})
+                continue
+            stamp = state.stamp(str(path))
+            plan = plan_capture(transcript, options)
+            if args.dry_run or plan.skipped:
+                out.append(_describe(plan, None, path, args.dry_run))
+                continue
+            with state.locked():
+                result = apply_plan(plan, runtime.local_dispatcher(project=plan.project), options)
+                state.save(str(path), stamp, {**result.facts, "page": result.page})
+            out.append(_describe(plan, result, path, False))
+    except BrainError as exc:
+        return fail(exc.message, exc.fix)
+    finally:
+        runtime.close()
+    if args.json:
+        print_json({"sessions": out, "dry_run": bool(args.dry_run)})
+    else:
+        _print(out, bool(args.dry_run))
+    return 0
+
+
+def _describe(plan: Plan, result: Result | None, path: Path, dry_run: bool) -> dict:
+    body: dict = {
+        "path": str(path),
+        "harness": plan.harness,
+        "session_id": plan.session_id,
+        "status": plan.skipped or ("would_capture" if dry_run else "captured"),
+        "entity": plan.entity,
+        "page": plan.page_slug,
+        "facts": [{"fact": f.text, "kind": f.kind} for f in plan.facts],
+        "facts_over_cap": plan.dropped,
+    }
+    if dry_run and plan.page_slug:
+        body["page_markdown"] = plan.page_markdown
+    if result is not None:
+        body["page_status"] = result.page
+        body["fact_statuses"] = result.facts
+    return body
+
+
+def _print(sessions: list[dict], dry_run: bool) -> None:
+    if not sessions:
+        print("no transcripts found")
+        return
+    for s in sessions:
+        head = f"{s.get('harness', '')} {s['session_id']}: {s['status']}".strip()
+        print(head)
+        if s["status"] in ("unchanged", "excluded_project", "empty"):
+            continue
+        if s.get("page"):
+            extra = f" ({s['page_status']})" if s.get("page_status") else ""
+            print(f"  page {s['page']}{extra}")
+        for f in s["facts"]:
+            print(f"  {f['kind']}: {f['fact']}  [{s['entity']}]")
+        if s.get("fact_statuses"):
+            print("  facts: " + ", ".join(f"{n} {k}" for k, n in sorted(s["fact_statuses"].items())))
+        if s.get("facts_over_cap"):
+            print(f"  ({s['facts_over_cap']} more over capture.max_facts)")
+        if dry_run and s.get("page_markdown"):
+            print("  ---")
+            print("\n".join("  " + line for line in s["page_markdown"].splitlines()))
+
+
+def _epoch(iso_text: str) -> float:
+    return datetime.fromisoformat(iso_text.replace("Z", "+00:00")).timestamp()

@@ -1,0 +1,1 @@
+"""Automatic capture: a session's transcript becomes memory (docs/capture.md)."""

@@ -1,0 +1,53 @@
+"""What was captured of each session: one small file per session, so an unchanged transcript is not read again.
+
+`$MEMVERBS_HOME/capture/sessions/<harness>-<session id>.json` (mode 0600) holds the transcript's
+size and mtime when it was last captured. The hook reads only the file's own mtime (a `Stop`
+within a few minutes of the last capture is skipped: hooks/capture.py). A per-session lock
+beside it keeps two workers (a `Stop` and the `SessionEnd` right after it) from capturing the
+same session at once: the second waits, then finds the transcript unchanged.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from memverbs.hooks.capture import state_file
+
+
+class SessionState:
+    def __init__(self, root: str, harness: str, session_id: str) -> None:
+        self.path = state_file(root, harness, session_id)
+
+    def _stamp(self, transcript: str) -> list[int]:
+        st = os.stat(transcript)
+        return [st.st_size, st.st_mtime_ns]
+
+    def unchanged(self, transcript: str) -> bool:
+        try:
+            with open(self.path, encoding="utf-8") as fh:
+                saved = json.load(fh)
+            return saved.get("stamp") == self._stamp(transcript) and saved.get("path") == os.path.abspath(transcript)
+        except (OSError, ValueError, AttributeError):
+            return False
+
+    def save(self, transcript: str, stamp: list[int], counts: dict) -> None:
+        from memverbs.hooks.fastpath import write_private  # noqa: PLC0415
+
+        write_private(self.path, json.dumps({"path": os.path.abspath(transcript), "stamp": stamp, "facts": counts}))
+
+    def stamp(self, transcript: str) -> list[int]:
+        return self._stamp(transcript)
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        fd = os.open(self.path + ".lock", os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # bounded by the worker's alarm
+            yield
+        finally:
+            os.close(fd)

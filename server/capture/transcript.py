@@ -1,0 +1,289 @@
+"""Harness transcripts, read into one shape: who said what, which tools ran and how they ended.
+
+Each harness keeps its own JSON Lines file per session (docs/hooks.md, "Capture"):
+* Claude Code: `~/.claude/projects/<dashed cwd>/<session id>.jsonl` — `user` and `assistant`
+  entries whose `message.content` holds text, `tool_use` and `tool_result` blocks; `isMeta`,
+  `isCompactSummary` and sidechain (subagent) entries are not the user speaking;
+* Codex: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl` — `session_meta`, then
+  `response_item`s: `message` (user, assistant, developer), `function_call` /
+  `function_call_output` (`exec_command`, `shell`), `custom_tool_call` (`apply_patch`).
+
+Only what a session record and a fact can use is kept: the user's own words (harness-injected
+context — environment blocks, command caveats, system reminders, a compaction's summary — is
+not the user), the assistant's text, and each tool run's command or file and whether it
+succeeded. A line that does not parse is skipped, never an error: a transcript is being written
+while it is read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MAX_LINE = 4 << 20  # a longer line (a pasted file, an image) carries nothing capture keeps
+OUTPUT_KEEP = 4_000  # a tool's output is read for its outcome only; its head and tail are enough
+EDIT_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch", "edit", "write", "patch"}
+SHELL_TOOLS = {"Bash", "exec_command", "shell", "local_shell", "bash", "run_terminal_cmd"}
+# What a harness puts in the user's turn that the user did not write.
+_INJECTED = re.compile(
+    r"^\s*(?:<(?:environment_context|user_instructions|skills_instructions|permissions|local-command-[a-z]+|"
+    r"command-name|command-message|command-args|system-reminder|user-prompt-submit-hook|turn_aborted|subagent)\b"
+    r"|# AGENTS\.md|Caveat: The messages below|This session is being continued from a previous conversation)",
+    re.IGNORECASE,
+)
+_SYSTEM_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL | re.IGNORECASE)
+_EXIT_CODE = re.compile(r"(?:Process exited with code|Exit code:?|exit code:?|exited with)\s*(-?\d+)")
+
+
+@dataclass
+class Said:
+    role: str  # "user" | "assistant"
+    text: str
+
+
+@dataclass
+class ToolRun:
+    name: str
+    command: str | None = None  # a shell command
+    paths: list[str] = field(default_factory=list)  # files an edit tool changed
+    ok: bool | None = None  # None: no result seen (the session ended, or the harness did not say)
+    output: str = ""
+    call_id: str | None = None
+
+
+@dataclass
+class Transcript:
+    harness: str
+    session_id: str
+    path: str
+    cwd: str | None = None
+    started: str | None = None  # ISO timestamp of the first entry
+    events: list[Said | ToolRun] = field(default_factory=list)
+
+    def said(self, role: str) -> list[str]:
+        return [e.text for e in self.events if isinstance(e, Said) and e.role == role]
+
+    def runs(self) -> list[ToolRun]:
+        return [e for e in self.events if isinstance(e, ToolRun)]
+
+
+def read_transcript(path: str | os.PathLike[str], harness: str | None = None) -> Transcript:
+    """The transcript at `path`, read by its harness's reader (`harness`, or told from the file's first lines)."""
+    path = os.fspath(path)
+    harness = harness or sniff(path)
+    if harness == "codex":
+        return _read_codex(path)
+    return _read_claude(path, harness or "claude")
+
+
+def sniff(path: str) -> str:
+    """`codex` for a rollout file (its first line is `session_meta`), else `claude`."""
+    for entry in _entries(path, limit=5):
+        if entry.get("type") in ("session_meta", "response_item", "event_msg", "turn_context"):
+            return "codex"
+        if "sessionId" in entry or entry.get("type") in ("user", "assistant", "queue-operation", "summary"):
+            return "claude"
+    return "claude"
+
+
+def _entries(path: str, limit: int | None = None) -> Iterator[dict]:
+    try:
+        fh = open(path, "rb")  # noqa: SIM115 - closed by the with below; bytes: a bad encoding is one line's loss
+    except OSError:
+        return
+    with fh:
+        for n, raw in enumerate(fh):
+            if limit is not None and n >= limit:
+                return
+            if len(raw) > MAX_LINE:
+                continue
+            try:
+                entry = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(entry, dict):
+                yield entry
+
+
+def user_text(text: str) -> str | None:
+    """The user's own words in a user turn, or None when the harness wrote it."""
+    text = _SYSTEM_REMINDER.sub("", text).strip()
+    if not text or _INJECTED.match(text):
+        return None
+    return text
+
+
+def _clip(text: str) -> str:
+    if len(text) <= OUTPUT_KEEP:
+        return text
+    half = OUTPUT_KEEP // 2
+    return text[:half] + "\n…\n" + text[-half:]
+
+
+# -- Claude Code ------------------------------------------------------------------------------
+
+
+def _read_claude(path: str, harness: str) -> Transcript:
+    t = Transcript(harness=harness, session_id=Path(path).stem, path=path)
+    pending: dict[str, ToolRun] = {}
+    for entry in _entries(path):
+        kind = entry.get("type")
+        if kind not in ("user", "assistant"):
+            continue
+        t.session_id = entry.get("sessionId") or t.session_id
+        t.cwd = t.cwd or entry.get("cwd")
+        t.started = t.started or entry.get("timestamp")
+        if entry.get("isSidechain") or entry.get("isCompactSummary") or entry.get("isVisibleInTranscriptOnly"):
+            continue
+        message = entry.get("message") or {}
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+        for block in blocks:
+            if not isinstance(block, dict):
+                continue
+            btype = block.get("type")
+            if btype == "text" and isinstance(block.get("text"), str):
+                if kind == "user":
+                    if entry.get("isMeta"):
+                        continue
+                    said = user_text(block["text"])
+                    if said:
+                        t.events.append(Said("user", said))
+                elif block["text"].strip():
+                    t.events.append(Said("assistant", block["text"].strip()))
+            elif btype == "tool_use" and kind == "assistant":
+                run = _claude_tool(block)
+                pending[run.call_id or ""] = run
+                t.events.append(run)
+            elif btype == "tool_result" and kind == "user":
+                done = pending.pop(block.get("tool_use_id") or "", None)
+                if done is not None:
+                    run = done
+                    run.output = _clip(_flatten(block.get("content")))
+                    run.ok = not block.get("is_error", False)
+    return t
+
+
+def _claude_tool(block: dict) -> ToolRun:
+    name = str(block.get("name") or "")
+    raw = block.get("input")
+    args: dict = raw if isinstance(raw, dict) else {}
+    run = ToolRun(name=name, call_id=block.get("id"))
+    if name in SHELL_TOOLS and isinstance(args.get("command"), str):
+        run.command = args["command"]
+    elif name in EDIT_TOOLS:
+        target = args.get("file_path") or args.get("notebook_path") or args.get("path")
+        if isinstance(target, str):
+            run.paths = [target]
+    return run
+
+
+def _flatten(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(_flatten(c) for c in content)
+    if isinstance(content, dict):
+        if isinstance(content.get("text"), str):
+            return content["text"]
+        return _flatten(content.get("content"))
+    return ""
+
+
+# -- Codex ------------------------------------------------------------------------------------
+
+
+def _read_codex(path: str) -> Transcript:
+    t = Transcript(harness="codex", session_id=_codex_id(path), path=path)
+    pending: dict[str, ToolRun] = {}
+    for entry in _entries(path):
+        raw_payload = entry.get("payload")
+        payload: dict = raw_payload if isinstance(raw_payload, dict) else {}
+        kind = entry.get("type")
+        if kind == "session_meta":
+            t.session_id = payload.get("id") or payload.get("session_id") or t.session_id
+            t.cwd = t.cwd or payload.get("cwd")
+            t.started = t.started or payload.get("timestamp") or entry.get("timestamp")
+            continue
+        if kind == "turn_context":
+            t.cwd = t.cwd or payload.get("cwd")
+            continue
+        if kind != "response_item":
+            continue
+        ptype = payload.get("type")
+        if ptype == "message":
+            role = payload.get("role")
+            text = "\n".join(
+                c.get("text", "") for c in payload.get("content") or [] if isinstance(c, dict) and isinstance(c.get("text"), str)
+            )
+            if role == "user":
+                said = user_text(text)
+                if said:
+                    t.events.append(Said("user", said))
+            elif role == "assistant" and text.strip():
+                t.events.append(Said("assistant", text.strip()))
+        elif ptype in ("function_call", "custom_tool_call", "local_shell_call"):
+            run = _codex_tool(payload)
+            pending[run.call_id or ""] = run
+            t.events.append(run)
+        elif ptype in ("function_call_output", "custom_tool_call_output"):
+            done = pending.pop(payload.get("call_id") or "", None)
+            if done is not None:
+                run = done
+                run.output, run.ok = _codex_output(payload.get("output"))
+    return t
+
+
+def _codex_id(path: str) -> str:
+    m = re.search(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})", os.path.basename(path))
+    return m.group(1) if m else Path(path).stem
+
+
+def _codex_tool(payload: dict) -> ToolRun:
+    name = str(payload.get("name") or payload.get("type") or "")
+    run = ToolRun(name=name, call_id=payload.get("call_id") or payload.get("id"))
+    raw = payload.get("arguments") if "arguments" in payload else payload.get("input")
+    args: object = raw
+    if isinstance(raw, str):
+        try:
+            args = json.loads(raw)
+        except ValueError:
+            args = raw
+    if isinstance(payload.get("action"), dict):  # local_shell_call
+        args = payload["action"]
+    if name == "apply_patch" or (isinstance(args, str) and "*** Begin Patch" in args):
+        patch = args if isinstance(args, str) else (args.get("input") or args.get("patch") or "") if isinstance(args, dict) else ""
+        run.paths = re.findall(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", str(patch), re.MULTILINE)
+        run.name = "apply_patch"
+    elif isinstance(args, dict):
+        command = args.get("cmd") or args.get("command")
+        if isinstance(command, list):
+            command = command[-1] if len(command) >= 3 and command[1] in ("-lc", "-c") else " ".join(map(str, command))
+        if isinstance(command, str):
+            run.command = command
+    return run
+
+
+def _codex_output(output: object) -> tuple[str, bool | None]:
+    text = output if isinstance(output, str) else json.dumps(output) if output is not None else ""
+    ok: bool | None = None
+    try:
+        parsed = json.loads(text) if text.startswith("{") else None
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict):
+        code = (parsed.get("metadata") or {}).get("exit_code")
+        text = str(parsed.get("output", text))
+        if isinstance(code, int):
+            ok = code == 0
+    if ok is None:
+        m = _EXIT_CODE.search(text[:400])
+        if m:
+            ok = int(m.group(1)) == 0
+        elif "Success. Updated the following files" in text:
+            ok = True
+    return _clip(text), ok

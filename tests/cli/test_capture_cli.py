@@ -1,0 +1,59 @@
+"""`memverbs capture`: backfill from files or the harness's own store, idempotent, and --dry-run stores nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from runcli import run_cli
+
+DATA = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "capture"  # recorded from the real binaries
+
+
+def facts(env) -> list[str]:
+    return [f["fact"] for f in json.loads(run_cli("recall", "--entity", "people/me", "--json", env=env).stdout)["facts"]]
+
+
+def test_backfill_from_the_claude_store_is_idempotent(env, tmp_path):
+    store = tmp_path / "user" / ".claude" / "projects" / "-bench-project"
+    store.mkdir(parents=True)
+    for name in ("claude-decisions", "claude-chitchat"):
+        (store / f"{name}.jsonl").write_text((DATA / f"{name}.jsonl").read_text())
+    env = {**env, "HOME": str(tmp_path / "user")}
+
+    dry = run_cli("capture", "--harness", "claude", "--dry-run", "--json", env=env)
+    assert dry.returncode == 0, dry.stderr
+    sessions = json.loads(dry.stdout)["sessions"]
+    assert [s["status"] for s in sessions] == ["would_capture", "would_capture"]
+    assert "visibility: private" in sessions[0]["page_markdown"]
+    assert facts(env) == []  # a dry run stores nothing
+
+    first = run_cli("capture", "--harness", "claude", env=env)
+    assert first.returncode == 0 and "captured" in first.stdout, first.stdout + first.stderr
+    assert sorted(facts(env)) == ["The staging database lives on db-staging.internal.",
+                                  "We decided to deploy from the main branch only."]
+    again = json.loads(run_cli("capture", "--harness", "claude", "--json", env=env).stdout)["sessions"]
+    assert [s["status"] for s in again] == ["unchanged", "unchanged"]
+    assert len(facts(env)) == 2
+
+
+def test_paths_since_and_refusals(env, tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text((DATA / "codex-decision.jsonl").read_text())
+    old = time.time() - 10 * 86400
+    os.utime(path, (old, old))
+    out = run_cli("capture", str(path), env=env)
+    assert out.returncode == 0 and "codex" in out.stdout and len(facts(env)) == 2, out.stdout + out.stderr
+
+    missing = run_cli("capture", str(tmp_path / "nope.jsonl"), env=env)
+    assert missing.returncode == 1 and "no such transcript" in missing.stderr and "fix:" in missing.stderr
+    bad = run_cli("capture", "--since", "not-a-time", env=env)
+    assert bad.returncode == 2
+    empty = run_cli("capture", "--harness", "codex", "--since", "1d", env={**env, "HOME": str(tmp_path), "CODEX_HOME": str(tmp_path)})
+    assert empty.returncode == 0 and empty.stdout.strip() == "no transcripts found"
+
+    run_cli("config", "set", "capture.enabled", "false", env=env)
+    off = run_cli("capture", str(path), env=env)
+    assert off.returncode == 1 and "capture is off" in off.stderr

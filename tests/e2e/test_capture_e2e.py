@@ -1,0 +1,141 @@
+"""Automatic capture, end to end: a real harness session states a decision (and leaks secrets and a
+`<private>` span); when it ends, the installed hooks start a detached worker that captures its
+transcript; the next session's first model request carries the decision, and no byte of the
+secrets or the private text is anywhere in the memverbs home — the SQLite file, its WAL and
+shared memory, the logs, the hooks' state.
+
+What the real binaries do (HARNESSES.md, docs/hooks.md "Capture"): `claude -p` and `codex exec`
+fire `Stop` and then `SessionEnd`, each with `transcript_path`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from fake_model import Text
+from harness_e2e import describe
+from harnesses import require_cli
+
+DECISION = "We decided to use Postgres for the job queue."
+AWS_KEY = "AKIAZ7Q4NPLW3XEXAMPL"
+STRIPE = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
+DB_PASSWORD = "s3cr3t-horse-battery"
+PRIVATE = "the door code is 90210-alpha"
+API_KEY_VAR = "MEMVERBS_E2E_FAKE_KEY"
+SECRETS = (AWS_KEY, STRIPE, DB_PASSWORD, PRIVATE, "90210-alpha")
+PROMPT = (
+    f"{DECISION} Our deploy key is {AWS_KEY} and export STRIPE_SECRET_KEY={STRIPE} for billing. "
+    f"The database is postgres://app:{DB_PASSWORD}@db.internal:5432/jobs. <private>{PRIVATE}</private> "
+    "Please wire the queue."
+)
+
+
+def git_project(world) -> None:
+    """The session's project: a git repository whose origin names it `widget` (projects/widget)."""
+    subprocess.run(["git", "init", "-q", str(world.project)], check=True)
+    subprocess.run(["git", "-C", str(world.project), "remote", "add", "origin", "git@github.com:acme/widget.git"], check=True)
+
+
+def home_bytes(world) -> dict[str, bytes]:
+    """Every file under the memverbs home, by path: brain.db, brain.db-wal, brain.db-shm, logs, state."""
+    root = Path(world.env["MEMVERBS_HOME"])
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def assert_no_trace(world) -> None:
+    files = home_bytes(world)
+    assert "brain.db" in files
+    leaks = [(name, s) for name, data in files.items() for s in SECRETS if s.encode() in data]
+    assert not leaks, leaks
+
+
+@pytest.fixture
+def claude(world, fake_api):
+    cli = require_cli("claude")
+    git_project(world)
+    world.memverbs("install", "claude")
+    env = {"ANTHROPIC_BASE_URL": fake_api.url, "ANTHROPIC_API_KEY": "sk-ant-e2e-fake"}
+
+    def session(prompt: str) -> dict:
+        proc = world.harness([cli, "-p", prompt, "--allowedTools", "mcp__memverbs", "--output-format", "json"], env)
+        return json.loads(proc.stdout)
+
+    return session
+
+
+def test_claude_a_decision_reaches_the_next_session_and_no_secret_is_stored(world, fake_api, claude):
+    fake_api.script(Text("Queue wiring noted."))
+    sid = claude(PROMPT)["session_id"]
+
+    lines = world.wait_for_capture(sid)
+    assert [e["code"] for e in lines if e["code"] == "ok"] == ["ok"], lines  # Stop and SessionEnd: captured once
+    assert {e["event"] for e in lines} <= {"Stop", "SessionEnd"}, lines
+    hooks = [e for e in world.hook_log() if e["moment"] == "capture"]
+    assert hooks and all(e["code"] == "spawned" and e["ms"] < 1000 for e in hooks), hooks
+
+    facts = json.loads(world.memverbs("recall", "--entity", "projects/widget", "--json"))["facts"]
+    assert [f["fact"] for f in facts] == [DECISION], facts
+    assert facts[0]["provenance"] == f"capture:claude session {sid}"
+    page = json.loads(world.memverbs("get-page", f"sessions/{lines[0]['ts'][:10]}-claude-{sid.replace('-', '')[:8]}", "--json"))
+    assert page["visibility"] == "private" and "[[projects/widget]]" in page["body"], page
+    assert "[redacted:" in page["body"], page["body"]
+    assert_no_trace(world)
+
+    mark = fake_api.mark()
+    claude("What do we use for the job queue?")
+    first = fake_api.since(mark)[0]
+    carried = [i for i, (role, text) in enumerate(first.messages()) if role == "system" and DECISION in text]
+    assert carried, describe([first], limit=2000)
+    world.wait_for_capture(sid)  # the second session's own workers, before the home is read again
+    assert_no_trace(world)
+
+
+def test_capture_off_for_the_project_stores_nothing(world, fake_api, claude):
+    world.memverbs("config", "set", "capture.exclude_projects", "widget")
+    fake_api.script(Text("ok"))
+    sid = claude(PROMPT)["session_id"]
+
+    lines = world.wait_for_capture(sid)
+    assert {e["code"] for e in lines} <= {"excluded_project", "unchanged"}, lines
+    assert json.loads(world.memverbs("recall", "--entity", "projects/widget", "--json"))["facts"] == []
+
+
+@pytest.fixture
+def codex(world, fake_api):
+    cli = require_cli("codex")
+    git_project(world)
+    (Path(world.env["CODEX_HOME"]) / "config.toml").write_text(  # the user's model provider: the fake
+        f'model = "gpt-e2e"\nmodel_provider = "e2e"\n\n[model_providers.e2e]\nname = "e2e fake"\n'
+        f'base_url = "{fake_api.url}/v1"\nenv_key = "{API_KEY_VAR}"\nwire_api = "responses"\n')
+    world.memverbs("install", "codex")
+
+    def session(prompt: str) -> str:
+        argv = [cli, "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--json",
+                "--disable", "plugins", "-c", "analytics.enabled=false", prompt]
+        proc = world.harness(argv, {API_KEY_VAR: "sk-e2e-fake"})
+        events = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+        return next(e["thread_id"] for e in events if e.get("type") == "thread.started")
+
+    return session
+
+
+def test_codex_a_decision_reaches_the_next_session_and_no_secret_is_stored(world, fake_api, codex):
+    fake_api.script(Text("Queue wiring noted."))
+    sid = codex(PROMPT)
+
+    lines = world.wait_for_capture(sid)
+    assert [e["code"] for e in lines if e["code"] == "ok"] == ["ok"], (lines, world.hook_log())
+    facts = json.loads(world.memverbs("recall", "--entity", "projects/widget", "--json"))["facts"]
+    assert [f["fact"] for f in facts] == [DECISION], facts
+    assert_no_trace(world)
+
+    mark = fake_api.mark()
+    codex("What do we use for the job queue?")
+    first = fake_api.since(mark)[0]
+    assert [i for i, (role, text) in enumerate(first.messages()) if role == "developer" and DECISION in text], \
+        describe([first], limit=2000)
+    world.wait_for_capture(sid)
+    assert_no_trace(world)

@@ -1,0 +1,110 @@
+"""`memverbs hook capture`, through the exact command the installers write: it hands the transcript
+to a detached worker, prints nothing, exits 0, and the worker captures the session and is gone."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from helpers import ROOMY_DEADLINE
+
+from memverbs.hooks.events import Harness
+from memverbs.installers.base import Options, hook_command
+
+DATA = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "capture"
+
+
+def hook_log(home) -> list[dict]:
+    path = home.logs / "hooks.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def capture_log(home) -> list[dict]:
+    path = home.logs / "capture.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def marked(mark: str) -> list[int]:
+    """Live processes whose environment carries this test's mark."""
+    found = []
+    for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes()
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z" and f"CAPTURE_TEST_MARK={mark}".encode() in environ.split(b"\0"):
+            found.append(pid)
+    return found
+
+
+@pytest.fixture
+def hook(env, tmp_path):
+    mark = uuid.uuid4().hex
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text((DATA / "codex-decision.jsonl").read_text().replace("/bench/project", str(tmp_path / "elsewhere")))
+
+    def run(event: str = "SessionEnd", session: str = "s-1", extra_env: dict | None = None, payload: object = None):
+        body = payload if payload is not None else {"session_id": session, "transcript_path": str(transcript),
+                                                     "hook_event_name": event, "cwd": str(tmp_path)}
+        command = f"{hook_command(Options(Harness.CODEX, env=env), 'capture')} {shlex.join(ROOMY_DEADLINE)}"
+        return subprocess.run(["/bin/sh", "-c", command], input=json.dumps(body), capture_output=True, text=True,
+                              env={**env, "CAPTURE_TEST_MARK": mark, **(extra_env or {})}, timeout=30)
+
+    run.mark = mark
+    return run
+
+
+def wait_done(home, mark: str, lines: int = 1) -> list[dict]:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if len(capture_log(home)) >= lines and not marked(mark):
+            return capture_log(home)
+        time.sleep(0.05)
+    raise AssertionError(f"the worker did not finish: {capture_log(home)} {hook_log(home)} {marked(mark)}")
+
+
+def test_the_hook_returns_at_once_and_the_worker_captures_then_exits(hook, home, local):
+    proc = hook()
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    assert [e["code"] for e in hook_log(home)] == ["spawned"]
+    [line] = wait_done(home, hook.mark)
+    assert line["code"] == "ok" and line["counts"] == {"inserted": 2, "page": "created"}, line
+    facts = local.ok("recall", entity="people/me")["facts"]
+    assert sorted(f["fact"] for f in facts) == ["The user would rather keep the changelog in CHANGELOG.md than in the wiki.",
+                                                "We've decided to ship releases on Tuesdays."]
+    assert not marked(hook.mark)  # no process left behind
+
+    hook("PreCompact")  # the same transcript again: nothing to do
+    assert wait_done(home, hook.mark, 2)[-1]["code"] == "unchanged"
+    hook("Stop")  # within minutes of the last capture: not even a worker
+    assert hook_log(home)[-1]["code"] == "rate_limited" and len(capture_log(home)) == 2
+
+
+def test_switches_stop_capture_before_any_worker(hook, home, runtime):
+    assert hook(extra_env={"MEMVERBS_HOOKS": "off"}).returncode == 0
+    assert hook_log(home) == []  # the kill switch: not even a log line
+    assert hook(extra_env={"MEMVERBS_CAPTURE__ENABLED": "false"}).returncode == 0
+    (home.root / "config.toml").write_text("[capture]\nenabled = false\n")
+    assert hook(session="s-2").returncode == 0
+    assert [e["code"] for e in hook_log(home)] == ["capture_off", "capture_off"]
+    assert hook(payload=["not", "an", "object"]).returncode == 0 and hook_log(home)[-1]["code"] == "bad_input"
+    time.sleep(0.5)
+    assert capture_log(home) == [] and not marked(hook.mark)
+
+
+def test_the_capture_hook_imports_neither_the_engine_nor_pydantic_nor_mcp(env, tmp_path):
+    probe = ("import sys,time;from memverbs.hooks.capture import run_capture_hook;"
+             "run_capture_hook(['capture','--harness','claude'],time.monotonic(),b'{\"session_id\":\"x\"}');"
+             "bad=[m for m in sys.modules if m.startswith(('pydantic','mcp','detect_secrets','memverbs.server'))];"
+             "print(bad)")
+    out = subprocess.run([sys.executable, "-I", "-S", "-c", f"import sys;sys.path[:0]={sys.path!r};{probe}"],
+                         env={**env, "MEMVERBS_HOME": str(tmp_path / "no-home")}, capture_output=True, text=True, timeout=30)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr

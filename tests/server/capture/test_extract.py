@@ -1,0 +1,80 @@
+"""What capture keeps from a session: the user's explicit statements and confirmed outcomes only."""
+
+from __future__ import annotations
+
+import pytest
+
+from memverbs.server.capture.extract import outcome_facts, record, statement, user_facts
+from memverbs.server.capture.transcript import Said, ToolRun, Transcript
+
+
+@pytest.mark.parametrize(("sentence", "fact", "kind"), [
+    ("Remember that the staging database lives on db-staging.internal.", "The staging database lives on db-staging.internal.", "fact"),
+    ("Please remember: deploys need two approvals", "Deploys need two approvals.", "fact"),
+    ("We decided to deploy from the main branch only.", "We decided to deploy from the main branch only.", "commitment"),
+    ("OK, we've decided to ship releases on Tuesdays.", "We've decided to ship releases on Tuesdays.", "commitment"),
+    ("Decision: the queue moves to Postgres.", "Decided: the queue moves to Postgres.", "commitment"),
+    ("From now on, run pytest with -q in this repo.", "From now on, run pytest with -q in this repo.", "preference"),
+    ("Also, I prefer small commits with imperative subjects.", "The user prefers small commits with imperative subjects.", "preference"),
+    ("I'd rather keep the changelog in CHANGELOG.md", "The user would rather keep the changelog in CHANGELOG.md.", "preference"),
+    ("Always run the linter before committing.", "Always run the linter before committing.", "preference"),
+])
+def test_explicit_statements_become_facts(sentence, fact, kind):
+    got = statement(sentence)
+    assert got is not None and (got.text, got.kind) == (fact, kind)
+
+
+@pytest.mark.parametrize("sentence", [
+    "Should we move the cron jobs to Kubernetes?",
+    "If we decided to use Redis, what would change?",
+    "Maybe we decided too early to use Redis.",
+    "I think we prefer tabs, but I'm not sure.",
+    "Remember that the token is [redacted:github-token].",
+    "Never mind, keep going.",
+    "Fix the failing test in test_calc.py.",
+    "Remember it.",
+])
+def test_questions_hedges_conditionals_and_redacted_text_are_not_facts(sentence):
+    assert statement(sentence) is None
+
+
+def _t(*events) -> Transcript:
+    return Transcript(harness="claude", session_id="s1", path="/x.jsonl", cwd="/repo", events=list(events))
+
+
+def test_only_the_users_words_count_never_the_assistants_or_code():
+    t = _t(Said("user", "Here is the plan:\n```\nWe decided to drop Redis.\n```\n> From now on, use spaces.\nThanks"),
+           Said("assistant", "We decided to use Postgres. From now on, I will always run the linter."))
+    assert user_facts(t) == []
+
+
+def test_private_text_is_gone_before_a_sentence_is_read():
+    t = _t(Said("user", "<private>Remember that my PIN is 5531.</private> Remember that deploys need two approvals."))
+    assert [f.text for f in user_facts(t)] == ["Deploys need two approvals."]
+
+
+def test_a_test_that_passes_after_an_edit_is_an_outcome_and_a_failure_is_not():
+    fail = ToolRun("Bash", command="pytest -q tests/test_calc.py", ok=False, output="1 failed")
+    edit = ToolRun("Edit", paths=["/repo/calc.py"], ok=True)
+    passed = ToolRun("Bash", command="pytest -q tests/test_calc.py", ok=True, output="1 passed")
+    assert [f.text for f in outcome_facts(_t(fail, edit, passed))] == [
+        "`pytest -q tests/test_calc.py` passes after a fix (changed calc.py)."]
+    assert outcome_facts(_t(passed)) == []  # nothing was fixed
+    assert outcome_facts(_t(fail, edit)) == []  # never passed
+    assert outcome_facts(_t(fail, edit, ToolRun("Bash", command="pytest -q tests/test_calc.py", ok=None))) == []  # no result
+    assert outcome_facts(_t(fail, passed)) == []  # passed without a change: flaky, not a fix
+
+
+def test_a_commit_is_kept_only_when_git_printed_it():
+    ok = ToolRun("Bash", command="git commit -m 'Fix add'", ok=True, output="[main 9d4ee4e] Fix add\n 1 file changed")
+    refused = ToolRun("Bash", command="git commit -m 'Fix add'", ok=False, output="nothing to commit")
+    assert [f.text for f in outcome_facts(_t(ok))] == ["Commit 9d4ee4e on main: Fix add"]
+    assert outcome_facts(_t(refused)) == []
+
+
+def test_the_record_is_short_cleaned_and_capped():
+    runs = [ToolRun("Bash", command=f"echo {n} AKIAJ5QXZ7NPL2W4EXRT", ok=True) for n in range(40)]
+    rec = record(_t(Said("user", "x" * 1000), *runs, Said("assistant", "Done. <private>secret plan</private>")))
+    assert len(rec.commands) == 15 and rec.commands_run == 40
+    assert all("AKIA" not in c for c, _ in rec.commands)
+    assert len(rec.asked[0]) == 300 and rec.final == "Done."

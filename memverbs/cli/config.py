@@ -78,7 +78,8 @@ def run_config(args: argparse.Namespace) -> int:
         from memverbs.server.providers import extra  # noqa: PLC0415
 
         if extra.missing():
-            print(f"note: {extra.problem()}: search stays keyword-only until it is.\n  {extra.fix()}", file=sys.stderr)
+            provider = str(lookup(updated, "embeddings.provider") or "")
+            print(f"note: {extra.problem()}: search stays keyword-only until it is.\n  {extra.fix(provider)}", file=sys.stderr)
     return 0
 
 

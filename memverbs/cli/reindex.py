@@ -58,7 +58,7 @@ def run_reindex(args: argparse.Namespace) -> int:
 
             return fail(
                 f"nothing to embed with: {runtime.providers.embedder_problem}",
-                extra.fix() if extra.missing() else
+                extra.fix(runtime.settings.embeddings.provider if runtime.settings else "") if extra.missing() else
                 "Configure an embedding provider (memverbs config set embeddings.model …; key in "
                 "MEMVERBS_EMBEDDINGS_API_KEY), see docs/configuration.md; `memverbs doctor` checks it.",
             )

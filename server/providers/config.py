@@ -73,7 +73,7 @@ class Providers:
 
         missing = extra.problem()
         if missing is not None:  # vectors need numpy: degrade as for a missing provider, and say why
-            self.embedder_problem = f"embeddings.model is {cfg.model!r}, but {missing}: {extra.INSTALL}"
+            self.embedder_problem = f"embeddings.model is {cfg.model!r}, but {missing}: {extra.install(cfg.provider)}"
             return None
         if cfg.provider == "local":
             from memverbs.server.providers.local_embeddings import LocalEmbeddings  # noqa: PLC0415

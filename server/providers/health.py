@@ -50,7 +50,7 @@ def embeddings_check(providers: Providers) -> Row:
         need = f" and install the embeddings extra: {extra.INSTALL}" if missing else ""
         return ("embeddings", "ok", f"not configured: keyword-only search, degraded dedup (set embeddings.model{need} to enable)", None)
     if missing is not None:
-        return ("embeddings", "fail", f"embeddings.model is {cfg.model!r}, but {missing}", extra.fix())
+        return ("embeddings", "fail", f"embeddings.model is {cfg.model!r}, but {missing}", extra.fix(cfg.provider))
     embedder = providers.embedder()
     if embedder is None:
         return ("embeddings", "fail", providers.embedder_problem or "not usable", keys.how_to_set(keys.EMBEDDINGS_KEY))

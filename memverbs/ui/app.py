@@ -114,8 +114,9 @@ class InspectorApp:
         if not moved:
             raise ActionError(f"no facts are filed under {old}")
         dups = sum(1 for _, status in moved if status == "duplicate")
-        note = f" ({dups} restated a fact already there and were expired as duplicates)" if dups else ""
-        return f"moved {len(moved)} facts from {old} to {new}{note}"
+        note = (f" ({dups} restated a fact already there and {'was' if dups == 1 else 'were'} expired as "
+                f"{'a duplicate' if dups == 1 else 'duplicates'})") if dups else ""
+        return f"moved {len(moved)} fact{'' if len(moved) == 1 else 's'} from {old} to {new}{note}"
 
     def restore(self, fact_id: str, reason: str) -> str:
         """`memverbs restore-fact ID --reason R`: the same rules and the same audited brain write."""

@@ -588,10 +588,12 @@ def deleted_page(app: InspectorApp, slug: str) -> tuple[str, str] | None:
     gone = [r for r in app.brain().page_changes(app.source, 0, entity=slug, limit=1) if r["deleted_at"]]
     if not gone:
         return None
+    facts = app.brain().fact_changes(app.source, 0, entity=slug, limit=1)
+    left = (f'Facts are still filed under the name: <a href="{e(entity_href(slug))}">entity view</a>. ' if facts
+            else "No facts are filed under the name. ")
     return "Page deleted", (
         f'<div class="panel"><p class="error" role="alert">The page {e(slug)} was deleted {when(gone[0]["deleted_at"])}.</p>'
-        f'<p>Its facts, if any, are still filed under the name: <a href="{e(entity_href(slug))}">entity view</a>. '
-        f'<a href="/edit/{e(quote(slug, safe="/"))}">Write it again</a>.</p></div>'
+        f'<p>{left}<a href="/edit/{e(quote(slug, safe="/"))}">Write it again</a>.</p></div>'
     )
 
 
@@ -642,13 +644,12 @@ def pack(app: InspectorApp, q: dict) -> tuple[str, str, str]:
     share = min(100, round(100 * used / budget)) if budget else 0
     stats = (
         '<div class="stats">'
-        f'<div class="stat"><b>{used} / {budget}</b><span>budget: {used} of {budget} tokens used</span>'
+        f'<div class="stat"><b>{used} / {budget}</b><span>tokens of the budget</span>'
         f'<svg class="meter" aria-hidden="true" viewBox="0 0 100 6" preserveAspectRatio="none"><rect width="100" height="6" class="meter-track"></rect>'
         f'<rect width="{share}" height="6" class="meter-bar"></rect></svg></div>'
         f'<div class="stat"><b>{len(body["cards"])}</b><span>cards</span></div>'
         f'<div class="stat"><b>{len(body["facts"])}</b><span>facts</span></div>'
-        f'<div class="stat"><b>{body.get("dropped_count", 0)}</b><span>dropped to fit</span></div>'
-        f'<div class="stat"><b>{len(preview["text"])}</b><span>characters the model reads ({len(preview["output"])} in the hook\'s output)</span></div>'
+        f'<div class="stat"><b>{len(preview["text"])}</b><span>characters ({len(preview["output"])} in the hook\'s output)</span></div>'
         "</div>"
     )
     html = (
@@ -657,7 +658,8 @@ def pack(app: InspectorApp, q: dict) -> tuple[str, str, str]:
         'placeholder="a directory inside a repository"></label>'
         f'<datalist id="project-roots">{roots}</datalist>'
         '<button type="submit">Preview</button></form>' + choices
-        + f'<p>{where} · standing entities: {e(", ".join(preview["entities"]) or "none")}</p>' + stats
+        + f'<p>{where} · standing entities: {e(", ".join(preview["entities"]) or "none")} · '
+        f'budget: {used} of {budget} tokens used, {body.get("dropped_count", 0)} dropped to fit</p>' + stats
         + '<h2>What the model reads</h2>'
         + f'<pre id="pack-output" class="pack">{e(preview["text"])}</pre>'
         + '<details><summary>Exactly what the session-start hook prints</summary>'
@@ -766,7 +768,7 @@ def health(app: InspectorApp) -> tuple[str, str, str]:
         f'<td class="num">{round(v["latency"] / v["calls"])} ms</td></tr>'
         for verb, v in sorted(by_verb.items(), key=lambda kv: -kv[1]["calls"])
     )
-    failing = sum(1 for c in checks if c.status == "fail")
+    said = {status: sum(1 for c in checks if c.status == status) for status in ("ok", "warn", "fail")}
     body = (
         '<h2>doctor</h2><div class="table-wrap"><table><thead><tr><th scope="col">status</th><th scope="col">check</th>'
         f'<th scope="col">detail</th><th scope="col">fix</th></tr></thead><tbody>{rows}</tbody></table></div>'
@@ -783,7 +785,7 @@ def health(app: InspectorApp) -> tuple[str, str, str]:
            f'<th scope="col" class="num">errors</th><th scope="col" class="num">avg latency</th></tr></thead><tbody>{usage}</tbody></table></div>'
            if events else '<p class="empty">No MCP calls logged yet.</p>')
     )
-    lede = f"{len(checks)} checks, {failing} failing" if failing else f"{len(checks)} checks, all passing or advisory"
+    lede = ", ".join(f"{n} {name}" for name, n in (("passing", said["ok"]), ("warning", said["warn"]), ("failing", said["fail"])) if n)
     return "Health", body, lede
 
 

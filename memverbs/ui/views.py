@@ -25,7 +25,7 @@ from memverbs.ui.charts import bar_chart, latency_over_time
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-    from memverbs.server.brain.base import Row
+    from memverbs.server.brain.base import Brain, Row
     from memverbs.ui.app import InspectorApp
 
 PAGE_SIZE = 50
@@ -161,7 +161,7 @@ class Position(NamedTuple):
         return cls(int(parts[0]), 0, 0, parts[2])
 
 
-def _fact_item(brain, r: Row, now: int) -> dict:
+def _fact_item(brain: Brain, r: Row, now: int) -> dict:
     label, at = fact_change(brain, r)
     pos = Position(at, 1, int(r["id"]), "")
     return _keyed(f"fact-{r['id']}", pos, fact_row(r, now, change=(label, at)))
@@ -230,7 +230,7 @@ def _keyed(key: str, pos: Position, row: str) -> dict:
     return {"key": key, "at": pos.at, "pos": pos, "html": html}
 
 
-def fact_change(brain, r: Row) -> tuple[str, int]:
+def fact_change(brain: Brain, r: Row) -> tuple[str, int]:
     """What the change that puts the fact where it is in the timeline was, and when.
 
     `changed_at` is the latest of its recording, its expiry and its audited edits (restore,
@@ -275,12 +275,13 @@ def _fact_forms(r: Row, state: str) -> str:
     return f'<div class="actions">{forms}</div>'
 
 
-def fact_row(r: Row, now: int, *, change: tuple[str, int] | None = None, actions: str = "menu") -> str:
-    """One fact as a row: when and what changed, the text, where it is filed, its marks, and its
-    actions (`menu`: behind an Actions disclosure; `open`: shown; `none`)."""
+def fact_row(r: Row, now: int, *, change: tuple[str, int] | None = None, actions: str = "menu", filed: bool = True) -> str:
+    """One fact as a row: when and what changed, the text, where it is filed (unless `filed` is
+    False: the entity's own view), its marks, and its actions (`menu`: behind an Actions
+    disclosure; `open`: shown; `none`)."""
     state = fact_state(r, now)
     label, at = change or ("remembered", r["created_at"])
-    entity = f'<a class="entity" href="{e(entity_href(r["entity_slug"]))}">{e(r["entity_slug"])}</a>' if r["entity_slug"] else ""
+    entity = f'<a class="entity" href="{e(entity_href(r["entity_slug"]))}">{e(r["entity_slug"])}</a>' if r["entity_slug"] and filed else ""
     state_badge = "" if state in ("active", label) else f'<span class="badge badge-{state}">{state}</span>'
     why = r["expiry_reason"] if "expiry_reason" in r.keys() else None  # noqa: SIM118 - `in` on a row tests its values
     reason = f'<span class="reason">reason: {e(why)}</span>' if state != "active" and why else ""
@@ -306,7 +307,7 @@ def page_change_row(r: Row) -> str:
         f'<li class="page-change{" is-private" if r["visibility"] == "private" else ""}">'
         f'<div class="row-when">{when(r["changed_at"])}<span class="change change-{what.replace(" ", "-")}">{what}</span></div>'
         f'<div class="row-body"><p class="text"><a class="primary" href="{e(markdown.page_href(r["slug"]))}">{e(r["title"] or r["slug"])}</a></p>'
-        f'<p class="meta"><span class="slug">{e(r["slug"])}</span>{e(r["type"] or "")}{private_badge(r["visibility"])}</p></div></li>'
+        f'<p class="meta"><span class="slug">{e(r["slug"])}</span><span>{e(r["type"] or "")}</span>{private_badge(r["visibility"])}</p></div></li>'
     )
 
 
@@ -360,7 +361,7 @@ def timeline(app: InspectorApp, q: dict) -> tuple[str, str, str]:
         + ("" if items else '<p class="empty" id="feed-empty">Nothing yet: facts appear here as agents remember them.</p>')
         + (f'<nav class="pager" aria-label="timeline pages">{"".join(pager)}</nav>' if pager else "")
     )
-    lede = "Every change to the brain, newest first: facts remembered, forgotten, restored or made private or world, and pages written or deleted."
+    lede = "Every change to facts and pages, newest first."
     return "Timeline", body, lede
 
 
@@ -492,7 +493,7 @@ def entity(app: InspectorApp, slug: str) -> tuple[str, str, str] | None:
         )
     groups: dict[str, list[str]] = {"active": [], "lapsed": [], "forgotten": [], "superseded": []}
     for r in rows:
-        groups[fact_state(r, now)].append(fact_row(r, now))
+        groups[fact_state(r, now)].append(fact_row(r, now, filed=False))
     main.append('<section aria-labelledby="facts-h"><h2 id="facts-h">Facts</h2>')
     for state, lines in groups.items():
         if lines:
@@ -505,9 +506,13 @@ def entity(app: InspectorApp, slug: str) -> tuple[str, str, str] | None:
         f'<li><a href="{e(entity_href(r["slug"]))}">{e(r["slug"])}</a> <span class="edge-type">{e(r["link_type"])}</span> {private_badge(r["visibility"])}</li>'
         for r in links
     )
-    side.append(f'<section class="panel" aria-labelledby="bl-h"><h2 id="bl-h">Backlinks</h2><ul class="simple">{bl or "<li class=note>none</li>"}</ul></section>')
     tl = "".join(f'<li><span class="note">{e(r["date"])}</span> {e(r["summary"])}</li>' for r in entries)
-    side.append(f'<section class="panel" aria-labelledby="tl-h"><h2 id="tl-h">Timeline</h2><ul class="simple">{tl or "<li class=note>none</li>"}</ul></section>')
+    if bl:
+        side.append(f'<section class="panel" aria-labelledby="bl-h"><h2 id="bl-h">Backlinks</h2><ul class="simple">{bl}</ul></section>')
+    if tl:
+        side.append(f'<section class="panel" aria-labelledby="tl-h"><h2 id="tl-h">Timeline</h2><ul class="simple">{tl}</ul></section>')
+    if not bl and not tl:
+        side.append('<section class="panel note">No page links here and it has no timeline entries.</section>')
     if rows:
         side.append(
             '<section class="panel" aria-labelledby="move-h"><h2 id="move-h">Move these facts</h2>'
@@ -748,7 +753,8 @@ def health(app: InspectorApp) -> tuple[str, str, str]:
 
     checks = run_checks(app.home)
     rows = "".join(
-        f'<tr class="check-{c.status}"><td class="status">{e(c.status)}</td><th scope="row">{e(c.name)}</th><td>{e(c.detail)}</td><td>{e(c.fix)}</td></tr>'
+        f'<tr class="check-{c.status}"><td class="status">{e(c.status)}</td><th scope="row">{e(c.name)}</th><td>{e(c.detail)}'
+        + (f'<br><span class="note">fix: {e(c.fix)}</span>' if c.fix else "") + "</td></tr>"
         for c in checks
     )
     events = read_events(app.home.usage_log)
@@ -771,7 +777,7 @@ def health(app: InspectorApp) -> tuple[str, str, str]:
     said = {status: sum(1 for c in checks if c.status == status) for status in ("ok", "warn", "fail")}
     body = (
         '<h2>doctor</h2><div class="table-wrap"><table><thead><tr><th scope="col">status</th><th scope="col">check</th>'
-        f'<th scope="col">detail</th><th scope="col">fix</th></tr></thead><tbody>{rows}</tbody></table></div>'
+        f'<th scope="col">detail</th></tr></thead><tbody>{rows}</tbody></table></div>'
         f'<h2>Usage</h2><p class="note">From {e(app.home.usage_log)}: MCP calls only.</p>'
         + ('<div class="charts">'
            + bar_chart("calls per verb", {k: v["calls"] for k, v in by_verb.items()})

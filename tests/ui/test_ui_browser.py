@@ -32,8 +32,8 @@ if not REQUIRED:
     pytest.importorskip("selenium")
 from selenium import webdriver  # noqa: E402
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 

@@ -435,6 +435,9 @@ def _as_written(app: InspectorApp, slug: str, aka: list[str], frontmatter: dict)
     return [written.get(normalize_alias(a), a) for a in aka]
 
 
+THREAD_KINDS = {"recent_event": "event", "commitment": "commitment"}  # as server/verbs/render.py labels them
+
+
 def _card(app: InspectorApp, card: dict, page_row: Row | None) -> str:
     """The card `entity` answers an agent, drawn once: summary, aliases, open threads, edges, counts."""
     ent = card["entity"]
@@ -445,7 +448,7 @@ def _card(app: InspectorApp, card: dict, page_row: Row | None) -> str:
         rows.append("<dt>also known as</dt><dd>" + "".join(f'<span class="chip">{e(a)}</span>' for a in aka) + "</dd>")
     if card["open_threads"]:
         rows.append("<dt>open threads</dt><dd><ul class=\"edges\">" + "".join(
-            f'<li><span class="edge-type">{e(t["kind"])}</span> {e(t["text"])} <span class="note">{e(t["date"])}</span></li>'
+            f'<li><span class="edge-type">{e(THREAD_KINDS.get(t["kind"], t["kind"]))}</span> {e(t["text"])} <span class="note">{e(t["date"])}</span></li>'
             for t in card["open_threads"]) + "</ul></dd>")
     for direction, name in (("out", "links to"), ("in", "linked from")):
         edges = [x for x in card["edges"] if x["direction"] == direction]
@@ -502,17 +505,23 @@ def entity(app: InspectorApp, slug: str) -> tuple[str, str, str] | None:
         main.append('<p class="empty">No facts are filed under this name.</p>')
     main.append("</section>")
     side: list[str] = []
+    # The card already lists the links into it that an agent sees: the panel adds the rest (private ones among them).
+    on_card = {(x["slug"], x["type"]) for x in card["edges"] if x["direction"] == "in"} if card is not None else set()
     bl = "".join(
         f'<li><a href="{e(entity_href(r["slug"]))}">{e(r["slug"])}</a> <span class="edge-type">{e(r["link_type"])}</span> {private_badge(r["visibility"])}</li>'
-        for r in links
+        for r in links if (r["slug"], r["link_type"]) not in on_card
     )
-    tl = "".join(f'<li><span class="note">{e(r["date"])}</span> {e(r["summary"])}</li>' for r in entries)
+    threads = {(t["date"], t["text"]) for t in card["open_threads"]} if card is not None else set()
+    tl = "".join(f'<li><span class="note">{e(r["date"])}</span> {e(r["summary"])}</li>'
+                 for r in entries if (r["date"], r["summary"]) not in threads)
     if bl:
-        side.append(f'<section class="panel" aria-labelledby="bl-h"><h2 id="bl-h">Backlinks</h2><ul class="simple">{bl}</ul></section>')
+        side.append(f'<section class="panel" aria-labelledby="bl-h"><h2 id="bl-h">{"More backlinks" if on_card else "Backlinks"}</h2>'
+                    f'<ul class="simple">{bl}</ul></section>')
     if tl:
-        side.append(f'<section class="panel" aria-labelledby="tl-h"><h2 id="tl-h">Timeline</h2><ul class="simple">{tl}</ul></section>')
+        side.append(f'<section class="panel" aria-labelledby="tl-h"><h2 id="tl-h">{"Earlier timeline" if threads else "Timeline"}</h2>'
+                    f'<ul class="simple">{tl}</ul></section>')
     if not bl and not tl:
-        side.append('<section class="panel note">No page links here and it has no timeline entries.</section>')
+        side.append('<section class="panel note">Nothing links here and no timeline entries beyond the card.</section>')
     if rows:
         side.append(
             '<section class="panel" aria-labelledby="move-h"><h2 id="move-h">Move these facts</h2>'
@@ -583,9 +592,15 @@ def page(app: InspectorApp, slug: str) -> tuple[str, str, str] | None:
         f'<input type="hidden" name="slug" value="{e(slug)}"><input type="hidden" name="visibility" value="{other}">'
         f'<button type="submit" class="quiet">Make {other}</button></form></div>'
         + (f'<details><summary>frontmatter</summary><div class="table-wrap"><table class="frontmatter">{fm_rows}</table></div></details>' if fm_rows else "")
-        + f'<article class="page-body{" is-private" if vis == "private" else ""}">{markdown.render(row["body"])}</article>'
+        + f'<article class="page-body{" is-private" if vis == "private" else ""}">{markdown.render(_without_title(row["body"], row["title"]))}</article>'
     )
     return row["title"] or slug, body, ""
+
+
+def _without_title(body: str, title: str | None) -> str:
+    """The body without its first line when that is the `# Title` the view's heading already shows."""
+    head, _, rest = body.lstrip("\n").partition("\n")
+    return rest if title and head.startswith("# ") and head[2:].strip() == title else body
 
 
 def deleted_page(app: InspectorApp, slug: str) -> tuple[str, str] | None:
@@ -663,7 +678,7 @@ def pack(app: InspectorApp, q: dict) -> tuple[str, str, str]:
         'placeholder="a directory inside a repository"></label>'
         f'<datalist id="project-roots">{roots}</datalist>'
         '<button type="submit">Preview</button></form>' + choices
-        + f'<p>{where} · standing entities: {e(", ".join(preview["entities"]) or "none")} · '
+        + f'<p class="note">{where} · standing entities: {e(", ".join(preview["entities"]) or "none")} · '
         f'budget: {used} of {budget} tokens used, {body.get("dropped_count", 0)} dropped to fit</p>' + stats
         + '<h2>What the model reads</h2>'
         + f'<pre id="pack-output" class="pack">{e(preview["text"])}</pre>'
@@ -706,6 +721,11 @@ def snippet(chunk: str, terms: re.Pattern | None, width: int = 240) -> str:
     return ("… " if start else "") + highlight(cut, terms) + (" …" if start + width < len(text) else "")
 
 
+# Why recall returned a page (its `evidence`), in words; the wire's label is the badge's title.
+EVIDENCE = {"alias_hit": "matches an alias", "exact_title_match": "matches the title", "high_vector_match": "close in meaning",
+            "keyword_exact": "has the words", "weak_semantic": "loosely related"}
+
+
 def search(app: InspectorApp, q: dict) -> tuple[str, str, str]:
     text = (q.get("q") or "").strip()
     form = (
@@ -730,7 +750,7 @@ def search(app: InspectorApp, q: dict) -> tuple[str, str, str]:
     )
     results = "".join(
         f'<li class="hit"><p class="text"><a class="primary" href="{e(markdown.page_href(r["slug"]))}">{e(r.get("title") or r["slug"])}</a> '
-        f'<span class="badge badge-evidence">{e(r["evidence"])}</span></p>'
+        f'<span class="badge badge-evidence" title="evidence: {e(r["evidence"])}">{e(EVIDENCE.get(r["evidence"], r["evidence"]))}</span></p>'
         f'<p class="meta"><span class="slug">{e(r["slug"])}</span></p>'
         + (f'<p class="snippet">{snippet(r["chunk"], terms)}</p>' if r.get("chunk") else "")
         + "</li>"
@@ -776,7 +796,7 @@ def health(app: InspectorApp) -> tuple[str, str, str]:
     )
     said = {status: sum(1 for c in checks if c.status == status) for status in ("ok", "warn", "fail")}
     body = (
-        '<h2>doctor</h2><div class="table-wrap"><table><thead><tr><th scope="col">status</th><th scope="col">check</th>'
+        '<h2>doctor</h2><div class="table-wrap"><table class="stacked"><thead><tr><th scope="col">status</th><th scope="col">check</th>'
         f'<th scope="col">detail</th></tr></thead><tbody>{rows}</tbody></table></div>'
         f'<h2>Usage</h2><p class="note">From {e(app.home.usage_log)}: MCP calls only.</p>'
         + ('<div class="charts">'

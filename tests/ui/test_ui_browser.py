@@ -708,36 +708,130 @@ def test_the_theme_follows_the_system_and_the_toggle_overrides_it(browser, inspe
 
 GALLERY = os.environ.get("MEMVERBS_UI_GALLERY")  # a directory (docs/ui) to keep the screenshots in
 
+MAYA = """---
+type: person
+aliases: [Maya, "M. Chen"]
+---
+# Maya Chen
 
-def test_every_view_in_both_themes_and_at_phone_width(browser, inspector, env):
+Staff engineer on [[projects/atlas]]; reviews every schema change. Pairs with [[people/sam-ortiz]].
+
+## Working with Maya
+- Prefers written proposals over meetings
+- Reviews asynchronously, usually within a day
+
+## This week
+- [x] Sign off the billing schema
+- [ ] Review the rollout plan for **Atlas**
+
+<!-- facts -->
+- [private] Her 1:1 is moving to Thursdays
+- Owns the on-call rota for billing
+<!-- /facts -->
+
+## Timeline
+- 2026-10-02: Joined the Atlas team
+- 2026-11-18: Led the billing schema review
+"""
+
+ATLAS = """---
+type: project
+aliases: [Atlas, billing rewrite]
+---
+# Atlas: the billing rewrite
+
+Moves invoicing off the monolith. Owner: [[people/maya-chen]].
+
+## Decisions
+- Ship behind the `billing_v2` flag
+- Postgres only; no second datastore
+"""
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """A brain that looks like a few weeks of real use, for the screenshots: people, a project,
+    facts of every kind, one forgotten, one private, one made private later, and a usage log."""
+    from memverbs.server.brain.fact_edits import local_actor
+    from memverbs.server.home import Home
+    from memverbs.server.runtime import Runtime
+    from memverbs.server.timeparse import now_ms
+
+    root = tmp_path_factory.mktemp("demo") / "home"
+    init_home(root)
+    runtime = Runtime(Home(root))
+    try:
+        call = runtime.local_dispatcher().call
+        for slug, page in (("people/maya-chen", MAYA), ("projects/atlas", ATLAS)):
+            assert not call("put_page", {"slug": slug, "content": page}).is_error
+        ids = {}
+        for key, fact, kind, entity, who, vis in (
+            ("flag", "Atlas ships behind the billing_v2 flag", "commitment", "projects/atlas", "claude", "world"),
+            ("leave", "Maya is on leave 10-14 November", "event", "people/maya-chen", "claude", "world"),
+            ("async", "Maya prefers async reviews over meetings", "preference", "people/maya-chen", "codex", "world"),
+            ("freeze", "Deploys freeze on Fridays after 15:00", "fact", "projects/atlas", "claude", "world"),
+            ("secret", "The staging database password rotates monthly", "fact", "projects/atlas", "codex", "private"),
+            ("sam", "Sam owns the invoice PDF renderer", "fact", "people/sam-ortiz", "grok", "world"),
+            ("pg", "Postgres 16 is the only datastore for Atlas", "belief", "projects/atlas", "claude", "world"),
+            ("tz", "Maya works from Lisbon (UTC+0)", "fact", "people/maya-chen", "opencode", "world"),
+        ):
+            body = call("remember", {"fact": fact, "kind": kind, "entity": entity, "provenance": who, "visibility": vis}).body
+            ids[key] = int(body["id"])
+        assert not call("forget", {"id": str(ids["leave"]), "reason": "the dates moved to December"}).is_error
+        runtime.brain().set_fact_visibility(runtime.source, ids["tz"], "private", widen=False, reason="personal detail",
+                                            actor=local_actor("memverbs ui"), now=now_ms())
+    finally:
+        runtime.close()
+    log = Home(root).usage_log
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("a", encoding="utf-8") as out:
+        for day in range(1, 15):
+            for verb, base_ms, calls in (("recall", 18, 6), ("entity", 6, 3), ("remember", 9, 2), ("context_pack", 25, 1)):
+                for n in range(calls + day % 3):
+                    ms = base_ms + (day * 7 + n * 5) % 11
+                    out.write(json.dumps({"ts": f"2026-11-{day:02d}T{9 + n:02d}:00:00.000Z", "verb": verb, "ok": (day + n) % 17 != 0,
+                                          "latency_ms": ms, "surface": "full"}) + "\n")
+    e = dict(os.environ)
+    e["MEMVERBS_HOME"] = str(root)
+    for var in ("MEMVERBS_SOURCE", "MEMVERBS_MCP_SURFACE", "MEMVERBS_MCP_FORCE_SURFACE", "NO_COLOR"):
+        e.pop(var, None)
+    proc, url = _start_inspector(e)
+    yield {"url": url, "ids": ids}
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def test_every_view_in_both_themes_and_at_phone_width(browser, demo):
     """Every view, light and dark, desktop and phone: nothing scrolls sideways, the theme holds,
     and a screenshot of each (kept in docs/ui with MEMVERBS_UI_GALLERY=docs/ui)."""
-    fact_id = json.loads(cli(env, "recall", "--entity", "people/alice-example", "--json").stdout)["facts"][0]["fact_id"]
+    browser.get(demo["url"])  # this inspector's own session
+    home = base(demo["url"])
+    fact_id = demo["ids"]["async"]
     views = {
-        "timeline": "/timeline", "entities": "/entities", "entity": "/entity/people/alice-example",
-        "page": "/page/people/alice-example", "edit": "/edit/people/alice-example", "fact": f"/fact/{fact_id}",
-        "pack": "/pack", "search": "/search?q=parser", "health": "/health", "access": "/access",
-        "not-found": "/entity/nobody/here-example", "confirm": None,
+        "timeline": "/timeline", "entities": "/entities", "entity": "/entity/people/maya-chen",
+        "page": "/page/people/maya-chen", "edit": "/edit/projects/atlas", "fact": f"/fact/{demo['ids']['tz']}",
+        "pack": "/pack", "search": "/search?q=maya+reviews", "health": "/health", "access": "/access",
+        "not-found": "/entity/people/nobody-example", "confirm": None,
     }
     out = Path(GALLERY) if GALLERY else ARTIFACTS / "gallery"
     out.mkdir(parents=True, exist_ok=True)
     try:
         for theme in ("light", "dark"):
-            browser.get(base(inspector) + "/timeline")
+            browser.get(home + "/timeline")
             browser.execute_script("localStorage.setItem('memverbs-theme', arguments[0])", theme)
             for device, (width, height) in (("desktop", (1280, 860)), ("phone", (390, 844))):
                 browser.set_window_size(width, height)
                 for name, path in views.items():
                     if path is None:  # the confirmation an action asks first
-                        browser.get(base(inspector) + "/timeline")
+                        browser.get(home + "/entity/people/maya-chen")
                         browser.execute_script(
                             "const f = document.createElement('form'); f.method = 'post'; f.action = '/forget';"
-                            "for (const [k, v] of [['id', arguments[0]], ['reason', 'a screenshot']]) {"
+                            "for (const [k, v] of [['id', arguments[0]], ['reason', 'she changed her mind']]) {"
                             "  const i = document.createElement('input'); i.type = 'hidden'; i.name = k; i.value = v; f.appendChild(i); }"
                             "document.body.appendChild(f); f.submit();", fact_id)
                         wait_for(browser, lambda d: d.find_elements(By.ID, "question"), "no confirmation asked")
                     else:
-                        browser.get(base(inspector) + path)
+                        browser.get(home + path)
                     assert _background(browser) == (LIGHT_BG if theme == "light" else DARK_BG), (name, theme)
                     inner = browser.execute_script("return window.innerWidth")
                     assert browser.execute_script("return document.documentElement.scrollWidth") <= inner, (name, device)

@@ -9,7 +9,6 @@ reads and audited edits (`move_facts`, `restore_fact`, `set_fact_visibility`), e
 
 from __future__ import annotations
 
-import re
 import threading
 
 from memverbs.cli.target import LocalTarget
@@ -17,7 +16,6 @@ from memverbs.server.errors import FactEditRefused, MemverbsError
 from memverbs.server.timeparse import now_ms
 
 PREVIEW_SESSION = "memverbs-ui-preview"
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 class ActionError(MemverbsError):
@@ -45,11 +43,6 @@ class InspectorApp:
     def call(self, tool: str, params: dict) -> tuple[bool, dict]:
         """A tool call through the CLI's dispatcher (lane 'local', full surface, not usage-logged)."""
         return self.target.call(tool, params)
-
-    def render_card(self, card: dict) -> str:
-        from memverbs.cli.ops import render  # noqa: PLC0415 - the CLI's rendering of the same card
-
-        return _ANSI.sub("", render("entity", {"card": card}))
 
     def pack_preview(self, harness: str, cwd: str = "") -> dict:
         """What `memverbs hook session-start --harness H` would print for a new session now, started in

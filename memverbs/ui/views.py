@@ -401,7 +401,8 @@ def entities(app: InspectorApp, q: dict) -> tuple[str, str, str]:
     lines = "".join(
         f'<tr><td><a class="slug primary" href="{e(entity_href(r["slug"]))}">{e(r["slug"])}</a></td><td>{e(r["title"])}</td>'
         f'<td>{e(r["type"])}</td><td>{"page" if r["has_page"] else "facts only"} {private_badge(r["visibility"])}</td>'
-        f'<td class="num">{r["active"]} / {r["facts"]}</td><td class="num">{r["private"] or ""}</td><td>{when(r["last_touched"])}</td></tr>'
+        f'<td class="num" data-label="active / facts">{r["active"]} / {r["facts"]}</td>'
+        f'<td class="num" data-label="private">{r["private"] or ""}</td><td>{when(r["last_touched"])}</td></tr>'
         for r in window
     )
     nav = []
@@ -413,7 +414,7 @@ def entities(app: InspectorApp, q: dict) -> tuple[str, str, str]:
     body = (
         form
         + f'<p class="count">{shown} entities</p>'
-        + '<div class="table-wrap"><table><thead><tr><th scope="col">slug</th><th scope="col">title</th><th scope="col">type</th>'
+        + '<div class="table-wrap"><table class="listing"><thead><tr><th scope="col">slug</th><th scope="col">title</th><th scope="col">type</th>'
         '<th scope="col">page</th><th scope="col" class="num">active / facts</th><th scope="col" class="num">private</th>'
         '<th scope="col">last touched</th></tr></thead><tbody>'
         + lines

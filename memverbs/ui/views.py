@@ -497,7 +497,7 @@ def entity(app: InspectorApp, slug: str) -> tuple[str, str, str] | None:
         )
     groups: dict[str, list[str]] = {"active": [], "lapsed": [], "forgotten": [], "superseded": []}
     for r in rows:
-        groups[fact_state(r, now)].append(fact_row(r, now, filed=False))
+        groups[fact_state(r, now)].append(fact_row(r, now, change=fact_change(brain, r), filed=False))  # in feed order, so its moment
     main.append('<section aria-labelledby="facts-h"><h2 id="facts-h">Facts</h2>')
     for state, lines in groups.items():
         if lines:

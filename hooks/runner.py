@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 import time
 from typing import TYPE_CHECKING, NoReturn
 
@@ -169,6 +170,7 @@ def run_hook(argv: list[str], started: float | None = None, stdin: bytes | None 
     fast path's change check already found something new (hooks/fastpath.py)."""
     started = time.monotonic() if started is None else started
     if hooks_off():
+        _tell_person("off")
         return 0
     if argv[:1] == [Moment.CAPTURE.value]:
         from memverbs.hooks.capture import run_capture_hook  # noqa: PLC0415
@@ -181,6 +183,7 @@ def run_hook(argv: list[str], started: float | None = None, stdin: bytes | None 
     except (TypeError, ValueError, OverflowError):
         deadline_ms = DEFAULT_DEADLINE_MS
     code, output, harness, moment = "internal", None, str(args["harness"]), str(args["moment"])
+    detail: str | None = None
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     try:
         try:
@@ -194,14 +197,30 @@ def run_hook(argv: list[str], started: float | None = None, stdin: bytes | None 
         code, output = "deadline", None
     except HookError as exc:
         code = exc.code
+        detail = exc.message if isinstance(exc, HookInputError) else None
     except BaseException as exc:  # noqa: BLE001 - the fail-open boundary: nothing may break the session
         code = _classify(exc)
     finally:
         signal.signal(signal.SIGALRM, previous)
     if output:
         code = _emit(output, code)
+    else:
+        _tell_person(code, detail)
     _diagnose(home, harness, moment, code, started, len(output or ""))
     return 0
+
+
+def _tell_person(code: str, detail: str | None = None) -> None:
+    """At a terminal, say on stderr why the hook printed nothing. A harness pipes stderr (and shows
+    some of it to the user), so it still gets silence; and nothing here may fail the hook."""
+    try:
+        if sys.stderr is None or not sys.stderr.isatty():
+            return
+        from memverbs.hooks.explain import why  # noqa: PLC0415 - a person at a terminal only
+
+        os.write(2, f"memverbs hook: {why(code, detail)}\n".encode())
+    except Exception:  # noqa: BLE001 - the fail-open boundary: telling a person must not break the hook
+        pass
 
 
 def _run(

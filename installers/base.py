@@ -171,7 +171,15 @@ def run_install(opts: Options, steps: list, notes: list[str], extra: dict | None
         **(extra or {}),
     }
     atomic_write_through(receipt_path(opts.home, opts.harness, opts.receipt), json.dumps(receipt, indent=2) + "\n", default_mode=0o600)
-    return receipt
+    # What this run changed, for the summary (not kept in the receipt): the files whose bytes differ
+    # (a write of the same bytes is skipped), and the harness commands that register something.
+    # A re-install that changed no file and ran only the commands the receipt already had is a no-op.
+    commands = [r["argv"] for r in records if r.get("kind") == "cli" and r.get("undo")]
+    earlier = [r.get("argv") for r in (previous or {}).get("steps", []) if r.get("kind") == "cli"]
+    changed = [{"path": str(path), "created": before is None, "deleted": not path.exists()}
+               for path, before in ctx.originals.items()]
+    same = previous is not None and not changed and all(c in earlier for c in commands)
+    return {**receipt, "changed": {"files": changed, "commands": commands, "nothing": same}}
 
 
 def _merge(previous: dict | None, records: list[dict]) -> list[dict]:

@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 from memverbs.hooks.events import Harness
+from memverbs.hooks.explain import FIXES as HOOK_FIXES
 from memverbs.installers import toml_block
 from memverbs.installers.base import Options, is_our_hook, is_our_remote, is_our_server, read_receipt
 from memverbs.installers.files import InstallError, read_text
@@ -23,19 +24,6 @@ from memverbs.installers.spec import Problem
 from memverbs.server.home import REMOTE_RECEIPT, Home
 
 HEALTHY_HOOK_CODES = {"ok", "empty", "unchanged", "rate_limited", "repeat_start"}
-HOOK_FIXES = {
-    "no_brain": "Run `memverbs init` (the hooks point at a home without a brain).",
-    "config_error": "Run `memverbs doctor` on that home and fix its config.toml.",
-    "brain_error": "The brain is unreadable: see the brain check above.",
-    "brain_locked": "Another process held a long write; if it repeats, find it with `fuser` on the brain file.",
-    "deadline": "The hook ran out of time; check the disk and the brain's size (`memverbs doctor`).",
-    "bad_input": "The harness sent a payload memverbs could not read; reinstall with `memverbs install <harness>`.",
-    "unknown_harness": "Reinstall: `memverbs install <harness>` writes the right --harness.",
-    "remote_unreachable": "The remote brain did not answer: is its server up? `memverbs auth test URL` checks it.",
-    "remote_401": "The remote brain refused the token: `memverbs connect URL` (it asks for the new token) stores a new one.",
-    "remote_timeout": "The remote brain answered too slowly for a hook; check the network or the server's load.",
-    "remote_no_token": "No token for the remote brain: set MEMVERBS_REMOTE_TOKEN where the harness starts, or connect again.",
-}
 
 
 def check(name: str, status: str, detail: str, fix: str | None = None) -> dict:

@@ -53,3 +53,12 @@ def estimate_tokens(text: str | None) -> int:
 
 def collapse(text: str) -> str:
     return " ".join(text.split())
+
+
+# Sentence-final marks (and the commas, colons and closing quotes around them) in the scripts facts are written in.
+_FINAL_MARKS = ".!?;:,…\u3002\uff01\uff1f\uff1b\uff1a\uff0c\u3001\u300d\u300f\"'\u201d\u2019)"
+
+
+def restatement_key(text: str) -> str:
+    """A fact's dedup key: the same fact restated in another case, spacing or final punctuation has the same key."""
+    return collapse(text).casefold().rstrip(_FINAL_MARKS + " ")

@@ -53,8 +53,10 @@ class SearchSettings(_Section):
 class EmbeddingsSettings(_Section):
     """An OpenAI-compatible /embeddings endpoint. The API key never lives here (env or keyring)."""
 
-    provider: Literal["openai"] = Field(
-        "openai", description="Embedding API: openai (any OpenAI-compatible /v1/embeddings server)."
+    provider: Literal["openai", "local"] = Field(
+        "openai",
+        description="Embedding API: openai (any OpenAI-compatible /v1/embeddings server), or local (a model run on "
+        "this CPU, shipped by the memverbs[local] extra; embeddings.model = wordllama/l2_supercat).",
     )
     base_url: str = Field(
         "", description="API base URL, e.g. http://localhost:11434/v1 for Ollama; empty: https://api.openai.com/v1."

@@ -168,3 +168,11 @@ def test_pack_quality_reads_a_pack_line_by_line_and_renders():
     out = pack_quality.markdown(report)
     assert out.startswith(pack_quality.BEGIN) and out.endswith(pack_quality.END)
     assert "0.833 (missed)" in out and "0.778 (missed)" in out and "**missed** (median)" in out and text in out
+
+
+def test_install_size_renders_its_rows_into_its_own_section():
+    from benchmarks import install_size
+
+    text = install_size.section([("`pip install memverbs`", {"mb_over_empty": 73.1, "packages": 52, "biggest": [("pygments", 9.9)]})])
+    assert text.startswith(install_size.BEGIN) and text.endswith(install_size.END)
+    assert "| `pip install memverbs` | 73.1 | 52 | pygments 9.9 |" in text

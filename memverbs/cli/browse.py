@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from memverbs.cli.output import fail, print_json
 from memverbs.cli.style import day, emit, paint
 from memverbs.cli.target import LocalTarget, TargetError
+from memverbs.cli.words import plural
 from memverbs.server.errors import FactEditRefused, MemverbsError
 from memverbs.server.timeparse import iso, now_ms, parse_instant
 
@@ -127,7 +128,7 @@ def _stats(args: argparse.Namespace, target: LocalTarget) -> int:
     )
     print(f"entities  {s['entities']} (with or without a page)")
     print(f"links     {s['links']}, aliases {s['aliases']}, timeline entries {s['timeline_entries']}")
-    print(f"vectors   {s['text_vectors']} text, {s['fact_vectors']} fact ({s['chunks']} chunks)")
+    print(f"vectors   {s['text_vectors']} text, {s['fact_vectors']} fact ({plural(s['chunks'], 'chunk')})")
     print(f"last write  page {day(s['last_page_write']) or '—'}, fact {day(s['last_fact_write']) or '—'}")
     return 0
 
@@ -271,7 +272,7 @@ def _refused(args: argparse.Namespace, exc: FactEditRefused) -> int:
     if getattr(args, "json", False):
         print_json({"refused": exc.code, "message": exc.message, "fix": exc.fix})
         return 1
-    return fail(f"{exc.message} [{exc.code}]", exc.fix)
+    return fail(exc.message, exc.fix)  # the code is for scripts (--json), not for a person
 
 
 def _restore_fact(args: argparse.Namespace, target: LocalTarget) -> int:
@@ -353,7 +354,7 @@ def _move_facts(args: argparse.Namespace, target: LocalTarget) -> int:
         )
     if args.dry_run:
         body = {"from": old, "to": new, "facts": count, "dry_run": True}
-        print_json(body) if args.json else print(f"would move {count} facts from {old} to {new} (nothing written)")
+        print_json(body) if args.json else print(f"would move {plural(count, 'fact')} from {old} to {new} (nothing written)")
         return 0
     reason = args.reason or "memverbs move-facts"
     if args.json:

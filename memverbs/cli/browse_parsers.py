@@ -76,7 +76,7 @@ def add_browse_parsers(sub: argparse._SubParsersAction[Parser], add: Callable[..
     p.add_argument("--reason", metavar="TEXT", help="why, kept in the fact's history")
     json_flag(p, "the change as JSON")
 
-    p = add(sub, "call", "call any MCP tool with raw JSON arguments and print the wire body (debugging)")
+    p = add(sub, "call", "call any MCP tool with raw JSON arguments and print its JSON answer as an agent gets it (debugging)")
     p.add_argument("tool", metavar="TOOL", help="the tool name, e.g. recall or list_pages")
     p.add_argument("arguments", nargs="?", default="{}", metavar="JSON",
                    help="the arguments as one JSON object ('-': read stdin; default {})")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 import tomllib
 from typing import TYPE_CHECKING
 
@@ -73,6 +74,12 @@ def run_config(args: argparse.Namespace) -> int:
         print(json.dumps({"key": args.key, "value": lookup(updated, args.key), "file": str(home.config_path)}))
     else:
         print(f"{args.key} = {json.dumps(lookup(updated, args.key))}" if args.config_command == "set" else f"{args.key} unset")
+    if args.key.startswith("embeddings.") and str(lookup(updated, "embeddings.model") or "").strip():
+        from memverbs.server.providers import extra  # noqa: PLC0415
+
+        if extra.missing():
+            provider = str(lookup(updated, "embeddings.provider") or "")
+            print(f"note: {extra.problem()}: search stays keyword-only until it is.\n  {extra.fix(provider)}", file=sys.stderr)
     return 0
 
 

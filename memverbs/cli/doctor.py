@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from memverbs.cli.output import print_json
+from memverbs.cli.words import plural
 from memverbs.server.brain import migrations
 from memverbs.server.brain.factory import locate
 from memverbs.server.errors import ConfigError
@@ -145,7 +146,7 @@ def brain_checks(path: Path) -> list[Check]:
                 )
             )
         elif waiting:
-            out.append(Check("schema", "warn", f"{len(waiting)} migration(s) pending: {', '.join(waiting)}", "Run `memverbs init` to apply them."))
+            out.append(Check("schema", "warn", f"{plural(len(waiting), 'migration')} pending: {', '.join(waiting)}", "Run `memverbs init` to apply them."))
         else:
             out.append(Check("schema", "ok", f"current ({len(migrations.MIGRATIONS)} steps)"))
         return out
@@ -175,7 +176,7 @@ def usage_check(home: Home, days: int = 30) -> Check:
     if not recent:
         return Check("memory_verbs_usage", "ok", f"no verb calls in the last {days} days")
     mix = ", ".join(f"{verb} {n}" for verb, n in Counter(e["verb"] for e in recent).most_common())
-    return Check("memory_verbs_usage", "ok", f"{len(recent)} calls in {days} days ({mix}); last {max(e['ts'] for e in recent)}")
+    return Check("memory_verbs_usage", "ok", f"{plural(len(recent), 'call')} in {plural(days, 'day')} ({mix}); last {max(e['ts'] for e in recent)}")
 
 
 def run_doctor(args: argparse.Namespace) -> int:
@@ -185,7 +186,7 @@ def run_doctor(args: argparse.Namespace) -> int:
         print_json({"ok": not failed, "checks": [asdict(c) for c in checks]})
     else:
         for c in checks:
-            print(f"{MARKS[c.status]} {c.name}: {c.detail}")
+            print(f"{MARKS[c.status]} {c.name.replace('_', ' ')}: {c.detail}")
             if c.fix:
                 print(f"    fix: {c.fix}")
         print("healthy" if not failed else "problems found")

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from memverbs.cli.configfile import read_config, write_config
 from memverbs.cli.output import fail, print_json
+from memverbs.cli.words import plural
 from memverbs.server.errors import MemverbsError
 from memverbs.server.runtime import Runtime
 from memverbs.server.timeparse import iso, now_ms
@@ -50,7 +51,7 @@ def run_init(args: argparse.Namespace) -> int:
         print_json(result)
         return 0
     verb = "created" if existed is False else "ready"
-    print(f"memverbs brain {verb}: {where} (source {runtime.source}; {counts['pages']} pages, {counts['facts']} facts)")
+    print(f"memverbs brain {verb}: {where} (source {runtime.source}; {plural(counts['pages'], 'page')}, {plural(counts['facts'], 'fact')})")
     print()
     print("Memories agents save are readable by every agent connected to this brain;")
     print('pass visibility "private" (or --visibility private) for facts only the local CLI may read.')

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memverbs.cli.output import fail, print_json
+from memverbs.cli.words import plural
 from memverbs.hooks.events import Harness
 from memverbs.installers import registry
 from memverbs.installers.base import Options, read_receipt, run_install, run_uninstall
@@ -67,12 +68,46 @@ def _print_result(harness: Harness, result: dict) -> None:
         for change in result["changes"]:
             print(change, end="" if change.endswith("\n") else "\n")
     else:
-        print(f"memverbs installed into {harness.value} ({result['scope']} scope, {result['surface']} surface)")
-        for step in result["steps"]:
-            where = step.get("path") or " ".join(step.get("argv", [])[:4])
-            print(f"  {step['kind']}: {where}")
+        for line in _summary(harness, result):
+            print(line)
     for note in result.get("notes", []):
         print(f"  note: {note}")
+
+
+def _summary(harness: Harness, result: dict) -> list[str]:
+    """What the install changed, in a person's terms: the files created or updated, the harness
+    commands run; a re-install that changed nothing says so."""
+    how = f"{result['scope']} scope, {result['surface']} surface" + ("" if result.get("hooks") else ", no hooks")
+    changed = result.get("changed") or {}
+    commands = [_command(argv) for argv in changed.get("commands", [])]
+    if changed.get("nothing"):
+        again = f"; re-ran {', '.join(commands)}, which registers the same server" if commands else ""
+        return [f"memverbs is already installed into {harness.value} ({how}): nothing changed{again}"]
+    lines = [f"memverbs installed into {harness.value} ({how})"]
+    lines += [f"  registered the memverbs server: {c}" for c in commands]
+    entries: dict[str, int] = {}
+    for step in result.get("steps", []):
+        if step.get("path"):
+            entries[step["path"]] = entries.get(step["path"], 0) + 1
+    for f in changed.get("files", []):
+        verb = "removed" if f["deleted"] else "created" if f["created"] else "updated"
+        n = entries.get(f["path"], 0)
+        what = f" ({plural(n, 'memverbs entry', 'memverbs entries')})" if n > 1 else ""
+        lines.append(f"  {verb} {_tilde(f['path'])}{what}")
+    if len(lines) == 1:
+        lines.append("  no file needed a change")
+    return lines
+
+
+def _command(argv: list[str]) -> str:
+    """`claude mcp add memverbs`: the harness's command as a person would type it (its options left out)."""
+    words = [Path(argv[0]).name, *[w for w in argv[1:] if not w.startswith("-")][:3]]
+    return "`" + " ".join(words) + "`"
+
+
+def _tilde(path: str) -> str:
+    home = str(Path.home())
+    return "~" + path[len(home):] if path == home or path.startswith(home + "/") else path
 
 
 def run_uninstall_cmd(args: argparse.Namespace) -> int:
@@ -110,7 +145,7 @@ def run_uninstall_cmd(args: argparse.Namespace) -> int:
         undone = len(receipt.get("steps", []))
         results.append({"harness": harness.value, "removed": True, "changes_undone": undone})
         if not as_json:
-            print(f"memverbs removed from {harness.value}: {undone} change(s) undone")
+            print(f"memverbs removed from {harness.value}: {plural(undone, 'change')} undone")
     if as_json:
         print_json(results)
     return status

@@ -60,7 +60,7 @@ def _cli_name(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["hook"]:
+    if argv[:1] == ["hook"] and not {"-h", "--help"} & set(argv[1:]):
         # The hook path is started by a harness on every session and heartbeat:
         # it skips argparse and every other command's imports.
         from memverbs.hooks.runner import run_hook  # noqa: PLC0415

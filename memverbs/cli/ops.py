@@ -18,9 +18,10 @@ from memverbs.cli.output import fail, print_json
 from memverbs.cli.projects import ProjectArgError
 from memverbs.cli.style import day, emit, paint
 from memverbs.cli.target import LocalTarget, Target, TargetError, open_target
+from memverbs.cli.words import evidence, plural, wire_error
 from memverbs.server.errors import MemverbsError, VerbError
 from memverbs.server.pages.markdown import frontmatter_block, stored_markdown
-from memverbs.server.protocol.registry import BY_NAME, OPERATIONS, Operation
+from memverbs.server.protocol.registry import BY_NAME, Operation
 
 if TYPE_CHECKING:
     import argparse
@@ -67,6 +68,12 @@ def run_op(args: argparse.Namespace) -> int:
             return fail(f"cannot read {args.file}: {exc.strerror}", "Pass the path of a markdown file, or - to read stdin.")
         except UnicodeDecodeError:
             return fail(f"{args.file} is not UTF-8 text", "Save the page as UTF-8 markdown and retry.")
+    if op.name == "remember" and _lapsed_ttl(params.get("ttl")):
+        return fail(f'--ttl {params["ttl"].strip()} would expire the fact as soon as it is saved',
+                    "Pass a time ahead (e.g. --ttl 30d, --ttl 12h or a future date), or drop --ttl for a fact that never "
+                    "expires.", code=2)
+    if op.name == "forget":
+        params["id"] = params["id"].strip().removeprefix("#")  # recall shows ids as #42
     if op.name == "delta" and "since" not in params and "session_id" not in params:
         params["session_id"] = CLI_SESSION
     try:
@@ -111,7 +118,7 @@ def _run(op: Operation, params: dict, args: argparse.Namespace, target: Target) 
         # Exit 1 for "not found" as in the human rendering; the body stays the wire's.
         return 1 if is_error or (op.name == "entity" and not body.get("found")) else 0
     if is_error:
-        return fail(cli_terms(body.get("message", "failed"), op), cli_terms(body.get("suggestion") or "", op) or None)
+        return fail(*wire_error(body, op))
     shown = _SHOWN.get(op.name)
     if shown is not None:
         return shown(body, params, args, target)
@@ -126,8 +133,13 @@ def _shown_entity(body: dict, params: dict, args: argparse.Namespace, target: Ta
     if not body.get("found"):
         return _entity_miss(args.p_name, body, target)
     print(render("entity", body))
+    slug = body["card"]["entity"]["slug"]
     if body["card"]["active_fact_count"]:
-        _card_facts(body["card"]["entity"]["slug"], target)
+        _card_facts(slug, target)
+    if not target.remote:
+        # Facts filed under a near name (dana for people/dana) are not on this card: say where they are.
+        for old, count in target.brain().fact_only_slugs_ending(target.source, slug):
+            print(paint(_split_note(old, count, slug), "yellow"))
     return 0
 
 
@@ -177,7 +189,62 @@ def _shown_list_pages(body: dict, params: dict, args: argparse.Namespace, target
         cut = args.since  # an ISO instant already (checked while parsing)
         pages = [p for p in pages if (p.get("updated_at") or "") >= cut]
     emit(pages, ("slug", "type", "visibility", "updated_at", "title"), args.format, empty="(no pages)")
+    if args.format == "table" and pages:
+        print(paint(_pages_shown(len(pages), params, args, target), "dim"))
     return 0
+
+
+def _pages_shown(shown: int, params: dict, args: argparse.Namespace, target: Target) -> str:
+    """`50 of 158 pages`: the wire's total counts what came back; the local brain knows them all."""
+    limit = params.get("limit") or 50
+    if target.remote:
+        more = " (there may be more: --limit up to 500)" if shown >= limit else ""
+        return f"{plural(shown, 'page')}{more}"
+    from memverbs.server.timeparse import parse_instant  # noqa: PLC0415
+
+    total = target.brain().count_pages(
+        target.source, type_=params.get("type"), prefix=params.get("prefix"), allow_private=True,
+        visibility=args.visibility, updated_since=parse_instant(args.since) if args.since else None,
+    )
+    if total <= shown:
+        return plural(shown, "page")
+    return f"{shown} of {total} pages (more: --limit up to 500, or narrow with --prefix or --type)"
+
+
+def _shown_search(body: dict, params: dict, args: argparse.Namespace, target: Target) -> int:
+    if args.format == "table":
+        print(render("search", body))
+        if body.get("search_degraded"):
+            print(paint("(keyword search only: no embedding provider)", "dim"))
+        return 0
+    rows = [{"kind": "page", "slug": r["slug"], "fact_id": None, "title": r["title"], "evidence": evidence(r["evidence"]),
+             "snippet": r.get("chunk")} for r in body["results"]]
+    rows += [{"kind": "fact", "slug": f.get("entity_slug"), "fact_id": f["fact_id"], "title": None, "evidence": None,
+              "snippet": f.get("snippet")} for f in body.get("facts") or []]
+    emit(rows, ("kind", "slug", "fact_id", "title", "evidence", "snippet"), args.format, empty="(no results)")
+    return 0
+
+
+def _lapsed_ttl(ttl: str | None) -> bool:
+    """A ttl of zero, a negative one (-5d) or a past instant: the fact would lapse as it is stored.
+
+    The wire accepts these (the contract's ttl is only a valid_until); a person typing one has made
+    a mistake. A ttl that does not parse is left to the verb, which names the forms it takes."""
+    if not ttl or not ttl.strip():
+        return False
+    from memverbs.server.errors import VerbError  # noqa: PLC0415
+    from memverbs.server.timeparse import now_ms  # noqa: PLC0415
+    from memverbs.server.verbs.ttl import parse_ttl  # noqa: PLC0415
+
+    text = ttl.strip()
+    if re.match(r"^-\s*\d", text):
+        return True
+    now = now_ms()
+    try:
+        until = parse_ttl(text, now)
+    except VerbError:
+        return False
+    return until is not None and until <= now
 
 
 def _read_content(path: str) -> str:
@@ -269,7 +336,7 @@ def _recall_window(params: dict, args: argparse.Namespace, target: LocalTarget, 
     try:
         f = _recall_filter(params, target, limit)
     except VerbError as exc:  # the wire's own message, as recall would answer it
-        return fail(cli_terms(exc.message, BY_NAME["recall"]), cli_terms(exc.suggestion, BY_NAME["recall"]))
+        return fail(*wire_error({"message": exc.message, "suggestion": exc.suggestion}, BY_NAME["recall"]))
     brain = target.brain()
     if args.project:
         from memverbs.cli.projects import project_slug  # noqa: PLC0415
@@ -303,12 +370,10 @@ def _entity_miss(name: str, body: dict, target: Target) -> int:
     slug = facts[0]["entity_slug"]
     print(paint(f"{slug}", "bold") + paint("  (facts only: no page yet)", "dim"))
     print("\n".join(fact_line(x) for x in facts))
-    print(
-        paint(
-            f"A page gives {slug} a card (summary, aliases, links, timeline): memverbs put-page {_page_slug_hint(slug)} FILE",
-            "dim",
-        )
-    )
+    # The page must take these facts with it: a page under another slug would start a second entity.
+    page = _page_slug_hint(slug)
+    move = " --move-facts" if page != slug else ""
+    print(paint(f"A page gives {slug} a card (summary, aliases, links, timeline): memverbs put-page {page} FILE{move}", "dim"))
     return 0
 
 
@@ -328,17 +393,19 @@ def _offer_fact_move(slug: str, target: LocalTarget, *, move: bool, out: TextIO)
     """A new page whose slug ends with a fact-only entity's slug: say so, and move only when asked."""
     brain = target.brain()
     for old, count in brain.fact_only_slugs_ending(target.source, slug):
-        noun = "fact is" if count == 1 else "facts are"
         if move:
             from memverbs.cli.browse import do_move  # noqa: PLC0415
 
             do_move(brain, target.source, old, slug, reason=f"page {slug} created", out=out)
             continue
-        print(
-            f"note: {count} {noun} filed under {old}, which has no page; they will not show on {slug}'s card.\n"
-            f"  move them: memverbs move-facts {old} {slug}",
-            file=sys.stderr,
-        )
+        print(_split_note(old, count, slug), file=sys.stderr)
+
+
+def _split_note(old: str, count: int, slug: str) -> str:
+    """Facts filed under a near name of a page's slug: where they are, and the one command that joins them."""
+    noun, they = ("fact is", "it does") if count == 1 else ("facts are", "they do")
+    return (f"note: {count} {noun} filed under {old}, which has no page; {they} not show on {slug}'s card.\n"
+            f"  join them: memverbs move-facts {old} {slug}")
 
 
 _SHOWN = {
@@ -347,46 +414,19 @@ _SHOWN = {
     "delta": _shown_delta,
     "put_page": _shown_put_page,
     "list_pages": _shown_list_pages,
+    "search": _shown_search,
 }
 
 
-# -- errors in CLI terms --------------------------------------------------------------
-
-_TOOL_NAMES = sorted((op.name for op in OPERATIONS if "_" in op.name), key=len, reverse=True)
-
-
-def cli_terms(text: str, op: Operation | None = None) -> str:
-    """A wire message in the CLI's words: `list_pages` → `list-pages`, since: "x" → --since "x".
-
-    Any param name with an underscore, in backticks or as `name: value` is a flag wherever it
-    appears; a plain word (date, ttl) only where it names the called tool's own param: before a
-    quoted value, at the start of the message, or followed by is / must / takes.
-    """
-    if not text:
-        return text
-    for name in _TOOL_NAMES:
-        text = re.sub(rf"\b{name}\b", name.replace("_", "-"), text)
-    params = {p.name for o in OPERATIONS for p in o.params}
-    own = {p.name for p in op.params if p is not _positional(op)} if op is not None else set()
-    for name in sorted(params, key=len, reverse=True):
-        flag = "--" + name.replace("_", "-")
-        text = re.sub(rf"`{name}`", f"`{flag}`", text)
-        text = re.sub(rf"(?<![\w-]){name}: (?=[\"\d])", f"{flag} ", text)
-        if "_" in name:
-            text = re.sub(rf"(?<![\w-]){name}\b", flag, text)
-        elif name in own:
-            text = re.sub(rf"(?<![\w-]){name}(?= \")", flag, text)
-            text = re.sub(rf"^{name}\b", flag, text)
-            text = re.sub(rf"(?<![\w-]){name}(?= (?:is|must|takes)\b)", flag, text)
-    return text
-
-
-def _positional(op):
-    """The param the CLI takes as a positional argument (the first required one): not a flag."""
-    return next((p for p in op.params if p.required), None)
-
-
 # -- the human rendering --------------------------------------------------------------
+
+
+def _snippet_line(chunk: str | None, width: int = 160) -> list[str]:
+    """A result's matched text, one dimmed line under it."""
+    text = " ".join((chunk or "").split())
+    if not text:
+        return []
+    return [paint("    " + (text if len(text) <= width else text[: width - 1] + "…"), "dim")]
 
 
 def render(name: str, body: dict) -> str:
@@ -400,7 +440,8 @@ def render(name: str, body: dict) -> str:
     if name == "recall":
         lines = [fact_line(f) for f in body["facts"]] or ["(no facts)"]
         for r in body.get("results") or []:
-            lines.append(f"page  {r['slug']}  {r['title'] or ''}  [{r['evidence']}]")
+            lines.append(f"page  {r['slug']}  {r['title'] or ''}  ({evidence(r['evidence'])})")
+            lines.extend(_snippet_line(r.get("chunk")))
         if body.get("search_degraded"):
             lines.append(paint("(keyword search only: no embedding provider)", "dim"))
         return "\n".join(lines)
@@ -411,7 +452,8 @@ def render(name: str, body: dict) -> str:
     if name == "synthesize":
         return body["answer"]
     if name == "put_page":
-        return f"{body['status']} {body['slug']} ({body['title']}; {body['links']} links, {body['timeline_entries']} timeline entries)"
+        return (f"{body['status']} {body['slug']} ({body['title']}; {plural(body['links'], 'link')}, "
+                f"{plural(body['timeline_entries'], 'timeline entry')})")
     if name == "get_page":
         # _RENDERED_HEAD reads this line back when the output is written back with put-page.
         head = [f"# {body['title']}  ({body['slug']}, {body['type'] or 'untyped'}, {body['visibility']})"]
@@ -424,7 +466,14 @@ def render(name: str, body: dict) -> str:
             for p in body["pages"]
         ) or "(no pages)"
     if name == "search":
-        return "\n".join(f"{r['slug']}  {r['title'] or ''}  [{r['evidence']}]" for r in body["results"]) or "(no results)"
+        lines = []
+        for r in body["results"]:
+            lines.append(f"{r['slug']}  {r['title'] or ''}  ({evidence(r['evidence'])})")
+            lines.extend(_snippet_line(r.get("chunk")))
+        for f in body.get("facts") or []:
+            about = f" ({f['entity_slug']})" if f.get("entity_slug") else ""
+            lines.append(f"fact #{f['fact_id']}{about}  {f['snippet']}")
+        return "\n".join(lines) or "(no results)"
     if name == "delete_page":
         return f"deleted {body.get('slug', '')}".strip() if body.get("deleted", True) else "already deleted"
     if name == "add_link":
@@ -435,8 +484,22 @@ def render(name: str, body: dict) -> str:
     if name == "add_timeline_entry":
         return f"{body['slug']} timeline: {body['date']} {body['summary']} (entry #{body['id']})"
     if name == "whoami":
-        return "\n".join(f"{k}: {', '.join(v) if isinstance(v, list) else v}" for k, v in body.items() if k != "protocol_version")
+        return _whoami(body)
     return _plain(body)
+
+
+def _whoami(body: dict) -> str:
+    """Who the CLI is to the brain, in words (`--json` has the wire's fields)."""
+    lines = [
+        f"source    {body.get('source_id')}",
+        f"lane      {body.get('client_id')} (each lane keeps its own delta cursors)",
+        f"brain     {'remote' if body.get('remote') else 'local'}",
+        f"scopes    {', '.join(body.get('scopes') or []) or 'none'}",
+        f"surface   {body.get('surface')}",
+    ]
+    known = {"source_id", "client_id", "remote", "scopes", "surface", "protocol_version"}
+    lines += [f"{k.replace('_', ' ')}: {v}" for k, v in body.items() if k not in known]
+    return "\n".join(lines)
 
 
 def _card(card: dict) -> str:
@@ -451,7 +514,7 @@ def _card(card: dict) -> str:
         lines.append("aka: " + ", ".join(card["aka"]))
     lines += [f"[{t['kind']}] {t['text']} ({t['date']})" for t in card["open_threads"]]
     lines += [f"{e['direction']} {e['type']} {e['slug']}" for e in card["edges"]]
-    lines.append(f"{card['active_fact_count']} active facts, {card['backlink_count']} backlinks")
+    lines.append(f"{plural(card['active_fact_count'], 'active fact')}, {plural(card['backlink_count'], 'backlink')}")
     return "\n".join(lines)
 
 
@@ -465,7 +528,7 @@ def _plain(body: dict) -> str:
             import json  # noqa: PLC0415
 
             value = json.dumps(value, ensure_ascii=False)
-        out.append(f"{key}: {value}")
+        out.append(f"{key.replace('_', ' ')}: {value}")
     return "\n".join(out) or "ok"
 
 

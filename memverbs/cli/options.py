@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-WHEN_HELP = "2026-08-11, 2026-08, 2026-08-11T09:30:00Z, 24h, 7d, 30m ago, 2w, today or yesterday"
+WHEN_HELP = "2026-08-11, 2026-08, 2026-08-11T09:30:00Z, 24h, 7d (or -7d), 30m ago, 2w, today or yesterday"
 
 
 def formats(p: argparse.ArgumentParser, what: str = "rows") -> None:

@@ -30,6 +30,22 @@ class Parser(argparse.ArgumentParser):
             fix = (f"did you mean `{self.prog} {near[0]}`? " if near else "") + f"`{self.prog} --help` lists them all"
         self.exit(2, f"{self.prog}: {message}\n  fix: {fix}\n")
 
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        return super().parse_known_args(None if args is None else _dash_values(self, list(args)), namespace)
+
+
+def _dash_values(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """`--since -5d` and `--ttl -1h`: a value that starts with a dash joins its flag (`--since=-5d`),
+    where argparse would take it for an option and say "expected one argument"."""
+    takes_value = {s for a in parser._actions if a.nargs != 0 and a.option_strings for s in a.option_strings}
+    out: list[str] = []
+    for word in argv:
+        if out and out[-1] in takes_value and re.match(r"-\d", word):
+            out[-1] = f"{out[-1]}={word}"
+        else:
+            out.append(word)
+    return out
+
 
 # The top-level help, grouped. A command missing here is listed under "other".
 GROUPS = (
@@ -116,7 +132,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = add(sub, "hook", "lifecycle hook entry point, wired by `memverbs install` (docs/hooks.md)")
     p.add_argument("moment", choices=MOMENTS, help="which moment of the session")
     for flag, metavar, text in HOOK_OPTIONS:
-        p.add_argument(flag, metavar=metavar, help=text)
+        p.add_argument(flag, metavar=metavar, help=f"{text}: {harnesses} or plain" if flag == "--harness" else text)
+    p.epilog = ("A harness runs it with its event as JSON on stdin; the context goes to stdout, and on any problem it prints "
+                "nothing and exits 0, so a session never breaks. Run at a terminal, it says on stderr why it printed "
+                "nothing. MEMVERBS_HOOKS=off turns every hook off.")
 
     p = add(sub, "protocol", "the MEMORY_VERBS spec, conformance runner and usage stats")
     p.add_argument("--json", action="store_true", help="the machine-readable spec")

@@ -11,6 +11,7 @@ import time
 from typing import TYPE_CHECKING
 
 from memverbs.cli.output import fail, print_json
+from memverbs.cli.words import plural
 from memverbs.server.errors import BrainError, ProviderError
 from memverbs.server.runtime import Runtime
 
@@ -53,8 +54,11 @@ def run_reindex(args: argparse.Namespace) -> int:
             return fail(runtime.config_error.message, runtime.config_error.fix)
         embedder = runtime.providers.embedder()
         if embedder is None:
+            from memverbs.server.providers import extra  # noqa: PLC0415
+
             return fail(
                 f"nothing to embed with: {runtime.providers.embedder_problem}",
+                extra.fix(runtime.settings.embeddings.provider if runtime.settings else "") if extra.missing() else
                 "Configure an embedding provider (memverbs config set embeddings.model …; key in "
                 "MEMVERBS_EMBEDDINGS_API_KEY), see docs/configuration.md; `memverbs doctor` checks it.",
             )
@@ -77,12 +81,12 @@ def run_reindex(args: argparse.Namespace) -> int:
     else:
         dims = f", {report.dims} dims" if report.dims else ""
         print(
-            f"embedded {report.chunks_embedded} chunks and {report.facts_embedded} facts with "
-            f"{report.provider}/{report.model}{dims}; chunked {report.pages_chunked} pages"
+            f"embedded {plural(report.chunks_embedded, 'chunk')} and {plural(report.facts_embedded, 'fact')} with "
+            f"{report.provider}/{report.model}{dims}; chunked {plural(report.pages_chunked, 'page')}"
         )
         if report.pruned:
             print(
-                f"pruned {report.pruned['orphan_vectors']} unused vectors and "
-                f"{report.pruned['other_model_vectors']} vectors of other models"
+                f"pruned {plural(report.pruned['orphan_vectors'], 'unused vector')} and "
+                f"{plural(report.pruned['other_model_vectors'], 'vector')} of other models"
             )
     return 0

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 FORMATS = ("table", "csv", "jsonl", "json")
 
+# The columns of free text, which a table may cut to fit; every other column is printed whole.
+PROSE = frozenset({"title", "fact", "text", "detail", "snippet", "summary", "provenance"})
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 _CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "blue": "34", "magenta": "35", "cyan": "36"}
 
@@ -68,7 +70,22 @@ def emit(rows: Sequence[dict], columns: Sequence[str], fmt: str, *, empty: str =
         return
     cells = [[_cell(row.get(c)) for c in columns] for row in rows]
     widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(columns)]
-    print(paint("  ".join(c.upper().ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip(), "bold"))
+    # Identifiers (slugs, ids) are printed whole: a person copies them into the next command. Only
+    # prose columns are cut, to what the terminal leaves them (60 characters when not a terminal).
+    prose = [i for i, c in enumerate(columns) if c in PROSE]
+    if prose:
+        room = 60
+        if sys.stdout.isatty():
+            import shutil  # noqa: PLC0415
+
+            fixed = sum(w for i, w in enumerate(widths) if i not in prose) + 2 * (len(columns) - 1)
+            room = max(20, (shutil.get_terminal_size().columns - fixed) // len(prose))
+        for r in cells:
+            for i in prose:
+                if len(r[i]) > room:
+                    r[i] = r[i][: room - 1] + "…"
+        widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(columns)]
+    print(paint("  ".join(c.upper().replace("_", " ").ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip(), "bold"))
     for r in cells:
         print("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
 
@@ -81,6 +98,4 @@ def _cell(value: object) -> str:
     text = str(value)
     if _ISO.match(text):
         return day(text)
-    if len(text) > 60:
-        text = text[:59] + "…"
     return text.replace("\n", " ")

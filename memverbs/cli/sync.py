@@ -12,6 +12,7 @@ import time
 from typing import TYPE_CHECKING
 
 from memverbs.cli.output import fail, print_json
+from memverbs.cli.words import plural
 from memverbs.server.context import SYNC_LANE
 from memverbs.server.runtime import Runtime
 
@@ -181,7 +182,8 @@ def print_report(report: Report) -> None:
         print(f"  conflict {rel}: the file won; the brain's version of {slug} is kept (memverbs sync --status)")
     f = report.facts
     if any(f.values()):
-        print(f"  facts: {f.get('inserted', 0)} new, {f.get('duplicate', 0)} already known, {f.get('superseded', 0)} superseding, {f.get('errors', 0)} errors")
+        print(f"  facts: {f.get('inserted', 0)} new, {f.get('duplicate', 0)} already known, {f.get('superseded', 0)} superseding, "
+              f"{plural(f.get('errors', 0), 'error')}")
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -205,14 +207,14 @@ def run_export(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report.as_dict())
     else:
-        print(f"{report.folder}: {report.pages} pages ({report.unchanged} already current), {report.facts} facts")
+        print(f"{report.folder}: {plural(report.pages, 'page')} ({report.unchanged} already current), {plural(report.facts, 'fact')}")
         if args.include_private:
             print("  private material included: private pages, private facts-fence rows and private facts")
         else:
             left = (report.private_pages_left_out, report.private_rows_left_out, report.private_facts_left_out)
             print(
-                f"  private material left out: {left[0]} private pages, private rows cut from {left[1]} pages, "
-                f"{left[2]} private facts (--include-private to export them)"
+                f"  private material left out: {plural(left[0], 'private page')}, private rows cut from "
+                f"{plural(left[1], 'page')}, {plural(left[2], 'private fact')} (--include-private to export them)"
             )
         for rel, why in report.errors:
             print(f"  error {rel}: {why}")
@@ -339,8 +341,9 @@ def run_status(args: argparse.Namespace) -> int:
     for r in rows:
         prefix = f" → {r['prefix']}/" if r["prefix"] else ""
         watch = f"watched by pid {r['watcher_pid']}" if r["watching"] else "not watched"
-        print(f"{r['root']}{prefix} [{r['mode']}, {watch}] {r['files']} files, last pass {r['last_pass_at'] or 'never'}, lag {r['lag']}")
-        print(f"  pending: {r['pending_files']} changed or new files, {r['pending_deletes']} deleted, {r['pending_write_back']} pages to write back")
+        print(f"{r['root']}{prefix} [{r['mode']}, {watch}] {plural(r['files'], 'file')}, last pass {r['last_pass_at'] or 'never'}, lag {r['lag']}")
+        print(f"  pending: {plural(r['pending_files'], 'changed or new file')}, {r['pending_deletes']} deleted, "
+                  f"{plural(r['pending_write_back'], 'page')} to write back")
         for f in r["failing_files"]:
             print(f"  failing {f['file']} since {f['since']}: {f['reason']} (fix the file and save it)")
         for c in r["conflicts"]:

@@ -36,6 +36,17 @@ OP_HELP = {
     "add_alias": "add another name for a page",
 }
 
+# Param help in the CLI's words, where the registry's (written for agents) uses the wire's:
+# (operation, param) or param alone.
+PARAM_HELP = {
+    ("recall", "limit"): "at most this many facts, and as many pages with --query (default 50, max 100)",
+    ("recall", "include_pending"): "also say how many facts wait to be consolidated (memverbs keeps no queue: always 0)",
+    ("forget", "id"): "the fact id, as recall shows it (#42 or 42)",
+    ("delta", "since_slug"): "with --since: resume after this slug (the last one a previous delta showed)",
+    ("delta", "session_id"): "a name for the reader: each run shows what changed since that name's previous delta",
+    "include_private": "also private facts and pages (the local brain only; never over MCP)",
+}
+
 # Metavars a person reads in help: what to type, never the internal dest (P_ENTITY).
 METAVARS = {
     "entity": "NAME",
@@ -78,7 +89,7 @@ def add_tool_parsers(sub: argparse._SubParsersAction[Parser], add: Callable[...,
         for param in op.params:
             dest = f"p_{param.name}"
             flag = "--" + param.name.replace("_", "-")
-            text = _sentence_case(param.description)
+            text = PARAM_HELP.get((op.name, param.name)) or PARAM_HELP.get(param.name) or _sentence_case(param.description)
             if param.name in ("since", "until"):
                 text = f"{text.split('(')[0].rstrip(' .')}: {WHEN_HELP}"
             if op.name == "put_page" and param.name == "content":
@@ -104,6 +115,8 @@ def add_tool_parsers(sub: argparse._SubParsersAction[Parser], add: Callable[...,
             p.add_argument("--project", metavar="NAME",
                            help="only facts remembered in this project: a slug, name or directory (local brain)")
             formats(p, "facts")
+        if op.name == "search":
+            formats(p, "results")
         if op.name == "list_pages":
             p.add_argument("--visibility", choices=("world", "private"), help="only pages of this visibility (local brain)")
             p.add_argument("--since", type=when, metavar="WHEN", help=f"only pages updated since then: {WHEN_HELP}")
@@ -113,7 +126,7 @@ def add_tool_parsers(sub: argparse._SubParsersAction[Parser], add: Callable[...,
                            help="also move facts filed under a page-less entity this slug ends with (e.g. alice-example)")
         if op.name == "get_page":
             p.add_argument("--raw", action="store_true", help="print the page's markdown exactly as stored (edit it and put-page it back)")
-        json_flag(p, "the exact wire body (JSON)")
+        json_flag(p, "the answer as JSON, exactly as an agent gets it")
         remote_flag(p)
 
 

@@ -9,7 +9,6 @@ reads and audited edits (`move_facts`, `restore_fact`, `set_fact_visibility`), e
 
 from __future__ import annotations
 
-import re
 import threading
 
 from memverbs.cli.target import LocalTarget
@@ -17,7 +16,6 @@ from memverbs.server.errors import FactEditRefused, MemverbsError
 from memverbs.server.timeparse import now_ms
 
 PREVIEW_SESSION = "memverbs-ui-preview"
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 class ActionError(MemverbsError):
@@ -45,11 +43,6 @@ class InspectorApp:
     def call(self, tool: str, params: dict) -> tuple[bool, dict]:
         """A tool call through the CLI's dispatcher (lane 'local', full surface, not usage-logged)."""
         return self.target.call(tool, params)
-
-    def render_card(self, card: dict) -> str:
-        from memverbs.cli.ops import render  # noqa: PLC0415 - the CLI's rendering of the same card
-
-        return _ANSI.sub("", render("entity", {"card": card}))
 
     def pack_preview(self, harness: str, cwd: str = "") -> dict:
         """What `memverbs hook session-start --harness H` would print for a new session now, started in
@@ -114,8 +107,9 @@ class InspectorApp:
         if not moved:
             raise ActionError(f"no facts are filed under {old}")
         dups = sum(1 for _, status in moved if status == "duplicate")
-        note = f" ({dups} restated a fact already there and were expired as duplicates)" if dups else ""
-        return f"moved {len(moved)} facts from {old} to {new}{note}"
+        note = (f" ({dups} restated a fact already there and {'was' if dups == 1 else 'were'} expired as "
+                f"{'a duplicate' if dups == 1 else 'duplicates'})") if dups else ""
+        return f"moved {len(moved)} fact{'' if len(moved) == 1 else 's'} from {old} to {new}{note}"
 
     def restore(self, fact_id: str, reason: str) -> str:
         """`memverbs restore-fact ID --reason R`: the same rules and the same audited brain write."""

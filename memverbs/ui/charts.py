@@ -90,13 +90,17 @@ def latency_over_time(events: list[dict]) -> str:
         f'<text x="{left - 6}" y="{top_pad + 10}" text-anchor="end" class="chart-label">{round(peak)}</text>',
         f'<text x="{left - 6}" y="{top_pad + plot_h}" text-anchor="end" class="chart-label">0</text>',
     ]
-    last_x = -1e9
+    shown: list[str] = []
     for b in buckets:  # time labels at least 80 px apart, so they never overlap; the last one always
-        if x_of[b] - last_x < 80 and b != buckets[-1]:
-            continue
+        if shown and x_of[b] - x_of[shown[-1]] < 80:
+            if b != buckets[-1]:
+                continue
+            if len(shown) > 1:
+                shown.pop()  # the last one takes the place of its too-close neighbour
+        shown.append(b)
+    for b in shown:
         anchor = "end" if x_of[b] > w - 50 else "middle"
         parts.append(f'<text x="{x_of[b]:.1f}" y="{h - 14}" text-anchor="{anchor}" class="chart-label">{_e(_label(b, unit))}</text>')
-        last_x = x_of[b]
     legend = []
     for n, (verb, per) in enumerate(medians.items()):
         cls = f"series-{n % SERIES}" + (" dashed" if n >= SERIES else "")

@@ -1,7 +1,7 @@
 """A page's markdown as safe HTML: enough of markdown to read a brain page, nothing more.
 
 Everything is escaped first, so no page can inject markup into the inspector. Wikilinks
-become links to the inspector's page view; privacy fences (`<!-- facts -->` rows marked
+become links to the inspector's page view; `- [ ]` / `- [x]` items are drawn as checkboxes; privacy fences (`<!-- facts -->` rows marked
 `- [private]`, `<!-- takes -->` blocks) are shown as marked regions rather than hidden:
 the inspector is the owner's view.
 """
@@ -22,6 +22,7 @@ _EM = re.compile(r"(?<![*\w])\*([^*]+)\*(?![*\w])")
 _FENCE = re.compile(r"^\s*<!--\s*(/?)(takes|facts)\s*-->\s*$", re.IGNORECASE)
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _ITEM = re.compile(r"^\s*[-*+]\s+(.*)$")
+_TASK = re.compile(r"^\[([ xX])\]\s+(.*)$")  # a task list item: `- [ ] to do`, `- [x] done`
 
 
 def page_href(slug: str) -> str:
@@ -130,6 +131,12 @@ def render(body: str) -> str:
                     '<li class="private"><span class="badge badge-private">private</span> '
                     + inline(text[len("[private]") :].strip())
                     + "</li>"
+                )
+            elif task := _TASK.match(text):
+                done = task.group(1) != " "
+                items.append(
+                    f'<li class="task{" task-done" if done else ""}"><span class="check"><span class="sr">{"done" if done else "to do"}:'
+                    f'</span></span><span class="task-text">{inline(task.group(2))}</span></li>'
                 )
             else:
                 items.append(f"<li>{inline(text)}</li>")

@@ -191,11 +191,22 @@ class Handler(BaseHTTPRequestHandler):
             if path == "/entities":
                 return self._page(*views.entities(app, q), active="/entities")
             if path.startswith("/entity/"):
-                return self._page(*views.entity(app, path[len("/entity/"):]), active="/entities")
+                slug = path[len("/entity/"):]
+                shown = views.entity(app, slug)
+                if shown is None:  # no card, no facts, nothing links to it: a real 404, not an empty view
+                    return self._page(*views.no_entity(slug), active="/entities", status=HTTPStatus.NOT_FOUND)
+                return self._page(*shown, active="/entities")
             if path.startswith("/page/"):
-                found = views.page(app, path[len("/page/"):])
-                # A wikilink to a page not written yet: the entity view shows what is filed under the name.
-                return self._page(*found, active="/entities") if found else self._redirect(views.entity_href(path[len("/page/"):]))
+                slug = path[len("/page/"):]
+                found = views.page(app, slug)
+                if found:
+                    return self._page(*found, active="/entities")
+                gone = views.deleted_page(app, slug)
+                if gone:
+                    return self._page(*gone, active="/entities", status=HTTPStatus.NOT_FOUND)
+                # A wikilink to a page not written yet: the entity view shows what is filed under the name
+                # (or answers 404 when nothing is).
+                return self._redirect(views.entity_href(slug))
             if path.startswith("/edit/"):
                 return self._page(*views.edit(app, path[len("/edit/"):]), active="/entities")
             if path.startswith("/fact/"):
@@ -263,7 +274,7 @@ class Handler(BaseHTTPRequestHandler):
                 else:
                     return self._missing("no such action")
             except ActionError as exc:
-                return self._page("Not done", f'<p class="error" role="alert">{views.e(exc)}</p><p><a href="/timeline">back to the timeline</a></p>',
+                return self._page("Not done", f'<div class="panel"><p class="error" role="alert">{views.e(exc)}</p><p><a href="/timeline">back to the timeline</a></p></div>',
                                   status=HTTPStatus.UNPROCESSABLE_ENTITY)
         self._redirect((back or "/timeline") + ("&" if "?" in (back or "") else "?") + "done=" + _q(done))
 
@@ -276,28 +287,37 @@ class Handler(BaseHTTPRequestHandler):
         form = {**form, "back": form.get("back") or back}
         fields = "".join(f'<input type="hidden" name="{views.e(k)}" value="{views.e(v)}">' for k, v in form.items() if k != "confirmed")
         body = (
-            f'<form method="post" action="{views.e(path)}" class="confirm"><p id="question">{views.e(question)}</p>{fields}'
+            f'<form method="post" action="{views.e(path)}" class="confirm panel"><p id="question">{views.e(question)}</p>{fields}'
             '<input type="hidden" name="confirmed" value="yes">'
-            f'<button type="submit" id="confirm-yes" autofocus>Yes, do it</button> <a href="{views.e(back)}">Cancel</a></form>'
+            f'<p class="row"><button type="submit" id="confirm-yes" autofocus>Yes, do it</button> <a href="{views.e(back)}">Cancel</a></p></form>'
         )
         self._page("Confirm", body)
 
-    def _page(self, title: str, body: str, *, active: str = "", status: HTTPStatus = HTTPStatus.OK) -> None:
+    def _page(self, title: str, body: str, lede: str = "", *, active: str = "", status: HTTPStatus = HTTPStatus.OK) -> None:
+        """A whole page: the frame, the view's heading (and `lede`, a line of HTML under it), its body."""
         nav = "".join(
             f'<a href="{href}"{" aria-current=page" if href == active else ""}>{label}</a>' for href, label in NAV
         )
         done = parse_qs(urlsplit(self.path).query).get("done")
         flash = f'<p class="flash" role="status">{views.e(done[0])}</p>' if done else ""
+        lede = f'<p class="lede">{lede}</p>' if lede else ""
         html = (
             '<!doctype html><html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            '<meta name="color-scheme" content="light dark">'
             f"<title>{views.e(title)} · memverbs</title>"
-            '<link rel="stylesheet" href="/static/ui.css"><script src="/static/ui.js" defer></script></head><body>'
+            # Not deferred: it sets the chosen theme before the first paint (a small local file).
+            '<link rel="stylesheet" href="/static/ui.css"><script src="/static/ui.js"></script></head><body>'
             '<a class="skip" href="#main">Skip to content</a>'
-            f'<header><p class="brand">memverbs <span>local brain inspector</span></p><nav aria-label="views">{nav}</nav>'
-            '<p class="trust">Trusted local view: private facts and pages are shown, marked '
-            '<span class="badge badge-private">private</span>.</p></header>'
-            f'<main id="main"><h1>{views.e(title)}</h1>{flash}{body}</main></body></html>'
+            '<header class="top"><p class="brand"><a href="/timeline"><span class="logo" aria-hidden="true">m</span>'
+            'memverbs <small>inspector</small></a></p>'
+            f'<nav aria-label="views">{nav}</nav>'
+            '<div class="tools"><button type="button" id="keys-open" hidden aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)">?</button>'
+            '<button type="button" id="theme-toggle" hidden aria-label="Switch theme">◐</button></div></header>'
+            '<p class="trust">Trusted local view of your brain: private facts and pages are shown, marked '
+            '<span class="badge badge-private">private</span>.</p>'
+            f'<main id="main"><div class="page-head"><h1>{views.e(title)}</h1>{lede}</div>{flash}{body}</main>'
+            f"{views.KEYS_FOOTER}{views.KEYS_DIALOG}</body></html>"
         )
         self._send(status, html.encode(), "text/html; charset=utf-8")
 
@@ -319,7 +339,7 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def _missing(self, what: str) -> None:
-        self._page("Not found", f'<p class="error" role="alert">{views.e(what)}</p>', status=HTTPStatus.NOT_FOUND)
+        self._page(*views.not_found(what), status=HTTPStatus.NOT_FOUND)
 
     def _failure(self, exc: Exception) -> None:
         if isinstance(exc, MemverbsError):

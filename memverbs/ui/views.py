@@ -4,13 +4,17 @@ Every read goes through what the CLI already uses — the local dispatcher (the 
 caller, lane 'local') for the verbs and page ops, the brain's browse reads for what no tool
 answers (every entity, a fact's audit trail, the live feed) — so what the page shows is what
 `memverbs recall`, `entity`, `entities` and `history` show.
+
+A view answers (title, body) or (title, body, lede): the server puts them in the frame
+(server.py `_page`). A view that finds nothing to show answers None, and the server a 404.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from html import escape
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import quote, urlencode
 
 from memverbs.server.errors import MemverbsError
@@ -19,14 +23,42 @@ from memverbs.ui import markdown
 from memverbs.ui.charts import bar_chart, latency_over_time
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
-    from memverbs.server.brain.base import Row
+    from memverbs.server.brain.base import Brain, Row
     from memverbs.ui.app import InspectorApp
 
 PAGE_SIZE = 50
 FEED_LIMIT = 200
 HARNESSES = ("claude", "codex", "grok", "opencode", "openclaw", "plain")
+
+# The keyboard, as ui.js reads it: shown in the help dialog (`?`) and documented in docs/ui.md.
+KEYS = (
+    ("/", "search: the view's own search box, or the Search view"),
+    ("j k", "next / previous row of a list or table"),
+    ("o", "open the current row (Enter also follows its focused link)"),
+    ("x", "show or hide the current row's actions"),
+    ("[ ]", "newer / older page"),
+    ("g t", "go to Timeline (g e Entities, g p Pack preview, g s Search, g a Access, g h Health)"),
+    ("t", "switch between the light and the dark theme (remembered in this browser)"),
+    ("?", "this list"),
+    ("Esc", "leave a text box, close this list"),
+)
+
+
+def _kbd(keys: str) -> str:
+    return " ".join(f"<kbd>{escape(k)}</kbd>" for k in keys.split())
+
+
+KEYS_DIALOG = (
+    '<dialog id="keys" aria-labelledby="keys-h"><h2 id="keys-h">Keyboard</h2><dl>'
+    + "".join(f"<dt>{_kbd(k)}</dt><dd>{escape(what)}</dd>" for k, what in KEYS)
+    + '</dl><form method="dialog"><button type="submit" id="keys-close">Close</button></form></dialog>'
+)
+KEYS_FOOTER = (
+    '<footer class="keys">Keyboard: <kbd>/</kbd> search · <kbd>j</kbd> <kbd>k</kbd> move · <kbd>o</kbd> open · '
+    "<kbd>x</kbd> actions · <kbd>t</kbd> theme · <kbd>?</kbd> every key</footer>"
+)
 
 
 def e(value: object) -> str:
@@ -47,10 +79,11 @@ def private_badge(visibility: str | None) -> str:
 
 
 def when(ms: int | None) -> str:
+    """A moment as <time>: UTC in the HTML, the reader's own zone once ui.js has run."""
     if not ms:
         return ""
     text = iso(ms)
-    return f'<time datetime="{e(text)}">{e(text[:19].replace("T", " "))}</time>'
+    return f'<time datetime="{e(text)}">{e(text[:16].replace("T", " "))} UTC</time>'
 
 
 def fact_state(row: Row, now: int) -> str:
@@ -61,6 +94,14 @@ def fact_state(row: Row, now: int) -> str:
     if row["valid_until"] is not None and row["valid_until"] <= now:
         return "lapsed"
     return "active"
+
+
+def not_found(what: str) -> tuple[str, str]:
+    return "Not found", (
+        f'<div class="panel"><p class="error" role="alert">{e(what)}</p>'
+        '<p>Try the <a href="/timeline">timeline</a>, the <a href="/entities">entities</a> or '
+        '<a href="/search">search</a>.</p></div>'
+    )
 
 
 # -- timeline -------------------------------------------------------------------------------
@@ -80,6 +121,9 @@ def feed_filters(q: dict) -> dict:
     }
 
 
+FILTERS = ("entity", "kind", "visibility", "source", "since", "until")
+
+
 class FilterError(MemverbsError, ValueError):
     """A timeline filter that does not parse: said on the page, the filter not applied."""
 
@@ -94,78 +138,180 @@ def _when(q: dict, key: str) -> int | None:
     return at
 
 
+class Position(NamedTuple):
+    """Where a change sits in the timeline: newest first by its moment, ties broken the same way
+    on every read (facts by id, pages by slug), so a page of the timeline ends at a position and
+    the next page starts just after it."""
+
+    at: int
+    kind: int  # 1 fact, 0 page
+    fact_id: int
+    slug: str
+
+    def token(self) -> str:
+        return f"{self.at}-{'f' if self.kind else 'p'}-{self.fact_id if self.kind else self.slug}"
+
+    @classmethod
+    def parse(cls, text: str | None) -> Position | None:
+        parts = (text or "").split("-", 2)
+        if len(parts) != 3 or not parts[0].isdigit() or parts[1] not in ("f", "p"):
+            return None
+        if parts[1] == "f":
+            return cls(int(parts[0]), 1, int(parts[2]), "") if parts[2].isdigit() else None
+        return cls(int(parts[0]), 0, 0, parts[2])
+
+
+def _fact_item(brain: Brain, r: Row, now: int) -> dict:
+    label, at = fact_change(brain, r)
+    pos = Position(at, 1, int(r["id"]), "")
+    return _keyed(f"fact-{r['id']}", pos, fact_row(r, now, change=(label, at)))
+
+
+def _page_item(r: Row) -> dict:
+    pos = Position(int(r["changed_at"]), 0, 0, str(r["slug"]))
+    return _keyed(f"page-{r['slug']}", pos, page_change_row(r))
+
+
 def feed_items(app: InspectorApp, f: dict, after: int) -> list[dict]:
-    """Fact and page changes at or after `after` (ms), newest first, each with its HTML row."""
+    """Fact and page changes at or after `after` (ms), newest first, each with its HTML row: the live lane."""
     brain, source, now = app.brain(), app.source, now_ms()
     start = max(after, f["since"] or 0)
-    items: list[dict] = []
-    for r in brain.fact_changes(source, start, entity=f["entity"], kind=f["kind"], visibility=f["visibility"],
-                                provenance=f["source"], until=f["until"], limit=FEED_LIMIT):
-        items.append(_keyed(f"fact-{r['id']}", r["changed_at"], fact_row(r, now, feed=True)))
+    items = [_fact_item(brain, r, now) for r in brain.fact_changes(
+        source, start, entity=f["entity"], kind=f["kind"], visibility=f["visibility"], provenance=f["source"],
+        until=f["until"], limit=FEED_LIMIT)]
     if not f["kind"] and not f["source"]:  # pages have neither a kind nor an agent source
-        for r in brain.page_changes(source, start, entity=f["entity"], visibility=f["visibility"], until=f["until"],
-                                    limit=FEED_LIMIT):
-            items.append(_keyed(f"page-{r['slug']}", r["changed_at"], page_change_row(r)))
-    items.sort(key=lambda i: i["at"], reverse=True)
+        items += [_page_item(r) for r in brain.page_changes(
+            source, start, entity=f["entity"], visibility=f["visibility"], until=f["until"], limit=FEED_LIMIT)]
+    items.sort(key=lambda i: i["pos"], reverse=True)
     return items[:FEED_LIMIT]
 
 
-def _keyed(key: str, at: int, row: str) -> dict:
-    """A feed item: its row carries its key, so a later change to the same fact or page replaces it."""
-    return {"key": key, "at": at, "html": row.replace("<li ", f'<li data-key="{e(key)}" ', 1)}
+def feed_page(app: InspectorApp, f: dict, before: Position | None, size: int = PAGE_SIZE) -> tuple[list[dict], Position | None]:
+    """One page of the timeline: the `size` newest changes older than `before` (all of them when
+    None), and the position the next page starts after (None on the last page).
+
+    The brain reads the newest N changes by their latest moment; an older page asks for the changes
+    recorded by `before` (a change's moment is never earlier than its recording) and drops those
+    changed since, reading further back until the page is full or the brain has no more.
+    """
+    brain, source, now = app.brain(), app.source, now_ms()
+    until = f["until"]
+    if before is not None:
+        until = before.at if until is None else min(until, before.at)
+
+    def below(pos: Position) -> bool:
+        return before is None or pos < before
+
+    def read(fetch: Callable[[int], list], item: Callable[[Row], dict]) -> list[dict]:
+        limit = size + 1
+        while True:
+            rows = fetch(limit)
+            kept = [i for i in (item(r) for r in rows) if below(i["pos"])]
+            if len(kept) > size or len(rows) < limit:
+                return kept
+            limit *= 4
+
+    items = read(lambda n: brain.fact_changes(source, f["since"] or 0, entity=f["entity"], kind=f["kind"],
+                                              visibility=f["visibility"], provenance=f["source"], until=until, limit=n),
+                 lambda r: _fact_item(brain, r, now))
+    if not f["kind"] and not f["source"]:
+        items += read(lambda n: brain.page_changes(source, f["since"] or 0, entity=f["entity"], visibility=f["visibility"],
+                                                   until=until, limit=n), _page_item)
+    items.sort(key=lambda i: i["pos"], reverse=True)
+    more = len(items) > size
+    items = items[:size]
+    return items, (items[-1]["pos"] if more and items else None)
 
 
-def fact_row(r: Row, now: int, *, feed: bool = False, actions: bool = True) -> str:
+def _keyed(key: str, pos: Position, row: str) -> dict:
+    """A feed item: its row carries its key and moment, so a later change to the same fact or page
+    replaces it, and the same change read again is known as already shown."""
+    html = row.replace("<li ", f'<li data-key="{e(key)}" data-at="{pos.at}" ', 1)
+    return {"key": key, "at": pos.at, "pos": pos, "html": html}
+
+
+def fact_change(brain: Brain, r: Row) -> tuple[str, int]:
+    """What the change that puts the fact where it is in the timeline was, and when.
+
+    `changed_at` is the latest of its recording, its expiry and its audited edits (restore,
+    visibility); the timeline orders by it, so it shows that moment and says which change it was.
+    """
+    at = int(r["changed_at"]) if "changed_at" in r.keys() else int(r["created_at"])  # noqa: SIM118 - `in` on a row tests its values
+    if r["expired_at"] is not None and at == r["expired_at"]:
+        if r["superseded_by"] is not None:
+            return "superseded", at
+        why = (r["expiry_reason"] if "expiry_reason" in r.keys() else "") or ""  # noqa: SIM118
+        return ("expired as a duplicate" if why.startswith("duplicate") else "forgotten"), at
+    if at != r["created_at"]:
+        edits = [a for a in brain.fact_trail(int(r["id"]))["audit"] if a["at"] == at]
+        if edits:
+            last = edits[-1]
+            return ("restored" if last["action"] == "restored" else f"made {last['new_value']}"), at
+        return "changed", at
+    return "remembered", at
+
+
+def _fact_forms(r: Row, state: str) -> str:
+    fid = r["id"]
+    forms = ""
+    if state == "active":
+        forms += (
+            f'<form class="inline-form" method="post" action="/forget"><input type="hidden" name="id" value="{fid}">'
+            f'<label>reason <input name="reason" required size="16" aria-label="why forget fact #{fid}"></label>'
+            '<button type="submit" class="danger">Forget</button></form>'
+        )
+    elif state == "forgotten":
+        forms += (
+            f'<form class="inline-form" method="post" action="/restore"><input type="hidden" name="id" value="{fid}">'
+            f'<label>reason <input name="reason" required size="16" aria-label="why restore fact #{fid}"></label>'
+            '<button type="submit">Restore</button></form>'
+        )
+    other = "world" if r["visibility"] == "private" else "private"
+    forms += (
+        f'<form class="inline-form" method="post" action="/fact-visibility">'
+        f'<input type="hidden" name="id" value="{fid}"><input type="hidden" name="visibility" value="{other}">'
+        f'<button type="submit" class="quiet make-{other}" aria-label="make fact #{fid} {other}">Make {other}</button></form>'
+    )
+    return f'<div class="actions">{forms}</div>'
+
+
+def fact_row(r: Row, now: int, *, change: tuple[str, int] | None = None, actions: str = "menu", filed: bool = True) -> str:
+    """One fact as a row: when and what changed, the text, where it is filed (unless `filed` is
+    False: the entity's own view), its marks, and its actions (`menu`: behind an Actions
+    disclosure; `open`: shown; `none`)."""
     state = fact_state(r, now)
-    entity = f' <a class="entity" href="{e(entity_href(r["entity_slug"]))}">{e(r["entity_slug"])}</a>' if r["entity_slug"] else ""
-    state_badge = "" if state == "active" else f'<span class="badge badge-{state}">{state}</span>'
+    label, at = change or ("remembered", r["created_at"])
+    entity = f'<a class="entity" href="{e(entity_href(r["entity_slug"]))}">{e(r["entity_slug"])}</a>' if r["entity_slug"] and filed else ""
+    state_badge = "" if state in ("active", label) else f'<span class="badge badge-{state}">{state}</span>'
     why = r["expiry_reason"] if "expiry_reason" in r.keys() else None  # noqa: SIM118 - `in` on a row tests its values
     reason = f'<span class="reason">reason: {e(why)}</span>' if state != "active" and why else ""
     acts = ""
-    if actions and state == "active":
-        acts = (
-            f'<form class="inline-form" method="post" action="/forget">'
-            f'<input type="hidden" name="id" value="{r["id"]}">'
-            f'<label>reason <input name="reason" required size="14" aria-label="why forget fact #{r["id"]}"></label>'
-            f'<button type="submit">Forget</button></form>'
-        )
-    elif actions and state == "forgotten":
-        acts = (
-            f'<form class="inline-form" method="post" action="/restore">'
-            f'<input type="hidden" name="id" value="{r["id"]}">'
-            f'<label>reason <input name="reason" required size="14" aria-label="why restore fact #{r["id"]}"></label>'
-            f'<button type="submit">Restore</button></form>'
-        )
-    if actions:
-        other = "world" if r["visibility"] == "private" else "private"
-        acts += (
-            f'<form class="inline-form" method="post" action="/fact-visibility">'
-            f'<input type="hidden" name="id" value="{r["id"]}"><input type="hidden" name="visibility" value="{other}">'
-            f'<button type="submit" class="make-{other}" aria-label="make fact #{r["id"]} {other}">Make {other}</button></form>'
-        )
-    if acts:
-        acts = f'<div class="actions">{acts}</div>'
-    lead = '<span class="what">fact</span>' if feed else ""
+    if actions == "menu":
+        acts = (f'<details class="acts"><summary>Actions<span class="sr"> for fact #{r["id"]}</span></summary>'
+                f"{_fact_forms(r, state)}</details>")
+    elif actions == "open":
+        acts = f'<div class="acts acts-open">{_fact_forms(r, state)}</div>'
     return (
         f'<li class="fact state-{state}{" is-private" if r["visibility"] == "private" else ""}" data-fact-id="{r["id"]}">'
-        f'{lead}<a class="id" href="/fact/{r["id"]}">#{r["id"]}</a> <span class="kind">{e(r["kind"])}</span> '
-        f'<span class="text">{e(r["fact"])}</span>{entity} {private_badge(r["visibility"])} {state_badge} {reason}'
-        f'<span class="meta">{when(r["created_at"])} · {e(r["provenance"])} · '
-        f'<a class="trail-link" href="/fact/{r["id"]}">history</a></span>{acts}</li>'
+        f'<div class="row-when">{when(at)}<span class="change change-{label.replace(" ", "-")}">{e(label)}</span></div>'
+        f'<div class="row-body"><p class="text">{e(r["fact"])}</p><p class="meta">'
+        f'<a class="id primary" href="/fact/{r["id"]}">#{r["id"]}</a><span class="kind">{e(r["kind"])}</span>{entity}'
+        f'<span class="provenance">{e(r["provenance"])}</span>{private_badge(r["visibility"])}{state_badge}{reason}</p></div>'
+        f"{acts}</li>"
     )
 
 
 def page_change_row(r: Row) -> str:
-    what = "page deleted" if r["deleted_at"] else "page"
+    what = "page deleted" if r["deleted_at"] else "page written"
     return (
         f'<li class="page-change{" is-private" if r["visibility"] == "private" else ""}">'
-        f'<span class="what">{what}</span> <a href="{e(markdown.page_href(r["slug"]))}">{e(r["slug"])}</a> '
-        f'<span class="text">{e(r["title"])}</span> {private_badge(r["visibility"])}'
-        f'<span class="meta">{when(r["changed_at"])}</span></li>'
+        f'<div class="row-when">{when(r["changed_at"])}<span class="change change-{what.replace(" ", "-")}">{what}</span></div>'
+        f'<div class="row-body"><p class="text"><a class="primary" href="{e(markdown.page_href(r["slug"]))}">{e(r["title"] or r["slug"])}</a></p>'
+        f'<p class="meta"><span class="slug">{e(r["slug"])}</span><span>{e(r["type"] or "")}</span>{private_badge(r["visibility"])}</p></div></li>'
     )
 
 
-def timeline(app: InspectorApp, q: dict) -> tuple[str, str]:
+def timeline(app: InspectorApp, q: dict) -> tuple[str, str, str]:
     problem = ""
     try:
         f = feed_filters(q)
@@ -173,31 +319,50 @@ def timeline(app: InspectorApp, q: dict) -> tuple[str, str]:
         problem = f'<p class="error" role="alert">{e(exc)}</p>'
         q = {k: v for k, v in q.items() if k not in ("since", "until")}
         f = feed_filters(q)
-    items = feed_items(app, f, 0)
-    cursor = max((i["at"] for i in items), default=0)
+    before = Position.parse(q.get("before"))
+    items, older = feed_page(app, f, before)
     from memverbs.server.protocol.verb_defs import KINDS  # noqa: PLC0415
 
+    active = [k for k in FILTERS if q.get(k)]
     form = (
-        '<form class="filters" method="get" action="/timeline">'
+        f'<details class="filter-box"{" open" if active or problem else ""}><summary>Filter'
+        + (f" ({len(active)} on: {e(', '.join(active))})" if active else "")
+        + '</summary><form class="filters" method="get" action="/timeline">'
         f'<label>entity <input name="entity" value="{e(q.get("entity"))}" placeholder="people/alice"></label>'
         f'<label>kind <select name="kind">{options(("", *KINDS), q.get("kind") or "")}</select></label>'
         f'<label>visibility <select name="visibility">{options(("", "world", "private"), q.get("visibility") or "")}</select></label>'
-        f'<label>source <input name="source" value="{e(q.get("source"))}" placeholder="claude"></label>'
-        f'<label>since <input name="since" value="{e(q.get("since"))}" placeholder="7d"></label>'
-        f'<label>until <input name="until" value="{e(q.get("until"))}" placeholder="2026-08-11"></label>'
-        '<button type="submit">Filter</button></form>'
+        f'<label>source <input name="source" value="{e(q.get("source"))}" placeholder="claude" size="10"></label>'
+        f'<label>since <input name="since" value="{e(q.get("since"))}" placeholder="7d" size="10"></label>'
+        f'<label>until <input name="until" value="{e(q.get("until"))}" placeholder="2026-08-11" size="10"></label>'
+        '<button type="submit">Filter</button>'
+        + (' <a href="/timeline">clear</a>' if active else "")
+        + "</form></details>"
     )
-    feed_url = href("/api/feed", **{k: q.get(k) for k in ("entity", "kind", "visibility", "source", "since", "until")})
+    kept = {k: q.get(k) for k in FILTERS}
+    pager = []
+    if before is not None:
+        pager.append(f'<a rel="prev" href="{e(href("/timeline", **kept))}">← newest</a>')
+    if older is not None:
+        pager.append(f'<a rel="next" href="{e(href("/timeline", **kept, before=older.token()))}">older changes →</a>')
+    if before is None:
+        # The live lane: polls from the newest change shown (ui.js).
+        feed_url = href("/api/feed", **kept)
+        cursor = max((i["at"] for i in items), default=0)
+        status = ('<p class="live" role="status" aria-live="polite" id="live-status"><span class="dot" aria-hidden="true"></span>'
+                  "<span>live: new facts and page changes appear at the top</span></p>")
+        attrs = f'data-feed="{e(feed_url)}" data-cursor="{cursor}"'
+    else:
+        status = ('<p class="live off" id="live-status"><span class="dot" aria-hidden="true"></span>'
+                  "<span>older changes: live updates show on the newest page</span></p>")
+        attrs = ""
     body = (
-        form
-        + problem
-        + '<p class="live" role="status" aria-live="polite" id="live-status">live: new facts and page changes appear at the top</p>'
-        + f'<ol id="feed" class="rows" data-feed="{e(feed_url)}" data-cursor="{cursor}">'
-        + "".join(i["html"] for i in items)
-        + "</ol>"
+        form + problem + status
+        + f'<ol id="feed" class="rows" {attrs}{"" if items else " hidden"}>' + "".join(i["html"] for i in items) + "</ol>"
         + ("" if items else '<p class="empty" id="feed-empty">Nothing yet: facts appear here as agents remember them.</p>')
+        + (f'<nav class="pager" aria-label="timeline pages">{"".join(pager)}</nav>' if pager else "")
     )
-    return "Timeline", body
+    lede = "Every change to facts and pages, newest first."
+    return "Timeline", body, lede
 
 
 def options(values: Iterable[str], chosen: str) -> str:
@@ -215,13 +380,13 @@ def feed_json(app: InspectorApp, q: dict) -> dict:
         after = 0
     items = feed_items(app, f, after)
     cursor = max([after, *(i["at"] for i in items)])
-    return {"cursor": cursor, "items": items}
+    return {"cursor": cursor, "items": [{k: i[k] for k in ("key", "at", "html")} for i in items]}
 
 
 # -- entities -------------------------------------------------------------------------------
 
 
-def entities(app: InspectorApp, q: dict) -> tuple[str, str]:
+def entities(app: InspectorApp, q: dict) -> tuple[str, str, str]:
     text = (q.get("q") or "").strip().lower()
     try:
         offset = max(0, int(q.get("offset") or 0))
@@ -230,13 +395,14 @@ def entities(app: InspectorApp, q: dict) -> tuple[str, str]:
     total, window = app.brain().entity_window(app.source, now_ms(), search=text, offset=offset, limit=PAGE_SIZE)
     form = (
         '<form class="filters" method="get" action="/entities" role="search">'
-        f'<label>find <input name="q" value="{e(q.get("q"))}" placeholder="slug or title" autofocus></label>'
+        f'<label class="grow">find <input type="search" name="q" value="{e(q.get("q"))}" placeholder="slug or title" autofocus></label>'
         '<button type="submit">Search</button></form>'
     )
     lines = "".join(
-        f'<tr><td><a href="{e(entity_href(r["slug"]))}">{e(r["slug"])}</a></td><td>{e(r["title"])}</td>'
+        f'<tr><td><a class="slug primary" href="{e(entity_href(r["slug"]))}">{e(r["slug"])}</a></td><td>{e(r["title"])}</td>'
         f'<td>{e(r["type"])}</td><td>{"page" if r["has_page"] else "facts only"} {private_badge(r["visibility"])}</td>'
-        f'<td>{r["active"]} / {r["facts"]}</td><td>{r["private"] or ""}</td><td>{when(r["last_touched"])}</td></tr>'
+        f'<td class="num" data-label="active / facts">{r["active"]} / {r["facts"]}</td>'
+        f'<td class="num" data-label="private">{r["private"] or ""}</td><td>{when(r["last_touched"])}</td></tr>'
         for r in window
     )
     nav = []
@@ -248,62 +414,142 @@ def entities(app: InspectorApp, q: dict) -> tuple[str, str]:
     body = (
         form
         + f'<p class="count">{shown} entities</p>'
-        + '<table><thead><tr><th scope="col">slug</th><th scope="col">title</th><th scope="col">type</th>'
-        '<th scope="col">page</th><th scope="col">active / facts</th><th scope="col">private facts</th>'
+        + '<div class="table-wrap"><table class="listing"><thead><tr><th scope="col">slug</th><th scope="col">title</th><th scope="col">type</th>'
+        '<th scope="col">page</th><th scope="col" class="num">active / facts</th><th scope="col" class="num">private</th>'
         '<th scope="col">last touched</th></tr></thead><tbody>'
         + lines
-        + "</tbody></table>"
-        + f'<nav class="pager" aria-label="entity pages">{" ".join(nav)}</nav>'
+        + "</tbody></table></div>"
+        + (f'<nav class="pager" aria-label="entity pages">{" ".join(nav)}</nav>' if nav else "")
     )
-    return "Entities", body
+    return "Entities", body, "Everything the brain knows about, with or without a page."
 
 
-def entity(app: InspectorApp, slug: str) -> tuple[str, str]:
+def _as_written(app: InspectorApp, slug: str, aka: list[str], frontmatter: dict) -> list[str]:
+    """The card's aliases (kept normalised, for matching) as the page or `add-alias` wrote them."""
+    from memverbs.server.names import normalize_alias  # noqa: PLC0415
+
+    declared = frontmatter.get("aliases")
+    written: dict[str, str] = {}
+    for alias in [*([declared] if isinstance(declared, str) else declared or []), *app.brain().manual_aliases(app.source, slug)]:
+        if isinstance(alias, str):
+            written.setdefault(normalize_alias(alias), alias)
+    return [written.get(normalize_alias(a), a) for a in aka]
+
+
+THREAD_KINDS = {"recent_event": "event", "commitment": "commitment"}  # as server/verbs/render.py labels them
+
+
+def _card(app: InspectorApp, card: dict, page_row: Row | None) -> str:
+    """The card `entity` answers an agent, drawn once: summary, aliases, open threads, edges, counts."""
+    ent = card["entity"]
+    frontmatter = json.loads(page_row["frontmatter"]) if page_row is not None else {}
+    aka = _as_written(app, ent["slug"], card["aka"], frontmatter)
+    rows = []
+    if aka:
+        rows.append("<dt>also known as</dt><dd>" + "".join(f'<span class="chip">{e(a)}</span>' for a in aka) + "</dd>")
+    if card["open_threads"]:
+        rows.append("<dt>open threads</dt><dd><ul class=\"edges\">" + "".join(
+            f'<li><span class="edge-type">{e(THREAD_KINDS.get(t["kind"], t["kind"]))}</span> {e(t["text"])} <span class="note">{e(t["date"])}</span></li>'
+            for t in card["open_threads"]) + "</ul></dd>")
+    for direction, name in (("out", "links to"), ("in", "linked from")):
+        edges = [x for x in card["edges"] if x["direction"] == direction]
+        if edges:
+            rows.append(f"<dt>{name}</dt><dd><ul class=\"edges\">" + "".join(
+                f'<li><span class="edge-type">{e(x["type"])}</span> <a href="{e(entity_href(x["slug"]))}">{e(x["slug"])}</a>'
+                + (f' <span class="note">{e(x["context"])}</span>' if x.get("context") else "") + "</li>"
+                for x in edges) + "</ul></dd>")
+    touched = (card.get("last_touched") or {}).get("updated_at")
+    summary = f'<p class="card-summary">{markdown.inline(card["summary"])}</p>' if card["summary"] else '<p class="note">No summary.</p>'
+    return (
+        '<section class="panel card" aria-labelledby="card-h">'
+        '<p class="eyebrow" id="card-h">Card (as an agent sees it)</p>'
+        + summary + (f"<dl>{''.join(rows)}</dl>" if rows else "")
+        + f'<p class="card-counts">{card["active_fact_count"]} active fact{"" if card["active_fact_count"] == 1 else "s"} · '
+        f'{card["backlink_count"]} backlink{"" if card["backlink_count"] == 1 else "s"}'
+        + (f" · updated {e(touched[:10])}" if touched else "")
+        + f' · <a href="{e(markdown.page_href(ent["slug"]))}">read the page</a></p>'
+        '<details><summary>Exactly what the entity tool returns</summary>'
+        f'<pre class="mono">{e(json.dumps(card, ensure_ascii=False, indent=2))}</pre></details></section>'
+    )
+
+
+def entity(app: InspectorApp, slug: str) -> tuple[str, str, str] | None:
+    """The card an agent gets, then every fact filed under the name, its backlinks and timeline;
+    None when the name has none of these (the server answers 404)."""
     brain, source, now = app.brain(), app.source, now_ms()
     is_error, card_body = app.call("entity", {"name": slug})
-    parts: list[str] = []
-    if not is_error and card_body.get("found"):
-        card = card_body["card"]
+    card = card_body["card"] if not is_error and card_body.get("found") else None
+    if card is not None:
         slug = card["entity"]["slug"]
-        parts.append('<section aria-labelledby="card-h"><h2 id="card-h">Card (as an agent sees it)</h2>')
-        parts.append(f'<pre class="card">{e(app.render_card(card))}</pre>')
-        edges = "".join(
-            f'<li>{e(x["direction"])} {e(x["type"])} <a href="{e(entity_href(x["slug"]))}">{e(x["slug"])}</a></li>'
-            for x in card["edges"]
-        )
-        parts.append(f'<h3>Edges</h3><ul>{edges or "<li>none</li>"}</ul>')
-        parts.append(f'<p><a href="{e(markdown.page_href(slug))}">read the page</a></p></section>')
-    else:
-        parts.append('<p class="note">No page: the facts below are filed under this name, but an agent gets no card for it.</p>')
     rows = brain.fact_changes(source, 0, entity=slug, limit=500)
+    links = brain.backlinks(source, slug, 100)
+    entries = brain.timeline_entries(source, slug, 100)
+    if card is None and not rows and not links and not entries:
+        return None
+    page_row = brain.page(source, slug) if card is not None else None
+    main: list[str] = []
+    if card is not None:
+        main.append(_card(app, card, page_row))
+    else:
+        main.append(
+            '<section class="panel note">No page: the facts below are filed under this name, but an agent gets no card for it. '
+            f'<a href="/edit/{e(quote(slug, safe="/"))}">Write a page</a> to give it one, or move the facts to an entity that has one.</section>'
+        )
     groups: dict[str, list[str]] = {"active": [], "lapsed": [], "forgotten": [], "superseded": []}
     for r in rows:
-        groups[fact_state(r, now)].append(fact_row(r, now))
-    parts.append('<section aria-labelledby="facts-h"><h2 id="facts-h">Facts</h2>')
+        groups[fact_state(r, now)].append(fact_row(r, now, change=fact_change(brain, r), filed=False))  # in feed order, so its moment
+    main.append('<section aria-labelledby="facts-h"><h2 id="facts-h">Facts</h2>')
     for state, lines in groups.items():
-        parts.append(f'<h3>{state} ({len(lines)})</h3><ol class="rows">{"".join(lines) or "<li>none</li>"}</ol>')
-    parts.append("</section>")
+        if lines:
+            main.append(f'<h3>{state} ({len(lines)})</h3><ol class="rows">{"".join(lines)}</ol>')
+    if not rows:
+        main.append('<p class="empty">No facts are filed under this name.</p>')
+    main.append("</section>")
+    side: list[str] = []
+    # The card already lists the links into it that an agent sees: the panel adds the rest (private ones among them).
+    on_card = {(x["slug"], x["type"]) for x in card["edges"] if x["direction"] == "in"} if card is not None else set()
+    bl = "".join(
+        f'<li><a href="{e(entity_href(r["slug"]))}">{e(r["slug"])}</a> <span class="edge-type">{e(r["link_type"])}</span> {private_badge(r["visibility"])}</li>'
+        for r in links if (r["slug"], r["link_type"]) not in on_card
+    )
+    threads = {(t["date"], t["text"]) for t in card["open_threads"]} if card is not None else set()
+    tl = "".join(f'<li><span class="note">{e(r["date"])}</span> {e(r["summary"])}</li>'
+                 for r in entries if (r["date"], r["summary"]) not in threads)
+    if bl:
+        side.append(f'<section class="panel" aria-labelledby="bl-h"><h2 id="bl-h">{"More backlinks" if on_card else "Backlinks"}</h2>'
+                    f'<ul class="simple">{bl}</ul></section>')
+    if tl:
+        side.append(f'<section class="panel" aria-labelledby="tl-h"><h2 id="tl-h">{"Earlier timeline" if threads else "Timeline"}</h2>'
+                    f'<ul class="simple">{tl}</ul></section>')
+    if not bl and not tl:
+        side.append('<section class="panel note">Nothing links here and no timeline entries beyond the card.</section>')
     if rows:
-        parts.append(
-            '<section aria-labelledby="move-h"><h2 id="move-h">Move these facts</h2>'
-            '<form method="post" action="/move">'
+        side.append(
+            '<section class="panel" aria-labelledby="move-h"><h2 id="move-h">Move these facts</h2>'
+            '<form method="post" action="/move" class="filters">'
             f'<input type="hidden" name="from" value="{e(slug)}">'
-            '<label>to entity <input name="to" required placeholder="people/alice-example"></label> '
-            '<label>reason <input name="reason" placeholder="filed under the wrong name"></label> '
+            '<label class="grow">to entity <input name="to" required placeholder="people/alice-example"></label>'
+            '<label class="grow">reason <input name="reason" placeholder="filed under the wrong name"></label>'
             '<button type="submit">Move facts</button></form></section>'
         )
-    links = brain.backlinks(source, slug, 100)
-    bl = "".join(
-        f'<li><a href="{e(entity_href(r["slug"]))}">{e(r["slug"])}</a> {e(r["link_type"])} {private_badge(r["visibility"])}</li>'
-        for r in links
+    title = (card["entity"]["title"] if card else None) or slug
+    vis = page_row["visibility"] if page_row is not None else None
+    lede = (f'<span class="slug">{e(slug)}</span> · {e((card["entity"]["type"] if card else None) or "untyped")}'
+            + (f" {private_badge(vis)}" if vis else "") + (" · no page" if card is None else ""))
+    body = f'<div class="two-col"><div class="stack">{"".join(main)}</div><aside>{"".join(side)}</aside></div>'
+    return title, body, lede
+
+
+def no_entity(slug: str) -> tuple[str, str]:
+    tail = slug.rsplit("/", 1)[-1]
+    return "Not found", (
+        f'<div class="panel"><p class="error" role="alert">Nothing is filed under {e(slug)}: no page, no facts, nothing links to it.</p>'
+        f'<p>Look for it among the <a href="{e(href("/entities", q=tail))}">entities</a> or <a href="{e(href("/search", q=tail))}">search</a> '
+        f'for it, or <a href="/edit/{e(quote(slug, safe="/"))}">write a page</a> with this slug.</p></div>'
     )
-    parts.append(f'<section aria-labelledby="bl-h"><h2 id="bl-h">Backlinks</h2><ul>{bl or "<li>none</li>"}</ul></section>')
-    tl = "".join(f'<li>{e(r["date"])} {e(r["summary"])}</li>' for r in brain.timeline_entries(source, slug, 100))
-    parts.append(f'<section aria-labelledby="tl-h"><h2 id="tl-h">Timeline</h2><ul>{tl or "<li>none</li>"}</ul></section>')
-    return slug, "".join(parts)
 
 
-def fact_history(app: InspectorApp, fact_id: int) -> tuple[str, str] | None:
+def fact_history(app: InspectorApp, fact_id: int) -> tuple[str, str, str] | None:
     from memverbs.cli.browse import trail_events  # noqa: PLC0415 - the history `memverbs history` prints
 
     brain = app.brain()
@@ -320,15 +566,15 @@ def fact_history(app: InspectorApp, fact_id: int) -> tuple[str, str] | None:
             f'<p>now: <a href="/fact/{row["superseded_by"]}">fact #{row["superseded_by"]}</a>. Not restorable: both '
             "active would contradict each other; remember it again if it holds again.</p>"
         )
-    body = f'<ol class="rows">{fact_row(row, now)}</ol><h2>Audit trail</h2><ol class="trail">{lines}</ol>{now_line}'
-
-    return f"Fact #{fact_id}", body
+    body = (f'<ol class="rows">{fact_row(row, now, actions="open")}</ol>'
+            f'<h2>Audit trail</h2><div class="panel"><ol class="trail">{lines}</ol>{now_line}</div>')
+    return f"Fact #{fact_id}", body, "Its history, as <code>memverbs history</code> prints it."
 
 
 # -- pages ----------------------------------------------------------------------------------
 
 
-def page(app: InspectorApp, slug: str) -> tuple[str, str] | None:
+def page(app: InspectorApp, slug: str) -> tuple[str, str, str] | None:
     row = app.brain().page(app.source, slug)
     if row is None:
         return None
@@ -338,15 +584,38 @@ def page(app: InspectorApp, slug: str) -> tuple[str, str] | None:
     vis = row["visibility"]
     other = "world" if vis == "private" else "private"
     body = (
-        f'<p class="page-meta">{e(slug)} · {e(row["type"] or "untyped")} · {e(vis)} {private_badge(vis)} · updated {when(row["updated_at"])}'
-        f' · <a href="{e(entity_href(slug))}">entity view</a> · <a href="/edit/{e(quote(slug, safe="/"))}">edit</a></p>'
+        f'<p class="page-meta"><span class="slug">{e(slug)}</span> · {e(row["type"] or "untyped")} · {e(vis)} {private_badge(vis)} · '
+        f'updated {when(row["updated_at"])}</p>'
+        '<div class="toolbar">'
+        f'<a class="button" href="/edit/{e(quote(slug, safe="/"))}">Edit</a>'
+        f'<a class="button" href="{e(entity_href(slug))}">Entity view</a>'
         '<form class="inline-form" method="post" action="/page-visibility">'
         f'<input type="hidden" name="slug" value="{e(slug)}"><input type="hidden" name="visibility" value="{other}">'
-        f'<button type="submit">Make {other}</button></form>'
-        f'<details><summary>frontmatter</summary><table class="frontmatter">{fm_rows}</table></details>'
-        f'<article class="page-body{" is-private" if vis == "private" else ""}">{markdown.render(row["body"])}</article>'
+        f'<button type="submit" class="quiet">Make {other}</button></form></div>'
+        + (f'<details><summary>frontmatter</summary><div class="table-wrap"><table class="frontmatter">{fm_rows}</table></div></details>' if fm_rows else "")
+        + f'<article class="page-body{" is-private" if vis == "private" else ""}">{markdown.render(_without_title(row["body"], row["title"]))}</article>'
     )
-    return row["title"] or slug, body
+    return row["title"] or slug, body, ""
+
+
+def _without_title(body: str, title: str | None) -> str:
+    """The body without its first line when that is the `# Title` the view's heading already shows."""
+    head, _, rest = body.lstrip("\n").partition("\n")
+    return rest if title and head.startswith("# ") and head[2:].strip() == title else body
+
+
+def deleted_page(app: InspectorApp, slug: str) -> tuple[str, str] | None:
+    """A page that was written and deleted: said so (the server answers 404); None if it never was."""
+    gone = [r for r in app.brain().page_changes(app.source, 0, entity=slug, limit=1) if r["deleted_at"]]
+    if not gone:
+        return None
+    facts = app.brain().fact_changes(app.source, 0, entity=slug, limit=1)
+    left = (f'Facts are still filed under the name: <a href="{e(entity_href(slug))}">entity view</a>. ' if facts
+            else "No facts are filed under the name. ")
+    return "Page deleted", (
+        f'<div class="panel"><p class="error" role="alert">The page {e(slug)} was deleted {when(gone[0]["deleted_at"])}.</p>'
+        f'<p>{left}<a href="/edit/{e(quote(slug, safe="/"))}">Write it again</a>.</p></div>'
+    )
 
 
 def page_source(app: InspectorApp, slug: str) -> str | None:
@@ -365,7 +634,7 @@ def edit(app: InspectorApp, slug: str, text: str | None = None, error: str | Non
         problem
         + '<form method="post" action="/edit" class="editor">'
         f'<input type="hidden" name="slug" value="{e(slug)}">'
-        f'<label for="source">The whole page source (frontmatter included), as `memverbs get-page {e(slug)} --raw` prints it</label>'
+        f'<label for="source">The whole page source (frontmatter included), as <code>memverbs get-page {e(slug)} --raw</code> prints it</label>'
         f'<textarea id="source" name="content" rows="24" spellcheck="false">{e(source)}</textarea>'
         '<button type="submit">Save page</button></form>'
     )
@@ -375,72 +644,138 @@ def edit(app: InspectorApp, slug: str, text: str | None = None, error: str | Non
 # -- pack preview, search, health -------------------------------------------------------------
 
 
-def pack(app: InspectorApp, q: dict) -> tuple[str, str]:
+def pack(app: InspectorApp, q: dict) -> tuple[str, str, str]:
     asked = q.get("harness")
     harness = asked if isinstance(asked, str) and asked in HARNESSES else "claude"
     asked_cwd = q.get("cwd")
     cwd = asked_cwd if isinstance(asked_cwd, str) else ""
     preview = app.pack_preview(harness, cwd)
     opts = "".join(f'<option{" selected" if h == harness else ""}>{h}</option>' for h in HARNESSES)
-    roots = "".join(f'<option value="{e(root)}">{e(slug)}</option>' for slug, root in app.project_roots())
+    known = app.project_roots()
+    roots = "".join(f'<option value="{e(root)}">{e(slug)}</option>' for slug, root in known)
+    choices = ""
+    if known:
+        links = [f'<a href="{e(href("/pack", harness=harness))}"{" aria-current=true" if not cwd.strip() else ""}>no project</a>']
+        links += [f'<a href="{e(href("/pack", harness=harness, cwd=root))}" title="{e(root)}"'
+                  f'{" aria-current=true" if cwd == root else ""}>{e(slug)}</a>' for slug, root in known]
+        choices = f'<nav class="choices" aria-label="known projects"><span class="note">projects:</span>{"".join(links)}</nav>'
     body = preview["body"]
+    used, budget = int(body.get("budget_used", 0) or 0), int(body.get("budget_tokens", 0) or 0)
     where = f'project {e(preview["project"])}' if preview["project"] else "no project (outside any git repository)"
+    share = min(100, round(100 * used / budget)) if budget else 0
     stats = (
-        f'<p>{where} · standing entities: {e(", ".join(preview["entities"]) or "none")}</p>'
-        f'<p>budget: {body.get("budget_used", 0)} of {body.get("budget_tokens", 0)} tokens used, '
-        f'{body.get("dropped_count", 0)} dropped · {len(body["cards"])} cards, {len(body["facts"])} facts · '
-        f'{len(preview["text"])} characters of text, {len(preview["output"])} in the hook\'s output</p>'
+        '<div class="stats">'
+        f'<div class="stat"><b>{used} / {budget}</b><span>tokens of the budget</span>'
+        f'<svg class="meter" aria-hidden="true" viewBox="0 0 100 6" preserveAspectRatio="none"><rect width="100" height="6" class="meter-track"></rect>'
+        f'<rect width="{share}" height="6" class="meter-bar"></rect></svg></div>'
+        f'<div class="stat"><b>{len(body["cards"])}</b><span>cards</span></div>'
+        f'<div class="stat"><b>{len(body["facts"])}</b><span>facts</span></div>'
+        f'<div class="stat"><b>{len(preview["text"])}</b><span>characters ({len(preview["output"])} in the hook\'s output)</span></div>'
+        "</div>"
     )
     html = (
         f'<form class="filters" method="get" action="/pack"><label>harness <select name="harness">{opts}</select></label>'
-        f'<label>working directory <input name="cwd" value="{e(cwd)}" list="project-roots" size="40" '
+        f'<label class="grow">working directory <input name="cwd" value="{e(cwd)}" list="project-roots" '
         'placeholder="a directory inside a repository"></label>'
         f'<datalist id="project-roots">{roots}</datalist>'
-        '<button type="submit">Preview</button></form>' + stats
+        '<button type="submit">Preview</button></form>' + choices
+        + f'<p class="note">{where} · standing entities: {e(", ".join(preview["entities"]) or "none")} · '
+        f'budget: {used} of {budget} tokens used, {body.get("dropped_count", 0)} dropped to fit</p>' + stats
         + '<h2>What the model reads</h2>'
         + f'<pre id="pack-output" class="pack">{e(preview["text"])}</pre>'
         + '<details><summary>Exactly what the session-start hook prints</summary>'
         + f'<pre id="hook-output" class="pack">{e(preview["output"])}</pre></details>'
     )
-    return "Pack preview", html
+    lede = "What a new session started now reads first, for the harness and the working directory you choose."
+    return "Pack preview", html, lede
 
 
-def search(app: InspectorApp, q: dict) -> tuple[str, str]:
+_MARKUP = re.compile(r"^\s*(#{1,6}\s+|[-*+]\s+(\[[ xX]\]\s+)?|>\s*)|\*\*|__|`|<!--.*?-->", re.MULTILINE)
+_WIKI_TEXT = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]*))?\]\]")
+
+
+def _terms(query: str) -> re.Pattern | None:
+    words = sorted({w for w in re.findall(r"\w+", query.lower()) if len(w) > 1}, key=len, reverse=True)
+    return re.compile("|".join(re.escape(w) for w in words), re.IGNORECASE) if words else None
+
+
+def highlight(text: str, terms: re.Pattern | None) -> str:
+    """`text` escaped, the query's words marked."""
+    if terms is None:
+        return e(text)
+    out, pos = [], 0
+    for m in terms.finditer(text):
+        out += [e(text[pos : m.start()]), f"<mark>{e(m.group(0))}</mark>"]
+        pos = m.end()
+    return "".join(out) + e(text[pos:])
+
+
+def snippet(chunk: str, terms: re.Pattern | None, width: int = 240) -> str:
+    """The part of a page's matching chunk around the first word of the query, as plain text, marked."""
+    text = _WIKI_TEXT.sub(lambda m: m.group(2) or m.group(1), chunk)
+    text = " ".join(_MARKUP.sub("", text).split())
+    first = terms.search(text) if terms is not None else None
+    start = max(0, (first.start() if first else 0) - width // 3)
+    if start:
+        start = text.find(" ", start) + 1 or start
+    cut = text[start : start + width]
+    return ("… " if start else "") + highlight(cut, terms) + (" …" if start + width < len(text) else "")
+
+
+# Why recall returned a page (its `evidence`), in words; the wire's label is the badge's title.
+EVIDENCE = {"alias_hit": "matches an alias", "exact_title_match": "matches the title", "high_vector_match": "close in meaning",
+            "keyword_exact": "has the words", "weak_semantic": "loosely related"}
+
+
+def search(app: InspectorApp, q: dict) -> tuple[str, str, str]:
     text = (q.get("q") or "").strip()
     form = (
         '<form class="filters" method="get" action="/search" role="search">'
-        f'<label>query <input name="q" value="{e(text)}" autofocus></label><button type="submit">Recall</button></form>'
+        f'<label class="grow">query <input type="search" name="q" value="{e(text)}" autofocus placeholder="what do you want to recall?"></label>'
+        '<button type="submit">Recall</button></form>'
     )
+    lede = "<code>recall --query</code>: the pages and facts an agent would get."
     if not text:
-        return "Search", form
+        return "Search", form, lede
     is_error, body = app.call("recall", {"query": text})
     if is_error:
-        return "Search", form + f'<p class="error" role="alert">{e(body.get("message"))} {e(body.get("suggestion"))}</p>'
+        return "Search", form + f'<p class="error" role="alert">{e(body.get("message"))} {e(body.get("suggestion"))}</p>', lede
+    terms = _terms(text)
     facts = "".join(
-        f'<li class="fact{" is-private" if f["visibility"] == "private" else ""}"><a href="/fact/{e(f["fact_id"])}">#{e(f["fact_id"])}</a> '
-        f'{e(f["kind"])}: {e(f["fact"])} {private_badge(f["visibility"])}'
-        + (f' <a href="{e(entity_href(f["entity_slug"]))}">{e(f["entity_slug"])}</a>' if f.get("entity_slug") else "")
-        + "</li>"
+        f'<li class="hit{" is-private" if f["visibility"] == "private" else ""}">'
+        f'<p class="text">{highlight(f["fact"], terms)}</p><p class="meta"><a class="id primary" href="/fact/{e(f["fact_id"])}">#{e(f["fact_id"])}</a>'
+        f'<span class="kind">{e(f["kind"])}</span>'
+        + (f'<a href="{e(entity_href(f["entity_slug"]))}">{e(f["entity_slug"])}</a>' if f.get("entity_slug") else "")
+        + f'<span>{e(f.get("provenance"))}</span>{private_badge(f["visibility"])}</p></li>'
         for f in body.get("facts", [])
     )
     results = "".join(
-        f'<li><a href="{e(markdown.page_href(r["slug"]))}">{e(r["slug"])}</a> {e(r.get("title"))} '
-        f'<span class="badge badge-evidence">{e(r["evidence"])}</span></li>'
+        f'<li class="hit"><p class="text"><a class="primary" href="{e(markdown.page_href(r["slug"]))}">{e(r.get("title") or r["slug"])}</a> '
+        f'<span class="badge badge-evidence" title="evidence: {e(r["evidence"])}">{e(EVIDENCE.get(r["evidence"], r["evidence"]))}</span></p>'
+        f'<p class="meta"><span class="slug">{e(r["slug"])}</span></p>'
+        + (f'<p class="snippet">{snippet(r["chunk"], terms)}</p>' if r.get("chunk") else "")
+        + "</li>"
         for r in body.get("results") or []
     )
-    degraded = '<p class="note">keyword search only: no embedding provider is configured.</p>' if body.get("search_degraded") else ""
+    degraded = '<p class="note">Keyword search only: no embedding provider is configured.</p>' if body.get("search_degraded") else ""
+    n_pages, n_facts = len(body.get("results") or []), len(body.get("facts", []))
     return "Search", (
-        form + degraded + f"<h2>Pages</h2><ul>{results or '<li>none</li>'}</ul>" + f"<h2>Facts</h2><ol class='rows'>{facts or '<li>none</li>'}</ol>"
-    )
+        form + degraded
+        + f"<h2>Pages <span class=\"note\">({n_pages})</span></h2>"
+        + (f'<ol class="rows">{results}</ol>' if results else '<p class="empty">No page matches.</p>')
+        + f"<h2>Facts <span class=\"note\">({n_facts})</span></h2>"
+        + (f'<ol class="rows">{facts}</ol>' if facts else '<p class="empty">No fact matches.</p>')
+    ), lede
 
 
-def health(app: InspectorApp) -> tuple[str, str]:
+def health(app: InspectorApp) -> tuple[str, str, str]:
     from memverbs.cli.doctor import run_checks  # noqa: PLC0415
     from memverbs.server.usage import read_events  # noqa: PLC0415
 
     checks = run_checks(app.home)
     rows = "".join(
-        f'<tr class="check-{c.status}"><td>{e(c.status)}</td><th scope="row">{e(c.name)}</th><td>{e(c.detail)}</td><td>{e(c.fix)}</td></tr>'
+        f'<tr class="check-{c.status}"><td class="status">{e(c.status)}</td><th scope="row">{e(c.name)}</th><td>{e(c.detail)}'
+        + (f'<br><span class="note">fix: {e(c.fix)}</span>' if c.fix else "") + "</td></tr>"
         for c in checks
     )
     events = read_events(app.home.usage_log)
@@ -456,25 +791,32 @@ def health(app: InspectorApp) -> tuple[str, str]:
         if isinstance(ev.get("latency_ms"), (int, float)):
             latency_by_day.setdefault(ev["ts"][:10], []).append(ev["latency_ms"])
     usage = "".join(
-        f'<tr><th scope="row">{e(verb)}</th><td>{v["calls"]}</td><td>{v["errors"]}</td><td>{round(v["latency"] / v["calls"])} ms</td></tr>'
+        f'<tr><th scope="row">{e(verb)}</th><td class="num">{v["calls"]}</td><td class="num">{v["errors"]}</td>'
+        f'<td class="num">{round(v["latency"] / v["calls"])} ms</td></tr>'
         for verb, v in sorted(by_verb.items(), key=lambda kv: -kv[1]["calls"])
     )
+    said = {status: sum(1 for c in checks if c.status == status) for status in ("ok", "warn", "fail")}
     body = (
-        f'<h2>doctor</h2><table><thead><tr><th scope="col">status</th><th scope="col">check</th><th scope="col">detail</th><th scope="col">fix</th></tr></thead><tbody>{rows}</tbody></table>'
-        f'<h2>Usage (from {e(app.home.usage_log)}, MCP calls only)</h2>'
-        + (bar_chart("calls per verb", {k: v["calls"] for k, v in by_verb.items()})
+        '<h2>doctor</h2><div class="table-wrap"><table class="stacked"><thead><tr><th scope="col">status</th><th scope="col">check</th>'
+        f'<th scope="col">detail</th></tr></thead><tbody>{rows}</tbody></table></div>'
+        f'<h2>Usage</h2><p class="note">From {e(app.home.usage_log)}: MCP calls only.</p>'
+        + ('<div class="charts">'
+           + bar_chart("calls per verb", {k: v["calls"] for k, v in by_verb.items()})
            + bar_chart("average latency per verb (ms)", {k: round(v["latency"] / v["calls"]) for k, v in by_verb.items()})
            + bar_chart("errors per verb", {k: v["errors"] for k, v in by_verb.items()})
            + bar_chart("calls per day (last 30 days with calls)", dict(sorted(by_day.items())[-30:]))
            + bar_chart("average latency per day (ms)", {d: round(sum(x) / len(x)) for d, x in sorted(latency_by_day.items())[-30:]})
            + latency_over_time(events)
-           + f'<table><thead><tr><th scope="col">verb</th><th scope="col">calls</th><th scope="col">errors</th><th scope="col">avg latency</th></tr></thead><tbody>{usage}</tbody></table>'
+           + "</div>"
+           + '<h3>Per verb</h3><div class="table-wrap"><table><thead><tr><th scope="col">verb</th><th scope="col" class="num">calls</th>'
+           f'<th scope="col" class="num">errors</th><th scope="col" class="num">avg latency</th></tr></thead><tbody>{usage}</tbody></table></div>'
            if events else '<p class="empty">No MCP calls logged yet.</p>')
     )
-    return "Health", body
+    lede = ", ".join(f"{n} {name}" for name, n in (("passing", said["ok"]), ("warning", said["warn"]), ("failing", said["fail"])) if n)
+    return "Health", body, lede
 
 
-def access(app: InspectorApp) -> tuple[str, str]:
+def access(app: InspectorApp) -> tuple[str, str, str]:
     """Who can reach this brain over `serve --http`: OAuth clients (with what they hold now) and static tokens."""
     from memverbs.cli.oauth import client_rows  # noqa: PLC0415
 
@@ -484,23 +826,23 @@ def access(app: InspectorApp) -> tuple[str, str]:
         f'<td>{e(c["scopes"] + " / " + c["surface"]) if c["scopes"] else "none (not approved, or ended)"}</td>'
         f'<td>{e(", ".join(c["redirect_uris"]))}</td><td>{e((c["last_used_at"] or "never")[:16])}</td>'
         f'<td><form method="post" action="/revoke-client"><input type="hidden" name="client_id" value="{e(c["client_id"])}">'
-        '<button type="submit">revoke</button></form></td></tr>'
+        '<button type="submit" class="danger">revoke</button></form></td></tr>'
         for c in clients
     )
     tokens = "".join(
-        f'<tr><th scope="row">{e(t["name"])}</th><td>{e(t["token_hint"])}</td><td>{e(t["scopes"])} / {e(t["surface"])}</td>'
-        f'<td>{e(when(t["last_used_at"]) if t["last_used_at"] else "never")}</td></tr>'
+        f'<tr><th scope="row">{e(t["name"])}</th><td><code>{e(t["token_hint"])}</code></td><td>{e(t["scopes"])} / {e(t["surface"])}</td>'
+        f'<td>{when(t["last_used_at"]) if t["last_used_at"] else "never"}</td></tr>'
         for t in app.brain().tokens()
     )
     body = (
         "<h2>OAuth clients</h2><p>Connectors (claude.ai, ChatGPT, …) that registered with <code>memverbs serve --http</code>; "
         "approve new ones with <code>memverbs auth approve</code>.</p>"
-        + ('<table id="oauth-clients"><thead><tr><th scope="col">name</th><th scope="col">client id</th><th scope="col">grant</th>'
-           f'<th scope="col">callback</th><th scope="col">last used</th><th scope="col"></th></tr></thead><tbody>{rows}</tbody></table>'
+        + ('<div class="table-wrap"><table id="oauth-clients"><thead><tr><th scope="col">name</th><th scope="col">client id</th><th scope="col">grant</th>'
+           f'<th scope="col">callback</th><th scope="col">last used</th><th scope="col"><span class="sr">revoke</span></th></tr></thead><tbody>{rows}</tbody></table></div>'
            if clients else '<p class="empty">No OAuth clients.</p>')
         + "<h2>Static tokens</h2>"
-        + ('<table><thead><tr><th scope="col">name</th><th scope="col">token</th><th scope="col">grant</th>'
-           f'<th scope="col">last used</th></tr></thead><tbody>{tokens}</tbody></table>'
+        + ('<div class="table-wrap"><table><thead><tr><th scope="col">name</th><th scope="col">token</th><th scope="col">grant</th>'
+           f'<th scope="col">last used</th></tr></thead><tbody>{tokens}</tbody></table></div>'
            if tokens else '<p class="empty">No access tokens (<code>memverbs auth create NAME</code>).</p>')
     )
-    return "Access", body
+    return "Access", body, "Who can reach this brain over <code>memverbs serve --http</code>."

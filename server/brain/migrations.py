@@ -10,6 +10,8 @@ memverbs: it is refused (never "downgraded") with the fix, so nothing is lost.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
+from typing import Any
 
 from memverbs.server.errors import BrainError
 from memverbs.server.names import title_key
@@ -18,12 +20,15 @@ from memverbs.server.timeparse import now_ms
 
 
 class Migration(Frozen):
-    __slots__ = ("name", "sql")
+    """A named step: its SQL, then (for data SQL cannot compute) `fill`, run in the same transaction."""
+
+    __slots__ = ("fill", "name", "sql")
     name: str
     sql: str
+    fill: Callable[[Any], None] | None  # the connection of the backend the step belongs to
 
-    def __init__(self, name: str, sql: str) -> None:
-        super().__init__(name=name, sql=sql)
+    def __init__(self, name: str, sql: str, fill: Callable[[Any], None] | None = None) -> None:
+        super().__init__(name=name, sql=sql, fill=fill)
 
 
 _CORE_TABLES = """
@@ -423,6 +428,68 @@ _TITLE_KEYS = """
 """
 
 
+# Facts are searched by memverbs's own index terms (server/terms.py: folded, stemmed, CJK and
+# Thai runs cut into character pairs), stored beside the fact and indexed split on spaces (FTS5's
+# `ascii` tokeniser splits on ASCII separators only, and the terms hold none but the spaces), so
+# both backends index exactly the same terms. The dedup key drops final punctuation now
+# (names.restatement_key), so existing keys are rewritten with it. Terms and keys are computed in
+# Python, so the step fills them in before the index is built over them.
+_FACT_TERMS = """
+        ALTER TABLE facts ADD COLUMN search_terms TEXT NOT NULL DEFAULT '';
+        DROP TRIGGER facts_fts_ai;
+        DROP TRIGGER facts_fts_ad;
+        DROP TABLE facts_fts;
+"""
+_FACT_TERMS_INDEX = (
+    "CREATE VIRTUAL TABLE facts_fts USING fts5(search_terms, content='facts', content_rowid='id', tokenize='ascii')",
+    "INSERT INTO facts_fts (facts_fts) VALUES ('rebuild')",
+    "CREATE TRIGGER facts_fts_ai AFTER INSERT ON facts BEGIN "
+    "INSERT INTO facts_fts (rowid, search_terms) VALUES (new.id, new.search_terms); END",
+    "CREATE TRIGGER facts_fts_ad AFTER DELETE ON facts BEGIN "
+    "INSERT INTO facts_fts (facts_fts, rowid, search_terms) VALUES ('delete', old.id, old.search_terms); END",
+    "CREATE TRIGGER facts_fts_au AFTER UPDATE OF search_terms ON facts BEGIN "
+    "INSERT INTO facts_fts (facts_fts, rowid, search_terms) VALUES ('delete', old.id, old.search_terms); "
+    "INSERT INTO facts_fts (rowid, search_terms) VALUES (new.id, new.search_terms); END",
+)
+
+
+def fact_terms_rows(rows: list) -> list[tuple[str, str, int]]:
+    """(search_terms, fact_norm, id) for (id, fact) rows: what the fact-terms step writes, on either backend."""
+    from memverbs.server.names import restatement_key  # noqa: PLC0415
+    from memverbs.server.terms import index_text  # noqa: PLC0415
+
+    return [(index_text(r[1]), restatement_key(r[1]), r[0]) for r in rows]
+
+
+def _fill_fact_terms(db: sqlite3.Connection) -> None:
+    rows = fact_terms_rows(db.execute("SELECT id, fact FROM facts").fetchall())
+    db.executemany("UPDATE facts SET search_terms = ?, fact_norm = ? WHERE id = ?", rows)
+    for statement in _FACT_TERMS_INDEX:
+        db.execute(statement)
+
+
+# Scripts written without spaces (Chinese, Japanese, Thai, …) keep a whole run as one unicode61
+# token, so a word inside a run cannot be found through pages_fts. A trigram index beside it finds
+# any substring of three characters or more (two-character words are checked by a scan of the
+# source's pages); `detail='none'` keeps it to what substring matching needs.
+_PAGE_TRIGRAMS = """
+        CREATE VIRTUAL TABLE pages_trigram USING fts5(
+            title, body, content='pages', content_rowid='id', tokenize='trigram', detail='none'
+        );
+        INSERT INTO pages_trigram (pages_trigram) VALUES ('rebuild');
+        CREATE TRIGGER pages_trigram_ai AFTER INSERT ON pages BEGIN
+            INSERT INTO pages_trigram (rowid, title, body) VALUES (new.id, new.title, new.body);
+        END;
+        CREATE TRIGGER pages_trigram_ad AFTER DELETE ON pages BEGIN
+            INSERT INTO pages_trigram (pages_trigram, rowid, title, body) VALUES ('delete', old.id, old.title, old.body);
+        END;
+        CREATE TRIGGER pages_trigram_au AFTER UPDATE OF title, body ON pages BEGIN
+            INSERT INTO pages_trigram (pages_trigram, rowid, title, body) VALUES ('delete', old.id, old.title, old.body);
+            INSERT INTO pages_trigram (rowid, title, body) VALUES (new.id, new.title, new.body);
+        END;
+"""
+
+
 # Page history: every overwrite of a page's text keeps the text it replaced, with who replaced it
 # and when (docs/sync.md, "Page history"). Keyed by the page's row, so a rename carries its history.
 # And a synced file that cannot be applied (bad YAML, not UTF-8, too large) as it stands: a failure
@@ -475,7 +542,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0012_projects", _PROJECTS),
     Migration("0013_oauth", _OAUTH),
     Migration("0014_title_keys", _TITLE_KEYS),
-    Migration("0015_page_history", _PAGE_HISTORY),
+    Migration("0015_fact_terms", _FACT_TERMS, _fill_fact_terms),
+    Migration("0016_page_trigrams", _PAGE_TRIGRAMS),
+    Migration("0017_page_history", _PAGE_HISTORY),
 )
 
 
@@ -520,14 +589,18 @@ def migrate(db: sqlite3.Connection, path: object = "brain") -> list[str]:
     done: list[str] = []
     for step in pending(db):
         # executescript would commit an open transaction first, so the script
-        # carries its own BEGIN/COMMIT; the record row goes first (see above).
+        # carries its own BEGIN (and COMMIT, unless a fill still has to run in the
+        # transaction); the record row goes first (see above).
         script = (
             "BEGIN IMMEDIATE;\n"
             f"INSERT INTO _migrations (name, applied_at) VALUES ('{step.name}', {now_ms()});\n"
-            f"{step.sql}\nCOMMIT;"
+            f"{step.sql}\n{'' if step.fill else 'COMMIT;'}"
         )
         try:
             db.executescript(script)
+            if step.fill is not None:
+                step.fill(db)
+                db.execute("COMMIT")
         except sqlite3.IntegrityError:
             _rollback(db)  # another process applied this step first
             continue

@@ -153,23 +153,11 @@ def migrate(conn: Conn, where: str) -> list[str]:
                 continue
             conn.execute("INSERT INTO _migrations (name, applied_at) VALUES (%s, %s)", (step.name, now_ms()))
             conn.execute(step.sql)
-            if step.name == "0014_title_keys":
-                _fill_title_keys(conn)
+            if step.fill is not None:
+                step.fill(conn)
         ran.append(step.name)
     _enable_pgvector(conn)
     return ran
-
-
-def _fill_title_keys(conn: Conn, batch: int = 1000) -> None:
-    """The title key (names.title_key) of every page written before the column existed."""
-    from memverbs.server.names import title_key  # noqa: PLC0415
-
-    rows = conn.execute("SELECT id, title FROM pages WHERE title IS NOT NULL ORDER BY id").fetchall()
-    with conn.cursor() as cur:
-        for at in range(0, len(rows), batch):
-            cur.executemany(
-                "UPDATE pages SET title_key = %s WHERE id = %s", [(title_key(r[1]), r[0]) for r in rows[at : at + batch]]
-            )
 
 
 def _enable_pgvector(conn: Conn) -> None:

@@ -10,6 +10,7 @@ from memverbs.server.brain.postgres_pages import LIVE_PAGE
 from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.brain.postgres_search import tsquery
 from memverbs.server.brain.sqlite_facts import FACT_COLS
+from memverbs.server.terms import index_text
 
 _ACTIVE = "expired_at IS NULL AND (valid_until IS NULL OR valid_until > %s)"
 _WORLD = "(NOT %s OR visibility = 'world')"
@@ -30,10 +31,10 @@ _STAMP = "stamp AS MATERIALIZED (SELECT GREATEST(%(now)s::bigint, (extract(epoch
 # Typed casts where a NULL or a number would otherwise reach INSERT … SELECT as `unknown` or `text`.
 _INSERT = (
     "INSERT INTO facts (source_id, fact, fact_norm, kind, entity_slug, visibility, notability, provenance, "
-    "source_session, context, confidence, valid_from, valid_until, created_at, project) "
+    "source_session, context, confidence, valid_from, valid_until, created_at, project, search_terms) "
     "SELECT %(source)s, %(fact)s, %(fact_norm)s, %(kind)s, %(entity_slug)s, %(visibility)s, %(notability)s, "
     "%(provenance)s, %(source_session)s, %(context)s, %(confidence)s::double precision, stamp.at, "
-    "%(valid_until)s::bigint, stamp.at, %(project)s::text FROM stamp"
+    "%(valid_until)s::bigint, stamp.at, %(project)s::text, %(search_terms)s FROM stamp"
 )
 # The page `require_page` asks for (the SQLite store documents it), as a one-row CTE.
 _PAGE_CHECK = (
@@ -63,6 +64,7 @@ def _fact_params(source: str, new: NewFact, now: int) -> dict[str, object]:
         "entity_slug": new.entity_slug, "visibility": new.visibility, "notability": new.notability,
         "provenance": new.provenance, "source_session": new.source_session, "context": new.context,
         "confidence": new.confidence, "valid_until": new.valid_until, "now": now, "project": new.project,
+        "search_terms": index_text(new.fact),
     }
 
 
@@ -238,6 +240,42 @@ class FactStore(PostgresBase):
         )
         return list(dict.fromkeys(r[0] for r in rows))[:limit]
 
+    def facts_ranked(
+        self, source: str, f: FactFilter, query: SearchQuery, *, limit: int, among: list[int] | None = None
+    ) -> list[Row]:
+        """The facts arm `f` allows that hold a query term, best BM25 first, each with its `score` (higher is better).
+
+        Postgres has no BM25, so it is computed here as FTS5 computes it (k1 1.2, b 0.75, idf
+        ln((N - n + 0.5) / (n + 0.5)) floored at 1e-6, N and the mean length over every fact), from
+        the stored terms: both backends rank with the same formula over the same terms.
+        """
+        q = tsquery(SearchQuery.of(query.terms, "any"))
+        if q is None or among == []:
+            return []
+        where, args = self.fact_where(source, f)
+        if among is not None:
+            where += " AND id = ANY(%s)"
+            args.append(list(among))
+        cols = ", ".join("f." + c.strip() for c in FACT_COLS.split(","))
+        return self.query(
+            "WITH q AS (SELECT t, (SELECT count(*) FROM facts WHERE search @@ quote_literal(t)::tsquery)::float8 AS hits "
+            "FROM unnest(%s::text[]) t), "
+            "totals AS (SELECT count(*)::float8 AS n, greatest(avg(search_len), 1)::float8 AS avgdl FROM facts), "
+            f"hit AS (SELECT id, string_to_array(search_terms, ' ') AS w, search_len FROM facts WHERE search @@ %s::tsquery AND {where}), "
+            "scored AS (SELECT hit.id, sum(greatest(ln((totals.n - q.hits + 0.5) / (q.hits + 0.5)), 1e-6) * tf.n * 2.2 "
+            "/ (tf.n + 1.2 * (0.25 + 0.75 * hit.search_len / totals.avgdl))) AS score "
+            "FROM hit CROSS JOIN totals CROSS JOIN q "
+            "CROSS JOIN LATERAL (SELECT count(*)::float8 AS n FROM unnest(hit.w) x WHERE x = q.t) tf WHERE tf.n > 0 GROUP BY hit.id) "
+            f"SELECT {cols}, scored.score FROM scored JOIN facts f ON f.id = scored.id ORDER BY scored.score DESC, f.id DESC LIMIT %s",
+            (list(query.terms), q, *args, limit),
+        )
+
+    def facts_among(self, source: str, f: FactFilter, ids: list[int]) -> list[Row]:
+        if not ids:
+            return []
+        where, args = self.fact_where(source, f)
+        return self.query(f"SELECT {FACT_COLS} FROM facts WHERE {where} AND id = ANY(%s)", (*args, list(ids)))
+
     def facts_matching(
         self, source: str, query: SearchQuery, *, world_only: bool, now: int, since: int | None, until: int | None, limit: int
     ) -> list:
@@ -247,7 +285,7 @@ class FactStore(PostgresBase):
             return []
         cols = ", ".join("f." + c.strip() for c in FACT_COLS.split(","))
         where = [
-            "f.search @@ to_tsquery('simple', %s)",
+            "f.search @@ %s::tsquery",
             "f.source_id = %s",
             "f.expired_at IS NULL",
             "(f.valid_until IS NULL OR f.valid_until > %s)",
@@ -262,6 +300,6 @@ class FactStore(PostgresBase):
             args.append(until)
         return self.query(
             f"SELECT {cols} FROM facts f WHERE {' AND '.join(where)} "
-            "ORDER BY ts_rank(f.search, to_tsquery('simple', %s)) DESC, f.id LIMIT %s",
+            "ORDER BY ts_rank(f.search, %s::tsquery) DESC, f.id LIMIT %s",
             (*args, q, limit),
         )

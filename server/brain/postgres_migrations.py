@@ -16,7 +16,10 @@ the `vector` extension (pgvector) is installed, page vectors also live in a
 
 from __future__ import annotations
 
-from memverbs.server.brain.migrations import Migration
+from typing import Any
+
+from memverbs.server.brain.migrations import Migration, fact_terms_rows
+from memverbs.server.names import title_key
 
 _CORE_TABLES = """
     -- Slugs compare in byte order (COLLATE "C"), as in SQLite: prefix and suffix ranges and the
@@ -359,6 +362,38 @@ _TITLE_KEYS = """
     DROP INDEX pages_title;
 """
 
+
+def _fill_title_keys(conn: Any, batch: int = 1000) -> None:
+    """The title key (names.title_key) of every page written before the column existed."""
+    rows = conn.execute("SELECT id, title FROM pages WHERE title IS NOT NULL ORDER BY id").fetchall()
+    with conn.cursor() as cur:
+        for at in range(0, len(rows), batch):
+            cur.executemany(
+                "UPDATE pages SET title_key = %s WHERE id = %s", [(title_key(r[1]), r[0]) for r in rows[at : at + batch]]
+            )
+
+
+# Facts are searched by memverbs's own index terms (the SQLite step documents them): the tsvector
+# is built from the stored terms without the text parser (array_to_tsvector), so it holds exactly
+# the lexemes FTS5 indexes, and `search_len` (the term count) is what BM25 normalises by.
+_FACT_TERMS = """
+    ALTER TABLE facts DROP COLUMN search;
+    ALTER TABLE facts ADD COLUMN search_terms TEXT NOT NULL DEFAULT '';
+"""
+_FACT_TERMS_INDEX = """
+    ALTER TABLE facts ADD COLUMN search tsvector GENERATED ALWAYS AS (array_to_tsvector(string_to_array(search_terms, ' '))) STORED;
+    ALTER TABLE facts ADD COLUMN search_len integer GENERATED ALWAYS AS (cardinality(string_to_array(search_terms, ' '))) STORED;
+    CREATE INDEX facts_search ON facts USING gin (search);
+"""
+
+
+def _fill_fact_terms(conn: Any) -> None:
+    rows = fact_terms_rows(conn.execute("SELECT id, fact FROM facts").fetchall())
+    with conn.cursor() as cur:
+        cur.executemany("UPDATE facts SET search_terms = %s, fact_norm = %s WHERE id = %s", rows)
+    conn.execute(_FACT_TERMS_INDEX)
+
+
 # Page history, sync failures, folder and watcher hosts (see migrations.py).
 _PAGE_HISTORY = """
     CREATE TABLE page_versions (
@@ -404,8 +439,12 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0011_private_rows", _PRIVATE_ROWS),
     Migration("0012_projects", _PROJECTS),
     Migration("0013_oauth", _OAUTH),
-    Migration("0014_title_keys", _TITLE_KEYS),
-    Migration("0015_page_history", _PAGE_HISTORY),
+    Migration("0014_title_keys", _TITLE_KEYS, _fill_title_keys),
+    Migration("0015_fact_terms", _FACT_TERMS, _fill_fact_terms),
+    # SQLite's trigram index has no twin here: a word of a script written without spaces is found
+    # by a scan of the source's pages (strpos), the same answers without an extension (pg_trgm).
+    Migration("0016_page_trigrams", "SELECT 1"),
+    Migration("0017_page_history", _PAGE_HISTORY),
 )
 
 # Not a numbered step: whether pgvector can be used depends on the server, not on the schema's

@@ -17,6 +17,7 @@ from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.brain.postgres_search import RANK_WEIGHTS, snippet, tsquery
 from memverbs.server.brain.sqlite_pages import _prefix_upper, reverse
 from memverbs.server.names import title_key
+from memverbs.server.terms import around, spaceless
 
 # A page a caller may see: not deleted, and world-visible unless the one parameter allows private pages.
 LIVE_PAGE = "deleted_at IS NULL AND (%s OR visibility = 'world')"
@@ -154,8 +155,25 @@ class PageStore(PostgresBase):
         args.append(limit)
         return self.query(sql, tuple(args))
 
+    def count_pages(self, source: str, *, type_: str | None, prefix: str | None, allow_private: bool,
+                    visibility: str | None = None, updated_since: int | None = None) -> int:
+        """How many live pages list_pages would list with no limit (the CLI's "50 of 158")."""
+        sql = f"SELECT count(*) AS n FROM pages WHERE source_id = %s AND {LIVE_PAGE}"
+        args: list = [source, allow_private]
+        for clause, value in (("type = %s", type_), ("visibility = %s", visibility), ("updated_at >= %s", updated_since)):
+            if value is not None and value != "":
+                sql += " AND " + clause
+                args.append(value)
+        if prefix:
+            sql += " AND slug >= %s AND slug < %s"
+            args += [prefix, _prefix_upper(prefix)]
+        row = self.one(sql, tuple(args))
+        return int(row["n"]) if row is not None else 0
+
     def keyword_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list:
         """Pages matching the query, best first (title weighs ten times the body, as bm25(10, 1) does)."""
+        if any(spaceless(t) for t in query.terms):
+            return self._substring_search(source, query, limit=limit, allow_private=allow_private)
         q = tsquery(query)
         if q is None:
             return []
@@ -169,6 +187,25 @@ class PageStore(PostgresBase):
         # The snippet as FTS5's snippet(…, 48) cuts it: the body window with the most query terms.
         index = {"slug": 0, "title": 1, "body": 2, "chunk": 3, "rank": 4}
         return [Row((r[0], r[1], r[2], snippet(r[2], query.terms), r[3]), index) for r in rows]
+
+    def _substring_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list:
+        """The SQLite store's substring search (a word of a script written without spaces), as a scan of the source's pages."""
+        terms = [" ".join(query.terms)] if query.mode == "title_phrase" else list(query.terms)
+        in_title = "strpos(lower(coalesce(p.title, '')), %s) > 0"
+        anywhere = f"({in_title} OR strpos(lower(p.body), %s) > 0)"
+        conds, args = [], []
+        for t in terms:
+            conds.append(in_title if query.mode == "title_phrase" else anywhere)
+            args += [t] if query.mode == "title_phrase" else [t, t]
+        rank = " + ".join(f"({in_title})::int" for _ in terms)
+        rows = self.query(
+            f"SELECT p.slug, p.title, p.body, {rank} AS rank FROM pages p "
+            f"WHERE ({(' OR ' if query.mode == 'any' else ' AND ').join(conds)}) AND p.source_id = %s AND p.deleted_at IS NULL "
+            "AND (%s OR p.visibility = 'world') ORDER BY rank DESC, p.updated_at DESC, p.slug LIMIT %s",
+            (*terms, *args, source, allow_private, limit),
+        )
+        index = {"slug": 0, "title": 1, "body": 2, "chunk": 3, "rank": 4}
+        return [Row((r[0], r[1], r[2], around(r[2] or "", terms), r[3]), index) for r in rows]
 
     def aliased_slugs(self, source: str, slugs: list[str], alias_norm: str) -> set[str]:
         if not slugs:

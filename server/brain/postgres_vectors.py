@@ -301,6 +301,14 @@ class VectorStore(PostgresBase):
             (after_fact, now, space_id, limit),
         )
 
+    def fact_vectors_after(self, space_id: int, after_fact: int) -> list:
+        return self.query(
+            "SELECT fact_id, vector FROM fact_vectors WHERE space_id = %s AND fact_id > %s ORDER BY fact_id", (space_id, after_fact)
+        )
+
+    def fact_vector_count(self, space_id: int) -> int:
+        return self.aggregate("SELECT count(*) FROM fact_vectors WHERE space_id = %s", (space_id,))[0]
+
     def store_fact_vectors(self, space_id: int, items: list[tuple[int, bytes]], now: int) -> None:
         with self.write() as db:
             self._store_fact_vectors(db, space_id, items, now)

@@ -13,6 +13,7 @@ from memverbs.server.brain.base import FactFilter, NewFact, SearchQuery
 from memverbs.server.brain.sqlite_base import SqliteBase
 from memverbs.server.brain.sqlite_fts import fts5_match
 from memverbs.server.brain.sqlite_pages import LIVE_PAGE
+from memverbs.server.terms import index_text
 from memverbs.server.timeparse import now_ms
 
 FACT_COLS = (
@@ -35,8 +36,8 @@ class FactStore(SqliteBase):
         now = max(now, now_ms())
         cur = db.execute(
             "INSERT INTO facts (source_id, fact, fact_norm, kind, entity_slug, visibility, notability, provenance, "
-            "source_session, context, confidence, valid_from, valid_until, created_at, project) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "source_session, context, confidence, valid_from, valid_until, created_at, project, search_terms) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 source,
                 new.fact,
@@ -53,6 +54,7 @@ class FactStore(SqliteBase):
                 new.valid_until,
                 now,
                 new.project,
+                index_text(new.fact),
             ),
         )
         return self.inserted_id(cur)
@@ -235,6 +237,41 @@ class FactStore(SqliteBase):
             (source, scan),
         )
         return list(dict.fromkeys(r[0] for r in rows))[:limit]
+
+    def facts_ranked(
+        self, source: str, f: FactFilter, query: SearchQuery, *, limit: int, among: list[int] | None = None
+    ) -> list[sqlite3.Row]:
+        """The facts arm `f` allows that hold a query term, best BM25 first, each with its `score` (higher is better)."""
+        if not query.terms or among == []:
+            return []
+        where, args = self.fact_where(source, f)
+        match = fts5_match(query)
+        if among is None:
+            # Most of the best matches pass the arm's filter (one source, active, world): rank in the
+            # index alone and read only the best rows; when too few pass, the whole ranking below decides.
+            rows = self.query(
+                f"SELECT {FACT_COLS}, -hits.score AS score FROM (SELECT rowid, bm25(facts_fts) AS score FROM facts_fts "
+                f"WHERE facts_fts MATCH ? ORDER BY score LIMIT ?) hits JOIN facts ON facts.id = hits.rowid "
+                f"WHERE {where} ORDER BY hits.score, id DESC LIMIT ?",
+                (match, limit * 4, *args, limit),
+            )
+            if len(rows) == limit:
+                return rows
+        else:
+            where += f" AND id IN ({','.join('?' * len(among))})"
+            args.extend(among)
+        return self.query(
+            f"SELECT {FACT_COLS}, -bm25(facts_fts) AS score FROM facts_fts JOIN facts ON facts.id = facts_fts.rowid "
+            f"WHERE facts_fts MATCH ? AND {where} ORDER BY bm25(facts_fts), id DESC LIMIT ?",
+            (match, *args, limit),
+        )
+
+    def facts_among(self, source: str, f: FactFilter, ids: list[int]) -> list[sqlite3.Row]:
+        """Those of `ids` the arm `f` allows (any order)."""
+        if not ids:
+            return []
+        where, args = self.fact_where(source, f)
+        return self.query(f"SELECT {FACT_COLS} FROM facts WHERE {where} AND id IN ({','.join('?' * len(ids))})", (*args, *ids))
 
     def facts_matching(
         self, source: str, query: SearchQuery, *, world_only: bool, now: int, since: int | None, until: int | None, limit: int

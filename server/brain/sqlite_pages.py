@@ -10,10 +10,11 @@ import json
 import sqlite3
 from collections.abc import Callable
 
-from memverbs.server.brain.base import PAGE_HISTORY_KEEP, PageDraft, SearchQuery, draft_aliases, replaced_text
+from memverbs.server.brain.base import PAGE_HISTORY_KEEP, PageDraft, Row, SearchQuery, draft_aliases, replaced_text
 from memverbs.server.brain.sqlite_base import SqliteBase
 from memverbs.server.brain.sqlite_fts import fts5_match
 from memverbs.server.names import title_key
+from memverbs.server.terms import around, spaceless
 
 # A page a caller may see: not deleted, and world-visible unless the one parameter allows private pages.
 LIVE_PAGE = "deleted_at IS NULL AND (? OR visibility = 'world')"
@@ -27,6 +28,13 @@ def reverse(slug: str) -> str:
 def _prefix_upper(prefix: str) -> str:
     """The smallest string greater than every string starting with `prefix`."""
     return prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
+class _SubstringHit(dict):
+    """A substring hit as keyword_search's rows read (slug, title, body, chunk), by name."""
+
+    def __init__(self, row: sqlite3.Row, chunk: str) -> None:
+        super().__init__(slug=row["slug"], title=row["title"], body=row["body"], chunk=chunk, rank=row["rank"])
 
 
 class PageStore(SqliteBase):
@@ -155,8 +163,25 @@ class PageStore(SqliteBase):
         args.append(limit)
         return self.query(sql, tuple(args))
 
-    def keyword_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list[sqlite3.Row]:
+    def count_pages(self, source: str, *, type_: str | None, prefix: str | None, allow_private: bool,
+                    visibility: str | None = None, updated_since: int | None = None) -> int:
+        """How many live pages list_pages would list with no limit (the CLI's "50 of 158")."""
+        sql = f"SELECT count(*) AS n FROM pages WHERE source_id = ? AND {LIVE_PAGE}"
+        args: list = [source, allow_private]
+        for clause, value in (("type = ?", type_), ("visibility = ?", visibility), ("updated_at >= ?", updated_since)):
+            if value is not None and value != "":
+                sql += " AND " + clause
+                args.append(value)
+        if prefix:
+            sql += " AND slug >= ? AND slug < ?"
+            args += [prefix, _prefix_upper(prefix)]
+        row = self.one(sql, tuple(args))
+        return int(row["n"]) if row is not None else 0
+
+    def keyword_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list[Row]:
         """Pages matching the query, best first (title weighs more than body)."""
+        if any(spaceless(t) for t in query.terms):
+            return self._substring_search(source, query, limit=limit, allow_private=allow_private)
         return self.query(
             "SELECT p.slug, p.title, p.body, snippet(pages_fts, 1, '', '', '…', 48) AS chunk, "
             "bm25(pages_fts, 10.0, 1.0) AS rank "
@@ -165,6 +190,30 @@ class PageStore(SqliteBase):
             "ORDER BY rank LIMIT ?",
             (fts5_match(query), source, allow_private, limit),
         )
+
+    def _substring_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list[Row]:
+        """A query holding a word of a script written without spaces: its terms are found as substrings
+        (through pages_trigram from three characters on, by a scan below), pages naming them in the title first."""
+        conds, args = [], []
+        terms = [" ".join(query.terms)] if query.mode == "title_phrase" else list(query.terms)
+        for t in terms:
+            if query.mode == "title_phrase":
+                conds.append("instr(lower(coalesce(p.title, '')), ?) > 0")
+                args.append(t)
+            elif len(t) >= 3:
+                conds.append("p.id IN (SELECT rowid FROM pages_trigram WHERE pages_trigram MATCH ?)")
+                args.append('"' + t.replace('"', '""') + '"')
+            else:
+                conds.append("(instr(lower(coalesce(p.title, '')), ?) > 0 OR instr(lower(p.body), ?) > 0)")
+                args += [t, t]
+        in_title = " + ".join("(instr(lower(coalesce(p.title, '')), ?) > 0)" for _ in terms)
+        rows = self.query(
+            f"SELECT p.slug, p.title, p.body, {in_title} AS rank FROM pages p "
+            f"WHERE ({(' OR ' if query.mode == 'any' else ' AND ').join(conds)}) AND p.source_id = ? AND p.deleted_at IS NULL "
+            "AND (? OR p.visibility = 'world') ORDER BY rank DESC, p.updated_at DESC, p.slug LIMIT ?",
+            (*terms, *args, source, allow_private, limit),
+        )
+        return [_SubstringHit(r, around(r["body"] or "", terms)) for r in rows]
 
     def aliased_slugs(self, source: str, slugs: list[str], alias_norm: str) -> set[str]:
         if not slugs:

@@ -233,6 +233,15 @@ class VectorStore(SqliteBase):
             (after_fact, now, space_id, limit),
         )
 
+    def fact_vectors_after(self, space_id: int, after_fact: int) -> list[sqlite3.Row]:
+        """Every fact vector of the space above a fact id, in id order: (fact_id, vector)."""
+        return self.query(
+            "SELECT fact_id, vector FROM fact_vectors WHERE space_id = ? AND fact_id > ? ORDER BY fact_id", (space_id, after_fact)
+        )
+
+    def fact_vector_count(self, space_id: int) -> int:
+        return self.aggregate("SELECT count(*) FROM fact_vectors WHERE space_id = ?", (space_id,))[0]
+
     def store_fact_vectors(self, space_id: int, items: list[tuple[int, bytes]], now: int) -> None:
         with self.write() as db:
             self._store_fact_vectors(db, space_id, items, now)

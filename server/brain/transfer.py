@@ -44,7 +44,7 @@ TABLES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("facts", ("id",), ("id", "source_id", "fact", "fact_norm", "kind", "entity_slug", "visibility", "notability",
                         "provenance", "source_session", "context", "confidence", "valid_from", "valid_until",
                         "expired_at", "expiry_reason", "superseded_by", "consolidated_at", "consolidated_into",
-                        "created_at", "project")),
+                        "created_at", "project", "search_terms")),
     ("fact_moves", ("id",), ("id", "fact_id", "from_slug", "to_slug", "reason", "moved_at")),
     ("fact_audit", ("id",), ("id", "fact_id", "action", "old_value", "old_at", "new_value", "reason", "actor", "at")),
     ("projects", ("source_id", "key"), ("source_id", "key", "slug", "name", "root", "created_at", "updated_at")),
@@ -71,7 +71,7 @@ TABLES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
                                                  "last_at")),
 )
 # Maintained by the backend itself, never copied: SQLite's FTS5 tables, Postgres's tsvector and pgvector columns.
-DERIVED_COLUMNS = {"search", "embedding"}
+DERIVED_COLUMNS = {"search", "search_len", "embedding"}
 DEFERRED = {("facts", "superseded_by")}
 TEXT_KEYS = {"source_id", "client_id", "session_id", "rel_path", "key"}
 
@@ -133,7 +133,7 @@ class _Side:
         else:
             rows = self.brain.query(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-                "AND name NOT LIKE '%_fts%'"
+                "AND name NOT LIKE '%_fts%' AND name NOT LIKE 'pages_trigram%'"  # FTS5 indexes: rebuilt by the target
             )
         return {r[0] for r in rows} - {"_migrations"}
 

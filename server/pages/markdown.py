@@ -527,7 +527,10 @@ def _first_heading(body: str) -> str | None:
 def _text(value: object) -> str | None:
     if value is None:
         return None
-    text = str(value).strip()
+    if isinstance(value, (list, tuple)):  # `title: [closed]` is YAML for a list: its items, not "['closed']"
+        text = ", ".join(t for t in (_text(v) for v in value) if t)
+    else:
+        text = str(value).strip()
     return text or None
 
 

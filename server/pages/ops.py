@@ -28,6 +28,7 @@ from memverbs.server.pages.markdown import (
     without_private_rows,
 )
 from memverbs.server.timeparse import iso, now_ms
+from memverbs.server.verbs.fact_search import search_facts
 from memverbs.server.verbs.search import search_pages
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]*(?:/[a-z0-9][a-z0-9_-]*)*$")
@@ -214,6 +215,8 @@ def search(ctx: VerbContext, params: dict) -> dict:
     body: dict = {"results": results}
     if degraded is not None:
         body["search_degraded"] = degraded
+    # Additive: the facts the query finds (world-visible only for untrusted callers), best first.
+    body["facts"] = search_facts(ctx, query, _limit(params.get("limit"), 10, 100), now_ms())
     body["protocol_version"] = PROTOCOL_VERSION
     return body
 

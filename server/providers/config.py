@@ -69,6 +69,16 @@ class Providers:
             self.embedder_problem = "no embedding provider configured (embeddings.model is empty)"
             return None
         cfg = settings.embeddings
+        from memverbs.server.providers import extra  # noqa: PLC0415
+
+        missing = extra.problem()
+        if missing is not None:  # vectors need numpy: degrade as for a missing provider, and say why
+            self.embedder_problem = f"embeddings.model is {cfg.model!r}, but {missing}: {extra.install(cfg.provider)}"
+            return None
+        if cfg.provider == "local":
+            from memverbs.server.providers.local_embeddings import LocalEmbeddings  # noqa: PLC0415
+
+            return LocalEmbeddings(cfg)
         key, _ = keys.lookup(keys.EMBEDDINGS_KEY)
         if key is None and not cfg.base_url.strip():
             self.embedder_problem = (

@@ -43,8 +43,14 @@ def provider_checks(settings: Settings, where: BrainLocation) -> list[Row]:
 def embeddings_check(providers: Providers) -> Row:
     assert providers.settings is not None, "provider_checks builds its Providers from settings"
     cfg = providers.settings.embeddings
+    from memverbs.server.providers import extra  # noqa: PLC0415
+
+    missing = extra.problem()
     if not providers.embeddings_configured:
-        return ("embeddings", "ok", "not configured: keyword-only search, degraded dedup (set embeddings.model to enable)", None)
+        need = f" and install the embeddings extra: {extra.INSTALL}" if missing else ""
+        return ("embeddings", "ok", f"not configured: keyword-only search, degraded dedup (set embeddings.model{need} to enable)", None)
+    if missing is not None:
+        return ("embeddings", "fail", f"embeddings.model is {cfg.model!r}, but {missing}", extra.fix(cfg.provider))
     embedder = providers.embedder()
     if embedder is None:
         return ("embeddings", "fail", providers.embedder_problem or "not usable", keys.how_to_set(keys.EMBEDDINGS_KEY))
@@ -79,11 +85,16 @@ def index_check(providers: Providers, where: BrainLocation) -> Row:
         return (
             "vector_index",
             "warn",
-            f"{missing['chunks']} chunks, {missing['facts']} active facts and {missing['unchunked_pages']} unchunked pages "
-            f"have no vector for {embedder.model}: search finds them by keyword only",
+            f"{_n(missing['chunks'], 'chunk')}, {_n(missing['facts'], 'active fact')} and "
+            f"{_n(missing['unchunked_pages'], 'unchunked page')} have no vector for {embedder.model}: search finds them by "
+            "keyword only",
             "Run `memverbs reindex`.",
         )
     return ("vector_index", "ok", f"every chunk and active fact has a vector for {embedder.model}", None)
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def llm_check(providers: Providers) -> Row:

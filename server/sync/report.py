@@ -34,7 +34,7 @@ class Report:
         head = "would be: " if self.dry_run else ""
         parts = [f"{c['created']} created", f"{c['updated']} updated", f"{c['unchanged']} unchanged"]
         parts += [f"{c[k]} {k.replace('_', ' ')}" for k in ("renamed", "deleted", "written_back") if c[k]]
-        parts += [f"{c['skipped']} skipped", f"{c['errors']} errors"]
+        parts += [f"{c['skipped']} skipped", f"{c['errors']} error" + ("" if c["errors"] == 1 else "s")]
         return head + ", ".join(parts)
 
     def as_dict(self) -> dict:

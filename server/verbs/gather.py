@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from memverbs.server.brain.base import Row, SearchQuery
 from memverbs.server.context import VerbContext
 from memverbs.server.names import collapse
+from memverbs.server.terms import query_terms
 from memverbs.server.timeparse import now_ms
 from memverbs.server.verbs.search import EMBEDDING_FAILED, STOP_WORDS, search_pages
 
@@ -68,7 +69,7 @@ def gather(ctx: VerbContext, question: str, since: int | None, until: int | None
 
     world_only = not ctx.caller.trusted
     facts: dict[int, dict] = {}
-    words = _WORD.findall(lexical.lower())[:16]
+    words = query_terms(lexical)
     if words:
         for row in ctx.brain.facts_matching(
             ctx.source, SearchQuery.of(words, "any"), world_only=world_only, now=now, since=since, until=until, limit=FACTS_MAX

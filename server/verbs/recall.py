@@ -1,5 +1,9 @@
 """recall: facts (one arm, by precedence) and, with a query, page results. Zero LLM.
 
+With a query the facts arm is ranked by it (server/verbs/fact_search.py): the facts it
+finds come first, best first, and the rest of the arm fills up to the limit in the
+contract's order, so the answer keeps its size and every fact in it passes the same filter.
+
 memverbs honours `since` in every facts arm (PROTOCOL.md B2): it narrows the
 entity and session arms too, and an unparseable value is invalid_params rather
 than a silent empty answer.
@@ -17,6 +21,7 @@ from memverbs.server.protocol.params import budget as parse_budget
 from memverbs.server.timeparse import now_ms, parse_since
 from memverbs.server.verbs.budget import budget_fields, pack_two
 from memverbs.server.verbs.cards import resolve_entity_slug
+from memverbs.server.verbs.fact_search import rank_facts, with_limit
 from memverbs.server.verbs.search import search_pages
 from memverbs.server.verbs.shapes import recall_fact
 
@@ -64,18 +69,31 @@ def facts_filter(ctx: VerbContext, params: dict, now: int, limit: int) -> FactFi
     )
 
 
+def arm_facts(ctx: VerbContext, f: FactFilter, query: str) -> list:
+    """The facts arm's rows: in the contract's order, or with a query the facts it finds first, best
+    first, then the rest of the arm in the contract's order up to the same limit (PROTOCOL.md B10)."""
+    if not query:
+        return ctx.brain.facts(ctx.source, f)
+    found = rank_facts(ctx, query, f, f.limit)
+    if len(found) >= f.limit:
+        return found
+    seen = {r["id"] for r in found}
+    rest = ctx.brain.facts(ctx.source, with_limit(f, f.limit + len(found)))
+    return found + [r for r in rest if r["id"] not in seen][: f.limit - len(found)]
+
+
 def recall(ctx: VerbContext, params: dict) -> dict:
     now = now_ms()
     limit = recall_limit(params.get("limit"))
     f = facts_filter(ctx, params, now, limit)
-    facts = [recall_fact(r) for r in ctx.brain.facts(ctx.source, f)]
+    query = (params.get("query") or "").strip()
+    facts = [recall_fact(r) for r in arm_facts(ctx, f, query)]
     grep = params.get("grep")
     if grep:
         # grep belongs to the facts arm (limit, then grep); the budget packs what the arm returns.
         needle = grep.lower()
         facts = [x for x in facts if needle in x["fact"].lower()]
 
-    query = (params.get("query") or "").strip()
     results: list[dict] | None = None
     degraded: str | None = None
     if query:

@@ -9,7 +9,8 @@ similarity is a duplicate (nothing written, the existing id returned).
 
 Without an embedding (no provider, or the call failed) near-duplicates cannot
 be found, so the response says `degraded_dedup: true`; an exact restatement
-(same normalised text, same entity, still active) is still a `duplicate`.
+(the same text up to case, spacing and final punctuation, same entity, still
+active) is still a `duplicate`.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from memverbs.server.brain.base import NewFact, Row
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, ProviderError, VerbError, invalid
-from memverbs.server.names import collapse, looks_like_slug
+from memverbs.server.names import looks_like_slug, restatement_key
 from memverbs.server.protocol.verb_defs import KINDS, VISIBILITIES
 from memverbs.server.timeparse import iso, now_ms
 from memverbs.server.verbs.cards import resolve_entity_slug
@@ -74,7 +75,7 @@ def remember(ctx: VerbContext, params: dict) -> dict:
     probe = looks_like_slug(name)
     new = NewFact(
         fact=fact,
-        fact_norm=collapse(fact).lower(),
+        fact_norm=restatement_key(fact),
         kind=kind,
         entity_slug=name if probe else (resolve_entity_slug(ctx, name) if name else project),
         visibility=visibility,

@@ -6,10 +6,12 @@ any term to fill up, and `search_degraded` says so. With a provider, four arms
 run and are fused by reciprocal rank (RRF, k = 60): aliases, the query as a
 phrase in the title, keywords, and vector similarity of the query with
 every page chunk. Each result says why it matched (PROTOCOL.md §4.4), first
-matching rule wins: alias_hit, exact_title_match (the query is a phrase in
-the title), high_vector_match (query-to-chunk cosine ≥ search.evidence_cosine_floor),
-keyword_exact (found by a lexical arm and containing ≥ 60 % of the query's
-terms), else weak_semantic.
+matching rule wins: alias_hit, exact_title_match (the query is the title, up
+to case, spacing and final punctuation), high_vector_match (query-to-chunk
+cosine ≥ search.evidence_cosine_floor), keyword_exact (found by a lexical arm
+and containing ≥ 60 % of the query's terms), else weak_semantic. Without a
+provider nothing is semantic: a keyword hit below the 60 % floor is still
+keyword_exact, with create_safety unknown.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from typing import TYPE_CHECKING, Literal, overload
 from memverbs.server.brain.base import Brain, Row, SearchQuery
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import ProviderError
-from memverbs.server.names import collapse, normalize_alias
+from memverbs.server.names import collapse, normalize_alias, restatement_key
 from memverbs.server.pages.markdown import clip, fenced_body
+from memverbs.server.terms import spaceless
 
 if TYPE_CHECKING:
     from memverbs.server.verbs.semantic import VectorArm
@@ -80,13 +83,17 @@ def keyword_search(ctx: VerbContext, query: str, limit: int, *, allow_private: b
     out = []
     for r in results:
         evidence = _evidence(r, words, phrase, r["slug"] in aliased)
+        safety = CREATE_SAFETY[evidence]
+        if evidence == "weak_semantic":
+            # No provider, so nothing here is semantic: it is a keyword hit on too few of the query's terms.
+            evidence, safety = "keyword_exact", "unknown"
         out.append(
             {
                 "slug": r["slug"],
                 "title": r["title"],
                 "chunk": r["chunk"] if r["chunk"] is not None else _lead(r["body"]),
                 "evidence": evidence,
-                "create_safety": CREATE_SAFETY[evidence],
+                "create_safety": safety,
                 "provenance": r["slug"],
             }
         )
@@ -131,8 +138,9 @@ def _readable(r: Row, words: list[str], private_rows: bool, *, matched: bool, ev
         return {"slug": r["slug"], "title": r["title"], "body": r["body"], "chunk": r["chunk"] if matched else None}
     body = fenced_body(r["body"] or "", include_private=False)
     if matched:
-        haystack = set(_TERM.findall(f"{r['title'] or ''} {body}".lower()))
-        if not (all if every else any)(w in haystack for w in words):
+        text = f"{r['title'] or ''} {body}".lower()
+        haystack = set(_TERM.findall(text))
+        if not (all if every else any)(w in haystack or (spaceless(w) and w in text) for w in words):
             return None  # it matched on private text
     return {"slug": r["slug"], "title": r["title"], "body": body, "chunk": _snippet(body, words) if matched else None}
 
@@ -144,7 +152,8 @@ def _snippet(text: str, words: list[str], limit: int = 300) -> str | None:
         stripped = line.strip()
         if not stripped or stripped.startswith(("#", "<!--")):
             continue
-        hits = len(set(_TERM.findall(stripped.lower())) & set(words))
+        low = stripped.lower()
+        hits = len(set(_TERM.findall(low)) & set(words)) + sum(1 for w in words if spaceless(w) and w in low)
         if hits > best_hits:
             best, best_hits = stripped, hits
     return clip(collapse(best), limit) if best else _lead(text, limit)
@@ -156,9 +165,8 @@ def _evidence(
 ) -> str:
     if alias_hit:
         return "alias_hit"
-    title = (row["title"] or "").lower()
-    if phrase and phrase in title:
-        return "exact_title_match"
+    if phrase and restatement_key(row["title"] or "") == restatement_key(phrase):
+        return "exact_title_match"  # the title itself, up to case, spacing and final punctuation
     if cosine is not None and cosine >= floor:
         return "high_vector_match"
     if words and keyword_hit:

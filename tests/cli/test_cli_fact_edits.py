@@ -44,10 +44,11 @@ def test_restore_brings_a_forgotten_fact_back_and_history_keeps_both(home, capsy
     assert events[2]["detail"].startswith("she confirmed it — memverbs restore-fact (user ")
 
 
-def test_restore_refusals_name_their_code_and_fix(home, capsys):
+def test_restore_refusals_say_the_problem_and_fix_and_json_names_the_code(home, capsys):
     cli(capsys, "remember", "Alice likes tea", "--provenance", "chat", "--entity", "people/alice")
     cli(capsys, "restore-fact", "1", "--reason", "x", code=1)
-    assert "[not_forgotten]" in cli.err and "fix:" in cli.err
+    assert "is active: there is nothing to restore" in cli.err and "fix:" in cli.err
+    assert "[not_forgotten]" not in cli.err  # the code is for scripts (--json), not for a person
     body = json.loads(cli(capsys, "restore-fact", "42", "--reason", "x", "--json", code=1))
     assert body["refused"] == "not_found" and body["fix"]
     for bad in ("abc", "0", "-1", "99999999999999999999999", "4\u0662"):  # never a traceback, never a lookup
@@ -64,7 +65,7 @@ def test_fact_visibility_narrows_freely_and_widens_only_with_intent(home, capsys
     assert "(private)" in recalled(capsys)
     assert "already private" in cli(capsys, "fact-visibility", "1", "private")
     cli(capsys, "fact-visibility", "1", "world", code=1)
-    assert "[needs_intent]" in cli.err and "fact-visibility 1 world --widen" in cli.err
+    assert "every MCP caller" in cli.err and "fact-visibility 1 world --widen" in cli.err
     assert "(private)" in recalled(capsys)  # the refusal wrote nothing
     cli(capsys, "fact-visibility", "1", "public", code=2)  # a typo never reaches the brain
     body = json.loads(cli(capsys, "fact-visibility", "1", "world", "--widen", "--json"))

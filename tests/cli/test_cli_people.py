@@ -127,7 +127,7 @@ def test_since_takes_the_same_forms_everywhere(home, capsys, command):
 
 
 def test_wire_errors_are_told_in_cli_terms():
-    from memverbs.cli.ops import cli_terms
+    from memverbs.cli.words import cli_terms
 
     assert cli_terms('Check the slug with list_pages; pass since: "2026-01-01"') == (
         'Check the slug with list-pages; pass --since "2026-01-01"'
@@ -207,7 +207,7 @@ def test_put_page_move_facts_flag_moves_in_one_go(home, capsys, tmp_path):
     page.write_text(ALICE, encoding="utf-8")
     out = cli(capsys, "put-page", "people/alice-example", str(page), "--move-facts")
     assert "moved 1 fact from alice-example to people/alice-example" in out
-    assert "1 active facts" in cli(capsys, "entity", "people/alice-example")
+    assert "1 active fact," in cli(capsys, "entity", "people/alice-example")
 
 
 # -- see everything -------------------------------------------------------------------------
@@ -285,8 +285,23 @@ def test_backlinks_timeline_and_list_pages(home, capsys, tmp_path):
     assert "nothing links to people/nobody" in cli(capsys, "backlinks", "people/nobody")
 
 
+def test_list_pages_says_how_many_of_how_many_and_prints_slugs_whole(home, capsys, tmp_path):
+    """count_pages on every backend: the listing's "N of M", with the same filters."""
+    slug = "projects/a-project-with-a-long-name/notes-from-the-planning-meeting-{}"
+    for i, (kind, vis) in enumerate([("note", "world"), ("note", "private"), ("memo", "world")]):
+        page = tmp_path / f"p{i}.md"
+        page.write_text(f"---\ntitle: Planning meeting {i}\ntype: {kind}\nvisibility: {vis}\n---\nnotes\n", encoding="utf-8")
+        cli(capsys, "put-page", slug.format(i), str(page))
+    out = cli(capsys, "list-pages", "--limit", "2")
+    assert "2 of 3 pages" in out and slug.format(2) in out and "…" not in out.split("\n")[1]
+    assert "3 pages" in cli(capsys, "list-pages")
+    assert "1 of 2 pages" in cli(capsys, "list-pages", "--type", "note", "--limit", "1")
+    assert "1 page" in cli(capsys, "list-pages", "--visibility", "private", "--prefix", "projects/")
+    assert cli(capsys, "list-pages", "--limit", "2", "--format", "csv").count("\n") == 3  # scripts get rows only
+
+
 def test_whoami_and_call(home, capsys):
-    assert "client_id: local" in cli(capsys, "whoami")
+    assert "lane      local" in cli(capsys, "whoami")
     body = json.loads(cli(capsys, "call", "remember", '{"fact": "raw", "provenance": "t"}'))
     assert body["status"] == "inserted"
     body = json.loads(cli(capsys, "call", "forget", '{"id": "999"}', code=1))

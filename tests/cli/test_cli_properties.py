@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memverbs.cli.ops import cli_terms
 from memverbs.cli.when import WhenError, to_iso
+from memverbs.cli.words import cli_terms
 from memverbs.server.protocol.registry import OPERATIONS
 from memverbs.server.timeparse import parse_instant
 

@@ -48,7 +48,7 @@ def test_healthy_providers_and_index_coverage(home, local, monkeypatch):
     respx.get(f"{CHAT_BASE}/v1/models").mock(return_value=httpx.Response(200, json={"data": [{"id": "claude-sonnet-4-5"}]}))
     checks = by_name(home)
     assert checks["embeddings"].status == "ok" and "256 dims (key: env)" in checks["embeddings"].detail
-    assert checks["vector_index"].status == "warn" and "1 chunks" in checks["vector_index"].detail
+    assert checks["vector_index"].status == "warn" and "1 chunk," in checks["vector_index"].detail
     assert checks["vector_index"].fix == "Run `memverbs reindex`."
     assert checks["llm"].status == "ok" and "model listed" in checks["llm"].detail
 

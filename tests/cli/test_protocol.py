@@ -90,7 +90,7 @@ def test_time_to_hello_world_from_init_to_first_call(memverbs_cmd, env, home):
     report = json.loads(run(env, "protocol", "stats", "--json"))
     assert report["total_calls"] == 1 and report["tthw_install_to_first_verb"] == "2m5s"
     doctor = run(env, "doctor")
-    assert "memory_verbs_usage: 1 calls in 30 days (recall 1)" in doctor
+    assert "memory verbs usage: 1 call in 30 days (recall 1)" in doctor
 
 
 def test_duration_format():

@@ -155,7 +155,7 @@ def test_a_remote_only_machine_checks_and_uses_the_remote_brain(server, client_e
     assert saved.returncode == 0 and "about people/dana" in saved.stdout, saved.stderr
     recalled = run(env, "recall", "--entity", "people/dana", "--remote")
     assert "Dana ships on Fridays" in recalled.stdout, recalled.stderr
-    assert "client_id: token:remote-only" in run({**env, "MEMVERBS_CLI_REMOTE": "true"}, "whoami").stdout
+    assert "lane      token:remote-only" in run({**env, "MEMVERBS_CLI_REMOTE": "true"}, "whoami").stdout
     # Private memory stays out of reach over the wire, whoever asks.
     run(env, "--remote", "remember", "Dana's secret", "--provenance", "t", "--entity", "people/dana",
         "--visibility", "private")

@@ -32,7 +32,9 @@ if not REQUIRED:
     pytest.importorskip("selenium")
 from selenium import webdriver  # noqa: E402
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
@@ -128,6 +130,13 @@ def wait_for(driver, predicate, what: str):
     # An element found just before the page navigates goes stale: look again rather than fail.
     wait = WebDriverWait(driver, WAIT_S, poll_frequency=0.1, ignored_exceptions=(StaleElementReferenceException,))
     return wait.until(lambda d: predicate(d), message=what)
+
+
+def open_actions(row) -> None:
+    """A fact row keeps its actions behind an Actions disclosure (open on the fact's own page)."""
+    disclosure = row.find_elements(By.CSS_SELECTOR, "details.acts")
+    if disclosure and disclosure[0].get_attribute("open") is None:
+        disclosure[0].find_element(By.TAG_NAME, "summary").click()
 
 
 def confirm(driver) -> None:
@@ -249,6 +258,7 @@ def test_forget_from_the_ui_and_recall_agrees(browser, inspector, env):
     fact_id = json.loads(done.stdout)["id"]
     browser.get(base(inspector) + "/entity/people/alice-example")
     row = browser.find_element(By.CSS_SELECTOR, f'li[data-fact-id="{fact_id}"]')
+    open_actions(row)
     row.find_element(By.NAME, "reason").send_keys("wrong: she uses emacs")
     row.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     question = wait_for(browser, lambda d: d.find_elements(By.ID, "question"), "no confirmation asked")
@@ -336,6 +346,7 @@ def test_change_a_facts_visibility_and_see_the_private_marker_change(browser, in
     browser.get(base(inspector) + "/entity/people/alice-example")
     assert not browser.find_elements(By.CSS_SELECTOR, f"{row_css} .badge-private")
     # Narrowing asks nothing.
+    open_actions(browser.find_element(By.CSS_SELECTOR, row_css))
     browser.find_element(By.CSS_SELECTOR, f"{row_css} button.make-private").click()
     wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"{row_css}.is-private .badge-private"),
              "the fact is not marked private")
@@ -345,6 +356,7 @@ def test_change_a_facts_visibility_and_see_the_private_marker_change(browser, in
     recalled = json.loads(cli(env, "recall", "--entity", "people/alice-example", "--json").stdout)
     assert [f["visibility"] for f in recalled["facts"] if f["fact_id"] == fact_id] == ["private"]
     # Widening asks first, saying who will see it.
+    open_actions(browser.find_element(By.CSS_SELECTOR, row_css))
     browser.find_element(By.CSS_SELECTOR, f"{row_css} button.make-world").click()
     question = wait_for(browser, lambda d: d.find_elements(By.ID, "question"), "no confirmation asked")
     assert f"Make fact #{fact_id} world?" in question[0].text and "Every MCP caller" in question[0].text
@@ -509,7 +521,7 @@ def test_move_facts_from_the_ui(browser, inspector, env):
     form.find_element(By.NAME, "reason").send_keys("filed under a bare name")
     form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     confirm(browser)
-    wait_for(browser, lambda d: "moved 1 facts" in d.find_element(By.TAG_NAME, "main").text, "no move reported")
+    wait_for(browser, lambda d: "moved 1 fact from carol" in d.find_element(By.TAG_NAME, "main").text, "no move reported")
     recalled = json.loads(cli(env, "recall", "--entity", "people/carol-example", "--json").stdout)
     assert [f["fact"] for f in recalled["facts"]] == ["Carol owns the release"]
 
@@ -540,8 +552,6 @@ def test_every_control_has_a_label_and_focus_reaches_it(browser, inspector):
         browser.get(base(inspector) + view)
         assert browser.execute_script(UNLABELLED) == [], view
     # the keyboard reaches the first control after the skip link and the navigation
-    from selenium.webdriver.common.keys import Keys
-
     browser.get(base(inspector) + "/timeline")
     browser.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
     assert browser.switch_to.active_element.text == "Skip to content"
@@ -549,3 +559,312 @@ def test_every_control_has_a_label_and_focus_reaches_it(browser, inspector):
     assert browser.current_url.endswith("#main")
     browser.get(base(inspector) + "/entities")  # a search view starts in its search box
     assert browser.switch_to.active_element.get_attribute("name") == "q"
+
+
+# -- the inspector as a product: live lane, ordering, 404s, the card, keyboard, themes --------------
+
+
+def test_a_fresh_load_announces_nothing_new(browser, inspector):
+    """The live lane polls from the newest change shown: reading that change again is not news."""
+    browser.get(base(inspector) + "/timeline")
+    time.sleep(2.5)  # several polls
+    status = browser.find_element(By.ID, "live-status").text
+    assert "new change" not in status, status
+    assert browser.find_elements(By.CSS_SELECTOR, "#feed li.fresh") == []
+
+
+def test_the_timeline_shows_the_change_that_orders_each_row(browser, inspector, env):
+    """Ordered by each fact's latest change, each row shows that change and its moment: a fact
+    forgotten after a newer one was remembered sits above it, saying "forgotten" and when."""
+    older = json.loads(cli(env, "remember", f"Older fact {time.time_ns()}", "--entity", "topics/ordering-example",
+                           "--provenance", "claude", "--json").stdout)["id"]
+    newer = json.loads(cli(env, "remember", f"Newer fact {time.time_ns()}", "--entity", "topics/ordering-example",
+                           "--provenance", "claude", "--json").stdout)["id"]
+    assert cli(env, "forget", older, "--reason", "ordering test").returncode == 0
+    expired = next(ev["at"] for ev in json.loads(cli(env, "history", older, "--json").stdout)["events"] if ev["event"] == "expired")
+    browser.get(base(inspector) + "/timeline?entity=topics/ordering-example")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#feed li.fact")
+    assert [r.get_attribute("data-fact-id") for r in rows] == [older, newer]
+    assert rows[0].find_element(By.CSS_SELECTOR, ".change").text == "forgotten"
+    assert rows[0].find_element(By.CSS_SELECTOR, "time").get_attribute("datetime") == expired
+    assert rows[1].find_element(By.CSS_SELECTOR, ".change").text == "remembered"
+
+
+def _session(url: str) -> dict:
+    token = url.split("token=", 1)[1]
+    status, cookie, _ = _request(url, f"/?token={token}")
+    assert status == 303
+    return {"Cookie": cookie.split(";", 1)[0]}
+
+
+def test_missing_things_answer_404(gate_inspector, env):
+    jar = _session(gate_inspector)
+    assert cli(env, "put-page", "topics/gone-example", "-", stdin="# Gone\n\nsoon\n").returncode == 0
+    assert cli(env, "delete-page", "topics/gone-example").returncode == 0
+    for path, said in (("/entity/nobody/here-example", "Nothing is filed under nobody/here-example"),
+                       ("/page/topics/gone-example", "was deleted"),
+                       ("/entity/topics/gone-example", "Nothing is filed under topics/gone-example"),
+                       ("/fact/987654", "no such fact"),
+                       ("/no-such-view", "no such view")):
+        status, _, text = _request(gate_inspector, path, headers=jar)
+        assert status == 404, path
+        assert said in text, path
+    # A wikilink to a page never written leads to the entity view, which says 404 when nothing is there.
+    status, _, _ = _request(gate_inspector, "/page/nobody/here-example", headers=jar)
+    assert status == 303
+    assert _request(gate_inspector, "/entity/people/alice-example", headers=jar)[0] == 200
+    assert _request(gate_inspector, "/entity/people/bob-example", headers=jar)[0] == 200  # facts, no page
+
+
+def test_the_entity_view_draws_the_card_once_with_aliases_as_written(browser, inspector, env):
+    page = ("---\ntype: person\naliases: [DanaK, \"Dana Kowalski\"]\n---\n# Dana Example\n\n"
+            "Leads [[projects/billing-example]].\n\n- [ ] write the RFC\n- [x] ship v1\n")
+    assert cli(env, "put-page", "people/dana-example", "-", stdin=page).returncode == 0
+    browser.get(base(inspector) + "/entity/people/dana-example")
+    card = browser.find_element(By.CSS_SELECTOR, "section.card")
+    assert [c.text for c in card.find_elements(By.CSS_SELECTOR, ".chip")] == ["Dana Kowalski", "DanaK"]
+    main = browser.find_element(By.TAG_NAME, "main").text
+    assert main.count("references projects/billing-example") == 1  # the edge, once
+    browser.get(base(inspector) + "/entity/people/alice-example")
+    assert browser.find_element(By.TAG_NAME, "main").text.count("references people/bob-example") == 1
+    shot(browser, "entity-card")
+
+
+def test_tasks_render_as_checkboxes_and_a_list_title_as_its_items(browser, inspector, env):
+    page = "---\ntitle: [closed]\n---\nStatus.\n\n- [ ] write the RFC\n- [x] ship v1\n"
+    assert cli(env, "put-page", "topics/status-example", "-", stdin=page).returncode == 0
+    browser.get(base(inspector) + "/page/topics/status-example")
+    assert browser.find_element(By.TAG_NAME, "h1").text == "closed"
+    tasks = browser.find_elements(By.CSS_SELECTOR, "article li.task")
+    assert [t.find_element(By.CSS_SELECTOR, ".task-text").text for t in tasks] == ["write the RFC", "ship v1"]
+    assert [t.get_attribute("class") for t in tasks] == ["task", "task task-done"]
+    assert "[ ]" not in browser.find_element(By.TAG_NAME, "article").text
+    assert [t.get_attribute("textContent") for t in browser.find_elements(By.CSS_SELECTOR, "article li.task .sr")] == ["to do:", "done:"]
+
+
+def test_search_shows_snippets_with_the_query_marked(browser, inspector):
+    browser.get(base(inspector) + "/search?q=parser")
+    hit = next(li for li in browser.find_elements(By.CSS_SELECTOR, "li.hit") if "people/alice-example" in li.text)
+    snippet = hit.find_element(By.CSS_SELECTOR, ".snippet")
+    assert "Works with" in snippet.text and [m.text for m in snippet.find_elements(By.TAG_NAME, "mark")] == ["parser"]
+
+
+def test_the_keyboard_moves_searches_and_goes(browser, inspector):
+    def press(*keys: str) -> None:
+        for key in keys:
+            ActionChains(browser).send_keys(key).perform()
+
+    browser.get(base(inspector) + "/entities")
+    browser.find_element(By.TAG_NAME, "h1").click()  # out of the search box the view starts in
+    press("j", "j")
+    rows = browser.find_elements(By.CSS_SELECTOR, "tbody tr")
+    assert "kb-current" in rows[1].get_attribute("class")
+    assert browser.switch_to.active_element == rows[1].find_element(By.CSS_SELECTOR, "a.primary")
+    press("k")
+    assert "kb-current" in rows[0].get_attribute("class")
+    press("o")
+    wait_for(browser, lambda d: "/entity/" in d.current_url, "o did not open the row")
+    press("/")
+    wait_for(browser, lambda d: d.current_url.endswith("/search"), "/ did not go to search")
+    assert browser.switch_to.active_element.get_attribute("name") == "q"
+    browser.find_element(By.TAG_NAME, "h1").click()
+    press("?")
+    assert browser.find_element(By.ID, "keys").get_attribute("open") is not None
+    assert "next / previous row" in browser.find_element(By.ID, "keys").text
+    shot(browser, "keyboard-help")
+    press(Keys.ESCAPE)
+    press("g", "h")
+    wait_for(browser, lambda d: d.current_url.endswith("/health"), "g h did not go to health")
+
+
+def _background(browser) -> str:
+    return browser.execute_script("return getComputedStyle(document.body).backgroundColor")
+
+
+LIGHT_BG, DARK_BG = "rgb(247, 247, 245)", "rgb(18, 19, 22)"
+
+
+def test_the_theme_follows_the_system_and_the_toggle_overrides_it(browser, inspector):
+    browser.get(base(inspector) + "/timeline")
+    browser.execute_script("localStorage.removeItem('memverbs-theme')")
+    try:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+        browser.get(base(inspector) + "/timeline")
+        assert _background(browser) == DARK_BG
+        toggle = browser.find_element(By.ID, "theme-toggle")
+        assert toggle.get_attribute("aria-label") == "Switch to the light theme"
+        toggle.click()
+        assert _background(browser) == LIGHT_BG
+        browser.get(base(inspector) + "/entities")  # remembered
+        assert _background(browser) == LIGHT_BG
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
+        browser.find_element(By.TAG_NAME, "h1").click()
+        ActionChains(browser).send_keys("t").perform()
+        assert _background(browser) == DARK_BG
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+        browser.execute_script("localStorage.removeItem('memverbs-theme')")
+
+
+GALLERY = os.environ.get("MEMVERBS_UI_GALLERY")  # a directory (docs/ui) to keep the screenshots in
+
+MAYA = """---
+type: person
+aliases: [Maya, "M. Chen"]
+---
+# Maya Chen
+
+Staff engineer on [[projects/atlas]]; reviews every schema change. Pairs with [[people/sam-ortiz]].
+
+## Working with Maya
+- Prefers written proposals over meetings
+- Reviews asynchronously, usually within a day
+
+## This week
+- [x] Sign off the billing schema
+- [ ] Review the rollout plan for **Atlas**
+
+<!-- facts -->
+- [private] Her 1:1 is moving to Thursdays
+- Owns the on-call rota for billing
+<!-- /facts -->
+
+## Timeline
+- 2026-10-02: Joined the Atlas team
+- 2026-11-18: Led the billing schema review
+"""
+
+ATLAS = """---
+type: project
+aliases: [Atlas, billing rewrite]
+---
+# Atlas: the billing rewrite
+
+Moves invoicing off the monolith. Owner: [[people/maya-chen]].
+
+## Decisions
+- Ship behind the `billing_v2` flag
+- Postgres only; no second datastore
+"""
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """A brain that looks like a few weeks of real use, for the screenshots: people, a project,
+    facts of every kind, one forgotten, one private, one made private later, and a usage log."""
+    from memverbs.server.brain.fact_edits import local_actor
+    from memverbs.server.home import Home
+    from memverbs.server.runtime import Runtime
+    from memverbs.server.timeparse import now_ms
+
+    root = tmp_path_factory.mktemp("demo") / "home"
+    init_home(root)
+    runtime = Runtime(Home(root))
+    try:
+        call = runtime.local_dispatcher().call
+        for slug, page in (("people/maya-chen", MAYA), ("projects/atlas", ATLAS)):
+            assert not call("put_page", {"slug": slug, "content": page}).is_error
+        ids = {}
+        for key, fact, kind, entity, who, vis in (
+            ("flag", "Atlas ships behind the billing_v2 flag", "commitment", "projects/atlas", "claude", "world"),
+            ("leave", "Maya is on leave 10-14 November", "event", "people/maya-chen", "claude", "world"),
+            ("async", "Maya prefers async reviews over meetings", "preference", "people/maya-chen", "codex", "world"),
+            ("freeze", "Deploys freeze on Fridays after 15:00", "fact", "projects/atlas", "claude", "world"),
+            ("secret", "The staging database password rotates monthly", "fact", "projects/atlas", "codex", "private"),
+            ("sam", "Sam owns the invoice PDF renderer", "fact", "people/sam-ortiz", "grok", "world"),
+            ("pg", "Postgres 16 is the only datastore for Atlas", "belief", "projects/atlas", "claude", "world"),
+            ("tz", "Maya works from Lisbon (UTC+0)", "fact", "people/maya-chen", "opencode", "world"),
+        ):
+            body = call("remember", {"fact": fact, "kind": kind, "entity": entity, "provenance": who, "visibility": vis}).body
+            ids[key] = int(body["id"])
+        assert not call("forget", {"id": str(ids["leave"]), "reason": "the dates moved to December"}).is_error
+        runtime.brain().set_fact_visibility(runtime.source, ids["tz"], "private", widen=False, reason="personal detail",
+                                            actor=local_actor("memverbs ui"), now=now_ms())
+    finally:
+        runtime.close()
+    log = Home(root).usage_log
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("a", encoding="utf-8") as out:
+        for day in range(1, 15):
+            for verb, base_ms, calls in (("recall", 18, 6), ("entity", 6, 3), ("remember", 9, 2), ("context_pack", 25, 1)):
+                for n in range(calls + day % 3):
+                    ms = base_ms + (day * 7 + n * 5) % 11
+                    out.write(json.dumps({"ts": f"2026-11-{day:02d}T{9 + n:02d}:00:00.000Z", "verb": verb, "ok": (day + n) % 17 != 0,
+                                          "latency_ms": ms, "surface": "full"}) + "\n")
+    e = dict(os.environ)
+    e["MEMVERBS_HOME"] = str(root)
+    for var in ("MEMVERBS_SOURCE", "MEMVERBS_MCP_SURFACE", "MEMVERBS_MCP_FORCE_SURFACE", "NO_COLOR"):
+        e.pop(var, None)
+    proc, url = _start_inspector(e)
+    yield {"url": url, "ids": ids}
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def test_every_view_in_both_themes_and_at_phone_width(browser, demo):
+    """Every view, light and dark, desktop and phone: nothing scrolls sideways, the theme holds,
+    and a screenshot of each (kept in docs/ui with MEMVERBS_UI_GALLERY=docs/ui)."""
+    browser.get(demo["url"])  # this inspector's own session
+    home = base(demo["url"])
+    fact_id = demo["ids"]["async"]
+    views = {
+        "timeline": "/timeline", "entities": "/entities", "entity": "/entity/people/maya-chen",
+        "page": "/page/people/maya-chen", "edit": "/edit/projects/atlas", "fact": f"/fact/{demo['ids']['tz']}",
+        "pack": "/pack", "search": "/search?q=maya+reviews", "health": "/health", "access": "/access",
+        "not-found": "/entity/people/nobody-example", "confirm": None,
+    }
+    out = Path(GALLERY) if GALLERY else ARTIFACTS / "gallery"
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        for theme in ("light", "dark"):
+            browser.get(home + "/timeline")
+            browser.execute_script("localStorage.setItem('memverbs-theme', arguments[0])", theme)
+            for device, (width, height) in (("desktop", (1280, 860)), ("phone", (390, 844))):
+                browser.set_window_size(width, height)
+                for name, path in views.items():
+                    if path is None:  # the confirmation an action asks first
+                        browser.get(home + "/entity/people/maya-chen")
+                        browser.execute_script(
+                            "const f = document.createElement('form'); f.method = 'post'; f.action = '/forget';"
+                            "for (const [k, v] of [['id', arguments[0]], ['reason', 'she changed her mind']]) {"
+                            "  const i = document.createElement('input'); i.type = 'hidden'; i.name = k; i.value = v; f.appendChild(i); }"
+                            "document.body.appendChild(f); f.submit();", fact_id)
+                        wait_for(browser, lambda d: d.find_elements(By.ID, "question"), "no confirmation asked")
+                    else:
+                        browser.get(home + path)
+                    assert _background(browser) == (LIGHT_BG if theme == "light" else DARK_BG), (name, theme)
+                    inner = browser.execute_script("return window.innerWidth")
+                    assert browser.execute_script("return document.documentElement.scrollWidth") <= inner, (name, device)
+                    browser.save_screenshot(str(out / f"{name}-{theme}-{device}.png"))
+    finally:
+        browser.set_window_size(1200, 1000)
+        browser.execute_script("localStorage.removeItem('memverbs-theme')")
+
+
+def test_the_timeline_is_paged_in_order(browser, inspector, env):
+    from memverbs.server.home import Home
+    from memverbs.server.runtime import Runtime
+
+    runtime = Runtime(Home(Path(env["MEMVERBS_HOME"])))
+    try:
+        dispatcher = runtime.local_dispatcher()
+        for i in range(61):
+            outcome = dispatcher.call("remember", {"fact": f"paging fact {i}", "entity": "topics/paging-example", "provenance": "t"})
+            assert not outcome.is_error
+    finally:
+        runtime.close()
+    browser.get(base(inspector) + "/timeline?entity=topics/paging-example")
+    seen: list[int] = []
+    pages = 0
+    while True:
+        pages += 1
+        ids = [int(li.get_attribute("data-fact-id")) for li in browser.find_elements(By.CSS_SELECTOR, "#feed li.fact")]
+        assert 0 < len(ids) <= 50
+        seen += ids
+        older = browser.find_elements(By.CSS_SELECTOR, "a[rel=next]")
+        if not older:
+            break
+        older[0].click()
+        wait_for(browser, lambda d: "before=" in d.current_url, "the older page did not open")
+    assert pages == 2 and len(seen) == 61 and seen == sorted(seen, reverse=True)  # each fact once, newest first
+    assert browser.find_elements(By.CSS_SELECTOR, "a[rel=prev]") and "older changes" in browser.find_element(By.ID, "live-status").text

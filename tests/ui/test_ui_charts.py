@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from memverbs.ui.charts import latency_buckets, latency_over_time
 
@@ -84,3 +85,11 @@ def test_hours_break_the_same_way():
     hours = ["09", "10", "13"]
     svg = latency_over_time([event("recall", f"2026-11-30T{h}:05:00.000Z", 7) for h in hours])
     assert [len(line) for line in _lines(svg)] == [2] and len(_dots(svg)) == 3
+
+
+def test_time_labels_never_overlap_even_the_last_one():
+    """Labels at least 80 px apart: the newest bucket is always labelled, taking its close neighbour's place."""
+    days = [event("recall", f"2026-11-{d:02d}T09:00:00.000Z", 10 + d) for d in range(1, 15)]
+    xs = [float(x) for x in re.findall(r'<text x="([0-9.]+)" y="206"', latency_over_time(days))]
+    assert xs and all(b - a >= 80 for a, b in pairwise(xs))
+    assert "11-14</text>" in latency_over_time(days)

@@ -153,8 +153,11 @@ def test_the_colours_keep_text_contrast_in_both_schemes():
     from importlib import resources
 
     css = resources.files("memverbs.ui").joinpath("static", "ui.css").read_text()
-    schemes = [dict(re.findall(r"--([a-z-]+):\s*(#[0-9a-f]{6})", block)) for block in re.findall(r":root\s*\{([^}]*)\}", css)]
-    assert len(schemes) == 2  # light, and dark under prefers-color-scheme
+    blocks = re.findall(r":root[^{]*\{([^}]*)\}", css)
+    schemes = [dict(re.findall(r"--([a-z-]+):\s*(#[0-9a-f]{6})", block)) for block in blocks]
+    # light; dark under prefers-color-scheme (unless the toggle chose light); dark chosen with the toggle
+    assert len(schemes) == 3
+    assert schemes[1] == schemes[2] and schemes[0] != schemes[1]  # the toggle's dark is the system's dark
 
     def lum(h: str) -> float:
         c = [int(h[i : i + 2], 16) / 255 for i in (1, 3, 5)]
@@ -166,8 +169,10 @@ def test_the_colours_keep_text_contrast_in_both_schemes():
         return (hi + 0.05) / (lo + 0.05)
 
     for v in schemes:
-        for name in ("fg", "muted", "accent", "private", "bad"):
-            assert ratio(v[name], v["bg"]) >= 4.5, name
+        for name in ("fg", "muted", "accent", "private", "bad", "good"):
+            for ground in ("bg", "surface"):  # the page, and the panels and rows on it
+                assert ratio(v[name], v[ground]) >= 4.5, (name, ground)
+        assert ratio(v["fg"], v["soft"]) >= 4.5 and ratio(v["fg"], v["accent-soft"]) >= 4.5  # chips, the current row
         assert ratio(v["private"], v["private-bg"]) >= 4.5
         assert ratio(v["bg"], v["accent"]) >= 4.5  # button text
 
@@ -184,3 +189,62 @@ def test_no_brain_is_said_with_its_fix(memverbs_cmd, tmp_path):
     done = subprocess.run([*memverbs_cmd, "ui", "--no-open"], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and done.stdout == ""
     assert "memverbs init" in done.stderr and "Traceback" not in done.stderr
+
+
+class _App:
+    """What the timeline's views read of the inspector: the brain and the source."""
+
+    def __init__(self, runtime) -> None:
+        self.runtime, self.source = runtime, runtime.source
+
+    def brain(self):
+        return self.runtime.brain()
+
+
+def test_the_timeline_pages_through_every_change_once_newest_first(runtime, local):
+    """Page after page, the timeline is the whole change feed in order, each row at the moment of
+    the change that orders it and saying what that change was."""
+    import time
+
+    from memverbs.server.timeparse import now_ms
+    from memverbs.ui import views
+
+    ids = [local.ok("remember", fact=f"paged fact {i}", entity=f"people/p{i % 3}", provenance="t")["id"] for i in range(23)]
+    for slug in ("topics/a", "topics/b"):
+        local.ok("put_page", slug=slug, content=f"# {slug}\n\nbody\n")
+    time.sleep(0.005)
+    local.ok("forget", id=ids[3], reason="test")  # the oldest facts' changes are now among the newest
+    time.sleep(0.005)
+    runtime.brain().set_fact_visibility(runtime.source, int(ids[5]), "private", widen=False, reason="test", actor="test", now=now_ms())
+    app, f = _App(runtime), views.feed_filters({})
+    every = views.feed_items(app, f, 0)
+    assert len(every) == 25
+    assert [i["pos"] for i in every] == sorted((i["pos"] for i in every), reverse=True)
+    assert every[0]["key"] == f"fact-{ids[5]}" and every[1]["key"] == f"fact-{ids[3]}"
+    assert '<span class="change change-made-private">made private</span>' in every[0]["html"]
+    assert '<span class="change change-forgotten">forgotten</span>' in every[1]["html"]
+    trail = runtime.brain().fact_trail(int(ids[5]))["audit"]
+    assert f'data-at="{trail[-1]["at"]}"' in every[0]["html"]  # the moment shown is the change's
+    for size in (1, 4, 7, 25, 30):
+        seen, before = [], None
+        while True:
+            page, before = views.feed_page(app, f, before, size)
+            assert len(page) <= size
+            seen += [i["key"] for i in page]
+            if before is None:
+                break
+            assert views.Position.parse(before.token()) == before
+        assert seen == [i["key"] for i in every], size
+    only = views.feed_filters({"entity": "people/p1"})
+    page, more = views.feed_page(app, only, None, 3)
+    assert more is not None and all("people/p1" in i["html"] for i in page)
+
+
+def test_every_key_is_documented():
+    from pathlib import Path
+
+    from memverbs.ui.views import KEYS
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "ui.md").read_text()
+    for keys, _ in KEYS:
+        assert f"`{keys}`" in doc, keys

@@ -83,6 +83,9 @@ HOT = [
     ("recall: fact keyword search", lambda b, now: b.facts_matching(S, SearchQuery.of(["fact"]), world_only=True, now=now, since=None,
                                                                     until=None, limit=10),
      {"facts_fts": "fts", "f": "rowid"}),
+    ("recall: facts ranked by a query", lambda b, now: b.facts_ranked(S, FactFilter("recent", now, True, True, 20),
+                                                                       SearchQuery.of(["fact", "about"], "any"), limit=20),
+     {"facts_fts": "fts", "facts": "rowid"}),
     ("hook: standing entities", lambda b, now: b.recent_entity_slugs(S, limit=5), {"facts": "facts_created"}),
     ("remember: dedup check", lambda b, now: b.remember_fact(
         S, NewFact("fact 1 about p", "fact 1 about p", "fact", "people/p-1", "world", "t", None), now),
@@ -96,9 +99,12 @@ _STEP = re.compile(r"^(SEARCH|SCAN) (\S+)(?: USING (?:(?:COVERING )?INDEX (\S+)|
 def searched(db: sqlite3.Connection, sql: str) -> dict[str, str | None]:
     """{table or alias: index it is searched through} for one statement; None is a full scan."""
     out: dict[str, str | None] = {}
+    made: set[str] = set()  # subqueries materialized first: reading one back scans its few rows, not a table
     for row in db.execute("EXPLAIN QUERY PLAN " + sql):
+        if row[3].startswith("MATERIALIZE "):
+            made.add(row[3].split()[1])
         m = _STEP.match(row[3])
-        if not m or m.group(2).startswith("("):  # a subquery or co-routine, not a table
+        if not m or m.group(2).startswith("(") or m.group(2) in made:  # a subquery or co-routine, not a table
             continue
         _, table, index, rowid, virtual = m.groups()
         out[table] = "fts" if virtual else "rowid" if rowid else index

@@ -95,3 +95,10 @@ def test_sources_are_isolated(local, runtime, monkeypatch):
     finally:
         other_rt.close()
     assert local.ok("entity", name="people/alice")["card"]["entity"]["title"] == "Alice"
+
+
+def test_a_yaml_list_title_is_its_items(local):
+    """`title: [closed]` is YAML for a list: the page's title is "closed", not Python's "['closed']"."""
+    assert local.ok("put_page", slug="topics/status", content="---\ntitle: [closed]\ntype: [note, log]\n---\nbody\n")["title"] == "closed"
+    got = local.ok("get_page", slug="topics/status")
+    assert (got["title"], got["type"]) == ("closed", "note, log")

@@ -115,7 +115,7 @@ def test_doctor_reads_a_brain_from_before_failing_files_and_hosts_were_kept(tmp_
     db = sqlite3.connect(home.root / "brain.db")
     db.executescript(
         "DROP TABLE sync_failures; DROP TABLE page_versions; ALTER TABLE sync_folders DROP COLUMN host; "
-        "ALTER TABLE sync_folders DROP COLUMN watcher_host; DELETE FROM _migrations WHERE name = '0015_page_history';"
+        "ALTER TABLE sync_folders DROP COLUMN watcher_host; DELETE FROM _migrations WHERE name = '0017_page_history';"
     )
     db.close()
     _code, line = sync_doctor_line(cli)

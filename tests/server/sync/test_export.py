@@ -33,7 +33,7 @@ def test_export_writes_every_page_and_says_what_private_material_it_left_out(tmp
     seed(local)
     assert main(["export", str(tmp_path / "out")]) == 0
     out = capsys.readouterr().out
-    assert "private material left out: 1 private pages, private rows cut from 1 pages, 1 private facts" in out
+    assert "private material left out: 1 private page, private rows cut from 1 page, 1 private fact" in out
     files = files_of(tmp_path / "out")
     assert sorted(files) == ["companies/acme.md", "memverbs-facts.jsonl", "people/alice.md"]
     alice = files["people/alice.md"].decode()

@@ -80,7 +80,7 @@ def test_several_folders_each_with_a_prefix(tmp_path, cli, cli_json, local):
     assert by_prefix["work"]["pending_files"] == 1 and by_prefix["personal"]["pending_files"] == 0
     assert by_prefix["work"]["mode"] == "sync" and not by_prefix["work"]["watching"]
     _code, out, _ = cli("sync", "--status")
-    assert "1 changed or new files" in out
+    assert "1 changed or new file," in out
 
 
 def test_moving_a_folder_renames_every_page_in_it(tmp_path, cli_json, local):

@@ -149,3 +149,13 @@ def test_over_http_and_a_failing_provider_falls_back_to_keywords(home, monkeypat
         assert local.ok("put_page", slug="notes/x", content="# X\nbody\n")["status"] == "created"  # a write never fails on embedding
     finally:
         rt.close()
+
+
+def test_recall_ranks_a_fact_only_the_vector_arm_finds(both):
+    _local, remote = both
+    remote.ok("remember", fact="Bob bought a new automobile", provenance="chat", entity="people/bob")
+    for n in range(3):
+        remote.ok("remember", fact=f"lunch number {n} was pizza", provenance="chat", entity="people/carol")
+    body = remote.ok("recall", query="which vehicle", limit=2)
+    assert [f["fact"] for f in body["facts"]] == ["Bob bought a new automobile", "lunch number 2 was pizza"]
+    assert [f["fact"] for f in remote.ok("search", query="which vehicle")["facts"]] == ["Bob bought a new automobile"]

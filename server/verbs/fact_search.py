@@ -1,0 +1,217 @@
+"""Facts ranked by a question: recall's facts arm when it has a `query`, and the facts `search` finds.
+
+Keyword ranking is BM25 over the facts' index terms (server/terms.py: folded, stemmed,
+function words left out of the query, CJK and Thai by character pairs), computed by the
+same formula on both backends. Two cues multiply a fact's score: the question names the
+fact's entity (its slug's last segment, e.g. "alice" for people/alice), because a question
+about someone is most often answered by what was recorded about them; and the question names
+a time ("in June", "on 13 October, 2023") when the fact was said (when.py: the date its
+provenance names, else its recording time), whose words then leave the keyword query.
+
+With an embedding provider whose space holds fact vectors (remember embeds every fact it
+stores; `memverbs reindex` fills older ones), a second ranking is the cosine of the query
+with each fact. The two are fused by reciprocal rank (k = 60) over the union of both
+candidate lists, each candidate with its exact score on both arms (its BM25 is computed
+even when only the vector arm found it, its cosine even when only the keyword arm did), so
+a fact's place never depends on which arm happened to nominate it. A provider that fails
+leaves the keyword ranking: never an error.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import weakref
+from collections.abc import Callable
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from memverbs.server.brain.base import FactFilter, Row, SearchQuery
+from memverbs.server.errors import ProviderError
+from memverbs.server.names import collapse
+from memverbs.server.terms import query_terms, words
+from memverbs.server.timeparse import iso
+from memverbs.server.verbs.when import Window, said_on, windows
+
+if TYPE_CHECKING:
+
+    from memverbs.server.brain.base import Brain
+    from memverbs.server.context import VerbContext
+
+log = logging.getLogger("memverbs.search")
+
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+POOL = 100  # candidates each arm ranks before fusion and the cut to the caller's limit
+RRF_K = 60
+VECTOR_WEIGHT = 0.5  # facts are short: the keyword ranking with its cues leads, the vector arm adds paraphrases
+ENTITY_BOOST = 1.0
+TIME_BOOST = 1.0
+VECTOR_FLOOR = 0.0  # a fact the query's vector points away from is no vector hit
+
+
+def with_limit(f: FactFilter, limit: int) -> FactFilter:
+    return FactFilter(f.arm, f.now, f.world_only, f.active_only, limit, f.entity_slug, f.session_id, f.since)
+
+
+@lru_cache(maxsize=4096)
+def _entity_terms(slug: str) -> frozenset[str]:
+    return frozenset(words(slug.rsplit("/", 1)[-1].replace("-", " ")))
+
+
+def _said_inside(row: Row, times: list[Window]) -> bool:
+    said = said_on(row["provenance"], row["valid_from"])
+    return any(w.holds(said) for w in times)
+
+
+def _cue(row: Row, terms: set[str], times: list[Window]) -> float:
+    """How much a fact's score counts: more when the question names its entity, more when it names when it was said."""
+    slug = row["entity_slug"]
+    named = 1.0 + ENTITY_BOOST if slug and _entity_terms(slug) & terms else 1.0
+    return named * (1.0 + TIME_BOOST if times and _said_inside(row, times) else 1.0)
+
+
+def rank_facts(ctx: VerbContext, query: str, f: FactFilter, limit: int) -> list[Row]:
+    """The facts arm `f` allows that the query finds, best first, at most `limit`."""
+    times = windows(query)
+    words_of = query
+    for w in times:  # a named time is a cue about when, not words to find
+        words_of = words_of.replace(w.text, " ")
+    terms = query_terms(words_of) or query_terms(query)
+    wanted = set(terms)
+    search = SearchQuery.of(terms, "any")
+    pool = with_limit(f, max(limit, POOL))
+    brain, source = ctx.brain, ctx.source
+    rows: dict[int, Row] = {}
+    keyword: dict[int, float] = {}
+    for r in brain.facts_ranked(source, pool, search, limit=pool.limit) if terms else []:
+        rows[r["id"]] = r
+        keyword[r["id"]] = float(r["score"]) * _cue(r, wanted, times)
+    vector = _vector_arm(ctx, query, pool)
+    if vector is None:
+        order = sorted(keyword, key=lambda i: (-keyword[i], -i))
+        return [rows[i] for i in order[:limit]]
+    cosine, vector_rows = vector
+    for r in vector_rows:
+        rows.setdefault(r["id"], r)
+    only_vector = [i for i in rows if i not in keyword]
+    if terms and only_vector:
+        for r in brain.facts_ranked(source, pool, search, limit=len(only_vector), among=only_vector):
+            keyword[r["id"]] = float(r["score"]) * _cue(r, wanted, times)
+    cos = cosine(list(rows))
+    fused = dict.fromkeys(rows, 0.0)
+    vector_scores = {i: c * _cue(rows[i], wanted, times) for i, c in cos.items() if c > VECTOR_FLOOR}
+    for weight, scores in ((1.0, keyword), (VECTOR_WEIGHT, vector_scores)):
+        for rank, i in enumerate(sorted(scores, key=lambda i: (-scores[i], -i)), 1):
+            fused[i] += weight / (RRF_K + rank)
+    order = sorted((i for i in fused if fused[i] > 0), key=lambda i: (-fused[i], -i))
+    return [rows[i] for i in order[:limit]]
+
+
+SNIPPET_CHARS = 300
+
+
+def search_facts(ctx: VerbContext, query: str, limit: int, now: int) -> list[dict]:
+    """The `search` op's facts: active facts the query finds, best first, with a snippet.
+    Untrusted callers see world-visible facts only, as in recall."""
+    f = FactFilter("recent", now, world_only=ctx.caller.remote, active_only=True, limit=limit)
+    terms = set(query_terms(query))
+    return [
+        {
+            "fact_id": str(r["id"]),
+            "fact": r["fact"],
+            "snippet": snippet(r["fact"], terms),
+            "kind": r["kind"],
+            "entity_slug": r["entity_slug"],
+            "valid_from": iso(r["valid_from"]),
+            "provenance": r["provenance"],
+        }
+        for r in rank_facts(ctx, query, f, limit)
+    ]
+
+
+def snippet(text: str, terms: set[str], size: int = SNIPPET_CHARS) -> str:
+    """The fact itself when short; else the `size` characters around its first matching word, with "…" where it goes on."""
+    text = collapse(text)
+    if len(text) <= size:
+        return text
+    at = next((m.start() for m in _TOKEN.finditer(text) if set(words(m.group())) & terms), 0)
+    start = max(0, min(at - size // 4, len(text) - size))
+    return ("…" if start else "") + text[start : start + size].strip() + ("…" if start + size < len(text) else "")
+
+
+def _vector_arm(ctx: VerbContext, query: str, f: FactFilter) -> tuple[Callable[[list[int]], dict[int, float]], list[Row]] | None:
+    """The query's cosines with the facts' vectors, and the arm's best facts by them; None without vectors to compare."""
+    providers = ctx.providers
+    if providers is None or not providers.embeddings_configured or providers.embedder() is None:
+        return None
+    from memverbs.server.verbs.semantic import embed  # noqa: PLC0415 - numpy only with a provider
+
+    try:
+        space_id, rows = embed(ctx, [query], create_space=False)
+    except ProviderError as exc:
+        log.warning("facts ranked by keywords only: query not embedded (%s): %s", exc.kind, exc.message)
+        return None
+    if space_id is None:
+        return None
+    matrix = _matrix(ctx.brain, space_id, int(rows.shape[1]))
+    if not len(matrix.ids):
+        return None
+    q = rows[0]
+    sims = matrix.vectors @ q
+    import numpy as np  # noqa: PLC0415
+
+    # Every source's facts are in the matrix: nominate more than the pool, the arm's filter keeps this source's.
+    top = np.argsort(-sims, kind="stable")[: f.limit * 3]
+    allowed = ctx.brain.facts_among(ctx.source, f, [int(matrix.ids[i]) for i in top if sims[i] > VECTOR_FLOOR])
+    allowed.sort(key=lambda r: -float(sims[matrix.position[r["id"]]]))
+
+    def cosine(ids: list[int]) -> dict[int, float]:
+        return {i: float(sims[matrix.position[i]]) for i in ids if i in matrix.position}
+
+    return cosine, allowed[: f.limit]
+
+
+class _Matrix:
+    """A space's fact vectors in one array, kept in step with the brain: new ids are read as they
+    come (one indexed read), and a count that still differs (reindex filling old facts, a prune)
+    reloads it whole."""
+
+    def __init__(self, dims: int) -> None:
+        import numpy as np  # noqa: PLC0415
+
+        self.dims = dims
+        self.ids = np.zeros(0, dtype=np.int64)
+        self.vectors = np.zeros((0, dims), dtype=np.float32)
+        self.position: dict[int, int] = {}
+
+    def refresh(self, brain: Brain, space_id: int) -> None:
+        last = int(self.ids[-1]) if len(self.ids) else 0
+        self._append(brain.fact_vectors_after(space_id, last))
+        if brain.fact_vector_count(space_id) != len(self.ids):
+            self.__init__(self.dims)  # type: ignore[misc] # start over
+            self._append(brain.fact_vectors_after(space_id, 0))
+
+    def _append(self, rows: list[Row]) -> None:
+        if not rows:
+            return
+        import numpy as np  # noqa: PLC0415
+
+        from memverbs.server.brain.base import unpack  # noqa: PLC0415
+
+        base = len(self.ids)
+        self.ids = np.concatenate([self.ids, np.array([r["fact_id"] for r in rows], dtype=np.int64)])
+        self.vectors = np.vstack([self.vectors, unpack([bytes(r["vector"]) for r in rows], self.dims)])
+        self.position.update((int(r["fact_id"]), base + n) for n, r in enumerate(rows))
+
+
+# One matrix per brain object (a process may hold several brains, e.g. tests and benchmarks), per space.
+_MATRICES: weakref.WeakKeyDictionary[Brain, dict[tuple[int, int], _Matrix]] = weakref.WeakKeyDictionary()
+
+
+def _matrix(brain: Brain, space_id: int, dims: int) -> _Matrix:
+    held = _MATRICES.setdefault(brain, {})
+    matrix = held.get((space_id, dims))
+    if matrix is None:
+        matrix = held[(space_id, dims)] = _Matrix(dims)
+    matrix.refresh(brain, space_id)
+    return matrix

@@ -38,10 +38,10 @@ def test_export_writes_every_page_and_says_what_private_material_it_left_out(tmp
     assert sorted(files) == ["companies/acme.md", "memverbs-facts.jsonl", "people/alice.md"]
     alice = files["people/alice.md"].decode()
     assert alice.startswith(
-        "---\ntitle: Alice\ntype: person\naliases: [Ali, A. Example]\nlinks:\n  works_at: [companies/acme]\ntags: [x]\n---\n"
-    )
+        "---\ntitle: Alice\ntype: person\naliases: [Ali, A. Example]\ntags: [x]\nlinks:\n  works_at: [companies/acme]\n---\n"
+    )  # what was added by hand joins the note's own keys, which keep their order
     assert "Salary" not in alice and "- Likes tea" in alice and "Sharp." in alice
-    assert alice.endswith("## Timeline\n- 2026-03-04: Promoted\n")
+    assert alice.endswith("## Timeline\n- 2026-01-02: Joined\n- 2026-03-04: Promoted\n")  # one Timeline section
     facts = [json.loads(line) for line in files["memverbs-facts.jsonl"].decode().splitlines()]
     assert facts == [{"entity": "people/alice", "fact": "Alice prefers async standups", "kind": "preference",
                       "provenance": "chat 2026-06-12", "valid_until": None, "visibility": "world"}]

@@ -103,7 +103,9 @@ class FolderPass:
                 gone_by_hash.setdefault(f.file_hash, []).append(f)
         claimed: dict[str, str] = {}
         facts_entry = None
-        for e in entries:
+        # Shortest paths first: of two notes with one name, the one a `[[name]]` means (the shorter
+        # path, docs/sync.md "Links") exists before the other, so a link saved in between finds it.
+        for e in sorted(entries, key=lambda e: (e.rel.count("/"), len(e.rel), e.rel)):
             if e.kind == "facts":
                 facts_entry = e
                 continue
@@ -161,6 +163,12 @@ class FolderPass:
             raise Failure(f'maps to the same slug "{slug}" as {other}; rename one of them (docs/sync.md: slug rule)')
         claimed[slug] = rel
         page = self.brain.page(self.source, slug)
+        if prev is not None and prev.slug and prev.slug != slug and page is None and not self.dry_run \
+                and self.brain.page(self.source, prev.slug) is not None:
+            # The same file, a new slug (the slug rule spells its name better now): the page moves,
+            # keeping its facts and links, rather than a second page appearing beside it.
+            self.brain.rename_page(self.source, prev.slug, slug, now_ms())
+            page = self.brain.page(self.source, slug)
         if prev is not None and page is not None and prev.slug == slug:
             try:
                 st = stat_inside(self.folder.root, rel)

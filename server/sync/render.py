@@ -127,7 +127,12 @@ def _checked(text: str, parsed: ParsedPage, edit: Callable[[str], str | None], w
              keys: set[str]) -> str:
     """`edit(text)` when it parses, does what `wanted` says and leaves every other key and the body's
     other lines as they were; else `text`."""
-    candidate = edit(text)
+    import yaml  # noqa: PLC0415
+
+    try:
+        candidate = edit(text)
+    except yaml.YAMLError:
+        return text
     if candidate is None:
         return text
     try:
@@ -223,7 +228,8 @@ def _flow_items(flow: str) -> list[str]:
     import yaml  # noqa: PLC0415
 
     node = yaml.compose(flow)
-    return [flow[item.start_mark.index : item.end_mark.index] for item in node.value]
+    items = node.value if isinstance(node, yaml.SequenceNode) else []
+    return [flow[item.start_mark.index : item.end_mark.index] for item in items]
 
 
 # -- the timeline ---------------------------------------------------------------------------------

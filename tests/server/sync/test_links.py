@@ -43,3 +43,12 @@ def test_a_link_finds_a_note_created_later_in_the_brain(tmp_path, cli_json, loca
     write(root / "deep" / "nested" / "thing.md", "Also here.\n")
     cli_json("sync", root)
     assert links_of(local, "a") == ["deep/nested/thing", "tools/command-palette"]
+
+
+def test_greek_and_cyrillic_names_get_readable_slugs_that_links_find_in_any_case(tmp_path, cli_json, local):
+    root = tmp_path / "v"
+    write(root / "places" / "Москва.md", "Capital.\n")
+    write(root / "places" / "Ελλάδα.md", "Country.\n")
+    write(root / "a.md", "[[" + "Москва".upper() + "]] and [[" + "Ελλάδα".upper() + "]].\n")  # in capitals
+    cli_json("sync", root)
+    assert links_of(local, "a") == ["places/ellada", "places/moskva"]

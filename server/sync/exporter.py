@@ -1,4 +1,8 @@
-"""The brain as a folder: every live page a file at `<slug>.md`, every active fact a line.
+"""The brain as a folder: every live page a file, every active fact a line.
+
+A page that came from a synced or imported note is written at that note's own path and name
+(`Plugins/Command palette.md`, under its folder's prefix), so the exported vault's links work
+in Obsidian and importing it gives the same slugs; any other page at `<slug>.md`.
 
 Private material stays out unless asked for: private pages are not written, private
 facts-fence rows are cut from the pages that are, and private facts are left out of
@@ -20,7 +24,8 @@ from memverbs.server.files import OutsideFolder, read_inside, replace_inside
 from memverbs.server.sync.facts_file import fact_lines
 from memverbs.server.sync.render import render_page
 from memverbs.server.sync.scan import FACTS_FILE
-from memverbs.server.sync.slugs import path_for_slug
+from memverbs.server.sync.slugs import path_for_slug, slug_for_path
+from memverbs.server.sync.state import SyncState
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain
@@ -48,6 +53,7 @@ def export_brain(brain: Brain, source: str, dest: str, *, include_private: bool,
     root = Path(dest)
     root.mkdir(parents=True, exist_ok=True)
     report = ExportReport(str(root.resolve()), include_private)
+    own = note_paths(brain, source)
     for slug, visibility in brain.live_page_slugs(source):
         if visibility == "private" and not include_private:
             report.private_pages_left_out += 1
@@ -59,7 +65,7 @@ def export_brain(brain: Brain, source: str, dest: str, *, include_private: bool,
             full = render_page(brain, source, slug, include_private=True)
             if full != text:
                 report.private_rows_left_out += 1
-        rel = path_for_slug(slug)
+        rel = own.get(slug) or path_for_slug(slug)
         if _write_if_changed(root, rel, text, report):
             report.pages += 1
         if progress:
@@ -73,6 +79,22 @@ def export_brain(brain: Brain, source: str, dest: str, *, include_private: bool,
     elif facts_path.is_file() and not facts_path.is_symlink():
         facts_path.unlink()
     return report
+
+
+def note_paths(brain: Brain, source: str) -> dict[str, str]:
+    """slug → the path of the note it came from (its folder's prefix in front), for every page whose
+    note path maps back to its slug and is the only one claiming that path in any letter case."""
+    paths: dict[str, str] = {}
+    state = SyncState(brain, source)
+    for folder in state.folders():
+        for rel, f in state.files(folder).items():
+            path = f"{folder.prefix}/{rel}" if folder.prefix else rel
+            if f.slug and rel.lower().endswith(".md") and slug_for_path(path) == f.slug:
+                paths.setdefault(f.slug, path)
+    taken: dict[str, int] = {}
+    for path in paths.values():
+        taken[path.casefold()] = taken.get(path.casefold(), 0) + 1
+    return {slug: path for slug, path in paths.items() if taken[path.casefold()] == 1}
 
 
 def _write_if_changed(root: Path, rel: str, text: str, report: ExportReport) -> bool:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memverbs.server.errors import BrainError, MemverbsError
+from memverbs.server.errors import BrainError, MemverbsError, VerbError
 from memverbs.server.files import OutsideFolder, read_inside, stat_inside
 from memverbs.server.sync import scan
 from memverbs.server.sync.facts_file import read_facts
@@ -204,6 +204,7 @@ class FolderPass:
                 self.state.add_conflict(self.folder, rel, slug, brain_version)
             report.conflicts.append((rel, slug))
         if self.dry_run:
+            self._check(slug, got.text)
             return ("created" if page is None else "updated"), ""
         self._put(slug, got.text)
         self._record(rel, slug, got, self._updated_at(slug))
@@ -241,6 +242,15 @@ class FolderPass:
             unavailable(outcome)
             body = outcome.body
             raise Failure(f"{body.get('message', 'put_page failed')} {body.get('suggestion') or ''}".strip())
+
+    def _check(self, slug: str, text: str) -> None:
+        """What `_put` would refuse, found without writing (a dry run): the same checks, the same message."""
+        from memverbs.server.pages.ops import checked_page  # noqa: PLC0415 - only a dry run needs the verb's checks
+
+        try:
+            checked_page(slug, text)
+        except VerbError as exc:
+            raise Failure(f"{exc.message} {exc.suggestion}".strip()) from None
 
     def _updated_at(self, slug: str) -> int | None:
         row = self.brain.page(self.source, slug)

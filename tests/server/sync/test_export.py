@@ -179,3 +179,19 @@ def test_without_include_private_no_private_material_leaves(layout, tmp_path_fac
     text = "".join(b.decode() for b in files_of(base / "out").values())
     assert "SECRET" not in text
     assert all(f"open tail {i}" in text for i, (private_page, *_rest) in enumerate(layout) if not private_page)
+
+
+def test_a_note_is_exported_at_its_own_path_byte_for_byte(tmp_path, home, local, cli_json):
+    from vaults import write
+
+    vault = tmp_path / "v"
+    note = "---\n# mine\ncreated: 2024-03-01\ntags:\n  - a\n---\nSee [[Command palette]].\r\n"
+    write(vault / "Plugins" / "Command palette.md", "Opens commands.\n")
+    write(vault / "People" / "Alice Example.md", note)
+    cli_json("sync", vault)
+    local.ok("put_page", slug="born-here", content="# Born in the brain\n")
+    assert main(["export", str(tmp_path / "out")]) == 0
+    files = files_of(tmp_path / "out")
+    assert files["People/Alice Example.md"] == note.encode()
+    assert files["Plugins/Command palette.md"] == b"Opens commands.\n"
+    assert files["born-here.md"] == b"# Born in the brain\n"

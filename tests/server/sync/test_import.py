@@ -280,3 +280,14 @@ def test_one_bad_line_in_the_facts_file_is_reported_and_the_rest_imports(tmp_pat
     bad_lines = sorted(int(e["file"].rsplit(":", 1)[1]) for e in rep["error_files"])
     assert bad_lines == [2, 3, 4, 5, 7, 8, 9]
     assert sorted(f["fact"] for f in local.ok("recall", entity="people/alice")["facts"]) == [g["fact"] for g in good]
+
+
+def test_a_dry_run_finds_the_errors_the_real_run_finds(tmp_path, cli_json, local):
+    root = tmp_path / "v"
+    write(root / "good.md", "# Good\nfine\n")
+    write(root / "bad-yaml.md", "---\ntitle: [unclosed\n---\nbody\n")
+    write(root / "bad-visibility.md", "---\nvisibility: public\n---\nbody\n")
+    _code, dry = cli_json("import", root, "--dry-run")
+    _code, real = cli_json("import", root)
+    assert (dry["created"], dry["errors"]) == (real["created"], real["errors"]) == (1, 2)
+    assert dry["error_files"] == real["error_files"]

@@ -292,6 +292,11 @@ def measure_fidelity(base: Path, cycles: int = 5) -> dict:
     expected = obsidian_vault(vault)
     env = fresh_home(base / "hf")
     _wall, _cpu, rep = memverbs(env, "sync", str(vault))
+    originals = vault_bytes(vault)
+    memverbs(env, "export", str(base / "exported"))
+    exported = vault_bytes(base / "exported")
+    same = sum(1 for rel, data in originals.items() if exported.get(rel) == data)
+    bom_misses = sum(1 for rel, data in originals.items() if exported.get(rel) != data and data.startswith(b"\xef\xbb\xbf"))
     runtime = Runtime(Home(Path(env["MEMVERBS_HOME"])))
     try:
         dispatcher = runtime.local_dispatcher()
@@ -321,6 +326,7 @@ def measure_fidelity(base: Path, cycles: int = 5) -> dict:
         "notes": len(expected), "created": rep["created"], "errors": rep["errors"],
         "links": wanted, "resolved": resolved, "share": round(resolved / max(1, wanted), 4), "spurious": spurious,
         "written_pages": len(changed), "bytes_per_cycle": per_cycle,
+        "exported_same": same, "bom_misses": bom_misses, "exported_share": round(same / max(1, len(originals)), 4),
     }
 
 
@@ -342,7 +348,10 @@ def render_fidelity(fid: dict) -> str:
         "| measure | result | target |",
         "|---|---|---|",
         f"| resolvable links stored as the page Obsidian opens | {fid['resolved']:,} of {fid['links']:,} = {fid['share']} "
-        f"({fid['spurious']} links that are none: attachments, code; {fid['created']} notes imported, {fid['errors']} errors) | ≥ 0.98 {ok_share} |",
+        f"(links stored that are none — attachments, code: {fid['spurious']}; {fid['created']} notes imported, {fid['errors']} errors) | ≥ 0.98 {ok_share} |",
+        f"| notes exported byte-identical at their own path | {fid['exported_same']} of {fid['notes']} = {fid['exported_share']} "
+        f"(CRLF and BOM notes included; misses starting with a byte-order mark: {fid['bom_misses']}) "
+        f"| ≥ 0.98 {'✓' if fid['exported_share'] >= 0.98 else '✗ missed'} |",
         f"| bytes changed in the user's files by {len(fid['bytes_per_cycle'])} write-back cycles ({fid['written_pages']} pages) "
         f"| {', '.join(str(b) for b in fid['bytes_per_cycle'])} | 0 after the first {ok_bytes} |",
         FIDELITY_END,

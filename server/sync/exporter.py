@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from memverbs.server.files import OutsideFolder, read_inside, replace_inside
 from memverbs.server.sync.facts_file import fact_lines
@@ -65,8 +65,9 @@ def export_brain(brain: Brain, source: str, dest: str, *, include_private: bool,
             full = render_page(brain, source, slug, include_private=True)
             if full != text:
                 report.private_rows_left_out += 1
-        rel = own.get(slug) or path_for_slug(slug)
-        if _write_if_changed(root, rel, text, report):
+        note = own.get(slug)
+        rel = note.path if note else path_for_slug(slug)
+        if _write_if_changed(root, rel, _as_written(note, text) if note else text.encode("utf-8"), report):
             report.pages += 1
         if progress:
             progress(rel)
@@ -74,31 +75,51 @@ def export_brain(brain: Brain, source: str, dest: str, *, include_private: bool,
     report.private_facts_left_out = hidden
     facts_path = root / FACTS_FILE
     if lines:
-        _write_if_changed(root, FACTS_FILE, "".join(lines), report)
+        _write_if_changed(root, FACTS_FILE, "".join(lines).encode("utf-8"), report)
         report.facts = len(lines)
     elif facts_path.is_file() and not facts_path.is_symlink():
         facts_path.unlink()
     return report
 
 
-def note_paths(brain: Brain, source: str) -> dict[str, str]:
-    """slug → the path of the note it came from (its folder's prefix in front), for every page whose
-    note path maps back to its slug and is the only one claiming that path in any letter case."""
-    paths: dict[str, str] = {}
+class Note(NamedTuple):
+    path: str  # in the export: the note's path, its folder's prefix in front
+    root: str  # the synced folder it lives in
+    rel: str
+    file_hash: str  # at its last sync
+
+
+def note_paths(brain: Brain, source: str) -> dict[str, Note]:
+    """slug → the note it came from, for every page whose note path maps back to its slug and is
+    the only one claiming that path in any letter case."""
+    notes: dict[str, Note] = {}
     state = SyncState(brain, source)
     for folder in state.folders():
         for rel, f in state.files(folder).items():
             path = f"{folder.prefix}/{rel}" if folder.prefix else rel
             if f.slug and rel.lower().endswith(".md") and slug_for_path(path) == f.slug:
-                paths.setdefault(f.slug, path)
+                notes.setdefault(f.slug, Note(path, folder.root, rel, f.file_hash))
     taken: dict[str, int] = {}
-    for path in paths.values():
-        taken[path.casefold()] = taken.get(path.casefold(), 0) + 1
-    return {slug: path for slug, path in paths.items() if taken[path.casefold()] == 1}
+    for note in notes.values():
+        taken[note.path.casefold()] = taken.get(note.path.casefold(), 0) + 1
+    return {slug: note for slug, note in notes.items() if taken[note.path.casefold()] == 1}
 
 
-def _write_if_changed(root: Path, rel: str, text: str, report: ExportReport) -> bool:
-    data = text.encode("utf-8")
+def _as_written(note: Note, text: str) -> bytes:
+    """The note's own bytes when it is unchanged since its last sync and says exactly `text` (so a
+    byte-order mark comes along); else `text` encoded."""
+    from memverbs.server.sync.importer import MAX_BYTES, file_hash  # noqa: PLC0415 - the importer imports render, as this does
+
+    try:
+        data, _ = read_inside(note.root, note.rel, MAX_BYTES)
+    except (OSError, OutsideFolder):
+        return text.encode("utf-8")
+    if file_hash(data) == note.file_hash and data.removeprefix(b"\xef\xbb\xbf") == text.encode("utf-8"):
+        return data
+    return text.encode("utf-8")
+
+
+def _write_if_changed(root: Path, rel: str, data: bytes, report: ExportReport) -> bool:
     try:
         try:
             old, _ = read_inside(root, rel, len(data))

@@ -186,12 +186,12 @@ def test_a_note_is_exported_at_its_own_path_byte_for_byte(tmp_path, home, local,
 
     vault = tmp_path / "v"
     note = "---\n# mine\ncreated: 2024-03-01\ntags:\n  - a\n---\nSee [[Command palette]].\r\n"
-    write(vault / "Plugins" / "Command palette.md", "Opens commands.\n")
+    write(vault / "Plugins" / "Command palette.md", "\ufeffOpens commands.\n")
     write(vault / "People" / "Alice Example.md", note)
     cli_json("sync", vault)
     local.ok("put_page", slug="born-here", content="# Born in the brain\n")
     assert main(["export", str(tmp_path / "out")]) == 0
     files = files_of(tmp_path / "out")
     assert files["People/Alice Example.md"] == note.encode()
-    assert files["Plugins/Command palette.md"] == b"Opens commands.\n"
+    assert files["Plugins/Command palette.md"] == "\ufeffOpens commands.\n".encode()  # the BOM too
     assert files["born-here.md"] == b"# Born in the brain\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 
@@ -20,6 +21,41 @@ def slugify(text: str) -> str:
 def slugify_path(text: str) -> str:
     """Slugify each '/' segment separately, so `people/Jane Doe` → `people/jane-doe`."""
     return "/".join(s for s in (slugify(seg) for seg in text.split("/")) if s)
+
+
+_NON_PATH_SLUG = re.compile(r"[^a-z0-9_-]+")
+
+
+# Greek and Cyrillic letters, one Latin spelling each (ISO 843 and ISO 9, simplified): a name in
+# these scripts keeps a readable slug (`Москва` → `moskva`, `Ελλάδα` → `ellada`). Scripts with no
+# such spelling (Chinese, Japanese, …) keep the hashed form below.
+_TRANSLIT = str.maketrans({
+    **dict(zip("αβγδεζηικλμνξοπρστυφω", "avgdeziiklmnxoprstyfo", strict=True)),
+    "θ": "th", "χ": "ch", "ψ": "ps", "ς": "s",
+    **dict(zip("абвгдезиклмнопрстуфхцыэіґўј", "abvgdeziklmnoprstufhcyeiguj", strict=True)),
+    "ё": "e", "й": "j", "ж": "zh", "ч": "ch", "ш": "sh", "щ": "shch", "ъ": "", "ь": "", "ю": "ju", "я": "ja",
+    "ї": "ji", "є": "je", "ђ": "dj", "љ": "lj", "њ": "nj", "ћ": "c", "џ": "dz", "ѓ": "gj", "ќ": "kj", "\u0455": "dz",
+})
+
+
+def path_segment_slug(segment: str) -> str:
+    """One path segment as the slug rule for files has it (docs/sync.md): lowercase, Greek and
+    Cyrillic spelled in Latin letters, accents stripped, runs of anything but `a-z 0-9 _ -` become
+    `-`, leading `_`/`-` and trailing `-` trimmed; a segment with nothing left becomes `x-` and 8
+    hex digits of the SHA-1 of its case-folded form (so a link in any case still finds it)."""
+    lowered = unicodedata.normalize("NFC", segment.lower()).translate(_TRANSLIT)
+    decomposed = unicodedata.normalize("NFKD", lowered)
+    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).translate(_TRANSLIT)
+    slug = _NON_PATH_SLUG.sub("-", plain).lstrip("_-").rstrip("-")
+    if not slug:
+        slug = "x-" + hashlib.sha1(unicodedata.normalize("NFC", segment).casefold().encode("utf-8")).hexdigest()[:8]
+    return slug
+
+
+def link_key(target: str) -> str:
+    """What a link names, as the slug of the file it names: `Plugins/Command Palette` → `plugins/command-palette`,
+    `CLAUDE_DESKTOP` → `claude_desktop`. Links match files by this key, so case, spaces and accents never matter."""
+    return "/".join(path_segment_slug(seg) for seg in target.split("/") if seg.strip())
 
 
 def looks_like_slug(text: str) -> bool:

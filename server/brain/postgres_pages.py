@@ -314,6 +314,12 @@ class PageStore(PostgresBase):
                     "DELETE FROM timeline WHERE source_id = %s AND slug = %s AND origin = 'markdown'", (source, draft.slug)
                 )
                 for (date, summary, detail), private in timeline:
+                    # A row added by hand that the markdown now declares (write-back put it there) is the
+                    # markdown's from here on: kept twice, the timeline would list it twice.
+                    db.execute(
+                        "DELETE FROM timeline WHERE source_id = %s AND slug = %s AND origin = 'manual' AND date = %s AND summary = %s",
+                        (source, draft.slug, date, summary),
+                    )
                     db.execute(
                         "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, private_row) "
                         "VALUES (%s, %s, %s, %s, %s, 'markdown', %s, %s)",

@@ -1,18 +1,26 @@
 """Link targets: what a `[[wikilink]]` points at, and dangling links that find their page later.
 
 A body link is written the way people write them: `[[people/alice]]` (a slug),
-`[[Alice Example]]` (a title), `[[Ali]]` (an alias) or `[[alice]]` (a file name,
-as Obsidian resolves it). A target that names one live page unambiguously is
-stored as that page's slug; anything else is kept as written (lowercased), a
-dangling link that `adopt_dangling_links` points at its page once a page with
-that title, alias or file name is saved.
+`[[Alice Example]]` (a file name or title), `[[Ali]]` (an alias), `[[Plugins/Command palette]]`
+(a path suffix) or `[x](../a/b.md)` (a path relative to the page's folder). The rule, in order
+(docs/sync.md, "Links"):
+
+1. a relative path (`./`, `../`, every markdown link) that is a live page's slug, joined to the page's folder;
+2. the target as a slug, then its link key (the file slug rule: `Command Palette` → `command-palette`);
+3. a page whose slug ends with `/<key>`, the shortest path first when several do (Obsidian's file-name match);
+4. the one page with that title, then the one page with that alias.
+
+Anything else is a dangling link stored as its link key, which `adopt_dangling_links` points at
+its page once a page with that file name, path suffix, title or alias is saved.
 """
 
 from __future__ import annotations
 
+import posixpath
+
 from memverbs.server.brain.base import PageDraft, draft_aliases
 from memverbs.server.context import VerbContext
-from memverbs.server.names import looks_like_slug, normalize_alias, slugify_path, title_key
+from memverbs.server.names import link_key, looks_like_slug, normalize_alias, slugify_path, title_key
 
 Link = tuple[str, str, str, str | None]
 
@@ -28,7 +36,7 @@ def resolve_links(ctx: VerbContext, slug: str, links: list[Link], *, private_pag
     seen: set[tuple[str, str, str]] = set()
     for to_slug, link_type, link_source, context in links:
         if link_source == "markdown":
-            to_slug = resolve_target(ctx, to_slug, private_ok=private_ok) or to_slug
+            to_slug = resolve_body_target(ctx, slug, to_slug, private_ok=private_ok)
         key = (to_slug, link_type, link_source)
         if key not in seen:
             seen.add(key)
@@ -36,10 +44,41 @@ def resolve_links(ctx: VerbContext, slug: str, links: list[Link], *, private_pag
     return out
 
 
+def resolve_body_target(ctx: VerbContext, from_slug: str, target: str, *, private_ok: bool) -> str:
+    """The slug a body link of `from_slug` points at, or the dangling target to store."""
+    if target.startswith(("./", "../")):
+        parts = posixpath.normpath(posixpath.join(posixpath.dirname(from_slug), target)).split("/")
+        joined = "/".join(p for p in parts if p not in ("..", "."))  # above the vault's root: from its root
+        bare = "/".join(seg for seg in target.split("/") if seg not in (".", ".."))
+        for candidate in dict.fromkeys(c for c in (joined, link_key(joined)) if c):
+            if looks_like_slug(candidate) and ctx.brain.page(ctx.source, candidate, allow_private=private_ok) is not None:
+                return candidate
+        if not bare:
+            return target
+        found = resolve_target(ctx, bare, private_ok=private_ok)
+        # Dangling: `../x` names one place; `x/y.md` is kept from the vault's root, as before, and
+        # finds `here/x/y` too when that is created (a path suffix of it).
+        return found or _itself(from_slug, link_key(bare)) or link_key(joined if target.startswith("../") else bare) or bare
+    key = link_key(target)
+    return resolve_target(ctx, target, private_ok=private_ok) or _itself(from_slug, key) or key or target
+
+
+def _itself(slug: str, key: str) -> str | None:
+    """The page itself when the link names it (a page's first save cannot find itself among the live pages)."""
+    return slug if key and (slug == key or slug.endswith("/" + key)) else None
+
+
 def resolve_target(ctx: VerbContext, target: str, *, private_ok: bool) -> str | None:
     brain, source = ctx.brain, ctx.source
     if looks_like_slug(target) and brain.page(source, target, allow_private=private_ok) is not None:
         return target
+    key = link_key(target)
+    if key:
+        if key != target and brain.page(source, key, allow_private=private_ok) is not None:
+            return key
+        tail = brain.pages_with_suffix(source, key, allow_private=private_ok, limit=50)
+        if tail:
+            return min((row["slug"] for row in tail), key=lambda s: (s.count("/"), len(s), s))
     titled = brain.pages_titled(source, title_key(target), allow_private=private_ok)
     if len(titled) == 1:
         return titled[0]["slug"]
@@ -59,8 +98,11 @@ def resolve_target(ctx: VerbContext, target: str, *, private_ok: bool) -> str | 
 
 def link_names(draft: PageDraft) -> set[str]:
     """The ways a dangling link may name this page: title, aliases, file name, slugified title."""
-    names = {draft.title.lower(), draft.slug.rsplit("/", 1)[-1]}
-    names.update(norm for _, norm in draft_aliases(draft))
+    names = {draft.title.lower(), draft.slug.rsplit("/", 1)[-1], link_key(draft.title)}
+    parts = draft.slug.split("/")
+    names.update("/".join(parts[i:]) for i in range(1, len(parts)))  # path suffixes: `[[plugins/x]]`
+    for alias, norm in draft_aliases(draft):
+        names.update((norm, link_key(alias)))
     names.add(slugify_path(draft.title.replace(" ", "-")))
     names.discard("")
     names.discard(draft.slug)

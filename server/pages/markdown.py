@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
+from urllib.parse import unquote
 
 from memverbs.server.errors import MemverbsError
 from memverbs.server.names import collapse
@@ -389,22 +390,77 @@ def _line_start(lines: list[str]) -> str:
 
 
 def body_links(body: str) -> list[tuple[str, str, str, str | None]]:
+    """The notes the body links to, as Obsidian reads them: `[[target#heading|alias]]` and embeds
+    `![[target]]` name `target`; `[x](path.md)` (URL-encoded) names `./path`, a path relative to
+    the page's folder that server/pages/links.py resolves. Links inside fenced or inline code are
+    text, and attachments (`![[img.png]]`, `[x](doc.pdf)`) are not notes."""
+    text = _without_code(body)
     found: list[str] = []
-    for m in _WIKI_LINK.finditer(body):
-        found.append(m.group(1))
-    for m in _MD_LINK.finditer(body):
-        target = m.group(1)
+    for m in _WIKI_LINK.finditer(text):
+        target = m.group(1).strip().rstrip("\\").strip()
+        if target and not is_attachment(target):
+            found.append(target)
+    for m in _MD_LINK.finditer(text):
+        target = m.group(1).strip("<>")
         if "://" in target or target.startswith(("#", "mailto:")):
             continue
+        target = unquote(target.split("#", 1)[0]).strip()
+        if not target or is_attachment(target):
+            continue
+        if not target.startswith(("/", "./", "../")):
+            target = "./" + target  # relative to the page's folder, as Obsidian writes them
         found.append(target)
     out: list[tuple[str, str, str, str | None]] = []
     seen: set[str] = set()
     for raw in found:
-        slug = link_slug(raw)
+        slug = _body_target(raw)
         if slug and slug not in seen:
             seen.add(slug)
             out.append((slug, "references", "markdown", None))
     return out
+
+
+# What Obsidian embeds as a file rather than a note: such links are attachments, never pages.
+ATTACHMENT_SUFFIXES = frozenset(
+    ["png", "jpg", "jpeg", "gif", "bmp", "svg", "webp", "avif", "ico", "tif", "tiff", "heic", "pdf", "mp3", "wav", "m4a", "ogg", "flac", "3gp", "webm", "mp4", "ogv", "mov", "mkv", "avi", "canvas", "base", "excalidraw", "zip", "csv", "xlsx", "docx", "pptx", "txt", "json"]
+)
+_CODE_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+_INLINE_CODE = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
+
+
+def is_attachment(target: str) -> bool:
+    name = target.rsplit("/", 1)[-1]
+    return "." in name and name.rsplit(".", 1)[1].lower() in ATTACHMENT_SUFFIXES
+
+
+def _without_code(body: str) -> str:
+    """The body with fenced code blocks and inline code spans blanked (their text is never a link)."""
+    out: list[str] = []
+    fence: str | None = None
+    for line in body.splitlines():
+        m = _CODE_FENCE.match(line)
+        if fence is None:
+            if m:
+                fence = m.group(1)
+                out.append("")
+                continue
+            out.append(_INLINE_CODE.sub(lambda c: " " * len(c.group(0)), line))
+        else:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip()[len(m.group(1)) :].strip():
+                fence = None
+            out.append("")
+    return "\n".join(out)
+
+
+def _body_target(raw: str) -> str:
+    """A body link's target as stored before resolving: lowercased, without `.md`; `./`/`../` kept
+    (relative to the page's folder), a leading `/` (the vault's root) dropped."""
+    s = raw.strip().split("#", 1)[0].strip()
+    if s.lower().endswith(".md"):
+        s = s[:-3]
+    if s.startswith("/"):
+        s = s.lstrip("/")
+    return s.lower()
 
 
 def link_slug(raw: str) -> str:

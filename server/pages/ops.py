@@ -80,9 +80,10 @@ def _limit(value: object, default: int, cap: int) -> int:
     return min(int(value), cap)
 
 
-def put_page(ctx: VerbContext, params: dict) -> dict:
-    slug = _slug(params["slug"])
-    content = params["content"]
+def checked_page(slug: str, content: str) -> tuple[str, ParsedPage]:
+    """put_page's checks of what it is given, writing nothing: the slug and the page it parses to.
+    `import --dry-run` runs these too, so a dry run finds every error the real run would."""
+    slug = _slug(slug)
     try:
         parsed = parse_page(content)
     except PageFormatError as exc:
@@ -90,6 +91,12 @@ def put_page(ctx: VerbContext, params: dict) -> dict:
     for to_slug, *_ in parsed.links:
         if not to_slug:
             raise invalid("put_page: a link has an empty target.", "Give every [[link]] and links: entry a slug.")
+    return slug, parsed
+
+
+def put_page(ctx: VerbContext, params: dict) -> dict:
+    slug, parsed = checked_page(params["slug"], params["content"])
+    content = params["content"]
 
     def build(existing: Row | None) -> PageDraft:
         return _draft(ctx, slug, content, parsed, existing)

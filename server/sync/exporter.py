@@ -1,4 +1,8 @@
-"""The brain as a folder: every live page a file at `<slug>.md`, every active fact a line.
+"""The brain as a folder: every live page a file, every active fact a line.
+
+A page that came from a synced or imported note is written at that note's own path and name
+(`Plugins/Command palette.md`, under its folder's prefix), so the exported vault's links work
+in Obsidian and importing it gives the same slugs; any other page at `<slug>.md`.
 
 Private material stays out unless asked for: private pages are not written, private
 facts-fence rows are cut from the pages that are, and private facts are left out of
@@ -14,13 +18,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from memverbs.server.files import OutsideFolder, read_inside, replace_inside
 from memverbs.server.sync.facts_file import fact_lines
 from memverbs.server.sync.render import render_page
 from memverbs.server.sync.scan import FACTS_FILE
-from memverbs.server.sync.slugs import path_for_slug
+from memverbs.server.sync.slugs import path_for_slug, slug_for_path
+from memverbs.server.sync.state import SyncState
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain
@@ -48,6 +53,7 @@ def export_brain(brain: Brain, source: str, dest: str, *, include_private: bool,
     root = Path(dest)
     root.mkdir(parents=True, exist_ok=True)
     report = ExportReport(str(root.resolve()), include_private)
+    own = note_paths(brain, source)
     for slug, visibility in brain.live_page_slugs(source):
         if visibility == "private" and not include_private:
             report.private_pages_left_out += 1
@@ -59,8 +65,9 @@ def export_brain(brain: Brain, source: str, dest: str, *, include_private: bool,
             full = render_page(brain, source, slug, include_private=True)
             if full != text:
                 report.private_rows_left_out += 1
-        rel = path_for_slug(slug)
-        if _write_if_changed(root, rel, text, report):
+        note = own.get(slug)
+        rel = note.path if note else path_for_slug(slug)
+        if _write_if_changed(root, rel, _as_written(note, text) if note else text.encode("utf-8"), report):
             report.pages += 1
         if progress:
             progress(rel)
@@ -68,15 +75,51 @@ def export_brain(brain: Brain, source: str, dest: str, *, include_private: bool,
     report.private_facts_left_out = hidden
     facts_path = root / FACTS_FILE
     if lines:
-        _write_if_changed(root, FACTS_FILE, "".join(lines), report)
+        _write_if_changed(root, FACTS_FILE, "".join(lines).encode("utf-8"), report)
         report.facts = len(lines)
     elif facts_path.is_file() and not facts_path.is_symlink():
         facts_path.unlink()
     return report
 
 
-def _write_if_changed(root: Path, rel: str, text: str, report: ExportReport) -> bool:
-    data = text.encode("utf-8")
+class Note(NamedTuple):
+    path: str  # in the export: the note's path, its folder's prefix in front
+    root: str  # the synced folder it lives in
+    rel: str
+    file_hash: str  # at its last sync
+
+
+def note_paths(brain: Brain, source: str) -> dict[str, Note]:
+    """slug → the note it came from, for every page whose note path maps back to its slug and is
+    the only one claiming that path in any letter case."""
+    notes: dict[str, Note] = {}
+    state = SyncState(brain, source)
+    for folder in state.folders():
+        for rel, f in state.files(folder).items():
+            path = f"{folder.prefix}/{rel}" if folder.prefix else rel
+            if f.slug and rel.lower().endswith(".md") and slug_for_path(path) == f.slug:
+                notes.setdefault(f.slug, Note(path, folder.root, rel, f.file_hash))
+    taken: dict[str, int] = {}
+    for note in notes.values():
+        taken[note.path.casefold()] = taken.get(note.path.casefold(), 0) + 1
+    return {slug: note for slug, note in notes.items() if taken[note.path.casefold()] == 1}
+
+
+def _as_written(note: Note, text: str) -> bytes:
+    """The note's own bytes when it is unchanged since its last sync and says exactly `text` (so a
+    byte-order mark comes along); else `text` encoded."""
+    from memverbs.server.sync.importer import MAX_BYTES, file_hash  # noqa: PLC0415 - the importer imports render, as this does
+
+    try:
+        data, _ = read_inside(note.root, note.rel, MAX_BYTES)
+    except (OSError, OutsideFolder):
+        return text.encode("utf-8")
+    if file_hash(data) == note.file_hash and data.removeprefix(b"\xef\xbb\xbf") == text.encode("utf-8"):
+        return data
+    return text.encode("utf-8")
+
+
+def _write_if_changed(root: Path, rel: str, data: bytes, report: ExportReport) -> bool:
     try:
         try:
             old, _ = read_inside(root, rel, len(data))

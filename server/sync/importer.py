@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memverbs.server.errors import BrainError, MemverbsError
+from memverbs.server.errors import BrainError, MemverbsError, VerbError
 from memverbs.server.files import OutsideFolder, read_inside, stat_inside
 from memverbs.server.sync import scan
 from memverbs.server.sync.facts_file import read_facts
@@ -104,7 +104,9 @@ class FolderPass:
                 gone_by_hash.setdefault(f.file_hash, []).append(f)
         claimed: dict[str, str] = {}
         facts_entry = None
-        for e in entries:
+        # Shortest paths first: of two notes with one name, the one a `[[name]]` means (the shorter
+        # path, docs/sync.md "Links") exists before the other, so a link saved in between finds it.
+        for e in sorted(entries, key=lambda e: (e.rel.count("/"), len(e.rel), e.rel)):
             if e.kind == "facts":
                 facts_entry = e
                 continue
@@ -187,6 +189,12 @@ class FolderPass:
             raise Failure(f'maps to the same slug "{slug}" as {other}; rename one of them (docs/sync.md: slug rule)')
         claimed[slug] = rel
         page = self.brain.page(self.source, slug)
+        if prev is not None and prev.slug and prev.slug != slug and page is None and not self.dry_run \
+                and self.brain.page(self.source, prev.slug) is not None:
+            # The same file, a new slug (the slug rule spells its name better now): the page moves,
+            # keeping its facts and links, rather than a second page appearing beside it.
+            self.brain.rename_page(self.source, prev.slug, slug, now_ms())
+            page = self.brain.page(self.source, slug)
         if prev is not None and page is not None and prev.slug == slug:
             try:
                 st = stat_inside(self.folder.root, rel)
@@ -222,6 +230,7 @@ class FolderPass:
                 self.state.add_conflict(self.folder, rel, slug, brain_version)
             report.conflicts.append((rel, slug))
         if self.dry_run:
+            self._check(slug, got.text)
             return ("created" if page is None else "updated"), ""
         self._put(slug, got.text)
         self._record(rel, slug, got, self._updated_at(slug))
@@ -259,6 +268,15 @@ class FolderPass:
             unavailable(outcome)
             body = outcome.body
             raise Failure(f"{body.get('message', 'put_page failed')} {body.get('suggestion') or ''}".strip())
+
+    def _check(self, slug: str, text: str) -> None:
+        """What `_put` would refuse, found without writing (a dry run): the same checks, the same message."""
+        from memverbs.server.pages.ops import checked_page  # noqa: PLC0415 - only a dry run needs the verb's checks
+
+        try:
+            checked_page(slug, text)
+        except VerbError as exc:
+            raise Failure(f"{exc.message} {exc.suggestion}".strip()) from None
 
     def _updated_at(self, slug: str) -> int | None:
         row = self.brain.page(self.source, slug)

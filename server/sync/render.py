@@ -1,34 +1,48 @@
 """A page as a markdown file: the one rendering `export` and write-back use.
 
-The file is canonical, so rendering what importing it produced gives the same bytes:
+The file is the user's. What memverbs writes is the page's source as last written (the
+file itself, or what an agent put), plus only what was added by hand in the brain that the
+source does not say yet, each in a place it can recognise, nothing else reformatted:
 
-    ---
-    title: …            always (the page's title, wherever it came from)
-    type: …             when the page has one
-    visibility: private when private
-    aliases: […]        the frontmatter's aliases, then those added by hand (`add_alias`)
-    links: {type: […]}  the frontmatter's links, then those added by hand (`add_link`, not mentions)
-    …                   every other frontmatter key, in its original order (tags, dates, …)
-    ---
-    <body as stored, fences included>
-    ## Timeline          only when entries were added by hand (`add_timeline_entry`)
-    - YYYY-MM-DD: …
+* an alias added by `add_alias`: appended to the frontmatter's `aliases` (a flow list gets
+  `, x` before its `]`, a block list one more `- x` line), or a new `aliases: [x]` key last;
+* a link added by `add_link` (not a mention): the `links` key, only that key's lines rewritten,
+  or a new `links:` key last;
+* a timeline entry added by `add_timeline_entry`: a `- YYYY-MM-DD: …` row after the last row
+  of the note's first `Timeline` section, or a `## Timeline` section appended at the end;
+* `visibility: private` when the page is private and its source does not say so.
 
-What was added by hand becomes part of the file, so after one export → import it is
-declared by the markdown like everything else.
+A note without a title gets none, keys keep their order, comments, style, quoting and dates,
+and new lines take the note's own line ending. What the source already declares is never
+added again, so rendering what importing the rendered file produced gives the same bytes:
+write-back cycles with no new change leave the file byte-identical.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from memverbs.server.pages.markdown import sealed_body
+from memverbs.server.names import collapse, normalize_alias
+from memverbs.server.pages.markdown import (
+    PageFormatError,
+    ParsedPage,
+    frontmatter_block,
+    link_slug,
+    parse_page,
+    sealed_body,
+    stored_markdown,
+    with_visibility,
+)
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain
 
-_CANONICAL = ("title", "type", "visibility", "aliases", "links")
+_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_TIMELINE_ROW = re.compile(r"^\s*[-*+]\s+(?:\*\*|__)?\d{4}-\d{2}-\d{2}")
 
 
 def render_page(brain: Brain, source: str, slug: str, *, include_private: bool = True) -> str | None:
@@ -36,33 +50,213 @@ def render_page(brain: Brain, source: str, slug: str, *, include_private: bool =
     row = brain.page(source, slug, allow_private=include_private)
     if row is None:
         return None
-    stored = json.loads(row["frontmatter"] or "{}")
-    fm: dict = {"title": row["title"] or slug}
-    if row["type"]:
-        fm["type"] = row["type"]
-    if row["visibility"] == "private":
-        fm["visibility"] = "private"
-    aliases = _as_list(stored.get("aliases"))
-    for alias in brain.manual_aliases(source, slug):
-        if alias not in aliases:
-            aliases.append(alias)
-    if aliases:
-        fm["aliases"] = aliases
-    links = _links(stored.get("links"), brain.manual_links(source, slug))
-    if links:
-        fm["links"] = links
-    for key, value in stored.items():
-        if key not in _CANONICAL:
-            fm[key] = value
-    # Cut private rows leave a marker, so importing the file back puts the brain's rows there
-    # instead of dropping them (docs/sync.md, "Private material").
-    body = row["body"] if include_private else sealed_body(row["body"])
-    manual = [(d, " ".join(text.split())) for d, text in brain.manual_timeline(source, slug)]
-    if manual:
-        if body and not body.endswith("\n"):
-            body += "\n"
-        body += ("\n" if body else "") + "## Timeline\n" + "".join(f"- {d}: {s}\n" for d, s in manual)
-    return "---\n" + dump_yaml(fm) + "---\n" + body
+    text = stored_markdown(json.loads(row["frontmatter"] or "{}"), row["body"], row["markdown"])
+    text = with_additions(
+        text,
+        aliases=brain.manual_aliases(source, slug),
+        links=brain.manual_links(source, slug),
+        timeline=brain.manual_timeline(source, slug),
+        private=row["visibility"] == "private",
+    )
+    if not include_private:
+        # Cut private rows leave a marker, so importing the file back puts the brain's rows there
+        # instead of dropping them (docs/sync.md, "Private material").
+        head = frontmatter_block(text)
+        text = head + sealed_body(text[len(head) :])
+    return text
+
+
+def with_additions(text: str, *, aliases: list[str], links: list[tuple[str, str]], timeline: list[tuple[str, str]],
+                   private: bool) -> str:
+    """`text` with what it does not declare yet of these added; unchanged where it already does.
+
+    Each addition is checked by parsing the result: one that would change anything else the
+    note says (or cannot be written so it reads back) is left out rather than risk the note.
+    """
+    try:
+        parsed = parse_page(text)
+    except PageFormatError:
+        return text  # never stored (put_page refuses it); nothing can be added safely
+    nl = "\r\n" if "\r\n" in text else "\n"
+    declared = {normalize_alias(a) for a in parsed.aliases}
+    new_aliases: list[str] = []
+    for alias in aliases:
+        norm = normalize_alias(alias)
+        if norm and norm not in declared:
+            declared.add(norm)
+            new_aliases.append(alias)
+    if new_aliases:
+        want = parsed.aliases + new_aliases
+        text = _checked(text, parsed, lambda t: _add_list_items(t, "aliases", parsed.frontmatter.get("aliases"), new_aliases, nl),
+                        lambda p: p.aliases == want, {"aliases"})
+    parsed = parse_page(text)
+    declared_links = _declared_links(parsed.frontmatter.get("links"))
+    have = {(t, link_slug(s)) for t, targets in declared_links.items() for s in targets}
+    added = False
+    for link_type, to_slug in links:
+        if (link_type, to_slug) not in have:
+            have.add((link_type, to_slug))
+            declared_links.setdefault(link_type, []).append(to_slug)
+            added = True
+    if added:
+        want_links = declared_links
+        text = _checked(text, parsed, lambda t: _set_key(t, "links", want_links, nl),
+                        lambda p: _declared_links(p.frontmatter.get("links")) == want_links, {"links"})
+    parsed = parse_page(text)
+    if private and parsed.visibility != "private":
+        text = with_visibility(text, "private") or text
+        parsed = parse_page(text)
+    seen = {(d, collapse(s)) for d, s, _ in parsed.timeline}
+    rows: list[tuple[str, str]] = []
+    for date, summary in timeline:
+        key = (date, collapse(summary))
+        if key[1] and key not in seen:
+            seen.add(key)
+            rows.append(key)
+    if rows:
+        want_rows = [(d, collapse(s)) for d, s, _ in parsed.timeline] + rows
+        ok = lambda p: sorted((d, collapse(s)) for d, s, _ in p.timeline) == sorted(want_rows)  # noqa: E731
+        before = text
+        text = _checked(text, parsed, lambda t: _add_timeline(t, rows, nl, into_section=True), ok, set())
+        if text == before:
+            text = _checked(text, parsed, lambda t: _add_timeline(t, rows, nl, into_section=False), ok, set())
+    return text
+
+
+def _checked(text: str, parsed: ParsedPage, edit: Callable[[str], str | None], wanted: Callable[[ParsedPage], bool],
+             keys: set[str]) -> str:
+    """`edit(text)` when it parses, does what `wanted` says and leaves every other key and the body's
+    other lines as they were; else `text`."""
+    import yaml  # noqa: PLC0415
+
+    try:
+        candidate = edit(text)
+    except yaml.YAMLError:
+        return text
+    if candidate is None:
+        return text
+    try:
+        after = parse_page(candidate)
+    except PageFormatError:
+        return text
+    others = {k: v for k, v in parsed.frontmatter.items() if k not in keys}
+    if {k: v for k, v in after.frontmatter.items() if k not in keys} != others or not wanted(after):
+        return text
+    if keys and after.body != parsed.body:
+        return text
+    return candidate
+
+
+# -- frontmatter, one key at a time ---------------------------------------------------------------
+
+def _key_range(lines: list[str], key: str) -> tuple[int, int] | None:
+    """The [start, end) lines of a top-level key: its line and the indented (or `- `) lines after it."""
+    head = re.compile(rf"^(['\"]?){re.escape(key)}\1[ \t]*:(?:[ \t]|\r?\n|$)")
+    for i, line in enumerate(lines):
+        if head.match(line):
+            end = i + 1
+            while end < len(lines) and (lines[end][:1] in (" ", "\t") or lines[end].startswith("- ") or not lines[end].strip()):
+                end += 1
+            while end > i + 1 and not lines[end - 1].strip():
+                end -= 1  # blank lines after the key belong to the gap, not the key
+            return i, end
+    return None
+
+
+def _dumped(key: str, value: object, nl: str) -> list[str]:
+    return [line + nl for line in dump_yaml({key: value}).splitlines()]
+
+
+def _edit_frontmatter(text: str, nl: str, change: Callable[[list[str]], list[str] | None]) -> str | None:
+    m = _FRONTMATTER.match(text)
+    if m is None:
+        lines = change([])
+        return None if lines is None else "---" + nl + "".join(lines) + "---" + nl + text
+    inner = m.group(1)
+    lines = inner.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += nl
+    changed = change(lines)
+    if changed is None:
+        return None
+    new_inner = "".join(changed)
+    new_inner = new_inner[: -len(nl)] if new_inner.endswith(nl) else new_inner.rstrip("\r\n")
+    return text[: m.start(1)] + new_inner + text[m.end(1) :]
+
+
+def _set_key(text: str, key: str, value: object, nl: str) -> str | None:
+    def change(lines: list[str]) -> list[str]:
+        span = _key_range(lines, key)
+        if span is None:
+            return [*lines, *_dumped(key, value, nl)]
+        return lines[: span[0]] + _dumped(key, value, nl) + lines[span[1] :]
+
+    return _edit_frontmatter(text, nl, change)
+
+
+def _add_list_items(text: str, key: str, current: object, items: list[str], nl: str) -> str | None:
+    """Append `items` to a list key in the style it is written in (flow or block)."""
+    flow = dump_yaml({"k": items}).strip()[len("k: ") :]  # `[a, 'b: c']`, quoted as YAML needs
+    if not (flow.startswith("[") and flow.endswith("]")):
+        return None
+
+    def change(lines: list[str]) -> list[str]:
+        span = _key_range(lines, key)
+        if span is None:
+            return [*lines, f"{key}: {flow}{nl}"]
+        start, end = span
+        first = lines[start]
+        value = first.split(":", 1)[1].strip()
+        if end == start + 1 and value.startswith("[") and value.endswith("]"):
+            inside = value[1:-1].strip()
+            close = first.rstrip("\r\n").rfind("]")
+            joined = flow[1:-1] if not inside else ", " + flow[1:-1]
+            return [*lines[:start], first[:close] + joined + first[close:], *lines[end:]]
+        items_at = [ln for ln in lines[start + 1 : end] if ln.lstrip().startswith("- ")]
+        if not value and items_at:
+            indent = items_at[0][: len(items_at[0]) - len(items_at[0].lstrip())]
+            block = [f"{indent}- {item}{nl}" for item in _flow_items(flow)]
+            return [*lines[:end], *block, *lines[end:]]
+        existing = [str(v) for v in current] if isinstance(current, list) else ([] if current is None else [str(current)])
+        return lines[:start] + _dumped(key, existing + items, nl) + lines[end:]
+
+    return _edit_frontmatter(text, nl, change)
+
+
+def _flow_items(flow: str) -> list[str]:
+    """The items of a flow list dump_yaml wrote, each as written (quoted where it must be)."""
+    import yaml  # noqa: PLC0415
+
+    node = yaml.compose(flow)
+    items = node.value if isinstance(node, yaml.SequenceNode) else []
+    return [flow[item.start_mark.index : item.end_mark.index] for item in items]
+
+
+# -- the timeline ---------------------------------------------------------------------------------
+
+def _add_timeline(text: str, rows: list[tuple[str, str]], nl: str, *, into_section: bool) -> str:
+    head = frontmatter_block(text)
+    body = text[len(head) :]
+    new = "".join(f"- {d}: {s}{nl}" for d, s in rows)
+    lines = body.splitlines(keepends=True)
+    start = last = None
+    level = 0
+    for i, line in enumerate(lines if into_section else []):
+        h = _HEADING.match(line.rstrip("\r\n"))
+        if h:
+            if start is None and h.group(2).strip().lower() == "timeline":
+                start, last, level = i, i, len(h.group(1))
+                continue
+            if start is not None and len(h.group(1)) <= level:
+                break
+        elif start is not None and _TIMELINE_ROW.match(line):
+            last = i
+    if last is not None:
+        if not lines[last].endswith("\n"):
+            lines[last] += nl
+        return head + "".join(lines[: last + 1]) + new + "".join(lines[last + 1 :])
+    tail = body if not body or body.endswith("\n") else body + nl
+    return head + tail + (nl if tail.strip() else "") + "## Timeline" + nl + new
 
 
 def dump_yaml(data: dict) -> str:
@@ -88,13 +282,9 @@ def _as_list(value: object) -> list[str]:
     return [str(value)] if str(value).strip() else []
 
 
-def _links(declared: object, manual: list[tuple[str, str]]) -> dict:
+def _declared_links(declared: object) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     if isinstance(declared, dict):
         for link_type, targets in declared.items():
             out[str(link_type)] = _as_list(targets)
-    for link_type, to_slug in manual:
-        targets = out.setdefault(link_type, [])
-        if to_slug not in targets:
-            targets.append(to_slug)
     return out

@@ -11,21 +11,14 @@ makes export → import → export byte-identical.
 
 from __future__ import annotations
 
-import hashlib
 import re
-import unicodedata
 
-_NON_SLUG = re.compile(r"[^a-z0-9_-]+")
+from memverbs.server.names import path_segment_slug
+
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]*(?:/[a-z0-9][a-z0-9_-]*)*$")
 
 
-def segment_slug(segment: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", segment.lower())
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    slug = _NON_SLUG.sub("-", plain).lstrip("_-").rstrip("-")
-    if not slug:
-        slug = "x-" + hashlib.sha1(segment.encode("utf-8")).hexdigest()[:8]
-    return slug
+segment_slug = path_segment_slug  # the rule lives with the other names (links match files by it)
 
 
 def slug_for_path(rel_path: str, prefix: str = "") -> str:

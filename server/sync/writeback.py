@@ -7,6 +7,12 @@ both sides moved: the file wins and the brain's version is kept as a conflict.
 The file is read and replaced without following a symlink anywhere below the folder
 (server/files.py's `replace_inside`): a file that became a link, or sits in a folder that
 did, is an error in the report, and whatever the link points at is left untouched.
+
+What is written is server/sync/render.py's: the note as it was, plus only what the brain
+added that it does not say yet, so a second cycle with no new change writes nothing. A
+byte-order mark the file starts with is kept. Just before the replace the file is read
+again: if it changed since it was hashed (an editor saved in between), the write is
+abandoned and the change counts as both sides moving, a conflict the file wins.
 """
 
 from __future__ import annotations
@@ -52,15 +58,21 @@ def write_back(folder_pass: FolderPass, report: Report, since: int = 0) -> None:
         text = render_page(fp.brain, fp.source, slug)
         if text is None:
             continue
+        bom = b"\xef\xbb\xbf" if data.startswith(b"\xef\xbb\xbf") else b""
+        new = bom + text.encode("utf-8")
         if fp.dry_run:
-            report.add("written_back", rel)
+            if new != data:
+                report.add("written_back", rel)
             continue
         page = fp.brain.page(fp.source, slug)
         if page is None:
             continue  # deleted since it was rendered: the next pass deletes its file's record
-        data = text.encode("utf-8")
         try:
-            replace_inside(fp.folder.root, rel, data)
+            if new != data:
+                if _changed_since(fp, rel, current):
+                    fp.apply(rel, report, prev)  # saved while this was rendered: the file wins, as above
+                    continue
+                replace_inside(fp.folder.root, rel, new)
             st = stat_inside(fp.folder.root, rel)
         except OutsideFolder as exc:
             report.add("errors", rel, f"not written back: {exc.message}")
@@ -68,5 +80,17 @@ def write_back(folder_pass: FolderPass, report: Report, since: int = 0) -> None:
         except OSError as exc:
             report.add("errors", rel, f"cannot write back: {exc.strerror}")
             continue
-        fp.state.record(fp.folder, FileState(rel, slug, file_hash(data), st.st_size, st.st_mtime_ns, page["updated_at"], now_ms()))
-        report.add("written_back", rel)
+        fp.state.record(fp.folder, FileState(rel, slug, file_hash(new), st.st_size, st.st_mtime_ns, page["updated_at"], now_ms()))
+        if new != data:
+            report.add("written_back", rel)
+
+
+def _changed_since(fp: FolderPass, rel: str, digest: str) -> bool:
+    """Whether the file's bytes are no longer those hashed as `digest` (compare before swap)."""
+    from memverbs.server.sync.importer import file_hash  # noqa: PLC0415
+
+    try:
+        data, _ = read_inside(fp.folder.root, rel, fp.max_bytes)
+    except FileNotFoundError:
+        return True
+    return file_hash(data) != digest

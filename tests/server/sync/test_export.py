@@ -38,10 +38,10 @@ def test_export_writes_every_page_and_says_what_private_material_it_left_out(tmp
     assert sorted(files) == ["companies/acme.md", "memverbs-facts.jsonl", "people/alice.md"]
     alice = files["people/alice.md"].decode()
     assert alice.startswith(
-        "---\ntitle: Alice\ntype: person\naliases: [Ali, A. Example]\nlinks:\n  works_at: [companies/acme]\ntags: [x]\n---\n"
-    )
+        "---\ntitle: Alice\ntype: person\naliases: [Ali, A. Example]\ntags: [x]\nlinks:\n  works_at: [companies/acme]\n---\n"
+    )  # what was added by hand joins the note's own keys, which keep their order
     assert "Salary" not in alice and "- Likes tea" in alice and "Sharp." in alice
-    assert alice.endswith("## Timeline\n- 2026-03-04: Promoted\n")
+    assert alice.endswith("## Timeline\n- 2026-01-02: Joined\n- 2026-03-04: Promoted\n")  # one Timeline section
     facts = [json.loads(line) for line in files["memverbs-facts.jsonl"].decode().splitlines()]
     assert facts == [{"entity": "people/alice", "fact": "Alice prefers async standups", "kind": "preference",
                       "provenance": "chat 2026-06-12", "valid_until": None, "visibility": "world"}]
@@ -179,3 +179,19 @@ def test_without_include_private_no_private_material_leaves(layout, tmp_path_fac
     text = "".join(b.decode() for b in files_of(base / "out").values())
     assert "SECRET" not in text
     assert all(f"open tail {i}" in text for i, (private_page, *_rest) in enumerate(layout) if not private_page)
+
+
+def test_a_note_is_exported_at_its_own_path_byte_for_byte(tmp_path, home, local, cli_json):
+    from vaults import write
+
+    vault = tmp_path / "v"
+    note = "---\n# mine\ncreated: 2024-03-01\ntags:\n  - a\n---\nSee [[Command palette]].\r\n"
+    write(vault / "Plugins" / "Command palette.md", "\ufeffOpens commands.\n")
+    write(vault / "People" / "Alice Example.md", note)
+    cli_json("sync", vault)
+    local.ok("put_page", slug="born-here", content="# Born in the brain\n")
+    assert main(["export", str(tmp_path / "out")]) == 0
+    files = files_of(tmp_path / "out")
+    assert files["People/Alice Example.md"] == note.encode()
+    assert files["Plugins/Command palette.md"] == "\ufeffOpens commands.\n".encode()  # the BOM too
+    assert files["born-here.md"] == b"# Born in the brain\n"

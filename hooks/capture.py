@@ -76,6 +76,10 @@ def _decide_and_spawn(args: dict, harness: str, root: str, started: float, stdin
     session = args["session_id"] or _first(payload, "session_id", "sessionId", "sessionID")
     if not session:
         return "bad_input"
+    if harness == "claude" and "workspaceRoot" in payload and "hookEventName" in payload:
+        # Grok runs Claude Code's settings hooks too, with its own payload (camelCase twins beside the
+        # snake_case fields): that session and its transcript are Grok's.
+        harness = "grok"
     if not os.path.isdir(root):
         return "no_brain"  # never create a home as a side effect of a hook
     if not capture_enabled(root):

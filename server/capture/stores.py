@@ -1,19 +1,27 @@
 """Where each harness keeps its session transcripts, for a capture given no file.
 
 * Claude Code: `$CLAUDE_CONFIG_DIR/projects/*/<session id>.jsonl` (default `~/.claude`);
-* Codex: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*-<session id>.jsonl` (default `~/.codex`).
+* Codex: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*-<session id>.jsonl` (default `~/.codex`);
+* Grok Build: `$GROK_HOME/sessions/<url-encoded cwd>/<session id>/updates.jsonl` (default `~/.grok`).
 
-Grok Build, opencode and OpenClaw keep theirs elsewhere and in other shapes (docs/hooks.md,
-"Capture"); `memverbs capture` reads only the two above for now.
+opencode and OpenClaw hand their plugins the session itself (docs/hooks.md, "Capture"):
+`memverbs capture` with no path reads the three stores above.
 """
 
 from __future__ import annotations
 
+import glob
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-READABLE = ("claude", "codex")
+READABLE = ("claude", "codex", "grok")
+# Each store's transcripts, and one session's (`{id}`), below its root.
+PATTERNS = {
+    "claude": ("*/*.jsonl", "*/{id}.jsonl"),
+    "codex": ("*/*/*/rollout-*.jsonl", "*/*/*/rollout-*{id}.jsonl"),
+    "grok": ("*/*/updates.jsonl", "*/{id}/updates.jsonl"),
+}
 
 
 def store_root(harness: str, env: Mapping[str, str] | None = None) -> Path | None:
@@ -23,6 +31,8 @@ def store_root(harness: str, env: Mapping[str, str] | None = None) -> Path | Non
         return Path(env["CLAUDE_CONFIG_DIR"]) / "projects" if env.get("CLAUDE_CONFIG_DIR") else home / ".claude" / "projects"
     if harness == "codex":
         return (Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex") / "sessions"
+    if harness == "grok":
+        return (Path(env["GROK_HOME"]).expanduser() if env.get("GROK_HOME") else home / ".grok") / "sessions"
     return None
 
 
@@ -31,9 +41,8 @@ def session_files(harness: str, since_epoch: float | None = None, env: Mapping[s
     root = store_root(harness, env)
     if root is None or not root.is_dir():
         return
-    pattern = "*/*.jsonl" if harness == "claude" else "*/*/*/rollout-*.jsonl"
     found = []
-    for path in root.glob(pattern):
+    for path in root.glob(PATTERNS[harness][0]):
         try:
             mtime = path.stat().st_mtime
         except OSError:
@@ -46,7 +55,6 @@ def session_files(harness: str, since_epoch: float | None = None, env: Mapping[s
 def find_session(harness: str, session_id: str, env: Mapping[str, str] | None = None) -> Path | None:
     """The transcript of one session (a hook payload without `transcript_path`)."""
     root = store_root(harness, env)
-    if root is None or not root.is_dir() or not session_id or "/" in session_id:
+    if root is None or not root.is_dir() or not session_id or "/" in session_id or glob.has_magic(session_id):
         return None
-    pattern = f"*/{session_id}.jsonl" if harness == "claude" else f"*/*/*/rollout-*{session_id}.jsonl"
-    return next(iter(sorted(root.glob(pattern))), None)
+    return next(iter(sorted(root.glob(PATTERNS[harness][1].format(id=session_id)))), None)

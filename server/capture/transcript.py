@@ -6,7 +6,11 @@ Each harness keeps its own JSON Lines file per session (docs/hooks.md, "Capture"
   `isCompactSummary` and sidechain (subagent) entries are not the user speaking;
 * Codex: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl` — `session_meta`, then
   `response_item`s: `message` (user, assistant, developer), `function_call` /
-  `function_call_output` (`exec_command`, `shell`), `custom_tool_call` (`apply_patch`).
+  `function_call_output` (`exec_command`, `shell`), `custom_tool_call` (`apply_patch`);
+* Grok Build: `~/.grok/sessions/<url-encoded cwd>/<session id>/updates.jsonl` — the ACP
+  `session/update` stream: `user_message_chunk` / `agent_message_chunk` (a message may come in
+  several chunks), `tool_call` (`rawInput`) and `tool_call_update` (`status`, and `rawOutput` with
+  the command's `exit_code`).
 
 Only what a session record and a fact can use is kept: the user's own words (harness-injected
 context — environment blocks, command caveats, system reminders, a compaction's summary — is
@@ -22,12 +26,14 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import unquote
 
 MAX_LINE = 4 << 20  # a longer line (a pasted file, an image) carries nothing capture keeps
 OUTPUT_KEEP = 4_000  # a tool's output is read for its outcome only; its head and tail are enough
-EDIT_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch", "edit", "write", "patch"}
-SHELL_TOOLS = {"Bash", "exec_command", "shell", "local_shell", "bash", "run_terminal_cmd"}
+EDIT_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch", "edit", "write", "patch", "search_replace"}
+SHELL_TOOLS = {"Bash", "exec_command", "shell", "local_shell", "bash", "run_terminal_cmd", "run_terminal_command"}
 # What a harness puts in the user's turn that the user did not write.
 _INJECTED = re.compile(
     r"^\s*(?:<(?:environment_context|user_instructions|skills_instructions|permissions|local-command-[a-z]+|"
@@ -71,20 +77,27 @@ class Transcript:
         return [e for e in self.events if isinstance(e, ToolRun)]
 
 
+READERS = ("claude", "codex", "grok")  # a harness with a reader of its own; any other is told from the file
+
+
 def read_transcript(path: str | os.PathLike[str], harness: str | None = None) -> Transcript:
     """The transcript at `path`, read by its harness's reader (`harness`, or told from the file's first lines)."""
     path = os.fspath(path)
     harness = harness or sniff(path)
     if harness == "codex":
         return _read_codex(path)
+    if harness == "grok":
+        return _read_grok(path)
     return _read_claude(path, harness or "claude")
 
 
 def sniff(path: str) -> str:
-    """`codex` for a rollout file (its first line is `session_meta`), else `claude`."""
+    """`codex` for a rollout file (its first line is `session_meta`), `grok` for an ACP update stream, else `claude`."""
     for entry in _entries(path, limit=5):
         if entry.get("type") in ("session_meta", "response_item", "event_msg", "turn_context"):
             return "codex"
+        if isinstance(entry.get("params"), dict) and str(entry.get("method", "")).endswith("session/update"):
+            return "grok"
         if "sessionId" in entry or entry.get("type") in ("user", "assistant", "queue-operation", "summary"):
             return "claude"
     return "claude"
@@ -287,3 +300,96 @@ def _codex_output(output: object) -> tuple[str, bool | None]:
         elif "Success. Updated the following files" in text:
             ok = True
     return _clip(text), ok
+
+
+# -- Grok Build -------------------------------------------------------------------------------
+
+
+def _read_grok(path: str) -> Transcript:
+    folder = Path(path).parent
+    # The session's folder is named after its id, and its parent after the working directory, url-encoded.
+    t = Transcript(harness="grok", session_id=folder.name, path=path, cwd=_grok_cwd(folder.parent.name))
+    runs: dict[str, ToolRun] = {}
+    chunks: list[str] = []
+    speaker: str | None = None
+
+    def flush() -> None:
+        nonlocal speaker
+        text = "".join(chunks).strip()
+        chunks.clear()
+        if speaker == "user":
+            said = user_text(_USER_QUERY.sub(r"\1", text))
+            if said:
+                t.events.append(Said("user", said))
+        elif speaker == "assistant" and text:
+            t.events.append(Said("assistant", text))
+        speaker = None
+
+    for entry in _entries(path):
+        params = entry.get("params")
+        if not isinstance(params, dict) or not isinstance(params.get("update"), dict):
+            continue
+        update: dict = params["update"]
+        t.session_id = params.get("sessionId") or t.session_id
+        if t.started is None and isinstance(entry.get("timestamp"), int | float):
+            t.started = datetime.fromtimestamp(entry["timestamp"], UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        kind = update.get("sessionUpdate")
+        if kind in ("user_message_chunk", "agent_message_chunk"):
+            who = "user" if kind == "user_message_chunk" else "assistant"
+            if who != speaker:
+                flush()
+                speaker = who
+            content = update.get("content")
+            if isinstance(content, dict) and isinstance(content.get("text"), str):
+                chunks.append(content["text"])
+        elif kind == "tool_call":
+            flush()
+            run = _grok_tool(update)
+            runs[run.call_id or ""] = run
+            t.events.append(run)
+        elif kind == "tool_call_update" and update.get("status") in ("completed", "failed"):
+            done = runs.get(str(update.get("toolCallId") or ""))
+            if done is not None:
+                done.output, done.ok = _grok_output(update)
+                raw = update.get("rawOutput")
+                if isinstance(raw, dict) and isinstance(raw.get("current_dir"), str):
+                    t.cwd = t.cwd or raw["current_dir"]  # a store-less copy of the file: the shell's directory
+        elif kind == "turn_completed":
+            flush()
+    flush()
+    return t
+
+
+_USER_QUERY = re.compile(r"^\s*<user_query>\s*(.*?)\s*</user_query>\s*$", re.DOTALL)
+
+
+def _grok_cwd(name: str) -> str | None:
+    cwd = unquote(name)
+    return cwd if cwd.startswith("/") else None
+
+
+def _grok_tool(update: dict) -> ToolRun:
+    meta = (update.get("_meta") or {}).get("x.ai/tool") or {}
+    name = str(meta.get("name") or update.get("title") or "")
+    raw = update.get("rawInput")
+    args: dict = raw if isinstance(raw, dict) else {}
+    run = ToolRun(name=name, call_id=str(update.get("toolCallId") or ""))
+    if (name in SHELL_TOOLS or meta.get("kind") == "execute") and isinstance(args.get("command"), str):
+        run.command = args["command"]
+    elif name in EDIT_TOOLS or meta.get("kind") == "edit":
+        target = args.get("file_path") or args.get("path") or args.get("target_file")
+        if isinstance(target, str):
+            run.paths = [target]
+    return run
+
+
+def _grok_output(update: dict) -> tuple[str, bool | None]:
+    raw = update.get("rawOutput")
+    out: dict = raw if isinstance(raw, dict) else {}
+    text = out.get("output_for_prompt")
+    if not isinstance(text, str):
+        text = _flatten([c.get("content") if isinstance(c, dict) and c.get("type") == "content" else "" for c in update.get("content") or []])
+    code = out.get("exit_code")
+    if update.get("status") == "failed" or out.get("timed_out"):
+        return _clip(text), False
+    return _clip(text), code == 0 if isinstance(code, int) else True

@@ -108,3 +108,22 @@ def test_the_capture_hook_imports_neither_the_engine_nor_pydantic_nor_mcp(env, t
     out = subprocess.run([sys.executable, "-I", "-S", "-c", f"import sys;sys.path[:0]={sys.path!r};{probe}"],
                          env={**env, "MEMVERBS_HOME": str(tmp_path / "no-home")}, capture_output=True, text=True, timeout=30)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_a_grok_session_through_claude_codes_hook_is_captured_as_grok(env, home, local, tmp_path):
+    """Grok runs the hooks in Claude Code's settings too: Claude's capture hook gets Grok's payload
+    (camelCase twins beside the snake_case fields) and its updates.jsonl, and captures it as Grok's."""
+    mark = uuid.uuid4().hex
+    transcript = tmp_path / "updates.jsonl"
+    transcript.write_text((DATA / "grok-fix.jsonl").read_text().replace("/bench/project", str(tmp_path / "elsewhere")))
+    body = {"hookEventName": "session_end", "sessionId": "g-1", "workspaceRoot": str(tmp_path), "transcriptPath": str(transcript),
+            "hook_event_name": "SessionEnd", "session_id": "g-1", "transcript_path": str(transcript), "reason": "shutdown"}
+    command = f"{hook_command(Options(Harness.CLAUDE, env=env), 'capture')} {shlex.join(ROOMY_DEADLINE)}"
+    proc = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(body), capture_output=True, text=True,
+                          env={**env, "CAPTURE_TEST_MARK": mark}, timeout=30)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    [line] = wait_done(home, mark)
+    assert (line["harness"], line["code"]) == ("grok", "ok"), line
+    facts = local.ok("recall", entity="people/me")["facts"]
+    assert "We decided to tag releases from main only." in [f["fact"] for f in facts]
+    assert {f["provenance"] for f in facts} == {"capture:grok session 01a233fb-9b32-7580-b8dd-8289aad5a395"}, facts

@@ -132,10 +132,13 @@ ANNOTATIONS = {
                  "The user would rather keep the changelog in CHANGELOG.md than in the wiki."],
         "never": ["eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjaS1ib3QiLCJyb2xlIjoiYWRtaW4ifQ.c2lnbmF0dXJlLXNpZ25hdHVyZQ"],
     },
+    # Not recorded by this script: the `transcript_events` rows of one `openclaw agent --local` session
+    # (OpenClaw 2026.9.6 keeps its sessions in SQLite), exported one event a line as its sessionFile holds them.
+    "openclaw-decision": {"keep": ["We decided to use tabs."], "never": ["pin 4411"]},
     "grok-fix": {
         "keep": ["We decided to tag releases from main only.",
                  "`python -m pytest -q test_calc.py` passes after a fix (changed calc.py).", "Commit * on *: Fix add() to add"],
-        "never": ["AKIAQ3EGUWXZ5MPLE7KD", "8812", "locker code"],
+        "never": ["AKIAQ3EGUWXZ5MPLE7KD", "locker code is 8812"],  # a bare 4-digit needle matches hex digests
     },
 }
 

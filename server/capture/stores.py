@@ -4,8 +4,10 @@
 * Codex: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*-<session id>.jsonl` (default `~/.codex`);
 * Grok Build: `$GROK_HOME/sessions/<url-encoded cwd>/<session id>/updates.jsonl` (default `~/.grok`).
 
-opencode and OpenClaw hand their plugins the session itself (docs/hooks.md, "Capture"):
-`memverbs capture` with no path reads the three stores above.
+* OpenClaw: one SQLite store per agent, `$OPENCLAW_STATE_DIR/agents/<agent>/agent/openclaw-agent.sqlite`
+  (default `~/.openclaw`, `~/.openclaw-<profile>` under `OPENCLAW_PROFILE`), holding every session:
+  found by session id for a hook; `memverbs capture` with no path reads the three one-file-per-session
+  stores above only.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ PATTERNS = {
     "claude": ("*/*.jsonl", "*/{id}.jsonl"),
     "codex": ("*/*/*/rollout-*.jsonl", "*/*/*/rollout-*{id}.jsonl"),
     "grok": ("*/*/updates.jsonl", "*/{id}/updates.jsonl"),
+    "openclaw": ("*/agent/openclaw-agent.sqlite", "*/agent/openclaw-agent.sqlite"),  # every session in one file
 }
 
 
@@ -33,6 +36,12 @@ def store_root(harness: str, env: Mapping[str, str] | None = None) -> Path | Non
         return (Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex") / "sessions"
     if harness == "grok":
         return (Path(env["GROK_HOME"]).expanduser() if env.get("GROK_HOME") else home / ".grok") / "sessions"
+    if harness == "openclaw":
+        if env.get("OPENCLAW_STATE_DIR"):
+            return Path(env["OPENCLAW_STATE_DIR"]).expanduser() / "agents"
+        profile = env.get("OPENCLAW_PROFILE", "").strip()
+        base = Path(env["OPENCLAW_HOME"]).expanduser() if env.get("OPENCLAW_HOME") else home
+        return base / (f".openclaw-{profile}" if profile and profile != "default" else ".openclaw") / "agents"
     return None
 
 
@@ -57,4 +66,21 @@ def find_session(harness: str, session_id: str, env: Mapping[str, str] | None = 
     root = store_root(harness, env)
     if root is None or not root.is_dir() or not session_id or "/" in session_id or glob.has_magic(session_id):
         return None
-    return next(iter(sorted(root.glob(PATTERNS[harness][1].format(id=session_id)))), None)
+    found = sorted(root.glob(PATTERNS[harness][1].format(id=session_id)))
+    if harness == "openclaw":
+        return next((db for db in found if _holds_session(db, session_id)), None)
+    return next(iter(found), None)
+
+
+def _holds_session(db: Path, session_id: str) -> bool:
+    import sqlite3  # noqa: PLC0415
+    from urllib.parse import quote  # noqa: PLC0415
+
+    try:
+        conn = sqlite3.connect(f"file:{quote(str(db.resolve()))}?mode=ro", uri=True, timeout=5)
+        try:
+            return conn.execute("SELECT 1 FROM transcript_events WHERE session_id = ? LIMIT 1", (session_id,)).fetchone() is not None
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False

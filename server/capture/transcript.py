@@ -7,6 +7,12 @@ Each harness keeps its own JSON Lines file per session (docs/hooks.md, "Capture"
 * Codex: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl` — `session_meta`, then
   `response_item`s: `message` (user, assistant, developer), `function_call` /
   `function_call_output` (`exec_command`, `shell`), `custom_tool_call` (`apply_patch`);
+* OpenClaw: its session events — `session` (`cwd`), then `message`s whose `message.role` is
+  `user`, `assistant` (content blocks `text` and `toolCall`) or `toolResult` (`details.exitCode`,
+  `isError`) — in the JSONL file a plugin event names (`sessionFile`) or, since OpenClaw keeps
+  them in SQLite, the `transcript_events` rows of one session in
+  `~/.openclaw/agents/<agent>/agent/openclaw-agent.sqlite` (read-only; a zstd-compressed row, an
+  event over OpenClaw's inline size, is skipped);
 * Grok Build: `~/.grok/sessions/<url-encoded cwd>/<session id>/updates.jsonl` — the ACP
   `session/update` stream: `user_message_chunk` / `agent_message_chunk` (a message may come in
   several chunks), `tool_call` (`rawInput`) and `tool_call_update` (`status`, and `rawOutput` with
@@ -28,7 +34,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 MAX_LINE = 4 << 20  # a longer line (a pasted file, an image) carries nothing capture keeps
 OUTPUT_KEEP = 4_000  # a tool's output is read for its outcome only; its head and tail are enough
@@ -77,13 +83,16 @@ class Transcript:
         return [e for e in self.events if isinstance(e, ToolRun)]
 
 
-READERS = ("claude", "codex", "grok")  # a harness with a reader of its own; any other is told from the file
+READERS = ("claude", "codex", "grok", "openclaw")  # a harness with a reader of its own; any other is told from the file
 
 
-def read_transcript(path: str | os.PathLike[str], harness: str | None = None) -> Transcript:
-    """The transcript at `path`, read by its harness's reader (`harness`, or told from the file's first lines)."""
+def read_transcript(path: str | os.PathLike[str], harness: str | None = None, session_id: str | None = None) -> Transcript:
+    """The transcript at `path`, read by its harness's reader (`harness`, or told from the file's first
+    lines). `session_id` picks one session out of a store that holds many (OpenClaw's SQLite file)."""
     path = os.fspath(path)
     harness = harness or sniff(path)
+    if harness == "openclaw":
+        return _read_openclaw(path, session_id)
     if harness == "codex":
         return _read_codex(path)
     if harness == "grok":
@@ -92,8 +101,13 @@ def read_transcript(path: str | os.PathLike[str], harness: str | None = None) ->
 
 
 def sniff(path: str) -> str:
-    """`codex` for a rollout file (its first line is `session_meta`), `grok` for an ACP update stream, else `claude`."""
+    """`codex` for a rollout file (its first line is `session_meta`), `grok` for an ACP update stream,
+    `openclaw` for its session file or SQLite store, else `claude`."""
+    if _is_sqlite(path):
+        return "openclaw"
     for entry in _entries(path, limit=5):
+        if entry.get("type") == "session" and "version" in entry:
+            return "openclaw"
         if entry.get("type") in ("session_meta", "response_item", "event_msg", "turn_context"):
             return "codex"
         if isinstance(entry.get("params"), dict) and str(entry.get("method", "")).endswith("session/update"):
@@ -393,3 +407,101 @@ def _grok_output(update: dict) -> tuple[str, bool | None]:
     if update.get("status") == "failed" or out.get("timed_out"):
         return _clip(text), False
     return _clip(text), code == 0 if isinstance(code, int) else True
+
+
+# -- OpenClaw ---------------------------------------------------------------------------------
+
+
+def _is_sqlite(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
+def _openclaw_rows(path: str, session_id: str | None) -> Iterator[dict]:
+    """One session's events from OpenClaw's SQLite store, read-only (the store is OpenClaw's and live)."""
+    import sqlite3  # noqa: PLC0415 - this reader's only
+
+    if not session_id:
+        return
+    uri = "file:" + quote(os.path.abspath(path)) + "?mode=ro"
+    try:
+        db = sqlite3.connect(uri, uri=True, timeout=5)
+    except sqlite3.Error:
+        return
+    try:
+        rows = db.execute("SELECT event_json FROM transcript_events WHERE session_id = ? ORDER BY seq", (session_id,)).fetchall()
+    except sqlite3.Error:
+        rows = []
+    finally:
+        db.close()
+    for (raw,) in rows:
+        if not isinstance(raw, str) or len(raw) > MAX_LINE:
+            continue  # a compressed (large) event carries nothing capture keeps
+        try:
+            entry = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            yield entry
+
+
+def _read_openclaw(path: str, session_id: str | None) -> Transcript:
+    store = _is_sqlite(path)
+    t = Transcript(harness="openclaw", session_id=session_id or Path(path).stem, path=path)
+    pending: dict[str, ToolRun] = {}
+    for entry in _openclaw_rows(path, session_id) if store else _entries(path):
+        kind = entry.get("type")
+        if kind == "session":
+            t.session_id = session_id or entry.get("id") or t.session_id
+            t.cwd = t.cwd or entry.get("cwd")
+            t.started = t.started or entry.get("timestamp")
+            continue
+        message = entry.get("message")
+        if kind != "message" or not isinstance(message, dict):
+            continue
+        t.started = t.started or entry.get("timestamp")
+        role = message.get("role")
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content if isinstance(content, list) else []
+        if role == "user":
+            said = user_text("\n".join(b["text"] for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str)))
+            if said:
+                t.events.append(Said("user", said))
+        elif role == "assistant":
+            for block in blocks:
+                if not isinstance(block, dict):
+                    continue
+                if block.get("type") == "text" and isinstance(block.get("text"), str) and block["text"].strip():
+                    t.events.append(Said("assistant", block["text"].strip()))
+                elif block.get("type") == "toolCall":
+                    run = _openclaw_tool(block)
+                    pending[run.call_id or ""] = run
+                    t.events.append(run)
+        elif role == "toolResult":
+            done = pending.pop(str(message.get("toolCallId") or ""), None)
+            if done is not None:
+                details = message.get("details")
+                code = details.get("exitCode") if isinstance(details, dict) else None
+                done.output = _clip(_flatten(content))
+                done.ok = False if message.get("isError") else code == 0 if isinstance(code, int) else True
+    return t
+
+
+def _openclaw_tool(block: dict) -> ToolRun:
+    name = str(block.get("name") or "")
+    raw = block.get("arguments")
+    args: dict = raw if isinstance(raw, dict) else {}
+    run = ToolRun(name=name, call_id=str(block.get("id") or ""))
+    if name in ("exec", *SHELL_TOOLS) and isinstance(args.get("command"), str):
+        run.command = args["command"]
+    elif name == "apply_patch":
+        patch = args.get("input") or args.get("patch") or ""
+        run.paths = re.findall(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", str(patch), re.MULTILINE)
+    elif name in EDIT_TOOLS:
+        target = args.get("path") or args.get("file_path")
+        if isinstance(target, str):
+            run.paths = [target]
+    return run

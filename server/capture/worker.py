@@ -65,7 +65,7 @@ def _run(home: Home, job: dict) -> tuple[str, dict]:
         if state.unchanged(str(path)):
             return "unchanged", {}
         stamp = state.stamp(str(path))
-        transcript = read_transcript(path, harness if harness in READERS else None)
+        transcript = read_transcript(path, harness if harness in READERS else None, session_id=session)
         transcript.cwd = transcript.cwd or job.get("cwd")
         options = CaptureOptions.from_settings(settings)
         plan = plan_capture(transcript, options)

@@ -127,3 +127,23 @@ def test_a_grok_session_through_claude_codes_hook_is_captured_as_grok(env, home,
     facts = local.ok("recall", entity="people/me")["facts"]
     assert "We decided to tag releases from main only." in [f["fact"] for f in facts]
     assert {f["provenance"] for f in facts} == {"capture:grok session 01a233fb-9b32-7580-b8dd-8289aad5a395"}, facts
+
+
+def test_openclaws_session_end_without_a_file_is_captured_from_its_sqlite_store(env, home, local, tmp_path):
+    """What the OpenClaw plugin sends at session_end: the session id and no sessionFile (OpenClaw 2026.9
+    keeps sessions in SQLite); the worker finds the session in the store under OPENCLAW_STATE_DIR."""
+    from openclaw_support import transcript_store
+
+    transcript_store(tmp_path / "state", DATA / "openclaw-decision.jsonl")
+    mark = uuid.uuid4().hex
+    command = f"{hook_command(Options(Harness.OPENCLAW, env=env), 'capture')} --session-id rec-1 {shlex.join(ROOMY_DEADLINE)}"
+    proc = subprocess.run(["/bin/sh", "-c", command], input=json.dumps({"session_id": "rec-1", "hook_event_name": "SessionEnd"}),
+                          capture_output=True, text=True, env={**env, "CAPTURE_TEST_MARK": mark, "OPENCLAW_STATE_DIR": str(tmp_path / "state")},
+                          timeout=30)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    [line] = wait_done(home, mark)
+    assert (line["harness"], line["code"], line["counts"]) == ("openclaw", "ok", {"inserted": 1, "page": "created"}), line
+    facts = local.ok("recall", entity="people/me")["facts"]
+    assert [(f["fact"], f["provenance"]) for f in facts] == [("We decided to use tabs.", "capture:openclaw session rec-1")]
+    brain = b"".join(p.read_bytes() for p in home.root.glob("brain.db*"))
+    assert brain and b"pin 4411" not in brain

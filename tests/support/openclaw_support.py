@@ -49,3 +49,25 @@ def without_openclaw(env: dict, scratch: Path) -> dict:
             folder = str(copy)
         path.append(folder)
     return {**env, "PATH": os.pathsep.join(path)}
+
+
+def transcript_store(state_dir: Path, jsonl: Path, session_id: str = "rec-1") -> Path:
+    """An OpenClaw 2026.9 agent store holding a recorded session (its sessionFile JSONL): its `transcript_events` rows, as
+    OpenClaw writes them (one event's JSON a row, in `seq` order; a large event zstd-compressed instead)."""
+    import sqlite3
+
+    db = state_dir / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    db.parent.mkdir(parents=True)
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, "
+                 "created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, navigation_json TEXT, "
+                 "PRIMARY KEY (session_id, seq)) STRICT")
+    lines = jsonl.read_text().splitlines()
+    conn.executemany("INSERT INTO transcript_events VALUES (?, ?, ?, 0, NULL, NULL, NULL)",
+                     [(session_id, n, line) for n, line in enumerate(lines)])
+    conn.execute("INSERT INTO transcript_events VALUES (?, ?, NULL, 0, x'28b52ffd', 9, '{}')", (session_id, len(lines)))
+    conn.execute("INSERT INTO transcript_events VALUES ('other', 0, ?, 0, NULL, NULL, NULL)", (lines[4],))
+    conn.commit()
+    conn.close()
+    return db

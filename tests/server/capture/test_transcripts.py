@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from openclaw_support import transcript_store
+
 from memverbs.server.capture.stores import find_session, session_files
 from memverbs.server.capture.transcript import Said, ToolRun, read_transcript, sniff
 
@@ -50,3 +52,32 @@ def test_grok_streamed_chunks_join_into_one_message_and_the_store_is_found(tmp_p
     assert find_session("grok", "s-9", env) == folder / "updates.jsonl"
     assert find_session("grok", "s-*", env) is None  # a session id is never a pattern
     assert list(session_files("grok", env=env)) == [folder / "updates.jsonl"]
+
+
+def _openclaw_shape(t) -> None:
+    assert t.harness == "openclaw" and t.session_id == "rec-1"
+    assert t.cwd == "/bench/home/.openclaw/workspace"  # the agent's workspace, not where `openclaw` ran
+    assert t.said("user") == ["We decided to use tabs. <private>pin 4411</private> Run echo."]
+    assert t.said("assistant") == ["Done; that failed."]
+    assert _runs(t) == [("exec", "echo hi && false", [], False)]  # exitCode 1, though isError is false
+
+
+def test_openclaw_session_file_is_read_into_the_common_shape():
+    path = DATA / "openclaw-decision.jsonl"
+    assert sniff(str(path)) == "openclaw"
+    _openclaw_shape(read_transcript(path))
+
+
+def test_openclaw_sqlite_store_is_read_by_session_id_and_found_by_it(tmp_path):
+    db = transcript_store(tmp_path / "state", DATA / "openclaw-decision.jsonl")
+    assert sniff(str(db)) == "openclaw"
+    _openclaw_shape(read_transcript(db, "openclaw", session_id="rec-1"))
+    assert read_transcript(db, "openclaw", session_id="nobody").events == []
+    env = {"HOME": str(tmp_path), "OPENCLAW_STATE_DIR": str(tmp_path / "state")}
+    assert find_session("openclaw", "rec-1", env) == db
+    assert find_session("openclaw", "nobody", env) is None
+    profile = {"HOME": str(tmp_path), "OPENCLAW_PROFILE": "work"}
+    (tmp_path / ".openclaw-work").mkdir()
+    (tmp_path / "state").rename(tmp_path / ".openclaw-work" / "x")
+    (tmp_path / ".openclaw-work" / "x" / "agents").rename(tmp_path / ".openclaw-work" / "agents")
+    assert find_session("openclaw", "rec-1", profile) == tmp_path / ".openclaw-work" / "agents" / "main" / "agent" / db.name

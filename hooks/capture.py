@@ -24,6 +24,7 @@ import time
 from memverbs.hooks.fastpath import config_tables, deadline_s, hooks_off, log_line, parse_args, read_raw_stdin
 
 STOP_INTERVAL_S = 300  # `Stop` fires after every turn: capture a live session at most this often
+TURN_END_EVENTS = {"stop", "session.idle"}  # each turn's end (opencode has no session end: session.idle is its Stop)
 WORKER_WALL_S = 120  # the worker is killed by its own alarm after this long
 WORKER_CPU_S = 60
 WORKER_MEMORY_BYTES = 1 << 30  # address space: well above the worker's ~100 MB, far below a runaway's
@@ -85,7 +86,7 @@ def _decide_and_spawn(args: dict, harness: str, root: str, started: float, stdin
     if not capture_enabled(root):
         return "capture_off"
     event = _first(payload, "hook_event_name", "hookEventName", "event") or ""
-    if event.lower() == "stop":
+    if event.lower() in TURN_END_EVENTS:
         try:
             if time.time() - os.stat(state_file(root, harness, session)).st_mtime < STOP_INTERVAL_S:
                 return "rate_limited"  # the session end (or the next Stop past the interval) captures the rest

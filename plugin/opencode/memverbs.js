@@ -21,6 +21,10 @@
 //   the summary keeps it; session.compacted → post-compact refreshes the cached pack.
 //   The turn's delta stays on its requests (tool round-trips included) until the next
 //   turn's heartbeat replaces it.
+// * session.idle (a turn ended; opencode has no session-end event) and
+//   experimental.session.compacting → capture: the hook hands the session id to a detached
+//   worker and exits at once; the worker reads the session from opencode's own store
+//   (opencode.db, read-only). The hook captures a live session at most every 5 minutes.
 //
 // Never throws and never blocks a session for long: every failure (no memverbs, no brain,
 // a slow disk) ends as "no memory this time".
@@ -112,6 +116,7 @@ export const MemverbsPlugin = async () => {
         if (typeof id !== "string" || !id) return;
         if (event.type === "session.created") refresh(id, "session-start", event.type);
         else if (event.type === "session.compacted") refresh(id, "post-compact", event.type);
+        else if (event.type === "session.idle") await hook("capture", id, event.type);
         else if (event.type === "session.deleted") sessions.delete(id);
       } catch {}
     },
@@ -142,7 +147,7 @@ export const MemverbsPlugin = async () => {
       try {
         const id = input?.sessionID;
         if (typeof id !== "string" || !id || !Array.isArray(output?.context)) return;
-        const text = await pack(id);
+        const [text] = await Promise.all([pack(id), hook("capture", id, "experimental.session.compacting")]);
         if (text) output.context.push(text);
       } catch {}
     },

@@ -6,8 +6,11 @@
 
 * OpenClaw: one SQLite store per agent, `$OPENCLAW_STATE_DIR/agents/<agent>/agent/openclaw-agent.sqlite`
   (default `~/.openclaw`, `~/.openclaw-<profile>` under `OPENCLAW_PROFILE`), holding every session:
-  found by session id for a hook; `memverbs capture` with no path reads the three one-file-per-session
-  stores above only.
+  found by session id for a hook;
+* opencode: one SQLite store, `$XDG_DATA_HOME/opencode/opencode.db` (default `~/.local/share`),
+  holding every session, found by session id.
+
+`memverbs capture` with no path reads the three one-file-per-session stores above only.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from memverbs.server.capture.transcript import store_query
+
 READABLE = ("claude", "codex", "grok")
 # Each store's transcripts, and one session's (`{id}`), below its root.
 PATTERNS = {
@@ -24,6 +29,12 @@ PATTERNS = {
     "codex": ("*/*/*/rollout-*.jsonl", "*/*/*/rollout-*{id}.jsonl"),
     "grok": ("*/*/updates.jsonl", "*/{id}/updates.jsonl"),
     "openclaw": ("*/agent/openclaw-agent.sqlite", "*/agent/openclaw-agent.sqlite"),  # every session in one file
+    "opencode": ("opencode.db", "opencode.db"),
+}
+# How a store that holds many sessions says it holds this one.
+HOLDS = {
+    "openclaw": "SELECT 1 FROM transcript_events WHERE session_id = ? LIMIT 1",
+    "opencode": "SELECT 1 FROM session WHERE id = ?",
 }
 
 
@@ -42,6 +53,8 @@ def store_root(harness: str, env: Mapping[str, str] | None = None) -> Path | Non
         profile = env.get("OPENCLAW_PROFILE", "").strip()
         base = Path(env["OPENCLAW_HOME"]).expanduser() if env.get("OPENCLAW_HOME") else home
         return base / (f".openclaw-{profile}" if profile and profile != "default" else ".openclaw") / "agents"
+    if harness == "opencode":
+        return (Path(env["XDG_DATA_HOME"]).expanduser() if env.get("XDG_DATA_HOME") else home / ".local" / "share") / "opencode"
     return None
 
 
@@ -67,20 +80,6 @@ def find_session(harness: str, session_id: str, env: Mapping[str, str] | None = 
     if root is None or not root.is_dir() or not session_id or "/" in session_id or glob.has_magic(session_id):
         return None
     found = sorted(root.glob(PATTERNS[harness][1].format(id=session_id)))
-    if harness == "openclaw":
-        return next((db for db in found if _holds_session(db, session_id)), None)
+    if harness in HOLDS:
+        return next((db for db in found if store_query(str(db), HOLDS[harness], (session_id,))), None)
     return next(iter(found), None)
-
-
-def _holds_session(db: Path, session_id: str) -> bool:
-    import sqlite3  # noqa: PLC0415
-    from urllib.parse import quote  # noqa: PLC0415
-
-    try:
-        conn = sqlite3.connect(f"file:{quote(str(db.resolve()))}?mode=ro", uri=True, timeout=5)
-        try:
-            return conn.execute("SELECT 1 FROM transcript_events WHERE session_id = ? LIMIT 1", (session_id,)).fetchone() is not None
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return False

@@ -13,6 +13,10 @@ Each harness keeps its own JSON Lines file per session (docs/hooks.md, "Capture"
   them in SQLite, the `transcript_events` rows of one session in
   `~/.openclaw/agents/<agent>/agent/openclaw-agent.sqlite` (read-only; a zstd-compressed row, an
   event over OpenClaw's inline size, is skipped);
+* opencode: no transcript file; its SQLite store `~/.local/share/opencode/opencode.db` (under
+  `$XDG_DATA_HOME`) holds every session: `session` (`directory`), `message` (`data.role`) and
+  `part` rows (`text`, `synthetic` text opencode adds, `tool` with `state.input`, `state.status`
+  and `state.metadata.exit`), read-only by session id;
 * Grok Build: `~/.grok/sessions/<url-encoded cwd>/<session id>/updates.jsonl` — the ACP
   `session/update` stream: `user_message_chunk` / `agent_message_chunk` (a message may come in
   several chunks), `tool_call` (`rawInput`) and `tool_call_update` (`status`, and `rawOutput` with
@@ -83,7 +87,7 @@ class Transcript:
         return [e for e in self.events if isinstance(e, ToolRun)]
 
 
-READERS = ("claude", "codex", "grok", "openclaw")  # a harness with a reader of its own; any other is told from the file
+READERS = ("claude", "codex", "grok", "openclaw", "opencode")  # a harness with a reader of its own; any other is told from the file
 
 
 def read_transcript(path: str | os.PathLike[str], harness: str | None = None, session_id: str | None = None) -> Transcript:
@@ -93,6 +97,8 @@ def read_transcript(path: str | os.PathLike[str], harness: str | None = None, se
     harness = harness or sniff(path)
     if harness == "openclaw":
         return _read_openclaw(path, session_id)
+    if harness == "opencode":
+        return _read_opencode(path, session_id)
     if harness == "codex":
         return _read_codex(path)
     if harness == "grok":
@@ -102,9 +108,9 @@ def read_transcript(path: str | os.PathLike[str], harness: str | None = None, se
 
 def sniff(path: str) -> str:
     """`codex` for a rollout file (its first line is `session_meta`), `grok` for an ACP update stream,
-    `openclaw` for its session file or SQLite store, else `claude`."""
+    `openclaw` or `opencode` for its session file or SQLite store, else `claude`."""
     if _is_sqlite(path):
-        return "openclaw"
+        return "opencode" if _sqlite_tables(path) >= {"session", "message", "part"} else "openclaw"
     for entry in _entries(path, limit=5):
         if entry.get("type") == "session" and "version" in entry:
             return "openclaw"
@@ -420,23 +426,33 @@ def _is_sqlite(path: str) -> bool:
         return False
 
 
-def _openclaw_rows(path: str, session_id: str | None) -> Iterator[dict]:
-    """One session's events from OpenClaw's SQLite store, read-only (the store is OpenClaw's and live)."""
-    import sqlite3  # noqa: PLC0415 - this reader's only
+def store_query(path: str, sql: str, params: tuple = ()) -> list[tuple]:
+    """Rows from a harness's SQLite store, opened read-only (the store is the harness's, and live);
+    none when it cannot be read."""
+    import sqlite3  # noqa: PLC0415 - the SQLite stores' readers only
 
-    if not session_id:
-        return
     uri = "file:" + quote(os.path.abspath(path)) + "?mode=ro"
     try:
         db = sqlite3.connect(uri, uri=True, timeout=5)
     except sqlite3.Error:
-        return
+        return []
     try:
-        rows = db.execute("SELECT event_json FROM transcript_events WHERE session_id = ? ORDER BY seq", (session_id,)).fetchall()
+        return db.execute(sql, params).fetchall()
     except sqlite3.Error:
-        rows = []
+        return []
     finally:
         db.close()
+
+
+def _sqlite_tables(path: str) -> set[str]:
+    return {name for (name,) in store_query(path, "SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _openclaw_rows(path: str, session_id: str | None) -> Iterator[dict]:
+    """One session's events from OpenClaw's SQLite store."""
+    if not session_id:
+        return
+    rows = store_query(path, "SELECT event_json FROM transcript_events WHERE session_id = ? ORDER BY seq", (session_id,))
     for (raw,) in rows:
         if not isinstance(raw, str) or len(raw) > MAX_LINE:
             continue  # a compressed (large) event carries nothing capture keeps
@@ -504,4 +520,70 @@ def _openclaw_tool(block: dict) -> ToolRun:
         target = args.get("path") or args.get("file_path")
         if isinstance(target, str):
             run.paths = [target]
+    return run
+
+
+# -- opencode ---------------------------------------------------------------------------------
+
+
+def _read_opencode(path: str, session_id: str | None) -> Transcript:
+    t = Transcript(harness="opencode", session_id=session_id or "", path=path)
+    if not session_id:
+        return t
+    for directory, created in store_query(path, "SELECT directory, time_created FROM session WHERE id = ?", (session_id,)):
+        t.cwd = directory if isinstance(directory, str) and directory else None
+        if isinstance(created, int):
+            t.started = datetime.fromtimestamp(created / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    roles = {mid: _json_obj(data).get("role") for mid, data in
+             store_query(path, "SELECT id, data FROM message WHERE session_id = ?", (session_id,))}
+    parts = store_query(path, "SELECT message_id, data FROM part WHERE session_id = ? ORDER BY time_created, id", (session_id,))
+    for message_id, data in parts:
+        part, role = _json_obj(data), roles.get(message_id)
+        if part.get("type") == "text" and isinstance(part.get("text"), str) and not part.get("synthetic"):
+            if role == "user":
+                said = user_text(_unquote_prompt(part["text"]))
+                if said:
+                    t.events.append(Said("user", said))
+            elif role == "assistant" and part["text"].strip():
+                t.events.append(Said("assistant", part["text"].strip()))
+        elif part.get("type") == "tool" and role == "assistant":
+            t.events.append(_opencode_tool(part))
+    return t
+
+
+def _json_obj(raw: object) -> dict:
+    try:
+        value = json.loads(raw) if isinstance(raw, str) and len(raw) <= MAX_LINE else None
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _unquote_prompt(text: str) -> str:
+    # `opencode run "…"` stores the prompt inside a pair of double quotes.
+    stripped = text.strip()
+    return stripped[1:-1] if len(stripped) >= 2 and stripped[0] == stripped[-1] == '"' else text
+
+
+def _opencode_tool(part: dict) -> ToolRun:
+    name = str(part.get("tool") or "")
+    raw_state = part.get("state")
+    state: dict = raw_state if isinstance(raw_state, dict) else {}
+    raw_args = state.get("input")
+    args: dict = raw_args if isinstance(raw_args, dict) else {}
+    run = ToolRun(name=name, call_id=str(part.get("callID") or ""))
+    if name in SHELL_TOOLS and isinstance(args.get("command"), str):
+        run.command = args["command"]
+    elif name in EDIT_TOOLS:
+        target = args.get("filePath") or args.get("file_path") or args.get("path")
+        if isinstance(target, str):
+            run.paths = [target]
+    status = state.get("status")
+    meta = state.get("metadata")
+    code = meta.get("exit") if isinstance(meta, dict) else None
+    if status == "error":
+        run.ok = False
+    elif status == "completed":
+        run.ok = code == 0 if isinstance(code, int) else True
+    run.output = _clip(str(state.get("output") or state.get("error") or ""))
     return run

@@ -147,3 +147,27 @@ def test_openclaws_session_end_without_a_file_is_captured_from_its_sqlite_store(
     assert [(f["fact"], f["provenance"]) for f in facts] == [("We decided to use tabs.", "capture:openclaw session rec-1")]
     brain = b"".join(p.read_bytes() for p in home.root.glob("brain.db*"))
     assert brain and b"pin 4411" not in brain
+
+
+def test_opencodes_turn_end_is_captured_from_its_store_then_rate_limited(env, home, local, tmp_path):
+    """What the opencode plugin sends at session.idle: the session id alone; the worker reads the
+    session from opencode.db under XDG_DATA_HOME. session.idle ends every turn, as Stop does."""
+    from openclaw_support import opencode_store
+
+    opencode_store(tmp_path / "data", DATA / "opencode-store.json")
+    mark = uuid.uuid4().hex
+    sid = "ses_dcbf5fb4fffe1QmqHUqZJLMb31"
+    command = f"{hook_command(Options(Harness.OPENCODE, env=env), 'capture')} --session-id {sid} {shlex.join(ROOMY_DEADLINE)}"
+
+    def idle():
+        return subprocess.run(["/bin/sh", "-c", command], input=json.dumps({"session_id": sid, "hook_event_name": "session.idle"}),
+                              capture_output=True, text=True, timeout=30,
+                              env={**env, "CAPTURE_TEST_MARK": mark, "XDG_DATA_HOME": str(tmp_path / "data")})
+
+    proc = idle()
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    [line] = wait_done(home, mark)
+    assert (line["harness"], line["code"], line["counts"]) == ("opencode", "ok", {"inserted": 1, "page": "created"}), line
+    facts = local.ok("recall", entity="people/me")["facts"]
+    assert [(f["fact"], f["provenance"]) for f in facts] == [("We decided to use tabs.", f"capture:opencode session {sid}")]
+    assert idle().returncode == 0 and hook_log(home)[-1]["code"] == "rate_limited"

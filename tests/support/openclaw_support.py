@@ -1,4 +1,5 @@
-"""OpenClaw in tests: the binary check and a config that points it at a fake model."""
+"""OpenClaw in tests: the binary check and a config that points it at a fake model; and the SQLite
+stores OpenClaw and opencode keep sessions in, holding a recorded session."""
 
 from __future__ import annotations
 
@@ -68,6 +69,29 @@ def transcript_store(state_dir: Path, jsonl: Path, session_id: str = "rec-1") ->
                      [(session_id, n, line) for n, line in enumerate(lines)])
     conn.execute("INSERT INTO transcript_events VALUES (?, ?, NULL, 0, x'28b52ffd', 9, '{}')", (session_id, len(lines)))
     conn.execute("INSERT INTO transcript_events VALUES ('other', 0, ?, 0, NULL, NULL, NULL)", (lines[4],))
+    conn.commit()
+    conn.close()
+    return db
+
+
+def opencode_store(data_dir: Path, export: Path) -> Path:
+    """opencode 1.18's store, `<data dir>/opencode/opencode.db`, holding the `session`, `message` and
+    `part` rows of a recorded session (exported as JSON: benchmarks/data/capture/opencode-store.json)."""
+    import json
+    import sqlite3
+
+    rows = json.loads(export.read_text())
+    db = data_dir / "opencode" / "opencode.db"
+    db.parent.mkdir(parents=True)
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("CREATE TABLE session (id TEXT PRIMARY KEY, directory TEXT NOT NULL, time_created INTEGER NOT NULL)")
+    conn.execute("CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, time_created INTEGER NOT NULL, data TEXT NOT NULL)")
+    conn.execute("CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT NOT NULL, session_id TEXT NOT NULL, "
+                 "time_created INTEGER NOT NULL, data TEXT NOT NULL)")
+    for table in ("session", "message", "part"):
+        for row in rows[table]:
+            conn.execute(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", tuple(row.values()))
     conn.commit()
     conn.close()
     return db

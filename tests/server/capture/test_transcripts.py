@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from openclaw_support import transcript_store
+from openclaw_support import opencode_store, transcript_store
 
 from memverbs.server.capture.stores import find_session, session_files
 from memverbs.server.capture.transcript import Said, ToolRun, read_transcript, sniff
@@ -81,3 +81,21 @@ def test_openclaw_sqlite_store_is_read_by_session_id_and_found_by_it(tmp_path):
     (tmp_path / "state").rename(tmp_path / ".openclaw-work" / "x")
     (tmp_path / ".openclaw-work" / "x" / "agents").rename(tmp_path / ".openclaw-work" / "agents")
     assert find_session("openclaw", "rec-1", profile) == tmp_path / ".openclaw-work" / "agents" / "main" / "agent" / db.name
+
+
+def test_opencode_store_is_read_by_session_id_and_found_by_it(tmp_path):
+    db = opencode_store(tmp_path / "data", DATA / "opencode-store.json")
+    assert sniff(str(db)) == "opencode"
+    sid = "ses_dcbf5fb4fffe1QmqHUqZJLMb31"
+    t = read_transcript(db, "opencode", session_id=sid)
+    assert (t.harness, t.session_id, t.cwd) == ("opencode", sid, "/bench/project")
+    assert t.started and t.started.startswith("20")
+    # `opencode run "…"` stores the prompt in quotes; they are not the user's.
+    assert t.said("user") == ["We decided to use tabs. <private>pin 4411</private> Run echo."]
+    assert t.said("assistant") == ["Done; that failed."]
+    assert _runs(t) == [("bash", "echo hi && false", [], False)]  # status completed, metadata.exit 1
+    assert read_transcript(db, "opencode", session_id="ses_nobody").events == []
+    env = {"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
+    assert find_session("opencode", sid, env) == db
+    assert find_session("opencode", "ses_nobody", env) is None
+    assert find_session("opencode", sid, {"HOME": str(tmp_path)}) is None  # ~/.local/share/opencode: none here

@@ -6,7 +6,8 @@ shared memory, the logs, the hooks' state.
 
 What the real binaries do (HARNESSES.md, docs/hooks.md "Capture"): `claude -p` and `codex exec`
 fire `Stop` and then `SessionEnd`, each with `transcript_path`; `grok -p` fires `Stop`, `SessionEnd` and
-another `Stop`, with `transcript_path` naming its `updates.jsonl`.
+another `Stop`, with `transcript_path` naming its `updates.jsonl`; `opencode run`'s plugin sees
+`session.idle` at the turn's end and names only the session, which the worker reads from opencode.db.
 """
 
 from __future__ import annotations
@@ -181,5 +182,49 @@ def test_grok_a_decision_reaches_the_next_session_and_no_secret_is_stored(world,
     grok("What do we use for the job queue?")
     after_tool = [r for r in fake_api.since(mark) if shell(r.path, r.body)][-1]
     assert any(DECISION in text for _, text in after_tool.messages()), describe([after_tool], limit=3000)
+    world.wait_for_capture(sid)
+    assert_no_trace(world)
+
+
+@pytest.fixture
+def opencode(world, fake_api):
+    cli = require_cli("opencode")
+    git_project(world)
+    config_dir = Path(world.env["XDG_CONFIG_HOME"]) / "opencode"
+    config_dir.mkdir(parents=True, exist_ok=True)
+    world.memverbs("install", "opencode")
+    provider = {"npm": "@ai-sdk/openai-compatible", "name": "Fake", "options": {"baseURL": f"{fake_api.url}/v1", "apiKey": "x"},
+                "models": {"fake-model": {"name": "Fake", "limit": {"context": 100000, "output": 4096}}}}
+    (config_dir / "opencode.json").write_text(json.dumps({"model": "fake/fake-model", "small_model": "fake/fake-model",
+                                                          "provider": {"fake": provider}}))
+
+    def session(prompt: str) -> str:
+        # opencode takes the session's directory from $PWD, not from its working directory.
+        proc = world.harness([cli, "run", "--format", "json", prompt], {"PWD": str(world.project)}, timeout=150)
+        return next(json.loads(line)["sessionID"] for line in proc.stdout.splitlines() if line.startswith("{"))
+
+    return session
+
+
+@pytest.mark.slow
+def test_opencode_a_decision_reaches_the_next_session_and_no_secret_is_stored(world, fake_api, opencode):
+    """opencode announces no session end: its plugin captures at session.idle (each turn's end) by
+    session id, and the worker reads the session from opencode.db."""
+    tools = lambda path, body: bool(body.get("tools"))  # noqa: E731 - not the title request
+    fake_api.script(Text("Queue wiring noted.", when=tools))
+    sid = opencode(PROMPT)
+
+    lines = world.wait_for_capture(sid)
+    assert [(e["event"], e["code"]) for e in lines] == [("session.idle", "ok")], (lines, world.hook_log())
+    facts = json.loads(world.memverbs("recall", "--entity", "projects/widget", "--json"))["facts"]
+    assert [f["fact"] for f in facts] == [DECISION], facts
+    assert facts[0]["provenance"] == f"capture:opencode session {sid}"
+    assert_no_trace(world)
+
+    mark = fake_api.mark()
+    fake_api.script(Text("Postgres.", when=tools))
+    opencode("What do we use for the job queue?")
+    first = next(r for r in fake_api.since(mark) if tools(r.path, r.body))
+    assert any(role == "system" and DECISION in text for role, text in first.messages()), describe([first], limit=2000)
     world.wait_for_capture(sid)
     assert_no_trace(world)

@@ -99,3 +99,13 @@ def test_opencode_store_is_read_by_session_id_and_found_by_it(tmp_path):
     assert find_session("opencode", sid, env) == db
     assert find_session("opencode", "ses_nobody", env) is None
     assert find_session("opencode", sid, {"HOME": str(tmp_path)}) is None  # ~/.local/share/opencode: none here
+
+
+def test_the_session_page_names_each_harness_with_its_article():
+    from memverbs.server.capture.engine import CaptureOptions, plan_capture
+
+    def opening(name: str) -> str:
+        body = plan_capture(read_transcript(DATA / name), CaptureOptions()).page_body
+        return body.split(" session", 1)[0]
+
+    assert [opening(n) for n in ("openclaw-decision.jsonl", "grok-fix.jsonl")] == ["An OpenClaw", "A Grok Build"]

@@ -1,7 +1,8 @@
 """`memverbs hook capture`: hand the session's transcript to a detached worker and return at once.
 
-Harnesses run this at the end of a session and before a compaction (Claude Code and Codex:
-`SessionEnd`, `Stop`, `PreCompact`, each with the payload's `transcript_path`). The session
+Harnesses run this at the end of a session and before a compaction (Claude Code, Codex and Grok:
+`SessionEnd`, `Stop`, `PreCompact`, each with the payload's `transcript_path`; the OpenClaw and
+opencode plugins send the session id, and OpenClaw's `sessionFile` when it has one). The session
 must not wait for capture, so the hook only decides whether there is anything to do — the kill
 switch, `capture.enabled`, a payload with a session id, `Stop` at most every STOP_INTERVAL_S
 per session — and forks: the child starts a new session (a harness that kills its hook's process

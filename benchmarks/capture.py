@@ -148,7 +148,7 @@ def privacy() -> dict:
         root = Path(tmp)
         env = _home(root)
         for name in sorted(notes):
-            _capture(env, DATA / f"{name}.jsonl", "codex" if name.startswith("codex") else "claude", name)
+            _capture(env, DATA / f"{name}.jsonl", name.split("-")[0], name)  # each file is named after its harness
         planted = root / "planted.jsonl"
         planted_transcript(planted, "planted-session", str(root / "nowhere"))
         result = _capture(env, planted, "claude", "planted-session")

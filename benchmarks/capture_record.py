@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data" / "capture"
@@ -42,6 +43,19 @@ def _claude_fix(project: Path) -> list:
         ToolCall("Bash", {"command": "git add -A && git commit -q -m 'Fix add() to add' && git log --oneline -1 && "
                                      "git commit --allow-empty -m 'Record the fix'", "description": "commit"}),
         Text("Fixed add(); the tests pass. I think subtract() might have the same bug, maybe worth a look."),
+    ]
+
+
+def _grok_fix(project: Path) -> list:
+    calc = str(project / "calc.py")
+    return [
+        Text("Fix calc"),  # Grok's first request titles the session
+        ToolCall("run_terminal_command", {"command": "python -m pytest -q test_calc.py", "description": "run the tests"}),
+        ToolCall("search_replace", {"file_path": calc, "old_string": "return a - b", "new_string": "return a + b"}),
+        ToolCall("run_terminal_command", {"command": "python -m pytest -q test_calc.py", "description": "run the tests"}),
+        ToolCall("run_terminal_command", {"command": "git add -A && git commit -m 'Fix add() to add'",
+                                          "description": "commit"}),
+        Text("Fixed add() and committed; the tests pass. Probably subtract() needs the same fix."),
     ]
 
 
@@ -83,6 +97,10 @@ SCENARIOS = [
      ["We've decided to ship releases on Tuesdays. I'd rather keep the changelog in CHANGELOG.md than in the wiki. "
       "Here is the token: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjaS1ib3QiLCJyb2xlIjoiYWRtaW4ifQ.c2lnbmF0dXJlLXNpZ25hdHVyZQ"],
      lambda p: [ToolCall("exec_command", {"cmd": "git log --oneline | head -3"}), Text("Noted.")]),
+    ("grok-fix", "grok",
+     ["The tests in test_calc.py fail. Fix them and commit. We decided to tag releases from main only. "
+      "The deploy key is AKIAQ3EGUWXZ5MPLE7KD, keep it out of the repo. <private>my locker code is 8812</private>"],
+     _grok_fix),
 ]
 
 ANNOTATIONS = {
@@ -114,6 +132,14 @@ ANNOTATIONS = {
                  "The user would rather keep the changelog in CHANGELOG.md than in the wiki."],
         "never": ["eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjaS1ib3QiLCJyb2xlIjoiYWRtaW4ifQ.c2lnbmF0dXJlLXNpZ25hdHVyZQ"],
     },
+    # Not recorded by this script: the `transcript_events` rows of one `openclaw agent --local` session
+    # (OpenClaw 2026.9.6 keeps its sessions in SQLite), exported one event a line as its sessionFile holds them.
+    "openclaw-decision": {"keep": ["We decided to use tabs."], "never": ["pin 4411"]},
+    "grok-fix": {
+        "keep": ["We decided to tag releases from main only.",
+                 "`python -m pytest -q test_calc.py` passes after a fix (changed calc.py).", "Commit * on *: Fix add() to add"],
+        "never": ["AKIAQ3EGUWXZ5MPLE7KD", "locker code is 8812"],  # a bare 4-digit needle matches hex digests
+    },
 }
 
 
@@ -141,6 +167,13 @@ def record(name: str, harness: str, prompts: list[str], turns) -> Path:
         if harness == "claude":
             env.update(ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY="sk-ant-bench-fake")
             argv = ["claude", "-p", prompts[0], "--allowedTools", "Bash,Read,Edit,Write", "--output-format", "json"]
+        elif harness == "grok":
+            # A model entry of Grok's own config pointing at the fake model's chat completions.
+            (Path(env["HOME"]) / ".grok").mkdir(exist_ok=True)
+            (Path(env["HOME"]) / ".grok" / "config.toml").write_text(
+                f'[model.fake]\nmodel = "fake-model"\nbase_url = "{api.url}/v1"\napi_key = "x"\n'
+                'api_backend = "chat_completions"\ncontext_window = 128000\n')
+            argv = ["grok", "-p", prompts[0], "-m", "fake", "--always-approve"]
         else:
             codex_home = Path(env["CODEX_HOME"])
             (codex_home / "config.toml").write_text(
@@ -150,20 +183,23 @@ def record(name: str, harness: str, prompts: list[str], turns) -> Path:
             argv = ["codex", "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--json",
                     "--disable", "plugins", "-c", "analytics.enabled=false", prompts[0]]
         subprocess.run(argv, env=env, cwd=project, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL)
-        store = Path(env["HOME"]) / (".claude/projects" if harness == "claude" else ".codex/sessions")
-        found = sorted(store.rglob("*.jsonl"))
+        store = Path(env["HOME"]) / {"claude": ".claude/projects", "codex": ".codex/sessions", "grok": ".grok/sessions"}[harness]
+        found = sorted(store.rglob("updates.jsonl" if harness == "grok" else "*.jsonl"))
         if not found:
             raise SystemExit(f"{name}: {harness} wrote no transcript")
         out = DATA / f"{name}.jsonl"
         # Paths under the throwaway root are rewritten to a stable placeholder, so the files do not
         # name this machine's temp folder (and the engine's project lookup is the benchmark's to set).
-        out.write_text(found[-1].read_text().replace(str(root), "/bench"))
+        text = found[-1].read_text().replace(str(root), "/bench")
+        out.write_text(text.replace(quote(str(root), safe=""), quote("/bench", safe="")))
         return out
 
 
-def main() -> None:
+def main(only: list[str] | None = None) -> None:
     DATA.mkdir(parents=True, exist_ok=True)
     for name, harness, prompts, turns in SCENARIOS:
+        if only and name not in only:
+            continue
         if shutil.which(harness) is None:
             raise SystemExit(f"{harness} is not on PATH")
         print(name, record(name, harness, prompts, turns))
@@ -171,4 +207,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])  # names of scenarios to record again; none: all

@@ -48,6 +48,8 @@ class Adapter:
     # module reads them from here, so an event's moment has one home. (A plugin harness wires its
     # events in its JS plugin instead.)
     wired: Mapping[str, Moment] = MappingProxyType({})
+    # Events that also run `hook capture` beside their `wired` moment (a harness whose event has two jobs).
+    captures: tuple[str, ...] = ()
 
     def parse(self, payload: dict, moment: Moment | None, session_flag: str | None) -> HookEvent:
         session = session_flag or _first_str(payload, "session_id", "sessionId", "sessionID")
@@ -97,6 +99,9 @@ class GrokAdapter(Adapter):
         "PreCompact": Moment.POST_COMPACT,
         "PostCompact": Moment.POST_COMPACT,
     })
+    # Grok fires Claude-style SessionEnd and Stop with `transcript_path` (its updates.jsonl), and
+    # PreCompact before a compaction: each also hands the transcript to capture.
+    captures = ("PreCompact", "SessionEnd", "Stop")
 
     def render(self, text: str, event: HookEvent) -> str:
         if event.moment is not Moment.POST_TOOL:

@@ -1,7 +1,8 @@
 """`memverbs hook capture`: hand the session's transcript to a detached worker and return at once.
 
-Harnesses run this at the end of a session and before a compaction (Claude Code and Codex:
-`SessionEnd`, `Stop`, `PreCompact`, each with the payload's `transcript_path`). The session
+Harnesses run this at the end of a session and before a compaction (Claude Code, Codex and Grok:
+`SessionEnd`, `Stop`, `PreCompact`, each with the payload's `transcript_path`; the OpenClaw and
+opencode plugins send the session id, and OpenClaw's `sessionFile` when it has one). The session
 must not wait for capture, so the hook only decides whether there is anything to do — the kill
 switch, `capture.enabled`, a payload with a session id, `Stop` at most every STOP_INTERVAL_S
 per session — and forks: the child starts a new session (a harness that kills its hook's process
@@ -24,6 +25,7 @@ import time
 from memverbs.hooks.fastpath import config_tables, deadline_s, hooks_off, log_line, parse_args, read_raw_stdin
 
 STOP_INTERVAL_S = 300  # `Stop` fires after every turn: capture a live session at most this often
+TURN_END_EVENTS = {"stop", "session.idle"}  # each turn's end (opencode has no session end: session.idle is its Stop)
 WORKER_WALL_S = 120  # the worker is killed by its own alarm after this long
 WORKER_CPU_S = 60
 WORKER_MEMORY_BYTES = 1 << 30  # address space: well above the worker's ~100 MB, far below a runaway's
@@ -76,12 +78,16 @@ def _decide_and_spawn(args: dict, harness: str, root: str, started: float, stdin
     session = args["session_id"] or _first(payload, "session_id", "sessionId", "sessionID")
     if not session:
         return "bad_input"
+    if harness == "claude" and "workspaceRoot" in payload and "hookEventName" in payload:
+        # Grok runs Claude Code's settings hooks too, with its own payload (camelCase twins beside the
+        # snake_case fields): that session and its transcript are Grok's.
+        harness = "grok"
     if not os.path.isdir(root):
         return "no_brain"  # never create a home as a side effect of a hook
     if not capture_enabled(root):
         return "capture_off"
     event = _first(payload, "hook_event_name", "hookEventName", "event") or ""
-    if event.lower() == "stop":
+    if event.lower() in TURN_END_EVENTS:
         try:
             if time.time() - os.stat(state_file(root, harness, session)).st_mtime < STOP_INTERVAL_S:
                 return "rate_limited"  # the session end (or the next Stop past the interval) captures the rest

@@ -14,6 +14,9 @@
   never fire). Grok also runs the hooks in Claude Code's settings; when those
   already run `memverbs hook` for an event in a way that fires in Grok, ours is
   left out and the notes say so.
+* Capture: SessionEnd, Stop and PreCompact also run `memverbs hook capture` (Grok's
+  payload names its `updates.jsonl`); Claude Code's capture hooks, which Grok also runs,
+  stand in for ours (the hook tells Grok's payload by its camelCase twins).
 * Grok ignores SessionStart and UserPromptSubmit output (documented; verified on
   1.0.41), so the context arrives by the pull path: a marked block in the
   AGENTS.md Grok loads, telling the agent to call `context_pack` and `delta`.
@@ -33,6 +36,7 @@ from pathlib import Path
 from string import Template
 
 from memverbs.hooks.adapters import GrokAdapter
+from memverbs.hooks.events import Moment
 from memverbs.hooks.heartbeat import TOOL_BEAT_INTERVAL_MS
 from memverbs.installers import toml_block
 from memverbs.installers.base import (
@@ -62,6 +66,7 @@ TOOL_TIMEOUT_S = 60
 AGENTS_CAP = 10_000  # Grok reads the first 10,000 characters of each rules file
 HOOKS_MARKER = "managed by `memverbs install grok`"
 EVENTS = GrokAdapter.wired  # the events the install wires, and their moments (the adapter says why these)
+CAPTURES = GrokAdapter.captures  # the events that also run `hook capture`
 GROK_SOURCES = ("new", "load")  # SessionStart `source` values in Grok
 OFF = {"0", "false", "no", "off"}
 
@@ -94,10 +99,13 @@ def server_entry(opts: Options) -> dict:
     return entry
 
 
-def hooks_file(opts: Options, events: list[str]) -> str:
+def hooks_file(opts: Options, events: list[str], captures: list[str] | tuple[str, ...] = ()) -> str:
+    def entry(moment: str) -> dict:
+        return {"type": "command", "command": hook_command(opts, moment), "timeout": HOOK_TIMEOUT_S}
+
     hooks = {
-        event: [{"hooks": [{"type": "command", "command": hook_command(opts, EVENTS[event]), "timeout": HOOK_TIMEOUT_S}]}]
-        for event in events
+        event: [{"hooks": ([entry(EVENTS[event])] if event in events else []) + ([entry(Moment.CAPTURE)] if event in captures else [])}]
+        for event in dict.fromkeys([*events, *captures])
     }
     # Grok ignores unknown top-level keys in a hooks file: the marker says whose file this is.
     return json.dumps({"memverbs": f"{HOOKS_MARKER}; `memverbs uninstall grok` removes this file", "hooks": hooks}, indent=2) + "\n"
@@ -118,10 +126,10 @@ def pull_block(opts: Options) -> str:
 
 
 def fires_in_grok(event: str, group: object) -> bool:
-    """Would this hook group run `memverbs hook` when Grok fires `event`?"""
+    """Would this hook group run `memverbs hook` (other than capture) when Grok fires `event`?"""
     if not is_our_hook(group):
         return False
-    if _runs_capture(group):  # Claude Code's capture hook (Grok reads it too) is not Grok's moment on this event
+    if not any(not capture for capture in _our_hooks(group)):  # a capture hook is not Grok's moment on this event
         return False
     matcher = group.get("matcher") if event == "SessionStart" else None  # other events ignore matchers
     if not matcher or matcher == "*":
@@ -132,8 +140,16 @@ def fires_in_grok(event: str, group: object) -> bool:
         return True  # cannot tell: assume it fires, and add nothing
 
 
-def _runs_capture(group: dict) -> bool:
-    return any(isinstance(h, dict) and " hook capture " in f"{h.get('command', '')} " for h in group.get("hooks") or [])
+def capture_fires_in_grok(event: str, group: object) -> bool:
+    """Would this hook group run `memverbs hook capture` when Grok fires `event`? (Matchers only
+    filter SessionStart, which capture never uses.)"""
+    return is_our_hook(group) and any(_our_hooks(group))
+
+
+def _our_hooks(group: dict) -> list[bool]:
+    """For each `memverbs hook` command in the group: does it run capture?"""
+    commands = [f"{h.get('command', '')} " for h in group.get("hooks") or [] if isinstance(h, dict)]
+    return [" hook capture " in c for c in commands if "memverbs" in c and " hook " in c]
 
 
 def _groups(path: Path, event: str) -> list:
@@ -188,8 +204,9 @@ def _levels(opts: Options) -> list[tuple[str, Path]]:
     return [*levels, ("project", opts.project_dir)] if opts.scope == "project" else levels
 
 
-def wired_elsewhere(opts: Options, own: Path, event: str) -> list[str]:
-    """Other hook sources Grok reads that already run `memverbs hook` for this event."""
+def wired_elsewhere(opts: Options, own: Path, event: str, capture: bool = False) -> list[str]:
+    """Other hook sources Grok reads that already run `memverbs hook` (`hook capture`) for this event."""
+    fires = capture_fires_in_grok if capture else fires_in_grok
     sources: list[tuple[str, Path]] = []
     grok_dirs = {"user": grok_home(opts), "project": opts.project_dir / ".grok"}
     for level, _ in _levels(opts):
@@ -201,19 +218,20 @@ def wired_elsewhere(opts: Options, own: Path, event: str) -> list[str]:
             for name in ("settings.json", "settings.local.json"):
                 sources.append((f"Claude Code's {level} {name} (Grok reads Claude's hooks)", base / ".claude" / name))
         sources += [(f"the memverbs Claude Code plugin ({p})", p) for p in claude_plugin_hooks(opts)]
-    found = [label for label, path in sources if any(fires_in_grok(event, g) for g in _groups(path, event))]
+    found = [label for label, path in sources if any(fires(event, g) for g in _groups(path, event))]
     return list(dict.fromkeys(found))
 
 
-def config_hooks_elsewhere(opts: Options, event: str) -> bool:
-    """`[[hooks.<Event>]]` tables running memverbs in a Grok config.toml, outside our block."""
+def config_hooks_elsewhere(opts: Options, event: str, capture: bool = False) -> bool:
+    """`[[hooks.<Event>]]` tables running memverbs (its capture) in a Grok config.toml, outside our block."""
+    fires = capture_fires_in_grok if capture else fires_in_grok
     configs = [grok_home(opts) / "config.toml"] + ([opts.project_dir / ".grok" / "config.toml"] if opts.scope == "project" else [])
     for path in configs:
         try:
             config = toml_block.parse(toml_block.remove(read_text(path) or ""), str(path))
         except toml_block.TomlEditError:
             continue
-        if any(fires_in_grok(event, g) for g in ((config.get("hooks") or {}).get(event) or [])):
+        if any(fires(event, g) for g in ((config.get("hooks") or {}).get(event) or [])):
             return True
     return False
 
@@ -248,8 +266,17 @@ def plan(opts: Options, grok: str = "grok") -> tuple[list[Step], list[str]]:
             notes.append(f"Grok {event} hook not added: Grok already runs memverbs for it from {', '.join(elsewhere)}.")
         else:
             events.append(event)
-    if events or where["hooks"].exists():  # an earlier install's file is rewritten, never left double-firing
-        steps.append(OwnedFile(where["hooks"], hooks_file(opts, events), HOOKS_MARKER))
+    captures = []
+    for event in CAPTURES:
+        elsewhere = wired_elsewhere(opts, where["hooks"], event, capture=True)
+        if config_hooks_elsewhere(opts, event, capture=True):
+            elsewhere.append("a [[hooks." + event + "]] table in a Grok config.toml")
+        if elsewhere:
+            notes.append(f"Grok {event} capture hook not added: Grok already runs memverbs capture for it from {', '.join(elsewhere)}.")
+        else:
+            captures.append(event)
+    if events or captures or where["hooks"].exists():  # an earlier install's file is rewritten, never left double-firing
+        steps.append(OwnedFile(where["hooks"], hooks_file(opts, events, captures), HOOKS_MARKER))
     notes.append(
         "Grok ignores the output of SessionStart and UserPromptSubmit hooks: the pack reaches the agent with the "
         "session's first tool result (PostToolUse), again after a compaction, and what changed on later tool results "

@@ -2,11 +2,12 @@
 // printed ("" on any failure: no memverbs or python, no brain, a hung process). Never rejects.
 // `argv` is the command the installer wrote: the lean launcher (memverbs.hooks.launcher:
 // `<venv python> -I -S -c <bootstrap> hook`), which starts without `site` or the CLI's parser,
-// or `[<memverbs>, "hook"]`, the console script.
+// or `[<memverbs>, "hook"]`, the console script. `extra` adds payload fields (capture's
+// `transcript_path`).
 const HOOK_TIMEOUT_MS = 8000; // the hook keeps its own 2.5 s deadline; this only guards a hung process
 const MAX_OUTPUT = 64 * 1024;
 
-function runHook(argv, env, harness, moment, sessionId, eventName) {
+function runHook(argv, env, harness, moment, sessionId, eventName, extra) {
   return new Promise((resolve) => {
     let out = "";
     let done = false;
@@ -34,7 +35,8 @@ function runHook(argv, env, harness, moment, sessionId, eventName) {
       });
       child.on("close", () => finish(out.trim()));
       child.stdin.on("error", () => {});
-      const payload = eventName ? { session_id: sessionId, hook_event_name: eventName } : { session_id: sessionId };
+      const payload = { ...(extra || {}), session_id: sessionId };
+      if (eventName) payload.hook_event_name = eventName;
       child.stdin.end(JSON.stringify(payload));
     } catch {
       finish("");

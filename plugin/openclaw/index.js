@@ -20,6 +20,8 @@
 //   heartbeat_prompt_contribution instead of the whole pack again.
 // * after_compaction → post-compact refreshes the cached pack for the next turn.
 // * heartbeat_prompt_contribution → heartbeat: only what changed, as appendContext.
+// * session_end and before_compaction → capture, with the event's sessionFile (the session's
+//   JSONL) as transcript_path: the hook hands it to a detached worker and returns at once.
 //
 // Never throws: a failure (no memverbs, no brain, a slow disk) means no memory this turn.
 // Handlers stay well inside OpenClaw's 15 s prompt-hook budget.
@@ -33,11 +35,12 @@ const MAX_SESSIONS = 128;
 // printed ("" on any failure: no memverbs or python, no brain, a hung process). Never rejects.
 // `argv` is the command the installer wrote: the lean launcher (memverbs.hooks.launcher:
 // `<venv python> -I -S -c <bootstrap> hook`), which starts without `site` or the CLI's parser,
-// or `[<memverbs>, "hook"]`, the console script.
+// or `[<memverbs>, "hook"]`, the console script. `extra` adds payload fields (capture's
+// `transcript_path`).
 const HOOK_TIMEOUT_MS = 8000; // the hook keeps its own 2.5 s deadline; this only guards a hung process
 const MAX_OUTPUT = 64 * 1024;
 
-function runHook(argv, env, harness, moment, sessionId, eventName) {
+function runHook(argv, env, harness, moment, sessionId, eventName, extra) {
   return new Promise((resolve) => {
     let out = "";
     let done = false;
@@ -65,7 +68,8 @@ function runHook(argv, env, harness, moment, sessionId, eventName) {
       });
       child.on("close", () => finish(out.trim()));
       child.stdin.on("error", () => {});
-      const payload = eventName ? { session_id: sessionId, hook_event_name: eventName } : { session_id: sessionId };
+      const payload = { ...(extra || {}), session_id: sessionId };
+      if (eventName) payload.hook_event_name = eventName;
       child.stdin.end(JSON.stringify(payload));
     } catch {
       finish("");
@@ -157,6 +161,24 @@ export default definePluginEntry({
       }
     });
 
+    // Capture: the session's JSONL (`sessionFile`) goes to `hook capture`, which forks a detached
+    // worker and exits at once; the handler resolves when the hook has exited (well inside
+    // session_end's 2 s shutdown drain and before_compaction's 30 s).
+    const capture = (event, ctx, eventName) => {
+      const id = sessionOf(event, ctx);
+      if (!id) return undefined;
+      const file = typeof event?.sessionFile === "string" && event.sessionFile ? { transcript_path: event.sessionFile } : {};
+      return runHook(hook, env, "openclaw", "capture", id, eventName, file).then(() => undefined);
+    };
+
+    api.on("before_compaction", (event, ctx) => {
+      try {
+        return capture(event, ctx, "PreCompact");
+      } catch {
+        return undefined;
+      }
+    });
+
     api.on("session_end", (event, ctx) => {
       try {
         const id = sessionOf(event, ctx);
@@ -164,7 +186,10 @@ export default definePluginEntry({
           packs.delete(id);
           fresh.delete(id);
         }
-      } catch {}
+        return capture(event, ctx, "SessionEnd");
+      } catch {
+        return undefined;
+      }
     });
   },
 });

@@ -21,6 +21,10 @@
 //   the summary keeps it; session.compacted → post-compact refreshes the cached pack.
 //   The turn's delta stays on its requests (tool round-trips included) until the next
 //   turn's heartbeat replaces it.
+// * session.idle (a turn ended; opencode has no session-end event) and
+//   experimental.session.compacting → capture: the hook hands the session id to a detached
+//   worker and exits at once; the worker reads the session from opencode's own store
+//   (opencode.db, read-only). The hook captures a live session at most every 5 minutes.
 //
 // Never throws and never blocks a session for long: every failure (no memverbs, no brain,
 // a slow disk) ends as "no memory this time".
@@ -36,11 +40,12 @@ const SIDE_PROMPTS = ["You are a title generator", "You are a context summarizat
 // printed ("" on any failure: no memverbs or python, no brain, a hung process). Never rejects.
 // `argv` is the command the installer wrote: the lean launcher (memverbs.hooks.launcher:
 // `<venv python> -I -S -c <bootstrap> hook`), which starts without `site` or the CLI's parser,
-// or `[<memverbs>, "hook"]`, the console script.
+// or `[<memverbs>, "hook"]`, the console script. `extra` adds payload fields (capture's
+// `transcript_path`).
 const HOOK_TIMEOUT_MS = 8000; // the hook keeps its own 2.5 s deadline; this only guards a hung process
 const MAX_OUTPUT = 64 * 1024;
 
-function runHook(argv, env, harness, moment, sessionId, eventName) {
+function runHook(argv, env, harness, moment, sessionId, eventName, extra) {
   return new Promise((resolve) => {
     let out = "";
     let done = false;
@@ -68,7 +73,8 @@ function runHook(argv, env, harness, moment, sessionId, eventName) {
       });
       child.on("close", () => finish(out.trim()));
       child.stdin.on("error", () => {});
-      const payload = eventName ? { session_id: sessionId, hook_event_name: eventName } : { session_id: sessionId };
+      const payload = { ...(extra || {}), session_id: sessionId };
+      if (eventName) payload.hook_event_name = eventName;
       child.stdin.end(JSON.stringify(payload));
     } catch {
       finish("");
@@ -110,6 +116,7 @@ export const MemverbsPlugin = async () => {
         if (typeof id !== "string" || !id) return;
         if (event.type === "session.created") refresh(id, "session-start", event.type);
         else if (event.type === "session.compacted") refresh(id, "post-compact", event.type);
+        else if (event.type === "session.idle") await hook("capture", id, event.type);
         else if (event.type === "session.deleted") sessions.delete(id);
       } catch {}
     },
@@ -140,7 +147,7 @@ export const MemverbsPlugin = async () => {
       try {
         const id = input?.sessionID;
         if (typeof id !== "string" || !id || !Array.isArray(output?.context)) return;
-        const text = await pack(id);
+        const [text] = await Promise.all([pack(id), hook("capture", id, "experimental.session.compacting")]);
         if (text) output.context.push(text);
       } catch {}
     },

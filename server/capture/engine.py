@@ -182,7 +182,8 @@ def page_markdown(transcript: Transcript, body: str, visibility: str) -> str:
 
 def page_body(transcript: Transcript, project: Project | None, rec: Record, facts: list[Fact]) -> str:
     where = f" in [[{project.slug}]]" if project else ""
-    lines = [f"A {TITLES.get(transcript.harness, transcript.harness)} session{where} on {session_date(transcript)} "
+    title = TITLES.get(transcript.harness, transcript.harness)
+    lines = [f"{'An' if title[:1] in 'AEIOUaeiou' else 'A'} {title} session{where} on {session_date(transcript)} "
              f"(session id `{clean(transcript.session_id)}`), captured from its transcript.", ""]
     if rec.asked:
         lines += ["## Asked", "", *(f"- {_inline(a)}" for a in rec.asked), ""]

@@ -24,7 +24,11 @@ class SessionState:
 
     def _stamp(self, transcript: str) -> list[int]:
         st = os.stat(transcript)
-        return [st.st_size, st.st_mtime_ns]
+        try:  # a SQLite store (OpenClaw's) changes in its write-ahead log long before its main file
+            wal = os.stat(transcript + "-wal")
+        except OSError:
+            return [st.st_size, st.st_mtime_ns]
+        return [st.st_size, st.st_mtime_ns, wal.st_size, wal.st_mtime_ns]
 
     def unchanged(self, transcript: str) -> bool:
         try:

@@ -6,7 +6,21 @@ Each harness keeps its own JSON Lines file per session (docs/hooks.md, "Capture"
   `isCompactSummary` and sidechain (subagent) entries are not the user speaking;
 * Codex: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl` — `session_meta`, then
   `response_item`s: `message` (user, assistant, developer), `function_call` /
-  `function_call_output` (`exec_command`, `shell`), `custom_tool_call` (`apply_patch`).
+  `function_call_output` (`exec_command`, `shell`), `custom_tool_call` (`apply_patch`);
+* OpenClaw: its session events — `session` (`cwd`), then `message`s whose `message.role` is
+  `user`, `assistant` (content blocks `text` and `toolCall`) or `toolResult` (`details.exitCode`,
+  `isError`) — in the JSONL file a plugin event names (`sessionFile`) or, since OpenClaw keeps
+  them in SQLite, the `transcript_events` rows of one session in
+  `~/.openclaw/agents/<agent>/agent/openclaw-agent.sqlite` (read-only; a zstd-compressed row, an
+  event over OpenClaw's inline size, is skipped);
+* opencode: no transcript file; its SQLite store `~/.local/share/opencode/opencode.db` (under
+  `$XDG_DATA_HOME`) holds every session: `session` (`directory`), `message` (`data.role`) and
+  `part` rows (`text`, `synthetic` text opencode adds, `tool` with `state.input`, `state.status`
+  and `state.metadata.exit`), read-only by session id;
+* Grok Build: `~/.grok/sessions/<url-encoded cwd>/<session id>/updates.jsonl` — the ACP
+  `session/update` stream: `user_message_chunk` / `agent_message_chunk` (a message may come in
+  several chunks), `tool_call` (`rawInput`) and `tool_call_update` (`status`, and `rawOutput` with
+  the command's `exit_code`).
 
 Only what a session record and a fact can use is kept: the user's own words (harness-injected
 context — environment blocks, command caveats, system reminders, a compaction's summary — is
@@ -22,12 +36,14 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import quote, unquote
 
 MAX_LINE = 4 << 20  # a longer line (a pasted file, an image) carries nothing capture keeps
 OUTPUT_KEEP = 4_000  # a tool's output is read for its outcome only; its head and tail are enough
-EDIT_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch", "edit", "write", "patch"}
-SHELL_TOOLS = {"Bash", "exec_command", "shell", "local_shell", "bash", "run_terminal_cmd"}
+EDIT_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch", "edit", "write", "patch", "search_replace"}
+SHELL_TOOLS = {"Bash", "exec_command", "shell", "local_shell", "bash", "run_terminal_cmd", "run_terminal_command"}
 # What a harness puts in the user's turn that the user did not write.
 _INJECTED = re.compile(
     r"^\s*(?:<(?:environment_context|user_instructions|skills_instructions|permissions|local-command-[a-z]+|"
@@ -71,20 +87,37 @@ class Transcript:
         return [e for e in self.events if isinstance(e, ToolRun)]
 
 
-def read_transcript(path: str | os.PathLike[str], harness: str | None = None) -> Transcript:
-    """The transcript at `path`, read by its harness's reader (`harness`, or told from the file's first lines)."""
+READERS = ("claude", "codex", "grok", "openclaw", "opencode")  # a harness with a reader of its own; any other is told from the file
+
+
+def read_transcript(path: str | os.PathLike[str], harness: str | None = None, session_id: str | None = None) -> Transcript:
+    """The transcript at `path`, read by its harness's reader (`harness`, or told from the file's first
+    lines). `session_id` picks one session out of a store that holds many (OpenClaw's SQLite file)."""
     path = os.fspath(path)
     harness = harness or sniff(path)
+    if harness == "openclaw":
+        return _read_openclaw(path, session_id)
+    if harness == "opencode":
+        return _read_opencode(path, session_id)
     if harness == "codex":
         return _read_codex(path)
+    if harness == "grok":
+        return _read_grok(path)
     return _read_claude(path, harness or "claude")
 
 
 def sniff(path: str) -> str:
-    """`codex` for a rollout file (its first line is `session_meta`), else `claude`."""
+    """`codex` for a rollout file (its first line is `session_meta`), `grok` for an ACP update stream,
+    `openclaw` or `opencode` for its session file or SQLite store, else `claude`."""
+    if _is_sqlite(path):
+        return "opencode" if _sqlite_tables(path) >= {"session", "message", "part"} else "openclaw"
     for entry in _entries(path, limit=5):
+        if entry.get("type") == "session" and "version" in entry:
+            return "openclaw"
         if entry.get("type") in ("session_meta", "response_item", "event_msg", "turn_context"):
             return "codex"
+        if isinstance(entry.get("params"), dict) and str(entry.get("method", "")).endswith("session/update"):
+            return "grok"
         if "sessionId" in entry or entry.get("type") in ("user", "assistant", "queue-operation", "summary"):
             return "claude"
     return "claude"
@@ -287,3 +320,270 @@ def _codex_output(output: object) -> tuple[str, bool | None]:
         elif "Success. Updated the following files" in text:
             ok = True
     return _clip(text), ok
+
+
+# -- Grok Build -------------------------------------------------------------------------------
+
+
+def _read_grok(path: str) -> Transcript:
+    folder = Path(path).parent
+    # The session's folder is named after its id, and its parent after the working directory, url-encoded.
+    t = Transcript(harness="grok", session_id=folder.name, path=path, cwd=_grok_cwd(folder.parent.name))
+    runs: dict[str, ToolRun] = {}
+    chunks: list[str] = []
+    speaker: str | None = None
+
+    def flush() -> None:
+        nonlocal speaker
+        text = "".join(chunks).strip()
+        chunks.clear()
+        if speaker == "user":
+            said = user_text(_USER_QUERY.sub(r"\1", text))
+            if said:
+                t.events.append(Said("user", said))
+        elif speaker == "assistant" and text:
+            t.events.append(Said("assistant", text))
+        speaker = None
+
+    for entry in _entries(path):
+        params = entry.get("params")
+        if not isinstance(params, dict) or not isinstance(params.get("update"), dict):
+            continue
+        update: dict = params["update"]
+        t.session_id = params.get("sessionId") or t.session_id
+        if t.started is None and isinstance(entry.get("timestamp"), int | float):
+            t.started = datetime.fromtimestamp(entry["timestamp"], UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        kind = update.get("sessionUpdate")
+        if kind in ("user_message_chunk", "agent_message_chunk"):
+            who = "user" if kind == "user_message_chunk" else "assistant"
+            if who != speaker:
+                flush()
+                speaker = who
+            content = update.get("content")
+            if isinstance(content, dict) and isinstance(content.get("text"), str):
+                chunks.append(content["text"])
+        elif kind == "tool_call":
+            flush()
+            run = _grok_tool(update)
+            runs[run.call_id or ""] = run
+            t.events.append(run)
+        elif kind == "tool_call_update" and update.get("status") in ("completed", "failed"):
+            done = runs.get(str(update.get("toolCallId") or ""))
+            if done is not None:
+                done.output, done.ok = _grok_output(update)
+                raw = update.get("rawOutput")
+                if isinstance(raw, dict) and isinstance(raw.get("current_dir"), str):
+                    t.cwd = t.cwd or raw["current_dir"]  # a store-less copy of the file: the shell's directory
+        elif kind == "turn_completed":
+            flush()
+    flush()
+    return t
+
+
+_USER_QUERY = re.compile(r"^\s*<user_query>\s*(.*?)\s*</user_query>\s*$", re.DOTALL)
+
+
+def _grok_cwd(name: str) -> str | None:
+    cwd = unquote(name)
+    return cwd if cwd.startswith("/") else None
+
+
+def _grok_tool(update: dict) -> ToolRun:
+    meta = (update.get("_meta") or {}).get("x.ai/tool") or {}
+    name = str(meta.get("name") or update.get("title") or "")
+    raw = update.get("rawInput")
+    args: dict = raw if isinstance(raw, dict) else {}
+    run = ToolRun(name=name, call_id=str(update.get("toolCallId") or ""))
+    if (name in SHELL_TOOLS or meta.get("kind") == "execute") and isinstance(args.get("command"), str):
+        run.command = args["command"]
+    elif name in EDIT_TOOLS or meta.get("kind") == "edit":
+        target = args.get("file_path") or args.get("path") or args.get("target_file")
+        if isinstance(target, str):
+            run.paths = [target]
+    return run
+
+
+def _grok_output(update: dict) -> tuple[str, bool | None]:
+    raw = update.get("rawOutput")
+    out: dict = raw if isinstance(raw, dict) else {}
+    text = out.get("output_for_prompt")
+    if not isinstance(text, str):
+        text = _flatten([c.get("content") if isinstance(c, dict) and c.get("type") == "content" else "" for c in update.get("content") or []])
+    code = out.get("exit_code")
+    if update.get("status") == "failed" or out.get("timed_out"):
+        return _clip(text), False
+    return _clip(text), code == 0 if isinstance(code, int) else True
+
+
+# -- OpenClaw ---------------------------------------------------------------------------------
+
+
+def _is_sqlite(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
+def store_query(path: str, sql: str, params: tuple = ()) -> list[tuple]:
+    """Rows from a harness's SQLite store, opened read-only (the store is the harness's, and live);
+    none when it cannot be read."""
+    import sqlite3  # noqa: PLC0415 - the SQLite stores' readers only
+
+    uri = "file:" + quote(os.path.abspath(path)) + "?mode=ro"
+    try:
+        db = sqlite3.connect(uri, uri=True, timeout=5)
+    except sqlite3.Error:
+        return []
+    try:
+        return db.execute(sql, params).fetchall()
+    except sqlite3.Error:
+        return []
+    finally:
+        db.close()
+
+
+def _sqlite_tables(path: str) -> set[str]:
+    return {name for (name,) in store_query(path, "SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _openclaw_rows(path: str, session_id: str | None) -> Iterator[dict]:
+    """One session's events from OpenClaw's SQLite store."""
+    if not session_id:
+        return
+    rows = store_query(path, "SELECT event_json FROM transcript_events WHERE session_id = ? ORDER BY seq", (session_id,))
+    for (raw,) in rows:
+        if not isinstance(raw, str) or len(raw) > MAX_LINE:
+            continue  # a compressed (large) event carries nothing capture keeps
+        try:
+            entry = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            yield entry
+
+
+def _read_openclaw(path: str, session_id: str | None) -> Transcript:
+    store = _is_sqlite(path)
+    t = Transcript(harness="openclaw", session_id=session_id or Path(path).stem, path=path)
+    pending: dict[str, ToolRun] = {}
+    for entry in _openclaw_rows(path, session_id) if store else _entries(path):
+        kind = entry.get("type")
+        if kind == "session":
+            t.session_id = session_id or entry.get("id") or t.session_id
+            t.cwd = t.cwd or entry.get("cwd")
+            t.started = t.started or entry.get("timestamp")
+            continue
+        message = entry.get("message")
+        if kind != "message" or not isinstance(message, dict):
+            continue
+        t.started = t.started or entry.get("timestamp")
+        role = message.get("role")
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content if isinstance(content, list) else []
+        if role == "user":
+            said = user_text("\n".join(b["text"] for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str)))
+            if said:
+                t.events.append(Said("user", said))
+        elif role == "assistant":
+            for block in blocks:
+                if not isinstance(block, dict):
+                    continue
+                if block.get("type") == "text" and isinstance(block.get("text"), str) and block["text"].strip():
+                    t.events.append(Said("assistant", block["text"].strip()))
+                elif block.get("type") == "toolCall":
+                    run = _openclaw_tool(block)
+                    pending[run.call_id or ""] = run
+                    t.events.append(run)
+        elif role == "toolResult":
+            done = pending.pop(str(message.get("toolCallId") or ""), None)
+            if done is not None:
+                details = message.get("details")
+                code = details.get("exitCode") if isinstance(details, dict) else None
+                done.output = _clip(_flatten(content))
+                done.ok = False if message.get("isError") else code == 0 if isinstance(code, int) else True
+    return t
+
+
+def _openclaw_tool(block: dict) -> ToolRun:
+    name = str(block.get("name") or "")
+    raw = block.get("arguments")
+    args: dict = raw if isinstance(raw, dict) else {}
+    run = ToolRun(name=name, call_id=str(block.get("id") or ""))
+    if name in ("exec", *SHELL_TOOLS) and isinstance(args.get("command"), str):
+        run.command = args["command"]
+    elif name == "apply_patch":
+        patch = args.get("input") or args.get("patch") or ""
+        run.paths = re.findall(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", str(patch), re.MULTILINE)
+    elif name in EDIT_TOOLS:
+        target = args.get("path") or args.get("file_path")
+        if isinstance(target, str):
+            run.paths = [target]
+    return run
+
+
+# -- opencode ---------------------------------------------------------------------------------
+
+
+def _read_opencode(path: str, session_id: str | None) -> Transcript:
+    t = Transcript(harness="opencode", session_id=session_id or "", path=path)
+    if not session_id:
+        return t
+    for directory, created in store_query(path, "SELECT directory, time_created FROM session WHERE id = ?", (session_id,)):
+        t.cwd = directory if isinstance(directory, str) and directory else None
+        if isinstance(created, int):
+            t.started = datetime.fromtimestamp(created / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    roles = {mid: _json_obj(data).get("role") for mid, data in
+             store_query(path, "SELECT id, data FROM message WHERE session_id = ?", (session_id,))}
+    parts = store_query(path, "SELECT message_id, data FROM part WHERE session_id = ? ORDER BY time_created, id", (session_id,))
+    for message_id, data in parts:
+        part, role = _json_obj(data), roles.get(message_id)
+        if part.get("type") == "text" and isinstance(part.get("text"), str) and not part.get("synthetic"):
+            if role == "user":
+                said = user_text(_unquote_prompt(part["text"]))
+                if said:
+                    t.events.append(Said("user", said))
+            elif role == "assistant" and part["text"].strip():
+                t.events.append(Said("assistant", part["text"].strip()))
+        elif part.get("type") == "tool" and role == "assistant":
+            t.events.append(_opencode_tool(part))
+    return t
+
+
+def _json_obj(raw: object) -> dict:
+    try:
+        value = json.loads(raw) if isinstance(raw, str) and len(raw) <= MAX_LINE else None
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _unquote_prompt(text: str) -> str:
+    # `opencode run "…"` stores the prompt inside a pair of double quotes.
+    stripped = text.strip()
+    return stripped[1:-1] if len(stripped) >= 2 and stripped[0] == stripped[-1] == '"' else text
+
+
+def _opencode_tool(part: dict) -> ToolRun:
+    name = str(part.get("tool") or "")
+    raw_state = part.get("state")
+    state: dict = raw_state if isinstance(raw_state, dict) else {}
+    raw_args = state.get("input")
+    args: dict = raw_args if isinstance(raw_args, dict) else {}
+    run = ToolRun(name=name, call_id=str(part.get("callID") or ""))
+    if name in SHELL_TOOLS and isinstance(args.get("command"), str):
+        run.command = args["command"]
+    elif name in EDIT_TOOLS:
+        target = args.get("filePath") or args.get("file_path") or args.get("path")
+        if isinstance(target, str):
+            run.paths = [target]
+    status = state.get("status")
+    meta = state.get("metadata")
+    code = meta.get("exit") if isinstance(meta, dict) else None
+    if status == "error":
+        run.ok = False
+    elif status == "completed":
+        run.ok = code == 0 if isinstance(code, int) else True
+    run.output = _clip(str(state.get("output") or state.get("error") or ""))
+    return run

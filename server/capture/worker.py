@@ -47,7 +47,7 @@ def _run(home: Home, job: dict) -> tuple[str, dict]:
     from memverbs.server.capture.engine import CaptureOptions, apply_plan, plan_capture  # noqa: PLC0415
     from memverbs.server.capture.state import SessionState  # noqa: PLC0415
     from memverbs.server.capture.stores import find_session  # noqa: PLC0415
-    from memverbs.server.capture.transcript import read_transcript  # noqa: PLC0415
+    from memverbs.server.capture.transcript import READERS, read_transcript  # noqa: PLC0415
     from memverbs.server.runtime import Runtime  # noqa: PLC0415
     from memverbs.server.settings import load_settings  # noqa: PLC0415
 
@@ -65,7 +65,7 @@ def _run(home: Home, job: dict) -> tuple[str, dict]:
         if state.unchanged(str(path)):
             return "unchanged", {}
         stamp = state.stamp(str(path))
-        transcript = read_transcript(path, harness if harness in ("claude", "codex") else None)
+        transcript = read_transcript(path, harness if harness in READERS else None, session_id=session)
         transcript.cwd = transcript.cwd or job.get("cwd")
         options = CaptureOptions.from_settings(settings)
         plan = plan_capture(transcript, options)

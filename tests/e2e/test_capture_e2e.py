@@ -5,7 +5,9 @@ secrets or the private text is anywhere in the memverbs home — the SQLite file
 shared memory, the logs, the hooks' state.
 
 What the real binaries do (HARNESSES.md, docs/hooks.md "Capture"): `claude -p` and `codex exec`
-fire `Stop` and then `SessionEnd`, each with `transcript_path`.
+fire `Stop` and then `SessionEnd`, each with `transcript_path`; `grok -p` fires `Stop`, `SessionEnd` and
+another `Stop`, with `transcript_path` naming its `updates.jsonl`; `opencode run`'s plugin sees
+`session.idle` at the turn's end and names only the session, which the worker reads from opencode.db.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from fake_model import Text
+from fake_model import Text, ToolCall
 from harness_e2e import describe
 from harnesses import require_cli
 
@@ -137,5 +139,92 @@ def test_codex_a_decision_reaches_the_next_session_and_no_secret_is_stored(world
     first = fake_api.since(mark)[0]
     assert [i for i, (role, text) in enumerate(first.messages()) if role == "developer" and DECISION in text], \
         describe([first], limit=2000)
+    world.wait_for_capture(sid)
+    assert_no_trace(world)
+
+
+@pytest.fixture
+def grok(world, fake_api):
+    cli = require_cli("grok")
+    git_project(world)
+    world.memverbs("install", "grok")
+    with (Path(world.home) / ".grok" / "config.toml").open("a") as fh:  # the user's model: the fake, after our block
+        fh.write(f'\n[model.fake]\nmodel = "fake-model"\nbase_url = "{fake_api.url}/v1"\napi_key = "x"\n'
+                 'api_backend = "chat_completions"\ncontext_window = 128000\n')
+
+    def session(prompt: str) -> str:
+        before = set((Path(world.home) / ".grok" / "sessions").glob("*/*/updates.jsonl"))
+        world.harness([cli, "-p", prompt, "-m", "fake", "--always-approve"], {})
+        (new,) = set((Path(world.home) / ".grok" / "sessions").glob("*/*/updates.jsonl")) - before
+        return new.parent.name
+
+    return session
+
+
+def test_grok_a_decision_reaches_the_next_session_and_no_secret_is_stored(world, fake_api, grok):
+    """Grok fires SessionEnd and Stop with its updates.jsonl; the next session's pack rides on its
+    first tool result (Grok drops what a SessionStart hook prints)."""
+    shell = fake_api.offers("run_terminal_command")
+    fake_api.script(Text("Queue wiring noted.", when=shell))
+    sid = grok(PROMPT)
+
+    lines = world.wait_for_capture(sid)
+    assert [e["code"] for e in lines if e["code"] == "ok"] == ["ok"], (lines, world.hook_log())
+    assert {e["harness"] for e in lines} == {"grok"}, lines
+    facts = json.loads(world.memverbs("recall", "--entity", "projects/widget", "--json"))["facts"]
+    assert [f["fact"] for f in facts] == [DECISION], facts
+    assert facts[0]["provenance"] == f"capture:grok session {sid}"
+    assert_no_trace(world)
+
+    mark = fake_api.mark()
+    fake_api.script(ToolCall("run_terminal_command", {"command": "true", "description": "look"}, when=shell),
+                    Text("Postgres.", when=shell))
+    grok("What do we use for the job queue?")
+    after_tool = [r for r in fake_api.since(mark) if shell(r.path, r.body)][-1]
+    assert any(DECISION in text for _, text in after_tool.messages()), describe([after_tool], limit=3000)
+    world.wait_for_capture(sid)
+    assert_no_trace(world)
+
+
+@pytest.fixture
+def opencode(world, fake_api):
+    cli = require_cli("opencode")
+    git_project(world)
+    config_dir = Path(world.env["XDG_CONFIG_HOME"]) / "opencode"
+    config_dir.mkdir(parents=True, exist_ok=True)
+    world.memverbs("install", "opencode")
+    provider = {"npm": "@ai-sdk/openai-compatible", "name": "Fake", "options": {"baseURL": f"{fake_api.url}/v1", "apiKey": "x"},
+                "models": {"fake-model": {"name": "Fake", "limit": {"context": 100000, "output": 4096}}}}
+    (config_dir / "opencode.json").write_text(json.dumps({"model": "fake/fake-model", "small_model": "fake/fake-model",
+                                                          "provider": {"fake": provider}}))
+
+    def session(prompt: str) -> str:
+        # opencode takes the session's directory from $PWD, not from its working directory.
+        proc = world.harness([cli, "run", "--format", "json", prompt], {"PWD": str(world.project)}, timeout=150)
+        return next(json.loads(line)["sessionID"] for line in proc.stdout.splitlines() if line.startswith("{"))
+
+    return session
+
+
+@pytest.mark.slow
+def test_opencode_a_decision_reaches_the_next_session_and_no_secret_is_stored(world, fake_api, opencode):
+    """opencode announces no session end: its plugin captures at session.idle (each turn's end) by
+    session id, and the worker reads the session from opencode.db."""
+    tools = lambda path, body: bool(body.get("tools"))  # noqa: E731 - not the title request
+    fake_api.script(Text("Queue wiring noted.", when=tools))
+    sid = opencode(PROMPT)
+
+    lines = world.wait_for_capture(sid)
+    assert [(e["event"], e["code"]) for e in lines] == [("session.idle", "ok")], (lines, world.hook_log())
+    facts = json.loads(world.memverbs("recall", "--entity", "projects/widget", "--json"))["facts"]
+    assert [f["fact"] for f in facts] == [DECISION], facts
+    assert facts[0]["provenance"] == f"capture:opencode session {sid}"
+    assert_no_trace(world)
+
+    mark = fake_api.mark()
+    fake_api.script(Text("Postgres.", when=tools))
+    opencode("What do we use for the job queue?")
+    first = next(r for r in fake_api.since(mark) if tools(r.path, r.body))
+    assert any(role == "system" and DECISION in text for role, text in first.messages()), describe([first], limit=2000)
     world.wait_for_capture(sid)
     assert_no_trace(world)

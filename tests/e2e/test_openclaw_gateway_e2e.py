@@ -20,12 +20,13 @@ import signal
 import socket
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pytest
 from fake_model import Text
-from harness_e2e import PACK_HEADER, World, describe
+from harness_e2e import CAPTURE_TIMEOUT_S, PACK_HEADER, World, describe
 from harnesses import memverbs, run
 from openclaw_support import fake_model_config, require_openclaw
 
@@ -140,3 +141,12 @@ def test_after_compaction_the_next_request_carries_a_fresh_pack(world, fake_api,
     assert expected.startswith(PACK_HEADER) and CAT in expected, expected
     # The fresh pack leads the prompt (prependContext); a stale pack plus a heartbeat would put CAT after it.
     assert expected in users[-1] and users[-1].index(expected) < users[-1].index("what is new?"), describe([nxt], limit=1500)
+
+    # before_compaction handed the session to capture: the worker read it from OpenClaw's store (the
+    # session page only: "hello" states nothing; a stated fact would join this pack's recent facts).
+    assert ("capture", "spawned") in moments, moments
+    deadline = time.monotonic() + CAPTURE_TIMEOUT_S
+    while not [e for e in world.capture_log() if e["event"] == "PreCompact"] and time.monotonic() < deadline:
+        time.sleep(0.2)
+    captured = [(e["harness"], e["code"], e["counts"].get("page")) for e in world.capture_log() if e["event"] == "PreCompact"]
+    assert captured[:1] == [("openclaw", "ok", "created")], world.capture_log()

@@ -108,3 +108,66 @@ def test_the_capture_hook_imports_neither_the_engine_nor_pydantic_nor_mcp(env, t
     out = subprocess.run([sys.executable, "-I", "-S", "-c", f"import sys;sys.path[:0]={sys.path!r};{probe}"],
                          env={**env, "MEMVERBS_HOME": str(tmp_path / "no-home")}, capture_output=True, text=True, timeout=30)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_a_grok_session_through_claude_codes_hook_is_captured_as_grok(env, home, local, tmp_path):
+    """Grok runs the hooks in Claude Code's settings too: Claude's capture hook gets Grok's payload
+    (camelCase twins beside the snake_case fields) and its updates.jsonl, and captures it as Grok's."""
+    mark = uuid.uuid4().hex
+    transcript = tmp_path / "updates.jsonl"
+    transcript.write_text((DATA / "grok-fix.jsonl").read_text().replace("/bench/project", str(tmp_path / "elsewhere")))
+    body = {"hookEventName": "session_end", "sessionId": "g-1", "workspaceRoot": str(tmp_path), "transcriptPath": str(transcript),
+            "hook_event_name": "SessionEnd", "session_id": "g-1", "transcript_path": str(transcript), "reason": "shutdown"}
+    command = f"{hook_command(Options(Harness.CLAUDE, env=env), 'capture')} {shlex.join(ROOMY_DEADLINE)}"
+    proc = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(body), capture_output=True, text=True,
+                          env={**env, "CAPTURE_TEST_MARK": mark}, timeout=30)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    [line] = wait_done(home, mark)
+    assert (line["harness"], line["code"]) == ("grok", "ok"), line
+    facts = local.ok("recall", entity="people/me")["facts"]
+    assert "We decided to tag releases from main only." in [f["fact"] for f in facts]
+    assert {f["provenance"] for f in facts} == {"capture:grok session 01a233fb-9b32-7580-b8dd-8289aad5a395"}, facts
+
+
+def test_openclaws_session_end_without_a_file_is_captured_from_its_sqlite_store(env, home, local, tmp_path):
+    """What the OpenClaw plugin sends at session_end: the session id and no sessionFile (OpenClaw 2026.9
+    keeps sessions in SQLite); the worker finds the session in the store under OPENCLAW_STATE_DIR."""
+    from openclaw_support import transcript_store
+
+    transcript_store(tmp_path / "state", DATA / "openclaw-decision.jsonl")
+    mark = uuid.uuid4().hex
+    command = f"{hook_command(Options(Harness.OPENCLAW, env=env), 'capture')} --session-id rec-1 {shlex.join(ROOMY_DEADLINE)}"
+    proc = subprocess.run(["/bin/sh", "-c", command], input=json.dumps({"session_id": "rec-1", "hook_event_name": "SessionEnd"}),
+                          capture_output=True, text=True, env={**env, "CAPTURE_TEST_MARK": mark, "OPENCLAW_STATE_DIR": str(tmp_path / "state")},
+                          timeout=30)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    [line] = wait_done(home, mark)
+    assert (line["harness"], line["code"], line["counts"]) == ("openclaw", "ok", {"inserted": 1, "page": "created"}), line
+    facts = local.ok("recall", entity="people/me")["facts"]
+    assert [(f["fact"], f["provenance"]) for f in facts] == [("We decided to use tabs.", "capture:openclaw session rec-1")]
+    brain = b"".join(p.read_bytes() for p in home.root.glob("brain.db*"))
+    assert brain and b"pin 4411" not in brain
+
+
+def test_opencodes_turn_end_is_captured_from_its_store_then_rate_limited(env, home, local, tmp_path):
+    """What the opencode plugin sends at session.idle: the session id alone; the worker reads the
+    session from opencode.db under XDG_DATA_HOME. session.idle ends every turn, as Stop does."""
+    from openclaw_support import opencode_store
+
+    opencode_store(tmp_path / "data", DATA / "opencode-store.json")
+    mark = uuid.uuid4().hex
+    sid = "ses_dcbf5fb4fffe1QmqHUqZJLMb31"
+    command = f"{hook_command(Options(Harness.OPENCODE, env=env), 'capture')} --session-id {sid} {shlex.join(ROOMY_DEADLINE)}"
+
+    def idle():
+        return subprocess.run(["/bin/sh", "-c", command], input=json.dumps({"session_id": sid, "hook_event_name": "session.idle"}),
+                              capture_output=True, text=True, timeout=30,
+                              env={**env, "CAPTURE_TEST_MARK": mark, "XDG_DATA_HOME": str(tmp_path / "data")})
+
+    proc = idle()
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    [line] = wait_done(home, mark)
+    assert (line["harness"], line["code"], line["counts"]) == ("opencode", "ok", {"inserted": 1, "page": "created"}), line
+    facts = local.ok("recall", entity="people/me")["facts"]
+    assert [(f["fact"], f["provenance"]) for f in facts] == [("We decided to use tabs.", f"capture:opencode session {sid}")]
+    assert idle().returncode == 0 and hook_log(home)[-1]["code"] == "rate_limited"

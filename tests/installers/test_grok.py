@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import tomllib
 from pathlib import Path
 
@@ -78,6 +79,9 @@ def test_marked_block_dry_run_writes_nothing(tmp_path):
 # -- the plan (no CLI) ---------------------------------------------------------------------
 
 
+ALL_EVENTS = list(dict.fromkeys([*grok_installer.EVENTS, *grok_installer.CAPTURES]))
+
+
 def _opts(tmp_path, **kw) -> Options:
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
@@ -104,6 +108,11 @@ def test_claude_hooks_grok_would_run_are_not_wired_twice(tmp_path):
     assert list(hooks) == ["SessionStart", "PostToolUse", "PreCompact", "PostCompact"]
     assert "matcher" not in hooks["SessionStart"][0]
     assert any("UserPromptSubmit hook not added" in n and "settings.json" in n for n in notes)
+    # Claude's capture hooks fire in Grok too (the hook tells Grok's payload apart): not added again,
+    # and they do not stand in for Grok's own PreCompact re-arm.
+    assert [" hook capture " in h["command"] for h in hooks["PreCompact"][0]["hooks"]] == [False]
+    for event in ("SessionEnd", "Stop", "PreCompact"):
+        assert any(f"{event} capture hook not added" in n and "settings.json" in n for n in notes)
 
 
 def test_claude_hooks_are_ignored_when_grok_does_not_read_them(tmp_path):
@@ -112,7 +121,10 @@ def test_claude_hooks_are_ignored_when_grok_does_not_read_them(tmp_path):
     opts.env["GROK_CLAUDE_HOOKS_ENABLED"] = "false"
     steps, _notes = grok_installer.plan(opts)
     hooks = json.loads(next(s for s in steps if s.__class__.__name__ == "OwnedFile").content)["hooks"]
-    assert sorted(hooks) == sorted(grok_installer.EVENTS)
+    assert sorted(hooks) == sorted(ALL_EVENTS)
+    moments = {e: [h["command"].split(" hook ")[1].split()[0] for h in g[0]["hooks"]] for e, g in hooks.items()}
+    assert moments["PreCompact"] == ["post-compact", "capture"]
+    assert moments["SessionEnd"] == moments["Stop"] == ["capture"]
 
 
 def test_project_scope_paths_and_no_doubling_over_a_user_install(tmp_path):
@@ -122,16 +134,17 @@ def test_project_scope_paths_and_no_doubling_over_a_user_install(tmp_path):
     steps, notes = grok_installer.plan(_opts(tmp_path, scope="project"))
     where = {type(s).__name__: Path(s.path) for s in steps}
     assert where == {"TomlBlock": tmp_path / ".grok" / "config.toml", "MarkedBlock": tmp_path / "AGENTS.md"}
-    assert sum("hook not added" in n and "memverbs.json" in n for n in notes) == len(grok_installer.EVENTS)
+    assert sum("hook not added" in n and "memverbs.json" in n for n in notes) == len(grok_installer.EVENTS) + len(grok_installer.CAPTURES)
     assert any("trusted folder" in n for n in notes)
 
 
 def test_a_project_hook_does_not_stop_a_user_install(tmp_path):
     (tmp_path / ".grok" / "hooks").mkdir(parents=True)
-    (tmp_path / ".grok" / "hooks" / "memverbs.json").write_text(grok_installer.hooks_file(_opts(tmp_path), list(grok_installer.EVENTS)))
+    own = grok_installer.hooks_file(_opts(tmp_path), list(grok_installer.EVENTS), grok_installer.CAPTURES)
+    (tmp_path / ".grok" / "hooks" / "memverbs.json").write_text(own)
     steps, _notes = grok_installer.plan(_opts(tmp_path))  # user scope: fires in every project, not just this one
     hooks = json.loads(next(s for s in steps if s.__class__.__name__ == "OwnedFile").content)["hooks"]
-    assert sorted(hooks) == sorted(grok_installer.EVENTS)
+    assert sorted(hooks) == sorted(ALL_EVENTS)
 
 
 def test_pull_block_names_the_verbs_and_grok_tool_names(tmp_path):
@@ -176,7 +189,8 @@ def test_install_connects_and_uninstall_restores_bytes(grok):
     ours = tomllib.loads(config)["mcp_servers"]["memverbs"]
     assert ours["args"] == ["serve", "--surface", "verbs"] and ours["startup_timeout_sec"] >= 30
     hooks = json.loads((home / "hooks" / "memverbs.json").read_text())["hooks"]
-    assert sorted(hooks) == sorted(["SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact", "PostCompact"])
+    assert sorted(hooks) == sorted(["SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact", "PostCompact", "SessionEnd", "Stop"])
+    assert [h["command"].endswith("hook capture --harness grok") for h in hooks["SessionEnd"][0]["hooks"]] == [True]
     assert all("matcher" not in g for groups in hooks.values() for g in groups)
     agents = (home / "AGENTS.md").read_text()
     assert agents.startswith(USER_AGENTS) and agents.count(MD_BEGIN) == 1
@@ -232,7 +246,7 @@ def test_dry_run_prints_the_diff_and_writes_nothing(grok):
 def test_pull_path_end_to_end(grok):
     """Grok loads the block into its prompt, and an agent following it gets the pack from our server."""
     from fake_model import FakeModel, Text, ToolCall
-    from harness_e2e import World, processes_with_home
+    from harness_e2e import CAPTURE_TIMEOUT_S, World, processes_with_home
 
     cli, env, home, project = grok
     world = World(env, Path(env["HOME"]), project)
@@ -260,7 +274,12 @@ def test_pull_path_end_to_end(grok):
     assert any(SEED_FACT in text for text in results), results
     hook_runs = {(r["moment"], r["code"]) for r in world.hook_log() if r["harness"] == "grok"}
     assert ("session-start", "ok") in hook_runs or ("session-start", "empty") in hook_runs, hook_runs
+    # The session's end started detached capture workers (bounded by their own clocks): they finish on their own.
+    deadline = time.monotonic() + CAPTURE_TIMEOUT_S
+    while processes_with_home(Path(env["HOME"])) and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert not processes_with_home(Path(env["HOME"]))
+    assert {e["code"] for e in world.capture_log()} >= {"ok"}, world.capture_log()
 
 
 def test_the_pack_rides_on_the_first_tool_result(grok):

@@ -176,8 +176,9 @@ def test_dry_run_prints_the_diff_and_writes_nothing(openclaw):
 
 # -- the plugin's logic, driven by node with a stub SDK and a fake memverbs (no OpenClaw) ---------
 
-FAKE_MEMVERBS = ('#!/bin/sh\n# hook <moment> --harness <h> --session-id <id>\ncat >/dev/null\n'
-                 'echo "PACK $2 $4 $6 home=$MEMVERBS_HOME"\n[ -n "$CALLS" ] && echo "$2 $6" >> "$CALLS"\nexit 0\n')
+FAKE_MEMVERBS = ('#!/bin/sh\n# hook <moment> --harness <h> --session-id <id>\npayload=$(cat)\n'
+                 'echo "PACK $2 $4 $6 home=$MEMVERBS_HOME"\n[ -n "$CALLS" ] && echo "$2 $6" >> "$CALLS"\n'
+                 '[ "$2" = capture ] && [ -n "$PAYLOADS" ] && echo "$payload" >> "$PAYLOADS"\nexit 0\n')
 DRIVER = """
 const handlers = {};
 const cfg = JSON.parse(process.argv[3]);
@@ -194,10 +195,12 @@ out.heartbeat = await handlers.heartbeat_prompt_contribution({ sessionKey: "agen
 handlers.after_compaction({ messageCount: 2, compactedCount: 2 }, ctx);
 out.afterCompaction = await handlers.before_prompt_build({ prompt: "x", messages: [] }, ctx) ?? null;
 out.local = await handlers.before_prompt_build({ prompt: "x", messages: [] }, { sessionId: "s2", trigger: "user" }) ?? null;
-handlers.session_end({ sessionId: "s1" }, { sessionId: "s1" });
+out.compacting = await handlers.before_compaction({ messageCount: 3, sessionFile: "/state/s1.jsonl" }, ctx) ?? null;
+out.ended = await handlers.session_end({ sessionId: "s1", reason: "new" }, { sessionId: "s1" }) ?? null;
 out.afterEnd = await handlers.before_prompt_build({ prompt: "x", messages: [] }, ctx) ?? null;
 out.garbage = [await handlers.before_prompt_build(null, null) ?? null, await handlers.heartbeat_prompt_contribution(null, null) ?? null];
 handlers.session_start(null, null); handlers.after_compaction(undefined, undefined);
+out.garbage.push(await handlers.before_compaction(null, null) ?? null, await handlers.session_end(undefined, undefined) ?? null);
 console.log(JSON.stringify(out));
 """
 
@@ -229,8 +232,10 @@ def test_plugin_logic_every_turn_compaction_and_heartbeat(tmp_path):
     fake.chmod(0o755)
     # `hook` (the installer's lean launcher) is what runs; `command` only when a config has no `hook`.
     config = {"command": str(tmp_path / "unused"), "hook": [str(fake), "hook"]}
-    out = drive_plugin(tmp_path, {**config, "env": {"MEMVERBS_HOME": "/brain", "CALLS": str(tmp_path / "calls")}})
-    assert out["hooks"] == ["after_compaction", "before_prompt_build", "heartbeat_prompt_contribution", "session_end", "session_start"]
+    env = {"MEMVERBS_HOME": "/brain", "CALLS": str(tmp_path / "calls"), "PAYLOADS": str(tmp_path / "payloads")}
+    out = drive_plugin(tmp_path, {**config, "env": env})
+    assert out["hooks"] == ["after_compaction", "before_compaction", "before_prompt_build", "heartbeat_prompt_contribution",
+                            "session_end", "session_start"]
     pack = {"prependContext": "PACK session-start openclaw s1 home=/brain"}
     beat = "PACK heartbeat openclaw s1 home=/brain"
     assert out["turn1"] == pack  # the pack just built: no heartbeat on top
@@ -243,7 +248,13 @@ def test_plugin_logic_every_turn_compaction_and_heartbeat(tmp_path):
     assert out["local"] == {"prependContext": "PACK session-start openclaw s2 home=/brain"}  # no session_start (--local)
     assert out["afterEnd"] == pack  # a new pack after the session ended
     assert calls.count("session-start s1") == 2, calls  # once at the start, once after session_end
-    assert out["garbage"] == [None, None]
+    assert out["garbage"] == [None, None, None, None]
+    # Capture: before a compaction with the event's sessionFile, at the session's end without one (OpenClaw's
+    # SQLite store then holds the session: the worker finds it by id); the handlers wait for the hook, return nothing.
+    assert out["compacting"] is None and out["ended"] is None
+    payloads = [json.loads(line) for line in (tmp_path / "payloads").read_text().splitlines()]
+    assert payloads == [{"transcript_path": "/state/s1.jsonl", "session_id": "s1", "hook_event_name": "PreCompact"},
+                        {"session_id": "s1", "hook_event_name": "SessionEnd"}]
 
 
 @pytest.mark.parametrize("key", ["command", "hook"])  # an older install's config; the lean launcher's missing python

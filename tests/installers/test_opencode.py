@@ -164,7 +164,8 @@ def test_dry_run_prints_the_diff_and_writes_nothing(opencode):
 
 # -- the plugin's logic, driven by node with a fake memverbs (no opencode) ----------------------
 
-FAKE_MEMVERBS = '#!/bin/sh\n# hook <moment> --harness <h> --session-id <id>\ncat >/dev/null\necho "PACK $2 $6 home=$MEMVERBS_HOME"\n'
+FAKE_MEMVERBS = ('#!/bin/sh\n# hook <moment> --harness <h> --session-id <id>\npayload=$(cat)\necho "PACK $2 $6 home=$MEMVERBS_HOME"\n'
+                 '[ "$2" = capture ] && echo "$payload" >> "$0.captures"\nexit 0\n')
 DRIVER = """
 const mod = await import(process.argv[2]);
 const hooks = await mod.MemverbsPlugin({});
@@ -219,6 +220,10 @@ def test_plugin_logic_pack_compaction_and_heartbeat(tmp_path):
     assert out["idle"] == [f"PACK post-compact s1 {home}"]  # idle no longer runs a heartbeat: the turn's start does
     assert out["turn"] == [f"PACK post-compact s1 {home}", f"PACK heartbeat s1 {home}"]
     assert out["lazy"] == [f"PACK session-start s2 {home}"]  # a session it never saw start
+    # Capture before the compaction and at each turn's end (session.idle), by session id: the worker reads opencode's store.
+    captures = [json.loads(line) for line in Path(f"{fake}.captures").read_text().splitlines()]
+    assert captures == [{"session_id": "s1", "hook_event_name": "experimental.session.compacting"},
+                        {"session_id": "s1", "hook_event_name": "session.idle"}]
 
 
 def test_plugin_logic_swallows_a_missing_memverbs(tmp_path):

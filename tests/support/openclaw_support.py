@@ -1,4 +1,5 @@
-"""OpenClaw in tests: the binary check and a config that points it at a fake model."""
+"""OpenClaw in tests: the binary check and a config that points it at a fake model; and the SQLite
+stores OpenClaw and opencode keep sessions in, holding a recorded session."""
 
 from __future__ import annotations
 
@@ -49,3 +50,48 @@ def without_openclaw(env: dict, scratch: Path) -> dict:
             folder = str(copy)
         path.append(folder)
     return {**env, "PATH": os.pathsep.join(path)}
+
+
+def transcript_store(state_dir: Path, jsonl: Path, session_id: str = "rec-1") -> Path:
+    """An OpenClaw 2026.9 agent store holding a recorded session (its sessionFile JSONL): its `transcript_events` rows, as
+    OpenClaw writes them (one event's JSON a row, in `seq` order; a large event zstd-compressed instead)."""
+    import sqlite3
+
+    db = state_dir / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    db.parent.mkdir(parents=True)
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, "
+                 "created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, navigation_json TEXT, "
+                 "PRIMARY KEY (session_id, seq)) STRICT")
+    lines = jsonl.read_text().splitlines()
+    conn.executemany("INSERT INTO transcript_events VALUES (?, ?, ?, 0, NULL, NULL, NULL)",
+                     [(session_id, n, line) for n, line in enumerate(lines)])
+    conn.execute("INSERT INTO transcript_events VALUES (?, ?, NULL, 0, x'28b52ffd', 9, '{}')", (session_id, len(lines)))
+    conn.execute("INSERT INTO transcript_events VALUES ('other', 0, ?, 0, NULL, NULL, NULL)", (lines[4],))
+    conn.commit()
+    conn.close()
+    return db
+
+
+def opencode_store(data_dir: Path, export: Path) -> Path:
+    """opencode 1.18's store, `<data dir>/opencode/opencode.db`, holding the `session`, `message` and
+    `part` rows of a recorded session (exported as JSON: benchmarks/data/capture/opencode-store.json)."""
+    import json
+    import sqlite3
+
+    rows = json.loads(export.read_text())
+    db = data_dir / "opencode" / "opencode.db"
+    db.parent.mkdir(parents=True)
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("CREATE TABLE session (id TEXT PRIMARY KEY, directory TEXT NOT NULL, time_created INTEGER NOT NULL)")
+    conn.execute("CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, time_created INTEGER NOT NULL, data TEXT NOT NULL)")
+    conn.execute("CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT NOT NULL, session_id TEXT NOT NULL, "
+                 "time_created INTEGER NOT NULL, data TEXT NOT NULL)")
+    for table in ("session", "message", "part"):
+        for row in rows[table]:
+            conn.execute(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", tuple(row.values()))
+    conn.commit()
+    conn.close()
+    return db

@@ -246,7 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_sync_parsers(sub, add)
     add_tool_parsers(sub, add)
     add_browse_parsers(sub, add)
-    parser.epilog = _grouped(helps) + "\n\n" + EXIT_CODES + "\nRun `memverbs COMMAND --help` for a command's options."
+    parser.epilog = _grouped(helps) + "\n\n" + EXIT_CODES + "\nRun `memverbs COMMAND --help` for a command's options, `memverbs docs` for the longer docs."
     return parser
 
 

@@ -8,7 +8,6 @@ import csv
 import io
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -17,8 +16,6 @@ from memverbs.cli.main import main
 from memverbs.cli.parser import build_parser
 from memverbs.server.protocol.registry import BY_NAME
 from memverbs.server.runtime import Runtime
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def cli(capsys, *argv: str, code: int = 0) -> str:

@@ -48,3 +48,14 @@ def test_the_wheel_carries_the_docs_memverbs_docs_prints(tmp_path):
     docs = {n.removeprefix("memverbs/docs/") for n in names if n.startswith("memverbs/docs/")}
     assert docs == {p.name for p in (ROOT / "docs").glob("*.md")}
     assert not [n for n in names if n.endswith(".png")]
+    # And `memverbs docs` finds them there: the wheel unpacked as site-packages would hold it, no site (-S), so
+    # neither this checkout nor its editable install can answer instead.
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    listed = subprocess.run([sys.executable, "-S", "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+                             "from memverbs.cli.docs import topics; print(*topics()); print(topics()['hooks'])", str(site)],
+                            capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    names_line, where = listed.stdout.splitlines()
+    assert names_line.split() == sorted(p.stem for p in (ROOT / "docs").glob("*.md"))
+    assert where == str(site / "memverbs" / "docs" / "hooks.md")

@@ -11,21 +11,13 @@ import difflib
 import sys
 from importlib.resources import files
 from importlib.resources.abc import Traversable
-from pathlib import Path
-
-
-def _docs_dir() -> Traversable:
-    """The wheel carries docs/*.md as `memverbs.docs` (pyproject's package-dir); an editable install made
-    before that mapping existed has no such package, and its checkout's docs/ is the same text."""
-    try:
-        return files("memverbs.docs")
-    except ModuleNotFoundError:
-        return Path(__file__).resolve().parents[2] / "docs"
 
 
 def topics() -> dict[str, Traversable]:
     """Every topic by name (a doc's file name without `.md`), sorted."""
-    found = {p.name[: -len(".md")]: p for p in _docs_dir().iterdir() if p.name.endswith(".md")}
+    # The wheel carries docs/*.md as `memverbs.docs` (pyproject's package-dir); in a checkout,
+    # memverbs/__init__.py lets the repository's docs/ answer for it.
+    found = {p.name[: -len(".md")]: p for p in files("memverbs.docs").iterdir() if p.name.endswith(".md")}
     return dict(sorted(found.items()))
 
 

@@ -30,7 +30,7 @@ from memverbs.server.errors import MemverbsError
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 # O_NONBLOCK: a FIFO named like a note must not hang the pass; a regular file ignores the flag.
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-_FOLLOW_FIX = "memverbs never follows a symlink inside a synced or exported folder (docs/sync.md): move the file itself into the folder, or remove the link."
+_FOLLOW_FIX = "memverbs never follows a symlink inside a synced or exported folder (`memverbs docs sync`): move the file itself into the folder, or remove the link."
 
 
 class OutsideFolder(MemverbsError):

@@ -84,3 +84,6 @@ def add_browse_parsers(sub: argparse._SubParsersAction[Parser], add: Callable[..
 
     p = add(sub, "completion", "print a shell completion script (bash: source it; zsh: eval it in ~/.zshrc)")
     p.add_argument("shell", choices=("bash", "zsh", "fish"), help="the shell to complete for")
+
+    p = add(sub, "docs", "print a packaged doc (hooks, remote, configuration, …); alone, list the topics")
+    p.add_argument("topic", nargs="?", metavar="TOPIC", help="the doc to print, e.g. hooks (default: list them)")

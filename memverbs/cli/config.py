@@ -55,7 +55,7 @@ def run_config(args: argparse.Namespace) -> int:
         return fail(
             "brain.url would carry a password, and config.toml is a file: memverbs keeps no password in one",
             "Set brain.url without it (postgresql://user@host/db) and store the password with `memverbs brain-password "
-            f"set`, or give it in PGPASSWORD or ~/.pgpass (docs/postgres.md); {home.config_path} was not changed.",
+            f"set`, or give it in PGPASSWORD or ~/.pgpass (`memverbs docs postgres`); {home.config_path} was not changed.",
             code=2,
         )
     try:
@@ -67,7 +67,7 @@ def run_config(args: argparse.Namespace) -> int:
     if problem:
         return fail(
             f"{args.key} cannot be {args.value!r}: {problem}" if args.config_command == "set" else problem,
-            f"Pick a valid value (see docs/configuration.md); {home.config_path} was not changed.",
+            f"Pick a valid value (see `memverbs docs configuration`); {home.config_path} was not changed.",
         )
     write_config(home.config_path, updated)
     if getattr(args, "json", False):

@@ -39,6 +39,7 @@ COMMANDS = {
     "ui": "memverbs.cli.ui:run_ui",
     "call": "memverbs.cli.browse:run_call",
     "doctor": "memverbs.cli.doctor:run_doctor",
+    "docs": "memverbs.cli.docs:run_docs",
     "import": "memverbs.cli.sync:run_import",
     "export": "memverbs.cli.sync:run_export",
     "sync": "memverbs.cli.sync:run_sync",

@@ -102,7 +102,7 @@ def _clients(args: argparse.Namespace, brain: Brain) -> int:
         print_json(rows)
         return 0
     if not rows:
-        print("no OAuth clients (a connector registers itself when it first connects; see docs/remote.md)")
+        print("no OAuth clients (a connector registers itself when it first connects; see `memverbs docs remote`)")
         return 0
     header = ("CLIENT ID", "NAME", "GRANT", "CALLBACK", "CREATED", "LAST USED", "REVOKED")
     table = [header] + [

@@ -57,7 +57,7 @@ GROUPS = (
     ("harnesses", ("install", "uninstall", "hook", "capture")),
     ("remote", ("serve", "connect", "disconnect", "auth", "remote-header", "whoami")),
     ("maintenance", ("init", "ui", "config", "doctor", "stats", "reindex", "migrate", "brain-password", "protocol", "call",
-                     "completion")),
+                     "completion", "docs")),
 )
 
 EXIT_CODES = "exit status: 0 ok · 1 not found, or a problem (the fix is on stderr) · 2 usage error"
@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--public-url", metavar="URL",
                    help="HTTP: the https://…/mcp URL clients use behind the proxy: OAuth's resource identifier (default: config oauth.public_url, else the address listened on)")
 
-    p = add(sub, "config", "read or change settings (docs/configuration.md)")
+    p = add(sub, "config", "read or change settings (`memverbs docs configuration`)")
     csub = p.add_subparsers(dest="config_command", metavar="ACTION", required=True)
     g = add(csub, "get", "print one setting, or all of them")
     g.add_argument("key", nargs="?", metavar="KEY", help="a dotted setting name, e.g. llm.model (default: all)")
@@ -129,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     # `memverbs hook` never reaches argparse (main() hands it to the runner first, whose own parser
     # never fails); this entry lists and documents it, from the runner's table of its arguments.
-    p = add(sub, "hook", "lifecycle hook entry point, wired by `memverbs install` (docs/hooks.md)")
+    p = add(sub, "hook", "lifecycle hook entry point, wired by `memverbs install` (`memverbs docs hooks`)")
     p.add_argument("moment", choices=MOMENTS, help="which moment of the session")
     for flag, metavar, text in HOOK_OPTIONS:
         p.add_argument(flag, metavar=metavar, help=f"{text}: {harnesses} or plain" if flag == "--harness" else text)
@@ -190,7 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "terminal); a token written here is visible in `ps` and shell history, and warned about")
     p.add_argument("--install", metavar="HARNESSES",
                    help="also register the remote brain in these harnesses, comma-separated: claude,codex,grok,opencode,openclaw "
-                        "(or all: those on PATH); the token goes in none of their files (docs/remote.md). Without it, the harnesses an "
+                        "(or all: those on PATH); the token goes in none of their files (`memverbs docs remote`). Without it, the harnesses an "
                         "earlier connect registered stay registered")
     json_flag(p, "the connection as JSON")
 
@@ -249,7 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     from memverbs.cli.page_history import add_parsers as add_page_history_parsers  # noqa: PLC0415 - argparse only
 
     add_page_history_parsers(sub, add)
-    parser.epilog = _grouped(helps) + "\n\n" + EXIT_CODES + "\nRun `memverbs COMMAND --help` for a command's options."
+    parser.epilog = _grouped(helps) + "\n\n" + EXIT_CODES + "\nRun `memverbs COMMAND --help` for a command's options, `memverbs docs` for the longer docs."
     return parser
 
 

@@ -60,7 +60,7 @@ def run_reindex(args: argparse.Namespace) -> int:
                 f"nothing to embed with: {runtime.providers.embedder_problem}",
                 extra.fix(runtime.settings.embeddings.provider if runtime.settings else "") if extra.missing() else
                 "Configure an embedding provider (memverbs config set embeddings.model …; key in "
-                "MEMVERBS_EMBEDDINGS_API_KEY), see docs/configuration.md; `memverbs doctor` checks it.",
+                "MEMVERBS_EMBEDDINGS_API_KEY), see `memverbs docs configuration`; `memverbs doctor` checks it.",
             )
         from memverbs.server.reindex import reindex  # noqa: PLC0415 - numpy and httpx only here
 

@@ -100,7 +100,7 @@ def normalise_url(raw: str) -> tuple[str, list[str]]:
     if scheme == "http" and not is_loopback_host(host):
         warnings.append(
             f"{url} is plain http to another machine: the token and every memory cross the network unencrypted. "
-            "Put TLS in front of the server (docs/remote.md) and use https://."
+            "Put TLS in front of the server (`memverbs docs remote`) and use https://."
         )
     return url, warnings
 

@@ -469,7 +469,7 @@ def translate(
             fix = "Check the password (and the user in brain.url) and try again; nothing was stored."
         elif keyring_password:
             refused = "the password memverbs keeps in the OS keyring for this brain"
-            fix = "Store the right one with `memverbs brain-password set` (docs/postgres.md)."
+            fix = "Store the right one with `memverbs brain-password set` (`memverbs docs postgres`)."
         else:
             from memverbs.server.brain.password import password_source  # noqa: PLC0415
 
@@ -477,7 +477,7 @@ def translate(
             refused = {"the URL": "the password in brain.url", "PGPASSWORD": "the password in PGPASSWORD"}.get(
                 source, "the password libpq found in ~/.pgpass, if any (no other was given)")
             fix = ("Check the user in brain.url and its password: `memverbs brain-password set` keeps it in the OS "
-                   "keyring, or give it in PGPASSWORD or ~/.pgpass (docs/postgres.md).")
+                   "keyring, or give it in PGPASSWORD or ~/.pgpass (`memverbs docs postgres`).")
         return BrainError(f"the Postgres server refused the credentials for {where}: it refused {refused} ({text})", fix)
     if state == "3D000":
         return BrainError(
@@ -487,7 +487,7 @@ def translate(
     if state == "42501":
         return BrainError(
             f"the role in {where} may not do this ({text})",
-            "Grant the role ownership of the brain's schema (docs/postgres.md).",
+            "Grant the role ownership of the brain's schema (`memverbs docs postgres`).",
         )
     if state == "40P01":  # deadlock detected: two transactions waited for each other, this one was chosen
         return BrainLocked(

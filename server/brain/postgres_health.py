@@ -92,7 +92,7 @@ def _pgvector_row(brain: PostgresBrain, info: dict) -> Row:
     if vector is None:
         return ("extensions", "warn", f"pgvector is not installed on the Postgres server: the vector arm runs an {kind}",
                 "Install pgvector on the server (a package such as postgresql-16-pgvector, or an image that has it; "
-                "docs/postgres.md), then run `memverbs init`.")
+                "`memverbs docs postgres`), then run `memverbs init`.")
     create = f'CREATE EXTENSION vector;  -- in database "{info["database"]}"'
     if vector["rolsuper"]:
         return ("extensions", "warn", f"pgvector {vector['default_version']} is installed on the server but not created "
@@ -100,7 +100,7 @@ def _pgvector_row(brain: PostgresBrain, info: dict) -> Row:
     return ("extensions", "warn", f"pgvector {vector['default_version']} is installed on the server, but the role "
             f"{vector['role']!r} may not create it in this database: the vector arm runs an {kind}",
             f"Have a superuser (or the database owner, on services that allow it) run `{create}`, then run "
-            "`memverbs init` (docs/postgres.md).")
+            "`memverbs init` (`memverbs docs postgres`).")
 
 
 def _writers_row(brain: PostgresBrain, usage_log: Path | None) -> Row:

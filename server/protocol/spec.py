@@ -53,6 +53,6 @@ def spec_summary() -> str:
     lines += [
         "",
         "Machine-readable: memverbs protocol --json   Certify an endpoint: memverbs protocol conformance [--target URL|CMD]",
-        "Usage statistics: memverbs protocol stats   The contract: docs/protocol.md",
+        "Usage statistics: memverbs protocol stats   The contract: memverbs docs protocol",
     ]
     return "\n".join(lines)

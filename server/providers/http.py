@@ -102,7 +102,7 @@ class JsonApi:
             return ProviderError(
                 "provider_error",
                 f"{where} rejected the API key (HTTP {status})",
-                f"Set a valid API key: {self.key_hint or 'see docs/configuration.md'}.",
+                f"Set a valid API key: {self.key_hint or 'see `memverbs docs configuration`'}.",
                 status=status,
             )
         if status == 404:

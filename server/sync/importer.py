@@ -186,7 +186,7 @@ class FolderPass:
             if owner is not None and owner.rel_path != rel and os.path.exists(os.path.join(self.folder.root, owner.rel_path)):
                 other = owner.rel_path
         if other is not None and other != rel:
-            raise Failure(f'maps to the same slug "{slug}" as {other}; rename one of them (docs/sync.md: slug rule)')
+            raise Failure(f'maps to the same slug "{slug}" as {other}; rename one of them (`memverbs docs sync`: the slug rule)')
         claimed[slug] = rel
         page = self.brain.page(self.source, slug)
         if prev is not None and prev.slug and prev.slug != slug and page is None and not self.dry_run \

@@ -229,7 +229,7 @@ class RemoteBrainApp:
         if not self.origins.host_ok(_header(scope, b"host")):
             return 421, {"error": "misdirected_request", "error_description": (
                 "This Host is not one memverbs serves. Behind a reverse proxy, add its public name to "
-                "http.allowed_hosts (docs/remote.md).")}, []
+                "http.allowed_hosts (`memverbs docs remote`).")}, []
         if not self.origins.origin_ok(_header(scope, b"origin")):
             return 403, {"error": "forbidden_origin", "error_description": (
                 "Requests from this web origin are refused. Add it to http.allowed_origins if it is yours.")}, []
@@ -383,7 +383,7 @@ def serve_http(runtime: Runtime, ceiling: str, *, host: str = DEFAULT_HOST, port
         _log(
             f"WARNING: listening on {host}, which is reachable from other machines, over plain HTTP: bearer tokens "
             "and memories would cross the network unencrypted. Terminate TLS in front of memverbs (a reverse proxy, "
-            "see docs/remote.md) and pass --behind-tls-proxy, or bind to 127.0.0.1."
+            "see `memverbs docs remote`) and pass --behind-tls-proxy, or bind to 127.0.0.1."
         )
     try:
         sock = bind(host, port)

@@ -42,7 +42,7 @@ def embed(ctx: VerbContext, texts: list[str], *, create_space: bool = True) -> t
     """
     emb = embedder(ctx)
     if emb is None:
-        raise ProviderError("no_key", "no embedding provider", "Configure embeddings (docs/configuration.md).")
+        raise ProviderError("no_key", "no embedding provider", "Configure embeddings (`memverbs docs configuration`).")
     rows = emb.embed(texts)
     if rows.shape[0] != len(texts):
         raise ProviderError("provider_error", "embeddings provider returned the wrong number of vectors")

@@ -1,4 +1,4 @@
-"""The CLI as a person meets it, in process through `main(argv)`: the README walkthrough verbatim,
+"""The CLI as a person meets it, in process through `main(argv)`: init's next steps,
 every command's help, browsing, entity hygiene, output formats, colour and exit codes."""
 
 from __future__ import annotations
@@ -8,8 +8,6 @@ import csv
 import io
 import json
 import re
-import shlex
-from pathlib import Path
 
 import pytest
 
@@ -18,8 +16,6 @@ from memverbs.cli.main import main
 from memverbs.cli.parser import build_parser
 from memverbs.server.protocol.registry import BY_NAME
 from memverbs.server.runtime import Runtime
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def cli(capsys, *argv: str, code: int = 0) -> str:
@@ -41,31 +37,7 @@ def _plain_output(monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
 
 
-# -- the README walkthrough --------------------------------------------------------------
-
-
-def readme_walkthrough() -> list[list[str]]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("## A first memory", 1)[1]
-    block = re.search(r"```sh\n(.*?)```", section, re.S).group(1)
-    commands = [shlex.split(line, comments=True) for line in block.splitlines() if line.strip()]
-    assert commands and all(c[0] == "memverbs" for c in commands)
-    return [c[1:] for c in commands]
-
-
-def test_the_readme_walkthrough_shows_what_a_person_expects(home, capsys):
-    steps = readme_walkthrough()
-    outputs = [cli(capsys, *argv) for argv in steps]
-    by_command = dict(zip((s[0] for s in steps), outputs, strict=True))
-
-    assert by_command["remember"].startswith("remembered as fact #1 about people/me")
-    assert "I prefer dark mode in every editor" in by_command["recall"]
-    assert "1 fact" in by_command["recall"]
-    # No page yet: the facts show, and the card's missing piece is named.
-    entity = by_command["entity"]
-    assert "people/me" in entity and "I prefer dark mode in every editor" in entity
-    assert "no page yet" in entity and "memverbs put-page people/me" in entity
-    assert "I prefer dark mode in every editor" in by_command["context-pack"]
+# -- init (the README's tour runs verbatim in tests/test_readme_tour.py) -----------------------
 
 
 def test_init_names_memverbs_install_as_the_next_step(tmp_path, monkeypatch, capsys):

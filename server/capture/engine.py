@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from memverbs.server.capture.extract import Fact, Record, outcome_facts, record, user_facts
+from memverbs.server.capture.extract import Fact, Record, not_remembered, outcome_facts, record, user_facts
 from memverbs.server.capture.privacy import clean
 from memverbs.server.projects import Project, find_project
 
@@ -86,7 +86,7 @@ def plan_capture(transcript: Transcript, options: CaptureOptions) -> Plan:
         plan.skipped = "excluded_project"
         return plan
     rec = record(transcript)
-    facts = user_facts(transcript) + outcome_facts(transcript)
+    facts = not_remembered(user_facts(transcript), transcript) + outcome_facts(transcript)
     plan.facts, plan.dropped = facts[: options.max_facts], max(0, len(facts) - options.max_facts)
     if not rec.asked and not rec.commands and not rec.files and not plan.facts:
         plan.skipped = "empty"

@@ -87,6 +87,26 @@ def user_facts(transcript: Transcript) -> list[Fact]:
     return list(found.values())
 
 
+def not_remembered(facts: list[Fact], transcript: Transcript) -> list[Fact]:
+    """`facts` less those the agent already saved with `remember` in the session: the agent's own
+    call, with its entity, is the better record, and the same fact twice is noise in every pack."""
+    saved = [_gist(r.remembered) for r in transcript.runs() if r.remembered]
+    if not saved:
+        return facts
+    return [f for f in facts if not any(_same_gist(_gist(f.text), s) for s in saved)]
+
+
+def _gist(text: str) -> str:
+    return " ".join(text.casefold().split()).rstrip(" .!?;:\u3002\uff01\uff1f")  # final punctuation, Latin or CJK
+
+
+def _same_gist(a: str, b: str) -> bool:
+    # One inside the other counts too ("Alice moved to Lisbon" / "Alice moved to Lisbon in May"),
+    # unless the shorter is too short to say anything on its own.
+    short, long_ = sorted((a, b), key=len)
+    return short == long_ or (len(short) >= 12 and short in long_)
+
+
 def sentences(text: str) -> list[str]:
     """`text` cut into sentences, without code, inline code and quoted lines (the user citing, not saying)."""
     text = _QUOTED_LINE.sub("\n", _FENCE.sub("\n", text))

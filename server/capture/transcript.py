@@ -69,6 +69,7 @@ class ToolRun:
     ok: bool | None = None  # None: no result seen (the session ended, or the harness did not say)
     output: str = ""
     call_id: str | None = None
+    remembered: str | None = None  # the fact, when this was a memverbs `remember` call
 
 
 @dataclass
@@ -88,6 +89,19 @@ class Transcript:
 
 
 READERS = ("claude", "codex", "grok", "openclaw", "opencode")  # a harness with a reader of its own; any other is told from the file
+
+
+# A `remember` call, whatever prefix its harness gives MCP tools (`mcp__memverbs__remember`,
+# `memverbs_remember`, a Codex namespace's bare `remember`).
+_REMEMBER_TOOL = re.compile(r"(?:^|[_.:/-])remember$")
+
+
+def remembered_fact(name: str, args: object) -> str | None:
+    """The fact a memverbs `remember` call saved, else None: capture keeps none of it twice."""
+    if not _REMEMBER_TOOL.search(name) or not isinstance(args, dict):
+        return None
+    fact = args.get("fact")
+    return fact if isinstance(fact, str) and fact.strip() else None
 
 
 def read_transcript(path: str | os.PathLike[str], harness: str | None = None, session_id: str | None = None) -> Transcript:
@@ -205,7 +219,7 @@ def _claude_tool(block: dict) -> ToolRun:
     name = str(block.get("name") or "")
     raw = block.get("input")
     args: dict = raw if isinstance(raw, dict) else {}
-    run = ToolRun(name=name, call_id=block.get("id"))
+    run = ToolRun(name=name, call_id=block.get("id"), remembered=remembered_fact(name, args))
     if name in SHELL_TOOLS and isinstance(args.get("command"), str):
         run.command = args["command"]
     elif name in EDIT_TOOLS:
@@ -288,6 +302,7 @@ def _codex_tool(payload: dict) -> ToolRun:
             args = raw
     if isinstance(payload.get("action"), dict):  # local_shell_call
         args = payload["action"]
+    run.remembered = remembered_fact(name, args)
     if name == "apply_patch" or (isinstance(args, str) and "*** Begin Patch" in args):
         patch = args if isinstance(args, str) else (args.get("input") or args.get("patch") or "") if isinstance(args, dict) else ""
         run.paths = re.findall(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", str(patch), re.MULTILINE)
@@ -393,7 +408,7 @@ def _grok_tool(update: dict) -> ToolRun:
     name = str(meta.get("name") or update.get("title") or "")
     raw = update.get("rawInput")
     args: dict = raw if isinstance(raw, dict) else {}
-    run = ToolRun(name=name, call_id=str(update.get("toolCallId") or ""))
+    run = ToolRun(name=name, call_id=str(update.get("toolCallId") or ""), remembered=remembered_fact(name, args))
     if (name in SHELL_TOOLS or meta.get("kind") == "execute") and isinstance(args.get("command"), str):
         run.command = args["command"]
     elif name in EDIT_TOOLS or meta.get("kind") == "edit":
@@ -510,7 +525,7 @@ def _openclaw_tool(block: dict) -> ToolRun:
     name = str(block.get("name") or "")
     raw = block.get("arguments")
     args: dict = raw if isinstance(raw, dict) else {}
-    run = ToolRun(name=name, call_id=str(block.get("id") or ""))
+    run = ToolRun(name=name, call_id=str(block.get("id") or ""), remembered=remembered_fact(name, args))
     if name in ("exec", *SHELL_TOOLS) and isinstance(args.get("command"), str):
         run.command = args["command"]
     elif name == "apply_patch":
@@ -571,7 +586,7 @@ def _opencode_tool(part: dict) -> ToolRun:
     state: dict = raw_state if isinstance(raw_state, dict) else {}
     raw_args = state.get("input")
     args: dict = raw_args if isinstance(raw_args, dict) else {}
-    run = ToolRun(name=name, call_id=str(part.get("callID") or ""))
+    run = ToolRun(name=name, call_id=str(part.get("callID") or ""), remembered=remembered_fact(name, args))
     if name in SHELL_TOOLS and isinstance(args.get("command"), str):
         run.command = args["command"]
     elif name in EDIT_TOOLS:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memverbs.server.capture.extract import outcome_facts, record, statement, user_facts
-from memverbs.server.capture.transcript import Said, ToolRun, Transcript
+from memverbs.server.capture.extract import not_remembered, outcome_facts, record, statement, user_facts
+from memverbs.server.capture.transcript import Said, ToolRun, Transcript, remembered_fact
 
 
 @pytest.mark.parametrize(("sentence", "fact", "kind"), [
@@ -78,3 +78,18 @@ def test_the_record_is_short_cleaned_and_capped():
     assert len(rec.commands) == 15 and rec.commands_run == 40
     assert all("AKIA" not in c for c, _ in rec.commands)
     assert len(rec.asked[0]) == 300 and rec.final == "Done."
+
+
+@pytest.mark.parametrize("tool", ["mcp__memverbs__remember", "memverbs_remember", "remember"])
+def test_what_the_agent_already_remembered_is_not_kept_again(tool):
+    saved = remembered_fact(tool, {"fact": "Alice moved to Lisbon", "entity": "people/alice"})
+    t = _t(Said("user", "Remember that Alice moved to Lisbon. Also remember that the staging database is db-2."),
+           ToolRun(name=tool, remembered=saved))
+    assert [f.text for f in not_remembered(user_facts(t), t)] == ["The staging database is db-2."]
+
+
+def test_only_a_remember_call_with_a_fact_counts_as_remembered():
+    assert remembered_fact("mcp__memverbs__recall", {"fact": "x y z"}) is None
+    assert remembered_fact("mcp__other__remember_me", {"fact": "x y z"}) is None
+    assert remembered_fact("remember", {"entity": "people/a"}) is None
+    assert remembered_fact("remember", "not a dict") is None

@@ -121,7 +121,8 @@ def lexical_hits(
     a page matched.
     """
     out = []
-    for r in brain.keyword_search(source, query, limit=limit, allow_private=allow_private):
+    # The index's snippet is read only by a caller who may see private rows; the others get one cut from the world view.
+    for r in brain.keyword_search(source, query, limit=limit, allow_private=allow_private, snippets=private_rows):
         row = _readable(r, list(query.terms), private_rows, matched=True, every=query.mode == "all")
         if row is not None:
             out.append(row)
@@ -281,7 +282,7 @@ def hybrid_search(ctx: VerbContext, query: str, limit: int, arm: VectorArm, *, a
     snippets: dict[str, str] = {}
     if words:
         title_phrase = SearchQuery.of(words, "title_phrase")
-        for r in brain.keyword_search(source, title_phrase, limit=pool, allow_private=allow_private):
+        for r in brain.keyword_search(source, title_phrase, limit=pool, allow_private=allow_private, snippets=False):
             seen("title", r["slug"], _readable(r, words, private_rows, matched=False) | {"slug": r["slug"]})
         for query_ in _keyword_queries(words):
             for r in lexical_hits(brain, source, query_, words, limit=pool, allow_private=allow_private, private_rows=private_rows):

@@ -22,7 +22,7 @@ import queue
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from memverbs.server.context import Caller
 from memverbs.server.dispatch import Dispatcher, Outcome
@@ -34,7 +34,9 @@ from memverbs.server.timeparse import now_ms
 from memverbs.server.transport import wire
 from memverbs.server.transport.diagnostics import say
 from memverbs.server.transport.encoding import encode
-from memverbs.server.transport.roots import Roots
+
+if TYPE_CHECKING:
+    from memverbs.server.transport.roots import Roots
 
 INTERNAL_ERROR = -32603
 # The notifications after which a client that offers roots is asked for them (transport/roots.py).
@@ -177,6 +179,8 @@ def serve_connection(
             if msg.get("method") in ROOTS_CUES and "id" not in msg:
                 if session.client_roots and session.version is not None:
                     if calls.roots is None:  # set before the request goes out: the calls after it wait for it
+                        from memverbs.server.transport.roots import Roots  # noqa: PLC0415 - paid only by a client with roots
+
                         calls.roots = Roots(dispatcher.caller.project)
                     out.write(calls.roots.ask())
                 continue

@@ -124,3 +124,12 @@ def test_only_local_file_uris_name_a_path():
     assert file_path("file:relative") is None
     assert project_of_roots("not a list") is None
     assert project_of_roots([{"uri": 5}, "x", {"name": "no uri"}]) is None
+
+
+def test_a_server_whose_client_offers_no_roots_never_loads_them():
+    """The cold start stays as it was: the roots module is imported only once a client declares them."""
+    import sys
+
+    probe = "import sys, memverbs.server.transport.stdio; print('memverbs.server.transport.roots' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.strip() == "False"

@@ -170,7 +170,8 @@ class PageStore(PostgresBase):
         row = self.one(sql, tuple(args))
         return int(row["n"]) if row is not None else 0
 
-    def keyword_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list:
+    def keyword_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool,
+                       snippets: bool = True) -> list:
         """Pages matching the query, best first (title weighs ten times the body, as bm25(10, 1) does)."""
         if any(spaceless(t) for t in query.terms):
             return self._substring_search(source, query, limit=limit, allow_private=allow_private)
@@ -186,7 +187,7 @@ class PageStore(PostgresBase):
         )
         # The snippet as FTS5's snippet(…, 48) cuts it: the body window with the most query terms.
         index = {"slug": 0, "title": 1, "body": 2, "chunk": 3, "rank": 4}
-        return [Row((r[0], r[1], r[2], snippet(r[2], query.terms), r[3]), index) for r in rows]
+        return [Row((r[0], r[1], r[2], snippet(r[2], query.terms) if snippets else None, r[3]), index) for r in rows]
 
     def _substring_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list:
         """The SQLite store's substring search (a word of a script written without spaces), as a scan of the source's pages."""

@@ -178,12 +178,14 @@ class PageStore(SqliteBase):
         row = self.one(sql, tuple(args))
         return int(row["n"]) if row is not None else 0
 
-    def keyword_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list[Row]:
+    def keyword_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool,
+                       snippets: bool = True) -> list[Row]:
         """Pages matching the query, best first (title weighs more than body)."""
         if any(spaceless(t) for t in query.terms):
             return self._substring_search(source, query, limit=limit, allow_private=allow_private)
+        chunk = "snippet(pages_fts, 1, '', '', '…', 48)" if snippets else "NULL"
         return self.query(
-            "SELECT p.slug, p.title, p.body, snippet(pages_fts, 1, '', '', '…', 48) AS chunk, "
+            f"SELECT p.slug, p.title, p.body, {chunk} AS chunk, "
             "bm25(pages_fts, 10.0, 1.0) AS rank "
             "FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid "
             "WHERE pages_fts MATCH ? AND p.source_id = ? AND p.deleted_at IS NULL AND (? OR p.visibility = 'world') "

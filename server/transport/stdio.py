@@ -6,7 +6,9 @@ and `tools/list` itself, at once, and queues `tools/call` for one worker
 thread — the process has one SQLite connection, so calls run one at a time, in
 order, and a slow provider call never stalls a ping. A `notifications/cancelled`
 drops a queued call and silences a running one (SQLite work cannot be
-interrupted halfway; its reply is simply not sent, as the spec asks).
+interrupted halfway; its reply is simply not sent, as the spec asks). A client
+that offers MCP roots is asked for them, and the calls run in the project they
+name (roots.py).
 
 The official SDK is imported only if a client opens the connection in the
 2026-07-28 era (a per-request `_meta` envelope instead of `initialize`): it
@@ -20,12 +22,12 @@ import queue
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from memverbs.server.context import Caller
 from memverbs.server.dispatch import Dispatcher, Outcome
 from memverbs.server.errors import MemverbsError
-from memverbs.server.projects import find_project
+from memverbs.server.projects import Project, find_project
 from memverbs.server.protocol.surfaces import allowed, tool_defs
 from memverbs.server.runtime import Runtime
 from memverbs.server.timeparse import now_ms
@@ -33,7 +35,12 @@ from memverbs.server.transport import wire
 from memverbs.server.transport.diagnostics import say
 from memverbs.server.transport.encoding import encode
 
+if TYPE_CHECKING:
+    from memverbs.server.transport.roots import Roots
+
 INTERNAL_ERROR = -32603
+# The notifications after which a client that offers roots is asked for them (transport/roots.py).
+ROOTS_CUES = frozenset({"notifications/initialized", "notifications/roots/list_changed"})
 
 
 class ProtocolOut:
@@ -68,6 +75,7 @@ class Calls(threading.Thread):
         self.dispatcher = dispatcher
         self.out = out
         self.after_first = after_first  # run once, on this thread, after the first reply is out
+        self.roots: Roots | None = None  # the client's MCP roots, once it offers them: the calls' project
         self.queue: queue.SimpleQueue[wire.Call | None] = queue.SimpleQueue()
         self.lock = threading.Lock()
         self.pending: dict[Any, bool] = {}  # id -> cancelled, for calls queued or running
@@ -91,6 +99,8 @@ class Calls(threading.Thread):
         while (call := self.queue.get()) is not None:
             if self._cancelled(call, done=False):
                 continue
+            if self.roots is not None:
+                self._follow_roots(self.roots.current())
             try:
                 data = wire.reply(call.msg_id, encode(self.dispatcher.call(call.name, call.arguments)))
             except Exception as exc:  # noqa: BLE001 - the dispatcher catches verb failures; this is the wire's last guard
@@ -101,6 +111,13 @@ class Calls(threading.Thread):
             if self.after_first is not None:
                 after, self.after_first = self.after_first, None
                 after()
+
+    def _follow_roots(self, project: Project | None) -> None:
+        """Point the connection's caller at the roots' project (set here, between calls, on this thread)."""
+        caller = self.dispatcher.caller
+        if project != caller.project:
+            self.dispatcher.caller = Caller(remote=caller.remote, client_id=caller.client_id,
+                                            source_id=caller.source_id, scopes=caller.scopes, project=project)
 
     def _cancelled(self, call: wire.Call, *, done: bool) -> bool:
         with self.lock:
@@ -158,6 +175,16 @@ def serve_connection(
                 return
             if msg.get("method") == "notifications/cancelled" and "id" not in msg:
                 calls.cancel(wire.cancelled_id(msg))
+                continue
+            if msg.get("method") in ROOTS_CUES and "id" not in msg:
+                if session.client_roots and session.version is not None:
+                    if calls.roots is None:  # set before the request goes out: the calls after it wait for it
+                        from memverbs.server.transport.roots import Roots  # noqa: PLC0415 - paid only by a client with roots
+
+                        calls.roots = Roots(dispatcher.caller.project)
+                    out.write(calls.roots.ask())
+                continue
+            if calls.roots is not None and calls.roots.take(msg):
                 continue
             try:
                 answer = session.handle(msg)
@@ -222,7 +249,8 @@ def _hand_to_sdk(dispatcher: Dispatcher, first: list[bytes], rest: Iterator[byte
 def serve_stdio(runtime: Runtime, surface: str, stdin: BinaryIO | None = None) -> None:
     out = ProtocolOut()
     # A harness starts its stdio server in the session's directory: what its agent remembers belongs
-    # to that directory's project (server/projects.py), read once from the files, no git run.
+    # to that directory's project (server/projects.py), read once from the files, no git run, unless
+    # the client's MCP roots name another (roots.py).
     dispatcher = runtime.mcp_dispatcher(surface, Caller.mcp(runtime.source, project=find_project(os.getcwd())))
     count = len(allowed(surface))
     what = f"{count} memory verbs" if surface == "verbs" else f"{count} tools ({surface} surface)"

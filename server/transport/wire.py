@@ -141,6 +141,7 @@ class Session:
         self.tools = surface_tools
         self.version: str | None = None  # negotiated at `initialize`
         self.opened = False  # the first request decides the era
+        self.client_roots = False  # the client declared the `roots` capability (transport/roots.py)
         self._tools_body: bytes | None = None  # the tools/list result, encoded once
 
     def opens_modern(self, msg: dict) -> bool:
@@ -193,6 +194,7 @@ class Session:
                 or not isinstance(info.get("version"), str)):
             return error(msg_id, INVALID_PARAMS, "Invalid request parameters", "")
         self.version = requested if requested in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE
+        self.client_roots = isinstance(params["capabilities"].get("roots"), dict)
         return reply(msg_id, {
             "capabilities": {"tools": {"listChanged": False}},
             "protocolVersion": self.version,

@@ -17,13 +17,14 @@ keyword_exact, with create_safety unknown.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, overload
 
 from memverbs.server.brain.base import Brain, Row, SearchQuery
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import ProviderError
 from memverbs.server.names import collapse, normalize_alias, restatement_key
-from memverbs.server.pages.markdown import clip, fenced_body
+from memverbs.server.pages.markdown import clip, fenced_body, frontmatter_block
 from memverbs.server.terms import spaceless
 
 if TYPE_CHECKING:
@@ -101,10 +102,12 @@ def keyword_search(ctx: VerbContext, query: str, limit: int, *, allow_private: b
 
 
 def _keyword_queries(words: list[str]) -> list[SearchQuery]:
-    """Every term first, then any term to fill up (one term: just it)."""
+    """Every term first, then any term to fill up (one term: just it). The fill leaves function words
+    out when the query has others: "what" or "did" alone matches nearly every page, so ranking on
+    them costs a scan of the index and adds only noise."""
     if len(words) == 1:
         return [SearchQuery.of(words)]
-    return [SearchQuery.of(words, "all"), SearchQuery.of(words, "any")]
+    return [SearchQuery.of(words, "all"), SearchQuery.of([w for w in words if w not in STOP_WORDS] or words, "any")]
 
 
 def lexical_hits(
@@ -120,7 +123,8 @@ def lexical_hits(
     a page matched.
     """
     out = []
-    for r in brain.keyword_search(source, query, limit=limit, allow_private=allow_private):
+    # The index's snippet is read only by a caller who may see private rows; the others get one cut from the world view.
+    for r in brain.keyword_search(source, query, limit=limit, allow_private=allow_private, snippets=private_rows):
         row = _readable(r, list(query.terms), private_rows, matched=True, every=query.mode == "all")
         if row is not None:
             out.append(row)
@@ -136,24 +140,66 @@ def _readable(r: Row, words: list[str], private_rows: bool, *, matched: bool, ev
     (with `every`, when a single term is missing from the world-safe text)."""
     if private_rows:
         return {"slug": r["slug"], "title": r["title"], "body": r["body"], "chunk": r["chunk"] if matched else None}
-    body = fenced_body(r["body"] or "", include_private=False)
+    body = _world_body(r["body"] or "")
     if matched:
         text = f"{r['title'] or ''} {body}".lower()
-        haystack = set(_TERM.findall(text))
-        if not (all if every else any)(w in haystack or (spaceless(w) and w in text) for w in words):
+        if not (all if every else any)(_has_word(text, w) or (spaceless(w) and w in text) for w in words):
             return None  # it matched on private text
     return {"slug": r["slug"], "title": r["title"], "body": body, "chunk": _snippet(body, words) if matched else None}
 
 
+def _world_body(body: str) -> str:
+    """fenced_body(body, include_private=False), without walking the lines of a page that has no fence at all
+    (most pages: a session log, a note): every fence marker is an HTML comment, so without `<!--` nothing is cut."""
+    if "<!--" in body:
+        return fenced_body(body, include_private=False)
+    return "\n".join(body[len(frontmatter_block(body)) :].splitlines())
+
+
+@lru_cache(maxsize=512)
+def _words_at_bounds(words: tuple[str, ...]) -> re.Pattern[str]:
+    """Any of `words`, matched only as a whole `\\w+` run (the lookarounds make an alternative that is a
+    prefix of a longer run fail there and the next one be tried)."""
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in words) + r")(?!\w)")
+
+
+def _has_word(text: str, word: str) -> bool:
+    """Whether `word` (a query term, one `\\w+` run) is one of `_TERM`'s words of lowercased `text`: the same
+    answer as `word in set(_TERM.findall(text))`, found by substring search and a look at the characters
+    either side, instead of splitting the whole text (a long page is searched per hit, and per term)."""
+    at = text.find(word)
+    while at >= 0:
+        end = at + len(word)
+        if (at == 0 or not _wordy(text[at - 1])) and (end == len(text) or not _wordy(text[end])):
+            return True
+        at = text.find(word, at + 1)
+    return False
+
+
+def _wordy(char: str) -> bool:
+    """Whether `char` is one `\\w` matches (re's Unicode word characters: alphanumerics and `_`)."""
+    return char.isalnum() or char == "_"
+
+
 def _snippet(text: str, words: list[str], limit: int = 300) -> str | None:
-    """The prose line of `text` holding the most query terms (the world-safe stand-in for the keyword index's snippet)."""
+    """The prose line of `text` holding the most query terms (the world-safe stand-in for the keyword index's snippet).
+
+    A line's hits are the distinct terms that are words of it, plus the spaceless-script terms inside it;
+    one pattern of all the terms finds the former in a single pass per line."""
+    unique = tuple(sorted(set(words)))
+    if not unique:
+        return _lead(text, limit)
+    pattern = _words_at_bounds(unique)
+    spaced_out = [w for w in words if spaceless(w)]
     best, best_hits = None, 0
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped or stripped.startswith(("#", "<!--")):
             continue
         low = stripped.lower()
-        hits = len(set(_TERM.findall(low)) & set(words)) + sum(1 for w in words if spaceless(w) and w in low)
+        hits = len(set(pattern.findall(low)))
+        if spaced_out:
+            hits += sum(1 for w in spaced_out if w in low)
         if hits > best_hits:
             best, best_hits = stripped, hits
     return clip(collapse(best), limit) if best else _lead(text, limit)
@@ -170,8 +216,8 @@ def _evidence(
     if cosine is not None and cosine >= floor:
         return "high_vector_match"
     if words and keyword_hit:
-        haystack = set(_TERM.findall(f"{row['title'] or ''} {row['body'] or ''}".lower()))
-        if sum(w in haystack for w in words) / len(words) >= KEYWORD_EXACT_FLOOR:
+        text = f"{row['title'] or ''} {row['body'] or ''}".lower()
+        if sum(_has_word(text, w) for w in words) / len(words) >= KEYWORD_EXACT_FLOOR:
             return "keyword_exact"
     return "weak_semantic"
 
@@ -238,7 +284,7 @@ def hybrid_search(ctx: VerbContext, query: str, limit: int, arm: VectorArm, *, a
     snippets: dict[str, str] = {}
     if words:
         title_phrase = SearchQuery.of(words, "title_phrase")
-        for r in brain.keyword_search(source, title_phrase, limit=pool, allow_private=allow_private):
+        for r in brain.keyword_search(source, title_phrase, limit=pool, allow_private=allow_private, snippets=False):
             seen("title", r["slug"], _readable(r, words, private_rows, matched=False) | {"slug": r["slug"]})
         for query_ in _keyword_queries(words):
             for r in lexical_hits(brain, source, query_, words, limit=pool, allow_private=allow_private, private_rows=private_rows):

@@ -164,3 +164,14 @@ def test_pages_find_a_cjk_or_thai_word_inside_a_longer_run(local, remote):
             [hit] = client.ok("search", query=word)["results"]
             assert hit["slug"] == slug and word in (hit["chunk"] or "") + hit["title"], (word, hit)
     assert [r["slug"] for r in remote.ok("recall", query="长城")["results"]] == ["notes/trip"]
+
+
+def test_a_page_that_shares_only_function_words_with_the_question_is_not_a_result(remote):
+    """Keyword-only, a question's words that are not all on one page fill up with any of them, but
+    not with "what" or "did" alone: those match nearly every page and say nothing about it."""
+    page(remote, "notes/chatter", "Chatter", body="What did we do? What did they say, and what did it cost?")
+    page(remote, "notes/engines", "Engines", body="Ada's research on the analytical engine.")
+    for tool in ("search", "recall"):
+        slugs = [r["slug"] for r in remote.ok(tool, query="what did Ada research on looms")["results"]]
+        assert slugs == ["notes/engines"], tool
+    assert [r["slug"] for r in remote.ok("search", query="what did")["results"]] == ["notes/chatter"]  # nothing else to go on

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 
@@ -48,6 +47,8 @@ def path_segment_slug(segment: str) -> str:
     plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).translate(_TRANSLIT)
     slug = _NON_PATH_SLUG.sub("-", plain).lstrip("_-").rstrip("-")
     if not slug:
+        import hashlib  # noqa: PLC0415 - only for a name with no Latin spelling; hooks import this module and never need it
+
         slug = "x-" + hashlib.sha1(unicodedata.normalize("NFC", segment).casefold().encode("utf-8")).hexdigest()[:8]
     return slug
 

@@ -36,7 +36,7 @@ def add_parsers(sub: argparse._SubParsersAction[Parser], add: Callable[..., argp
     p = add(sub, "page-restore", "put an earlier version of a page back (the text it replaces is kept in the history)")
     p.add_argument("slug", metavar="SLUG", help="the page, e.g. notes/plans")
     p.add_argument("version", type=int, metavar="VERSION", help="the version number, as page-history lists it")
-    json_flag(p, "put_page's answer as JSON")
+    json_flag(p, "the page write's answer as JSON (as `put-page --json`)")
 
 
 def run_page_history(args: argparse.Namespace) -> int:
@@ -120,7 +120,7 @@ def _restore(args: argparse.Namespace, target: LocalTarget) -> int:
     # The same page operation an agent's put_page runs: links, chunks, write-back to a synced file.
     is_error, body = target.call("put_page", {"slug": slug, "content": row["markdown"]})
     if is_error:
-        return fail(body.get("message", "put_page failed"), body.get("suggestion"))
+        return fail(body.get("message", "the page could not be restored"), body.get("suggestion"))
     if args.json:
         print_json({**body, "restored_version": args.version})
         return 0

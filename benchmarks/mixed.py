@@ -143,9 +143,15 @@ def client_loop(urls: list[str], token: str, client: int, run: str, clock: dict,
 
 
 def run_mixed(urls: list[str], token: str, run: str, *, clients: int, seconds: float, cap: int,
-              retry_s: float = 0.0, on_start: Callable[[], None] | None = None) -> dict:
-    """`clients` threads over the servers (client i starts on server i % len(urls)); the figures of the timed part."""
+              retry_s: float = 0.0, on_start: Callable[[], None] | None = None,
+              progress: dict | None = None) -> dict:
+    """`clients` threads over the servers (client i starts on server i % len(urls)); the figures of the timed part.
+
+    `progress`, when given, gets `calls()`: how many calls have been answered so far (a fault test
+    strikes after some progress rather than after some time, which a fast machine outruns)."""
     results = [ClientResult() for _ in range(clients)]
+    if progress is not None:
+        progress["calls"] = lambda: sum(r.calls for r in results)
     clock: dict = {"end": float("inf")}
 
     def start() -> None:  # run by the last client to warm up, before any is released

@@ -10,6 +10,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from memverbs.cli.output import fail, print_json
+from memverbs.cli.style import print_aligned
 from memverbs.server.errors import MemverbsError
 
 if TYPE_CHECKING:
@@ -116,11 +117,7 @@ def _list(args: argparse.Namespace, brain: Brain) -> int:
          (r["last_used_at"] or "never")[:16], (r["revoked_at"] or "-")[:16])
         for r in rows
     ]
-    if not args.all:
-        table = [row[:-1] for row in table]
-    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
-    for row in table:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    print_aligned(table if args.all else [row[:-1] for row in table])  # REVOKED only with --all
     return 0
 
 

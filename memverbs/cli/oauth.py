@@ -13,6 +13,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from memverbs.cli.output import fail, print_json
+from memverbs.cli.style import print_aligned
 
 if TYPE_CHECKING:
     import argparse
@@ -111,11 +112,7 @@ def _clients(args: argparse.Namespace, brain: Brain) -> int:
          (r["revoked_at"] or "-")[:16])
         for r in rows
     ]
-    if not args.all:
-        table = [row[:-1] for row in table]
-    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
-    for row in table:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    print_aligned(table if args.all else [row[:-1] for row in table])  # REVOKED only with --all
     return 0
 
 

@@ -90,6 +90,14 @@ def emit(rows: Sequence[dict], columns: Sequence[str], fmt: str, *, empty: str =
         print("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
 
 
+def print_aligned(table: Sequence[Sequence[str]]) -> None:
+    """Rows of strings (the header first) in left-aligned columns, never cut: the listings whose
+    cells are identifiers a person copies (tokens, OAuth clients)."""
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    for row in table:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+
+
 def _cell(value: object) -> str:
     if value is None:
         return ""

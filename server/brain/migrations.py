@@ -418,14 +418,18 @@ _OAUTH = """
 
 
 # Titles are looked up by their key (names.title_key: NFKC, casefold, whitespace collapsed),
-# which Python computes for both backends alike; SQLite's lower() folds ASCII only. The step
-# fills the key of the pages already there through the function `migrate` registers.
+# which Python computes for both backends alike; SQLite's lower() folds ASCII only. The step's
+# fill computes the key of the pages already there, as Postgres's does.
 _TITLE_KEYS = """
         ALTER TABLE pages ADD COLUMN title_key TEXT;
-        UPDATE pages SET title_key = memverbs_title_key(title) WHERE title IS NOT NULL;
         CREATE INDEX pages_title_key ON pages (source_id, title_key) WHERE deleted_at IS NULL;
         DROP INDEX pages_title;
 """
+
+
+def _fill_title_keys(db: sqlite3.Connection) -> None:
+    rows = db.execute("SELECT id, title FROM pages WHERE title IS NOT NULL").fetchall()
+    db.executemany("UPDATE pages SET title_key = ? WHERE id = ?", [(title_key(r[1]), r[0]) for r in rows])
 
 
 # Facts are searched by memverbs's own index terms (server/terms.py: folded, stemmed, CJK and
@@ -541,7 +545,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0011_private_rows", _PRIVATE_ROWS),
     Migration("0012_projects", _PROJECTS),
     Migration("0013_oauth", _OAUTH),
-    Migration("0014_title_keys", _TITLE_KEYS),
+    Migration("0014_title_keys", _TITLE_KEYS, _fill_title_keys),
     Migration("0015_fact_terms", _FACT_TERMS, _fill_fact_terms),
     Migration("0016_page_trigrams", _PAGE_TRIGRAMS),
     Migration("0017_page_history", _PAGE_HISTORY),
@@ -584,8 +588,6 @@ def migrate(db: sqlite3.Connection, path: object = "brain") -> list[str]:
     """Apply pending steps, each in one transaction; returns the names applied here."""
     check_not_future(db, path)
     _ensure_record_table(db)
-    # Steps that compute a value the way memverbs does (0011: title keys) call it from SQL.
-    db.create_function("memverbs_title_key", 1, lambda t: None if t is None else title_key(t), deterministic=True)
     done: list[str] = []
     for step in pending(db):
         # executescript would commit an open transaction first, so the script

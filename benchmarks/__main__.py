@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks import concurrency, corpus, startup, verbs
+from benchmarks import concurrency, corpus, processes, startup, verbs
 from benchmarks.results_file import replace_section
 
 HERE = Path(__file__).resolve().parent
@@ -83,7 +83,7 @@ def run(sizes: list[str], parts: set[str], fresh: bool) -> dict:
         report = {"sizes": {}}
     report["machine"] = machine()
     report["corpus_version"] = corpus.VERSION
-    cmd = startup.memverbs_cmd()
+    cmd = processes.memverbs_cmd()
     with tempfile.TemporaryDirectory(prefix="memverbs-bench-") as tmp:
         for name in sizes:
             size = corpus.SIZES[name]

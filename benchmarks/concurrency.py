@@ -18,7 +18,8 @@ import textwrap
 import time
 from pathlib import Path
 
-from benchmarks.startup import _env, memverbs_cmd
+from benchmarks.processes import memverbs_cmd
+from benchmarks.startup import _env
 
 CLI_WRITER = textwrap.dedent(
     """

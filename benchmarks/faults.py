@@ -35,8 +35,9 @@ from collections import Counter
 from pathlib import Path
 
 from benchmarks.concurrency import CLI_WRITER
+from benchmarks.processes import memverbs_cmd
 from benchmarks.results_file import replace_section
-from benchmarks.startup import HOOK_PAYLOAD, _env, memverbs_cmd
+from benchmarks.startup import HOOK_PAYLOAD, _env
 
 BEGIN, END = "<!-- faults:begin -->", "<!-- faults:end -->"
 

@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks import corpus, startup
+from benchmarks import corpus, processes, startup
 from benchmarks.results_file import replace_section
 
 HERE = Path(__file__).resolve().parent
@@ -64,7 +64,7 @@ def lean_argv(python: Path | str) -> list[str]:
 def launches() -> dict[str, list[str]]:
     wheel = wheel_python()
     return {
-        "editable, console script": [*startup.memverbs_cmd(), "hook"],
+        "editable, console script": [*processes.memverbs_cmd(), "hook"],
         "editable, lean launcher": lean_argv(sys.executable),
         "wheel, console script": [str(wheel.parent / "memverbs"), "hook"],
         "wheel, lean launcher": lean_argv(wheel),

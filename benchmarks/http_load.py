@@ -29,8 +29,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from benchmarks.processes import memverbs_cmd
 from benchmarks.results_file import replace_section
-from benchmarks.startup import memverbs_cmd
 
 HERE = Path(__file__).resolve().parent
 BEGIN, END = "<!-- http-load:begin -->", "<!-- http-load:end -->"

@@ -36,8 +36,8 @@ import time
 from pathlib import Path
 
 from benchmarks.hook_timing import lean_argv
+from benchmarks.processes import memverbs_cmd
 from benchmarks.results_file import replace_section
-from benchmarks.startup import memverbs_cmd
 from benchmarks.stdio_client import StdioClient
 
 HERE = Path(__file__).resolve().parent

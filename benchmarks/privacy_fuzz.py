@@ -23,8 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.processes import memverbs_cmd
 from benchmarks.results_file import replace_section
-from benchmarks.startup import memverbs_cmd
 
 BEGIN, END = "<!-- privacy-fuzz:begin -->", "<!-- privacy-fuzz:end -->"
 ROOT = Path(__file__).resolve().parents[1]

@@ -39,8 +39,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.processes import memverbs_cmd
 from benchmarks.retrieval_quality import machine
-from benchmarks.startup import memverbs_cmd
 from benchmarks.stdio_client import StdioClient
 from benchmarks.verbs import percentiles
 

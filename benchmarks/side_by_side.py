@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks import corpus, startup
+from benchmarks import corpus, processes
 from benchmarks.stdio_client import StdioClient
 from benchmarks.verbs import BenchError, Verb, percentiles, prepare_delta, stdio_call, workload
 
@@ -89,7 +89,7 @@ def run(other_cmd: list[str], size: corpus.Size, other_env: dict | None = None, 
         other_env = {"HOME": str(other_home), **(other_env or {})}
         if other_init:
             subprocess.run(other_init, env=_env(other_home, other_env), cwd=other_home, check=True, capture_output=True)
-        ours_cmd = [*startup.memverbs_cmd(), "serve", "--surface", "full"]
+        ours_cmd = [*processes.memverbs_cmd(), "serve", "--surface", "full"]
         with StdioClient(ours_cmd, env=_env(ours_home, {})) as ours, \
                 StdioClient(other_cmd, env=_env(other_home, other_env), cwd=other_home) as other:
             report = {"memverbs_server": ours.server_info, "other_server": other.server_info, "other_command": other_cmd,

@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks.processes import memverbs_cmd
+
 HOOK_PAYLOAD = {
     "session_id": "bench-session",
     "transcript_path": "/tmp/bench.jsonl",
@@ -21,11 +23,6 @@ HOOK_PAYLOAD = {
     "hook_event_name": "SessionStart",
     "source": "startup",
 }
-
-
-def memverbs_cmd() -> list[str]:
-    beside = Path(sys.executable).parent / "memverbs"
-    return [str(beside)] if beside.exists() else [sys.executable, "-m", "memverbs"]
 
 
 def _env(home: Path, **extra: str) -> dict:

@@ -24,8 +24,9 @@ import time
 from pathlib import Path
 
 from benchmarks import corpus
+from benchmarks.processes import memverbs_cmd
 from benchmarks.results_file import replace_section
-from benchmarks.startup import _env, memverbs_cmd
+from benchmarks.startup import _env
 from memverbs.server.timeparse import now_ms
 
 HERE = Path(__file__).resolve().parent

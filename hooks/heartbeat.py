@@ -20,8 +20,7 @@ from memverbs.server.verbs.render import render_delta
 from memverbs.server.verbs.shapes import split_entities
 
 if TYPE_CHECKING:
-    from memverbs.hooks.remote import RemoteHook
-    from memverbs.hooks.runner import Hook
+    from memverbs.hooks.brain_side import BrainSide
     from memverbs.hooks.state import SessionState
 
 DELTA_BUDGET_TOKENS = 1_500
@@ -32,7 +31,7 @@ def tool_beat_due(state: SessionState, now_ms: int) -> bool:
     return now_ms - state.last_heartbeat_ms >= TOOL_BEAT_INTERVAL_MS
 
 
-def heartbeat(hook: Hook | RemoteHook) -> str:
+def heartbeat(hook: BrainSide) -> str:
     """The delta text; "" when nothing changed."""
     event, state = hook.event, hook.state
     state.last_heartbeat_ms = hook.now_ms

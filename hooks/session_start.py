@@ -14,8 +14,7 @@ from memverbs.hooks.heartbeat import fact_key, page_key
 from memverbs.hooks.standing import touched
 
 if TYPE_CHECKING:
-    from memverbs.hooks.remote import RemoteHook
-    from memverbs.hooks.runner import Hook
+    from memverbs.hooks.brain_side import BrainSide
 
 PACK_BUDGET_TOKENS = 2_000  # ~8,000 chars of text: inside every harness's injection limit
 
@@ -25,8 +24,8 @@ def pack_params(standing: list[str], session_id: str) -> dict:
     return {"entities": ",".join(standing), "budget_tokens": PACK_BUDGET_TOKENS, "session_id": session_id}
 
 
-def rehydrate(hook: Hook | RemoteHook) -> str:
-    """`hook` is the local `Hook` or a `RemoteHook`: the same four questions, either brain."""
+def rehydrate(hook: BrainSide) -> str:
+    """`hook` is the local `Hook` or a `RemoteHook` (brain_side.py): the same four questions, either brain."""
     event, state = hook.event, hook.state
     body = hook.call("context_pack", pack_params(hook.standing(), event.session_id))
     if not hook.has_cursor():

@@ -213,7 +213,7 @@ def remote_keep(opts: Options) -> Callable[[dict], bool] | None:
 def doctor(opts: Options, receipt: dict) -> list[Problem]:
     """The `claude mcp add` registration lives in ~/.claude.json, which Claude Code owns: is our
     entry (the local server, or for a remote receipt the remote one) still there?"""
-    from memverbs.installers.health import command_exists, reinstall  # noqa: PLC0415 - doctor-only
+    from memverbs.installers.checks import command_exists, reinstall  # noqa: PLC0415 - doctor-only
 
     if not any(r.get("kind") == "cli" and r.get("undo") for r in receipt.get("steps", [])):
         return []
@@ -236,7 +236,7 @@ def doctor(opts: Options, receipt: dict) -> list[Problem]:
 
 def plugin_checks(home: Home) -> list[dict]:
     """The memverbs Claude Code plugin, when enabled: it provides the server; a second one is a problem."""
-    from memverbs.installers.health import check  # noqa: PLC0415 - doctor-only
+    from memverbs.installers.checks import check  # noqa: PLC0415 - doctor-only
 
     user_home = Path(os.environ.get("HOME") or Path.home())
     plugin = plugin_enabled(user_home)

@@ -1,17 +1,16 @@
-"""Install steps through the harness's own CLI, where it is the supported writer, and the one
-way memverbs runs such a command (captured, stdin closed, a deadline, a clear error)."""
+"""Install steps through the harness's own CLI, where it is the supported writer (the command itself
+runs through harness_cli.py, as every harness command memverbs runs)."""
 
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memverbs.installers.files import InstallError, atomic_write_through, real_path
+from memverbs.installers.files import atomic_write_through, real_path
 
 if TYPE_CHECKING:
     from memverbs.installers.steps import Context
@@ -69,17 +68,3 @@ def _kept(path: Path | None, ctx: Context) -> Iterator[None]:
             if not unchanged:
                 atomic_write_through(target, before.decode("utf-8"))
             os.chmod(target, mode)  # the CLI may have narrowed it (OpenClaw writes 0600)
-
-
-
-def run_cli(argv: list[str], env: dict | None = None, *, check: bool = True) -> subprocess.CompletedProcess:
-    try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL)
-    except FileNotFoundError as exc:
-        raise InstallError(f"{argv[0]} is not on PATH", f"Install {argv[0]} first, or check PATH.") from exc
-    except subprocess.TimeoutExpired as exc:
-        raise InstallError(f"`{' '.join(argv[:3])} …` did not finish in 120 s", "Run it by hand to see why.") from exc
-    if check and proc.returncode != 0:
-        detail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
-        raise InstallError(f"`{' '.join(argv[:4])} …` failed: {' / '.join(detail)}", "Run it by hand to see the full error.")
-    return proc

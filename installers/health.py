@@ -9,7 +9,6 @@ healthy — each problem with its fix.
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from memverbs.hooks.events import Harness
 from memverbs.hooks.explain import FIXES as HOOK_FIXES
 from memverbs.installers import toml_block
 from memverbs.installers.base import Options, is_our_hook, is_our_remote, is_our_server, read_receipt
+from memverbs.installers.checks import check, command_exists, reinstall
 from memverbs.installers.files import InstallError, read_text
 from memverbs.installers.jsonc import JsonDoc, JsonEditError
 from memverbs.installers.registry import HARNESSES
@@ -24,10 +24,6 @@ from memverbs.installers.spec import Problem
 from memverbs.server.home import REMOTE_RECEIPT, Home
 
 HEALTHY_HOOK_CODES = {"ok", "empty", "unchanged", "rate_limited", "repeat_start"}
-
-
-def check(name: str, status: str, detail: str, fix: str | None = None) -> dict:
-    return {"name": name, "status": status, "detail": detail, "fix": fix}
 
 
 def harness_checks(home: Home) -> list[dict]:
@@ -114,10 +110,6 @@ def _remote_step_problems(record: dict) -> list[str]:
     return [] if ok else [f"the remote memverbs server is missing from {path}"]
 
 
-def reinstall(harness: Harness) -> str:
-    return f"Run `memverbs install {harness.value}` again (it repairs its own entries and nothing else)."
-
-
 def _step_problems(harness: Harness, record: dict) -> list[Problem]:
     """Does the change this receipt record made still hold? (A harness CLI's own registration is
     its spec's `doctor` to check: only the harness knows where its CLI keeps it.)"""
@@ -157,18 +149,6 @@ def _step_problems(harness: Harness, record: dict) -> list[Problem]:
         marker = record.get("marker")  # a receipt edited by hand may have lost it: then nothing vouches for the file
         if not isinstance(marker, str) or marker not in text:
             return [(f"{path} was changed by someone else", reinstall(harness))]
-    return []
-
-
-def command_exists(harness: Harness, entry: object) -> list[Problem]:
-    """The executable our server entry spawns must exist (a moved venv breaks every session's tools)."""
-    command = None
-    if isinstance(entry, dict):
-        command = entry.get("command")
-        if isinstance(command, list):
-            command = command[0] if command else None
-    if isinstance(command, str) and os.path.isabs(command) and not os.access(command, os.X_OK):
-        return [(f"the server command {command} does not exist any more", reinstall(harness))]
     return []
 
 

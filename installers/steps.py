@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from memverbs.installers.command_steps import run_cli
 from memverbs.installers.files import InstallError, atomic_write_through, backup, read_text
+from memverbs.installers.harness_cli import run_cli
 
 __all__ = ["InstallError", "Step"]  # its home is files.py; installers import it from here
 

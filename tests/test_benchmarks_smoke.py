@@ -11,7 +11,7 @@ import sqlite3
 import pytest
 
 from benchmarks import __main__ as bench
-from benchmarks import concurrency, corpus, side_by_side, startup, verbs
+from benchmarks import concurrency, corpus, processes, side_by_side, startup, verbs
 
 TINY = corpus.size_of("tiny", 150, targets=8)
 VERBS = {"entity", "context_pack", "delta", "recall_entity", "recall_query", "remember"}
@@ -57,7 +57,7 @@ def growth(smoke, tmp_path_factory):
             "corpus": size.__dict__,
             "state": bench.state_check(home, tmp / name),
             "op_layer": verbs.op_layer(copy(home, tmp / f"op-{name}"), scale=0.05, targets=size.targets),
-            "stdio": verbs.over_stdio(copy(home, tmp / f"io-{name}"), startup.memverbs_cmd(), scale=0.05,
+            "stdio": verbs.over_stdio(copy(home, tmp / f"io-{name}"), processes.memverbs_cmd(), scale=0.05,
                                       settle_s=0.2, targets=size.targets),
         }
     return report
@@ -79,7 +79,7 @@ def test_growth_report_compares_the_same_calls_on_brains_of_two_sizes(growth):
 
 
 def test_side_by_side_runs_against_another_server(tmp_path):
-    cmd = startup.memverbs_cmd()
+    cmd = processes.memverbs_cmd()
     tiny = corpus.size_of("sbs", 20, targets=8)
     report = side_by_side.run([*cmd, "serve", "--surface", "full"], tiny, other_init=[*cmd, "init"], settle_s=0.2,
                               scale=0.05)

@@ -3,7 +3,7 @@
 `set` reads the password from the terminal (no echo) or one line of stdin — never from
 an argument, which would land in shell history and `ps` — checks that the server
 accepts it, then stores it with the same rules as a remote brain's token
-(memverbs/remote/record.py's TokenVault: a real secret store, or a backend the user chose
+(memverbs/remote/vault.py's TokenVault: a real secret store, or a backend the user chose
 explicitly) and notes which backend holds it (server/brain/password.py). Nothing is
 stored when the server refuses it. No command ever prints the password.
 """
@@ -76,7 +76,7 @@ def _set(args: argparse.Namespace, home: Home, where: BrainLocation, key: str) -
         problem = _check(where.url or "", secret)
         if problem is not None:
             return fail(problem.message, problem.fix)
-    from memverbs.remote.record import TokenVault  # noqa: PLC0415 - keyring only for this command
+    from memverbs.remote.vault import TokenVault  # noqa: PLC0415 - keyring only for this command
 
     stored = TokenVault().store(key, secret)
     if not stored.ok:

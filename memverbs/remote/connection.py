@@ -51,7 +51,8 @@ from memverbs.installers import registry
 from memverbs.installers.base import Options, read_receipt, run_install, run_uninstall
 from memverbs.installers.spec import HarnessSpec
 from memverbs.installers.steps import InstallError, Step
-from memverbs.remote.record import RemoteError, RemoteRecord, Stored, TokenVault
+from memverbs.remote.record import RemoteError, RemoteRecord
+from memverbs.remote.vault import Stored, TokenVault
 from memverbs.server.home import REMOTE_RECEIPT, Home
 
 

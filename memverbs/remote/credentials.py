@@ -1,7 +1,7 @@
 """Which token a remote brain gets: `$MEMVERBS_REMOTE_TOKEN` wins, else the one in the OS keyring.
 
-Apart from record.py so a remote hook with the token in its environment imports neither the
-connection record's dataclasses nor keyring: it runs on every session start and prompt.
+Apart from vault.py so a remote hook with the token in its environment imports neither the
+keyring vault nor keyring itself: it runs on every session start and prompt.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memverbs.remote.record import TokenVault
+    from memverbs.remote.vault import TokenVault
 
 TOKEN_ENV = "MEMVERBS_REMOTE_TOKEN"
 
@@ -21,7 +21,7 @@ def token_for(url: str, vault: TokenVault | None = None) -> str | None:
     if env:
         return env
     if vault is None:
-        from memverbs.remote.record import TokenVault  # noqa: PLC0415 - only without the variable
+        from memverbs.remote.vault import TokenVault  # noqa: PLC0415 - only without the variable
 
         vault = TokenVault()
     return vault.get(url)

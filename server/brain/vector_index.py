@@ -48,7 +48,7 @@ from typing import IO, Protocol
 import numpy as np
 
 from memverbs.server.brain import vector_ann
-from memverbs.server.brain.sqlite_vectors import unpack
+from memverbs.server.brain.base import unpack
 
 log = logging.getLogger("memverbs.vectors")
 

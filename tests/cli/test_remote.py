@@ -21,7 +21,8 @@ from runcli import CliResult, run_cli
 
 from benchmarks.http_load import RemoteServer, make_token
 from memverbs.cli.main import main
-from memverbs.remote.record import RemoteError, TokenVault, normalise_url
+from memverbs.remote.record import RemoteError, normalise_url
+from memverbs.remote.vault import TokenVault
 
 PLAINTEXT = "keyrings.alt.file.PlaintextKeyring"
 

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from memverbs.installers import toml_block
-from memverbs.installers.command_steps import CliCommand, run_cli
+from memverbs.installers.command_steps import CliCommand
+from memverbs.installers.harness_cli import run_cli
 from memverbs.installers.json_steps import JsonArrayItem, JsonArrayValue, JsonEntry
 from memverbs.installers.steps import Context, InstallError, remove_empty_dirs
 from memverbs.installers.text_steps import MD_BEGIN, MD_END, MarkedBlock, OwnedFile, TomlBlock

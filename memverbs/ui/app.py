@@ -9,6 +9,7 @@ reads and audited edits (`move_facts`, `restore_fact`, `set_fact_visibility`), e
 
 from __future__ import annotations
 
+import json
 import threading
 
 from memverbs.cli.target import LocalTarget
@@ -144,13 +145,20 @@ class InspectorApp:
             raise ActionError(f"{body.get('message')} {body.get('suggestion') or ''}".strip())
         return f"{body['status']} {body['slug']}"
 
+    def page_source(self, slug: str) -> str | None:
+        """The page as its markdown file reads (what the editor shows and a visibility change rewrites)."""
+        from memverbs.server.pages.markdown import stored_markdown  # noqa: PLC0415
+
+        row = self.brain().page(self.source, slug)
+        if row is None:
+            return None
+        return stored_markdown(json.loads(row["frontmatter"]), row["body"], row["markdown"])
+
     def set_page_visibility(self, slug: str, visibility: str) -> str:
         """Rewrite the page's `visibility:` frontmatter line and save it with put_page."""
-        from memverbs.ui.views import page_source  # noqa: PLC0415
-
         if visibility not in ("world", "private"):
             raise ActionError("visibility is world or private")
-        source = page_source(self, slug)
+        source = self.page_source(slug)
         if source is None:
             raise ActionError(f'no page with slug "{slug}"')
         return self.put_page(slug, with_visibility(source, visibility))

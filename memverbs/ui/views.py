@@ -618,17 +618,8 @@ def deleted_page(app: InspectorApp, slug: str) -> tuple[str, str] | None:
     )
 
 
-def page_source(app: InspectorApp, slug: str) -> str | None:
-    from memverbs.server.pages.markdown import stored_markdown  # noqa: PLC0415
-
-    row = app.brain().page(app.source, slug)
-    if row is None:
-        return None
-    return stored_markdown(json.loads(row["frontmatter"]), row["body"], row["markdown"])
-
-
 def edit(app: InspectorApp, slug: str, text: str | None = None, error: str | None = None) -> tuple[str, str]:
-    source = text if text is not None else (page_source(app, slug) or "")
+    source = text if text is not None else (app.page_source(slug) or "")
     problem = f'<p class="error" role="alert">{e(error)}</p>' if error else ""
     body = (
         problem

@@ -60,9 +60,7 @@ def _page(fm_lines: list[str], body_lines: list[str], nl: str, with_fm: bool) ->
 
 
 def _stored(app, slug: str) -> tuple[str, str]:
-    from memverbs.ui.views import page_source
-
-    source = page_source(app, slug)
+    source = app.page_source(slug)
     assert source is not None
     return source, app.call("get_page", {"slug": slug})[1]["visibility"]
 

@@ -475,6 +475,7 @@ def test_health_charts_each_verbs_latency_over_days(browser, inspector, env):
     from memverbs.server.home import Home
 
     log = Home(Path(env["MEMVERBS_HOME"])).usage_log
+    log.parent.mkdir(parents=True, exist_ok=True)  # run alone, no call has been logged yet
     lines = [
         {"ts": f"2026-10-{day:02d}T09:00:00.000Z", "verb": verb, "ok": True, "latency_ms": ms, "surface": "full"}
         for day in range(1, 15) for verb, ms in (("recall", 20 + day), ("entity", 5 + day % 4), ("delta", 3))

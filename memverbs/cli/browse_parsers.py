@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
 
-    from memverbs.cli.parser import Parser
+    from memverbs.cli.argparser import Parser
 
 
 def add_browse_parsers(sub: argparse._SubParsersAction[Parser], add: Callable[..., argparse.ArgumentParser]) -> None:

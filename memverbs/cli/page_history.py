@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
 
-    from memverbs.cli.parser import Parser
+    from memverbs.cli.argparser import Parser
     from memverbs.cli.target import LocalTarget
     from memverbs.server.brain.base import Row
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
 
-    from memverbs.cli.parser import Parser
+    from memverbs.cli.argparser import Parser
     from memverbs.server.brain.base import Brain
     from memverbs.server.sync.report import Report
     from memverbs.server.sync.state import Folder, SyncState

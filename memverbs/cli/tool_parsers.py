@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
 
-    from memverbs.cli.parser import Parser
+    from memverbs.cli.argparser import Parser
 
 
 # One line per operation for the CLI's help: the registry's descriptions are written for agents

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
+import tiers
 from helpers import Client, init_home
 
 from memverbs.server.home import Home
@@ -44,6 +46,57 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         return
     if config.option.numprocesses and not _chosen(config, "--dist", "-d"):
         config.option.dist = "worksteal"
+
+
+# The end-to-end tier (`pytest -m e2e`; `-m "not e2e"` is the fast inner loop, README "Tests"):
+# what needs a real harness binary, a real browser or a real Postgres server, and what spawns many
+# processes (`slow`). Marked here from what a test uses, so a new test lands in the right tier
+# without anyone remembering to mark it; `@pytest.mark.e2e` by hand marks what this cannot see.
+E2E_CALLS = (
+    "require_cli(", "require_openclaw(",  # tests/support/harnesses.py: a harness's real CLI
+    "RemoteServer(",  # benchmarks/http_load.py: a real `serve --http` process
+)
+E2E_FIXTURES = {"browser", "pg_servers", "pg"}  # Chromium; a Postgres server
+
+
+def _is_e2e(item: pytest.Item) -> bool:
+    if item.get_closest_marker("e2e") or item.get_closest_marker("slow"):
+        return True
+    if Path(str(item.path)).parent.name == "e2e":
+        return True
+    names = set(getattr(item, "fixturenames", ()))
+    if names & E2E_FIXTURES:
+        return True
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and callspec.params.get("brain_backend", "sqlite") != "sqlite":
+        return True
+    info = getattr(item, "_fixtureinfo", None)
+    # A module that pins its brain to Postgres overrides the brain_backend fixture to say so.
+    for d in (info.name2fixturedefs.get("brain_backend", ()) if info is not None else ()):
+        if '"postgres' in _source(d.func):
+            return True
+    # A harness's real CLI or a real HTTP server, asked for by the test itself or by a fixture it uses.
+    funcs = [getattr(item, "function", None)]
+    for defs in (info.name2fixturedefs.values() if info is not None else ()):
+        funcs += [d.func for d in defs]
+    return any(call in _source(func) for func in funcs for call in E2E_CALLS)
+
+
+def _source(func: object) -> str:
+    try:
+        return inspect.getsource(func) if func is not None else ""  # type: ignore[arg-type]
+    except (OSError, TypeError):
+        return ""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    e2e = pytest.mark.e2e
+    for item in items:
+        if _is_e2e(item) and not item.get_closest_marker("e2e"):
+            item.add_marker(e2e)
+    # require_cli refuses to run in a test outside the tier (one that reaches it through a helper
+    # function this rule cannot read), so the fast tier never starts a harness.
+    tiers.E2E_NODEIDS.update(item.nodeid for item in items if item.get_closest_marker("e2e"))
 
 
 @pytest.fixture(scope="session")

@@ -16,6 +16,9 @@ from benchmarks import concurrency, corpus, processes, side_by_side, startup, ve
 TINY = corpus.size_of("tiny", 150, targets=8)
 VERBS = {"entity", "context_pack", "delta", "recall_entity", "recall_query", "remember"}
 
+# Each benchmark runs for real (servers, hooks and writers as processes): the e2e tier.
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory):

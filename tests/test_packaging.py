@@ -4,6 +4,8 @@ import re
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 ROOMS = {"memverbs": "memverbs", "memverbs.server": "server", "memverbs.hooks": "hooks",
          "memverbs.installers": "installers", "memverbs.templates": "templates", "memverbs.plugin": "plugin"}
@@ -28,6 +30,7 @@ def test_package_data_patterns_cover_the_data_files():
     assert re.search(r"\.mcp\.json", " ".join(data["memverbs.plugin"]))
 
 
+@pytest.mark.e2e  # builds and installs the wheel
 def test_the_wheel_carries_the_docs_memverbs_docs_prints(tmp_path):
     """A pip-only user has no docs/ folder: `memverbs docs TOPIC` reads the copies the wheel carries
     (as `memverbs/docs/*.md`); the screenshots under docs/ui/ stay out of it."""

@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from benchmarks import hybrid_latency, retrieval_quality
 
 
@@ -30,6 +32,7 @@ def test_conversation_benchmark_skips_cleanly_without_its_data(tmp_path, capsys)
     assert "skipped" in capsys.readouterr().out
 
 
+@pytest.mark.e2e  # a benchmark run over MCP stdio
 def test_conversation_benchmark_remembers_turns_and_recalls_them_over_stdio(tmp_path, capsys):
     """A two-session conversation in LoCoMo's shape, made here: the real data is never needed by a test."""
     from benchmarks import retrieval_conversations

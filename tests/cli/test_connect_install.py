@@ -29,6 +29,9 @@ from benchmarks.http_load import RemoteServer, make_token
 from memverbs.installers import toml_block
 from memverbs.installers.jsonc import JsonDoc
 
+# Every test here connects real harnesses (their CLIs, or files they read at start): the e2e tier.
+pytestmark = pytest.mark.e2e
+
 PLAINTEXT = "keyrings.alt.file.PlaintextKeyring"
 FILE_HARNESSES = ["codex", "grok", "opencode", "openclaw"]  # connect edits their files: no CLI needed to register
 # The user's own configs before connect: comments and another server that must survive, byte for byte.

@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pytest
 from runcli import run_cli
+from tiers import require_e2e
 
 
 def require_cli(name: str) -> str:
+    require_e2e(f"the {name} CLI")
     found = shutil.which(name)
     if found:
         return found

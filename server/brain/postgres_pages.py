@@ -351,7 +351,7 @@ class PageStore(PostgresBase):
             )
             return True
 
-    def add_alias(self, source: str, slug: str, alias: str, alias_norm: str, *, allow_private: bool) -> bool | None:
+    def add_alias(self, source: str, slug: str, alias: str, alias_norm: str, now: int, *, allow_private: bool) -> bool | None:
         with self.write() as db:
             if not self._writable(db, source, slug, allow_private):
                 return None
@@ -360,7 +360,12 @@ class PageStore(PostgresBase):
                 "ON CONFLICT DO NOTHING",
                 (source, slug, alias, alias_norm),
             )
-            return cur.rowcount > 0
+            if cur.rowcount == 0:
+                return False
+            # The page's file-relevant state changed (write-back renders it into the note's aliases):
+            # stamped like add_timeline_entry, so a synced folder gets it without waiting for a page write.
+            db.execute("UPDATE pages SET updated_at = %s WHERE source_id = %s AND slug = %s", (now, source, slug))
+            return True
 
     def add_link(
         self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context: str | None, now: int, *, allow_private: bool
@@ -374,7 +379,10 @@ class PageStore(PostgresBase):
                 "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
                 (source, from_slug, to_slug, link_type, link_source, context, now),
             )
-            return cur.rowcount > 0
+            if cur.rowcount == 0:
+                return False
+            db.execute("UPDATE pages SET updated_at = %s WHERE source_id = %s AND slug = %s", (now, source, from_slug))
+            return True
 
     def add_timeline_entry(
         self, source: str, slug: str, date: str, summary: str, detail: str | None, now: int, *, allow_private: bool

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import re
+import weakref
 from typing import TYPE_CHECKING
 
 from memverbs.server.files import OutsideFolder, create_inside, open_dir_inside, stat_inside
@@ -44,6 +45,10 @@ if TYPE_CHECKING:
 _UNSAFE = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|#^\[\]]+')
 NAME_BYTES = 120
 
+# What each pass (a watcher keeps one) already said about a page that could not get a file, by the
+# page's stamp: a watcher looks back a minute every half second, and one refusal is news once.
+_SAID: weakref.WeakKeyDictionary[FolderPass, dict[str, int]] = weakref.WeakKeyDictionary()
+
 
 def file_new_pages(fp: FolderPass, report: Report, since: int = 0) -> None:
     """Give every page of the folder's slug space that has no file one (or record the collision)."""
@@ -57,6 +62,13 @@ def file_new_pages(fp: FolderPass, report: Report, since: int = 0) -> None:
     own = fp.folder.prefix
     nested = [f.prefix for f in fp.state.folders() if f.id != fp.folder.id and len(f.prefix) > len(own)
               and (not own or f.prefix.startswith(own + "/"))]
+    said = _SAID.setdefault(fp, {})
+
+    def refuse(where: str, why: str) -> None:
+        if said.get(slug) != row["updated_at"]:
+            said[slug] = row["updated_at"]
+            report.add("errors", where, f"no file made for the new page: {why}")
+
     for row in rows:
         slug = row["slug"]
         if any(slug.startswith(p + "/") for p in nested):
@@ -64,13 +76,13 @@ def file_new_pages(fp: FolderPass, report: Report, since: int = 0) -> None:
         try:
             rel, clash = place(fp.folder.root, own, slug, row["title"])
         except OutsideFolder as exc:
-            report.add("errors", slug, f"no file made for the new page: {exc.message}")
+            refuse(slug, exc.message)
             continue
         except OSError as exc:
-            report.add("errors", slug, f"no file made for the new page: {exc.strerror}")
+            refuse(slug, str(exc.strerror))
             continue
         if rel is None:
-            report.add("errors", slug, f"no file made for the new page: {clash} is in the way (not a note)")
+            refuse(slug, f"{clash} is in the way (not a note)")
             continue
         page = fp.brain.page(fp.source, slug)  # read before the render: a write after it is due again later
         if page is None:
@@ -92,10 +104,10 @@ def file_new_pages(fp: FolderPass, report: Report, since: int = 0) -> None:
             _collision(fp, report, rel, slug, text)  # saved there a moment ago: the user's file, never replaced
             continue
         except OutsideFolder as exc:
-            report.add("errors", rel, f"no file made for the new page: {exc.message}")
+            refuse(rel, exc.message)
             continue
         except OSError as exc:
-            report.add("errors", rel, f"no file made for the new page: {exc.strerror}")
+            refuse(rel, str(exc.strerror))
             continue
         fp.state.record(fp.folder, FileState(rel, slug, file_hash(data), st.st_size, st.st_mtime_ns, page["updated_at"], now_ms()))
         report.add("written_back", rel)

@@ -764,6 +764,9 @@ def demo(tmp_path_factory):
         call = runtime.local_dispatcher().call
         for slug, page in (("people/maya-chen", MAYA), ("projects/atlas", ATLAS)):
             assert not call("put_page", {"slug": slug, "content": page}).is_error
+        # An earlier draft of Atlas, replaced: the page's history has a version to show.
+        assert not call("put_page", {"slug": "projects/atlas", "content": ATLAS.replace("Postgres only", "Postgres and Redis")}).is_error
+        assert not call("put_page", {"slug": "projects/atlas", "content": ATLAS}).is_error
         ids = {}
         for key, fact, kind, entity, who, vis in (
             ("flag", "Atlas ships behind the billing_v2 flag", "commitment", "projects/atlas", "claude", "world"),
@@ -795,6 +798,14 @@ def demo(tmp_path_factory):
     e["MEMVERBS_HOME"] = str(root)
     for var in ("MEMVERBS_SOURCE", "MEMVERBS_MCP_SURFACE", "MEMVERBS_MCP_FORCE_SURFACE", "NO_COLOR"):
         e.pop(var, None)
+    # A synced note an agent and its user both changed: an open conflict.
+    notes = root.parent / "notes"
+    notes.mkdir()
+    (notes / "Rollout.md").write_text("# Rollout\n\n- Canary on Monday\n- Everyone by Friday\n")
+    assert cli(e, "sync", str(notes), "--prefix", "notes").returncode == 0
+    assert cli(e, "put-page", "notes/rollout", "-", stdin="# Rollout\n\n- Canary on Tuesday\n- Everyone by Friday\n").returncode == 0
+    (notes / "Rollout.md").write_text("# Rollout\n\n- Canary on Monday, 10% of traffic\n- Everyone by Friday\n")
+    assert cli(e, "sync", str(notes), "--prefix", "notes").returncode == 0
     proc, url = _start_inspector(e)
     yield {"url": url, "ids": ids}
     proc.terminate()
@@ -811,6 +822,7 @@ def test_every_view_in_both_themes_and_at_phone_width(browser, demo):
         "timeline": "/timeline", "entities": "/entities", "entity": "/entity/people/maya-chen",
         "page": "/page/people/maya-chen", "edit": "/edit/projects/atlas", "fact": f"/fact/{demo['ids']['tz']}",
         "pack": "/pack", "search": "/search?q=maya+reviews", "health": "/health", "access": "/access",
+        "history": "/history/projects/atlas?v=2", "conflicts": "/conflicts", "conflict": "/conflict/1",
         "not-found": "/entity/people/nobody-example", "confirm": None,
     }
     out = Path(GALLERY) if GALLERY else ARTIFACTS / "gallery"
@@ -928,7 +940,11 @@ def _conflict(env, tmp_path, name: str) -> tuple:
 
 def test_conflicts_are_listed_with_both_sides_and_settled_as_sync_resolve_does(browser, inspector, env, tmp_path):
     note, cid = _conflict(env, tmp_path, "team")
-    browser.get(base(inspector) + "/conflicts")
+    browser.get(base(inspector) + "/timeline")
+    browser.find_element(By.TAG_NAME, "h1").click()
+    for key in ("g", "c"):  # the view's key
+        ActionChains(browser).send_keys(key).perform()
+    wait_for(browser, lambda d: d.current_url.endswith("/conflicts"), "g c did not go to the conflicts")
     row = next(r for r in browser.find_elements(By.CSS_SELECTOR, "table.conflicts tbody tr") if "team/plan" in r.text)
     assert "plan.md" in row.text
     row.find_element(By.CSS_SELECTOR, "a.primary").click()

@@ -533,7 +533,7 @@ def test_phone_width_keeps_the_navigation_usable(browser, inspector):
         width = browser.execute_script("return document.documentElement.scrollWidth")
         assert width <= 390 + 1  # nothing forces a sideways scroll
         nav = browser.find_elements(By.CSS_SELECTOR, "header nav a")
-        assert len(nav) == 6 and all(a.is_displayed() for a in nav)
+        assert len(nav) == 7 and all(a.is_displayed() for a in nav)
         shot(browser, "timeline-phone")
     finally:
         browser.set_window_size(1200, 1000)

@@ -33,10 +33,11 @@ from memverbs.server.files import OutsideFolder, create_inside, open_dir_inside,
 from memverbs.server.sync import scan
 from memverbs.server.sync.render import render_page
 from memverbs.server.sync.slugs import segment_slug, slug_for_path
-from memverbs.server.sync.state import FileState
+from memverbs.server.sync.state import FileState, Folder
 from memverbs.server.timeparse import now_ms
 
 if TYPE_CHECKING:
+    from memverbs.server.brain.base import Brain, Row
     from memverbs.server.sync.importer import FolderPass
     from memverbs.server.sync.report import Report
 
@@ -56,12 +57,10 @@ def file_new_pages(fp: FolderPass, report: Report, since: int = 0) -> None:
 
     if fp.folder.id < 0:
         return  # a dry run's folder that was never synced
-    rows = fp.brain.sync_unfiled(fp.source, fp.folder.id, since)
+    rows = unfiled(fp.brain, fp.source, fp.folder, fp.state.folders(), since)
     if not rows:
         return
     own = fp.folder.prefix
-    nested = [f.prefix for f in fp.state.folders() if f.id != fp.folder.id and len(f.prefix) > len(own)
-              and (not own or f.prefix.startswith(own + "/"))]
     said = _SAID.setdefault(fp, {})
 
     def refuse(where: str, why: str) -> None:
@@ -71,8 +70,6 @@ def file_new_pages(fp: FolderPass, report: Report, since: int = 0) -> None:
 
     for row in rows:
         slug = row["slug"]
-        if any(slug.startswith(p + "/") for p in nested):
-            continue  # a more specific folder's page
         try:
             rel, clash = place(fp.folder.root, own, slug, row["title"])
         except OutsideFolder as exc:
@@ -111,6 +108,14 @@ def file_new_pages(fp: FolderPass, report: Report, since: int = 0) -> None:
             continue
         fp.state.record(fp.folder, FileState(rel, slug, file_hash(data), st.st_size, st.st_mtime_ns, page["updated_at"], now_ms()))
         report.add("written_back", rel)
+
+
+def unfiled(brain: Brain, source: str, folder: Folder, folders: list[Folder], since: int = 0) -> list[Row]:
+    """The folder's pages that have no file yet (`sync --status` counts them as pages to write back),
+    less those under a more specific folder's prefix, which are that folder's."""
+    own = folder.prefix
+    nested = [f.prefix for f in folders if f.id != folder.id and len(f.prefix) > len(own) and (not own or f.prefix.startswith(own + "/"))]
+    return [r for r in brain.sync_unfiled(source, folder.id, since) if not any(r["slug"].startswith(p + "/") for p in nested)]
 
 
 def _collision(fp: FolderPass, report: Report, rel: str, slug: str, text: str) -> None:

@@ -25,8 +25,10 @@ def test_a_page_an_agent_creates_under_the_prefix_gets_a_readable_file(tmp_path,
     cli_json("sync", root, "--prefix", "notes")
     remote.ok("put_page", slug="notes/projects/q3-plan-draft", content=AGENT_PAGE)  # an MCP agent
     local.ok("put_page", slug="elsewhere/kept-out", content="# Not the folder's\n")
+    assert cli_json("sync", "--status")[1]["folders"][0]["pending_write_back"] == 1  # waiting for its file
     _code, rep = cli_json("sync", root, "--prefix", "notes")
     assert rep["written_back"] == 1 and rep["errors"] == 0, rep
+    assert cli_json("sync", "--status")[1]["folders"][0]["pending_write_back"] == 0
     # In the folder the user already has for that slug, named by the title, the page's text byte for byte.
     assert files_below(root) == {"Projects/Atlas.md", "Projects/Q3 Plan draft.md"}
     assert (root / "Projects" / "Q3 Plan draft.md").read_text() == AGENT_PAGE

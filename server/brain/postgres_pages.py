@@ -267,8 +267,8 @@ class PageStore(PostgresBase):
                 if existing is None:
                     page_id = first(db.execute(
                         "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
-                        "markdown, updated_at, title_key, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
-                        (source, draft.slug, reverse(draft.slug), *values, now),
+                        "markdown, updated_at, title_key, created_at, origin) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                        (source, draft.slug, reverse(draft.slug), *values, now, by),
                     ))[0]
                 else:
                     page_id = existing["id"]
@@ -286,8 +286,8 @@ class PageStore(PostgresBase):
                         )
                     db.execute(
                         "UPDATE pages SET title = %s, type = %s, body = %s, frontmatter = %s, summary = %s, visibility = %s, "
-                        "markdown = %s, updated_at = %s, title_key = %s, deleted_at = NULL WHERE id = %s",
-                        (*values, page_id),
+                        "markdown = %s, updated_at = %s, title_key = %s, deleted_at = NULL, origin = %s WHERE id = %s",
+                        (*values, by, page_id),
                     )
                 self._write_chunks(db, source, page_id, draft.title, draft.body)
                 # What the markdown declares is replaced; what was added by hand is kept.

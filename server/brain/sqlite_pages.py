@@ -283,15 +283,15 @@ class PageStore(SqliteBase):
             if existing is None:
                 page_id = self.inserted_id(db.execute(
                     "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
-                    "markdown, updated_at, title_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (source, draft.slug, reverse(draft.slug), *values, now),
+                    "markdown, updated_at, title_key, created_at, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (source, draft.slug, reverse(draft.slug), *values, now, by),
                 ))
             else:
                 page_id = existing["id"]
                 db.execute(
                     "UPDATE pages SET title = ?, type = ?, body = ?, frontmatter = ?, summary = ?, visibility = ?, "
-                    "markdown = ?, updated_at = ?, title_key = ?, deleted_at = NULL WHERE id = ?",
-                    (*values, page_id),
+                    "markdown = ?, updated_at = ?, title_key = ?, deleted_at = NULL, origin = ? WHERE id = ?",
+                    (*values, by, page_id),
                 )
             self._write_chunks(db, source, page_id, draft.title, draft.body)
             # What the markdown declares is replaced; what was added by hand is kept.

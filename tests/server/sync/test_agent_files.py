@@ -91,6 +91,21 @@ def test_a_more_specific_folder_keeps_its_own_pages(tmp_path, cli_json, local):
     assert files_below(wide) == set() and files_below(work) == {"Roadmap.md"}
 
 
+def test_a_page_that_came_from_a_file_is_never_given_one_back(tmp_path, cli_json, local, runtime):
+    """A page whose file's record was lost (an orphan: the note was moved and the move was missed) came
+    from the folder: a file is not made for it again beside the one the user moved."""
+    root = tmp_path / "v"
+    write(root / "a.md", "# A\n")
+    cli_json("sync", root, "--prefix", "notes")
+    brain = runtime.brain()
+    [folder] = brain.sync_folder_rows(runtime.source)
+    brain.sync_forget_file(folder["id"], "a.md")
+    (root / "a.md").unlink()
+    _code, rep = cli_json("sync", root, "--prefix", "notes")
+    assert rep["written_back"] == 0 and files_below(root) == set(), rep
+    assert local.ok("get_page", slug="notes/a")["title"] == "A"  # left for orphan detection, not filed
+
+
 def test_a_symlinked_folder_is_never_followed(tmp_path, cli_json, local):
     root, outside = tmp_path / "v", tmp_path / "outside"
     root.mkdir()

@@ -63,9 +63,9 @@ def file_new_pages(fp: FolderPass, report: Report, since: int = 0) -> None:
     own = fp.folder.prefix
     said = _SAID.setdefault(fp, {})
 
-    def refuse(where: str, why: str) -> None:
-        if said.get(slug) != row["updated_at"]:
-            said[slug] = row["updated_at"]
+    def refuse(row: Row, where: str, why: str) -> None:
+        if said.get(row["slug"]) != row["updated_at"]:
+            said[row["slug"]] = row["updated_at"]
             report.add("errors", where, f"no file made for the new page: {why}")
 
     for row in rows:
@@ -73,13 +73,13 @@ def file_new_pages(fp: FolderPass, report: Report, since: int = 0) -> None:
         try:
             rel, clash = place(fp.folder.root, own, slug, row["title"])
         except OutsideFolder as exc:
-            refuse(slug, exc.message)
+            refuse(row, slug, exc.message)
             continue
         except OSError as exc:
-            refuse(slug, str(exc.strerror))
+            refuse(row, slug, str(exc.strerror))
             continue
         if rel is None:
-            refuse(slug, f"{clash} is in the way (not a note)")
+            refuse(row, slug, f"{clash} is in the way (not a note)")
             continue
         page = fp.brain.page(fp.source, slug)  # read before the render: a write after it is due again later
         if page is None:
@@ -101,10 +101,10 @@ def file_new_pages(fp: FolderPass, report: Report, since: int = 0) -> None:
             _collision(fp, report, rel, slug, text)  # saved there a moment ago: the user's file, never replaced
             continue
         except OutsideFolder as exc:
-            refuse(rel, exc.message)
+            refuse(row, rel, exc.message)
             continue
         except OSError as exc:
-            refuse(rel, str(exc.strerror))
+            refuse(row, rel, str(exc.strerror))
             continue
         fp.state.record(fp.folder, FileState(rel, slug, file_hash(data), st.st_size, st.st_mtime_ns, page["updated_at"], now_ms()))
         report.add("written_back", rel)

@@ -171,9 +171,41 @@ def _refuse_if_link(dir_fd: int, name: str, rel: str, exc: OSError) -> None:
         raise OutsideFolder(f"{rel} is a symlink; not followed", _FOLLOW_FIX) from None
 
 
+def create_inside(root: str | os.PathLike[str], rel: str, data: bytes, *, mode: int = 0o644) -> None:
+    """Create the file `rel` below `root` atomically, making missing folders on the way, without following
+    any symlink below `root` (OutsideFolder), and never over anything already there: FileExistsError when
+    `rel` exists, even when it appeared a moment ago. The bytes are written to a temp file first and
+    linked in under the name (linkat fails rather than replace), so a reader never sees half a file."""
+    parent, name = open_parent(root, rel, make_dirs=True)
+    try:
+        tmp = _write_temp(parent, name, data, mode)
+        try:
+            os.link(tmp, name, src_dir_fd=parent, dst_dir_fd=parent, follow_symlinks=False)
+        finally:
+            try:
+                os.unlink(tmp, dir_fd=parent)
+            except OSError:
+                pass
+    finally:
+        os.close(parent)
+
+
 def _replace_at(dir_fd: int, name: str, data: bytes, mode: int) -> None:
     """Write `data` to a fresh temp file in `dir_fd`, fsync it, rename it over `name` (which is replaced, never
     written through: rename swaps the directory entry, whatever was there)."""
+    tmp = _write_temp(dir_fd, name, data, mode)
+    try:
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        try:
+            os.unlink(tmp, dir_fd=dir_fd)
+        except OSError:
+            pass
+        raise
+
+
+def _write_temp(dir_fd: int, name: str, data: bytes, mode: int) -> str:
+    """A fresh, fsynced temp file beside `name` in `dir_fd` holding `data` with `mode`; its name."""
     for n in range(100):
         tmp = f".{name}.{os.getpid()}.{n}.memverbs-tmp"
         try:
@@ -189,14 +221,12 @@ def _replace_at(dir_fd: int, name: str, data: bytes, mode: int) -> None:
             view = view[os.write(fd, view) :]
         os.fchmod(fd, mode)
         os.fsync(fd)
-        os.close(fd)
-        fd = -1
-        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
-        if fd >= 0:
-            os.close(fd)
+        os.close(fd)
         try:
             os.unlink(tmp, dir_fd=dir_fd)
         except OSError:
             pass
         raise
+    os.close(fd)
+    return tmp

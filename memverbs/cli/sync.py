@@ -375,8 +375,6 @@ def run_resolve(args: argparse.Namespace) -> int:
     """`sync --resolve NOTE --keep file|brain|both`: settle one note's open conflict."""
     from memverbs.server.errors import MemverbsError  # noqa: PLC0415
     from memverbs.server.sync import conflicts  # noqa: PLC0415
-    from memverbs.server.sync.importer import MAX_BYTES, FolderPass  # noqa: PLC0415
-    from memverbs.server.sync.state import SyncState  # noqa: PLC0415
 
     if args.resolve is None or args.keep is None:
         return fail("--resolve and --keep go together", "Run `memverbs sync --resolve NOTE --keep file|brain|both`.", code=2)
@@ -385,27 +383,16 @@ def run_resolve(args: argparse.Namespace) -> int:
     except MemverbsError as exc:
         return fail(exc.message, exc.fix)
     try:
-        state = SyncState(brain, runtime.source)
-        open_rows = state.conflicts()
-        rows = conflicts.find(open_rows, args.resolve)
-        if not rows:
-            listed = ", ".join(sorted({f"{r['rel_path']} (#{r['id']})" for r in open_rows})[:10]) or "none"
-            return fail(f'no open conflict for "{args.resolve}" (open: {listed})',
-                        "Name the note by its file, its path in the folder, its slug or #id, as `memverbs sync --status` lists it.")
-        if len({r["folder_id"] for r in rows}) > 1:
-            return fail(f'"{args.resolve}" names a note in several folders', "Pass the file's full path, or the conflict's #id.")
-        folder = next(f for f in state.folders() if f.id == rows[0]["folder_id"])
-        fp = FolderPass(runtime.local_dispatcher(), brain, runtime.source, folder, max_bytes=args.max_bytes or MAX_BYTES)
-        done = conflicts.resolve(fp, rows, args.keep)
+        settled = conflicts.settle(runtime.local_dispatcher(), brain, runtime.source, args.resolve, args.keep, max_bytes=args.max_bytes)
     except MemverbsError as exc:
         return fail(exc.message, exc.fix)
     finally:
         runtime.close()
     if args.json:
-        print_json({"resolved": [r["id"] for r in rows], "file": rows[-1]["rel_path"], "slug": rows[-1]["slug"], "kept": args.keep})
+        print_json({"resolved": settled.ids, "file": settled.rel_path, "slug": settled.slug, "kept": settled.kept})
     else:
-        ids = ", ".join(f"#{r['id']}" for r in rows)
-        print(f"settled {ids}: {done}")
+        ids = ", ".join(f"#{i}" for i in settled.ids)
+        print(f"settled {ids}: {settled.done}")
         if args.keep != "file":
-            print(f"  the text it replaced is in the page's history: memverbs page-history {rows[-1]['slug']}")
+            print(f"  the text it replaced is in the page's history: memverbs page-history {settled.slug}")
     return 0

@@ -163,6 +163,31 @@ class InspectorApp:
             raise ActionError(f'no page with slug "{slug}"')
         return self.put_page(slug, with_visibility(source, visibility))
 
+    def restore_version(self, slug: str, version: str) -> str:
+        """`memverbs page-restore SLUG VERSION`: a put_page of the kept text (its links, search and a synced
+        file's write-back follow; the text it replaces is kept in turn)."""
+        slug = slug.strip()
+        if not version.strip().isdigit():
+            raise ActionError(f'"{version}" is not a version number: pick one the page\'s history lists')
+        row = self.brain().page_version(self.source, slug, int(version))
+        if row is None:
+            raise ActionError(f"{slug} has no version {version}: the page's history lists the versions kept")
+        self.put_page(slug, row["markdown"])
+        return f"restored {slug} to version {row['version']}; the text it replaced is kept in the history"
+
+    def settle_conflict(self, conflict_id: str, keep: str) -> str:
+        """`memverbs sync --resolve #ID --keep file|brain|both`: the same settle, through the same trusted caller."""
+        from memverbs.server.sync.conflicts import settle  # noqa: PLC0415
+
+        ident = conflict_id.strip().lstrip("#")
+        if not ident.isdigit():
+            raise ActionError(f'"{conflict_id}" is not a conflict id: pick one the Conflicts view lists')
+        try:
+            settled = settle(self.target.runtime.local_dispatcher(), self.brain(), self.source, "#" + ident, keep)
+        except MemverbsError as exc:
+            raise ActionError(f"{exc.message} {getattr(exc, 'fix', '') or ''}".strip()) from exc
+        return f"settled {', '.join(f'#{i}' for i in settled.ids)}: {settled.done}"
+
     def revoke_client(self, client_id: str) -> str:
         """End an OAuth client at once (`memverbs auth clients --revoke`): its next request is refused."""
         from memverbs.server.timeparse import now_ms  # noqa: PLC0415

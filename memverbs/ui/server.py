@@ -28,14 +28,15 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from memverbs.server.brain.fact_edits import parse_fact_ref
 from memverbs.server.errors import MemverbsError
-from memverbs.ui import views
+from memverbs.ui import conflicts, history, views
 from memverbs.ui.app import ActionError, InspectorApp
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
 COOKIE = "memverbs_ui"  # + the port: cookies ignore ports, and two inspectors may run side by side
-NAV = (("/timeline", "Timeline"), ("/entities", "Entities"), ("/pack", "Pack preview"), ("/search", "Search"), ("/access", "Access"), ("/health", "Health"))
+NAV = (("/timeline", "Timeline"), ("/entities", "Entities"), ("/pack", "Pack preview"), ("/search", "Search"), ("/conflicts", "Conflicts"),
+       ("/access", "Access"), ("/health", "Health"))
 STATIC = {"ui.css": "text/css; charset=utf-8", "ui.js": "text/javascript; charset=utf-8"}
 MAX_BODY = 4 * 1024 * 1024
 
@@ -213,6 +214,16 @@ class Handler(BaseHTTPRequestHandler):
                 fact_id = parse_fact_ref(path[len("/fact/"):])
                 found = views.fact_history(app, fact_id) if fact_id is not None else None
                 return self._page(*found, active="/timeline") if found else self._missing("no such fact")
+            if path.startswith("/history/"):
+                slug = path[len("/history/"):]
+                found = history.history(app, slug, q)
+                return self._page(*found, active="/entities") if found else self._missing(f"no page {slug} and no history for it")
+            if path == "/conflicts":
+                return self._page(*conflicts.conflicts(app), active="/conflicts")
+            if path.startswith("/conflict/"):
+                ident = path[len("/conflict/"):].lstrip("#")
+                found = conflicts.conflict(app, int(ident)) if ident.isdigit() else None
+                return self._page(*found, active="/conflicts") if found else self._missing(f"no open conflict #{ident}")
             if path == "/pack":
                 return self._page(*views.pack(app, q), active="/pack")
             if path == "/search":
@@ -258,6 +269,21 @@ class Handler(BaseHTTPRequestHandler):
                         widen = " Every MCP caller will be able to read it." if vis == "world" else " No MCP caller will read it any more."
                         return self._confirm(path, form, f"Make the page {form.get('slug')} {vis}?{widen}")
                     done, back = app.set_page_visibility(form.get("slug", ""), vis), "/page/" + form.get("slug", "")
+                elif path == "/page-restore":
+                    slug, version = form.get("slug", ""), form.get("version", "")
+                    if not confirmed:
+                        return self._confirm(path, form, f"Put version {version} of {slug} back? The current text is kept in "
+                                             "the page's history; a synced note's file gets the restored text too.")
+                    done, back = app.restore_version(slug, version), "/page/" + slug.strip()
+                elif path == "/resolve":
+                    keep = form.get("keep", "")
+                    if not confirmed:
+                        said = {"file": "keep the file's version (the brain's kept version is marked settled, not deleted)",
+                                "brain": "put the brain's kept version back, into the page and the file",
+                                "both": "write both versions into the file, between conflict markers"}.get(keep, f"keep {keep}")
+                        return self._confirm(path, form, f"Settle conflict #{form.get('id')}: {said}? The text it replaces "
+                                             "stays in the page's history.")
+                    done, back = app.settle_conflict(form.get("id", ""), keep), "/conflicts"
                 elif path == "/revoke-client":
                     if not confirmed:
                         return self._confirm(path, form, f"Revoke the OAuth client {form.get('client_id')}? Its next request "

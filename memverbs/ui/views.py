@@ -39,7 +39,7 @@ KEYS = (
     ("o", "open the current row (Enter also follows its focused link)"),
     ("x", "show or hide the current row's actions"),
     ("[ ]", "newer / older page"),
-    ("g t", "go to Timeline (g e Entities, g p Pack preview, g s Search, g a Access, g h Health)"),
+    ("g t", "go to Timeline (g e Entities, g p Pack preview, g s Search, g c Conflicts, g a Access, g h Health)"),
     ("t", "switch between the light and the dark theme (remembered in this browser)"),
     ("?", "this list"),
     ("Esc", "leave a text box, close this list"),
@@ -589,6 +589,7 @@ def page(app: InspectorApp, slug: str) -> tuple[str, str, str] | None:
         '<div class="toolbar">'
         f'<a class="button" href="/edit/{e(quote(slug, safe="/"))}">Edit</a>'
         f'<a class="button" href="{e(entity_href(slug))}">Entity view</a>'
+        f'<a class="button" href="/history/{e(quote(slug, safe="/"))}">History</a>'
         '<form class="inline-form" method="post" action="/page-visibility">'
         f'<input type="hidden" name="slug" value="{e(slug)}"><input type="hidden" name="visibility" value="{other}">'
         f'<button type="submit" class="quiet">Make {other}</button></form></div>'
@@ -614,7 +615,8 @@ def deleted_page(app: InspectorApp, slug: str) -> tuple[str, str] | None:
             else "No facts are filed under the name. ")
     return "Page deleted", (
         f'<div class="panel"><p class="error" role="alert">The page {e(slug)} was deleted {when(gone[0]["deleted_at"])}.</p>'
-        f'<p>{left}<a href="/edit/{e(quote(slug, safe="/"))}">Write it again</a>.</p></div>'
+        f'<p>{left}<a href="/edit/{e(quote(slug, safe="/"))}">Write it again</a>, or bring back a version from '
+        f'<a href="/history/{e(quote(slug, safe="/"))}">its history</a>.</p></div>'
     )
 
 

@@ -267,8 +267,8 @@ class PageStore(PostgresBase):
                 if existing is None:
                     page_id = first(db.execute(
                         "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
-                        "markdown, updated_at, title_key, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
-                        (source, draft.slug, reverse(draft.slug), *values, now),
+                        "markdown, updated_at, title_key, created_at, origin) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                        (source, draft.slug, reverse(draft.slug), *values, now, by),
                     ))[0]
                 else:
                     page_id = existing["id"]
@@ -286,8 +286,8 @@ class PageStore(PostgresBase):
                         )
                     db.execute(
                         "UPDATE pages SET title = %s, type = %s, body = %s, frontmatter = %s, summary = %s, visibility = %s, "
-                        "markdown = %s, updated_at = %s, title_key = %s, deleted_at = NULL WHERE id = %s",
-                        (*values, page_id),
+                        "markdown = %s, updated_at = %s, title_key = %s, deleted_at = NULL, origin = %s WHERE id = %s",
+                        (*values, by, page_id),
                     )
                 self._write_chunks(db, source, page_id, draft.title, draft.body)
                 # What the markdown declares is replaced; what was added by hand is kept.
@@ -351,7 +351,7 @@ class PageStore(PostgresBase):
             )
             return True
 
-    def add_alias(self, source: str, slug: str, alias: str, alias_norm: str, *, allow_private: bool) -> bool | None:
+    def add_alias(self, source: str, slug: str, alias: str, alias_norm: str, now: int, *, allow_private: bool) -> bool | None:
         with self.write() as db:
             if not self._writable(db, source, slug, allow_private):
                 return None
@@ -360,7 +360,12 @@ class PageStore(PostgresBase):
                 "ON CONFLICT DO NOTHING",
                 (source, slug, alias, alias_norm),
             )
-            return cur.rowcount > 0
+            if cur.rowcount == 0:
+                return False
+            # The page's file-relevant state changed (write-back renders it into the note's aliases):
+            # stamped like add_timeline_entry, so a synced folder gets it without waiting for a page write.
+            db.execute("UPDATE pages SET updated_at = %s WHERE source_id = %s AND slug = %s", (now, source, slug))
+            return True
 
     def add_link(
         self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context: str | None, now: int, *, allow_private: bool
@@ -374,7 +379,10 @@ class PageStore(PostgresBase):
                 "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
                 (source, from_slug, to_slug, link_type, link_source, context, now),
             )
-            return cur.rowcount > 0
+            if cur.rowcount == 0:
+                return False
+            db.execute("UPDATE pages SET updated_at = %s WHERE source_id = %s AND slug = %s", (now, source, from_slug))
+            return True
 
     def add_timeline_entry(
         self, source: str, slug: str, date: str, summary: str, detail: str | None, now: int, *, allow_private: bool

@@ -106,6 +106,19 @@ class SyncStore(PostgresBase):
             (source, since, folder_id),
         )
 
+    def sync_unfiled(self, source: str, folder_id: int, since: int = 0) -> list:
+        """Live pages in the folder's slug space that no synced file of the source holds (see the SQLite store)."""
+        return self.query(
+            "WITH p AS MATERIALIZED (SELECT slug, title, created_at, updated_at, origin FROM pages "
+            "WHERE source_id = %s AND updated_at > %s AND deleted_at IS NULL) "
+            "SELECT p.slug, p.title, p.updated_at FROM p JOIN sync_folders f ON f.id = %s "
+            "WHERE p.origin NOT IN ('sync', 'put_page') AND CASE WHEN f.slug_prefix = '' THEN p.created_at >= f.created_at "
+            "ELSE left(p.slug, length(f.slug_prefix) + 1) = f.slug_prefix || '/' END "
+            "AND NOT EXISTS (SELECT 1 FROM sync_folders o JOIN sync_files sf ON sf.folder_id = o.id AND sf.slug = p.slug "
+            "WHERE o.source_id = %s) ORDER BY p.slug",
+            (source, since, folder_id, source),
+        )
+
     # -- conflicts -----------------------------------------------------------
 
     def sync_add_conflict(self, folder_id: int, rel_path: str, slug: str, brain_content: str, now: int) -> int:

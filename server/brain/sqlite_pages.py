@@ -283,15 +283,15 @@ class PageStore(SqliteBase):
             if existing is None:
                 page_id = self.inserted_id(db.execute(
                     "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
-                    "markdown, updated_at, title_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (source, draft.slug, reverse(draft.slug), *values, now),
+                    "markdown, updated_at, title_key, created_at, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (source, draft.slug, reverse(draft.slug), *values, now, by),
                 ))
             else:
                 page_id = existing["id"]
                 db.execute(
                     "UPDATE pages SET title = ?, type = ?, body = ?, frontmatter = ?, summary = ?, visibility = ?, "
-                    "markdown = ?, updated_at = ?, title_key = ?, deleted_at = NULL WHERE id = ?",
-                    (*values, page_id),
+                    "markdown = ?, updated_at = ?, title_key = ?, deleted_at = NULL, origin = ? WHERE id = ?",
+                    (*values, by, page_id),
                 )
             self._write_chunks(db, source, page_id, draft.title, draft.body)
             # What the markdown declares is replaced; what was added by hand is kept.
@@ -350,7 +350,7 @@ class PageStore(SqliteBase):
             )
             return True
 
-    def add_alias(self, source: str, slug: str, alias: str, alias_norm: str, *, allow_private: bool) -> bool | None:
+    def add_alias(self, source: str, slug: str, alias: str, alias_norm: str, now: int, *, allow_private: bool) -> bool | None:
         with self.write() as db:
             if not self._writable(db, source, slug, allow_private):
                 return None
@@ -358,7 +358,12 @@ class PageStore(SqliteBase):
                 "INSERT OR IGNORE INTO aliases (source_id, slug, alias, alias_norm, origin) VALUES (?, ?, ?, ?, 'manual')",
                 (source, slug, alias, alias_norm),
             )
-            return cur.rowcount > 0
+            if cur.rowcount == 0:
+                return False
+            # The page's file-relevant state changed (write-back renders it into the note's aliases):
+            # stamped like add_timeline_entry, so a synced folder gets it without waiting for a page write.
+            db.execute("UPDATE pages SET updated_at = ? WHERE source_id = ? AND slug = ?", (now, source, slug))
+            return True
 
     def add_link(
         self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context: str | None, now: int, *, allow_private: bool
@@ -372,7 +377,10 @@ class PageStore(SqliteBase):
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (source, from_slug, to_slug, link_type, link_source, context, now),
             )
-            return cur.rowcount > 0
+            if cur.rowcount == 0:
+                return False
+            db.execute("UPDATE pages SET updated_at = ? WHERE source_id = ? AND slug = ?", (now, source, from_slug))
+            return True
 
     def add_timeline_entry(self, source: str, slug: str, date: str, summary: str, detail: str | None, now: int, *, allow_private: bool) -> int | None:
         with self.write() as db:

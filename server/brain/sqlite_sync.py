@@ -110,6 +110,23 @@ class SyncStore(SqliteBase):
             (source, since, folder_id),
         )
 
+    def sync_unfiled(self, source: str, folder_id: int, since: int = 0) -> list:
+        """Live pages in the folder's slug space that no synced file of the source holds (written since
+        `since`) whose text a caller other than a folder sync wrote (`origin`: a page that came from a file
+        and lost it is an orphan, not an agent's page; 'put_page' is a page from before writers were kept):
+        pages born in the brain, to be given files. A folder with no prefix claims every slug, but only
+        pages created since the folder was first synced."""
+        return self.query(
+            "WITH p AS MATERIALIZED (SELECT slug, title, created_at, updated_at, origin FROM pages INDEXED BY pages_changed "
+            "WHERE source_id = ? AND updated_at > ? AND deleted_at IS NULL) "
+            "SELECT p.slug, p.title, p.updated_at FROM p JOIN sync_folders f ON f.id = ? "
+            "WHERE p.origin NOT IN ('sync', 'put_page') AND CASE WHEN f.slug_prefix = '' THEN p.created_at >= f.created_at "
+            "ELSE substr(p.slug, 1, length(f.slug_prefix) + 1) = f.slug_prefix || '/' END "
+            "AND NOT EXISTS (SELECT 1 FROM sync_folders o JOIN sync_files sf ON sf.folder_id = o.id AND sf.slug = p.slug "
+            "WHERE o.source_id = ?) ORDER BY p.slug",
+            (source, since, folder_id, source),
+        )
+
     # -- conflicts -----------------------------------------------------------
 
     def sync_add_conflict(self, folder_id: int, rel_path: str, slug: str, brain_content: str, now: int) -> int:

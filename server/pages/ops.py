@@ -290,7 +290,7 @@ def add_alias(ctx: VerbContext, params: dict) -> dict:
     norm = normalize_alias(alias)
     if not norm:
         raise invalid("alias must be a non-empty string.", 'Pass the other name, e.g. alias: "Ali".')
-    added = ctx.brain.add_alias(ctx.source, slug, alias, norm, allow_private=ctx.caller.trusted)
+    added = ctx.brain.add_alias(ctx.source, slug, alias, norm, now_ms(), allow_private=ctx.caller.trusted)
     if added is None:
         raise _no_writable_page(ctx, slug)
     return {"slug": slug, "alias": alias, "alias_norm": norm, "added": added, "protocol_version": PROTOCOL_VERSION}

@@ -4,7 +4,8 @@ A conflict is recorded when a file and its page both changed since the last sync
 and the brain's version was kept in `sync_conflicts`. Settling one is a choice of which text the
 note holds from now on; it goes through `put_page` (so links, chunks and page history follow, and
 the text it replaces stays in the history) and then write-back, so the file holds it too. The
-kept row is marked resolved, never deleted: the brain's version stays readable.
+kept row is marked resolved, never deleted: the brain's version stays readable. `settle` is the one
+entry point, for `sync --resolve` and the inspector's Conflicts view alike.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from memverbs.server.errors import MemverbsError
 from memverbs.server.files import OutsideFolder, read_inside, replace_inside
 
 if TYPE_CHECKING:
-    from memverbs.server.brain.base import Row
+    from memverbs.server.brain.base import Brain, Row
+    from memverbs.server.dispatch import Dispatcher
     from memverbs.server.sync.importer import FolderPass
 
 KEEP = ("file", "brain", "both")
@@ -115,6 +117,38 @@ def _split(text: str) -> tuple[str, str]:
         if end != -1:
             return text[: end + 5], text[end + 5 :]
     return "", text
+
+
+@dataclass
+class Settled:
+    ids: list[int]
+    rel_path: str
+    slug: str
+    kept: str
+    done: str  # what was done, in a sentence
+
+
+def settle(dispatcher: Dispatcher, brain: Brain, source: str, note: str, keep: str, *, max_bytes: int | None = None) -> Settled:
+    """`sync --resolve NOTE --keep K`, and the inspector's settle button: find NOTE's open conflicts
+    (see `find`), then `resolve` them in their folder. ConflictError says what is wrong and the fix."""
+    from memverbs.server.sync.importer import MAX_BYTES, FolderPass  # noqa: PLC0415 - the importer imports this module's users
+    from memverbs.server.sync.state import SyncState  # noqa: PLC0415
+
+    if keep not in KEEP:
+        raise ConflictError(f'--keep is one of {", ".join(KEEP)}, not "{keep}"', "Keep the file's version, the brain's, or both.")
+    state = SyncState(brain, source)
+    open_rows = state.conflicts()
+    rows = find(open_rows, note)
+    if not rows:
+        listed = ", ".join(sorted({f"{r['rel_path']} (#{r['id']})" for r in open_rows})[:10]) or "none"
+        raise ConflictError(f'no open conflict for "{note}" (open: {listed})',
+                            "Name the note by its file, its path in the folder, its slug or #id, as `memverbs sync --status` lists it.")
+    if len({r["folder_id"] for r in rows}) > 1:
+        raise ConflictError(f'"{note}" names a note in several folders', "Pass the file's full path, or the conflict's #id.")
+    folder = next(f for f in state.folders() if f.id == rows[0]["folder_id"])
+    fp = FolderPass(dispatcher, brain, source, folder, max_bytes=max_bytes or MAX_BYTES)
+    done = resolve(fp, rows, keep)
+    return Settled([r["id"] for r in rows], rows[-1]["rel_path"], rows[-1]["slug"], keep, done)
 
 
 def resolve(fp: FolderPass, rows: list[Row], keep: str) -> str:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from memverbs.server.sync import scan
 from memverbs.server.sync.conflicts import describe
+from memverbs.server.sync.new_files import unfiled
 from memverbs.server.sync.state import Folder, SyncState, live_holder
 from memverbs.server.timeparse import iso, now_ms
 
@@ -27,7 +28,8 @@ def folder_status(brain: Brain, source: str, *, scan_files: bool = True, with_si
     state = SyncState(brain, source)
     out = []
     now = now_ms()
-    for folder in state.folders():
+    folders = state.folders()
+    for folder in folders:
         known = state.files(folder)
         failed_files = state.failures(folder) if failures else {}
         pending, oldest, present, failing = 0, None, set(), []
@@ -66,7 +68,8 @@ def folder_status(brain: Brain, source: str, *, scan_files: bool = True, with_si
                 "last_change_at": iso(folder.last_change_at),
                 "pending_files": pending,
                 "pending_deletes": deletes,
-                "pending_write_back": len(brain.sync_due(source, folder.id)),
+                # Pages to write to their files, and pages born in the brain waiting for a file of their own.
+                "pending_write_back": len(brain.sync_due(source, folder.id)) + len(unfiled(brain, source, folder, folders)),
                 "lag_ms": max(0, now - oldest) if oldest is not None else 0,
                 "lag": _human(max(0, now - oldest)) if oldest is not None else "none",
                 "failing_files": failing,

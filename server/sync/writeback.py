@@ -1,4 +1,5 @@
-"""Brain → file: a synced page written through memverbs (put_page from an agent, the CLI) goes back to its file.
+"""Brain → file: a synced page written through memverbs (put_page from an agent, the CLI) goes back to its file,
+and a page born in the brain under the folder's prefix gets a new one (server/sync/new_files.py).
 
 A page is due when its `updated_at` is past the one recorded at its file's last sync.
 If the file is also unchanged since then, the rendered page replaces it atomically
@@ -20,6 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memverbs.server.files import OutsideFolder, read_inside, replace_inside, stat_inside
+from memverbs.server.sync.new_files import file_new_pages
 from memverbs.server.sync.render import render_page
 from memverbs.server.sync.report import Report
 from memverbs.server.sync.state import FileState
@@ -55,6 +57,11 @@ def write_back(folder_pass: FolderPass, report: Report, since: int = 0) -> None:
         if prev is None or current != prev.file_hash:
             fp.apply(rel, report, prev)  # the file changed too: it wins, the conflict is recorded
             continue
+        # The stamp is read before the render: a write landing after it leaves the page due again
+        # (recording a later stamp beside the earlier text would never write that write back).
+        page = fp.brain.page(fp.source, slug)
+        if page is None:
+            continue  # deleted meanwhile: the next pass deletes its file's record
         text = render_page(fp.brain, fp.source, slug)
         if text is None:
             continue
@@ -64,9 +71,6 @@ def write_back(folder_pass: FolderPass, report: Report, since: int = 0) -> None:
             if new != data:
                 report.add("written_back", rel)
             continue
-        page = fp.brain.page(fp.source, slug)
-        if page is None:
-            continue  # deleted since it was rendered: the next pass deletes its file's record
         try:
             if new != data:
                 if _changed_since(fp, rel, current):
@@ -83,6 +87,7 @@ def write_back(folder_pass: FolderPass, report: Report, since: int = 0) -> None:
         fp.state.record(fp.folder, FileState(rel, slug, file_hash(new), st.st_size, st.st_mtime_ns, page["updated_at"], now_ms()))
         if new != data:
             report.add("written_back", rel)
+    file_new_pages(fp, report, since)
 
 
 def _changed_since(fp: FolderPass, rel: str, digest: str) -> bool:

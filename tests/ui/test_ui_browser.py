@@ -534,7 +534,7 @@ def test_phone_width_keeps_the_navigation_usable(browser, inspector):
         width = browser.execute_script("return document.documentElement.scrollWidth")
         assert width <= 390 + 1  # nothing forces a sideways scroll
         nav = browser.find_elements(By.CSS_SELECTOR, "header nav a")
-        assert len(nav) == 6 and all(a.is_displayed() for a in nav)
+        assert len(nav) == 7 and all(a.is_displayed() for a in nav)
         shot(browser, "timeline-phone")
     finally:
         browser.set_window_size(1200, 1000)
@@ -765,6 +765,9 @@ def demo(tmp_path_factory):
         call = runtime.local_dispatcher().call
         for slug, page in (("people/maya-chen", MAYA), ("projects/atlas", ATLAS)):
             assert not call("put_page", {"slug": slug, "content": page}).is_error
+        # An earlier draft of Atlas, replaced: the page's history has a version to show.
+        assert not call("put_page", {"slug": "projects/atlas", "content": ATLAS.replace("Postgres only", "Postgres and Redis")}).is_error
+        assert not call("put_page", {"slug": "projects/atlas", "content": ATLAS}).is_error
         ids = {}
         for key, fact, kind, entity, who, vis in (
             ("flag", "Atlas ships behind the billing_v2 flag", "commitment", "projects/atlas", "claude", "world"),
@@ -796,6 +799,14 @@ def demo(tmp_path_factory):
     e["MEMVERBS_HOME"] = str(root)
     for var in ("MEMVERBS_SOURCE", "MEMVERBS_MCP_SURFACE", "MEMVERBS_MCP_FORCE_SURFACE", "NO_COLOR"):
         e.pop(var, None)
+    # A synced note an agent and its user both changed: an open conflict.
+    notes = root.parent / "notes"
+    notes.mkdir()
+    (notes / "Rollout.md").write_text("# Rollout\n\n- Canary on Monday\n- Everyone by Friday\n")
+    assert cli(e, "sync", str(notes), "--prefix", "notes").returncode == 0
+    assert cli(e, "put-page", "notes/rollout", "-", stdin="# Rollout\n\n- Canary on Tuesday\n- Everyone by Friday\n").returncode == 0
+    (notes / "Rollout.md").write_text("# Rollout\n\n- Canary on Monday, 10% of traffic\n- Everyone by Friday\n")
+    assert cli(e, "sync", str(notes), "--prefix", "notes").returncode == 0
     proc, url = _start_inspector(e)
     yield {"url": url, "ids": ids}
     proc.terminate()
@@ -812,6 +823,7 @@ def test_every_view_in_both_themes_and_at_phone_width(browser, demo):
         "timeline": "/timeline", "entities": "/entities", "entity": "/entity/people/maya-chen",
         "page": "/page/people/maya-chen", "edit": "/edit/projects/atlas", "fact": f"/fact/{demo['ids']['tz']}",
         "pack": "/pack", "search": "/search?q=maya+reviews", "health": "/health", "access": "/access",
+        "history": "/history/projects/atlas?v=2", "conflicts": "/conflicts", "conflict": "/conflict/1",
         "not-found": "/entity/people/nobody-example", "confirm": None,
     }
     out = Path(GALLERY) if GALLERY else ARTIFACTS / "gallery"
@@ -869,3 +881,106 @@ def test_the_timeline_is_paged_in_order(browser, inspector, env):
         wait_for(browser, lambda d: "before=" in d.current_url, "the older page did not open")
     assert pages == 2 and len(seen) == 61 and seen == sorted(seen, reverse=True)  # each fact once, newest first
     assert browser.find_elements(By.CSS_SELECTOR, "a[rel=prev]") and "older changes" in browser.find_element(By.ID, "live-status").text
+
+
+# -- page history and sync conflicts ------------------------------------------------------------
+
+
+def test_a_pages_history_lists_versions_with_a_diff_and_restores_one(browser, inspector, env):
+    slug = "projects/history-example"
+    texts = [f"# History example\n\nDraft {n}: {word}.\n" for n, word in ((1, "apples"), (2, "pears"), (3, "plums"))]
+    for text in texts:
+        assert cli(env, "put-page", slug, "-", stdin=text).returncode == 0
+    browser.get(base(inspector) + f"/page/{slug}")
+    browser.find_element(By.LINK_TEXT, "History").click()
+    wait_for(browser, lambda d: d.current_url.endswith(f"/history/{slug}"), "the history did not open")
+    rows = browser.find_elements(By.CSS_SELECTOR, "table.history tbody tr")
+    assert [r.find_element(By.CSS_SELECTOR, "a.primary").text for r in rows] == ["version 2", "version 1"]
+    for row, text in zip(rows, (texts[1], texts[0]), strict=True):  # who replaced it, and its size
+        assert row.find_element(By.CSS_SELECTOR, "td[data-label=by]").text == "local", row.text
+        assert row.find_element(By.CSS_SELECTOR, "td[data-label=bytes]").text == str(len(text.encode())), row.text
+    rows[1].find_element(By.CSS_SELECTOR, "a.primary").click()
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "pre.diff"), "no diff shown")
+    assert [s.text for s in browser.find_elements(By.CSS_SELECTOR, "pre.diff .d-del")][-1] == "-Draft 3: plums."
+    assert [s.text for s in browser.find_elements(By.CSS_SELECTOR, "pre.diff .d-add")][-1] == "+Draft 1: apples."
+    shot(browser, "history-version")
+    browser.find_element(By.XPATH, "//button[text()='Restore version 1']").click()
+    confirm(browser)
+    wait_for(browser, lambda d: "restored projects/history-example to version 1" in d.find_element(By.TAG_NAME, "main").text,
+             "no restore reported")
+    assert cli(env, "get-page", slug, "--raw").stdout == texts[0]
+    listed = json.loads(cli(env, "page-history", slug, "--json").stdout)["versions"]
+    assert [v["version"] for v in listed] == [3, 2, 1]  # the text the restore replaced is kept in turn
+
+
+def test_history_answers_404_for_what_is_not_there(gate_inspector, env):
+    jar = _session(gate_inspector)
+    assert cli(env, "put-page", "projects/one-version-example", "-", stdin="# One\n").returncode == 0
+    for path in ("/history/nobody/here-example", "/history/projects/one-version-example?v=7",
+                 "/history/projects/one-version-example?v=x", "/conflict/424242", "/conflict/abc"):
+        status, _, text = _request(gate_inspector, path, headers=jar)
+        assert status == 404, path
+    status, _, text = _request(gate_inspector, "/history/projects/one-version-example", headers=jar)
+    assert status == 200 and "No earlier versions" in text
+
+
+def _conflict(env, tmp_path, name: str) -> tuple:
+    """A synced note both sides changed: the file won, the brain's version is kept as a conflict."""
+    root = tmp_path / name
+    root.mkdir()
+    note = root / "plan.md"
+    note.write_text("# Plan\n\nShip in May.\n")
+    assert cli(env, "sync", str(root), "--prefix", name).returncode == 0
+    assert cli(env, "put-page", f"{name}/plan", "-", stdin="# Plan\n\nShip in June, says the agent.\n").returncode == 0
+    note.write_text("# Plan\n\nShip in May, says the user.\n")
+    assert cli(env, "sync", str(root), "--prefix", name).returncode == 0
+    [c] = [c for f in json.loads(cli(env, "sync", "--status", "--json").stdout)["folders"] for c in f["conflicts"]
+           if c["slug"] == f"{name}/plan"]
+    return note, c["id"]
+
+
+def test_conflicts_are_listed_with_both_sides_and_settled_as_sync_resolve_does(browser, inspector, env, tmp_path):
+    note, cid = _conflict(env, tmp_path, "team")
+    browser.get(base(inspector) + "/timeline")
+    browser.find_element(By.TAG_NAME, "h1").click()
+    for key in ("g", "c"):  # the view's key
+        ActionChains(browser).send_keys(key).perform()
+    wait_for(browser, lambda d: d.current_url.endswith("/conflicts"), "g c did not go to the conflicts")
+    row = next(r for r in browser.find_elements(By.CSS_SELECTOR, "table.conflicts tbody tr") if "team/plan" in r.text)
+    assert "plan.md" in row.text
+    row.find_element(By.CSS_SELECTOR, "a.primary").click()
+    wait_for(browser, lambda d: d.current_url.endswith(f"/conflict/{cid}"), "the conflict did not open")
+    diff = browser.find_element(By.CSS_SELECTOR, "pre.diff")
+    assert [s.text for s in diff.find_elements(By.CSS_SELECTOR, ".d-del")][-1] == "-Ship in June, says the agent."
+    assert [s.text for s in diff.find_elements(By.CSS_SELECTOR, ".d-add")][-1] == "+Ship in May, says the user."
+    shot(browser, "conflict")
+    browser.find_element(By.XPATH, "//button[text()=\"Keep the brain's\"]").click()
+    confirm(browser)
+    wait_for(browser, lambda d: f"settled #{cid}" in d.find_element(By.TAG_NAME, "main").text, "no settle reported")
+    assert note.read_text() == "# Plan\n\nShip in June, says the agent.\n"  # into the file too
+    assert "says the agent" in cli(env, "get-page", "team/plan", "--raw").stdout
+    assert cid not in [c["id"] for f in json.loads(cli(env, "sync", "--status", "--json").stdout)["folders"] for c in f["conflicts"]]
+    browser.get(base(inspector) + f"/conflict/{cid}")
+    assert "no open conflict" in browser.find_element(By.TAG_NAME, "main").text
+
+
+def test_keeping_both_from_the_inspector_writes_the_markers(browser, inspector, env, tmp_path):
+    note, cid = _conflict(env, tmp_path, "both")
+    browser.get(base(inspector) + f"/conflict/{cid}")
+    browser.find_element(By.XPATH, "//button[text()='Keep both']").click()
+    confirm(browser)
+    wait_for(browser, lambda d: f"settled #{cid}" in d.find_element(By.TAG_NAME, "main").text, "no settle reported")
+    text = note.read_text()
+    assert "<<<<<<< file\nShip in May, says the user.\n" in text and "Ship in June, says the agent.\n>>>>>>> brain\n" in text
+
+
+def test_a_settle_that_cannot_be_done_is_refused_with_its_reason(gate_inspector, env):
+    jar = _session(gate_inspector)
+    origin = base(gate_inspector)
+    status, _, text = _request(gate_inspector, "/resolve", method="POST", body="id=999999&keep=brain&confirmed=yes",
+                               headers={**jar, "Origin": origin, "Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 422 and "no open conflict" in text
+    # Without the inspector's own origin, nothing is settled (as every inspector write).
+    status, _, _ = _request(gate_inspector, "/resolve", method="POST", body="id=1&keep=brain&confirmed=yes",
+                            headers={**jar, "Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 403

@@ -50,7 +50,7 @@
   }
 
   // -- keyboard ---------------------------------------------------------------------------
-  const GO = { t: "/timeline", e: "/entities", p: "/pack", s: "/search", a: "/access", h: "/health" };
+  const GO = { t: "/timeline", e: "/entities", p: "/pack", s: "/search", c: "/conflicts", a: "/access", h: "/health" };
   let pendingG = 0;
 
   function rows() {

@@ -152,16 +152,16 @@ def test_a_page_is_saved_found_by_alias_and_soft_deleted(brain):
     created, _ = brain.save_page(S, "people/alice", lambda current: draft("people/alice", "Alice A."), NOW + 1)
     assert created is False
     assert brain.page(S, "people/alice")["title"] == "Alice A."
-    assert brain.add_alias(S, "people/alice", "Al", "al", allow_private=True) is True
+    assert brain.add_alias(S, "people/alice", "Al", "al", 1, allow_private=True) is True
     assert brain.alias_slugs(S, "al") == ["people/alice"]
     assert brain.delete_page(S, "people/alice", NOW + 2, allow_private=True) is True
-    assert brain.add_alias(S, "people/alice", "Allie", "allie", allow_private=True) is None  # deleted: as if missing
+    assert brain.add_alias(S, "people/alice", "Allie", "allie", 1, allow_private=True) is None  # deleted: as if missing
 
 
 def test_page_writes_refuse_a_private_page_to_an_untrusted_caller_as_if_it_were_missing(brain):
     brain.save_page(S, "people/carol", lambda current: draft("people/carol", "Carol", visibility="private"), NOW)
     assert brain.page(S, "people/carol", allow_private=False) is None
-    assert brain.add_alias(S, "people/carol", "Caz", "caz", allow_private=False) is None
+    assert brain.add_alias(S, "people/carol", "Caz", "caz", 1, allow_private=False) is None
     assert brain.add_timeline_entry(S, "people/carol", "2026-01-01", "met", None, NOW, allow_private=False) is None
     assert brain.delete_page(S, "people/carol", NOW, allow_private=False) is None
     assert brain.page(S, "people/carol")["title"] == "Carol"  # still there, untouched

@@ -160,3 +160,29 @@ def test_additions_are_surgical_and_a_fixed_point(note, aliases, links, timeline
         assert "\n" not in once.replace("\r\n", "")  # new lines take the note's line ending
     if private:
         assert after.visibility == "private"
+
+
+def test_a_write_landing_while_a_page_is_rendered_is_written_back_on_the_next_pass(tmp_path, cli_json, local, monkeypatch):
+    """The stamp recorded beside the written file is the one read before the render: a write that lands
+    in between leaves the page due, so its text reaches the file on the next pass instead of never."""
+    from memverbs.server.sync import writeback
+
+    root = tmp_path / "v"
+    write(root / "a.md", "# A\nOne.\n")
+    cli_json("sync", root)
+    local.ok("put_page", slug="a", content="# A\nTwo.\n")
+    real = writeback.render_page
+    landed = []
+
+    def render_then_an_agent_writes(*args, **kwargs):
+        out = real(*args, **kwargs)
+        if not landed:
+            landed.append(local.ok("put_page", slug="a", content="# A\nThree, from an agent.\n"))
+        return out
+
+    monkeypatch.setattr(writeback, "render_page", render_then_an_agent_writes)
+    cli_json("sync", root)
+    assert (root / "a.md").read_text() == "# A\nTwo.\n"  # what was rendered
+    monkeypatch.setattr(writeback, "render_page", real)
+    cli_json("sync", root)
+    assert (root / "a.md").read_text() == "# A\nThree, from an agent.\n"

@@ -25,8 +25,6 @@ def history_href(slug: str, version: int | None = None) -> str:
 def history(app: InspectorApp, slug: str, q: dict) -> tuple[str, str, str] | None:
     """The versions of `slug`, newest first; with `v`, that version beside the current text. None (a
     404) when the slug has no page, live or deleted, and no history, or `v` names no version."""
-    from memverbs.ui.views import page_source  # noqa: PLC0415 - views imports nothing of this module; this keeps it so
-
     brain = app.brain()
     rows = brain.page_versions(app.source, slug)
     current = brain.page(app.source, slug)
@@ -58,7 +56,7 @@ def history(app: InspectorApp, slug: str, q: dict) -> tuple[str, str, str] | Non
     )
     shown = ""
     if chosen is not None:
-        now_text = page_source(app, slug) or ""
+        now_text = app.page_source(slug) or ""
         v = chosen["version"]
         diff = unified(now_text, chosen["markdown"], f"{slug} (current)", f"{slug} (version {v})")
         shown = (

@@ -650,7 +650,11 @@ def test_search_shows_snippets_with_the_query_marked(browser, inspector):
     assert "Works with" in snippet.text and [m.text for m in snippet.find_elements(By.TAG_NAME, "mark")] == ["parser"]
 
 
-def test_the_keyboard_moves_searches_and_goes(browser, inspector):
+def test_the_keyboard_moves_searches_and_goes(browser, inspector, env):
+    for name in ("carol", "dave"):  # rows to move between, whichever tests ran before
+        assert cli(env, "remember", f"{name} reviews the parser", "--entity", f"people/{name}-kb-example",
+                   "--provenance", "claude").returncode == 0
+
     def press(*keys: str) -> None:
         for key in keys:
             ActionChains(browser).send_keys(key).perform()

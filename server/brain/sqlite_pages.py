@@ -183,14 +183,29 @@ class PageStore(SqliteBase):
         """Pages matching the query, best first (title weighs more than body)."""
         if any(spaceless(t) for t in query.terms):
             return self._substring_search(source, query, limit=limit, allow_private=allow_private)
+        match = fts5_match(query)
+        if not snippets:
+            # Rank in the index alone and read only the best pages' rows: joining first reads every
+            # matching page's row (its body, through overflow pages) before the sort and LIMIT. Most
+            # of the best matches pass the filter (one source, live, world); when too few do, the
+            # whole ranking below decides. Ties go by id, so both forms give the same first `limit`.
+            rows = self.query(
+                "SELECT p.slug, p.title, p.body, NULL AS chunk, hits.rank AS rank FROM (SELECT rowid, "
+                "bm25(pages_fts, 10.0, 1.0) AS rank FROM pages_fts WHERE pages_fts MATCH ? ORDER BY rank, rowid LIMIT ?) hits "
+                "JOIN pages p ON p.id = hits.rowid "
+                "WHERE p.source_id = ? AND p.deleted_at IS NULL AND (? OR p.visibility = 'world') ORDER BY hits.rank, p.id LIMIT ?",
+                (match, limit * 4, source, allow_private, limit),
+            )
+            if len(rows) == limit:
+                return rows
         chunk = "snippet(pages_fts, 1, '', '', '…', 48)" if snippets else "NULL"
         return self.query(
             f"SELECT p.slug, p.title, p.body, {chunk} AS chunk, "
             "bm25(pages_fts, 10.0, 1.0) AS rank "
             "FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid "
             "WHERE pages_fts MATCH ? AND p.source_id = ? AND p.deleted_at IS NULL AND (? OR p.visibility = 'world') "
-            "ORDER BY rank LIMIT ?",
-            (fts5_match(query), source, allow_private, limit),
+            "ORDER BY rank, p.id LIMIT ?",
+            (match, source, allow_private, limit),
         )
 
     def _substring_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list[Row]:

@@ -27,21 +27,18 @@ _V = TypeVar("_V")
 class PageText:
     """One text's words (of the whole text lowercased) and prose lines (each with its own words)."""
 
-    __slots__ = ("line_of", "lines", "low", "words")
+    __slots__ = ("lines", "low", "words")
 
     def __init__(self, text: str) -> None:
         self.low = text.lower()
         self.words = frozenset(_TERM.findall(self.low))
-        self.lines: list[tuple[str, str]] = []  # (stripped, lowercased) of each prose line, in order
-        self.line_of: dict[str, list[int]] = {}  # word -> the prose lines holding it, in order
+        # (stripped, lowercased, its words) of each prose line, in order
+        self.lines: list[tuple[str, str, frozenset[str]]] = []
         for line in text.splitlines():
             stripped = line.strip()
-            if not stripped or stripped.startswith(("#", "<!--")):
-                continue
-            low = stripped.lower()
-            for w in set(_TERM.findall(low)):
-                self.line_of.setdefault(w, []).append(len(self.lines))
-            self.lines.append((stripped, low))
+            if stripped and not stripped.startswith(("#", "<!--")):
+                low = stripped.lower()
+                self.lines.append((stripped, low, frozenset(_TERM.findall(low))))
 
     def has_word(self, word: str) -> bool:
         """Whether `word` is one of the text's words."""
@@ -50,19 +47,16 @@ class PageText:
     def best_line(self, words: list[str]) -> str | None:
         """The first prose line holding the most of `words` (distinct words of it, plus each spaceless-script
         term found inside it); None when no line holds any."""
-        hits: dict[int, int] = {}
-        for w in set(words):
-            for n in self.line_of.get(w, ()):
-                hits[n] = hits.get(n, 0) + 1
-        for w in words:
-            if spaceless(w):
-                for n, (_, low) in enumerate(self.lines):
-                    if w in low:
-                        hits[n] = hits.get(n, 0) + 1
-        if not hits:
-            return None
-        most = max(hits.values())
-        return self.lines[min(n for n, h in hits.items() if h == most)][0]
+        wanted = frozenset(words) & self.words  # a word the whole text lacks is on no line
+        spaced = [w for w in words if spaceless(w)]
+        best, most = None, 0
+        for stripped, low, line_words in self.lines:
+            hits = len(line_words & wanted) if wanted else 0
+            if spaced:
+                hits += sum(1 for w in spaced if w in low)
+            if hits > most:
+                best, most = stripped, hits
+        return best
 
 
 class Kept(Generic[_V]):

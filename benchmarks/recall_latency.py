@@ -67,13 +67,13 @@ def questions(data: Path = DATA) -> list[str]:
     return [q["question"] for _, conv in conversations(data) for q in conv["qa"] if q.get("category") in ANSWERABLE][:PROBES]
 
 
-def build(home: Path, target: int) -> int:
+def build(home: Path, target: int, data: Path = DATA) -> int:
     subprocess.run([sys.executable, "-m", "memverbs", "init"], env=_env(home), check=True, capture_output=True)
     runtime, dispatcher = _runtime(home)
     client, facts, copy = _InProcess(dispatcher), 0, 0
     try:
         while facts < target:
-            for cid, conv in conversations(DATA):
+            for cid, conv in conversations(data):
                 facts += len(fill(client, cid, conv, copy))  # type: ignore[arg-type]
                 if facts >= target:
                     break
@@ -91,10 +91,10 @@ def _env(home: Path, checkout: Path | None = None) -> dict:
     return env
 
 
-def op_layer(home: Path, profile: bool) -> dict:
+def op_layer(home: Path, profile: bool, data: Path = DATA) -> dict:
     """300 probes in this process; wall and CPU milliseconds per call."""
     runtime, dispatcher = _runtime(home)
-    qs = questions()
+    qs = questions(data)
     walls, cpus = [], []
     try:
         for q in qs[:WARMUP]:
@@ -122,10 +122,10 @@ def op_layer(home: Path, profile: bool) -> dict:
     return {"wall": percentiles(walls), "cpu": percentiles(cpus)}
 
 
-def over_stdio(home: Path, env: dict) -> dict:
+def over_stdio(home: Path, env: dict, data: Path = DATA) -> dict:
     from benchmarks.stdio_client import StdioClient  # noqa: PLC0415
 
-    qs = questions()
+    qs = questions(data)
     with StdioClient([sys.executable, "-m", "memverbs", "serve"], env=env) as client:
         for q in qs[:WARMUP]:
             client.call("recall", {"query": q, "limit": 10})

@@ -58,3 +58,24 @@ def test_conversation_benchmark_remembers_turns_and_recalls_them_over_stdio(tmp_
     assert result["questions"] == 2 and result["facts"] == 4
     assert result["turn_r5"] == 1.0 and result["session_r5"] == 1.0
     assert result["scale"]["facts"] >= 8 and result["latency"]["n"] == 2
+
+
+def test_recall_latency_benchmark_grows_a_brain_and_times_recall_both_ways(tmp_path, monkeypatch):
+    """benchmarks/recall_latency.py on a made-up two-turn conversation: it builds, and both ways answer every probe."""
+    from benchmarks import recall_latency
+
+    conv = {"session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [{"speaker": "Ann", "dia_id": "D1:1", "text": "I adopted a puppy named Rex"},
+                          {"speaker": "Ben", "dia_id": "D1:2", "text": "I started rock climbing"}],
+            "qa": [{"question": "What is the name of Ann's puppy?", "evidence": ["D1:1"], "category": 4}]}
+    data = tmp_path / "locomo"
+    data.mkdir()
+    (data / "1.json").write_text(json.dumps(conv), encoding="utf-8")
+    monkeypatch.setattr(recall_latency, "WARMUP", 1)
+    home = tmp_path / "home"
+    monkeypatch.setenv("MEMVERBS_HOME", str(home))
+    assert recall_latency.build(home, 4, data) == 4
+    inside = recall_latency.op_layer(home, False, data)
+    assert inside["wall"]["n"] == 1 and inside["cpu"]["n"] == 1
+    env = recall_latency._env(home)
+    assert recall_latency.over_stdio(home, env, data)["wall"]["n"] == 1

@@ -248,14 +248,17 @@ class FactStore(SqliteBase):
         match = fts5_match(query)
         if among is None:
             # Most of the best matches pass the arm's filter (one source, active, world): rank in the
-            # index alone and read only the best rows; when too few pass, the whole ranking below decides.
+            # index alone and read only the best rows. When the index matched fewer than it was asked
+            # for (`matched`) it ranked them all; when it matched more and too few pass, the whole
+            # ranking below decides. Ties go by id (newest first) in both, so they agree.
             rows = self.query(
-                f"SELECT {FACT_COLS}, -hits.score AS score FROM (SELECT rowid, bm25(facts_fts) AS score FROM facts_fts "
-                f"WHERE facts_fts MATCH ? ORDER BY score LIMIT ?) hits JOIN facts ON facts.id = hits.rowid "
+                f"SELECT {FACT_COLS}, -hits.score AS score, hits.matched AS matched FROM (SELECT rowid, score, "
+                f"count(*) OVER () AS matched FROM (SELECT rowid, bm25(facts_fts) AS score FROM facts_fts "
+                f"WHERE facts_fts MATCH ? ORDER BY score, rowid DESC LIMIT ?)) hits JOIN facts ON facts.id = hits.rowid "
                 f"WHERE {where} ORDER BY hits.score, id DESC LIMIT ?",
                 (match, limit * 4, *args, limit),
             )
-            if len(rows) == limit:
+            if len(rows) == limit or (rows and rows[0]["matched"] < limit * 4):
                 return rows
         else:
             where += f" AND id IN ({','.join('?' * len(among))})"

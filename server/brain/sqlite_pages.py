@@ -183,14 +183,34 @@ class PageStore(SqliteBase):
         """Pages matching the query, best first (title weighs more than body)."""
         if any(spaceless(t) for t in query.terms):
             return self._substring_search(source, query, limit=limit, allow_private=allow_private)
+        match = fts5_match(query)
+        if not snippets:
+            # Rank in the index alone and read only the best pages' rows: joining first reads every
+            # matching page's row (its body, through overflow pages) before the sort and LIMIT. Most
+            # of the best matches pass the filter (one source, live, world). The index's matches that
+            # do not pass come after those that do, as empty rows, so the answer also says when the
+            # index matched fewer than it was asked for (`matched`, none at all when no row comes
+            # back): then it ranked them all and the answer is whole; when it matched more and too
+            # few pass, the whole ranking below decides. Ties go by id, so both forms agree.
+            rows = self.query(
+                "SELECT p.slug, p.title, p.body, NULL AS chunk, hits.rank AS rank, hits.matched AS matched FROM "
+                "(SELECT rowid, rank, count(*) OVER () AS matched FROM (SELECT rowid, bm25(pages_fts, 10.0, 1.0) AS rank "
+                "FROM pages_fts WHERE pages_fts MATCH ? ORDER BY rank, rowid LIMIT ?)) hits LEFT JOIN pages p "
+                "ON p.id = hits.rowid AND p.source_id = ? AND p.deleted_at IS NULL AND (? OR p.visibility = 'world') "
+                "ORDER BY p.id IS NULL, hits.rank, p.id LIMIT ?",
+                (match, limit * 4, source, allow_private, limit),
+            )
+            passing = [r for r in rows if r["slug"] is not None]
+            if len(passing) == limit or not rows or rows[0]["matched"] < limit * 4:
+                return passing
         chunk = "snippet(pages_fts, 1, '', '', '…', 48)" if snippets else "NULL"
         return self.query(
             f"SELECT p.slug, p.title, p.body, {chunk} AS chunk, "
             "bm25(pages_fts, 10.0, 1.0) AS rank "
             "FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid "
             "WHERE pages_fts MATCH ? AND p.source_id = ? AND p.deleted_at IS NULL AND (? OR p.visibility = 'world') "
-            "ORDER BY rank LIMIT ?",
-            (fts5_match(query), source, allow_private, limit),
+            "ORDER BY rank, p.id LIMIT ?",
+            (match, source, allow_private, limit),
         )
 
     def _substring_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list[Row]:

@@ -17,7 +17,7 @@ keyword_exact, with create_safety unknown.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from collections.abc import Container, Iterator
 from typing import TYPE_CHECKING, Literal, overload
 
 from memverbs.server.brain.base import Brain, Row, SearchQuery
@@ -26,6 +26,7 @@ from memverbs.server.errors import ProviderError
 from memverbs.server.names import collapse, normalize_alias, restatement_key
 from memverbs.server.pages.markdown import clip, fenced_body, frontmatter_block
 from memverbs.server.terms import spaceless
+from memverbs.server.verbs.page_text import Kept, holds, inside, page_text
 
 if TYPE_CHECKING:
     from memverbs.server.verbs.semantic import VectorArm
@@ -75,8 +76,13 @@ def keyword_search(ctx: VerbContext, query: str, limit: int, *, allow_private: b
         for query_ in _keyword_queries(words):
             if len(rows) >= limit:
                 break
-            for r in lexical_hits(brain, source, query_, words, limit=limit, allow_private=allow_private, private_rows=private_rows):
-                rows.setdefault(r["slug"], r)
+            # Hits are read lazily: a page already found, or any past the limit, is never re-read.
+            hits = lexical_hits(brain, source, query_, words, limit=limit, allow_private=allow_private,
+                                private_rows=private_rows, skip=rows)
+            for r in hits:
+                rows[r["slug"]] = r
+                if len(rows) >= limit:
+                    break
 
     results = list(rows.values())[:limit]
     aliased = set(alias_slugs) | brain.aliased_slugs(source, [r["slug"] for r in results], norm)
@@ -111,8 +117,9 @@ def _keyword_queries(words: list[str]) -> list[SearchQuery]:
 
 
 def lexical_hits(
-    brain: Brain, source: str, query: SearchQuery, words: list[str], *, limit: int, allow_private: bool, private_rows: bool
-) -> list[dict]:
+    brain: Brain, source: str, query: SearchQuery, words: list[str], *, limit: int, allow_private: bool, private_rows: bool,
+    skip: Container[str] = (),
+) -> Iterator[dict]:
     """Keyword hits as rows {slug, title, body, chunk} the caller may see.
 
     The keyword index covers the whole body, private facts-fence rows included, so
@@ -120,15 +127,16 @@ def lexical_hits(
     pages it may see) a hit counts only if the query matches the world-safe text as the
     index matched it (every term for an "all" query, one for "any"), and its body and
     chunk come from that text: the private rows never surface, not even as the reason
-    a page matched.
+    a page matched. Rows come one by one as they are read; hits whose slug is in `skip`
+    (looked up as each comes) are left out unread.
     """
-    out = []
     # The index's snippet is read only by a caller who may see private rows; the others get one cut from the world view.
     for r in brain.keyword_search(source, query, limit=limit, allow_private=allow_private, snippets=private_rows):
+        if r["slug"] in skip:
+            continue
         row = _readable(r, list(query.terms), private_rows, matched=True, every=query.mode == "all")
         if row is not None:
-            out.append(row)
-    return out
+            yield row
 
 
 @overload
@@ -142,13 +150,13 @@ def _readable(r: Row, words: list[str], private_rows: bool, *, matched: bool, ev
         return {"slug": r["slug"], "title": r["title"], "body": r["body"], "chunk": r["chunk"] if matched else None}
     body = _world_body(r["body"] or "")
     if matched:
-        text = f"{r['title'] or ''} {body}".lower()
-        if not (all if every else any)(_has_word(text, w) or (spaceless(w) and w in text) for w in words):
+        title, text = r["title"], page_text(body)
+        if not (all if every else any)(holds(title, text, w) or (spaceless(w) and inside(title, text, w)) for w in words):
             return None  # it matched on private text
     return {"slug": r["slug"], "title": r["title"], "body": body, "chunk": _snippet(body, words) if matched else None}
 
 
-def _world_body(body: str) -> str:
+def _cut_world_body(body: str) -> str:
     """fenced_body(body, include_private=False), without walking the lines of a page that has no fence at all
     (most pages: a session log, a note): every fence marker is an HTML comment, so without `<!--` nothing is cut."""
     if "<!--" in body:
@@ -156,52 +164,13 @@ def _world_body(body: str) -> str:
     return "\n".join(body[len(frontmatter_block(body)) :].splitlines())
 
 
-@lru_cache(maxsize=512)
-def _words_at_bounds(words: tuple[str, ...]) -> re.Pattern[str]:
-    """Any of `words`, matched only as a whole `\\w+` run (the lookarounds make an alternative that is a
-    prefix of a longer run fail there and the next one be tried)."""
-    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in words) + r")(?!\w)")
-
-
-def _has_word(text: str, word: str) -> bool:
-    """Whether `word` (a query term, one `\\w+` run) is one of `_TERM`'s words of lowercased `text`: the same
-    answer as `word in set(_TERM.findall(text))`, found by substring search and a look at the characters
-    either side, instead of splitting the whole text (a long page is searched per hit, and per term)."""
-    at = text.find(word)
-    while at >= 0:
-        end = at + len(word)
-        if (at == 0 or not _wordy(text[at - 1])) and (end == len(text) or not _wordy(text[end])):
-            return True
-        at = text.find(word, at + 1)
-    return False
-
-
-def _wordy(char: str) -> bool:
-    """Whether `char` is one `\\w` matches (re's Unicode word characters: alphanumerics and `_`)."""
-    return char.isalnum() or char == "_"
+_world_body = Kept(_cut_world_body)  # the same pages come back query after query
 
 
 def _snippet(text: str, words: list[str], limit: int = 300) -> str | None:
-    """The prose line of `text` holding the most query terms (the world-safe stand-in for the keyword index's snippet).
-
-    A line's hits are the distinct terms that are words of it, plus the spaceless-script terms inside it;
-    one pattern of all the terms finds the former in a single pass per line."""
-    unique = tuple(sorted(set(words)))
-    if not unique:
-        return _lead(text, limit)
-    pattern = _words_at_bounds(unique)
-    spaced_out = [w for w in words if spaceless(w)]
-    best, best_hits = None, 0
-    for line in text.splitlines():
-        stripped = line.strip()
-        if not stripped or stripped.startswith(("#", "<!--")):
-            continue
-        low = stripped.lower()
-        hits = len(set(pattern.findall(low)))
-        if spaced_out:
-            hits += sum(1 for w in spaced_out if w in low)
-        if hits > best_hits:
-            best, best_hits = stripped, hits
+    """The prose line of `text` holding the most query terms (the world-safe stand-in for the keyword index's snippet):
+    a line's hits are the distinct terms that are words of it, plus the spaceless-script terms inside it."""
+    best = page_text(text).best_line(words) if words else None
     return clip(collapse(best), limit) if best else _lead(text, limit)
 
 
@@ -216,8 +185,8 @@ def _evidence(
     if cosine is not None and cosine >= floor:
         return "high_vector_match"
     if words and keyword_hit:
-        text = f"{row['title'] or ''} {row['body'] or ''}".lower()
-        if sum(_has_word(text, w) for w in words) / len(words) >= KEYWORD_EXACT_FLOOR:
+        title, text = row["title"], page_text(row["body"] or "")
+        if sum(holds(title, text, w) for w in words) / len(words) >= KEYWORD_EXACT_FLOOR:
             return "keyword_exact"
     return "weak_semantic"
 

@@ -53,6 +53,9 @@ HOT = [
      {"l": "sqlite_autoindex_links_1", "t": "sqlite_autoindex_pages_1"}),
     ("keyword search", lambda b, now: b.keyword_search(S, SearchQuery.of(["person"]), limit=10, allow_private=False),
      {"pages_fts": "fts", "p": "rowid"}),
+    ("keyword search, no snippets", lambda b, now: b.keyword_search(S, SearchQuery.of(["person"]), limit=10, allow_private=False,
+                                                                    snippets=False),
+     {"pages_fts": "fts", "p": "rowid"}),
     ("delta: changed pages", lambda b, now: b.changed_pages(S, 0, None, limit=51, allow_private=False),
      {"pages": "pages_changed"}),
     ("delta: changed pages after a cursor", lambda b, now: b.changed_pages(S, 0, "people/p-1", limit=51, allow_private=False),
@@ -99,9 +102,9 @@ _STEP = re.compile(r"^(SEARCH|SCAN) (\S+)(?: USING (?:(?:COVERING )?INDEX (\S+)|
 def searched(db: sqlite3.Connection, sql: str) -> dict[str, str | None]:
     """{table or alias: index it is searched through} for one statement; None is a full scan."""
     out: dict[str, str | None] = {}
-    made: set[str] = set()  # subqueries materialized first: reading one back scans its few rows, not a table
+    made: set[str] = set()  # subqueries materialized first or run as co-routines: reading one back scans its few rows, not a table
     for row in db.execute("EXPLAIN QUERY PLAN " + sql):
-        if row[3].startswith("MATERIALIZE "):
+        if row[3].startswith(("MATERIALIZE ", "CO-ROUTINE ")):
             made.add(row[3].split()[1])
         m = _STEP.match(row[3])
         if not m or m.group(2).startswith("(") or m.group(2) in made:  # a subquery or co-routine, not a table

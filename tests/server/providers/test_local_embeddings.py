@@ -6,7 +6,13 @@ import pytest
 
 from memverbs.server.errors import ProviderError
 from memverbs.server.providers.config import Providers
-from memverbs.server.providers.local_embeddings import DEFAULT_MODEL, MINILM_MODEL, LocalEmbeddings, minilm_files, shipped_files
+from memverbs.server.providers.local_embeddings import (
+    DEFAULT_MODEL,
+    MINILM_MODEL,
+    LocalEmbeddings,
+    minilm_files,
+    shipped_files,
+)
 from memverbs.server.runtime import Runtime
 from memverbs.server.settings import EmbeddingsSettings, load_settings
 

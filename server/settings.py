@@ -56,7 +56,8 @@ class EmbeddingsSettings(_Section):
     provider: Literal["openai", "local"] = Field(
         "openai",
         description="Embedding API: openai (any OpenAI-compatible /v1/embeddings server), or local (a model run on "
-        "this CPU, shipped by the memverbs[local] extra; embeddings.model = wordllama/l2_supercat).",
+        "this CPU, shipped by the memverbs[local] extra, embeddings.model = wordllama/l2_supercat, or by "
+        "memverbs[local-minilm], embeddings.model = minilm/all-MiniLM-L6-v2).",
     )
     base_url: str = Field(
         "", description="API base URL, e.g. http://localhost:11434/v1 for Ollama; empty: https://api.openai.com/v1."

@@ -9,12 +9,15 @@ a time ("in June", "on 13 October, 2023") when the fact was said (when.py: the d
 provenance names, else its recording time), whose words then leave the keyword query.
 
 With an embedding provider whose space holds fact vectors (remember embeds every fact it
-stores; `memverbs reindex` fills older ones), a second ranking is the cosine of the query
-with each fact. The two are fused by reciprocal rank (k = 60) over the union of both
-candidate lists, each candidate with its exact score on both arms (its BM25 is computed
-even when only the vector arm found it, its cosine even when only the keyword arm did), so
-a fact's place never depends on which arm happened to nominate it. A provider that fails
-leaves the keyword ranking: never an error.
+stores; `memverbs reindex` fills older ones), a second score is the cosine of the query
+with each fact. The candidates are the union of both arms' best, each with its exact score
+on both (its BM25 is computed even when only the vector arm found it, its cosine even when
+only the keyword arm did), so a fact's place never depends on which arm happened to
+nominate it. They are fused by their scores, not their ranks: each arm's score divided by
+the best candidate's on that arm, the two averaged, times the cues. Ranks (reciprocal rank
+fusion) throw away how far apart two facts are: a fact that ties on keywords and is far
+closer in meaning would lose to a hair's lead on one arm. A provider that fails leaves
+the keyword ranking: never an error.
 """
 
 from __future__ import annotations
@@ -42,8 +45,7 @@ log = logging.getLogger("memverbs.search")
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 POOL = 100  # candidates each arm ranks before fusion and the cut to the caller's limit
-RRF_K = 60
-VECTOR_WEIGHT = 0.5  # facts are short: the keyword ranking with its cues leads, the vector arm adds paraphrases
+KEYWORD_SHARE = 0.5  # of the fused score; the vector arm's is the rest: neither arm is trusted over the other
 ENTITY_BOOST = 1.0
 TIME_BOOST = 1.0
 VECTOR_FLOOR = 0.0  # a fact the query's vector points away from is no vector hit
@@ -82,29 +84,40 @@ def rank_facts(ctx: VerbContext, query: str, f: FactFilter, limit: int) -> list[
     pool = with_limit(f, max(limit, POOL))
     brain, source = ctx.brain, ctx.source
     rows: dict[int, Row] = {}
-    keyword: dict[int, float] = {}
+    bm25: dict[int, float] = {}
     for r in brain.facts_ranked(source, pool, search, limit=pool.limit) if terms else []:
         rows[r["id"]] = r
-        keyword[r["id"]] = float(r["score"]) * _cue(r, wanted, times)
+        bm25[r["id"]] = float(r["score"])
     vector = _vector_arm(ctx, query, pool)
     if vector is None:
+        keyword = {i: s * _cue(rows[i], wanted, times) for i, s in bm25.items()}
         order = sorted(keyword, key=lambda i: (-keyword[i], -i))
         return [rows[i] for i in order[:limit]]
     cosine, vector_rows = vector
     for r in vector_rows:
         rows.setdefault(r["id"], r)
-    only_vector = [i for i in rows if i not in keyword]
+    only_vector = [i for i in rows if i not in bm25]
     if terms and only_vector:
         for r in brain.facts_ranked(source, pool, search, limit=len(only_vector), among=only_vector):
-            keyword[r["id"]] = float(r["score"]) * _cue(r, wanted, times)
-    cos = cosine(list(rows))
-    fused = dict.fromkeys(rows, 0.0)
-    vector_scores = {i: c * _cue(rows[i], wanted, times) for i, c in cos.items() if c > VECTOR_FLOOR}
-    for weight, scores in ((1.0, keyword), (VECTOR_WEIGHT, vector_scores)):
-        for rank, i in enumerate(sorted(scores, key=lambda i: (-scores[i], -i)), 1):
-            fused[i] += weight / (RRF_K + rank)
-    order = sorted((i for i in fused if fused[i] > 0), key=lambda i: (-fused[i], -i))
+            bm25[r["id"]] = float(r["score"])
+    fused = fuse(bm25, {i: c for i, c in cosine(list(rows)).items() if c > VECTOR_FLOOR})
+    scored = {i: s * _cue(rows[i], wanted, times) for i, s in fused.items()}
+    order = sorted(scored, key=lambda i: (-scored[i], -i))
     return [rows[i] for i in order[:limit]]
+
+
+def fuse(bm25: dict[int, float], cosine: dict[int, float]) -> dict[int, float]:
+    """Each candidate's share of the best BM25 and of the best cosine, averaged (KEYWORD_SHARE
+    for the first); a fact absent from an arm scores 0 there, and one absent from both is left out."""
+    top_bm25 = max(bm25.values(), default=0.0)
+    top_cosine = max(cosine.values(), default=0.0)
+    fused: dict[int, float] = {}
+    for i in bm25.keys() | cosine.keys():
+        keyword = bm25.get(i, 0.0) / top_bm25 if top_bm25 > 0 else 0.0
+        meaning = cosine.get(i, 0.0) / top_cosine if top_cosine > 0 else 0.0
+        if keyword > 0 or meaning > 0:
+            fused[i] = KEYWORD_SHARE * keyword + (1.0 - KEYWORD_SHARE) * meaning
+    return fused
 
 
 SNIPPET_CHARS = 300

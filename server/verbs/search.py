@@ -108,12 +108,14 @@ def keyword_search(ctx: VerbContext, query: str, limit: int, *, allow_private: b
 
 
 def _keyword_queries(words: list[str]) -> list[SearchQuery]:
-    """Every term first, then any term to fill up (one term: just it). The fill leaves function words
-    out when the query has others: "what" or "did" alone matches nearly every page, so ranking on
-    them costs a scan of the index and adds only noise."""
-    if len(words) == 1:
-        return [SearchQuery.of(words)]
-    return [SearchQuery.of(words, "all"), SearchQuery.of([w for w in words if w not in STOP_WORDS] or words, "any")]
+    """Every term first, then any term to fill up (one term: just it). Both leave function words out
+    when the query has others: "what" or "did" alone matches nearly every page, so ranking on them
+    costs a scan of the index and adds only noise, and requiring them would put a page that happens
+    to hold "what" and "did" and one word of the question before the page that holds all its others."""
+    content = [w for w in words if w not in STOP_WORDS] or words
+    if len(content) == 1:
+        return [SearchQuery.of(content)]
+    return [SearchQuery.of(content, "all"), SearchQuery.of(content, "any")]
 
 
 def lexical_hits(

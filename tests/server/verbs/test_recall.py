@@ -96,6 +96,17 @@ def test_search_arm_keyword_only(local, remote):
     assert "results" not in remote.ok("recall", query="   ")
 
 
+def test_keyword_pages_rank_on_the_questions_content_words(local, remote):
+    # A long page that happens to hold "what" and "did" besides the question's words used to come
+    # first, found by every word of the question; the short page about exactly those words did not
+    # hold "what" or "did" and came after it, whatever its score.
+    filler = " ".join(f"word{n}" for n in range(120))
+    page(local, "notes/diary", "Diary", body=f"what did {filler} alice {filler} paint {filler} at the lake {filler}")
+    page(local, "notes/lake", "Lake painting", body="Alice likes to paint the lake at dawn.")
+    slugs = [r["slug"] for r in remote.ok("recall", query="What did Alice paint at the lake?")["results"]]
+    assert slugs == ["notes/lake", "notes/diary"]
+
+
 def test_search_bumps_last_retrieved(local):
     page(local, "companies/acme", "Acme", body="payments")
     assert local.ok("entity", name="companies/acme")["card"]["last_touched"]["last_retrieved_at"] is None

@@ -14,6 +14,7 @@ from provider_fakes import (
     provider_error,
 )
 
+from memverbs.server.providers.config import Providers
 from memverbs.server.reindex import reindex
 from memverbs.server.runtime import Runtime
 
@@ -159,3 +160,39 @@ def test_recall_ranks_a_fact_only_the_vector_arm_finds(both):
     body = remote.ok("recall", query="which vehicle", limit=2)
     assert [f["fact"] for f in body["facts"]] == ["Bob bought a new automobile", "lunch number 2 was pizza"]
     assert [f["fact"] for f in remote.ok("search", query="which vehicle")["facts"]] == ["Bob bought a new automobile"]
+
+
+class _MeaningEmbedder:
+    """Fixed vectors for the texts of one test: what a model would say is close in meaning."""
+
+    provider = "test"
+    model = "meaning-4"
+    dims = 4
+
+    def __init__(self, vectors: dict[str, list[float]]) -> None:
+        self.vectors = vectors
+
+    def embed(self, texts):
+        import numpy as np
+
+        rows = np.array([self.vectors.get(t, [0.0, 0.0, 0.0, 1.0]) for t in texts], dtype=np.float32)
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+    def close(self) -> None:
+        pass
+
+
+def test_recall_fuses_the_arms_by_score_not_rank(home):
+    # Both facts hold the query's words equally (the same BM25); only the vectors tell them apart.
+    # By rank the newer fact, first on keywords by its id, would win over the one far closer in
+    # meaning; by score the keyword tie leaves the vector arm to decide.
+    close, far = "the garden roses were red", "the garden roses were pink"
+    embedder = _MeaningEmbedder({"garden roses": [1, 0, 0, 0], close: [0.95, 0.3, 0, 0], far: [0.3, 0.95, 0, 0]})
+    rt = Runtime(home, providers=Providers(None, embedder=embedder, chat=None))
+    try:
+        _local, remote = clients(rt)
+        remote.ok("remember", fact=close, provenance="chat")
+        remote.ok("remember", fact=far, provenance="chat")
+        assert [f["fact"] for f in remote.ok("recall", query="garden roses", limit=2)["facts"]] == [close, far]
+    finally:
+        rt.close()

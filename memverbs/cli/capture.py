@@ -1,5 +1,9 @@
 """`memverbs capture [PATH…]`: backfill sessions from transcripts, or show what capture would keep.
 
+With no path, every harness's own session store (server/capture/stores.py): each transcript file
+of Claude Code, Codex and Grok Build, and each session inside opencode's and OpenClaw's SQLite
+stores. A path may name a transcript or such a store.
+
 The same engine as the hooks' detached worker (server/capture/): each transcript becomes a
 private session page and the facts the user stated, written through the dispatcher as the
 trusted local caller. Idempotent: a transcript unchanged since its last capture is skipped, and
@@ -29,7 +33,7 @@ PROGRESS_AFTER_S = 2.0  # a run shorter than this prints no progress
 def run_capture(args: argparse.Namespace) -> int:
     from memverbs.server.capture.engine import CaptureOptions, apply_plan, plan_capture  # noqa: PLC0415
     from memverbs.server.capture.state import SessionState  # noqa: PLC0415
-    from memverbs.server.capture.stores import READABLE, session_files  # noqa: PLC0415
+    from memverbs.server.capture.stores import READABLE, sessions  # noqa: PLC0415
     from memverbs.server.capture.transcript import read_transcript  # noqa: PLC0415
 
     runtime = Runtime()
@@ -43,25 +47,30 @@ def run_capture(args: argparse.Namespace) -> int:
                         "Turn it on with `memverbs config set capture.enabled true`, or use --dry-run to look.")
         since = _epoch(args.since) if args.since else None
         if args.paths:
-            files = [(Path(p), args.harness) for p in args.paths]
-            missing = [str(p) for p, _ in files if not p.is_file()]
+            missing = [p for p in args.paths if not Path(p).is_file()]
             if missing:
-                return fail(f"no such transcript: {', '.join(missing)}", "Give the path of a session's .jsonl file.")
+                return fail(f"no such transcript: {', '.join(missing)}",
+                            "Give the path of a session's .jsonl file, or of a harness's SQLite store (opencode.db, openclaw-agent.sqlite).")
+            files = [item for p in args.paths for item in _given(Path(p), args.harness, since)]
         else:
             harnesses = [args.harness] if args.harness else list(READABLE)
-            files = [(p, h) for h in harnesses for p in session_files(h, since)]
+            files = [(p, h, sid) for h in harnesses for p, sid in sessions(h, since)]
         options = CaptureOptions.from_settings(settings)
         out: list[dict] = []
         started = time.monotonic()
-        for n, (path, harness) in enumerate(files, 1):
+        for n, (path, harness, sid) in enumerate(files, 1):
             if time.monotonic() - started > PROGRESS_AFTER_S:
-                print(f"capture: {n}/{len(files)} {path.name}", file=sys.stderr, flush=True)
-            transcript = read_transcript(path, harness)
-            state = SessionState(str(runtime.home.root), transcript.harness, transcript.session_id)
+                print(f"capture: {n}/{len(files)} {path.name}{' ' + sid if sid else ''}", file=sys.stderr, flush=True)
+            # A session in a SQLite store is known by its id before its rows are read, and skipped unread
+            # when unchanged; a file's session is told from the file.
+            transcript = read_transcript(path, harness) if sid is None else None
+            who = (transcript.harness, transcript.session_id) if transcript else (str(harness), str(sid))
+            state = SessionState(str(runtime.home.root), *who)
             if not args.dry_run and state.unchanged(str(path)):
-                out.append({"path": str(path), "session_id": transcript.session_id, "status": "unchanged"})
+                out.append({"path": str(path), "harness": who[0], "session_id": who[1], "status": "unchanged"})
                 continue
             stamp = state.stamp(str(path))
+            transcript = transcript or read_transcript(path, harness, session_id=sid)
             plan = plan_capture(transcript, options)
             if args.dry_run or plan.skipped:
                 out.append(_describe(plan, None, path, args.dry_run))
@@ -79,6 +88,17 @@ def run_capture(args: argparse.Namespace) -> int:
     else:
         _print(out, bool(args.dry_run))
     return 0
+
+
+def _given(path: Path, harness: str | None, since: float | None) -> list[tuple[Path, str | None, str | None]]:
+    """A file named on the command line: one transcript, or every session of a harness's SQLite store."""
+    from memverbs.server.capture.stores import LISTS, store_sessions  # noqa: PLC0415
+    from memverbs.server.capture.transcript import is_sqlite, sniff  # noqa: PLC0415
+
+    if not is_sqlite(str(path)):
+        return [(path, harness, None)]
+    store = harness if harness in LISTS else sniff(str(path))
+    return [(path, store, sid) for sid, _ in store_sessions(store, path, since)]
 
 
 def _describe(plan: Plan, result: Result | None, path: Path, dry_run: bool) -> dict:

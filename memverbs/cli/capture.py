@@ -32,6 +32,7 @@ PROGRESS_AFTER_S = 2.0  # a run shorter than this prints no progress
 
 def run_capture(args: argparse.Namespace) -> int:
     from memverbs.server.capture.engine import CaptureOptions, apply_plan, plan_capture  # noqa: PLC0415
+    from memverbs.server.capture.llm import Spend  # noqa: PLC0415
     from memverbs.server.capture.state import SessionState  # noqa: PLC0415
     from memverbs.server.capture.stores import READABLE, sessions  # noqa: PLC0415
     from memverbs.server.capture.transcript import read_transcript  # noqa: PLC0415
@@ -71,13 +72,16 @@ def run_capture(args: argparse.Namespace) -> int:
                 continue
             stamp = state.stamp(str(path))
             transcript = transcript or read_transcript(path, harness, session_id=sid)
-            plan = plan_capture(transcript, options)
-            if args.dry_run or plan.skipped:
-                out.append(_describe(plan, None, path, args.dry_run))
+            if args.dry_run:  # the LLM pass calls a model: a dry run shows what the rules keep, and says it would ask
+                plan = plan_capture(transcript, options)
+                out.append(_describe(plan, None, path, True, would_ask=options.llm and runtime.providers.llm_configured))
                 continue
             with state.locked():
-                result = apply_plan(plan, runtime.local_dispatcher(project=plan.project), options)
-                state.save(str(path), stamp, {**result.facts, "page": result.page})
+                plan = plan_capture(transcript, options, runtime.providers, Spend.from_json(state.llm_spent()))
+                result = apply_plan(plan, runtime.local_dispatcher(project=plan.project), options) if not plan.skipped else None
+                if result is not None or plan.llm is not None:
+                    state.save(str(path), stamp, {**result.facts, "page": result.page} if result else {},
+                               plan.llm.spent.as_json() if plan.llm else None)
             out.append(_describe(plan, result, path, False))
     except BrainError as exc:
         return fail(exc.message, exc.fix)
@@ -101,7 +105,7 @@ def _given(path: Path, harness: str | None, since: float | None) -> list[tuple[P
     return [(path, store, sid) for sid, _ in store_sessions(store, path, since)]
 
 
-def _describe(plan: Plan, result: Result | None, path: Path, dry_run: bool) -> dict:
+def _describe(plan: Plan, result: Result | None, path: Path, dry_run: bool, would_ask: bool = False) -> dict:
     body: dict = {
         "path": str(path),
         "harness": plan.harness,
@@ -109,9 +113,13 @@ def _describe(plan: Plan, result: Result | None, path: Path, dry_run: bool) -> d
         "status": plan.skipped or ("would_capture" if dry_run else "captured"),
         "entity": plan.entity,
         "page": plan.page_slug,
-        "facts": [{"fact": f.text, "kind": f.kind} for f in plan.facts],
+        "facts": [{"fact": f.text, "kind": f.kind, **({"proposed_by": f.proposed_by} if f.proposed_by else {})} for f in plan.facts],
         "facts_over_cap": plan.dropped,
     }
+    if plan.llm is not None:
+        body["llm"] = {"code": plan.llm.code, "proposed": plan.llm.proposed, "kept": plan.llm.kept, **plan.llm.spent.as_json()}
+    elif would_ask and not plan.skipped:
+        body["llm"] = {"code": "would_ask"}
     if dry_run and plan.page_slug:
         body["page_markdown"] = plan.page_markdown
     if result is not None:
@@ -133,7 +141,12 @@ def _print(sessions: list[dict], dry_run: bool) -> None:
             extra = f" ({s['page_status']})" if s.get("page_status") else ""
             print(f"  page {s['page']}{extra}")
         for f in s["facts"]:
-            print(f"  {f['kind']}: {f['fact']}  [{s['entity']}]")
+            by = f"  (proposed by {f['proposed_by']})" if f.get("proposed_by") else ""
+            print(f"  {f['kind']}: {f['fact']}  [{s['entity']}]{by}")
+        if s.get("llm"):
+            llm = s["llm"]
+            print(f"  LLM pass: {llm['code']}" + (f", {llm['kept']} of {llm['proposed']} proposed kept, session total "
+                                                 f"{llm['tokens']} tokens, ${llm['usd']:.4f}" if "tokens" in llm else ""))
         if s.get("fact_statuses"):
             print("  facts: " + ", ".join(f"{n} {k}" for k, n in sorted(s["fact_statuses"].items())))
         if s.get("facts_over_cap"):

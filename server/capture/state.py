@@ -45,10 +45,20 @@ class SessionState:
         except (OSError, ValueError, AttributeError):
             return False
 
-    def save(self, transcript: str, stamp: list, counts: dict) -> None:
+    def save(self, transcript: str, stamp: list, counts: dict, llm_spent: dict | None = None) -> None:
         from memverbs.hooks.fastpath import write_private  # noqa: PLC0415
 
-        write_private(self.path, json.dumps({"path": os.path.abspath(transcript), "stamp": stamp, "facts": counts}))
+        spent = llm_spent if llm_spent is not None else self.llm_spent()
+        write_private(self.path, json.dumps({"path": os.path.abspath(transcript), "stamp": stamp, "facts": counts, "llm": spent}))
+
+    def llm_spent(self) -> dict:
+        """What the optional LLM pass has spent on this session so far (server/capture/llm.py's Spend)."""
+        try:
+            with open(self.path, encoding="utf-8") as fh:
+                spent = json.load(fh).get("llm")
+        except (OSError, ValueError, AttributeError):
+            return {}
+        return spent if isinstance(spent, dict) else {}
 
     def stamp(self, transcript: str) -> list:
         return self._stamp(transcript)

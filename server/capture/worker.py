@@ -4,7 +4,8 @@ Started by hooks/capture.py in a process of its own (its CPU time, memory and wa
 capped there). It loads the full settings (off the hook's path, pydantic is fine here), finds
 the transcript (the payload's `transcript_path`, else the harness's own store), skips it when
 unchanged since its last capture, and captures it through the dispatcher as the trusted local
-caller. What happened is one line in `$MEMVERBS_HOME/logs/capture.jsonl`: codes and counts,
+caller, with the optional LLM pass when `capture.llm` is on. What happened is one line in
+`$MEMVERBS_HOME/logs/capture.jsonl`: codes and counts (the LLM pass's code, facts and spend),
 never text.
 """
 
@@ -45,6 +46,7 @@ def run_job(job: dict) -> str:
 
 def _run(home: Home, job: dict) -> tuple[str, dict]:
     from memverbs.server.capture.engine import CaptureOptions, apply_plan, plan_capture  # noqa: PLC0415
+    from memverbs.server.capture.llm import Spend  # noqa: PLC0415
     from memverbs.server.capture.state import SessionState  # noqa: PLC0415
     from memverbs.server.capture.stores import find_session  # noqa: PLC0415
     from memverbs.server.capture.transcript import READERS, read_transcript  # noqa: PLC0415
@@ -68,16 +70,18 @@ def _run(home: Home, job: dict) -> tuple[str, dict]:
         transcript = read_transcript(path, harness if harness in READERS else None, session_id=session)
         transcript.cwd = transcript.cwd or job.get("cwd")
         options = CaptureOptions.from_settings(settings)
-        plan = plan_capture(transcript, options)
-        counts: dict = {}
-        if plan.skipped is None:
-            runtime = Runtime(home)
-            try:
+        runtime = Runtime(home)
+        try:
+            plan = plan_capture(transcript, options, runtime.providers, Spend.from_json(state.llm_spent()))
+            counts: dict = {}
+            if plan.skipped is None:
                 result = apply_plan(plan, runtime.local_dispatcher(project=plan.project), options)
-            finally:
-                runtime.close()
-            counts = {**result.facts, "page": result.page}
-        state.save(str(path), stamp, counts)
+                counts = {**result.facts, "page": result.page}
+        finally:
+            runtime.close()
+        if plan.llm is not None:
+            counts["llm"] = {"code": plan.llm.code, "proposed": plan.llm.proposed, "kept": plan.llm.kept, **plan.llm.spent.as_json()}
+        state.save(str(path), stamp, counts, plan.llm.spent.as_json() if plan.llm else None)
         return plan.skipped or "ok", counts
 
 

@@ -59,7 +59,10 @@ def _run(home: Home, job: dict) -> tuple[str, dict]:
     harness, session = job["harness"], job["session_id"]
     if (home.integrations / harness / REMOTE_RECEIPT).exists():
         return "remote_brain", {}  # a harness wired to a remote brain: capture writes to the local brain only
-    path = job.get("transcript_path") or find_session(harness, session)
+    given = job.get("transcript_path")
+    # A named file that is gone (OpenClaw names a session's file only when one exists; a harness may
+    # have moved it) falls back to the harness's own store, by session id.
+    path = given if given and os.path.isfile(given) else find_session(harness, session)
     if not path or not os.path.isfile(path):
         return "no_transcript", {}
     state = SessionState(str(home.root), harness, session)

@@ -159,7 +159,7 @@ def worker_main(job: dict) -> None:
 
         try:
             os.setsid()
-        except OSError:  # the hook made it a process group's leader first: no new session, so no hangup either
+        except OSError:  # the hook made it a process group's leader first: still in the harness's session, deaf to its hangup
             signal.signal(signal.SIGHUP, signal.SIG_IGN)
         os.closerange(3, 65536)  # nothing of the harness's, or the hook's, stays open
         import resource  # noqa: PLC0415

@@ -39,6 +39,10 @@ HOLDS = {
     "openclaw": "SELECT 1 FROM transcript_events WHERE session_id = ? LIMIT 1",
     "opencode": "SELECT 1 FROM session WHERE id = ?",
 }
+# A session the store says a subagent ran (its "user" is the agent that delegated to it): never captured.
+SUBAGENT = {
+    "opencode": "SELECT 1 FROM session WHERE id = ? AND parent_id IS NOT NULL",
+}
 # Every session such a store holds, with its last activity (epoch ms).
 LISTS = {
     "openclaw": "SELECT session_id, MAX(created_at) FROM transcript_events GROUP BY session_id ORDER BY 2, 1",
@@ -96,6 +100,10 @@ def store_sessions(harness: str, store: Path, since_epoch: float | None = None) 
     rows = store_query(str(store), LISTS[harness]) if harness in LISTS else []
     out = [(sid, changed / 1000 if isinstance(changed, int | float) else 0.0) for sid, changed in rows if isinstance(sid, str) and sid]
     return [(sid, changed) for sid, changed in out if since_epoch is None or changed >= since_epoch]
+
+
+def is_subagent(harness: str, store: str, session_id: str) -> bool:
+    return harness in SUBAGENT and is_sqlite(store) and bool(store_query(store, SUBAGENT[harness], (session_id,)))
 
 
 def session_signature(harness: str, store: str, session_id: str) -> list | None:

@@ -48,7 +48,7 @@ def _run(home: Home, job: dict) -> tuple[str, dict]:
     from memverbs.server.capture.engine import CaptureOptions, apply_plan, plan_capture  # noqa: PLC0415
     from memverbs.server.capture.llm import Spend  # noqa: PLC0415
     from memverbs.server.capture.state import SessionState  # noqa: PLC0415
-    from memverbs.server.capture.stores import find_session  # noqa: PLC0415
+    from memverbs.server.capture.stores import find_session, is_subagent  # noqa: PLC0415
     from memverbs.server.capture.transcript import READERS, read_transcript  # noqa: PLC0415
     from memverbs.server.runtime import Runtime  # noqa: PLC0415
     from memverbs.server.settings import load_settings  # noqa: PLC0415
@@ -65,6 +65,8 @@ def _run(home: Home, job: dict) -> tuple[str, dict]:
     path = given if given and os.path.isfile(given) else find_session(harness, session)
     if not path or not os.path.isfile(path):
         return "no_transcript", {}
+    if is_subagent(harness, path, session):
+        return "subagent", {}  # opencode fires session.idle for a subagent's session too
     state = SessionState(str(home.root), harness, session)
     with state.locked():
         if state.unchanged(str(path)):

@@ -65,7 +65,7 @@ def _run(home: Home, job: dict) -> tuple[str, dict]:
     path = given if given and os.path.isfile(given) else find_session(harness, session)
     if not path or not os.path.isfile(path):
         return "no_transcript", {}
-    if is_subagent(harness, path, session):
+    if is_subagent(harness, str(path), session):
         return "subagent", {}  # opencode fires session.idle for a subagent's session too
     state = SessionState(str(home.root), harness, session)
     with state.locked():

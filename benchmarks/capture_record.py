@@ -135,6 +135,9 @@ ANNOTATIONS = {
     # Not recorded by this script: the `transcript_events` rows of one `openclaw agent --local` session
     # (OpenClaw 2026.9.6 keeps its sessions in SQLite), exported one event a line as its sessionFile holds them.
     "openclaw-decision": {"keep": ["We decided to use tabs."], "never": ["pin 4411"]},
+    # Not recorded by this script either: the `session`, `message` and `part` rows of one `opencode run`
+    # session from opencode.db (opencode 1.18.33), exported as JSON; capture.py loads them into a store.
+    "opencode-store": {"keep": ["We decided to use tabs."], "never": ["pin 4411"]},
     "grok-fix": {
         "keep": ["We decided to tag releases from main only.",
                  "`python -m pytest -q test_calc.py` passes after a fix (changed calc.py).", "Commit * on *: Fix add() to add"],

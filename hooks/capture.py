@@ -5,12 +5,12 @@ Harnesses run this at the end of a session and before a compaction (Claude Code,
 opencode plugins send the session id, and OpenClaw's `sessionFile` when it has one). The session
 must not wait for capture, so the hook only decides whether there is anything to do — the kill
 switch, `capture.enabled`, a payload with a session id, `Stop` at most every STOP_INTERVAL_S
-per session — and forks: the child starts a new session (a harness that kills its hook's process
-group does not reach it) and forks the worker, then exits, so the hook reaps it at once and no
-zombie is left. The worker closes every inherited descriptor (a harness reading the hook's
-stdout sees EOF when the hook exits, not when the worker does), lowers its priority, caps its
-own CPU time, memory and wall clock, and runs server/capture/worker.py. The hook prints nothing
-and exits 0 whatever happens.
+per session — and forks the worker (`spawn_worker`), out of the hook's process group and holding
+none of the harness's descriptors (a harness reading the hook's stdout sees EOF when the hook
+exits, not when the worker does), which lowers its priority, caps its own CPU time, memory and
+wall clock, and runs server/capture/worker.py. The hook waits for no other process, reads no
+transcript, and parses config.toml only when it mentions capture. It prints nothing and exits 0
+whatever happens.
 
 Only `os`, `json`, `sys` and hooks/fastpath.py are imported here: the engine (transcript readers,
 the secret detector, the dispatcher) is imported by the worker alone.
@@ -38,6 +38,9 @@ def capture_enabled(root: str) -> bool:
     if env is not None:
         return env.strip().lower() not in {"false", "0", "no", "off"}
     try:
+        with open(os.path.join(root, "config.toml"), "rb") as fh:
+            if b"capture" not in fh.read():
+                return True  # the common file: nothing to parse (a TOML parse costs the hook ~25 ms)
         section = config_tables(root).get("capture")
     except Exception:  # noqa: BLE001 - an unreadable config is the worker's to report; never the session's
         return True
@@ -105,41 +108,66 @@ def _decide_and_spawn(args: dict, harness: str, root: str, started: float, stdin
 
 
 def spawn_worker(job: dict) -> str:
-    """Fork the detached worker (double fork: the hook reaps the middle child, the worker is init's)."""
+    """Fork the detached worker and return: nothing here waits for another process to be scheduled.
+
+    First the hook lets go of the harness's descriptors: its stdin, stdout and stderr become
+    /dev/null (it prints nothing, and has read its payload) and any other descriptor it was handed
+    (an inheritable one: Python's own never are) is closed, so the worker holds no pipe of the
+    harness's and the harness sees EOF now, not when the worker ends. Then one fork. The worker
+    leaves the hook's process group before the hook can exit: the hook moves it (`setpgid`), or the
+    worker got there first with `setsid` (a session of its own) — either way a harness that kills
+    its hook's process group does not reach it. The worker is not waited for: when the hook exits
+    it is re-parented, and reaped when it ends.
+    """
+    _release_descriptors()
     try:
         pid = os.fork()
     except OSError:
         return "spawn_failed"
-    if pid == 0:  # the middle child: a session of its own, then the worker, then gone
-        try:
-            os.setsid()
-            if os.fork() == 0:
-                _worker(job)
-        finally:
-            os._exit(0)
+    if pid == 0:
+        worker_main(job)  # never returns
     try:
-        os.waitpid(pid, 0)
-    except ChildProcessError:
-        pass
+        os.setpgid(pid, pid)
+    except OSError:
+        pass  # the worker's setsid came first: it is out of the group already
     return "spawned"
 
 
-def _worker(job: dict) -> None:
-    """The grandchild: let go of the harness's descriptors, bound itself, run the engine, exit."""
+def _release_descriptors() -> None:
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+    try:
+        fds = [int(fd) for fd in os.listdir("/proc/self/fd")]
+    except OSError:  # no /proc: the worker closes every descriptor above stderr itself, first thing
+        return
+    for fd in fds:
+        try:
+            if fd > 2 and os.get_inheritable(fd):
+                os.close(fd)
+        except OSError:
+            pass  # the listing's own descriptor, closed by now
+
+
+def worker_main(job: dict) -> None:
+    """The forked worker: out of the hook's process group, bounded, run the engine, exit."""
     code = 0
     try:
-        devnull = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(devnull, fd)
-        os.closerange(3, 65536)  # devnull too: nothing the harness handed the hook stays open
-        import resource  # noqa: PLC0415 - the worker's only
-        import signal  # noqa: PLC0415
+        os.nice(10)  # first: the hook it was forked from still has to exit, on the same cores
+        import signal  # noqa: PLC0415 - the worker's only
+
+        try:
+            os.setsid()
+        except OSError:  # the hook made it a process group's leader first: still in the harness's session, deaf to its hangup
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        os.closerange(3, 65536)  # nothing of the harness's, or the hook's, stays open
+        import resource  # noqa: PLC0415
 
         resource.setrlimit(resource.RLIMIT_CPU, (WORKER_CPU_S, WORKER_CPU_S + 5))
         resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY_BYTES, WORKER_MEMORY_BYTES))
         signal.signal(signal.SIGALRM, signal.SIG_DFL)
         signal.alarm(WORKER_WALL_S)
-        os.nice(10)
         from memverbs.server.capture.worker import run_job  # noqa: PLC0415
 
         run_job(job)

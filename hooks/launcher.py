@@ -71,9 +71,15 @@ def main() -> None:
         if hooks_off():
             raise SystemExit(0)
         if args[:1] == ["capture"]:  # the session's end: hand the transcript to a detached worker
+            import os  # noqa: PLC0415 - loaded with the interpreter already
+
             from memverbs.hooks.capture import run_capture_hook  # noqa: PLC0415
 
-            raise SystemExit(run_capture_hook(args, started))
+            run_capture_hook(args, started)
+            # Always 0, and nothing to flush (the hook prints nothing; its stdio is /dev/null once it
+            # forked): leave without tearing the interpreter down, which after the fork would also
+            # copy every page it touched.
+            os._exit(0)
         done, stdin, changed = answer_unchanged(args, started)
         if done:
             raise SystemExit(0)

@@ -110,6 +110,15 @@ class CaptureSettings(_Section):
     session_page: Literal["private", "world", "off"] = Field(
         "private", description="The session page (sessions/<date>-<harness>-<id>): private, world, or off (no page)."
     )
+    llm: bool = Field(
+        False, description="Also let the chat model (llm.*) propose facts from each session, redacted first, within the caps below; off: zero LLM."
+    )
+    llm_max_usd: float = Field(
+        0.05, ge=0, description="The LLM pass's spend per session, in USD at llm.model's price (a model without a known price: tokens alone)."
+    )
+    llm_max_tokens: int = Field(
+        20_000, ge=0, description="The LLM pass's tokens per session, input and output, over all of the session's captures."
+    )
 
 
 class HttpSettings(_Section):

@@ -1,5 +1,9 @@
 """`memverbs capture [PATH…]`: backfill sessions from transcripts, or show what capture would keep.
 
+With no path, every harness's own session store (server/capture/stores.py): each transcript file
+of Claude Code, Codex and Grok Build, and each session inside opencode's and OpenClaw's SQLite
+stores. A path may name a transcript or such a store.
+
 The same engine as the hooks' detached worker (server/capture/): each transcript becomes a
 private session page and the facts the user stated, written through the dispatcher as the
 trusted local caller. Idempotent: a transcript unchanged since its last capture is skipped, and
@@ -28,8 +32,9 @@ PROGRESS_AFTER_S = 2.0  # a run shorter than this prints no progress
 
 def run_capture(args: argparse.Namespace) -> int:
     from memverbs.server.capture.engine import CaptureOptions, apply_plan, plan_capture  # noqa: PLC0415
+    from memverbs.server.capture.llm import Spend  # noqa: PLC0415
     from memverbs.server.capture.state import SessionState  # noqa: PLC0415
-    from memverbs.server.capture.stores import READABLE, session_files  # noqa: PLC0415
+    from memverbs.server.capture.stores import READABLE, sessions  # noqa: PLC0415
     from memverbs.server.capture.transcript import read_transcript  # noqa: PLC0415
 
     runtime = Runtime()
@@ -43,32 +48,40 @@ def run_capture(args: argparse.Namespace) -> int:
                         "Turn it on with `memverbs config set capture.enabled true`, or use --dry-run to look.")
         since = _epoch(args.since) if args.since else None
         if args.paths:
-            files = [(Path(p), args.harness) for p in args.paths]
-            missing = [str(p) for p, _ in files if not p.is_file()]
+            missing = [p for p in args.paths if not Path(p).is_file()]
             if missing:
-                return fail(f"no such transcript: {', '.join(missing)}", "Give the path of a session's .jsonl file.")
+                return fail(f"no such transcript: {', '.join(missing)}",
+                            "Give the path of a session's .jsonl file, or of a harness's SQLite store (opencode.db, openclaw-agent.sqlite).")
+            files = [item for p in args.paths for item in _given(Path(p), args.harness, since)]
         else:
             harnesses = [args.harness] if args.harness else list(READABLE)
-            files = [(p, h) for h in harnesses for p in session_files(h, since)]
+            files = [(p, h, sid) for h in harnesses for p, sid in sessions(h, since)]
         options = CaptureOptions.from_settings(settings)
         out: list[dict] = []
         started = time.monotonic()
-        for n, (path, harness) in enumerate(files, 1):
+        for n, (path, harness, sid) in enumerate(files, 1):
             if time.monotonic() - started > PROGRESS_AFTER_S:
-                print(f"capture: {n}/{len(files)} {path.name}", file=sys.stderr, flush=True)
-            transcript = read_transcript(path, harness)
-            state = SessionState(str(runtime.home.root), transcript.harness, transcript.session_id)
+                print(f"capture: {n}/{len(files)} {path.name}{' ' + sid if sid else ''}", file=sys.stderr, flush=True)
+            # A session in a SQLite store is known by its id before its rows are read, and skipped unread
+            # when unchanged; a file's session is told from the file.
+            transcript = read_transcript(path, harness) if sid is None else None
+            who = (transcript.harness, transcript.session_id) if transcript else (str(harness), str(sid))
+            state = SessionState(str(runtime.home.root), *who)
             if not args.dry_run and state.unchanged(str(path)):
-                out.append({"path": str(path), "session_id": transcript.session_id, "status": "unchanged"})
+                out.append({"path": str(path), "harness": who[0], "session_id": who[1], "status": "unchanged"})
                 continue
             stamp = state.stamp(str(path))
-            plan = plan_capture(transcript, options)
-            if args.dry_run or plan.skipped:
-                out.append(_describe(plan, None, path, args.dry_run))
+            transcript = transcript or read_transcript(path, harness, session_id=sid)
+            if args.dry_run:  # the LLM pass calls a model: a dry run shows what the rules keep, and says it would ask
+                plan = plan_capture(transcript, options)
+                out.append(_describe(plan, None, path, True, would_ask=options.llm and runtime.providers.llm_configured))
                 continue
             with state.locked():
-                result = apply_plan(plan, runtime.local_dispatcher(project=plan.project), options)
-                state.save(str(path), stamp, {**result.facts, "page": result.page})
+                plan = plan_capture(transcript, options, runtime.providers, Spend.from_json(state.llm_spent()))
+                result = apply_plan(plan, runtime.local_dispatcher(project=plan.project), options) if not plan.skipped else None
+                if result is not None or plan.llm is not None:
+                    state.save(str(path), stamp, {**result.facts, "page": result.page} if result else {},
+                               plan.llm.spent.as_json() if plan.llm else None)
             out.append(_describe(plan, result, path, False))
     except BrainError as exc:
         return fail(exc.message, exc.fix)
@@ -81,7 +94,18 @@ def run_capture(args: argparse.Namespace) -> int:
     return 0
 
 
-def _describe(plan: Plan, result: Result | None, path: Path, dry_run: bool) -> dict:
+def _given(path: Path, harness: str | None, since: float | None) -> list[tuple[Path, str | None, str | None]]:
+    """A file named on the command line: one transcript, or every session of a harness's SQLite store."""
+    from memverbs.server.capture.stores import LISTS, store_sessions  # noqa: PLC0415
+    from memverbs.server.capture.transcript import is_sqlite, sniff  # noqa: PLC0415
+
+    if not is_sqlite(str(path)):
+        return [(path, harness, None)]
+    store = harness if harness in LISTS else sniff(str(path))
+    return [(path, store, sid) for sid, _ in store_sessions(store, path, since)]
+
+
+def _describe(plan: Plan, result: Result | None, path: Path, dry_run: bool, would_ask: bool = False) -> dict:
     body: dict = {
         "path": str(path),
         "harness": plan.harness,
@@ -89,9 +113,13 @@ def _describe(plan: Plan, result: Result | None, path: Path, dry_run: bool) -> d
         "status": plan.skipped or ("would_capture" if dry_run else "captured"),
         "entity": plan.entity,
         "page": plan.page_slug,
-        "facts": [{"fact": f.text, "kind": f.kind} for f in plan.facts],
+        "facts": [{"fact": f.text, "kind": f.kind, **({"proposed_by": f.proposed_by} if f.proposed_by else {})} for f in plan.facts],
         "facts_over_cap": plan.dropped,
     }
+    if plan.llm is not None:
+        body["llm"] = {"code": plan.llm.code, "proposed": plan.llm.proposed, "kept": plan.llm.kept, **plan.llm.spent.as_json()}
+    elif would_ask and not plan.skipped:
+        body["llm"] = {"code": "would_ask"}
     if dry_run and plan.page_slug:
         body["page_markdown"] = plan.page_markdown
     if result is not None:
@@ -113,7 +141,12 @@ def _print(sessions: list[dict], dry_run: bool) -> None:
             extra = f" ({s['page_status']})" if s.get("page_status") else ""
             print(f"  page {s['page']}{extra}")
         for f in s["facts"]:
-            print(f"  {f['kind']}: {f['fact']}  [{s['entity']}]")
+            by = f"  (proposed by {f['proposed_by']})" if f.get("proposed_by") else ""
+            print(f"  {f['kind']}: {f['fact']}  [{s['entity']}]{by}")
+        if s.get("llm"):
+            llm = s["llm"]
+            print(f"  LLM pass: {llm['code']}" + (f", {llm['kept']} of {llm['proposed']} proposed kept, session total "
+                                                 f"{llm['tokens']} tokens, ${llm['usd']:.4f}" if "tokens" in llm else ""))
         if s.get("fact_statuses"):
             print("  facts: " + ", ".join(f"{n} {k}" for k, n in sorted(s["fact_statuses"].items())))
         if s.get("facts_over_cap"):

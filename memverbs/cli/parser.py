@@ -174,9 +174,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add(sub, "capture", "keep what sessions said and did: a session page and the user's explicit facts, from transcripts")
     p.add_argument("paths", nargs="*", metavar="PATH",
-                   help="transcript files (.jsonl); none: the harness's own session store (Claude Code, Codex, Grok Build)")
-    p.add_argument("--harness", choices=("claude", "codex", "grok"), metavar="HARNESS",
-                   help="whose transcripts: claude, codex or grok (default: told from each file; without PATH, every store)")
+                   help="transcript files (.jsonl) or SQLite session stores (opencode.db, openclaw-agent.sqlite: every session in it); "
+                        "none: each harness's own session store")
+    p.add_argument("--harness", choices=("claude", "codex", "grok", "opencode", "openclaw"), metavar="HARNESS",
+                   help="whose transcripts: claude, codex, grok, opencode or openclaw (default: told from each file; without PATH, every store)")
     p.add_argument("--since", type=when, metavar="WHEN", help=f"only transcripts changed since then: {WHEN_HELP}")
     p.add_argument("--dry-run", action="store_true", help="show what would be kept; store nothing")
     json_flag(p, "one object per session as JSON")

@@ -3,10 +3,12 @@
 `plan_capture` decides, without touching the brain: the session's project (server/projects.py,
 from the transcript's working directory), the entity its facts are filed under (the project's
 `projects/<name>`, else the user's own entity), the session page and the facts, capped at
-`capture.max_facts`. `apply_plan` writes them as the trusted local caller: the page with
+`capture.max_facts` — with `capture.llm` on and providers given, after the optional LLM pass
+(llm.py) has proposed more. `apply_plan` writes them as the trusted local caller: the page with
 `put_page` (only when its text changed, so a second capture does not even touch it), each fact
 with `remember` (its dedup and supersession decide; an exact restatement is a `duplicate`), with
-provenance `capture:<harness> session <id>`. Capturing a session twice therefore stores nothing
+provenance `capture:<harness> session <id>` (and `, proposed by <model>` for a fact the LLM pass
+proposed). Capturing a session twice therefore stores nothing
 new; server/capture/state.py also skips a transcript unchanged since it was last captured.
 
 Every text reaching `put_page` or `remember` has passed privacy.clean, and passes it again here,
@@ -24,8 +26,10 @@ from memverbs.server.capture.privacy import clean
 from memverbs.server.projects import Project, find_project
 
 if TYPE_CHECKING:
+    from memverbs.server.capture.llm import Outcome, Spend
     from memverbs.server.capture.transcript import Transcript
     from memverbs.server.dispatch import Dispatcher
+    from memverbs.server.providers.config import Providers
 
 SESSIONS_PREFIX = "sessions/"
 DEFAULT_USER_ENTITY = "people/me"
@@ -41,6 +45,9 @@ class CaptureOptions:
     session_page: str = "private"  # private | world | off
     exclude_projects: tuple[str, ...] = ()
     user_entity: str = DEFAULT_USER_ENTITY
+    llm: bool = False  # the optional LLM pass (llm.py)
+    llm_max_usd: float = 0.05
+    llm_max_tokens: int = 20_000
 
     @classmethod
     def from_settings(cls, settings: object) -> CaptureOptions:
@@ -51,6 +58,9 @@ class CaptureOptions:
             session_page=cap.session_page,
             exclude_projects=tuple(p.strip() for p in cap.exclude_projects.split(",") if p.strip()),
             user_entity=cap.user_entity.strip() or DEFAULT_USER_ENTITY,
+            llm=cap.llm,
+            llm_max_usd=cap.llm_max_usd,
+            llm_max_tokens=cap.llm_max_tokens,
         )
 
 
@@ -67,6 +77,7 @@ class Plan:
     facts: list[Fact] = field(default_factory=list)
     dropped: int = 0  # facts past the cap
     skipped: str | None = None  # why nothing is kept: excluded_project, empty
+    llm: Outcome | None = None  # the LLM pass, when it was asked (providers given)
 
 
 @dataclass
@@ -77,7 +88,10 @@ class Result:
     errors: list[str] = field(default_factory=list)
 
 
-def plan_capture(transcript: Transcript, options: CaptureOptions) -> Plan:
+def plan_capture(transcript: Transcript, options: CaptureOptions, providers: Providers | None = None,
+                 spent: Spend | None = None) -> Plan:
+    """What capture keeps of `transcript`. With `providers` (never for a dry run: it calls a model) and
+    `capture.llm` on, the LLM pass runs within what is left of the session's budget (`spent` so far)."""
     project = find_project(transcript.cwd) if transcript.cwd else None
     entity = project.slug if project else options.user_entity
     plan = Plan(harness=transcript.harness, session_id=transcript.session_id, project=project, entity=entity,
@@ -91,6 +105,10 @@ def plan_capture(transcript: Transcript, options: CaptureOptions) -> Plan:
     if not rec.asked and not rec.commands and not rec.files and not plan.facts:
         plan.skipped = "empty"
         return plan
+    if providers is not None and options.llm:
+        from memverbs.server.capture.llm import Spend, propose  # noqa: PLC0415 - only with the pass on
+
+        plan.llm = propose(plan, transcript, providers, options, spent or Spend())
     if options.session_page != "off":
         plan.page_slug = session_slug(transcript)
         plan.page_body = page_body(transcript, project, rec, plan.facts)
@@ -105,7 +123,8 @@ def apply_plan(plan: Plan, dispatcher: Dispatcher, options: CaptureOptions) -> R
     if plan.page_slug:
         result.page = _write_page(plan, dispatcher, result)
     for fact in plan.facts:
-        params = {"fact": clean(fact.text), "provenance": plan.provenance, "kind": fact.kind}
+        provenance = plan.provenance if fact.proposed_by is None else f"{plan.provenance}, proposed by {fact.proposed_by}"[:500]
+        params = {"fact": clean(fact.text), "provenance": provenance, "kind": fact.kind}
         # In a project, when the dispatcher's caller carries it, the entity is left to `remember`: the
         # fact records its project and is filed under the slug the brain gave the project
         # (`projects/<name>`, or `-2` when another repository holds the name).
@@ -198,7 +217,8 @@ def page_body(transcript: Transcript, project: Project | None, rec: Record, fact
     if rec.final:
         lines += ["## Final state", "", _inline(rec.final), ""]
     if facts:
-        lines += ["## Kept as facts", "", *(f"- {_inline(f.text)}" for f in facts), ""]
+        lines += ["## Kept as facts", "", *(f"- {_inline(f.text)}" + (" (proposed by the model)" if f.proposed_by else "")
+                                            for f in facts), ""]
     return clean("\n".join(lines).rstrip() + "\n")
 
 

@@ -62,6 +62,7 @@ _TEST_FAILED = re.compile(r"\b\d+ (?:failed|errors?)\b|^FAIL(?:ED)?\b|\bFAILURES
 class Fact:
     text: str
     kind: str  # a remember kind: fact, preference, commitment, event
+    proposed_by: str | None = None  # the chat model that proposed it (the optional LLM pass, llm.py); None: a rule found it
 
 
 @dataclass
@@ -90,10 +91,15 @@ def user_facts(transcript: Transcript) -> list[Fact]:
 def not_remembered(facts: list[Fact], transcript: Transcript) -> list[Fact]:
     """`facts` less those the agent already saved with `remember` in the session: the agent's own
     call, with its entity, is the better record, and the same fact twice is noise in every pack."""
-    saved = [_gist(r.remembered) for r in transcript.runs() if r.remembered]
-    if not saved:
+    return unseen(facts, [r.remembered for r in transcript.runs() if r.remembered])
+
+
+def unseen(facts: list[Fact], seen: list[str]) -> list[Fact]:
+    """`facts` less those that say what one of `seen` says."""
+    gists = [_gist(text) for text in seen]
+    if not gists:
         return facts
-    return [f for f in facts if not any(_same_gist(_gist(f.text), s) for s in saved)]
+    return [f for f in facts if not any(_same_gist(_gist(f.text), s) for s in gists)]
 
 
 def _gist(text: str) -> str:

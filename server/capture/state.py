@@ -1,7 +1,9 @@
 """What was captured of each session: one small file per session, so an unchanged transcript is not read again.
 
 `$MEMVERBS_HOME/capture/sessions/<harness>-<session id>.json` (mode 0600) holds the transcript's
-size and mtime when it was last captured. The hook reads only the file's own mtime (a `Stop`
+size and mtime when it was last captured; for a session inside a SQLite store (OpenClaw's,
+opencode's), the session's own signature there (stores.session_signature), since the store's file
+changes whenever any session is written. The hook reads only the file's own mtime (a `Stop`
 within a few minutes of the last capture is skipped: hooks/capture.py). A per-session lock
 beside it keeps two workers (a `Stop` and the `SessionEnd` right after it) from capturing the
 same session at once: the second waits, then finds the transcript unchanged.
@@ -16,15 +18,20 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from memverbs.hooks.capture import state_file
+from memverbs.server.capture.stores import session_signature
 
 
 class SessionState:
     def __init__(self, root: str, harness: str, session_id: str) -> None:
         self.path = state_file(root, harness, session_id)
+        self.harness, self.session_id = harness, session_id
 
-    def _stamp(self, transcript: str) -> list[int]:
+    def _stamp(self, transcript: str) -> list:
+        signature = session_signature(self.harness, transcript, self.session_id)
+        if signature is not None:
+            return signature
         st = os.stat(transcript)
-        try:  # a SQLite store (OpenClaw's) changes in its write-ahead log long before its main file
+        try:  # a SQLite store it could not read changes in its write-ahead log long before its main file
             wal = os.stat(transcript + "-wal")
         except OSError:
             return [st.st_size, st.st_mtime_ns]
@@ -38,12 +45,22 @@ class SessionState:
         except (OSError, ValueError, AttributeError):
             return False
 
-    def save(self, transcript: str, stamp: list[int], counts: dict) -> None:
+    def save(self, transcript: str, stamp: list, counts: dict, llm_spent: dict | None = None) -> None:
         from memverbs.hooks.fastpath import write_private  # noqa: PLC0415
 
-        write_private(self.path, json.dumps({"path": os.path.abspath(transcript), "stamp": stamp, "facts": counts}))
+        spent = llm_spent if llm_spent is not None else self.llm_spent()
+        write_private(self.path, json.dumps({"path": os.path.abspath(transcript), "stamp": stamp, "facts": counts, "llm": spent}))
 
-    def stamp(self, transcript: str) -> list[int]:
+    def llm_spent(self) -> dict:
+        """What the optional LLM pass has spent on this session so far (server/capture/llm.py's Spend)."""
+        try:
+            with open(self.path, encoding="utf-8") as fh:
+                spent = json.load(fh).get("llm")
+        except (OSError, ValueError, AttributeError):
+            return {}
+        return spent if isinstance(spent, dict) else {}
+
+    def stamp(self, transcript: str) -> list:
         return self._stamp(transcript)
 
     @contextmanager

@@ -123,7 +123,7 @@ def read_transcript(path: str | os.PathLike[str], harness: str | None = None, se
 def sniff(path: str) -> str:
     """`codex` for a rollout file (its first line is `session_meta`), `grok` for an ACP update stream,
     `openclaw` or `opencode` for its session file or SQLite store, else `claude`."""
-    if _is_sqlite(path):
+    if is_sqlite(path):
         return "opencode" if _sqlite_tables(path) >= {"session", "message", "part"} else "openclaw"
     for entry in _entries(path, limit=5):
         if entry.get("type") == "session" and "version" in entry:
@@ -433,7 +433,7 @@ def _grok_output(update: dict) -> tuple[str, bool | None]:
 # -- OpenClaw ---------------------------------------------------------------------------------
 
 
-def _is_sqlite(path: str) -> bool:
+def is_sqlite(path: str) -> bool:
     try:
         with open(path, "rb") as fh:
             return fh.read(16) == b"SQLite format 3\x00"
@@ -480,7 +480,7 @@ def _openclaw_rows(path: str, session_id: str | None) -> Iterator[dict]:
 
 
 def _read_openclaw(path: str, session_id: str | None) -> Transcript:
-    store = _is_sqlite(path)
+    store = is_sqlite(path)
     t = Transcript(harness="openclaw", session_id=session_id or Path(path).stem, path=path)
     pending: dict[str, ToolRun] = {}
     for entry in _openclaw_rows(path, session_id) if store else _entries(path):

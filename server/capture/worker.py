@@ -4,7 +4,8 @@ Started by hooks/capture.py in a process of its own (its CPU time, memory and wa
 capped there). It loads the full settings (off the hook's path, pydantic is fine here), finds
 the transcript (the payload's `transcript_path`, else the harness's own store), skips it when
 unchanged since its last capture, and captures it through the dispatcher as the trusted local
-caller. What happened is one line in `$MEMVERBS_HOME/logs/capture.jsonl`: codes and counts,
+caller, with the optional LLM pass when `capture.llm` is on. What happened is one line in
+`$MEMVERBS_HOME/logs/capture.jsonl`: codes and counts (the LLM pass's code, facts and spend),
 never text.
 """
 
@@ -45,8 +46,9 @@ def run_job(job: dict) -> str:
 
 def _run(home: Home, job: dict) -> tuple[str, dict]:
     from memverbs.server.capture.engine import CaptureOptions, apply_plan, plan_capture  # noqa: PLC0415
+    from memverbs.server.capture.llm import Spend  # noqa: PLC0415
     from memverbs.server.capture.state import SessionState  # noqa: PLC0415
-    from memverbs.server.capture.stores import find_session  # noqa: PLC0415
+    from memverbs.server.capture.stores import find_session, is_subagent  # noqa: PLC0415
     from memverbs.server.capture.transcript import READERS, read_transcript  # noqa: PLC0415
     from memverbs.server.runtime import Runtime  # noqa: PLC0415
     from memverbs.server.settings import load_settings  # noqa: PLC0415
@@ -57,9 +59,14 @@ def _run(home: Home, job: dict) -> tuple[str, dict]:
     harness, session = job["harness"], job["session_id"]
     if (home.integrations / harness / REMOTE_RECEIPT).exists():
         return "remote_brain", {}  # a harness wired to a remote brain: capture writes to the local brain only
-    path = job.get("transcript_path") or find_session(harness, session)
+    given = job.get("transcript_path")
+    # A named file that is gone (OpenClaw names a session's file only when one exists; a harness may
+    # have moved it) falls back to the harness's own store, by session id.
+    path = given if given and os.path.isfile(given) else find_session(harness, session)
     if not path or not os.path.isfile(path):
         return "no_transcript", {}
+    if is_subagent(harness, str(path), session):
+        return "subagent", {}  # opencode fires session.idle for a subagent's session too
     state = SessionState(str(home.root), harness, session)
     with state.locked():
         if state.unchanged(str(path)):
@@ -68,16 +75,18 @@ def _run(home: Home, job: dict) -> tuple[str, dict]:
         transcript = read_transcript(path, harness if harness in READERS else None, session_id=session)
         transcript.cwd = transcript.cwd or job.get("cwd")
         options = CaptureOptions.from_settings(settings)
-        plan = plan_capture(transcript, options)
-        counts: dict = {}
-        if plan.skipped is None:
-            runtime = Runtime(home)
-            try:
+        runtime = Runtime(home)
+        try:
+            plan = plan_capture(transcript, options, runtime.providers, Spend.from_json(state.llm_spent()))
+            counts: dict = {}
+            if plan.skipped is None:
                 result = apply_plan(plan, runtime.local_dispatcher(project=plan.project), options)
-            finally:
-                runtime.close()
-            counts = {**result.facts, "page": result.page}
-        state.save(str(path), stamp, counts)
+                counts = {**result.facts, "page": result.page}
+        finally:
+            runtime.close()
+        if plan.llm is not None:
+            counts["llm"] = {"code": plan.llm.code, "proposed": plan.llm.proposed, "kept": plan.llm.kept, **plan.llm.spent.as_json()}
+        state.save(str(path), stamp, counts, plan.llm.spent.as_json() if plan.llm else None)
         return plan.skipped or "ok", counts
 
 

@@ -33,8 +33,8 @@ class ChatModel(Protocol):
     provider: str
     model: str
 
-    def complete(self, system: str, user: str) -> Completion:
-        """One turn; raises ProviderError."""
+    def complete(self, system: str, user: str, max_tokens: int | None = None) -> Completion:
+        """One turn, its reply at most `max_tokens` (default: llm.max_tokens); raises ProviderError."""
 
     def list_models(self) -> list[str]:
         """Model ids the endpoint lists (for doctor); raises ProviderError."""
@@ -83,12 +83,12 @@ class AnthropicChat(_Base):
             headers["x-api-key"] = api_key
         super().__init__(settings, ANTHROPIC_BASE_URL, headers, key_hint)
 
-    def complete(self, system: str, user: str) -> Completion:
+    def complete(self, system: str, user: str, max_tokens: int | None = None) -> Completion:
         body = self.api.post(
             "/v1/messages",
             {
                 "model": self.model,
-                "max_tokens": self.max_tokens,
+                "max_tokens": max_tokens or self.max_tokens,
                 "system": system,
                 "messages": [{"role": "user", "content": user}],
             },
@@ -116,12 +116,12 @@ class OpenAIChat(_Base):
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         super().__init__(settings, OPENAI_BASE_URL, headers, key_hint)
 
-    def complete(self, system: str, user: str) -> Completion:
+    def complete(self, system: str, user: str, max_tokens: int | None = None) -> Completion:
         body = self.api.post(
             "/chat/completions",
             {
                 "model": self.model,
-                "max_tokens": self.max_tokens,
+                "max_tokens": max_tokens or self.max_tokens,
                 "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
             },
         )

@@ -57,3 +57,43 @@ def test_paths_since_and_refusals(env, tmp_path):
     run_cli("config", "set", "capture.enabled", "false", env=env)
     off = run_cli("capture", str(path), env=env)
     assert off.returncode == 1 and "capture is off" in off.stderr
+
+
+def test_backfill_reads_every_session_of_the_opencode_and_openclaw_sqlite_stores(env, tmp_path):
+    """No path: opencode.db and OpenClaw's agent store are read too, session by session; a second run
+    stores nothing, a session another session's writes leave alone stays unchanged, and --since
+    judges each session by its own last event."""
+    import sqlite3
+
+    from openclaw_support import opencode_store, transcript_store
+
+    oc = opencode_store(tmp_path / "data", DATA / "opencode-store.json")
+    with sqlite3.connect(oc) as db:  # a subagent's session: its "user" is the agent that delegated, never kept
+        db.execute("INSERT INTO session VALUES ('ses_child', 'ses_dcbf5fb4fffe1QmqHUqZJLMb31', '/bench/project', 1, 1)")
+        db.execute("INSERT INTO message VALUES ('msg_c', 'ses_child', 1, 1, '{\"role\":\"user\"}')")
+        db.execute("INSERT INTO part VALUES ('prt_c', 'msg_c', 'ses_child', 1, 1, '{\"type\":\"text\",\"text\":\"We decided to use Rust.\"}')")
+    spaces = tmp_path / "openclaw.jsonl"
+    spaces.write_text((DATA / "openclaw-decision.jsonl").read_text().replace("use tabs", "use spaces"))
+    ten_days_ago = int((time.time() - 10 * 86400) * 1000)
+    claw = transcript_store(tmp_path / "state", spaces, created_ms=ten_days_ago)
+    env = {**env, "HOME": str(tmp_path / "user"), "XDG_DATA_HOME": str(tmp_path / "data"), "OPENCLAW_STATE_DIR": str(tmp_path / "state")}
+
+    def sessions(*args: str) -> list[tuple]:
+        out = run_cli("capture", *args, "--json", env=env)
+        assert out.returncode == 0, out.stderr
+        return [(s["harness"], s["session_id"], s["status"]) for s in json.loads(out.stdout)["sessions"]]
+
+    sid = "ses_dcbf5fb4fffe1QmqHUqZJLMb31"
+    assert sessions("--dry-run") == [("openclaw", "other", "would_capture"), ("openclaw", "rec-1", "would_capture"),
+                                     ("opencode", sid, "would_capture")]
+    assert facts(env) == []
+    assert sessions("--since", "1d", "--dry-run") == [("opencode", sid, "would_capture")]
+    assert sessions("--harness", "openclaw", "--dry-run", str(claw)) == sessions("--harness", "openclaw", "--dry-run")
+
+    assert [s[2] for s in sessions()] == ["captured"] * 3
+    assert sorted(facts(env)) == ["We decided to use spaces.", "We decided to use tabs."]
+    assert [s[2] for s in sessions()] == ["unchanged"] * 3
+    with sqlite3.connect(claw) as db:  # the other session goes on; rec-1's rows are as they were
+        db.execute("INSERT INTO transcript_events VALUES ('other', 1, '{\"type\":\"custom\"}', 0, NULL, NULL, NULL)")
+    assert sessions() == [("openclaw", "other", "captured"), ("openclaw", "rec-1", "unchanged"), ("opencode", sid, "unchanged")]
+    assert sorted(facts(env)) == ["We decided to use spaces.", "We decided to use tabs."]

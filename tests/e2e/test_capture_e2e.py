@@ -186,13 +186,13 @@ def test_grok_a_decision_reaches_the_next_session_and_no_secret_is_stored(world,
     assert_no_trace(world)
 
 
-@pytest.fixture
-def opencode(world, fake_api):
+def opencode_sessions(world, fake_api, *, install: bool):
     cli = require_cli("opencode")
     git_project(world)
     config_dir = Path(world.env["XDG_CONFIG_HOME"]) / "opencode"
     config_dir.mkdir(parents=True, exist_ok=True)
-    world.memverbs("install", "opencode")
+    if install:
+        world.memverbs("install", "opencode")
     provider = {"npm": "@ai-sdk/openai-compatible", "name": "Fake", "options": {"baseURL": f"{fake_api.url}/v1", "apiKey": "x"},
                 "models": {"fake-model": {"name": "Fake", "limit": {"context": 100000, "output": 4096}}}}
     (config_dir / "opencode.json").write_text(json.dumps({"model": "fake/fake-model", "small_model": "fake/fake-model",
@@ -204,6 +204,11 @@ def opencode(world, fake_api):
         return next(json.loads(line)["sessionID"] for line in proc.stdout.splitlines() if line.startswith("{"))
 
     return session
+
+
+@pytest.fixture
+def opencode(world, fake_api):
+    return opencode_sessions(world, fake_api, install=True)
 
 
 @pytest.mark.slow
@@ -227,4 +232,50 @@ def test_opencode_a_decision_reaches_the_next_session_and_no_secret_is_stored(wo
     first = next(r for r in fake_api.since(mark) if tools(r.path, r.body))
     assert any(role == "system" and DECISION in text for role, text in first.messages()), describe([first], limit=2000)
     world.wait_for_capture(sid)
+    assert_no_trace(world)
+
+
+# -- backfill: sessions that ran without memverbs, read from the harness's own SQLite store -------
+
+
+def backfill(world, harness: str) -> list[dict]:
+    return json.loads(world.memverbs("capture", "--harness", harness, "--json"))["sessions"]
+
+
+@pytest.mark.slow
+def test_opencode_sessions_run_without_memverbs_are_backfilled_from_opencode_db(world, fake_api):
+    """`memverbs capture` with no path reads the opencode.db the real opencode wrote, once."""
+    session = opencode_sessions(world, fake_api, install=False)
+    fake_api.script(Text("Queue wiring noted.", when=lambda path, body: bool(body.get("tools"))))
+    sid = session(PROMPT)
+    assert world.capture_log() == []  # nothing installed: nothing captured yet
+
+    [first] = backfill(world, "opencode")
+    assert (first["session_id"], first["status"], first["fact_statuses"]) == (sid, "captured", {"inserted": 1}), first
+    facts = json.loads(world.memverbs("recall", "--entity", "projects/widget", "--json"))["facts"]
+    assert [(f["fact"], f["provenance"]) for f in facts] == [(DECISION, f"capture:opencode session {sid}")]
+    assert [s["status"] for s in backfill(world, "opencode")] == ["unchanged"]
+    assert_no_trace(world)
+
+
+@pytest.mark.slow
+def test_openclaw_sessions_run_without_memverbs_are_backfilled_from_its_agent_store(world, fake_api):
+    """The same from the SQLite store the real `openclaw agent --local` wrote (no plugin installed)."""
+    from openclaw_support import fake_model_config, require_openclaw
+
+    cli = require_openclaw(world.env)
+    config = Path(world.env["HOME"]) / ".openclaw" / "openclaw.json"
+    config.parent.mkdir(exist_ok=True)
+    config.write_text(json.dumps(fake_model_config(fake_api.url), indent=2))
+    fake_api.script(Text("Queue wiring noted."))
+    world.harness([cli, "agent", "--local", "--session-id", "backfill-1", "-m", PROMPT, "--json"], {}, timeout=150)
+
+    # --since judges a session by its last event's `created_at` (epoch ms)
+    recent = json.loads(world.memverbs("capture", "--harness", "openclaw", "--since", "1h", "--dry-run", "--json"))["sessions"]
+    assert [(s["session_id"], s["status"]) for s in recent] == [("backfill-1", "would_capture")], recent
+    sessions = backfill(world, "openclaw")
+    assert [(s["session_id"], s["status"]) for s in sessions] == [("backfill-1", "captured")], sessions
+    facts = json.loads(world.memverbs("recall", "--entity", sessions[0]["entity"], "--json"))["facts"]
+    assert [(f["fact"], f["provenance"]) for f in facts] == [(DECISION, "capture:openclaw session backfill-1")], sessions
+    assert [s["status"] for s in backfill(world, "openclaw")] == ["unchanged"]
     assert_no_trace(world)

@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 from fake_model import Text
@@ -86,8 +87,9 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def gateway(world: World, fake_api) -> Iterator[tuple[str, dict]]:
-    """memverbs installed into a fresh OpenClaw config, and its Gateway running: the CLI and the env its clients need."""
+def gateway(world: World, fake_api) -> Iterator[tuple[str, dict, Gateway]]:
+    """memverbs installed into a fresh OpenClaw config, and its Gateway running: the CLI, the env its clients
+    need, and the Gateway (stopped at teardown if the test has not stopped it)."""
     cli = require_openclaw(world.env)
     port = free_port()
     config = world.home / ".openclaw" / "openclaw.json"
@@ -111,14 +113,14 @@ def gateway(world: World, fake_api) -> Iterator[tuple[str, dict]]:
     threading.Thread(target=gw.follow, daemon=True).start()
     try:
         gw.wait_ready()
-        yield cli, {"OPENCLAW_GATEWAY_TOKEN": TOKEN}
+        yield cli, {"OPENCLAW_GATEWAY_TOKEN": TOKEN}, gw
     finally:
         gw.stop()
 
 
 @pytest.mark.slow
 def test_after_compaction_the_next_request_carries_a_fresh_pack(world, fake_api, gateway):
-    cli, client_env = gateway
+    cli, client_env, _ = gateway
     fake_api.script(Text("Hello."), Text("They said hello.", when=is_summary_request), Text("A cat."))
 
     def turn(prompt: str) -> None:
@@ -150,3 +152,30 @@ def test_after_compaction_the_next_request_carries_a_fresh_pack(world, fake_api,
         time.sleep(0.2)
     captured = [(e["harness"], e["code"], e["counts"].get("page")) for e in world.capture_log() if e["event"] == "PreCompact"]
     assert captured[:1] == [("openclaw", "ok", "created")], world.capture_log()
+
+
+@pytest.mark.slow
+def test_a_gateway_shutdown_ends_its_sessions_and_they_are_captured(world, fake_api, gateway):
+    """The Gateway's shutdown drain (SIGTERM) fires `session_end` for the sessions it ran, within a 2 s
+    budget shared by every handler: our plugin's hook returns at once, and its worker captures the
+    session from OpenClaw's store after the Gateway is gone."""
+    cli, client_env, gw = gateway
+    fake_api.script(Text("Noted."))
+    decision = "We decided to use tabs in this repo."
+    world.harness([cli, "agent", "--session-key", "agent:main:memverbs-end", "-m", decision, "--json"], client_env,
+                  timeout=TURN_TIMEOUT_S)
+    gw.stop()
+
+    ends = [e for e in world.hook_log() if e["harness"] == "openclaw" and e["moment"] == "capture"]
+    assert [e["code"] for e in ends] == ["spawned"], (ends, gw.lines[-30:])
+    deadline = time.monotonic() + CAPTURE_TIMEOUT_S
+    while not [e for e in world.capture_log() if e["event"] == "SessionEnd"] and time.monotonic() < deadline:
+        time.sleep(0.2)
+    captured = [(e["harness"], e["code"]) for e in world.capture_log() if e["event"] == "SessionEnd"]
+    assert captured == [("openclaw", "ok")], world.capture_log()
+    # OpenClaw 2026.9 names a `sessionFile` only when a file exists; its sessions live in SQLite, so the
+    # worker read the session's rows from the agent's store.
+    [state] = (Path(world.env["MEMVERBS_HOME"]) / "capture" / "sessions").glob("openclaw-*.json")
+    assert json.loads(state.read_text())["path"].endswith("/agent/openclaw-agent.sqlite"), state.read_text()
+    facts = json.loads(world.memverbs("capture", "--harness", "openclaw", "--dry-run", "--json"))["sessions"]
+    assert [f["fact"] for s in facts for f in s["facts"]] == [decision], facts

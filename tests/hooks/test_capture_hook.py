@@ -171,3 +171,28 @@ def test_opencodes_turn_end_is_captured_from_its_store_then_rate_limited(env, ho
     facts = local.ok("recall", entity="people/me")["facts"]
     assert [(f["fact"], f["provenance"]) for f in facts] == [("We decided to use tabs.", f"capture:opencode session {sid}")]
     assert idle().returncode == 0 and hook_log(home)[-1]["code"] == "rate_limited"
+
+
+def test_a_harness_that_kills_the_hooks_process_group_does_not_reach_the_worker(env, home, local, tmp_path):
+    """The hook waits for no process: it returns while the worker is still starting, and the worker is
+    already out of the hook's process group, so killing that group (as a harness may, after its hook
+    exits) leaves the capture to finish."""
+    import signal
+
+    mark = uuid.uuid4().hex
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text((DATA / "codex-decision.jsonl").read_text().replace("/bench/project", str(tmp_path / "elsewhere")))
+    command = f"{hook_command(Options(Harness.CODEX, env=env), 'capture')} {shlex.join(ROOMY_DEADLINE)}"
+    proc = subprocess.Popen(["/bin/sh", "-c", command], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**env, "CAPTURE_TEST_MARK": mark}, start_new_session=True)
+    out, err = proc.communicate(json.dumps({"session_id": "pg-1", "transcript_path": str(transcript), "hook_event_name": "SessionEnd"}).encode(),
+                                timeout=30)
+    assert (proc.returncode, out, err) == (0, b"", b"")
+    workers = marked(mark)
+    assert workers and all(os.getpgid(pid) != proc.pid for pid in workers), (workers, proc.pid)
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass  # nothing left in the hook's group: the point
+    [line] = wait_done(home, mark)
+    assert line["code"] == "ok", line

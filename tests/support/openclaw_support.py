@@ -52,9 +52,10 @@ def without_openclaw(env: dict, scratch: Path) -> dict:
     return {**env, "PATH": os.pathsep.join(path)}
 
 
-def transcript_store(state_dir: Path, jsonl: Path, session_id: str = "rec-1") -> Path:
+def transcript_store(state_dir: Path, jsonl: Path, session_id: str = "rec-1", created_ms: int = 0) -> Path:
     """An OpenClaw 2026.9 agent store holding a recorded session (its sessionFile JSONL): its `transcript_events` rows, as
-    OpenClaw writes them (one event's JSON a row, in `seq` order; a large event zstd-compressed instead)."""
+    OpenClaw writes them (one event's JSON a row, in `seq` order, `created_at` in epoch ms; a large event
+    zstd-compressed instead), and one event of another session."""
     import sqlite3
 
     db = state_dir / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
@@ -65,10 +66,10 @@ def transcript_store(state_dir: Path, jsonl: Path, session_id: str = "rec-1") ->
                  "created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, navigation_json TEXT, "
                  "PRIMARY KEY (session_id, seq)) STRICT")
     lines = jsonl.read_text().splitlines()
-    conn.executemany("INSERT INTO transcript_events VALUES (?, ?, ?, 0, NULL, NULL, NULL)",
-                     [(session_id, n, line) for n, line in enumerate(lines)])
-    conn.execute("INSERT INTO transcript_events VALUES (?, ?, NULL, 0, x'28b52ffd', 9, '{}')", (session_id, len(lines)))
-    conn.execute("INSERT INTO transcript_events VALUES ('other', 0, ?, 0, NULL, NULL, NULL)", (lines[4],))
+    conn.executemany("INSERT INTO transcript_events VALUES (?, ?, ?, ?, NULL, NULL, NULL)",
+                     [(session_id, n, line, created_ms) for n, line in enumerate(lines)])
+    conn.execute("INSERT INTO transcript_events VALUES (?, ?, NULL, ?, x'28b52ffd', 9, '{}')", (session_id, len(lines), created_ms))
+    conn.execute("INSERT INTO transcript_events VALUES ('other', 0, ?, ?, NULL, NULL, NULL)", (lines[4], created_ms))
     conn.commit()
     conn.close()
     return db
@@ -76,7 +77,9 @@ def transcript_store(state_dir: Path, jsonl: Path, session_id: str = "rec-1") ->
 
 def opencode_store(data_dir: Path, export: Path) -> Path:
     """opencode 1.18's store, `<data dir>/opencode/opencode.db`, holding the `session`, `message` and
-    `part` rows of a recorded session (exported as JSON: benchmarks/data/capture/opencode-store.json)."""
+    `part` rows of a recorded session (exported as JSON: benchmarks/data/capture/opencode-store.json),
+    in opencode 1.18.33's tables less the columns capture never reads (`time_updated` is `time_created`
+    where the export has none)."""
     import json
     import sqlite3
 
@@ -85,12 +88,15 @@ def opencode_store(data_dir: Path, export: Path) -> Path:
     db.parent.mkdir(parents=True)
     conn = sqlite3.connect(db)
     conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("CREATE TABLE session (id TEXT PRIMARY KEY, directory TEXT NOT NULL, time_created INTEGER NOT NULL)")
-    conn.execute("CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, time_created INTEGER NOT NULL, data TEXT NOT NULL)")
+    conn.execute("CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT, directory TEXT NOT NULL, "
+                 "time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL)")
+    conn.execute("CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, time_created INTEGER NOT NULL, "
+                 "time_updated INTEGER NOT NULL, data TEXT NOT NULL)")
     conn.execute("CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT NOT NULL, session_id TEXT NOT NULL, "
-                 "time_created INTEGER NOT NULL, data TEXT NOT NULL)")
+                 "time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL)")
     for table in ("session", "message", "part"):
         for row in rows[table]:
+            row = {"time_updated": row["time_created"], **row}
             conn.execute(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", tuple(row.values()))
     conn.commit()
     conn.close()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from openclaw_support import opencode_store, transcript_store
 
-from memverbs.server.capture.stores import find_session, session_files
+from memverbs.server.capture.stores import find_session, sessions
 from memverbs.server.capture.transcript import Said, ToolRun, read_transcript, sniff
 
 DATA = Path(__file__).resolve().parents[3] / "benchmarks" / "data" / "capture"
@@ -51,7 +51,7 @@ def test_grok_streamed_chunks_join_into_one_message_and_the_store_is_found(tmp_p
     env = {"HOME": str(tmp_path)}
     assert find_session("grok", "s-9", env) == folder / "updates.jsonl"
     assert find_session("grok", "s-*", env) is None  # a session id is never a pattern
-    assert list(session_files("grok", env=env)) == [folder / "updates.jsonl"]
+    assert list(sessions("grok", env=env)) == [(folder / "updates.jsonl", None)]
 
 
 def _openclaw_shape(t) -> None:

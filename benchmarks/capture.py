@@ -145,7 +145,8 @@ def _brain_bytes(env: dict) -> bytes:
 
 
 def quality() -> dict:
-    from memverbs.server.capture.engine import CaptureOptions, plan_capture  # noqa: PLC0415
+    from memverbs.server.capture.engine import plan_capture  # noqa: PLC0415
+    from memverbs.server.capture.plan import CaptureOptions  # noqa: PLC0415
     from memverbs.server.capture.transcript import read_transcript  # noqa: PLC0415
 
     notes = json.loads((DATA / "annotations.json").read_text())

@@ -12,7 +12,7 @@ wall clock, and runs server/capture/worker.py. The hook waits for no other proce
 transcript, and parses config.toml only when it mentions capture. It prints nothing and exits 0
 whatever happens.
 
-Only `os`, `json`, `sys` and hooks/fastpath.py are imported here: the engine (transcript readers,
+Only `os`, `json`, `time`, hooks/fastpath.py and hooks/capture_paths.py are imported here: the engine (transcript readers,
 the secret detector, the dispatcher) is imported by the worker alone.
 """
 
@@ -22,6 +22,7 @@ import json
 import os
 import time
 
+from memverbs.hooks.capture_paths import state_file
 from memverbs.hooks.fastpath import config_tables, deadline_s, hooks_off, log_line, parse_args, read_raw_stdin
 
 STOP_INTERVAL_S = 300  # `Stop` fires after every turn: capture a live session at most this often
@@ -29,7 +30,6 @@ TURN_END_EVENTS = {"stop", "session.idle"}  # each turn's end (opencode has no s
 WORKER_WALL_S = 120  # the worker is killed by its own alarm after this long
 WORKER_CPU_S = 60
 WORKER_MEMORY_BYTES = 1 << 30  # address space: well above the worker's ~100 MB, far below a runaway's
-STATE_DIR = ("capture", "sessions")  # under the home: one small file per captured session (server/capture/state.py)
 
 
 def capture_enabled(root: str) -> bool:
@@ -45,12 +45,6 @@ def capture_enabled(root: str) -> bool:
     except Exception:  # noqa: BLE001 - an unreadable config is the worker's to report; never the session's
         return True
     return not (isinstance(section, dict) and section.get("enabled") is False)
-
-
-def state_file(root: str, harness: str, session_id: str) -> str:
-    """Where the worker records what it captured of a session (its name is safe for any session id)."""
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session_id)[:120]
-    return os.path.join(root, *STATE_DIR, f"{harness}-{safe}.json")
 
 
 def run_capture_hook(argv: list[str], started: float, stdin: bytes | None = None) -> int:

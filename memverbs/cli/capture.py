@@ -25,14 +25,14 @@ from memverbs.server.runtime import Runtime
 if TYPE_CHECKING:
     import argparse
 
-    from memverbs.server.capture.engine import Plan, Result
+    from memverbs.server.capture.plan import Plan, Result
 
 PROGRESS_AFTER_S = 2.0  # a run shorter than this prints no progress
 
 
 def run_capture(args: argparse.Namespace) -> int:
-    from memverbs.server.capture.engine import CaptureOptions, apply_plan, plan_capture  # noqa: PLC0415
-    from memverbs.server.capture.llm import Spend  # noqa: PLC0415
+    from memverbs.server.capture.engine import apply_plan, plan_capture  # noqa: PLC0415
+    from memverbs.server.capture.plan import CaptureOptions, Spend  # noqa: PLC0415
     from memverbs.server.capture.state import SessionState  # noqa: PLC0415
     from memverbs.server.capture.stores import READABLE, sessions  # noqa: PLC0415
     from memverbs.server.capture.transcript import read_transcript  # noqa: PLC0415

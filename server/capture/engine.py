@@ -17,75 +17,21 @@ at the last step, so no path can store a `<private>` span or a secret.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from memverbs.server.capture.extract import Fact, Record, not_remembered, outcome_facts, record, user_facts
+from memverbs.server.capture.plan import CaptureOptions, Plan, Result, Spend
 from memverbs.server.capture.privacy import clean
 from memverbs.server.projects import Project, find_project
 
 if TYPE_CHECKING:
-    from memverbs.server.capture.llm import Outcome, Spend
     from memverbs.server.capture.transcript import Transcript
     from memverbs.server.dispatch import Dispatcher
     from memverbs.server.providers.config import Providers
 
 SESSIONS_PREFIX = "sessions/"
-DEFAULT_USER_ENTITY = "people/me"
 TITLES = {"claude": "Claude Code", "codex": "Codex", "grok": "Grok Build", "opencode": "opencode", "openclaw": "OpenClaw"}
-
-
-@dataclass
-class CaptureOptions:
-    """The `capture.*` settings."""
-
-    max_facts: int = 10
-    visibility: str = "default"  # default: the brain's (remember's) default; private: every captured fact private
-    session_page: str = "private"  # private | world | off
-    exclude_projects: tuple[str, ...] = ()
-    user_entity: str = DEFAULT_USER_ENTITY
-    llm: bool = False  # the optional LLM pass (llm.py)
-    llm_max_usd: float = 0.05
-    llm_max_tokens: int = 20_000
-
-    @classmethod
-    def from_settings(cls, settings: object) -> CaptureOptions:
-        cap = settings.capture  # type: ignore[attr-defined]
-        return cls(
-            max_facts=cap.max_facts,
-            visibility=cap.visibility,
-            session_page=cap.session_page,
-            exclude_projects=tuple(p.strip() for p in cap.exclude_projects.split(",") if p.strip()),
-            user_entity=cap.user_entity.strip() or DEFAULT_USER_ENTITY,
-            llm=cap.llm,
-            llm_max_usd=cap.llm_max_usd,
-            llm_max_tokens=cap.llm_max_tokens,
-        )
-
-
-@dataclass
-class Plan:
-    harness: str
-    session_id: str
-    project: Project | None
-    entity: str
-    provenance: str
-    page_slug: str | None = None
-    page_body: str = ""
-    page_markdown: str = ""
-    facts: list[Fact] = field(default_factory=list)
-    dropped: int = 0  # facts past the cap
-    skipped: str | None = None  # why nothing is kept: excluded_project, empty
-    llm: Outcome | None = None  # the LLM pass, when it was asked (providers given)
-
-
-@dataclass
-class Result:
-    plan: Plan
-    page: str | None = None  # created | updated | unchanged | None (no page)
-    facts: dict[str, int] = field(default_factory=dict)  # remember's status → count
-    errors: list[str] = field(default_factory=list)
 
 
 def plan_capture(transcript: Transcript, options: CaptureOptions, providers: Providers | None = None,

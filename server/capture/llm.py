@@ -22,17 +22,16 @@ model proposed it; it goes through `remember` like the rest.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memverbs.server.capture.extract import MAX_FACT_CHARS, MIN_FACT_WORDS, Fact, not_remembered, unseen
+from memverbs.server.capture.plan import CaptureOptions, Outcome, Plan, Spend
 from memverbs.server.capture.privacy import clean, is_clean
 from memverbs.server.capture.transcript import Said, ToolRun
 from memverbs.server.errors import ProviderError
 from memverbs.server.protocol.verb_defs import KINDS
 
 if TYPE_CHECKING:
-    from memverbs.server.capture.engine import CaptureOptions, Plan
     from memverbs.server.capture.transcript import Transcript
     from memverbs.server.providers.config import Providers
 
@@ -51,30 +50,6 @@ SYSTEM = (
     "Reply with ONLY one JSON object, no prose around it:\n"
     '{"facts": [{"fact": "<one sentence>", "kind": "fact|preference|commitment|event|belief"}]}'
 )
-
-
-@dataclass
-class Spend:
-    tokens: int = 0
-    usd: float = 0.0
-
-    def as_json(self) -> dict:
-        return {"tokens": self.tokens, "usd": round(self.usd, 6)}
-
-    @classmethod
-    def from_json(cls, value: object) -> Spend:
-        if not isinstance(value, dict):
-            return cls()
-        tokens, usd = value.get("tokens"), value.get("usd")
-        return cls(tokens if isinstance(tokens, int) else 0, float(usd) if isinstance(usd, int | float) else 0.0)
-
-
-@dataclass
-class Outcome:
-    code: str  # off | no_model | budget_spent | ok | llm_error | not_json
-    spent: Spend  # the session's total after this pass
-    proposed: int = 0  # facts the model proposed
-    kept: int = 0  # of those, added to the plan
 
 
 def propose(plan: Plan, transcript: Transcript, providers: Providers, options: CaptureOptions, spent: Spend) -> Outcome:

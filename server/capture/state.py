@@ -17,7 +17,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from memverbs.hooks.capture import state_file
+from memverbs.hooks.capture_paths import state_file
 from memverbs.server.capture.stores import session_signature
 
 

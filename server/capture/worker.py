@@ -45,8 +45,8 @@ def run_job(job: dict) -> str:
 
 
 def _run(home: Home, job: dict) -> tuple[str, dict]:
-    from memverbs.server.capture.engine import CaptureOptions, apply_plan, plan_capture  # noqa: PLC0415
-    from memverbs.server.capture.llm import Spend  # noqa: PLC0415
+    from memverbs.server.capture.engine import apply_plan, plan_capture  # noqa: PLC0415
+    from memverbs.server.capture.plan import CaptureOptions, Spend  # noqa: PLC0415
     from memverbs.server.capture.state import SessionState  # noqa: PLC0415
     from memverbs.server.capture.stores import find_session, is_subagent  # noqa: PLC0415
     from memverbs.server.capture.transcript import READERS, read_transcript  # noqa: PLC0415

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from memverbs.server.capture.engine import CaptureOptions, apply_plan, plan_capture
+from memverbs.server.capture.engine import apply_plan, plan_capture
+from memverbs.server.capture.plan import CaptureOptions
 from memverbs.server.capture.transcript import read_transcript
 
 DATA = Path(__file__).resolve().parents[3] / "benchmarks" / "data" / "capture"  # recorded from the real binaries

@@ -102,7 +102,8 @@ def test_opencode_store_is_read_by_session_id_and_found_by_it(tmp_path):
 
 
 def test_the_session_page_names_each_harness_with_its_article():
-    from memverbs.server.capture.engine import CaptureOptions, plan_capture
+    from memverbs.server.capture.engine import plan_capture
+    from memverbs.server.capture.plan import CaptureOptions
 
     def opening(name: str) -> str:
         body = plan_capture(read_transcript(DATA / name), CaptureOptions()).page_body

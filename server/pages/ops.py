@@ -15,7 +15,7 @@ import re
 from memverbs.server.brain.base import PageDraft, Row
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, VerbError, invalid
-from memverbs.server.names import normalize_alias
+from memverbs.server.names import normalize_alias, valid_slug
 from memverbs.server.pages.links import adopt_dangling_links, resolve_links
 from memverbs.server.pages.markdown import (
     PageFormatError,
@@ -31,14 +31,16 @@ from memverbs.server.timeparse import iso, now_ms
 from memverbs.server.verbs.fact_search import search_facts
 from memverbs.server.verbs.search import search_pages
 
-_SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]*(?:/[a-z0-9][a-z0-9_-]*)*$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_SLUG_HINT = 'Slugs are lowercase path segments of a-z, 0-9, "-" and "_", e.g. "people/alice-example".'
+_SLUG_HINT = (
+    'Slugs are lowercase path segments of a-z, 0-9, "-" and "_", e.g. "people/alice-example" '
+    '(or with the letters of scripts that have no Latin spelling, as a file name gives them: "notes/日本").'
+)
 
 
 def _slug(value: str, name: str = "slug") -> str:
     slug = value.strip()
-    if not _SLUG.match(slug):
+    if not valid_slug(slug):
         raise invalid(f'{name} "{value[:80]}" is not a valid slug.', _SLUG_HINT)
     return slug
 

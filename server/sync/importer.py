@@ -309,7 +309,7 @@ class FolderPass:
             return
         if prev is not None and prev.file_hash == got.digest:
             return
-        for line, params in read_facts(got.text):
+        for line, params, valid_from in read_facts(got.text):
             if isinstance(params, str):
                 report.facts["errors"] += 1
                 report.errors.append((f"{entry.rel}:{line}", params))
@@ -318,7 +318,7 @@ class FolderPass:
                 params["entity"] = f"{self.folder.prefix}/{params['entity']}"
             if self.dry_run:
                 continue
-            outcome = self.dispatcher.call("remember", params)
+            outcome = self.dispatcher.call("remember", params, extras={"valid_from": valid_from})
             if outcome.is_error:
                 unavailable(outcome)
                 report.facts["errors"] += 1

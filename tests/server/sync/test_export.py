@@ -43,6 +43,7 @@ def test_export_writes_every_page_and_says_what_private_material_it_left_out(tmp
     assert "Salary" not in alice and "- Likes tea" in alice and "Sharp." in alice
     assert alice.endswith("## Timeline\n- 2026-01-02: Joined\n- 2026-03-04: Promoted\n")  # one Timeline section
     facts = [json.loads(line) for line in files["memverbs-facts.jsonl"].decode().splitlines()]
+    assert all(f.pop("valid_from").endswith("Z") for f in facts)  # when each became true (test_backup checks it comes back)
     assert facts == [{"entity": "people/alice", "fact": "Alice prefers async standups", "kind": "preference",
                       "provenance": "chat 2026-06-12", "valid_until": None, "visibility": "world"}]
 

@@ -303,8 +303,9 @@ class Brain(Protocol):
     def adopt_links(self, source: str, slug: str, names: list[str], *, from_private_only: bool = False) -> int:
         """Point markdown links whose target is one of `names` (and names no live page) at `slug`."""
         ...
-    def rename_page(self, source: str, old: str, new: str, now: int) -> None:
-        """Move a page to a new slug with its aliases, links, timeline and facts, in one write."""
+    def rename_page(self, source: str, old: str, new: str, now: int, *, title: tuple[str, str] | None = None) -> None:
+        """Move a page to a new slug with its aliases, links, timeline and facts, in one write; with
+        `title` (was, becomes), a title that is `was` becomes `becomes` (a title from the file name)."""
         ...
     def page_links(self, source: str, slug: str, *, allow_private: bool, private_rows: bool) -> list[Row]:
         """The page's links (get_page), without those to pages the caller may not see."""

@@ -156,7 +156,7 @@ def _draft(ctx: VerbContext, slug: str, content: str, parsed: ParsedPage, existi
     world_keys = {link[:3] for link in links}
     return PageDraft(
         slug=slug,
-        title=parsed.title or slug,
+        title=parsed.title or ctx.extras.get("file_name") or _undeclared_title(existing, slug) or slug,
         type=parsed.type,
         body=parsed.body,
         frontmatter=frontmatter,
@@ -172,6 +172,19 @@ def _draft(ctx: VerbContext, slug: str, content: str, parsed: ParsedPage, existi
         ],
         private_timeline=parsed.private_timeline,
     )
+
+
+def _undeclared_title(existing: Row | None, slug: str) -> str | None:
+    """The title a page keeps when new text declares none: the one its note's file name gave it (a
+    title its old text declared, or its slug, goes with that text). The markdown sync tells put_page
+    a note's file name; an agent's later write of the same page keeps it."""
+    if existing is None or existing["deleted_at"] is not None or not existing["title"] or existing["title"] == slug:
+        return None
+    try:
+        declared = parse_page(existing["markdown"] or "").title
+    except PageFormatError:
+        return None
+    return None if declared is not None else existing["title"]
 
 
 def get_page(ctx: VerbContext, params: dict) -> dict:

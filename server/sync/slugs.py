@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from memverbs.server.names import path_segment_slug, valid_slug
 
-
 segment_slug = path_segment_slug  # the rule lives with the other names (links match files by it)
 
 
@@ -30,6 +29,13 @@ def path_for_slug(slug: str, prefix: str = "") -> str:
     if prefix:
         slug = slug[len(prefix) + 1 :]
     return slug + ".md"
+
+
+def note_name(rel_path: str) -> str:
+    """The name a note's file gives it (`Plugins/Command palette.md` → `Command palette`): its title
+    when the note declares none (docs/sync.md)."""
+    name = rel_path.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
 
 
 def valid_prefix(prefix: str) -> bool:

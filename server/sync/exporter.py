@@ -41,6 +41,7 @@ class ExportReport:
     private_pages_left_out: int = 0
     private_rows_left_out: int = 0  # pages whose private facts-fence rows were cut
     private_facts_left_out: int = 0
+    backup: dict[str, int] | None = None  # `--full`: rows per table in .memverbs-backup
     errors: list[tuple[str, str]] = field(default_factory=list)
 
     def as_dict(self) -> dict:
@@ -49,7 +50,10 @@ class ExportReport:
         return d
 
 
-def export_brain(brain: Brain, source: str, dest: str, *, include_private: bool, progress: Callable[[str], None] | None = None) -> ExportReport:
+def export_brain(brain: Brain, source: str, dest: str, *, include_private: bool, full: bool = False,
+                 progress: Callable[[str], None] | None = None) -> ExportReport:
+    """Every live page as a file and the active facts as lines; `full` adds the brain's own rows
+    (server/brain/backup.py), from which `import` restores it exactly."""
     root = Path(dest)
     root.mkdir(parents=True, exist_ok=True)
     report = ExportReport(str(root.resolve()), include_private)
@@ -79,6 +83,12 @@ def export_brain(brain: Brain, source: str, dest: str, *, include_private: bool,
         report.facts = len(lines)
     elif facts_path.is_file() and not facts_path.is_symlink():
         facts_path.unlink()
+    if full:
+        from memverbs.server.sync.backup import write_backup  # noqa: PLC0415 - only a full export
+
+        written = write_backup(brain, root)
+        report.backup = written.tables
+        report.errors.extend(written.errors)
     return report
 
 

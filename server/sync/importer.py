@@ -86,8 +86,12 @@ def unavailable(outcome: Outcome) -> None:
 class FolderPass:
     """Applies a folder's files to the brain through a dispatcher, keeping per-file state."""
 
-    def __init__(self, dispatcher: Dispatcher, brain: Brain, source: str, folder: Folder, *, dry_run: bool = False, max_bytes: int = MAX_BYTES):
+    def __init__(self, dispatcher: Dispatcher, brain: Brain, source: str, folder: Folder, *, dry_run: bool = False,
+                 max_bytes: int = MAX_BYTES, restored: bool = False):
         self.dispatcher = dispatcher
+        # Just restored from this folder's backup (server/brain/backup.py): a note that says what its page
+        # says is recorded, not written again, and the facts file is the backup's already.
+        self.restored = restored
         self.brain = brain
         self.source = source
         self.folder = folder
@@ -224,6 +228,10 @@ class FolderPass:
             if not self.dry_run:
                 self._record(rel, slug, got, page["updated_at"])
             return "unchanged", ""
+        if self.restored and prev is None and page is not None and render_page(self.brain, self.source, slug) == got.text:
+            if not self.dry_run:
+                self._record(rel, slug, got, page["updated_at"])
+            return "unchanged", ""
         candidates = gone_by_hash.get(got.digest) if prev is None else None
         renamed_from = candidates.pop(0) if candidates else None
         if renamed_from is not None and renamed_from.slug != slug and page is None:
@@ -325,6 +333,10 @@ class FolderPass:
             report.add("errors", entry.rel, str(exc))
             return
         if prev is not None and prev.file_hash == got.digest:
+            return
+        if self.restored:
+            if not self.dry_run:
+                self._record(entry.rel, "", got, None)
             return
         for line, params, valid_from in read_facts(got.text):
             if isinstance(params, str):

@@ -256,6 +256,10 @@ def run_export(args: argparse.Namespace) -> int:
         print_json(report.as_dict())
     else:
         print(f"{report.folder}: {plural(report.pages, 'page')} ({report.unchanged} already current), {plural(report.facts, 'fact')}")
+        if report.attachments or report.attachments_missing:
+            print(f"  attachments: {report.attachments} copied beside their notes"
+                  + (f", {len(report.attachments_missing)} not found (the brain keeps notes' text, not attachments' bytes; "
+                     "their synced folder no longer has them)" if report.attachments_missing else ""))
         if report.backup is not None:
             print(f"  full backup in {report.folder}/.memverbs-backup: {plural(len(report.backup), 'table')}, "
                   f"{plural(sum(report.backup.values()), 'row')} (`memverbs import {args.dir}` into a new brain restores it)")

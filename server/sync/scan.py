@@ -41,6 +41,7 @@ def walk(root: str, under: str = "") -> Iterator[Entry]:
     yield from _walk(root, under.strip("/"))
 
 
+ATTACHMENT = "not markdown (attachment)"
 SYMLINK = "symlink, not followed (memverbs reads only the folder's own files)"
 
 
@@ -89,4 +90,4 @@ def _walk(root: str, rel: str) -> Iterator[Entry]:
         elif is_markdown(e.name):
             yield Entry(child_rel, path)
         else:
-            yield Entry(child_rel, path, "not markdown (attachment)", "skipped")
+            yield Entry(child_rel, path, ATTACHMENT, "skipped")

@@ -129,9 +129,9 @@ def test_a_full_export_does_not_restore_over_a_brain_that_has_rows(tmp_path, hom
     assert main(["export", str(tmp_path / "out"), "--full"]) == 0
     local.ok("put_page", slug="b", content="# B\n")
     capsys.readouterr()
-    code, out, err = cli("import", tmp_path / "out")
+    code, _, err = cli("import", tmp_path / "out")
     assert code == 1 and "restores into an empty brain" in err and "fix:" in err and "Traceback" not in err
-    code, out, err = cli("import", tmp_path / "out", "--dry-run")
+    code, _, err = cli("import", tmp_path / "out", "--dry-run")
     assert code == 1 and "restores into an empty brain" in err
 
 

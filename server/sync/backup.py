@@ -26,7 +26,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memverbs.server.brain.transfer import (
     DEFERRED,
@@ -184,7 +184,7 @@ def restore_backup(brain: Brain, folder: str | Path) -> TransferReport:
         for line in _read(folder, f"{BACKUP_DIR}/{name}.jsonl").splitlines():
             if not line.strip():
                 continue
-            row = tuple(_decode(v) for v in json.loads(line))
+            row: tuple[Any, ...] = tuple(_decode(v) for v in json.loads(line))
             if len(row) != len(cols):
                 raise BrainError(f"the backup's {name}.jsonl has a row of {len(row)} values for {len(cols)} columns",
                                  "Export again with `memverbs export --full`.")

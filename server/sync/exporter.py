@@ -72,8 +72,8 @@ def export_brain(brain: Brain, source: str, dest: str, *, include_private: bool,
         if text is None:
             continue
         if not include_private:
-            full = render_page(brain, source, slug, include_private=True)
-            if full != text:
+            everything = render_page(brain, source, slug, include_private=True)
+            if everything != text:
                 report.private_rows_left_out += 1
         note = own.get(slug)
         rel = note.path if note else path_for_slug(slug)

@@ -92,6 +92,13 @@ def link_key(target: str) -> str:
     return "/".join(path_segment_slug(seg) for seg in target.split("/") if seg.strip())
 
 
+def slug_of_name(text: str) -> str:
+    """The slug a name is filed under when it names no page (§4.3's last step): slugify per path
+    segment; a name slugify leaves nothing of (`日本`, `京都 寺`) gets the file rule's slug instead
+    (`日本`, `京都-寺`), so it is never lost. Empty only for a name with no letters, digits or symbols."""
+    return slugify_path(text) or link_key(text)
+
+
 def looks_like_slug(text: str) -> bool:
     """§4.3's "looks like a slug" (`^[a-z0-9/_-]+$`), and, as memverbs' deliberate widening, a
     slug with other scripts' letters (`notes/日本`, valid_slug)."""

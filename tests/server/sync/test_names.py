@@ -112,3 +112,10 @@ def test_a_page_named_by_the_old_rule_moves_to_its_readable_slug_and_title(tmp_p
     assert cli_json("sync", v)[0] == 0
     assert local.ok("get_page", slug="日本")["title"] == "日本"
     assert [f["fact"] for f in local.ok("recall", entity="日本")["facts"]] == ["Old fact"]
+
+
+def test_move_facts_files_them_under_a_name_in_another_script(local, capsys):
+    local.ok("remember", fact="A temple visit", provenance="test", entity="trip")
+    assert main(["move-facts", "trip", "京都 寺", "--reason", "its own entity"]) == 0
+    capsys.readouterr()
+    assert [f["fact"] for f in local.ok("recall", entity="京都-寺")["facts"]] == ["A temple visit"]

@@ -242,3 +242,30 @@ def test_export_full_import_round_trip_property(ops, tmp_path_factory, fresh_bra
 def test_iso_times_in_the_facts_file_parse_back_to_the_same_instant():
     for ms in (0, 1_709_280_000_123, 253_402_300_799_999):
         assert parse_instant(iso(ms)) == ms
+
+
+def test_a_backup_made_on_sqlite_restores_into_postgres(tmp_path, pg, monkeypatch, capsys):
+    """A backup is backend-neutral: the same rows and the same per-table hashes on the other backend."""
+    monkeypatch.delenv("MEMVERBS_BRAIN__URL", raising=False)
+    monkeypatch.setenv("MEMVERBS_HOME", str(tmp_path / "a"))
+    rt = Runtime(init_home(tmp_path / "a"))
+    try:
+        seed_history(Client(rt.local_dispatcher()), rt)
+        expected = hashes(rt.brain())
+    finally:
+        rt.close()
+    assert main(["export", str(tmp_path / "out"), "--full"]) == 0
+    url = pg.new_database()
+    try:
+        monkeypatch.setenv("MEMVERBS_HOME", str(tmp_path / "b"))
+        monkeypatch.setenv("MEMVERBS_BRAIN__URL", url)
+        init_home(tmp_path / "b")
+        assert main(["import", str(tmp_path / "out")]) == 0
+        assert "every table matches it" in capsys.readouterr().out
+        rt = Runtime()
+        try:
+            assert rt.brain().backend == "postgres" and hashes(rt.brain()) == expected
+        finally:
+            rt.close()
+    finally:
+        pg.drop_database(url)

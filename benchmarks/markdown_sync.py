@@ -176,7 +176,8 @@ def measure_watch(env: dict, vault: Path, edits: int) -> dict:
 
 FIDELITY_BEGIN, FIDELITY_END = "<!-- markdown-fidelity:begin -->", "<!-- markdown-fidelity:end -->"
 _DOCS = Path(__file__).resolve().parent.parent / "docs"
-_PLACES = ["Zürich", "São Paulo", "Ελλάδα", "日本", "Kraków", "Москва", "Reykjavík", "Düsseldorf", "Čeština", "Ñandú"]
+_PLACES = ["Zürich", "São Paulo", "Ελλάδα", "日本", "Kraków", "Москва", "Reykjavík", "Düsseldorf", "Čeština", "Ñandú",
+           "서울", "القاهرة", "東京 タワー", "मुंबई"]
 _FORBIDDEN = re.compile(r'[*"\\/<>:|?#^\[\]`]')
 
 
@@ -249,7 +250,7 @@ def obsidian_vault(root: Path, seed: int = 5) -> dict[str, set[str]]:
             want.add(shortest(key))
         lines.append("![[diagram one.png]] and a `[[code span]]` link that is not one.")
         lines.append("```\n[[In a code block]] [x](nowhere.md)\n```")
-        fm = f"aliases: [{aliases[slug]}]\ncreated: 2024-03-0{n % 9 + 1}\n" if slug in aliases else ""
+        fm = f"aliases: [{json.dumps(aliases[slug], ensure_ascii=False)}]\ncreated: 2024-03-0{n % 9 + 1}\n" if slug in aliases else ""
         timeline = f"\n## Timeline\n- 2024-0{n % 9 + 1}-01: Written\n" if n % 3 == 0 else ""
         body = f"{text}\n\n" + "\n".join(lines) + f"\n{timeline}"
         content = (f"---\n{fm}---\n" if fm else "") + body
@@ -293,7 +294,7 @@ def measure_fidelity(base: Path, cycles: int = 5) -> dict:
     env = fresh_home(base / "hf")
     _wall, _cpu, rep = memverbs(env, "sync", str(vault))
     originals = vault_bytes(vault)
-    memverbs(env, "export", str(base / "exported"))
+    _wall, _cpu, export_rep = memverbs(env, "export", str(base / "exported"))
     exported = vault_bytes(base / "exported")
     same = sum(1 for rel, data in originals.items() if exported.get(rel) == data)
     bom_misses = sum(1 for rel, data in originals.items() if exported.get(rel) != data and data.startswith(b"\xef\xbb\xbf"))
@@ -307,6 +308,7 @@ def measure_fidelity(base: Path, cycles: int = 5) -> dict:
             wanted += len(want)
             resolved += len(want & got)
             spurious += len(got - want)
+        names = _names(runtime, vault, expected)
         changed = sorted(expected)[::7]
         for n, slug in enumerate(changed):
             dispatcher.call("add_alias", {"slug": slug, "alias": f"Added by hand {n}"})
@@ -320,13 +322,69 @@ def measure_fidelity(base: Path, cycles: int = 5) -> dict:
             for slug in changed:  # an agent writes back what it read: the pages are due again, with no new change
                 row = brain.page(runtime.source, slug)
                 dispatcher.call("put_page", {"slug": slug, "content": row["markdown"]})
+        _history(runtime, sorted(expected))
     finally:
         runtime.close()
+    restore = measure_restore(base, env)
     return {
+        **names, **restore,
+        "attachments": export_rep.get("attachments", 0), "attachments_missing": len(export_rep.get("attachments_missing", [])),
         "notes": len(expected), "created": rep["created"], "errors": rep["errors"],
         "links": wanted, "resolved": resolved, "share": round(resolved / max(1, wanted), 4), "spurious": spurious,
         "written_pages": len(changed), "bytes_per_cycle": per_cycle,
         "exported_same": same, "bom_misses": bom_misses, "exported_share": round(same / max(1, len(originals)), 4),
+    }
+
+
+def _names(runtime, vault: Path, expected: dict[str, set[str]]) -> dict:
+    """Non-ASCII file names: how many got a readable slug (not `x-` + hash); untitled notes: how many are titled by their file name."""
+    from memverbs.server.pages.markdown import parse_page  # noqa: PLC0415
+    from memverbs.server.sync.slugs import note_name, slug_for_path  # noqa: PLC0415
+
+    brain, source = runtime.brain(), runtime.source
+    rels = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
+    foreign = [r for r in rels if not r.isascii()]
+    opaque = sum(1 for r in foreign if any(seg.startswith("x-") for seg in slug_for_path(r).split("/")))
+    untitled = titled_by_name = 0
+    for rel in rels:
+        text = (vault / rel).read_bytes().decode("utf-8").removeprefix("\ufeff")
+        if parse_page(text).title is not None:
+            continue
+        untitled += 1
+        row = brain.page(source, slug_for_path(rel))
+        titled_by_name += bool(row is not None and row["title"] == note_name(rel))
+    return {"foreign_names": len(foreign), "readable_slugs": len(foreign) - opaque, "opaque_slugs": opaque,
+            "untitled": untitled, "titled_by_name": titled_by_name}
+
+
+def _history(runtime, slugs: list[str]) -> None:
+    """Give the brain a history a full export must carry: facts about the notes, some forgotten, moved, made private."""
+    from memverbs.server.timeparse import now_ms  # noqa: PLC0415
+
+    dispatcher, brain = runtime.local_dispatcher(), runtime.brain()
+    for n, slug in enumerate(slugs):
+        body = dispatcher.call("remember", {"fact": f"{slug} was reviewed in round {n}", "provenance": "benchmark",
+                                            "entity": slug, "kind": ("fact", "event", "preference")[n % 3]}).body
+        if n % 5 == 0:
+            dispatcher.call("forget", {"id": body["id"], "reason": "superseded in review"})
+        if n % 7 == 0:
+            brain.set_fact_visibility(runtime.source, int(body["id"]), "private", widen=False, reason="benchmark",
+                                      actor="benchmark", now=now_ms())
+    brain.move_facts(runtime.source, slugs[1], slugs[2], "benchmark: one entity", now_ms())
+
+
+def measure_restore(base: Path, env: dict) -> dict:
+    """`export --full` of the synced brain, `import` of it into a new home: migrate's per-table comparison."""
+    wall_export, _cpu, full = memverbs(env, "export", str(base / "full"), "--full")
+    env2 = fresh_home(base / "restored")
+    wall_import, _cpu, rep = memverbs(env2, "import", str(base / "full"))
+    verify = rep.get("restore", {}).get("verify", [])
+    return {
+        "restore_tables": len(verify), "restore_rows": sum(t["target_rows"] for t in verify),
+        "restore_mismatches": sum(1 for t in verify if not t["ok"]), "restore_errors": rep.get("errors", 0),
+        "restore_facts": next((t["target_rows"] for t in verify if t["table"] == "facts"), 0),
+        "restore_audit": next((t["target_rows"] for t in verify if t["table"] == "fact_audit"), 0),
+        "full_export_s": round(wall_export, 2), "restore_s": round(wall_import, 2), "backup_tables": len(full.get("backup") or {}),
     }
 
 
@@ -341,9 +399,12 @@ def render_fidelity(fid: dict) -> str:
         f"`python -m benchmarks.markdown_sync --fidelity-only` on {time.strftime('%Y-%m-%d')}. An Obsidian vault built from "
         f"real text (this repository's docs, one note per `##` section): {fid['notes']} notes in nested folders, frontmatter "
         "aliases, six links per note (by file name in any case, `#heading|alias`, `#^block`, embeds, `/` path suffixes, "
-        "aliases, URL-encoded relative markdown links), an attachment embed and links inside code in every note, ten notes "
-        "with non-ASCII names, CRLF and BOM files. `memverbs sync` imports it; every seventh page then gets an alias and a "
-        "timeline entry by hand, and each cycle is `memverbs sync` followed by an agent putting back the markdown it read.",
+        "aliases, URL-encoded relative markdown links), an attachment embed and links inside code in every note, "
+        f"{len(_PLACES)} notes with non-ASCII names (Latin, Greek, Cyrillic, Chinese, Japanese, Korean, Arabic, Devanagari), CRLF and BOM files. "
+        "`memverbs sync` imports it; every seventh page then gets an alias and a timeline entry by hand, and each cycle is "
+        "`memverbs sync` followed by an agent putting back the markdown it read. Then every note gets a fact (a fifth of them "
+        "forgotten, a seventh made private, one entity's facts moved) and the brain is exported with `--full` and imported "
+        "into a new home.",
         "",
         "| measure | result | target |",
         "|---|---|---|",
@@ -354,13 +415,24 @@ def render_fidelity(fid: dict) -> str:
         f"| ≥ 0.98 {'✓' if fid['exported_share'] >= 0.98 else '✗ missed'} |",
         f"| bytes changed in the user's files by {len(fid['bytes_per_cycle'])} write-back cycles ({fid['written_pages']} pages) "
         f"| {', '.join(str(b) for b in fid['bytes_per_cycle'])} | 0 after the first {ok_bytes} |",
+        f"| notes with non-ASCII names given a readable slug (not `x-` + hash) | {fid['readable_slugs']} of {fid['foreign_names']} "
+        f"(opaque: {fid['opaque_slugs']}) | all {'✓' if fid['opaque_slugs'] == 0 else '✗ missed'} |",
+        f"| notes without a title titled by their file name | {fid['titled_by_name']} of {fid['untitled']} "
+        f"| all {'✓' if fid['titled_by_name'] == fid['untitled'] else '✗ missed'} |",
+        f"| attachments the notes embed, exported beside them | {fid['attachments']} copied, {fid['attachments_missing']} not found | all |",
+        f"| `export --full` → `import` into a new brain, compared per table as `migrate` verifies | {fid['restore_tables']} tables, "
+        f"{fid['restore_rows']:,} rows ({fid['restore_facts']} facts, {fid['restore_audit']} audit rows), "
+        f"{fid['restore_mismatches']} mismatches, {fid['restore_errors']} errors; export {fid['full_export_s']} s, restore "
+        f"{fid['restore_s']} s | exact {'✓' if fid['restore_mismatches'] == 0 and fid['restore_tables'] else '✗ missed'} |",
         "",
         "The expected target of each link is computed from the vault itself, as Obsidian would open it; for a name two "
         "notes share it is the shorter path, the documented rule (docs/sync.md, \"Links\"), which Obsidian's own choice "
         "can differ from. Bytes are those of the lines inserted, deleted or replaced. The first cycle writes what was "
         "added by hand (an alias into the note's own `aliases`, a row into its own `## Timeline` or a new one); later "
         "cycles write nothing. The vault is small (one note per docs section); import and watch latency are the "
-        "section above's (the generated 10,000-file vault, run after these changes).",
+        "section above's (the generated 10,000-file vault, run after these changes). The export and restore times are "
+        f"wall times on a shared machine (load average {os.getloadavg()[0]:.1f} over the last minute when it ended, "
+        f"{os.cpu_count()} cores).",
         FIDELITY_END,
     ])
 

@@ -85,18 +85,20 @@ class Dispatcher(Record):
     def visible(self) -> frozenset[str]:
         return allowed(self.surface)
 
-    def call(self, name: str, arguments: dict | None) -> Outcome:
+    def call(self, name: str, arguments: dict | None, *, extras: dict | None = None) -> Outcome:
+        """`extras`: what an in-process trusted caller tells a verb beside its wire parameters (the
+        markdown import's `valid_from` for a fact read back from an export); ignored for any other caller."""
         started = time.perf_counter()
         op = BY_NAME.get(name)
         if op is None or name not in self.visible():
             return Outcome(unknown_tool(name, self.visible()), is_error=True)
-        outcome = self._run(op, arguments)
+        outcome = self._run(op, arguments, extras if extras and self.caller.trusted else None)
         if self.on_call is not None and op.verb:
             latency = round((time.perf_counter() - started) * 1000)
             self.on_call(name, not outcome.is_error, latency, None if outcome.is_error else outcome.body)
         return outcome
 
-    def _run(self, op: Operation, arguments: dict | None) -> Outcome:
+    def _run(self, op: Operation, arguments: dict | None, extras: dict | None = None) -> Outcome:
         try:
             if op.scope not in self.caller.scopes:
                 raise VerbError(
@@ -113,7 +115,7 @@ class Dispatcher(Record):
                 caller=self.caller,
                 remote_private_pages=self.remote_private_pages,
                 dry_run=bool((arguments or {}).get("dry_run")),
-                extras={"surface": self.surface},
+                extras={**(extras or {}), "surface": self.surface},
                 providers=self.providers,
             )
             body = handler(op)(ctx, checked.params)

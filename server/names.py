@@ -22,12 +22,9 @@ def slugify_path(text: str) -> str:
     return "/".join(s for s in (slugify(seg) for seg in text.split("/")) if s)
 
 
-_NON_PATH_SLUG = re.compile(r"[^a-z0-9_-]+")
-
-
 # Greek and Cyrillic letters, one Latin spelling each (ISO 843 and ISO 9, simplified): a name in
 # these scripts keeps a readable slug (`Москва` → `moskva`, `Ελλάδα` → `ellada`). Scripts with no
-# such spelling (Chinese, Japanese, …) keep the hashed form below.
+# such spelling (Chinese, Japanese, Korean, Arabic, Hebrew, Devanagari, Thai, …) keep their own letters.
 _TRANSLIT = str.maketrans({
     **dict(zip("αβγδεζηικλμνξοπρστυφω", "avgdeziiklmnxoprstyfo", strict=True)),
     "θ": "th", "χ": "ch", "ψ": "ps", "ς": "s",
@@ -35,22 +32,58 @@ _TRANSLIT = str.maketrans({
     "ё": "e", "й": "j", "ж": "zh", "ч": "ch", "ш": "sh", "щ": "shch", "ъ": "", "ь": "", "ю": "ju", "я": "ja",
     "ї": "ji", "є": "je", "ђ": "dj", "љ": "lj", "њ": "nj", "ћ": "c", "џ": "dz", "ѓ": "gj", "ќ": "kj", "\u0455": "dz",
 })
+_NON_ASCII_PATH_SLUG = re.compile(r"[^a-z0-9_\u0080-\U0010ffff-]+")  # what is left of ASCII but a-z 0-9 _ -
+_ASCII_SEGMENT = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+
+
+def _own_letter(ch: str) -> bool:
+    """A letter, digit or mark of a script with no Latin spelling here: kept in a slug as it is.
+    Latin letters (accented or not), Greek and Cyrillic are spelled in `a-z` instead, and symbols,
+    punctuation, spaces and emoji are separators."""
+    if ch.isascii() or unicodedata.category(ch)[0] not in "LMN":
+        return False
+    name = unicodedata.name(ch, "")
+    return not name.startswith(("LATIN ", "GREEK ", "CYRILLIC ", "FULLWIDTH LATIN ", "MODIFIER LETTER "))
+
+
+def _spelled(ch: str) -> str:
+    """One character as a slug spells it: itself when it is another script's letter, else its
+    accent-stripped compatibility form (`é` → `e`, `ﬁ` → `fi`, `①` → `1`)."""
+    if _own_letter(ch):
+        return ch
+    decomposed = unicodedata.normalize("NFKD", ch)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).translate(_TRANSLIT)
 
 
 def path_segment_slug(segment: str) -> str:
     """One path segment as the slug rule for files has it (docs/sync.md): lowercase, Greek and
-    Cyrillic spelled in Latin letters, accents stripped, runs of anything but `a-z 0-9 _ -` become
-    `-`, leading `_`/`-` and trailing `-` trimmed; a segment with nothing left becomes `x-` and 8
-    hex digits of the SHA-1 of its case-folded form (so a link in any case still finds it)."""
+    Cyrillic spelled in Latin letters, accents stripped, the letters of other scripts kept as they
+    are (`日本` → `日本`, `서울 지도` → `서울-지도`), runs of anything else but `a-z 0-9 _ -` become
+    `-`, leading `_`/`-` and trailing `-` trimmed; a segment with nothing left (only symbols or
+    emoji) becomes `x-` and 8 hex digits of the SHA-1 of its case-folded form."""
     lowered = unicodedata.normalize("NFC", segment.lower()).translate(_TRANSLIT)
-    decomposed = unicodedata.normalize("NFKD", lowered)
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).translate(_TRANSLIT)
-    slug = _NON_PATH_SLUG.sub("-", plain).lstrip("_-").rstrip("-")
+    plain = "".join(c if c.isascii() or _own_letter(c) else "-" for c in "".join(_spelled(ch) for ch in lowered))
+    slug = unicodedata.normalize("NFC", _NON_ASCII_PATH_SLUG.sub("-", plain)).lstrip("_-").rstrip("-")
     if not slug:
-        import hashlib  # noqa: PLC0415 - only for a name with no Latin spelling; hooks import this module and never need it
+        import hashlib  # noqa: PLC0415 - only for a name with no letters at all; hooks import this module and never need it
 
         slug = "x-" + hashlib.sha1(unicodedata.normalize("NFC", segment).casefold().encode("utf-8")).hexdigest()[:8]
     return slug
+
+
+def valid_slug(text: str) -> bool:
+    """A page slug memverbs accepts: `/`-separated segments, each `a-z 0-9` then `a-z 0-9 _ -`
+    (the protocol's shape), or a segment with other scripts' letters exactly as the file slug
+    rule writes it (`notes/日本`), so every slug a file can have is one put_page takes, and the
+    other way round."""
+    if not text or text != text.strip():
+        return False
+    for seg in text.split("/"):
+        if _ASCII_SEGMENT.match(seg):
+            continue
+        if seg.isascii() or path_segment_slug(seg) != seg:
+            return False
+    return True
 
 
 def link_key(target: str) -> str:
@@ -59,8 +92,17 @@ def link_key(target: str) -> str:
     return "/".join(path_segment_slug(seg) for seg in target.split("/") if seg.strip())
 
 
+def slug_of_name(text: str) -> str:
+    """The slug a name is filed under when it names no page (§4.3's last step): slugify per path
+    segment; a name slugify leaves nothing of (`日本`, `京都 寺`) gets the file rule's slug instead
+    (`日本`, `京都-寺`), so it is never lost. Empty only for a name with no letters, digits or symbols."""
+    return slugify_path(text) or link_key(text)
+
+
 def looks_like_slug(text: str) -> bool:
-    return bool(_SLUG_SHAPE.match(text))
+    """§4.3's "looks like a slug" (`^[a-z0-9/_-]+$`), and, as memverbs' deliberate widening, a
+    slug with other scripts' letters (`notes/日本`, valid_slug)."""
+    return bool(_SLUG_SHAPE.match(text)) or (not text.isascii() and valid_slug(text))
 
 
 def normalize_alias(text: str) -> str:

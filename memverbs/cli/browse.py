@@ -337,10 +337,10 @@ def do_move(brain: Brain, source: str, old: str, new: str, *, reason: str, out: 
 
 
 def _move_facts(args: argparse.Namespace, target: LocalTarget) -> int:
-    from memverbs.server.names import looks_like_slug, slugify_path  # noqa: PLC0415
+    from memverbs.server.names import looks_like_slug, slug_of_name  # noqa: PLC0415
 
     old = args.from_slug.strip()
-    new = slugify_path(args.to_slug) if not looks_like_slug(args.to_slug) else args.to_slug.strip()
+    new = slug_of_name(args.to_slug) if not looks_like_slug(args.to_slug) else args.to_slug.strip()
     if not new:
         return fail(f'"{args.to_slug}" has no slug in it', "Pass a slug such as people/alice-example.", code=2)
     if old == new:

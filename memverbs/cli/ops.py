@@ -52,7 +52,7 @@ def collect_params(op: Operation, args: argparse.Namespace) -> dict:
         params["entity"] = shortcut
     return params
 
-_RENDERED_HEAD = re.compile(r"^# .*  \((?P<slug>[a-z0-9][a-z0-9_/-]*), [^,()]+, (?:world|private)\)$")
+_RENDERED_HEAD = re.compile(r"^# .*  \((?P<slug>\w[\w/-]*), [^,()]+, (?:world|private)\)$")  # slugs in any script
 
 
 def run_op(args: argparse.Namespace) -> int:

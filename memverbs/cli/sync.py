@@ -33,9 +33,12 @@ def add_parsers(sub: argparse._SubParsersAction[Parser], add: Callable[..., argp
     _pass_options(p)
     p.add_argument("--dry-run", action="store_true", help="show what would change; write nothing")
 
-    p = add(sub, "export", "write every page to DIR/<slug>.md and the facts to DIR/memverbs-facts.jsonl")
+    p = add(sub, "export", "write every page to its note's path (or DIR/<slug>.md) and the facts to DIR/memverbs-facts.jsonl")
     p.add_argument("dir", metavar="DIR", help="the folder to write (created if missing)")
     p.add_argument("--include-private", action="store_true", help="also write private pages, private facts-fence rows and private facts")
+    p.add_argument("--full", action="store_true",
+                   help="a full backup: also the brain's history (fact times, supersession, moves, audit, page versions) "
+                        "in DIR/.memverbs-backup, which `memverbs import DIR` restores exactly; includes private material")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
     p = add(sub, "sync", "keep a markdown folder and the brain in step: one pass, or --watch")
@@ -138,8 +141,10 @@ def _one_pass(args: argparse.Namespace, *, mode: str, follow_deletes: bool) -> i
         return fail(exc.message, exc.fix)
     try:
         dry_run = bool(getattr(args, "dry_run", False))
+        manifest = _restore_first(brain, root, prefix, dry_run=dry_run) if mode == "import" else None
         folder = SyncState(brain, runtime.source).folder(root, prefix, mode) if not dry_run else _peek_folder(brain, runtime.source, root, prefix, mode)
-        pass_ = FolderPass(runtime.local_dispatcher(lane=SYNC_LANE), brain, runtime.source, folder, dry_run=dry_run, max_bytes=args.max_bytes or MAX_BYTES)
+        pass_ = FolderPass(runtime.local_dispatcher(lane=SYNC_LANE), brain, runtime.source, folder, dry_run=dry_run,
+                           max_bytes=args.max_bytes or MAX_BYTES, restored=manifest is not None)
         entries = pass_.entries()
         progress = Progress(len(entries), "importing" if mode == "import" else "syncing", quiet=args.json)
         try:
@@ -150,6 +155,8 @@ def _one_pass(args: argparse.Namespace, *, mode: str, follow_deletes: bool) -> i
             from memverbs.server.sync.writeback import write_back  # noqa: PLC0415
 
             write_back(pass_, report)
+        if manifest is not None:
+            _verify_restore(brain, manifest, report, dry_run=dry_run)
     except MemverbsError as exc:
         return fail(exc.message, exc.fix)
     finally:
@@ -159,6 +166,38 @@ def _one_pass(args: argparse.Namespace, *, mode: str, follow_deletes: bool) -> i
     else:
         print_report(report)
     return 1 if report.errors else 0
+
+
+def _restore_first(brain: Brain, root: str, prefix: str, *, dry_run: bool) -> dict | None:
+    """A full export's backup (`export --full`) goes into the brain before its notes are read; its
+    manifest, or None for a folder without one. A dry run only checks that it would restore."""
+    from memverbs.server.errors import BrainError  # noqa: PLC0415
+    from memverbs.server.sync.backup import BACKUP_DIR, check_backup, has_backup, restore_backup  # noqa: PLC0415
+
+    if not has_backup(root):
+        return None
+    if prefix:
+        raise BrainError(f"a full export ({BACKUP_DIR}) is imported as it was exported, without --prefix",
+                         "Run the import again without --prefix.")
+    manifest = check_backup(brain, root)
+    if not dry_run:
+        restore_backup(brain, root)
+    return manifest
+
+
+def _verify_restore(brain: Brain, manifest: dict, report: Report, *, dry_run: bool) -> None:
+    """After the notes pass: every restored table against the backup, as `migrate` verifies a copy."""
+    from memverbs.server.sync.backup import verify_backup  # noqa: PLC0415
+
+    if dry_run:
+        report.restore = {"would_restore": {t["name"]: t["rows"] for t in manifest["tables"]}}
+        return
+    tables = verify_backup(brain, manifest)
+    report.restore = {"ok": all(t.ok for t in tables), "verify": [dict(t.__dict__, ok=t.ok) for t in tables]}
+    for t in tables:
+        if not t.ok:
+            report.errors.append((f"restore: {t.table}", f"{t.target_rows} rows after the import, {t.source_rows} in the backup "
+                                  "(or the rows differ); the brain is not an exact copy"))
 
 
 def _peek_folder(brain: Brain, source: str, root: str, prefix: str, mode: str) -> Folder:
@@ -180,6 +219,15 @@ def print_report(report: Report) -> None:
         print(f"  error   {rel}: {why}")
     for rel, slug in report.conflicts:
         print(f"  conflict {rel}: the file won; the brain's version of {slug} is kept (memverbs sync --status)")
+    if report.restore is not None:
+        if "verify" in report.restore:
+            rows = sum(t["target_rows"] for t in report.restore["verify"])
+            bad = [t["table"] for t in report.restore["verify"] if not t["ok"]]
+            print(f"  restored {len(report.restore['verify'])} tables from the backup ({plural(rows, 'row')}): "
+                  + ("every table matches it, as migrate verifies" if not bad else f"MISMATCH in {', '.join(bad)}"))
+        else:
+            rows = sum(report.restore["would_restore"].values())
+            print(f"  would restore {len(report.restore['would_restore'])} tables from the backup ({plural(rows, 'row')})")
     f = report.facts
     if any(f.values()):
         print(f"  facts: {f.get('inserted', 0)} new, {f.get('duplicate', 0)} already known, {f.get('superseded', 0)} superseding, "
@@ -197,7 +245,7 @@ def run_export(args: argparse.Namespace) -> int:
     except MemverbsError as exc:
         return fail(exc.message, exc.fix)
     try:
-        report = export_brain(brain, runtime.source, args.dir, include_private=args.include_private)
+        report = export_brain(brain, runtime.source, args.dir, include_private=args.include_private or args.full, full=args.full)
     except MemverbsError as exc:
         return fail(exc.message, exc.fix)
     except OSError as exc:
@@ -208,7 +256,14 @@ def run_export(args: argparse.Namespace) -> int:
         print_json(report.as_dict())
     else:
         print(f"{report.folder}: {plural(report.pages, 'page')} ({report.unchanged} already current), {plural(report.facts, 'fact')}")
-        if args.include_private:
+        if report.attachments or report.attachments_missing:
+            print(f"  attachments: {report.attachments} copied beside their notes"
+                  + (f", {len(report.attachments_missing)} not found (the brain keeps notes' text, not attachments' bytes; "
+                     "their synced folder no longer has them)" if report.attachments_missing else ""))
+        if report.backup is not None:
+            print(f"  full backup in {report.folder}/.memverbs-backup: {plural(len(report.backup), 'table')}, "
+                  f"{plural(sum(report.backup.values()), 'row')} (`memverbs import {args.dir}` into a new brain restores it)")
+        if args.include_private or args.full:
             print("  private material included: private pages, private facts-fence rows and private facts")
         else:
             left = (report.private_pages_left_out, report.private_rows_left_out, report.private_facts_left_out)

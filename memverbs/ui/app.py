@@ -96,10 +96,10 @@ class InspectorApp:
 
     def move(self, old: str, new: str, reason: str) -> str:
         """`memverbs move-facts OLD NEW`: the same checks and the same audited brain write."""
-        from memverbs.server.names import looks_like_slug, slugify_path  # noqa: PLC0415
+        from memverbs.server.names import looks_like_slug, slug_of_name  # noqa: PLC0415
 
         old = old.strip()
-        new = new.strip() if looks_like_slug(new.strip()) else slugify_path(new)
+        new = new.strip() if looks_like_slug(new.strip()) else slug_of_name(new)
         if not new:
             raise ActionError("the target has no slug in it: pass one such as people/alice-example")
         if old == new:

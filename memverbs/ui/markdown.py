@@ -59,7 +59,7 @@ def _inline_plain(text: str) -> str:
         target = m.group(2)
         if re.match(r"^https?://", target):
             href = target
-        elif re.match(r"^[a-z0-9][a-z0-9_/-]*(\.md)?$", target):
+        elif re.match(r"^\w[\w/-]*(\.md)?$", target):  # a slug or a note's path, in any script (`日本.md`)
             href = page_href(link_slug(target))
         else:
             href = None  # javascript:, data: and the like stay text

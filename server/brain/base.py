@@ -143,6 +143,7 @@ class NewFact(Record):
         "project",
         "provenance",
         "source_session",
+        "valid_from",
         "valid_until",
         "visibility",
     )
@@ -158,13 +159,17 @@ class NewFact(Record):
     confidence: float
     notability: str
     project: str | None  # the slug of the project it was remembered in (server/projects.py)
+    # When the fact became true, if not when it is written: a fact read back from an export keeps its time.
+    valid_from: int | None
 
     def __init__(self, fact: str, fact_norm: str, kind: str, entity_slug: str | None, visibility: str, provenance: str,
                  valid_until: int | None, source_session: str | None = None, context: str | None = None,
-                 confidence: float = 1.0, notability: str = "medium", project: str | None = None) -> None:
+                 confidence: float = 1.0, notability: str = "medium", project: str | None = None,
+                 valid_from: int | None = None) -> None:
         super().__init__(fact=fact, fact_norm=fact_norm, kind=kind, entity_slug=entity_slug, visibility=visibility,
                          provenance=provenance, valid_until=valid_until, source_session=source_session,
-                         context=context, confidence=confidence, notability=notability, project=project)
+                         context=context, confidence=confidence, notability=notability, project=project,
+                         valid_from=valid_from)
 
 
 class FactFilter(Record):
@@ -298,8 +303,9 @@ class Brain(Protocol):
     def adopt_links(self, source: str, slug: str, names: list[str], *, from_private_only: bool = False) -> int:
         """Point markdown links whose target is one of `names` (and names no live page) at `slug`."""
         ...
-    def rename_page(self, source: str, old: str, new: str, now: int) -> None:
-        """Move a page to a new slug with its aliases, links, timeline and facts, in one write."""
+    def rename_page(self, source: str, old: str, new: str, now: int, *, title: tuple[str, str] | None = None) -> None:
+        """Move a page to a new slug with its aliases, links, timeline and facts, in one write; with
+        `title` (was, becomes), a title that is `was` becomes `becomes` (a title from the file name)."""
         ...
     def page_links(self, source: str, slug: str, *, allow_private: bool, private_rows: bool) -> list[Row]:
         """The page's links (get_page), without those to pages the caller may not see."""

@@ -33,7 +33,8 @@ _INSERT = (
     "INSERT INTO facts (source_id, fact, fact_norm, kind, entity_slug, visibility, notability, provenance, "
     "source_session, context, confidence, valid_from, valid_until, created_at, project, search_terms) "
     "SELECT %(source)s, %(fact)s, %(fact_norm)s, %(kind)s, %(entity_slug)s, %(visibility)s, %(notability)s, "
-    "%(provenance)s, %(source_session)s, %(context)s, %(confidence)s::double precision, stamp.at, "
+    "%(provenance)s, %(source_session)s, %(context)s, %(confidence)s::double precision, "
+    "COALESCE(%(valid_from)s::bigint, stamp.at), "
     "%(valid_until)s::bigint, stamp.at, %(project)s::text, %(search_terms)s FROM stamp"
 )
 # The page `require_page` asks for (the SQLite store documents it), as a one-row CTE.
@@ -63,7 +64,7 @@ def _fact_params(source: str, new: NewFact, now: int) -> dict[str, object]:
         "source": source, "fact": new.fact, "fact_norm": new.fact_norm, "kind": new.kind,
         "entity_slug": new.entity_slug, "visibility": new.visibility, "notability": new.notability,
         "provenance": new.provenance, "source_session": new.source_session, "context": new.context,
-        "confidence": new.confidence, "valid_until": new.valid_until, "now": now, "project": new.project,
+        "confidence": new.confidence, "valid_until": new.valid_until, "valid_from": new.valid_from, "now": now, "project": new.project,
         "search_terms": index_text(new.fact),
     }
 

@@ -441,8 +441,9 @@ class PageStore(PostgresBase):
                     db.execute("DELETE FROM links WHERE id = %s", (r["id"],))
         return moved
 
-    def rename_page(self, source: str, old: str, new: str, now: int) -> None:
-        """Move a page to a new slug with everything that hangs off it: aliases, links, timeline, facts."""
+    def rename_page(self, source: str, old: str, new: str, now: int, *, title: tuple[str, str] | None = None) -> None:
+        """Move a page to a new slug with everything that hangs off it: aliases, links, timeline, facts.
+        `title` (was, becomes): a title that is `was` (it came from the old file name) becomes `becomes`."""
         with self.write() as db:
             # A soft-deleted page at the new slug gives way (its row only, never a live page: callers check).
             gone = db.execute(
@@ -456,6 +457,11 @@ class PageStore(PostgresBase):
                 "UPDATE pages SET slug = %s, slug_rev = %s, updated_at = %s WHERE source_id = %s AND slug = %s",
                 (new, reverse(new), now, source, old),
             )
+            if title is not None:
+                db.execute(
+                    "UPDATE pages SET title = %s, title_key = %s WHERE source_id = %s AND slug = %s AND title = %s",
+                    (title[1], title_key(title[1]), source, new, title[0]),
+                )
             # SQLite's UPDATE OR IGNORE: rows the new slug already has stay behind, then go.
             db.execute(
                 "UPDATE aliases a SET slug = %s WHERE a.source_id = %s AND a.slug = %s AND NOT EXISTS "

@@ -50,7 +50,7 @@ class FactStore(SqliteBase):
                 new.source_session,
                 new.context,
                 new.confidence,
-                now,
+                now if new.valid_from is None else new.valid_from,
                 new.valid_until,
                 now,
                 new.project,

@@ -449,8 +449,9 @@ class PageStore(SqliteBase):
             db.execute(f"DELETE FROM links INDEXED BY links_in WHERE {dangling}", args)
             return moved
 
-    def rename_page(self, source: str, old: str, new: str, now: int) -> None:
-        """Move a page to a new slug with everything that hangs off it: aliases, links, timeline, facts."""
+    def rename_page(self, source: str, old: str, new: str, now: int, *, title: tuple[str, str] | None = None) -> None:
+        """Move a page to a new slug with everything that hangs off it: aliases, links, timeline, facts.
+        `title` (was, becomes): a title that is `was` (it came from the old file name) becomes `becomes`."""
         with self.write() as db:
             # A soft-deleted page at the new slug gives way (its row only, never a live page: callers check).
             gone = db.execute("SELECT id FROM pages WHERE source_id = ? AND slug = ? AND deleted_at IS NOT NULL", (source, new)).fetchone()
@@ -462,6 +463,11 @@ class PageStore(SqliteBase):
                 "UPDATE pages SET slug = ?, slug_rev = ?, updated_at = ? WHERE source_id = ? AND slug = ?",
                 (new, reverse(new), now, source, old),
             )
+            if title is not None:
+                db.execute(
+                    "UPDATE pages SET title = ?, title_key = ? WHERE source_id = ? AND slug = ? AND title = ?",
+                    (title[1], title_key(title[1]), source, new, title[0]),
+                )
             db.execute("UPDATE OR IGNORE aliases SET slug = ? WHERE source_id = ? AND slug = ?", (new, source, old))
             db.execute("DELETE FROM aliases WHERE source_id = ? AND slug = ?", (source, old))
             db.execute("UPDATE OR IGNORE links SET from_slug = ? WHERE source_id = ? AND from_slug = ?", (new, source, old))

@@ -16,7 +16,7 @@ not dropped silently.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -222,15 +222,27 @@ def _value(v: object) -> str:
     return "s" + str(v)
 
 
+def table_batches(side: _Side, table: str, key: tuple[str, ...], cols: tuple[str, ...]) -> Iterator[list]:
+    """Every row of `table` in key order, a batch at a time."""
+    after = None
+    while rows := side.rows(table, key, cols, after, BATCH):
+        yield rows
+        after = tuple(rows[-1][cols.index(k)] for k in key)
+
+
+def digest_rows(digest: hashlib._Hash, rows: Sequence[Sequence[object]]) -> None:
+    """Feed rows to a table's digest: the one row encoding every comparison of two brains uses."""
+    for r in rows:
+        digest.update("\x1f".join(_value(v) for v in r).encode() + b"\x1e")
+
+
 def table_hash(side: _Side, table: str, key: tuple[str, ...], cols: tuple[str, ...]) -> tuple[int, str]:
     """(rows, SHA-256 over every row in key order), read in batches."""
     digest = hashlib.sha256()
-    n, after = 0, None
-    while rows := side.rows(table, key, cols, after, BATCH):
-        for r in rows:
-            digest.update("\x1f".join(_value(v) for v in r).encode() + b"\x1e")
+    n = 0
+    for rows in table_batches(side, table, key, cols):
+        digest_rows(digest, rows)
         n += len(rows)
-        after = tuple(rows[-1][cols.index(k)] for k in key)
     return n, digest.hexdigest()
 
 

@@ -420,6 +420,30 @@ def body_links(body: str) -> list[tuple[str, str, str, str | None]]:
     return out
 
 
+_MD_TARGET = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")  # a link or an image: `[x](a.pdf)`, `![](a.png)`
+
+
+def body_attachments(body: str) -> list[tuple[str, bool]]:
+    """The files that are not notes the body embeds or links (`![[img.png]]`, `![](img/a.png)`,
+    `[spec](spec.pdf)`), each once, as (target, by_name): a wikilink's target Obsidian finds by its
+    file name anywhere in the vault (by_name), a markdown link's is a path from the note's folder
+    (URL-decoded). Never inside code."""
+    text = _without_code(body)
+    out: dict[str, bool] = {}
+    for m in _WIKI_LINK.finditer(text):
+        target = m.group(1).strip().rstrip("\\").strip()
+        if target and is_attachment(target):
+            out.setdefault(target, True)
+    for m in _MD_TARGET.finditer(text):
+        target = m.group(1).strip("<>")
+        if "://" in target or target.startswith(("#", "mailto:", "/")):
+            continue
+        target = unquote(target.split("#", 1)[0]).strip()
+        if target and is_attachment(target):
+            out.setdefault(target, False)
+    return list(out.items())
+
+
 # What Obsidian embeds as a file rather than a note: such links are attachments, never pages.
 ATTACHMENT_SUFFIXES = frozenset(
     ["png", "jpg", "jpeg", "gif", "bmp", "svg", "webp", "avif", "ico", "tif", "tiff", "heic", "pdf", "mp3", "wav", "m4a", "ogg", "flac", "3gp", "webm", "mp4", "ogv", "mov", "mkv", "avi", "canvas", "base", "excalidraw", "zip", "csv", "xlsx", "docx", "pptx", "txt", "json"]

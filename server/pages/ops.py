@@ -15,7 +15,7 @@ import re
 from memverbs.server.brain.base import PageDraft, Row
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, VerbError, invalid
-from memverbs.server.names import normalize_alias
+from memverbs.server.names import normalize_alias, valid_slug
 from memverbs.server.pages.links import adopt_dangling_links, resolve_links
 from memverbs.server.pages.markdown import (
     PageFormatError,
@@ -31,14 +31,16 @@ from memverbs.server.timeparse import iso, now_ms
 from memverbs.server.verbs.fact_search import search_facts
 from memverbs.server.verbs.search import search_pages
 
-_SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]*(?:/[a-z0-9][a-z0-9_-]*)*$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_SLUG_HINT = 'Slugs are lowercase path segments of a-z, 0-9, "-" and "_", e.g. "people/alice-example".'
+_SLUG_HINT = (
+    'Slugs are lowercase path segments of a-z, 0-9, "-" and "_", e.g. "people/alice-example" '
+    '(or with the letters of scripts that have no Latin spelling, as a file name gives them: "notes/日本").'
+)
 
 
 def _slug(value: str, name: str = "slug") -> str:
     slug = value.strip()
-    if not _SLUG.match(slug):
+    if not valid_slug(slug):
         raise invalid(f'{name} "{value[:80]}" is not a valid slug.', _SLUG_HINT)
     return slug
 
@@ -154,7 +156,7 @@ def _draft(ctx: VerbContext, slug: str, content: str, parsed: ParsedPage, existi
     world_keys = {link[:3] for link in links}
     return PageDraft(
         slug=slug,
-        title=parsed.title or slug,
+        title=parsed.title or ctx.extras.get("file_name") or _undeclared_title(existing, slug) or slug,
         type=parsed.type,
         body=parsed.body,
         frontmatter=frontmatter,
@@ -170,6 +172,19 @@ def _draft(ctx: VerbContext, slug: str, content: str, parsed: ParsedPage, existi
         ],
         private_timeline=parsed.private_timeline,
     )
+
+
+def _undeclared_title(existing: Row | None, slug: str) -> str | None:
+    """The title a page keeps when new text declares none: the one its note's file name gave it (a
+    title its old text declared, or its slug, goes with that text). The markdown sync tells put_page
+    a note's file name; an agent's later write of the same page keeps it."""
+    if existing is None or existing["deleted_at"] is not None or not existing["title"] or existing["title"] == slug:
+        return None
+    try:
+        declared = parse_page(existing["markdown"] or "").title
+    except PageFormatError:
+        return None
+    return None if declared is not None else existing["title"]
 
 
 def get_page(ctx: VerbContext, params: dict) -> dict:

@@ -153,6 +153,7 @@ def settle(dispatcher: Dispatcher, brain: Brain, source: str, note: str, keep: s
 
 def resolve(fp: FolderPass, rows: list[Row], keep: str) -> str:
     """Settle the open conflicts of one note (the newest one's brain version counts); returns what was done."""
+    from memverbs.server.sync.importer import put_note  # noqa: PLC0415
     from memverbs.server.sync.report import Report  # noqa: PLC0415
     from memverbs.server.sync.writeback import write_back  # noqa: PLC0415
 
@@ -185,7 +186,7 @@ def resolve(fp: FolderPass, rows: list[Row], keep: str) -> str:
         if s.file is None and keep == "both":
             raise ConflictError(f"cannot keep both versions of {rel}: {s.file_problem}", f"Use --keep brain, or restore {rel} first.")
         text = s.brain if keep == "brain" else merged(s.file or "", s.brain, newest["id"])
-        outcome = fp.dispatcher.call("put_page", {"slug": slug, "content": text})
+        outcome = put_note(fp.dispatcher, slug, text, rel)
         if outcome.is_error:
             raise ConflictError(f"cannot write {slug}: {outcome.body.get('message')}", outcome.body.get("suggestion") or "")
         wrote = Report(fp.folder.root, fp.folder.prefix)

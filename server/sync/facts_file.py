@@ -3,19 +3,22 @@
 One JSON object per line, keys sorted, lines sorted by (entity, kind, fact):
 
     {"entity": "people/alice", "fact": "Alice prefers async standups", "kind": "preference",
-     "provenance": "conversation 2026-06-12", "valid_until": null, "visibility": "world"}
+     "provenance": "conversation 2026-06-12", "valid_from": "2026-06-12T09:30:00.000Z",
+     "valid_until": null, "visibility": "world"}
 
-Only active facts are written (an expired fact is history, not knowledge). `import`
-reads the file back through `remember` (entity, kind, visibility, provenance kept;
-`valid_until` becomes the ttl), so a fact already in the brain is a duplicate, not a copy.
+Only active facts are written (an expired fact is history, not knowledge; `export --full`
+keeps history). `import` reads the file back through `remember` (entity, kind, visibility,
+provenance kept; `valid_until` becomes the ttl; `valid_from` stays the time the fact became
+true, not the time of the import), so a fact already in the brain is a duplicate, not a copy.
 """
 
 from __future__ import annotations
 
 import json
+from typing import NamedTuple
 
 from memverbs.server.brain.base import Brain, FactFilter
-from memverbs.server.timeparse import iso, now_ms
+from memverbs.server.timeparse import iso, now_ms, parse_instant
 from memverbs.server.transport.wire import loads_strict
 
 
@@ -35,6 +38,7 @@ def fact_lines(brain: Brain, source: str, *, include_private: bool) -> tuple[lis
                 "fact": r["fact"],
                 "kind": r["kind"],
                 "provenance": r["provenance"],
+                "valid_from": iso(r["valid_from"]),
                 "valid_until": iso(r["valid_until"]),
                 "visibility": r["visibility"],
             }
@@ -43,19 +47,25 @@ def fact_lines(brain: Brain, source: str, *, include_private: bool) -> tuple[lis
     return [json.dumps(f, ensure_ascii=False, sort_keys=True) + "\n" for f in out], hidden
 
 
-def read_facts(text: str) -> list[tuple[int, dict | str]]:
-    """Each line's remember params, or why the line cannot be one (line numbers from 1)."""
-    out: list[tuple[int, dict | str]] = []
+class FactLine(NamedTuple):
+    line: int  # from 1
+    params: dict | str  # remember's params, or why the line cannot be a fact
+    valid_from: int | None  # when the fact became true, if the line says (epoch ms)
+
+
+def read_facts(text: str) -> list[FactLine]:
+    """Each line's remember params and time, or why the line cannot be one."""
+    out: list[FactLine] = []
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
             row = loads_strict(line)  # a line someone else wrote: NaN, huge numbers or deep nesting are that line's error
         except ValueError as exc:
-            out.append((n, f"not JSON a fact can be ({getattr(exc, 'msg', None) or str(exc)[:200]})"))
+            out.append(FactLine(n, f"not JSON a fact can be ({getattr(exc, 'msg', None) or str(exc)[:200]})", None))
             continue
         if not isinstance(row, dict) or not isinstance(row.get("fact"), str) or not isinstance(row.get("provenance"), str):
-            out.append((n, "needs a fact and a provenance string"))
+            out.append(FactLine(n, "needs a fact and a provenance string", None))
             continue
         params = {"fact": row["fact"], "provenance": row["provenance"]}
         for key in ("entity", "kind", "visibility"):
@@ -63,5 +73,10 @@ def read_facts(text: str) -> list[tuple[int, dict | str]]:
                 params[key] = row[key]
         if isinstance(row.get("valid_until"), str) and row["valid_until"]:
             params["ttl"] = row["valid_until"]
-        out.append((n, params))
+        since = row.get("valid_from")
+        valid_from = parse_instant(since) if isinstance(since, str) else None
+        if isinstance(since, str) and since and valid_from is None:
+            out.append(FactLine(n, f"valid_from {since[:40]!r} is not a time (ISO 8601, e.g. 2026-06-12T09:30:00Z)", None))
+            continue
+        out.append(FactLine(n, params, valid_from))
     return out

@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING
 
 from memverbs.server.errors import BrainError, MemverbsError, VerbError
 from memverbs.server.files import OutsideFolder, read_inside, stat_inside
+from memverbs.server.pages.markdown import PageFormatError, parse_page
 from memverbs.server.sync import scan
 from memverbs.server.sync.facts_file import read_facts
 from memverbs.server.sync.render import render_page
 from memverbs.server.sync.report import Report
-from memverbs.server.sync.slugs import slug_for_path
+from memverbs.server.sync.slugs import note_name, slug_for_path
 from memverbs.server.sync.state import FileState, Folder, SyncState
 from memverbs.server.timeparse import now_ms
 
@@ -58,6 +59,19 @@ def file_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def put_note(dispatcher: Dispatcher, slug: str, text: str, rel: str) -> Outcome:
+    """put_page of a note's text; a note that declares no title is titled by its file name (never its slug)."""
+    return dispatcher.call("put_page", {"slug": slug, "content": text}, extras={"file_name": note_name(rel)})
+
+
+def declared_title(text: str) -> bool:
+    """Whether the note names itself (a frontmatter `title`, or an H1)."""
+    try:
+        return parse_page(text).title is not None
+    except PageFormatError:
+        return True  # unreadable: keep whatever title the page has
+
+
 def unavailable(outcome: Outcome) -> None:
     """An `unavailable` answer is the brain's state, not the file's: raise the error behind it, its type
     intact (the watcher retries a `BrainLocked` and reports a missing or corrupt brain as such)."""
@@ -72,8 +86,12 @@ def unavailable(outcome: Outcome) -> None:
 class FolderPass:
     """Applies a folder's files to the brain through a dispatcher, keeping per-file state."""
 
-    def __init__(self, dispatcher: Dispatcher, brain: Brain, source: str, folder: Folder, *, dry_run: bool = False, max_bytes: int = MAX_BYTES):
+    def __init__(self, dispatcher: Dispatcher, brain: Brain, source: str, folder: Folder, *, dry_run: bool = False,
+                 max_bytes: int = MAX_BYTES, restored: bool = False):
         self.dispatcher = dispatcher
+        # Just restored from this folder's backup (server/brain/backup.py): a note that says what its page
+        # says is recorded, not written again, and the facts file is the backup's already.
+        self.restored = restored
         self.brain = brain
         self.source = source
         self.folder = folder
@@ -193,7 +211,8 @@ class FolderPass:
                 and self.brain.page(self.source, prev.slug) is not None:
             # The same file, a new slug (the slug rule spells its name better now): the page moves,
             # keeping its facts and links, rather than a second page appearing beside it.
-            self.brain.rename_page(self.source, prev.slug, slug, now_ms())
+            # Its title follows when it was the old rule's fallback (the slug): a note without a title is named by its file.
+            self.brain.rename_page(self.source, prev.slug, slug, now_ms(), title=(prev.slug, note_name(rel)))
             page = self.brain.page(self.source, slug)
         if prev is not None and page is not None and prev.slug == slug:
             try:
@@ -209,6 +228,10 @@ class FolderPass:
             if not self.dry_run:
                 self._record(rel, slug, got, page["updated_at"])
             return "unchanged", ""
+        if self.restored and prev is None and page is not None and render_page(self.brain, self.source, slug) == got.text:
+            if not self.dry_run:
+                self._record(rel, slug, got, page["updated_at"])
+            return "unchanged", ""
         candidates = gone_by_hash.get(got.digest) if prev is None else None
         renamed_from = candidates.pop(0) if candidates else None
         if renamed_from is not None and renamed_from.slug != slug and page is None:
@@ -217,9 +240,11 @@ class FolderPass:
             if self.brain.page(self.source, renamed_from.slug) is not None:
                 # Same bytes, so the page is already what the file says: moving it is the whole change
                 # (re-putting it would re-resolve its links against slugs that may have just moved too).
-                self.brain.rename_page(self.source, renamed_from.slug, slug, now_ms())
+                # A title that came from the old file name becomes the new one; a title the note declares stays.
+                retitle = None if declared_title(got.text) else (note_name(renamed_from.rel_path), note_name(rel))
+                self.brain.rename_page(self.source, renamed_from.slug, slug, now_ms(), title=retitle)
             else:
-                self._put(slug, got.text)
+                self._put(slug, got.text, rel)
             self.state.forget(self.folder, renamed_from.rel_path)
             self._record(rel, slug, got, self._updated_at(slug))
             return "renamed", f"from {renamed_from.rel_path}"
@@ -232,7 +257,7 @@ class FolderPass:
         if self.dry_run:
             self._check(slug, got.text)
             return ("created" if page is None else "updated"), ""
-        self._put(slug, got.text)
+        self._put(slug, got.text, rel)
         self._record(rel, slug, got, self._updated_at(slug))
         return ("created" if page is None else "updated"), ""
 
@@ -262,8 +287,8 @@ class FolderPass:
             raise Skip(f"not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); re-save it as UTF-8") from None
         return Read(text.removeprefix("\ufeff"), file_hash(data), st.st_size, st.st_mtime_ns)
 
-    def _put(self, slug: str, text: str) -> None:
-        outcome = self.dispatcher.call("put_page", {"slug": slug, "content": text})
+    def _put(self, slug: str, text: str, rel: str) -> None:
+        outcome = put_note(self.dispatcher, slug, text, rel)
         if outcome.is_error:
             unavailable(outcome)
             body = outcome.body
@@ -309,7 +334,11 @@ class FolderPass:
             return
         if prev is not None and prev.file_hash == got.digest:
             return
-        for line, params in read_facts(got.text):
+        if self.restored:
+            if not self.dry_run:
+                self._record(entry.rel, "", got, None)
+            return
+        for line, params, valid_from in read_facts(got.text):
             if isinstance(params, str):
                 report.facts["errors"] += 1
                 report.errors.append((f"{entry.rel}:{line}", params))
@@ -318,7 +347,7 @@ class FolderPass:
                 params["entity"] = f"{self.folder.prefix}/{params['entity']}"
             if self.dry_run:
                 continue
-            outcome = self.dispatcher.call("remember", params)
+            outcome = self.dispatcher.call("remember", params, extras={"valid_from": valid_from})
             if outcome.is_error:
                 unavailable(outcome)
                 report.facts["errors"] += 1

@@ -17,6 +17,8 @@ class Report:
     errors: list[tuple[str, str]] = field(default_factory=list)  # (file, why)
     conflicts: list[tuple[str, str]] = field(default_factory=list)  # (file, slug)
     facts: dict[str, int] = field(default_factory=lambda: {"inserted": 0, "duplicate": 0, "superseded": 0, "errors": 0})
+    # A full export's backup restored first (server/brain/backup.py): migrate's per-table verify, after the notes pass.
+    restore: dict | None = None
 
     def add(self, outcome: str, rel: str = "", why: str = "") -> None:
         self.counts[outcome] += 1
@@ -47,4 +49,5 @@ class Report:
             "error_files": [{"file": f, "reason": r} for f, r in self.errors],
             "conflicts": [{"file": f, "slug": s} for f, s in self.conflicts],
             "facts": self.facts,
+            **({"restore": self.restore} if self.restore is not None else {}),
         }

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from memverbs.server.files import OutsideFolder, open_dir_inside
 
 FACTS_FILE = "memverbs-facts.jsonl"
+BACKUP_DIR = ".memverbs-backup"  # `export --full`'s tables (server/sync/backup.py): hidden, so a vault's tools pass it by
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ def walk(root: str, under: str = "") -> Iterator[Entry]:
     yield from _walk(root, under.strip("/"))
 
 
+ATTACHMENT = "not markdown (attachment)"
 SYMLINK = "symlink, not followed (memverbs reads only the folder's own files)"
 
 
@@ -71,6 +73,8 @@ def _walk(root: str, rel: str) -> Iterator[Entry]:
         except OSError as exc:
             yield Entry(child_rel, path, f"cannot stat: {exc.strerror}", "error")
             continue
+        if not rel and e.name == BACKUP_DIR and is_dir:
+            continue  # a full export's backup: import restores it before the walk (server/brain/backup.py)
         if e.name.startswith("."):
             # .obsidian/, .git/, .trash/, .DS_Store: not content. One line for a folder, never one per file in it.
             what = "hidden folder, not content" if is_dir else "hidden file, not content"
@@ -86,4 +90,4 @@ def _walk(root: str, rel: str) -> Iterator[Entry]:
         elif is_markdown(e.name):
             yield Entry(child_rel, path)
         else:
-            yield Entry(child_rel, path, "not markdown (attachment)", "skipped")
+            yield Entry(child_rel, path, ATTACHMENT, "skipped")

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from memverbs.server.context import VerbContext
-from memverbs.server.names import looks_like_slug, normalize_alias, slugify, slugify_path, title_key
+from memverbs.server.names import looks_like_slug, normalize_alias, slug_of_name, slugify, title_key
 from memverbs.server.record import Record
 from memverbs.server.timeparse import iso
 
@@ -100,7 +100,7 @@ def resolve_entity_slug(ctx: VerbContext, raw: str | None) -> str | None:
     titled = brain.pages_titled(source, title_key(name), allow_private=visible)
     if titled:
         return max(titled, key=lambda r: (r["updated_at"], r["slug"]))["slug"]
-    return slugify_path(name) or name
+    return slug_of_name(name) or name
 
 
 def build_card(ctx: VerbContext, page: Row, *, include_private: bool, allow_private: bool, now: int) -> dict:

@@ -83,6 +83,8 @@ def remember(ctx: VerbContext, params: dict) -> dict:
         provenance=params["provenance"],
         valid_until=valid_until,
         project=project,
+        # A trusted import reading a fact back from an export keeps the time it became true (dispatch's extras).
+        valid_from=ctx.extras.get("valid_from"),
     )
     embedded = _embed_fact(ctx, fact)
     status, fact_id, existing = _write(ctx, new, now, embedded, require_page=probe)

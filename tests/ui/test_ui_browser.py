@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import pytest
 from helpers import init_home
@@ -615,6 +615,16 @@ def test_missing_things_answer_404(gate_inspector, env):
     assert status == 303
     assert _request(gate_inspector, "/entity/people/alice-example", headers=jar)[0] == 200
     assert _request(gate_inspector, "/entity/people/bob-example", headers=jar)[0] == 200  # facts, no page
+
+
+def test_a_page_in_another_script_is_served_at_its_url_encoded_path(gate_inspector, env):
+    jar = _session(gate_inspector)
+    assert cli(env, "put-page", "メモ/日本", "-", stdin="# 日本\n\nSee [[メモ/東京]] and [x](メモ/東京.md).\n").returncode == 0
+    assert cli(env, "put-page", "メモ/東京", "-", stdin="# 東京\n").returncode == 0
+    status, _, text = _request(gate_inspector, "/page/" + quote("メモ/日本", safe="/"), headers=jar)
+    assert status == 200 and "日本" in text
+    assert text.count('href="/page/' + quote("メモ/東京", safe="/") + '"') == 2
+    assert _request(gate_inspector, "/entity/" + quote("メモ/日本", safe="/"), headers=jar)[0] == 200
 
 
 def test_the_entity_view_draws_the_card_once_with_aliases_as_written(browser, inspector, env):

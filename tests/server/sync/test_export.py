@@ -43,6 +43,7 @@ def test_export_writes_every_page_and_says_what_private_material_it_left_out(tmp
     assert "Salary" not in alice and "- Likes tea" in alice and "Sharp." in alice
     assert alice.endswith("## Timeline\n- 2026-01-02: Joined\n- 2026-03-04: Promoted\n")  # one Timeline section
     facts = [json.loads(line) for line in files["memverbs-facts.jsonl"].decode().splitlines()]
+    assert all(f.pop("valid_from").endswith("Z") for f in facts)  # when each became true (test_backup checks it comes back)
     assert facts == [{"entity": "people/alice", "fact": "Alice prefers async standups", "kind": "preference",
                       "provenance": "chat 2026-06-12", "valid_until": None, "visibility": "world"}]
 
@@ -195,3 +196,32 @@ def test_a_note_is_exported_at_its_own_path_byte_for_byte(tmp_path, home, local,
     assert files["People/Alice Example.md"] == note.encode()
     assert files["Plugins/Command palette.md"] == "\ufeffOpens commands.\n".encode()  # the BOM too
     assert files["born-here.md"] == b"# Born in the brain\n"
+
+
+def test_attachments_the_notes_embed_are_exported_beside_them(tmp_path, home, local, cli_json):
+    from vaults import write
+
+    vault = tmp_path / "v"
+    write(vault / "Trips" / "Kyoto.md", "![[temple.jpg]] and ![map](maps/kyoto%20map.png) and [plan](../docs/plan.pdf)\n"
+                                        "`![[in-code.png]]`\n![[gone.png]]\n")
+    write(vault / "assets" / "temple.jpg", b"\xff\xd8JPEG")  # found by its name, as Obsidian does
+    write(vault / "Trips" / "maps" / "kyoto map.png", b"\x89PNG map")
+    write(vault / "docs" / "plan.pdf", b"%PDF-1.4")
+    write(vault / "docs" / "unrelated.pdf", b"%PDF other")
+    write(vault / "in-code.png", b"not embedded")
+    assert cli_json("sync", vault, "--prefix", "notes")[0] == 0
+    code, rep = cli_json("export", tmp_path / "out")
+    assert code == 0, rep
+    files = files_of(tmp_path / "out")
+    assert files["notes/Trips/Kyoto.md"].startswith(b"![[temple.jpg]]")
+    assert files["notes/assets/temple.jpg"] == b"\xff\xd8JPEG"
+    assert files["notes/Trips/maps/kyoto map.png"] == b"\x89PNG map"
+    assert files["notes/docs/plan.pdf"] == b"%PDF-1.4"
+    assert "notes/docs/unrelated.pdf" not in files and "notes/in-code.png" not in files
+    assert rep["attachments"] == 3 and rep["attachments_missing"] == [{"note": "notes/Trips/Kyoto.md", "target": "gone.png"}]
+    # the folder is gone: the notes still export, the attachments are reported, never invented
+    import shutil
+
+    shutil.rmtree(vault)
+    code, rep = cli_json("export", tmp_path / "out2")
+    assert code == 0 and rep["attachments"] == 0 and len(rep["attachments_missing"]) == 4

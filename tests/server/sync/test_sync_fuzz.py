@@ -112,8 +112,8 @@ class Counting:
     def __init__(self, inner, tally: Tally) -> None:
         self.inner, self.tally = inner, tally
 
-    def call(self, tool, params):
-        outcome = self.inner.call(tool, params)
+    def call(self, tool, params, **kw):
+        outcome = self.inner.call(tool, params, **kw)
         code = outcome.body.get("error", "ok") if outcome.is_error else "ok"
         self.tally.tools[f"{tool}: {code}"] += 1
         if code == "internal":

@@ -113,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--url", help="an empty Postgres database to copy the corpus into (default: a pgserver)")
     args = parser.parse_args(argv)
 
-    from memverbs.server.brain.factory import BrainLocation, open_brain  # noqa: PLC0415
+    from memverbs.server.brain.factory import open_brain  # noqa: PLC0415
+    from memverbs.server.brain.location import BrainLocation  # noqa: PLC0415
     from memverbs.server.brain.transfer import transfer  # noqa: PLC0415
     from memverbs.server.timeparse import now_ms  # noqa: PLC0415
 

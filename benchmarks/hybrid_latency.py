@@ -33,7 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.retrieval_quality import machine, write_section
-from memverbs.server.brain.factory import BrainLocation, open_brain
+from memverbs.server.brain.factory import open_brain
+from memverbs.server.brain.location import BrainLocation
 from memverbs.server.brain.sqlite_pages import reverse
 from memverbs.server.home import Home
 from memverbs.server.pages.chunks import embed_input, text_hash

@@ -240,7 +240,8 @@ class Servers:
 def prepare(size: str, tmp: Path, url: str | None) -> tuple[Path, Path, object]:
     """Two working copies of the corpus: a SQLite home, and a home whose brain is the same corpus
     copied into Postgres (a throwaway pgserver unless `url` names a database); and the pgserver."""
-    from memverbs.server.brain.factory import BrainLocation, open_brain  # noqa: PLC0415
+    from memverbs.server.brain.factory import open_brain  # noqa: PLC0415
+    from memverbs.server.brain.location import BrainLocation  # noqa: PLC0415
     from memverbs.server.brain.transfer import transfer  # noqa: PLC0415
 
     server = None

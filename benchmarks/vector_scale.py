@@ -34,7 +34,8 @@ import numpy as np
 from benchmarks.results_file import replace_section
 from memverbs.server.brain import vector_ann
 from memverbs.server.brain.base import pack
-from memverbs.server.brain.factory import BrainLocation, open_brain
+from memverbs.server.brain.factory import open_brain
+from memverbs.server.brain.location import BrainLocation
 from memverbs.server.brain.vector_index import ExactScores, VectorIndex
 
 CACHE = Path(__file__).resolve().parent / ".cache"

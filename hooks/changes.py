@@ -21,7 +21,7 @@ import sqlite3
 # milliseconds; type checkers read this constant the same way.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from memverbs.server.brain.factory import BrainLocation
+    from memverbs.server.brain.location import BrainLocation
 
 # The page arm mirrors delta's keyset (updated_at, slug); an empty cursor slug means
 # "strictly after the instant", as in delta.

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from memverbs.hooks.events import HookEvent
     from memverbs.hooks.remote import RemoteHook
     from memverbs.hooks.state import SessionState
-    from memverbs.server.brain.factory import BrainLocation
+    from memverbs.server.brain.location import BrainLocation
     from memverbs.server.quickconfig import QuickSettings
 
 __all__ = ["DEFAULT_DEADLINE_MS", "HOOK_OPTIONS", "MAX_DEADLINE_MS", "MOMENTS", "parse_args", "read_stdin", "run_hook"]

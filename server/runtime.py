@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, TypeVar
 from memverbs.server import usage
 from memverbs.server.brain import waits
 from memverbs.server.brain.base import Brain
-from memverbs.server.brain.factory import BrainLocation, locate, open_brain
+from memverbs.server.brain.factory import locate, open_brain
+from memverbs.server.brain.location import BrainLocation
 from memverbs.server.context import LOCAL_LANE, Caller
 from memverbs.server.dispatch import Dispatcher
 from memverbs.server.errors import ConfigError

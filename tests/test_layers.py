@@ -94,3 +94,100 @@ def test_the_settings_know_the_surfaces_by_one_list():
     assert get_args(Surface) == SURFACES
     defaults = Settings.model_construct()
     assert defaults.brain.path == DEFAULTS["brain.path"] and defaults.brain.busy_timeout_ms == DEFAULTS["brain.busy_timeout_ms"]
+
+
+# The rooms as the wheel names them (pyproject.toml's package-dir), plus the benchmarks.
+ROOMS = {"memverbs": ROOT / "memverbs", "memverbs.server": ROOT / "server", "memverbs.hooks": ROOT / "hooks",
+         "memverbs.installers": ROOT / "installers", "memverbs.plugin": ROOT / "plugin",
+         "memverbs.templates": ROOT / "templates", "benchmarks": ROOT / "benchmarks"}
+
+
+def module_files() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for package, folder in ROOMS.items():
+        for path in sorted(folder.rglob("*.py")):
+            parts = list(path.relative_to(folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join([package, *parts])] = path
+    return found
+
+
+def import_graph(files: dict[str, Path]) -> dict[str, set[str]]:
+    """Module → the modules of ours it imports: at module level, inside a function or under
+    TYPE_CHECKING (each is a dependency), relative imports resolved, `from pkg import module` included."""
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    base = ".".join(anchor + ([node.module] if node.module else []))
+                targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+            else:
+                continue
+            deps.update(t for t in targets if t in files and t != name)
+        graph[name] = deps
+    return graph
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The graph's strongly connected components of more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    circles.append(sorted(component))
+    return circles
+
+
+def test_no_import_circles():
+    circles = import_circles(import_graph(module_files()))
+    assert not circles, "modules that import each other (move the shared piece where both can import it):\n" + "\n".join(
+        " ↔ ".join(c) for c in circles)
+
+
+def test_the_circle_check_sees_lazy_and_type_only_imports(tmp_path):
+    (tmp_path / "a.py").write_text("def f():\n    from pkg import b\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import f\n",
+                                   encoding="utf-8")
+    (tmp_path / "c.py").write_text("import pkg.a\n", encoding="utf-8")
+    files = {"pkg.a": tmp_path / "a.py", "pkg.b": tmp_path / "b.py", "pkg.c": tmp_path / "c.py"}
+    assert import_circles(import_graph(files)) == [["pkg.a", "pkg.b"]]

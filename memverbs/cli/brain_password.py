@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 from memverbs.cli.output import fail, print_json
 from memverbs.server.brain import password as pw
-from memverbs.server.brain.factory import BrainLocation, locate, redact
+from memverbs.server.brain.factory import locate
+from memverbs.server.brain.location import BrainLocation, redact
 from memverbs.server.errors import MemverbsError
 from memverbs.server.home import Home
 

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from memverbs.cli.configfile import read_config, write_config
 from memverbs.cli.output import fail, print_json
-from memverbs.server.brain.factory import redact
+from memverbs.server.brain.location import redact
 from memverbs.server.brain.password import url_password
 from memverbs.server.errors import ConfigError
 from memverbs.server.home import Home

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     import argparse
     from pathlib import Path
 
-    from memverbs.server.brain.factory import BrainLocation
+    from memverbs.server.brain.location import BrainLocation
 
 MARKS = {"ok": "✓", "warn": "!", "fail": "✗"}
 

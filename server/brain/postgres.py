@@ -28,7 +28,7 @@ from __future__ import annotations
 import psycopg
 
 from memverbs.server.brain import postgres_migrations as pgmig
-from memverbs.server.brain.factory import redact
+from memverbs.server.brain.location import redact
 from memverbs.server.brain.oauth_store import OAuthStore
 from memverbs.server.brain.postgres_base import CONNECT_TIMEOUT_S, WRITE_LOCK, Conn, first, translate
 from memverbs.server.brain.postgres_browse import BrowseStore

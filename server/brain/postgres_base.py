@@ -22,7 +22,7 @@ from psycopg import pq
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from memverbs.server.brain import waits
-from memverbs.server.brain.factory import redact
+from memverbs.server.brain.location import redact
 from memverbs.server.brain.postgres_rows import Row, row_factory
 from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked, invalid
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memverbs.server.brain.factory import BrainLocation
+from memverbs.server.brain.location import BrainLocation
 from memverbs.server.errors import BrainError, BrainMissing
 
 if TYPE_CHECKING:

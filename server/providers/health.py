@@ -19,7 +19,7 @@ from memverbs.server.settings import Settings
 from memverbs.server.timeparse import now_ms
 
 if TYPE_CHECKING:
-    from memverbs.server.brain.factory import BrainLocation
+    from memverbs.server.brain.location import BrainLocation
 
 PROBE_TIMEOUT_SECONDS = 10
 Row = tuple[str, str, str, str | None]  # name, status (ok|warn|fail), detail, fix

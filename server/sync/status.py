@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from memverbs.server.brain.base import Brain
-    from memverbs.server.brain.factory import BrainLocation
+    from memverbs.server.brain.location import BrainLocation
 
 def watching(folder: Folder) -> bool:
     return live_holder(folder) is not None

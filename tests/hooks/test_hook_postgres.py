@@ -43,7 +43,8 @@ def test_an_unreachable_server_leaves_the_session_alone(memverbs_cmd, env, tmp_p
 def test_a_heartbeat_never_answers_from_a_stale_sqlite_file_beside_a_postgres_brain(memverbs_cmd, env, local, home):
     """A home moved to Postgres may still hold its old brain.db. The heartbeat's one-read fast path
     reads SQLite files only: here it must ask the Postgres brain, not the file that says "unchanged"."""
-    from memverbs.server.brain.factory import BrainLocation, open_brain
+    from memverbs.server.brain.factory import open_brain
+    from memverbs.server.brain.location import BrainLocation
     from memverbs.server.context import LOCAL_LANE
     from memverbs.server.timeparse import now_ms
 

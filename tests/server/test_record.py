@@ -79,7 +79,7 @@ def test_every_record_on_the_hook_path_sets_each_of_its_fields():
     from memverbs.hooks.events import Harness, HookEvent, Moment
     from memverbs.hooks.state import SessionState
     from memverbs.server.brain.base import FactFilter, NewFact, PageDraft, SearchQuery
-    from memverbs.server.brain.factory import BrainLocation
+    from memverbs.server.brain.location import BrainLocation
     from memverbs.server.brain.migrations import Migration
     from memverbs.server.context import Caller, VerbContext
     from memverbs.server.dispatch import Dispatcher, Outcome

@@ -11,7 +11,8 @@ from helpers import Client, page
 from provider_fakes import hashing_runtime
 
 from memverbs.cli.main import main
-from memverbs.server.brain.factory import BrainLocation, open_brain
+from memverbs.server.brain.factory import open_brain
+from memverbs.server.brain.location import BrainLocation
 from memverbs.server.brain.transfer import TABLES, transfer
 from memverbs.server.home import Home
 from memverbs.server.runtime import Runtime

@@ -91,7 +91,8 @@ def test_private_rows_step_marks_an_old_brains_mixed_rows_private(tmp_path, monk
 
 def test_title_keys_are_filled_for_pages_written_before_them(brain_backend, brain_url, tmp_path):
     """0014_title_keys on a brain that has pages: each gets the key memverbs computes, on both backends."""
-    from memverbs.server.brain.factory import BrainLocation, open_brain
+    from memverbs.server.brain.factory import open_brain
+    from memverbs.server.brain.location import BrainLocation
 
     where = BrainLocation("postgres", url=brain_url) if brain_url else BrainLocation("sqlite", path=tmp_path / "b.db")
     undo = ("DROP INDEX pages_title_key", "ALTER TABLE pages DROP COLUMN title_key",

@@ -17,7 +17,8 @@ from helpers import Client
 from postgres import PASSWORD, PASSWORD_ROLE
 
 from memverbs.server.brain.base import NewFact
-from memverbs.server.brain.factory import BrainLocation, locate, open_brain, redact
+from memverbs.server.brain.factory import locate, open_brain
+from memverbs.server.brain.location import BrainLocation, redact
 from memverbs.server.brain.postgres import WRITE_LOCK, PostgresBrain
 from memverbs.server.errors import BrainError, BrainMissing, VerbError
 from memverbs.server.home import Home

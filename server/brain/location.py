@@ -1,0 +1,66 @@
+"""Where a brain lives (a SQLite file or a Postgres URL), and a URL fit to print.
+
+Apart from factory.py, which opens brains and so imports the backends: the backends and everything
+that only names or prints a location import this instead.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlsplit, urlunsplit
+
+from memverbs.server.record import Frozen
+
+
+class BrainLocation(Frozen):
+    """Where a brain lives: a SQLite file, or a Postgres connection URL (which may hold a password).
+
+    `keyring` names the keyring backend holding a Postgres brain's password ("" for keyring's
+    default) when `memverbs brain-password set` stored one and the URL has none (password.py);
+    the password itself is read only when the brain is opened.
+    """
+
+    __slots__ = ("backend", "keyring", "path", "url")
+    backend: Literal["sqlite", "postgres"]
+    path: Path | None
+    url: str | None
+    keyring: str | None
+
+    def __init__(self, backend: Literal["sqlite", "postgres"], path: Path | None = None, url: str | None = None,
+                 keyring: str | None = None) -> None:
+        super().__init__(backend=backend, path=path, url=url, keyring=keyring)
+
+    def __str__(self) -> str:
+        return str(self.path) if self.backend == "sqlite" else redact(self.url or "")
+
+    def exists(self) -> bool | None:
+        """Whether the brain is already there; None when only opening it can tell (a server database)."""
+        return self.file.is_file() if self.backend == "sqlite" else None
+
+    @property
+    def file(self) -> Path:
+        """A SQLite brain's file (`locate` sets it for every sqlite location)."""
+        assert self.path is not None, "a sqlite location has a path"
+        return self.path
+
+    @property
+    def dsn(self) -> str:
+        """A Postgres brain's connection URL (`locate` sets it for every postgres location)."""
+        assert self.url is not None, "a postgres location has a URL"
+        return self.url
+
+
+def redact(url: str) -> str:
+    """A connection URL fit to print: the password, if any, replaced by ***."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparseable URL>"
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))

@@ -11,8 +11,16 @@ import json
 from collections.abc import Callable
 from contextlib import nullcontext
 
-from memverbs.server.brain.base import PAGE_HISTORY_KEEP, PageDraft, SearchQuery, draft_aliases, replaced_text
-from memverbs.server.brain.postgres_base import PIPELINE, Conn, PostgresBase, first
+from memverbs.server import people
+from memverbs.server.brain.base import (
+    PAGE_HISTORY_KEEP,
+    PageDraft,
+    SearchQuery,
+    SlugHidden,
+    draft_aliases,
+    replaced_text,
+)
+from memverbs.server.brain.postgres_base import OWNER_SQL, PIPELINE, Conn, PostgresBase, first
 from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.brain.postgres_search import RANK_WEIGHTS, snippet, tsquery
 from memverbs.server.brain.sqlite_pages import _prefix_upper, reverse
@@ -21,7 +29,7 @@ from memverbs.server.terms import around, spaceless
 
 # A page a caller may see: not deleted, and world-visible unless the one parameter allows private pages.
 LIVE_PAGE = "deleted_at IS NULL AND (%s OR visibility = 'world')"
-_PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_retrieved_at"
+_PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_retrieved_at, owner"
 
 
 class PageStore(PostgresBase):
@@ -244,11 +252,12 @@ class PageStore(PostgresBase):
         """
         with self.write() as db:
             existing = db.execute(
-                "SELECT id, visibility, body, deleted_at, markdown, title, updated_at FROM pages WHERE source_id = %s AND slug = %s",
+                "SELECT id, visibility, body, deleted_at, markdown, title, updated_at, owner FROM pages WHERE source_id = %s AND slug = %s",
                 (source, slug),
             ).fetchone()
             draft = build(existing)
             kept = replaced_text(existing, draft)
+            owner = people.current().person  # the writer (None: the session's own person, memverbs_person())
             values = (
                 draft.title,
                 draft.type,
@@ -259,25 +268,34 @@ class PageStore(PostgresBase):
                 draft.markdown,
                 now,
                 title_key(draft.title) if draft.title is not None else None,
+                owner,
             )
             # Nothing below is read back but the new page's id: the statements travel as one batch
             # (two for a new page), so the write lock is held for a round trip or two here rather
             # than one per statement.
             with db.pipeline() if PIPELINE else nullcontext():
                 if existing is None:
-                    page_id = first(db.execute(
+                    # A slug no row answered for may be another person's private page, which this
+                    # session cannot see: then nothing is inserted, and the write is refused as a
+                    # private page is to anyone who may not change it (SlugHidden).
+                    inserted = db.execute(
                         "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
-                        "markdown, updated_at, title_key, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                        f"markdown, updated_at, title_key, owner, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, "
+                        f"{OWNER_SQL}, %s) ON CONFLICT (source_id, slug) DO NOTHING RETURNING id",
                         (source, draft.slug, reverse(draft.slug), *values, now),
-                    ))[0]
+                    ).fetchone()
+                    if inserted is None:
+                        raise SlugHidden(slug)
+                    page_id = inserted[0]
                 else:
                     page_id = existing["id"]
                     if kept is not None:
                         db.execute(
-                            "INSERT INTO page_versions (page_id, version, markdown, title, visibility, written_at, replaced_at, replaced_by) "
+                            "INSERT INTO page_versions (page_id, version, markdown, title, visibility, written_at, replaced_at, replaced_by, owner) "
                             "VALUES (%s, COALESCE((SELECT MAX(version) FROM page_versions WHERE page_id = %s), 0) + 1, "
-                            "%s, %s, %s, %s, %s, %s)",
-                            (page_id, page_id, kept, existing["title"], existing["visibility"], existing["updated_at"], now, by),
+                            "%s, %s, %s, %s, %s, %s, %s)",
+                            (page_id, page_id, kept, existing["title"], existing["visibility"], existing["updated_at"], now, by,
+                             existing["owner"]),
                         )
                         db.execute(
                             "DELETE FROM page_versions WHERE page_id = %s AND version <= "
@@ -286,7 +304,7 @@ class PageStore(PostgresBase):
                         )
                     db.execute(
                         "UPDATE pages SET title = %s, type = %s, body = %s, frontmatter = %s, summary = %s, visibility = %s, "
-                        "markdown = %s, updated_at = %s, title_key = %s, deleted_at = NULL WHERE id = %s",
+                        f"markdown = %s, updated_at = %s, title_key = %s, owner = {OWNER_SQL}, deleted_at = NULL WHERE id = %s",
                         (*values, page_id),
                     )
                 self._write_chunks(db, source, page_id, draft.title, draft.body)
@@ -307,9 +325,9 @@ class PageStore(PostgresBase):
                 links, timeline = draft.rows()
                 for (to_slug, link_type, link_source, context), private in links:
                     db.execute(
-                        "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, private_row) "
-                        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                        (source, draft.slug, to_slug, link_type, link_source, context, now, private),
+                        "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, private_row, owner) "
+                        f"VALUES (%s, %s, %s, %s, %s, %s, %s, %s, {OWNER_SQL}) ON CONFLICT DO NOTHING",
+                        (source, draft.slug, to_slug, link_type, link_source, context, now, private, owner),
                     )
                 db.execute(
                     "DELETE FROM timeline WHERE source_id = %s AND slug = %s AND origin = 'markdown'", (source, draft.slug)
@@ -322,9 +340,9 @@ class PageStore(PostgresBase):
                         (source, draft.slug, date, summary),
                     )
                     db.execute(
-                        "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, private_row) "
-                        "VALUES (%s, %s, %s, %s, %s, 'markdown', %s, %s)",
-                        (source, draft.slug, date, summary, detail, now, private),
+                        "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, private_row, owner) "
+                        f"VALUES (%s, %s, %s, %s, %s, 'markdown', %s, %s, {OWNER_SQL})",
+                        (source, draft.slug, date, summary, detail, now, private, owner),
                     )
         return existing is None or existing["deleted_at"] is not None, draft
 

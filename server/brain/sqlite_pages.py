@@ -10,6 +10,7 @@ import json
 import sqlite3
 from collections.abc import Callable
 
+from memverbs.server import people
 from memverbs.server.brain.base import PAGE_HISTORY_KEEP, PageDraft, Row, SearchQuery, draft_aliases, replaced_text
 from memverbs.server.brain.sqlite_base import SqliteBase
 from memverbs.server.brain.sqlite_fts import fts5_match
@@ -18,7 +19,7 @@ from memverbs.server.terms import around, spaceless
 
 # A page a caller may see: not deleted, and world-visible unless the one parameter allows private pages.
 LIVE_PAGE = "deleted_at IS NULL AND (? OR visibility = 'world')"
-_PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_retrieved_at"
+_PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_retrieved_at, owner"
 
 
 def reverse(slug: str) -> str:
@@ -253,16 +254,18 @@ class PageStore(SqliteBase):
         """
         with self.write() as db:
             existing = db.execute(
-                "SELECT id, visibility, body, deleted_at, markdown, title, updated_at FROM pages WHERE source_id = ? AND slug = ?",
+                "SELECT id, visibility, body, deleted_at, markdown, title, updated_at, owner FROM pages WHERE source_id = ? AND slug = ?",
                 (source, slug),
             ).fetchone()
             draft = build(existing)
             kept = replaced_text(existing, draft)
+            owner = people.current().person or people.OWNER  # the writer: the page, its rows and its history are theirs
             if kept is not None:
                 db.execute(
-                    "INSERT INTO page_versions (page_id, version, markdown, title, visibility, written_at, replaced_at, replaced_by) "
-                    "VALUES (?, COALESCE((SELECT MAX(version) FROM page_versions WHERE page_id = ?), 0) + 1, ?, ?, ?, ?, ?, ?)",
-                    (existing["id"], existing["id"], kept, existing["title"], existing["visibility"], existing["updated_at"], now, by),
+                    "INSERT INTO page_versions (page_id, version, markdown, title, visibility, written_at, replaced_at, replaced_by, owner) "
+                    "VALUES (?, COALESCE((SELECT MAX(version) FROM page_versions WHERE page_id = ?), 0) + 1, ?, ?, ?, ?, ?, ?, ?)",
+                    (existing["id"], existing["id"], kept, existing["title"], existing["visibility"], existing["updated_at"], now, by,
+                     existing["owner"]),
                 )
                 db.execute(
                     "DELETE FROM page_versions WHERE page_id = ? AND version <= "
@@ -279,18 +282,19 @@ class PageStore(SqliteBase):
                 draft.markdown,
                 now,
                 title_key(draft.title) if draft.title is not None else None,
+                owner,
             )
             if existing is None:
                 page_id = self.inserted_id(db.execute(
                     "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
-                    "markdown, updated_at, title_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "markdown, updated_at, title_key, owner, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (source, draft.slug, reverse(draft.slug), *values, now),
                 ))
             else:
                 page_id = existing["id"]
                 db.execute(
                     "UPDATE pages SET title = ?, type = ?, body = ?, frontmatter = ?, summary = ?, visibility = ?, "
-                    "markdown = ?, updated_at = ?, title_key = ?, deleted_at = NULL WHERE id = ?",
+                    "markdown = ?, updated_at = ?, title_key = ?, owner = ?, deleted_at = NULL WHERE id = ?",
                     (*values, page_id),
                 )
             self._write_chunks(db, source, page_id, draft.title, draft.body)
@@ -308,9 +312,9 @@ class PageStore(SqliteBase):
             links, timeline = draft.rows()
             for (to_slug, link_type, link_source, context), private in links:
                 db.execute(
-                    "INSERT OR IGNORE INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, private_row) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (source, draft.slug, to_slug, link_type, link_source, context, now, private),
+                    "INSERT OR IGNORE INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, private_row, owner) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (source, draft.slug, to_slug, link_type, link_source, context, now, private, owner),
                 )
             db.execute("DELETE FROM timeline WHERE source_id = ? AND slug = ? AND origin = 'markdown'", (source, draft.slug))
             for (date, summary, detail), private in timeline:
@@ -321,9 +325,9 @@ class PageStore(SqliteBase):
                     (source, draft.slug, date, summary),
                 )
                 db.execute(
-                    "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, private_row) "
-                    "VALUES (?, ?, ?, ?, ?, 'markdown', ?, ?)",
-                    (source, draft.slug, date, summary, detail, now, private),
+                    "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, private_row, owner) "
+                    "VALUES (?, ?, ?, ?, ?, 'markdown', ?, ?, ?)",
+                    (source, draft.slug, date, summary, detail, now, private, owner),
                 )
         return existing is None or existing["deleted_at"] is not None, draft
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 
-from memverbs.server.brain.base import PageDraft, Row
+from memverbs.server.brain.base import PageDraft, Row, SlugHidden
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, VerbError, invalid
 from memverbs.server.names import normalize_alias
@@ -101,7 +101,10 @@ def put_page(ctx: VerbContext, params: dict) -> dict:
     def build(existing: Row | None) -> PageDraft:
         return _draft(ctx, slug, content, parsed, existing)
 
-    created, draft = ctx.brain.save_page(ctx.source, slug, build, now_ms(), by=ctx.caller.client_id)
+    try:
+        created, draft = ctx.brain.save_page(ctx.source, slug, build, now_ms(), by=ctx.caller.client_id)
+    except SlugHidden:
+        raise _hidden_slug(slug) from None
     adopt_dangling_links(ctx, draft)
     if ctx.providers is not None and ctx.providers.embeddings_configured:
         from memverbs.server.verbs.semantic import embed_page  # noqa: PLC0415 - numpy only with a provider
@@ -177,7 +180,7 @@ def get_page(ctx: VerbContext, params: dict) -> dict:
     row = ctx.brain.page(ctx.source, slug, allow_private=ctx.pages_private_ok)
     if row is None:
         raise _not_found(slug)
-    brain, source, trusted = ctx.brain, ctx.source, ctx.caller.trusted
+    brain, source, trusted = ctx.brain, ctx.source, ctx.caller.reads_private
     return {
         "slug": row["slug"],
         "title": row["title"],

@@ -62,7 +62,7 @@ def terms(query: str) -> list[str]:
 
 def keyword_search(ctx: VerbContext, query: str, limit: int, *, allow_private: bool) -> list[dict]:
     """Results best first: {slug, title, chunk, evidence, create_safety, provenance}."""
-    brain, source, private_rows = ctx.brain, ctx.source, ctx.caller.trusted
+    brain, source, private_rows = ctx.brain, ctx.source, ctx.caller.reads_private
     words = terms(query)
     norm = normalize_alias(query)
     rows: dict[str, dict] = {}
@@ -261,7 +261,7 @@ def content_terms(query: str) -> list[str]:
 
 
 def hybrid_search(ctx: VerbContext, query: str, limit: int, arm: VectorArm, *, allow_private: bool) -> list[dict]:
-    brain, source, private_rows = ctx.brain, ctx.source, ctx.caller.trusted
+    brain, source, private_rows = ctx.brain, ctx.source, ctx.caller.reads_private
     words = content_terms(query)
     norm = normalize_alias(query)
     phrase = collapse(query).lower()

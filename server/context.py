@@ -13,7 +13,7 @@ from memverbs.server.people import READ_PRIVATE, Actor
 from memverbs.server.record import Frozen, Record
 
 if TYPE_CHECKING:
-    from memverbs.server.brain.base import Brain
+    from memverbs.server.brain.base import Brain, Row
     from memverbs.server.projects import Project
     from memverbs.server.providers.config import Providers
 
@@ -99,6 +99,19 @@ class VerbContext(Record):
         from memverbs.server.timeparse import now_ms  # noqa: PLC0415
 
         return brain_slug(self.brain, self.source, project, register=register, now=now_ms())
+
+    def person(self) -> int:
+        """The person this call acts for: the caller's, or the one the brain's connection is."""
+        if self.caller.person is not None:
+            return self.caller.person
+        if "person" not in self.extras:
+            self.extras["person"] = self.brain.session_person()
+        return int(self.extras["person"])
+
+    def private_rows_of(self, page: Row) -> bool:
+        """May this caller read the private facts-fence rows in `page`'s text (a row with its `owner`)?
+        Only the page's writer may, through a trusted client or a read:private token."""
+        return self.caller.reads_private and page["owner"] == self.person()
 
     @property
     def pages_private_ok(self) -> bool:

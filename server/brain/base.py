@@ -187,6 +187,15 @@ class FactFilter(Record):
                          entity_slug=entity_slug, session_id=session_id, since=since, project=project)
 
 
+def page_owner(existing: Row | None, draft: PageDraft, writer: int | None) -> int | None:
+    """Whose a saved page (and its private facts-fence rows) is: a world page stays its owner's
+    whoever rewrites it (a rewrite by someone else keeps the owner's private rows for them), a new
+    or private page is its writer's."""
+    if existing is not None and draft.visibility == "world":
+        return int(existing["owner"])
+    return writer
+
+
 class TokenNameTaken(MemverbsError):
     """A live token already has this name."""
 
@@ -441,6 +450,7 @@ class Brain(Protocol):
 
     # access tokens
     # people (server/people.py; people_store.py)
+    def session_person(self) -> int: ...
     def people(self) -> list[Row]: ...
     def person_named(self, name: str) -> Row | None: ...
     def person_id(self, name: str) -> int | None: ...

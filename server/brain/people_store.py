@@ -37,6 +37,12 @@ class PeopleStore:
     def _people_sql(self, text: str) -> str:
         return text if self.MARK == "?" else text.replace("?", self.MARK)
 
+    def session_person(self) -> int:
+        """The person the brain's connection is, when a call names none: on SQLite the owner."""
+        from memverbs.server.people import current  # noqa: PLC0415
+
+        return current().person or OWNER
+
     def people(self) -> list[Row]:
         """The people the brain is shared with (the owner, person 1, is not a row), by id."""
         return self.query(f"SELECT {PERSON_COLS} FROM people ORDER BY id")

@@ -45,6 +45,7 @@ from memverbs.server.errors import BrainError, BrainMissing
 from memverbs.server.timeparse import now_ms
 
 MIGRATE_LOCK = WRITE_LOCK + 1
+_login_person: dict[str, int] = {}  # brain URL → the person its login is (session_person)
 
 
 class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, VectorStore, BrowseStore, SyncStore, OAuthStore,
@@ -96,6 +97,19 @@ class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore,
         return self.where
 
     # -- people's roles (docs/postgres.md, "People and privacy") ------------------------------
+
+    def session_person(self) -> int:
+        """The person this login is (memverbs_person(): the owner for the tables' owner, else the
+        person mapped to its role; 0 for a login that is nobody), asked once per brain URL."""
+        from memverbs.server.people import current  # noqa: PLC0415
+
+        named = current().person
+        if named is not None:
+            return named
+        if self.url not in _login_person:
+            row = self.one("SELECT memverbs_person()")
+            _login_person[self.url] = int(row[0]) if row is not None and row[0] is not None else 0
+        return _login_person[self.url]
 
     def owner_role(self) -> str:
         """The role that owns the brain's tables: person 1, the owner."""

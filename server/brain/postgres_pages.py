@@ -18,6 +18,7 @@ from memverbs.server.brain.base import (
     SearchQuery,
     SlugHidden,
     draft_aliases,
+    page_owner,
     replaced_text,
 )
 from memverbs.server.brain.postgres_base import OWNER_SQL, PIPELINE, Conn, PostgresBase, first
@@ -188,14 +189,14 @@ class PageStore(PostgresBase):
             return []
         # Rank normalisation 1 (÷ 1 + log length) stands in for bm25's preference for shorter pages.
         rows = self.query(
-            "SELECT p.slug, p.title, p.body, ts_rank(%s::real[], p.search, q, 1) AS rank "
+            "SELECT p.slug, p.title, p.body, ts_rank(%s::real[], p.search, q, 1) AS rank, p.owner "
             "FROM pages p, to_tsquery('simple', %s) q WHERE p.search @@ q AND p.source_id = %s AND p.deleted_at IS NULL "
             "AND (%s OR p.visibility = 'world') ORDER BY rank DESC, p.id LIMIT %s",
             (RANK_WEIGHTS, q, source, allow_private, limit),
         )
         # The snippet as FTS5's snippet(…, 48) cuts it: the body window with the most query terms.
-        index = {"slug": 0, "title": 1, "body": 2, "chunk": 3, "rank": 4}
-        return [Row((r[0], r[1], r[2], snippet(r[2], query.terms) if snippets else None, r[3]), index) for r in rows]
+        index = {"slug": 0, "title": 1, "body": 2, "chunk": 3, "rank": 4, "owner": 5}
+        return [Row((r[0], r[1], r[2], snippet(r[2], query.terms) if snippets else None, r[3], r[4]), index) for r in rows]
 
     def _substring_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list:
         """The SQLite store's substring search (a word of a script written without spaces), as a scan of the source's pages."""
@@ -208,13 +209,13 @@ class PageStore(PostgresBase):
             args += [t] if query.mode == "title_phrase" else [t, t]
         rank = " + ".join(f"({in_title})::int" for _ in terms)
         rows = self.query(
-            f"SELECT p.slug, p.title, p.body, {rank} AS rank FROM pages p "
+            f"SELECT p.slug, p.title, p.body, {rank} AS rank, p.owner FROM pages p "
             f"WHERE ({(' OR ' if query.mode == 'any' else ' AND ').join(conds)}) AND p.source_id = %s AND p.deleted_at IS NULL "
             "AND (%s OR p.visibility = 'world') ORDER BY rank DESC, p.updated_at DESC, p.slug LIMIT %s",
             (*terms, *args, source, allow_private, limit),
         )
-        index = {"slug": 0, "title": 1, "body": 2, "chunk": 3, "rank": 4}
-        return [Row((r[0], r[1], r[2], around(r[2] or "", terms), r[3]), index) for r in rows]
+        index = {"slug": 0, "title": 1, "body": 2, "chunk": 3, "rank": 4, "owner": 5}
+        return [Row((r[0], r[1], r[2], around(r[2] or "", terms), r[3], r[4]), index) for r in rows]
 
     def aliased_slugs(self, source: str, slugs: list[str], alias_norm: str) -> set[str]:
         if not slugs:
@@ -257,7 +258,7 @@ class PageStore(PostgresBase):
             ).fetchone()
             draft = build(existing)
             kept = replaced_text(existing, draft)
-            owner = people.current().person  # the writer (None: the session's own person, memverbs_person())
+            owner = page_owner(existing, draft, people.current().person)  # None: the session's person
             values = (
                 draft.title,
                 draft.type,

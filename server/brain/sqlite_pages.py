@@ -11,7 +11,15 @@ import sqlite3
 from collections.abc import Callable
 
 from memverbs.server import people
-from memverbs.server.brain.base import PAGE_HISTORY_KEEP, PageDraft, Row, SearchQuery, draft_aliases, replaced_text
+from memverbs.server.brain.base import (
+    PAGE_HISTORY_KEEP,
+    PageDraft,
+    Row,
+    SearchQuery,
+    draft_aliases,
+    page_owner,
+    replaced_text,
+)
 from memverbs.server.brain.sqlite_base import SqliteBase
 from memverbs.server.brain.sqlite_fts import fts5_match
 from memverbs.server.names import title_key
@@ -35,7 +43,7 @@ class _SubstringHit(dict):
     """A substring hit as keyword_search's rows read (slug, title, body, chunk), by name."""
 
     def __init__(self, row: sqlite3.Row, chunk: str) -> None:
-        super().__init__(slug=row["slug"], title=row["title"], body=row["body"], chunk=chunk, rank=row["rank"])
+        super().__init__(slug=row["slug"], title=row["title"], body=row["body"], chunk=chunk, rank=row["rank"], owner=row["owner"])
 
 
 class PageStore(SqliteBase):
@@ -187,7 +195,7 @@ class PageStore(SqliteBase):
         chunk = "snippet(pages_fts, 1, '', '', '…', 48)" if snippets else "NULL"
         return self.query(
             f"SELECT p.slug, p.title, p.body, {chunk} AS chunk, "
-            "bm25(pages_fts, 10.0, 1.0) AS rank "
+            "bm25(pages_fts, 10.0, 1.0) AS rank, p.owner "
             "FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid "
             "WHERE pages_fts MATCH ? AND p.source_id = ? AND p.deleted_at IS NULL AND (? OR p.visibility = 'world') "
             "ORDER BY rank LIMIT ?",
@@ -211,7 +219,7 @@ class PageStore(SqliteBase):
                 args += [t, t]
         in_title = " + ".join("(instr(lower(coalesce(p.title, '')), ?) > 0)" for _ in terms)
         rows = self.query(
-            f"SELECT p.slug, p.title, p.body, {in_title} AS rank FROM pages p "
+            f"SELECT p.slug, p.title, p.body, {in_title} AS rank, p.owner FROM pages p "
             f"WHERE ({(' OR ' if query.mode == 'any' else ' AND ').join(conds)}) AND p.source_id = ? AND p.deleted_at IS NULL "
             "AND (? OR p.visibility = 'world') ORDER BY rank DESC, p.updated_at DESC, p.slug LIMIT ?",
             (*terms, *args, source, allow_private, limit),
@@ -259,7 +267,7 @@ class PageStore(SqliteBase):
             ).fetchone()
             draft = build(existing)
             kept = replaced_text(existing, draft)
-            owner = people.current().person or people.OWNER  # the writer: the page, its rows and its history are theirs
+            owner = page_owner(existing, draft, people.current().person or people.OWNER)
             if kept is not None:
                 db.execute(
                     "INSERT INTO page_versions (page_id, version, markdown, title, visibility, written_at, replaced_at, replaced_by, owner) "

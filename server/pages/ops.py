@@ -140,7 +140,9 @@ def _draft(ctx: VerbContext, slug: str, content: str, parsed: ParsedPage, existi
     merged = parsed.body
     if has_kept_marker(merged):
         merged = restore_kept_rows(existing["body"] if existing is not None else "", merged)
-    elif existing is not None and not ctx.caller.trusted:
+    elif existing is not None and not (ctx.caller.trusted and existing["owner"] == ctx.person()):
+        # Whoever was not shown the page's private rows (an untrusted writer, or another person)
+        # keeps them for the page's owner.
         merged = keep_private_rows(existing["body"], merged)
     if merged != parsed.body:
         markdown = content[: len(content) - len(parsed.body)] + merged
@@ -180,7 +182,9 @@ def get_page(ctx: VerbContext, params: dict) -> dict:
     row = ctx.brain.page(ctx.source, slug, allow_private=ctx.pages_private_ok)
     if row is None:
         raise _not_found(slug)
-    brain, source, trusted = ctx.brain, ctx.source, ctx.caller.reads_private
+    # The page's private facts-fence rows are its writer's: read through their trusted clients and
+    # read:private tokens only (links and timeline rows are filtered by the brain likewise).
+    brain, source, trusted = ctx.brain, ctx.source, ctx.private_rows_of(row)
     return {
         "slug": row["slug"],
         "title": row["title"],

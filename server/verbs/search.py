@@ -17,6 +17,7 @@ keyword_exact, with create_safety unknown.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, overload
 
@@ -62,20 +63,20 @@ def terms(query: str) -> list[str]:
 
 def keyword_search(ctx: VerbContext, query: str, limit: int, *, allow_private: bool) -> list[dict]:
     """Results best first: {slug, title, chunk, evidence, create_safety, provenance}."""
-    brain, source, private_rows = ctx.brain, ctx.source, ctx.caller.reads_private
+    brain, source, mine = ctx.brain, ctx.source, ctx.private_rows_of
     words = terms(query)
     norm = normalize_alias(query)
     rows: dict[str, dict] = {}
 
     alias_slugs = brain.alias_slugs(source, norm) if norm else []
     for slug, page in brain.pages_by_slugs(source, alias_slugs, allow_private=allow_private).items():
-        rows[slug] = _readable(page, words, private_rows, matched=False) | {"slug": slug}
+        rows[slug] = _readable(page, words, mine(page), matched=False) | {"slug": slug}
 
     if words:
         for query_ in _keyword_queries(words):
             if len(rows) >= limit:
                 break
-            for r in lexical_hits(brain, source, query_, words, limit=limit, allow_private=allow_private, private_rows=private_rows):
+            for r in lexical_hits(brain, source, query_, words, limit=limit, allow_private=allow_private, private_rows=mine):
                 rows.setdefault(r["slug"], r)
 
     results = list(rows.values())[:limit]
@@ -111,21 +112,22 @@ def _keyword_queries(words: list[str]) -> list[SearchQuery]:
 
 
 def lexical_hits(
-    brain: Brain, source: str, query: SearchQuery, words: list[str], *, limit: int, allow_private: bool, private_rows: bool
+    brain: Brain, source: str, query: SearchQuery, words: list[str], *, limit: int, allow_private: bool,
+    private_rows: Callable[[Row], bool],
 ) -> list[dict]:
     """Keyword hits as rows {slug, title, body, chunk} the caller may see.
 
     The keyword index covers the whole body, private facts-fence rows included, so
-    unless the caller may read those rows (`private_rows`: trusted callers only, whatever
-    pages it may see) a hit counts only if the query matches the world-safe text as the
+    unless the caller may read those rows (`private_rows(row)`: the page's own writer, through a
+    trusted client or a read:private token, whatever pages it may see) a hit counts only if the query matches the world-safe text as the
     index matched it (every term for an "all" query, one for "any"), and its body and
     chunk come from that text: the private rows never surface, not even as the reason
     a page matched.
     """
     out = []
     # The index's snippet is read only by a caller who may see private rows; the others get one cut from the world view.
-    for r in brain.keyword_search(source, query, limit=limit, allow_private=allow_private, snippets=private_rows):
-        row = _readable(r, list(query.terms), private_rows, matched=True, every=query.mode == "all")
+    for r in brain.keyword_search(source, query, limit=limit, allow_private=allow_private, snippets=True):
+        row = _readable(r, list(query.terms), private_rows(r), matched=True, every=query.mode == "all")
         if row is not None:
             out.append(row)
     return out
@@ -261,7 +263,7 @@ def content_terms(query: str) -> list[str]:
 
 
 def hybrid_search(ctx: VerbContext, query: str, limit: int, arm: VectorArm, *, allow_private: bool) -> list[dict]:
-    brain, source, private_rows = ctx.brain, ctx.source, ctx.caller.reads_private
+    brain, source, mine = ctx.brain, ctx.source, ctx.private_rows_of
     words = content_terms(query)
     norm = normalize_alias(query)
     phrase = collapse(query).lower()
@@ -280,19 +282,19 @@ def hybrid_search(ctx: VerbContext, query: str, limit: int, arm: VectorArm, *, a
 
     alias_slugs = brain.alias_slugs(source, norm) if norm else []
     for slug, row in brain.pages_by_slugs(source, alias_slugs, allow_private=allow_private).items():
-        seen("alias", slug, _readable(row, words, private_rows, matched=False) | {"slug": slug})
+        seen("alias", slug, _readable(row, words, mine(row), matched=False) | {"slug": slug})
     snippets: dict[str, str] = {}
     if words:
         title_phrase = SearchQuery.of(words, "title_phrase")
         for r in brain.keyword_search(source, title_phrase, limit=pool, allow_private=allow_private, snippets=False):
-            seen("title", r["slug"], _readable(r, words, private_rows, matched=False) | {"slug": r["slug"]})
+            seen("title", r["slug"], _readable(r, words, mine(r), matched=False) | {"slug": r["slug"]})
         for query_ in _keyword_queries(words):
-            for r in lexical_hits(brain, source, query_, words, limit=pool, allow_private=allow_private, private_rows=private_rows):
+            for r in lexical_hits(brain, source, query_, words, limit=pool, allow_private=allow_private, private_rows=mine):
                 seen("keyword", r["slug"], r)
                 snippets.setdefault(r["slug"], r["chunk"])
     vector_best: dict[str, tuple[float, str]] = {}
     for hit in arm.pages(pool):
-        seen("vector", hit["slug"], _readable(hit, words, private_rows, matched=False))  # its chunk is world-safe already
+        seen("vector", hit["slug"], _readable(hit, words, mine(hit), matched=False))  # its chunk is world-safe already
         vector_best[hit["slug"]] = (hit["cosine"], hit["chunk"])
 
     aliased = set(alias_slugs) | brain.aliased_slugs(source, list(pages), norm)

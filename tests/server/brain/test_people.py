@@ -22,6 +22,9 @@ from memverbs.server.home import Home
 from memverbs.server.runtime import Runtime
 
 SECRETS = {"owner": "owner-salary-271828", "bob": "bob-salary-314159", "carol": "carol-salary-161803"}
+# Private facts-fence rows of a world page: kept in the page's (world) text, cut by memverbs from every
+# reader but the page's owner — an application rule, which a SQL session reading the text whole is not held by.
+FENCED = {"owner": "owner-bonus-5772", "bob": "bob-bonus-6931", "carol": "carol-bonus-1414"}
 
 
 def _home(tmp_path, monkeypatch, name: str, url: str) -> Runtime:
@@ -82,8 +85,11 @@ def _write_private(client: Client, who: str) -> None:
               visibility="private", provenance="test")
     client.ok("put_page", slug=f"notes/{who}-private",
               content=f"---\ntitle: {who} private notes\nvisibility: private\n---\n# {who}\n\nsecret {SECRETS[who]}\n")
-    # Not yet here: a world page's own [private] facts-fence rows, which live in its (world) text and
-    # are cut from it for untrusted readers only — another person's CLI still reads them (docs/postgres.md).
+    # A world page whose private facts-fence row is its writer's: the row is cut from its text for everyone else.
+    client.ok("put_page", slug=f"notes/{who}-world",
+              content=f"---\ntitle: {who} world notes\n---\n# {who}\n\nOn the team.\n\n<!-- facts -->\n"
+                      f"- [private] pay {FENCED[who]} [[notes/{who}-private]]\n- [private] 2026-01-02: raise {FENCED[who]}\n"
+                      "- public row\n<!-- /facts -->\n")
 
 
 def _seen(client: Client, who: str) -> str:
@@ -91,21 +97,25 @@ def _seen(client: Client, who: str) -> str:
     parts = [
         client.ok("recall", query="salary", limit=50),
         client.ok("recall", query=SECRETS[who], limit=50),
+        client.ok("recall", query=FENCED[who], limit=50),
+        client.ok("search", query=FENCED[who]),
         client.ok("entity", name=f"{who}-pay"),
         client.ok("search", query=SECRETS[who]),
         client.ok("list_pages", limit=100),
         client.ok("delta", since="2000-01-01T00:00:00Z", include_private=True),
         client.ok("context_pack", entities=f"{who}-pay", include_private=True),
     ]
-    parts.append(client("get_page", slug=f"notes/{who}-private")[0])
+    for slug in (f"notes/{who}-private", f"notes/{who}-world"):
+        parts.append(client("get_page", slug=slug)[0])
+    parts.append(client.ok("entity", name=f"{who} world notes"))
     return repr(parts)
 
 
-def _raw(team, who: str) -> str:
+def _raw(team, who: str, tables: tuple[str, ...] = ("facts", "pages", "page_versions", "links", "timeline", "chunks",
+                                                      "aliases", "fact_vectors")) -> str:
     """Every row a plain SQL session as `who`'s role reads from the tables that hold private text."""
     with psycopg.connect(team["urls"][who], autocommit=True) as conn:
-        rows = [conn.execute(f"SELECT * FROM {table}").fetchall()
-                for table in ("facts", "pages", "page_versions", "links", "timeline", "chunks", "aliases")]
+        rows = [conn.execute(f"SELECT * FROM {table}").fetchall() for table in tables]
     return repr(rows)
 
 
@@ -115,13 +125,20 @@ def test_three_people_see_only_their_own_private_rows(team):
     for reader in ("owner", "bob", "carol"):
         cli = _seen(_cli(team, reader), reader)
         assert SECRETS[reader] in cli, f"{reader}'s CLI must read their own private fact and page"
+        assert FENCED[reader] in cli, f"{reader}'s CLI must read their own page's private rows"
         raw = _raw(team, reader)
         assert SECRETS[reader] in raw
+        assert f"notes/{reader}-private" in _raw(team, reader, ("links",)), "the owner's private link row"
         for other in SECRETS:
             if other == reader:
                 continue
-            assert SECRETS[other] not in _seen(_cli(team, reader), other), f"{reader}'s CLI read {other}'s private rows"
+            seen = _seen(_cli(team, reader), other)
+            assert SECRETS[other] not in seen, f"{reader}'s CLI read {other}'s private fact or page"
+            assert FENCED[other] not in seen, f"{reader}'s CLI read {other}'s page's private rows"
             assert SECRETS[other] not in raw, f"a SQL session as {reader}'s role read {other}'s private rows"
+            # The page's private rows as the brain stores them (its private timeline and links rows) are held too.
+            rows = _raw(team, reader, ("timeline", "links", "chunks"))
+            assert FENCED[other] not in rows and f"notes/{other}-private" not in rows
 
 
 def test_a_read_private_token_reads_its_persons_rows_and_nobody_elses(team):
@@ -131,10 +148,14 @@ def test_a_read_private_token_reads_its_persons_rows_and_nobody_elses(team):
         with_private = _token(team, who, "read,write,read:private")
         plain = _token(team, who, "read,write")
         assert SECRETS[who] in _seen(with_private, who)
+        assert FENCED[who] in _seen(with_private, who)
         assert SECRETS[who] not in _seen(plain, who), "a token without read:private read a private row"
+        assert FENCED[who] not in _seen(plain, who), "a token without read:private read a page's private rows"
         for other in SECRETS:
             if other != who:
-                assert SECRETS[other] not in _seen(with_private, other), f"{who}'s read:private token read {other}'s rows"
+                seen = _seen(with_private, other)
+                assert SECRETS[other] not in seen, f"{who}'s read:private token read {other}'s rows"
+                assert FENCED[other] not in seen, f"{who}'s read:private token read {other}'s page's private rows"
 
 
 def test_a_token_without_read_private_writes_private_facts_it_cannot_read_back(team):
@@ -174,5 +195,6 @@ def test_people_add_refuses_a_name_twice(team):
     with pytest.raises(PersonTaken):
         brain.add_person("bob", None, 2)
     assert [r["name"] for r in brain.people()] == ["bob", "carol"]
+
 
 

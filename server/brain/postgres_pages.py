@@ -463,31 +463,52 @@ class PageStore(PostgresBase):
                 db.execute("DELETE FROM chunks WHERE page_id = %s", (gone["id"],))
                 db.execute("DELETE FROM page_versions WHERE page_id = %s", (gone["id"],))
                 db.execute("DELETE FROM pages WHERE id = %s", (gone["id"],))
+            # The rows that hang off the page by its slug are taken up while the page is still at the old
+            # slug and put down once it is at the new one: row-level security shows (and lets an update
+            # write) a page's rows only with their page, so they cannot be updated across the move.
+            # SQLite's UPDATE OR IGNORE: rows the new slug already has stay, the old slug's copies go.
+            aliases = db.execute(
+                "DELETE FROM aliases WHERE source_id = %s AND slug = %s RETURNING id, alias, alias_norm, origin", (source, old)
+            ).fetchall()
+            links = db.execute(
+                "DELETE FROM links WHERE source_id = %s AND from_slug = %s "
+                "RETURNING id, to_slug, link_type, link_source, context, created_at, private_row, owner",
+                (source, old),
+            ).fetchall()
+            timeline = db.execute(
+                "DELETE FROM timeline WHERE source_id = %s AND slug = %s "
+                "RETURNING id, date, summary, detail, origin, created_at, private_row, owner",
+                (source, old),
+            ).fetchall()
             db.execute(
                 "UPDATE pages SET slug = %s, slug_rev = %s, updated_at = %s WHERE source_id = %s AND slug = %s",
                 (new, reverse(new), now, source, old),
             )
-            # SQLite's UPDATE OR IGNORE: rows the new slug already has stay behind, then go.
-            db.execute(
-                "UPDATE aliases a SET slug = %s WHERE a.source_id = %s AND a.slug = %s AND NOT EXISTS "
-                "(SELECT 1 FROM aliases b WHERE b.source_id = a.source_id AND b.slug = %s AND b.alias_norm = a.alias_norm)",
-                (new, source, old, new),
-            )
-            db.execute("DELETE FROM aliases WHERE source_id = %s AND slug = %s", (source, old))
-            db.execute(
-                "UPDATE links a SET from_slug = %s WHERE a.source_id = %s AND a.from_slug = %s AND NOT EXISTS "
-                "(SELECT 1 FROM links b WHERE b.source_id = a.source_id AND b.from_slug = %s AND b.to_slug = a.to_slug "
-                "AND b.link_type = a.link_type AND b.link_source IS NOT DISTINCT FROM a.link_source)",
-                (new, source, old, new),
-            )
+            with db.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO aliases (source_id, slug, alias, alias_norm, origin) VALUES (%s, %s, %s, %s, %s) "
+                    "ON CONFLICT DO NOTHING",
+                    [(source, new, r["alias"], r["alias_norm"], r["origin"]) for r in sorted(aliases, key=lambda r: r["id"])],
+                )
+                cur.executemany(
+                    "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, private_row, owner) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                    [(source, new, r["to_slug"], r["link_type"], r["link_source"], r["context"], r["created_at"],
+                      r["private_row"], r["owner"]) for r in sorted(links, key=lambda r: r["id"])],
+                )
+                cur.executemany(
+                    "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, private_row, owner) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    [(source, new, r["date"], r["summary"], r["detail"], r["origin"], r["created_at"], r["private_row"],
+                      r["owner"]) for r in sorted(timeline, key=lambda r: r["id"])],
+                )
             db.execute(
                 "UPDATE links a SET to_slug = %s WHERE a.source_id = %s AND a.to_slug = %s AND NOT EXISTS "
                 "(SELECT 1 FROM links b WHERE b.source_id = a.source_id AND b.to_slug = %s AND b.from_slug = a.from_slug "
                 "AND b.link_type = a.link_type AND b.link_source IS NOT DISTINCT FROM a.link_source)",
                 (new, source, old, new),
             )
-            db.execute("DELETE FROM links WHERE source_id = %s AND (from_slug = %s OR to_slug = %s)", (source, old, old))
-            db.execute("UPDATE timeline SET slug = %s WHERE source_id = %s AND slug = %s", (new, source, old))
+            db.execute("DELETE FROM links WHERE source_id = %s AND to_slug = %s", (source, old))
             db.execute("UPDATE facts SET entity_slug = %s WHERE source_id = %s AND entity_slug = %s", (new, source, old))
 
     def page_links(self, source: str, slug: str, *, allow_private: bool, private_rows: bool) -> list:

@@ -198,3 +198,15 @@ def test_people_add_refuses_a_name_twice(team):
 
 
 
+
+
+def test_a_world_fact_made_private_is_the_private_fact_of_who_hid_it(team):
+    _cli(team, "owner").ok("remember", fact="the team offsite is in Lisbon", kind="event", entity="offsite",
+                           provenance="test")
+    bob_brain = team["runtimes"]["bob"].brain()
+    fact_id = int(_cli(team, "bob").ok("recall", query="Lisbon")["facts"][0]["id"])
+    assert bob_brain.set_fact_visibility(team["runtimes"]["bob"].source, fact_id, "private", widen=False,
+                                         reason="test", actor="bob", now=2)
+    assert "Lisbon" in repr(_cli(team, "bob").ok("recall", query="Lisbon"))
+    assert "Lisbon" not in repr(_cli(team, "owner").ok("recall", query="Lisbon"))
+    assert "Lisbon" not in _raw(team, "carol", ("facts",))

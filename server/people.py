@@ -21,7 +21,8 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+
+from memverbs.server.record import Frozen
 
 OWNER = 1
 OWNER_NAME = "owner"
@@ -29,13 +30,16 @@ READ_PRIVATE = "read:private"  # the token scope that lets a token read its own 
 NAME = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
 
 
-@dataclass(frozen=True)
-class Actor:
+class Actor(Frozen):
     """Who a call acts for. `person` None: the person the brain's connection is (the login's on
     Postgres, the owner on SQLite) — the trusted CLI's default, which changes nothing for one user."""
 
-    person: int | None = None
-    reads_private: bool = True
+    __slots__ = ("person", "reads_private")
+    person: int | None
+    reads_private: bool
+
+    def __init__(self, person: int | None = None, reads_private: bool = True) -> None:
+        super().__init__(person=person, reads_private=reads_private)
 
 
 DEFAULT = Actor()

@@ -10,8 +10,10 @@ app-level rules that hold on both backends.
 
 from __future__ import annotations
 
+import os
 import uuid
 
+import httpx
 import psycopg
 import pytest
 from helpers import Client, init_home
@@ -67,16 +69,22 @@ def _cli(team, who: str) -> Client:
     return Client(team["runtimes"][who].local_dispatcher())
 
 
-def _token(team, who: str, scopes: str) -> Client:
-    """A token minted by the owner's CLI for `who`, resolved as the HTTP server resolves a bearer."""
+def _mint(team, who: str, scopes: str) -> str:
+    """A token minted by the owner's CLI for `who` (what `memverbs auth create --for WHO` does)."""
     runtime = team["runtimes"]["owner"]
     brain = runtime.brain()
     token = tokens.mint()
-    name = f"{who}-{scopes.replace(',', '-').replace(':', '_')}"
+    name = f"{who}-{scopes.replace(',', '-').replace(':', '_')}-{uuid.uuid4().hex[:4]}"
     brain.create_token(name=name, token_hash=tokens.digest(token), token_hint=tokens.hint(token),
                        scopes=tokens.scopes_text(tokens.parse_scopes(scopes)), surface="full", source_id=runtime.source,
                        client_id=tokens.client_id_for(name), now=1, person=brain.person_id(who) or 0)
-    grant = tokens.Grant.from_row(brain.live_token(tokens.digest(token)))
+    return token
+
+
+def _token(team, who: str, scopes: str) -> Client:
+    """A token for `who`, resolved as the HTTP server resolves a bearer, called in-process."""
+    runtime = team["runtimes"]["owner"]
+    grant = tokens.Grant.from_row(runtime.brain().live_token(tokens.digest(_mint(team, who, scopes))))
     return Client(runtime.mcp_dispatcher("full", grant.caller()))
 
 
@@ -210,3 +218,28 @@ def test_a_world_fact_made_private_is_the_private_fact_of_who_hid_it(team):
     assert "Lisbon" in repr(_cli(team, "bob").ok("recall", query="Lisbon"))
     assert "Lisbon" not in repr(_cli(team, "owner").ok("recall", query="Lisbon"))
     assert "Lisbon" not in _raw(team, "carol", ("facts",))
+
+
+def test_over_http_a_server_acts_for_each_tokens_person(team):
+    """A real `serve --http` on the owner's login: each call runs as its token's person."""
+    from benchmarks.http_load import HEADERS, RemoteServer, call_body
+
+    def recall(server, token: str, query: str) -> str:
+        reply = httpx.post(server.url, json=call_body(1, "recall", {"query": query}),
+                           headers={**HEADERS, "Authorization": f"Bearer {token}"}, timeout=30)
+        assert reply.status_code == 200, reply.text
+        return reply.text
+
+    for who in ("owner", "bob"):
+        _write_private(_cli(team, who), who)
+    runtime = team["runtimes"]["owner"]
+    env = {**os.environ, "MEMVERBS_BRAIN__URL": team["urls"]["owner"]}
+    bob_reader, bob_plain = _mint(team, "bob", "read,read:private"), _mint(team, "bob", "read,write")
+    owner_reader = _mint(team, "owner", "read,read:private")
+    with RemoteServer(runtime.home.root, env=env) as server:
+        assert SECRETS["bob"] in recall(server, bob_reader, "salary")
+        assert SECRETS["owner"] not in recall(server, bob_reader, "salary")
+        assert SECRETS["bob"] not in recall(server, bob_plain, "salary")
+        assert SECRETS["owner"] in recall(server, owner_reader, "salary")
+        assert SECRETS["bob"] not in recall(server, owner_reader, "salary")
+        assert SECRETS["bob"] in recall(server, bob_reader, "salary")  # the pooled connections switch back

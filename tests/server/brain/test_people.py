@@ -243,3 +243,22 @@ def test_over_http_a_server_acts_for_each_tokens_person(team):
         assert SECRETS["owner"] in recall(server, owner_reader, "salary")
         assert SECRETS["bob"] not in recall(server, owner_reader, "salary")
         assert SECRETS["bob"] in recall(server, bob_reader, "salary")  # the pooled connections switch back
+
+
+def test_doctor_says_who_each_login_is_and_warns_of_a_login_that_bypasses_the_policies(team):
+    from memverbs.server.brain.postgres import PostgresBrain
+    from memverbs.server.brain.postgres_health import people_row
+
+    for who, expected in (("owner", "is owner"), ("bob", "is bob")):
+        brain = PostgresBrain.open(team["urls"][who])
+        try:
+            name, status, detail, _ = people_row(brain)
+            assert (name, status) == ("people", "ok") and expected in detail, detail
+        finally:
+            brain.close()
+    superuser = PostgresBrain.open(team["server"].url(team["db"]))
+    try:
+        _, status, detail, fix = people_row(superuser)
+        assert status == "warn" and "bypasses row-level security" in detail and "superuser" in fix
+    finally:
+        superuser.close()

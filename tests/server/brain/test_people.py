@@ -262,3 +262,16 @@ def test_doctor_says_who_each_login_is_and_warns_of_a_login_that_bypasses_the_po
         assert status == "warn" and "bypasses row-level security" in detail and "superuser" in fix
     finally:
         superuser.close()
+
+
+def test_an_export_with_private_material_leaves_out_another_persons_private_rows(team, tmp_path):
+    from memverbs.server.sync.exporter import export_brain
+
+    for who in ("owner", "bob"):
+        _write_private(_cli(team, who), who)
+    runtime = team["runtimes"]["bob"]
+    export_brain(runtime.brain(), runtime.source, str(tmp_path / "out"), include_private=True)
+    written = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "out").rglob("*.md"))
+    assert SECRETS["bob"] in written and FENCED["bob"] in written
+    assert SECRETS["owner"] not in written and FENCED["owner"] not in written
+    assert "owner world notes" in written  # the page itself is world: it is written, without the owner's rows

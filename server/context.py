@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from memverbs.server.people import READ_PRIVATE, Actor
 from memverbs.server.record import Frozen, Record
 
 if TYPE_CHECKING:
-    from memverbs.server.brain.base import Brain
+    from memverbs.server.brain.base import Brain, Row
     from memverbs.server.projects import Project
     from memverbs.server.providers.config import Providers
 
@@ -23,7 +24,7 @@ ALL_SCOPES = frozenset({"read", "write"})
 
 
 class Caller(Frozen):
-    __slots__ = ("client_id", "project", "remote", "scopes", "source_id")
+    __slots__ = ("client_id", "person", "project", "remote", "scopes", "source_id")
     remote: bool
     client_id: str
     source_id: str
@@ -31,10 +32,14 @@ class Caller(Frozen):
     # Where the caller runs (server/projects.py): the hook's payload cwd, the stdio server's working
     # directory or its client's MCP root, the CLI's directory. None: no project (an HTTP client, a test).
     project: Project | None
+    # The person the caller acts for (server/people.py): a token's person; None for the person the
+    # brain's connection is (the trusted CLI's home, an auth-less server).
+    person: int | None
 
     def __init__(self, remote: bool, client_id: str, source_id: str, scopes: frozenset[str] = ALL_SCOPES,
-                 project: Project | None = None) -> None:
-        super().__init__(remote=remote, client_id=client_id, source_id=source_id, scopes=scopes, project=project)
+                 project: Project | None = None, person: int | None = None) -> None:
+        super().__init__(remote=remote, client_id=client_id, source_id=source_id, scopes=scopes, project=project,
+                         person=person)
 
     @classmethod
     def local(cls, source_id: str, project: Project | None = None, lane: str = LOCAL_LANE) -> Caller:
@@ -42,16 +47,27 @@ class Caller(Frozen):
 
     @classmethod
     def mcp(cls, source_id: str, client_id: str | None = None, scopes: frozenset[str] = ALL_SCOPES,
-            project: Project | None = None) -> Caller:
+            project: Project | None = None, person: int | None = None) -> Caller:
         lane = (client_id or "").strip() or REMOTE_LANE
         if lane == LOCAL_LANE:
             # The trusted lane is never reachable from a transport, whatever a token is called.
             lane = f"{REMOTE_LANE}:{LOCAL_LANE}"
-        return cls(remote=True, client_id=lane[:200], source_id=source_id, scopes=scopes, project=project)
+        return cls(remote=True, client_id=lane[:200], source_id=source_id, scopes=scopes, project=project,
+                   person=person)
 
     @property
     def trusted(self) -> bool:
         return self.remote is False
+
+    @property
+    def reads_private(self) -> bool:
+        """May this caller read its person's private facts, pages and rows? The trusted local caller
+        may; a remote one only with a token its person granted `read:private`. Which person's rows
+        those are is the brain's to enforce (server/people.py): never another person's."""
+        return self.trusted or READ_PRIVATE in self.scopes
+
+    def actor(self) -> Actor:
+        return Actor(self.person, self.reads_private)
 
 
 class VerbContext(Record):
@@ -84,7 +100,20 @@ class VerbContext(Record):
 
         return brain_slug(self.brain, self.source, project, register=register, now=now_ms())
 
+    def person(self) -> int:
+        """The person this call acts for: the caller's, or the one the brain's connection is."""
+        if self.caller.person is not None:
+            return self.caller.person
+        if "person" not in self.extras:
+            self.extras["person"] = self.brain.session_person()
+        return int(self.extras["person"])
+
+    def private_rows_of(self, page: Row) -> bool:
+        """May this caller read the private facts-fence rows in `page`'s text (a row with its `owner`)?
+        Only the page's writer may, through a trusted client or a read:private token."""
+        return self.caller.reads_private and page["owner"] == self.person()
+
     @property
     def pages_private_ok(self) -> bool:
-        """May this caller read private pages? Fail closed for anyone untrusted."""
-        return self.caller.trusted or self.remote_private_pages
+        """May this caller read private pages? Fail closed for anyone untrusted without read:private."""
+        return self.caller.reads_private or self.remote_private_pages

@@ -25,6 +25,7 @@ from memverbs.server.errors import (
     VerbError,
     invalid,
 )
+from memverbs.server.people import acting
 from memverbs.server.protocol import params as pipeline
 from memverbs.server.protocol.registry import BY_NAME, Operation
 from memverbs.server.protocol.surfaces import allowed
@@ -118,7 +119,8 @@ class Dispatcher(Record):
                 extras={**(extras or {}), "surface": self.surface},
                 providers=self.providers,
             )
-            body = handler(op)(ctx, checked.params)
+            with acting(self.caller.actor()):  # the brain reads and writes as the caller's person
+                body = handler(op)(ctx, checked.params)
         except VerbError as exc:
             return Outcome(exc.envelope(), is_error=True)
         except (BrainError, ConfigError) as exc:

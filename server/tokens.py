@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memverbs.server.context import ALL_SCOPES, Caller
+from memverbs.server.people import OWNER, READ_PRIVATE
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Row
@@ -26,7 +27,9 @@ PREFIX = "mvb_"
 HINT_CHARS = 4  # after the prefix: enough to tell tokens apart in `auth list`, nothing to guess with
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 CLIENT_PREFIX = "token:"  # lanes are 'token:<name>': never 'local', never the auth-less 'remote'
-SCOPE_ORDER = ("read", "write")
+SCOPE_ORDER = ("read", "write", READ_PRIVATE)
+# What a token may be granted: the verbs' scopes, and read:private (its person's private rows; it implies read).
+TOKEN_SCOPES = ALL_SCOPES | {READ_PRIVATE}
 
 
 def mint() -> str:
@@ -56,14 +59,14 @@ def check_name(name: str) -> str | None:
 
 
 def parse_scopes(text: str) -> frozenset[str]:
-    """`read,write` → the scope set; raises ValueError naming the bad entry."""
+    """`read,write` → the scope set; raises ValueError naming the bad entry. `read:private` implies `read`."""
     scopes = frozenset(s.strip() for s in text.split(",") if s.strip())
-    bad = sorted(scopes - ALL_SCOPES)
+    bad = sorted(scopes - TOKEN_SCOPES)
     if bad or not scopes:
         raise ValueError(
             f"unknown scope {bad[0]!r}" if bad else "no scope given"
         )
-    return scopes
+    return scopes | {"read"} if READ_PRIVATE in scopes else scopes
 
 
 def scopes_text(scopes: frozenset[str] | set[str]) -> str:
@@ -87,6 +90,9 @@ class Grant:
     # Where the grant came from: "token" (a static token's row) or "oauth" (an OAuth client's access token,
     # server/oauth/); `token_id` is then the client's row. Every fence downstream reads the fields above only.
     kind: str = "token"
+    # The person the token acts for (server/people.py): its private writes are theirs, and with
+    # read:private it reads their private rows (and nobody else's). OAuth clients act for the owner.
+    person: int = OWNER
 
     @classmethod
     def from_row(cls, row: Row) -> Grant:
@@ -97,8 +103,10 @@ class Grant:
             scopes=frozenset(s for s in row["scopes"].split(",") if s),
             surface=row["surface"],
             source_id=row["source_id"],
+            person=row["person"],
         )
 
     def caller(self) -> Caller:
-        """A remote caller (world-only) on the token's own cursor lane, with the token's scopes."""
-        return Caller.mcp(self.source_id, self.client_id, self.scopes)
+        """A remote caller on the token's own cursor lane, for the token's person, with its scopes
+        (world rows only, unless read:private lets it read its person's private rows)."""
+        return Caller.mcp(self.source_id, self.client_id, self.scopes, person=self.person)

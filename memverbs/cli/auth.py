@@ -48,6 +48,7 @@ def run_auth(args: argparse.Namespace) -> int:
 def _create(args: argparse.Namespace, runtime: Runtime, brain: Brain) -> int:
     from memverbs.server import tokens  # noqa: PLC0415
     from memverbs.server.brain.base import TokenNameTaken  # noqa: PLC0415
+    from memverbs.server.people import OWNER, OWNER_NAME, READ_PRIVATE  # noqa: PLC0415
     from memverbs.server.timeparse import iso, now_ms  # noqa: PLC0415
 
     problem = tokens.check_name(args.name)
@@ -56,7 +57,18 @@ def _create(args: argparse.Namespace, runtime: Runtime, brain: Brain) -> int:
     try:
         scopes = tokens.parse_scopes(args.scopes)
     except ValueError as exc:
-        return fail(f"--scopes: {exc}", "Scopes are read and write, comma-separated: --scopes read or --scopes read,write.", code=2)
+        return fail(f"--scopes: {exc}", "Scopes are read, write and read:private, comma-separated: --scopes read or "
+                    "--scopes read,write.", code=2)
+    person_name = args.person or OWNER_NAME
+    person = brain.person_id(person_name)
+    if person is None:
+        return fail(f"--for: there is no person called {person_name!r}",
+                    "See the brain's people with `memverbs people list`; add one with `memverbs people add NAME`.", code=2)
+    if READ_PRIVATE in scopes and person != OWNER and brain.backend != "postgres":
+        # A SQLite brain is one person's file: it cannot keep one person's private rows from another's token.
+        return fail("read:private is for the owner's tokens on a SQLite brain",
+                    "Leave read:private out, or put the brain on Postgres, where each person's private rows are theirs "
+                    "alone (docs/postgres.md).", code=2)
     source = (args.source or "").strip() or runtime.source
     token = tokens.mint()
     now = now_ms()
@@ -68,18 +80,18 @@ def _create(args: argparse.Namespace, runtime: Runtime, brain: Brain) -> int:
         "client_id": tokens.client_id_for(args.name),
     }
     try:
-        brain.create_token(token_hash=tokens.digest(token), token_hint=tokens.hint(token), now=now, **row)
+        brain.create_token(token_hash=tokens.digest(token), token_hint=tokens.hint(token), now=now, person=person, **row)
     except TokenNameTaken:
         return fail(
             f"a live token is already called {args.name!r}",
             f"Pick another name, or rotate it: `memverbs auth revoke {args.name}` then create it again.",
         )
     if args.json:
-        print_json({"token": token, **row, "created_at": iso(now)})
+        print_json({"token": token, **row, "person": person_name, "created_at": iso(now)})
         return 0
     print(token)
     print(
-        f"memverbs: token {args.name!r} created — scopes {row['scopes']}, surface {args.surface} (capped by the "
+        f"memverbs: token {args.name!r} created for {person_name} — scopes {row['scopes']}, surface {args.surface} (capped by the "
         f"server's --surface), source {source}, delta lane {row['client_id']}.\n"
         "  This is the only time it is shown: memverbs stores just its hash. On the machine that connects:\n"
         "  memverbs connect https://YOUR-HOST/mcp      (it asks for the token; or pipe it in)",

@@ -24,6 +24,7 @@ COMMANDS = {
     "config": "memverbs.cli.config:run_config",
     "protocol": "memverbs.cli.protocol:run_protocol",
     "auth": "memverbs.cli.auth:run_auth",
+    "people": "memverbs.cli.people:run_people",
     "connect": "memverbs.cli.connect:run_connect",
     "disconnect": "memverbs.cli.connect:run_disconnect",
     "remote-header": "memverbs.cli.connect:run_remote_header",

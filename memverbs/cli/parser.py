@@ -23,7 +23,7 @@ GROUPS = (
                "add-timeline-entry", "backlinks", "timeline", "page-history", "page-restore")),
     ("markdown folders", ("import", "export", "sync")),
     ("harnesses", ("install", "uninstall", "hook", "capture")),
-    ("remote", ("serve", "connect", "disconnect", "auth", "remote-header", "whoami")),
+    ("remote", ("serve", "connect", "disconnect", "auth", "people", "remote-header", "whoami")),
     ("maintenance", ("init", "ui", "config", "doctor", "stats", "reindex", "migrate", "brain-password", "protocol", "call",
                      "completion", "docs")),
 )
@@ -125,7 +125,11 @@ def build_parser() -> argparse.ArgumentParser:
     asub = p.add_subparsers(dest="auth_command", metavar="ACTION", required=True)
     a = add(asub, "create", "mint a token (printed once; only its hash is stored)")
     a.add_argument("name", metavar="NAME", help="who the token is for, e.g. laptop or ci (letters, digits, . _ -)")
-    a.add_argument("--scopes", default="read,write", metavar="SCOPES", help="comma-separated: read, write (default read,write)")
+    a.add_argument("--scopes", default="read,write", metavar="SCOPES",
+                   help="comma-separated: read, write, read:private (its person's private facts and pages; implies read) "
+                        "(default read,write)")
+    a.add_argument("--for", dest="person", metavar="PERSON",
+                   help="the person the token acts for, as `memverbs people list` names them (default: owner)")
     a.add_argument("--surface", choices=SURFACES, default="full",
                    help="tools this token may see, capped by the server's --surface (default full: the server decides)")
     a.add_argument("--source", metavar="SOURCE", help="source the token reads and writes (default: this home's source)")
@@ -150,6 +154,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="- reads the token from stdin (default: the one `memverbs connect` stored for this URL, else stdin or a "
                         "hidden prompt); a token written here is visible in `ps` and shell history, and warned about")
     json_flag(a, "the report as JSON")
+
+    p = add(sub, "people", "the people a brain is shared with: each one's private facts and pages are theirs alone")
+    psub2 = p.add_subparsers(dest="people_command", metavar="ACTION", required=True)
+    a = add(psub2, "add", "add a person (on Postgres, with their own role: their login sees only their own private rows)")
+    a.add_argument("name", metavar="NAME", help="the person's name (lowercase letters, digits, _ -)")
+    a.add_argument("--role", metavar="ROLE", help="Postgres: the person's existing role (granted the brain's tables)")
+    a.add_argument("--create-role", action="store_true",
+                   help="Postgres: create the LOGIN role (named --role, else NAME) if it does not exist")
+    json_flag(a, "the person as JSON")
+    a = add(psub2, "list", "the brain's people: the owner, then everyone added")
+    json_flag(a, "the people as JSON")
 
     p = add(sub, "connect", "use a remote brain: check the URL and token, keep the token in the OS keyring")
     p.add_argument("url", metavar="URL", help="the server's MCP endpoint, e.g. https://brain.example.com/mcp")

@@ -192,8 +192,26 @@ class FactFilter(Record):
                          entity_slug=entity_slug, session_id=session_id, since=since, project=project)
 
 
+def page_owner(existing: Row | None, draft: PageDraft, writer: int | None) -> int | None:
+    """Whose a saved page (and its private facts-fence rows) is: a world page stays its owner's
+    whoever rewrites it (a rewrite by someone else keeps the owner's private rows for them), a new
+    or private page is its writer's."""
+    if existing is not None and draft.visibility == "world":
+        return int(existing["owner"])
+    return writer
+
+
 class TokenNameTaken(MemverbsError):
     """A live token already has this name."""
+
+
+class SlugHidden(MemverbsError):
+    """save_page: the slug is another person's private page, which this caller can neither see nor
+    replace (Postgres's row-level security hid it). put_page answers as for any page it may not change."""
+
+    def __init__(self, slug: str) -> None:
+        super().__init__(f"the slug {slug!r} is taken by a page this caller may not change",
+                         "Write the page under another slug.")
 
 
 # -- vectors ------------------------------------------------------------------------
@@ -440,8 +458,16 @@ class Brain(Protocol):
     def gc_cursors(self, now: int, source: str | None = None, client: str | None = None) -> int: ...
 
     # access tokens
+    # people (server/people.py; people_store.py)
+    def session_person(self) -> int: ...
+    def people(self) -> list[Row]: ...
+    def person_named(self, name: str) -> Row | None: ...
+    def person_id(self, name: str) -> int | None: ...
+    def add_person(self, name: str, role: str | None, now: int) -> int: ...
+    def set_person_role(self, name: str, role: str | None) -> None: ...
+
     def create_token(self, *, name: str, token_hash: str, token_hint: str, scopes: str, surface: str,
-                     source_id: str, client_id: str, now: int) -> int: ...
+                     source_id: str, client_id: str, now: int, person: int = ...) -> int: ...
     def tokens(self, *, include_revoked: bool = False) -> list[Row]: ...
     def live_token(self, token_hash: str) -> Row | None: ...
     def revoke_token(self, name: str, now: int) -> int: ...

@@ -531,6 +531,27 @@ _PAGE_HISTORY = """
         ALTER TABLE sync_folders ADD COLUMN watcher_host TEXT;
 """
 
+# The brain's people (see docs/postgres.md, "People and privacy"). Person 1 is the brain's owner and
+# is not a row: on SQLite the file's user, on Postgres the role that owns the brain's tables, so a
+# brain copied by `migrate` keeps its owner without a row to reconcile. The people a brain is shared
+# with are rows (ids 2, 3, …), each optionally mapped to a database role. Every fact, page, page
+# version and links/timeline row records the person who wrote it (`owner`; rows from before are the
+# owner's); a private one is readable by its owner only. Tokens act for one person (`person`).
+_PEOPLE = """
+        CREATE TABLE people (
+            id         INTEGER PRIMARY KEY CHECK (id > 1),
+            name       TEXT NOT NULL UNIQUE,
+            role       TEXT UNIQUE,                        -- the person's Postgres role; NULL on SQLite
+            created_at INTEGER NOT NULL
+        );
+        ALTER TABLE pages ADD COLUMN owner INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE facts ADD COLUMN owner INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE links ADD COLUMN owner INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE timeline ADD COLUMN owner INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE page_versions ADD COLUMN owner INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE access_tokens ADD COLUMN person INTEGER NOT NULL DEFAULT 1;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -549,6 +570,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0015_fact_terms", _FACT_TERMS, _fill_fact_terms),
     Migration("0016_page_trigrams", _PAGE_TRIGRAMS),
     Migration("0017_page_history", _PAGE_HISTORY),
+    Migration("0018_people", _PEOPLE),
 )
 
 

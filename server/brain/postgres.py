@@ -30,6 +30,7 @@ import psycopg
 from memverbs.server.brain import postgres_migrations as pgmig
 from memverbs.server.brain.location import redact
 from memverbs.server.brain.oauth_store import OAuthStore
+from memverbs.server.brain.people_store import PeopleStore
 from memverbs.server.brain.postgres_base import CONNECT_TIMEOUT_S, WRITE_LOCK, Conn, first, translate
 from memverbs.server.brain.postgres_browse import BrowseStore
 from memverbs.server.brain.postgres_facts import FactStore
@@ -44,9 +45,11 @@ from memverbs.server.errors import BrainError, BrainMissing
 from memverbs.server.timeparse import now_ms
 
 MIGRATE_LOCK = WRITE_LOCK + 1
+_login_person: dict[str, int] = {}  # brain URL → the person its login is (session_person)
 
 
-class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, VectorStore, BrowseStore, SyncStore, OAuthStore):
+class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, VectorStore, BrowseStore, SyncStore, OAuthStore,
+                    PeopleStore):
     MARK = "%s"  # the OAuth store's statements, in psycopg's placeholder
     backend = "postgres"
 
@@ -77,7 +80,10 @@ class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore,
                     "Run `memverbs init` to create one there (or point brain.url at the database that has it).",
                 )
             check_not_future(done, where)
-            if not read_only and (create or any(m.name not in done for m in pgmig.MIGRATIONS)):
+            pending = any(m.name not in done for m in pgmig.MIGRATIONS)
+            # A teammate's `init` (a login that does not own the tables) finds the brain as it is:
+            # only the owner migrates it, or enables pgvector in it.
+            if not read_only and (pending or (create and _owns_brain(conn))):
                 migrate(conn, where)
             pgvector = _has_pgvector(conn)
         except psycopg.Error as exc:
@@ -89,6 +95,63 @@ class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore,
 
     def describe(self) -> str:
         return self.where
+
+    # -- people's roles (docs/postgres.md, "People and privacy") ------------------------------
+
+    def session_person(self) -> int:
+        """The person this login is (memverbs_person(): the owner for the tables' owner, else the
+        person mapped to its role; 0 for a login that is nobody), asked once per brain URL."""
+        from memverbs.server.people import current  # noqa: PLC0415
+
+        named = current().person
+        if named is not None:
+            return named
+        if self.url not in _login_person:
+            row = self.one("SELECT memverbs_person()")
+            _login_person[self.url] = int(row[0]) if row is not None and row[0] is not None else 0
+        return _login_person[self.url]
+
+    def owner_role(self) -> str:
+        """The role that owns the brain's tables: person 1, the owner."""
+        return str(self.aggregate("SELECT pg_get_userbyid(relowner)::text FROM pg_class WHERE oid = 'people'::regclass")[0])
+
+    def grant_person_role(self, role: str, *, create: bool) -> list[str]:
+        """Let `role` act as a teammate on this brain: created (LOGIN, no password) when `create`
+        and it does not exist, granted the brain's tables (row-level security decides which rows),
+        and granted to this login so a server may take it for that person's read:private tokens.
+        Returns what was done, in words; BrainError when this login may not do one of them."""
+        from psycopg import sql  # noqa: PLC0415
+
+        done: list[str] = []
+        ident = sql.Identifier(role)
+        with self.connection() as conn:
+            exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone() is not None
+            try:
+                if not exists:
+                    if not create:
+                        raise BrainError(f"there is no Postgres role {role!r}",
+                                         f"Create it (`CREATE ROLE \"{role}\" LOGIN PASSWORD '…'`), or pass --create-role.")
+                    conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(ident))
+                    done.append(f"created the login role {role!r} (no password yet: ALTER ROLE \"{role}\" PASSWORD '…')")
+                with conn.transaction():
+                    schema = first(conn.execute("SELECT current_schema()"))[0]
+                    conn.execute(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(sql.Identifier(schema), ident))
+                    conn.execute(sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(
+                        sql.SQL(", ").join(sql.Identifier(t) for t in pgmig.TEAMMATE_TABLES), ident))
+                    conn.execute(sql.SQL("GRANT SELECT ON {} TO {}").format(
+                        sql.SQL(", ").join(sql.Identifier(t) for t in pgmig.READ_ONLY_TABLES), ident))
+                    conn.execute(sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}").format(sql.Identifier(schema), ident))
+                done.append(f"granted {role!r} the brain's tables (row-level security: world rows and its own private rows)")
+                if role != conn.info.user:
+                    conn.execute(sql.SQL("GRANT {} TO {}").format(ident, sql.Identifier(conn.info.user)))
+                    done.append(f"granted {role!r} to {conn.info.user!r}, so a server on this login may act for that person")
+            except psycopg.errors.InsufficientPrivilege as exc:
+                raise BrainError(
+                    f"the login {conn.info.user!r} may not do that: {exc.diag.message_primary or exc}",
+                    "Run it as the brain's owner with CREATEROLE (or have an administrator create the role and "
+                    f"`GRANT \"{role}\" TO \"{conn.info.user}\"`), then `memverbs people add` again with --role.",
+                ) from exc
+        return done
 
     # -- health, for doctor ----------------------------------------------------
 
@@ -125,6 +188,13 @@ def applied(conn: Conn) -> list[str]:
     if first(conn.execute("SELECT to_regclass('_migrations')"))[0] is None:
         return []
     return [r[0] for r in conn.execute("SELECT name FROM _migrations ORDER BY name")]
+
+
+def _owns_brain(conn: Conn) -> bool:
+    row = conn.execute(
+        "SELECT pg_get_userbyid(relowner) = current_user FROM pg_class WHERE oid = to_regclass('_migrations')"
+    ).fetchone()
+    return row is None or bool(row[0])
 
 
 def check_not_future(done: set[str] | list[str], where: str) -> None:

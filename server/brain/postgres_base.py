@@ -21,6 +21,7 @@ import psycopg
 from psycopg import pq
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from memverbs.server import people
 from memverbs.server.brain import waits
 from memverbs.server.brain.location import redact
 from memverbs.server.brain.postgres_rows import Row, row_factory
@@ -48,6 +49,9 @@ _LOCK_HOLDER = (
     "FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
     "WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 0 AND l.objid = %s::bigint::oid AND l.objsubid = 1"
 )
+# The owner a row is written under: the call's person (server/people.py), else the person the
+# session is (memverbs_person(): the login's, or the role the session took for the caller).
+OWNER_SQL = "coalesce(%s::bigint, memverbs_person())"
 PIPELINE = psycopg.Pipeline.is_supported()  # libpq ≥ 14 (the binary wheel's is)
 CONNECT_TIMEOUT_S = 5
 POOL_WAIT_S = 1.0
@@ -56,6 +60,14 @@ IDLE_CHECK_S = 2.0
 
 
 _last_used: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# The session state (role, memverbs.person) each connection was last given for an actor
+# (`_act_as`); a fresh connection is the login itself.
+_sessions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+FRESH_SESSION = ("none", "")
+_SET_SESSION = "SELECT set_config('role', %s, false), set_config('memverbs.person', %s, false)"
+# Who each person's role is, per brain URL: {person id: role or None}; person 1 is the tables' owner.
+_roles: dict[str, tuple[float, dict[int, str | None]]] = {}
+ROLES_TTL_S = 30.0
 # The server-side pid of every connection this process has open: a lock timeout says whether the
 # writer it waited for is this very process (then the cause is here, not "another process").
 _backends: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -247,6 +259,7 @@ class PostgresBase:
                 pool.putconn(conn)
 
         try:
+            self._act_as(conn)
             yield conn
         except psycopg.DataError as exc:
             if "NUL (0x00)" in str(exc):
@@ -261,6 +274,51 @@ class PostgresBase:
             raise translate(exc, self.url, self._password, holder=holder, waited_ms=self.busy_timeout_ms) from exc
         finally:
             release()
+
+    def _act_as(self, conn: Conn) -> None:
+        """Give the session the call's person (server/people.py), so row-level security shows it
+        world rows and that person's private rows only: the person's role (SET ROLE, when it is not
+        the login), or for a person without a role the owner's session naming them
+        (`memverbs.person`). Whether the call may read even those (a token without read:private may
+        not) is the verbs' rule, as on SQLite. One round trip, and only when the connection was last
+        used for someone else: the single-user default never pays it."""
+        want = self._session_for(people.current(), conn)
+        if _sessions.get(conn, FRESH_SESSION) == want:
+            return
+        try:
+            conn.execute(_SET_SESSION, want)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise BrainError(
+                f"the brain's login {conn.info.user!r} may not act as the role {want[0]!r} of the person this call is for",
+                f"As the brain's owner, run `GRANT \"{want[0]}\" TO \"{conn.info.user}\"` (memverbs people add does it "
+                "when it may), or give that person's clients their own login.",
+            ) from exc
+        _sessions[conn] = want
+
+    def _session_for(self, actor: people.Actor, conn: Conn) -> tuple[str, str]:
+        if actor.person is None:
+            return ("none", "")
+        roles = self._people_roles(conn, refresh=False)
+        if actor.person not in roles:
+            roles = self._people_roles(conn, refresh=True)
+        if actor.person not in roles:  # nobody: a session that can read and write no private row
+            return ("none", "0")
+        role = roles[actor.person]
+        if role is None:
+            return ("none", str(actor.person))
+        return ("none" if role == conn.info.user else role, "")
+
+    def _people_roles(self, conn: Conn, *, refresh: bool) -> dict[int, str | None]:
+        cached = _roles.get(self.url)
+        if cached is not None and not refresh and time.monotonic() - cached[0] < ROLES_TTL_S:
+            return cached[1]
+        rows = conn.execute(
+            "SELECT 1::bigint, pg_get_userbyid(relowner)::text FROM pg_class WHERE oid = 'people'::regclass "
+            "UNION ALL SELECT id, role FROM people"
+        ).fetchall()
+        roles = {int(r[0]): r[1] for r in rows}
+        _roles[self.url] = (time.monotonic(), roles)
+        return roles
 
     def pool_stats(self) -> dict[str, object]:
         """This process's pool for the brain, for doctor: its size and what calls waited for."""

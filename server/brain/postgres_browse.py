@@ -10,9 +10,10 @@ Counts come back as Python ints on both backends (`count(*) FILTER`, never
 
 from __future__ import annotations
 
+from memverbs.server import people
 from memverbs.server.brain.base import FactFilter, Row
 from memverbs.server.brain.fact_edits import restore_refusal, visibility_refusal
-from memverbs.server.brain.postgres_base import PostgresBase, first
+from memverbs.server.brain.postgres_base import OWNER_SQL, PostgresBase, first
 from memverbs.server.brain.postgres_facts import fact_order
 from memverbs.server.brain.sqlite_facts import FACT_COLS
 
@@ -279,7 +280,11 @@ class BrowseStore(PostgresBase):
                 raise refused
             if current == visibility:
                 return False
-            db.execute("UPDATE facts SET visibility = %s WHERE id = %s", (visibility, fact_id))
+            # A fact made private is the private fact of whoever made it so (people.py).
+            db.execute(
+                f"UPDATE facts SET visibility = %s, owner = CASE WHEN %s = 'private' THEN {OWNER_SQL} ELSE owner END WHERE id = %s",
+                (visibility, visibility, people.current().person, fact_id),
+            )
             db.execute(
                 "INSERT INTO fact_audit (fact_id, action, old_value, new_value, reason, actor, at) "
                 "VALUES (%s, 'visibility', %s, %s, %s, %s, %s)",

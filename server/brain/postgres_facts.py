@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from memverbs.server import people
 from memverbs.server.brain.base import FactFilter, NewFact, SearchQuery
-from memverbs.server.brain.postgres_base import Conn, PostgresBase, first
+from memverbs.server.brain.postgres_base import OWNER_SQL, Conn, PostgresBase, first
 from memverbs.server.brain.postgres_pages import LIVE_PAGE
 from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.brain.postgres_search import tsquery
@@ -31,11 +32,11 @@ _STAMP = "stamp AS MATERIALIZED (SELECT GREATEST(%(now)s::bigint, (extract(epoch
 # Typed casts where a NULL or a number would otherwise reach INSERT … SELECT as `unknown` or `text`.
 _INSERT = (
     "INSERT INTO facts (source_id, fact, fact_norm, kind, entity_slug, visibility, notability, provenance, "
-    "source_session, context, confidence, valid_from, valid_until, created_at, project, search_terms) "
+    "source_session, context, confidence, valid_from, valid_until, created_at, project, search_terms, owner) "
     "SELECT %(source)s, %(fact)s, %(fact_norm)s, %(kind)s, %(entity_slug)s, %(visibility)s, %(notability)s, "
     "%(provenance)s, %(source_session)s, %(context)s, %(confidence)s::double precision, "
     "COALESCE(%(valid_from)s::bigint, stamp.at), "
-    "%(valid_until)s::bigint, stamp.at, %(project)s::text, %(search_terms)s FROM stamp"
+    f"%(valid_until)s::bigint, stamp.at, %(project)s::text, %(search_terms)s, {OWNER_SQL % '%(owner)s'} FROM stamp"
 )
 # The page `require_page` asks for (the SQLite store documents it), as a one-row CTE.
 _PAGE_CHECK = (
@@ -66,6 +67,7 @@ def _fact_params(source: str, new: NewFact, now: int) -> dict[str, object]:
         "provenance": new.provenance, "source_session": new.source_session, "context": new.context,
         "confidence": new.confidence, "valid_until": new.valid_until, "valid_from": new.valid_from, "now": now, "project": new.project,
         "search_terms": index_text(new.fact),
+        "owner": people.current().person,
     }
 
 

@@ -66,6 +66,8 @@ def postgres_checks(where: BrainLocation, usage_log: Path | None = None) -> list
             rows.append(("schema", "ok", f"current ({len(status['applied'])} steps)", None))
         rows.append(_pgvector_row(brain, info))
         rows.append(_writers_row(brain, usage_log))
+        if "0018_people" in status["applied"]:
+            rows.append(people_row(brain))
         return rows
     except BrainMissing as exc:
         return [("brain", "fail", exc.message, exc.fix)]
@@ -101,6 +103,30 @@ def _pgvector_row(brain: PostgresBrain, info: dict) -> Row:
             f"{vector['role']!r} may not create it in this database: the vector arm runs an {kind}",
             f"Have a superuser (or the database owner, on services that allow it) run `{create}`, then run "
             "`memverbs init` (`memverbs docs postgres`).")
+
+
+def people_row(brain: PostgresBrain) -> Row:
+    """Who this login is among the brain's people, and whether row-level security holds it: a
+    superuser or BYPASSRLS login reads every person's private rows, whatever the policies say."""
+    me = brain.aggregate(
+        "SELECT current_user AS role, r.rolsuper OR r.rolbypassrls AS bypass, memverbs_person() AS person, "
+        "(SELECT count(*) FROM people) AS people FROM pg_roles r WHERE r.rolname = current_user"
+    )
+    names = {1: "owner"} | {int(r["id"]): r["name"] for r in brain.people()}
+    who = names.get(me["person"]) if me["person"] is not None else None
+    detail = (f"{me['people'] + 1} person(s) ({', '.join(names.values())}); this login ({me['role']!r}) is "
+              f"{who or 'nobody'}")
+    if me["bypass"]:
+        if me["people"]:
+            return ("people", "warn", detail + ", and bypasses row-level security: it reads every person's private rows",
+                    "Give memverbs a plain role that owns the database (ALTER DATABASE … OWNER TO it, and the tables), "
+                    "not a superuser or a BYPASSRLS role (`memverbs docs postgres`).")
+        return ("people", "ok", detail + " (a superuser: row-level security does not hold it; fine while it is the "
+                "brain's only person)", None)
+    if who is None:
+        return ("people", "warn", detail + ": it reads world rows only and writes no private row",
+                f"Add it as a person: `memverbs people add NAME --role {me['role']}` (as the brain's owner).")
+    return ("people", "ok", detail + "; row-level security keeps other people's private rows from it", None)
 
 
 def _writers_row(brain: PostgresBrain, usage_log: Path | None) -> Row:

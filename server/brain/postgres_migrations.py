@@ -425,6 +425,121 @@ _PAGE_HISTORY = """
     ALTER TABLE sync_folders ADD COLUMN watcher_host TEXT;
 """
 
+# The brain's people, as SQLite's 0018_people (see migrations.py), and the database's enforcement of
+# who reads a private row (docs/postgres.md, "People and privacy"). Person 1, the owner, is the role
+# that owns these tables; every other person is a row, mapped to their own role.
+#
+# memverbs_person() is the person the session acts as: the owner for the tables' owner (or, for a
+# person without a role of their own, the one the owner's session names in `memverbs.person`, which
+# a server sets per request), else the person mapped to current_user — a teammate's login, or the
+# role a server took with SET ROLE for the person a call acts for. Row-level security (FORCE: the
+# tables' owner too) lets every session see world rows and its own person's private rows only, and
+# write private rows only as their owner; whether a call may read even those (a token without
+# read:private may not) is the verbs' rule, as on SQLite. The rows that
+# belong to a page (links, timeline, aliases, chunks, versions) show only with their page, and fact
+# vectors only with their fact. Superusers and BYPASSRLS roles are not held by any of it.
+_PEOPLE = """
+    CREATE TABLE people (
+        id         BIGINT PRIMARY KEY CHECK (id > 1),
+        name       TEXT NOT NULL UNIQUE,
+        role       TEXT UNIQUE,
+        created_at BIGINT NOT NULL
+    );
+    ALTER TABLE pages ADD COLUMN owner BIGINT NOT NULL DEFAULT 1;
+    ALTER TABLE facts ADD COLUMN owner BIGINT NOT NULL DEFAULT 1;
+    ALTER TABLE links ADD COLUMN owner BIGINT NOT NULL DEFAULT 1;
+    ALTER TABLE timeline ADD COLUMN owner BIGINT NOT NULL DEFAULT 1;
+    ALTER TABLE page_versions ADD COLUMN owner BIGINT NOT NULL DEFAULT 1;
+    ALTER TABLE access_tokens ADD COLUMN person BIGINT NOT NULL DEFAULT 1;
+
+    CREATE FUNCTION memverbs_person() RETURNS BIGINT LANGUAGE sql STABLE AS $$
+        SELECT CASE
+            WHEN pg_get_userbyid((SELECT relowner FROM pg_class WHERE oid = 'people'::regclass)) = current_user THEN
+                CASE WHEN coalesce(current_setting('memverbs.person', true), '') = '' THEN 1::bigint
+                     ELSE (SELECT id FROM people WHERE role IS NULL AND id::text = current_setting('memverbs.person', true))
+                END
+            -- Only the owner's session names a person; any other session is its own role's person.
+            WHEN coalesce(current_setting('memverbs.person', true), '') = '' THEN (SELECT id FROM people WHERE role = current_user)
+        END
+    $$;
+
+    ALTER TABLE pages ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE pages FORCE ROW LEVEL SECURITY;
+    CREATE POLICY people_read ON pages FOR SELECT USING (visibility = 'world' OR owner = (SELECT memverbs_person()));
+    CREATE POLICY people_add ON pages FOR INSERT WITH CHECK (visibility = 'world' OR owner = (SELECT memverbs_person()));
+    CREATE POLICY people_change ON pages FOR UPDATE USING (visibility = 'world' OR owner = (SELECT memverbs_person()))
+        WITH CHECK (visibility = 'world' OR owner = (SELECT memverbs_person()));
+    CREATE POLICY people_remove ON pages FOR DELETE USING (visibility = 'world' OR owner = (SELECT memverbs_person()));
+
+    ALTER TABLE facts ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE facts FORCE ROW LEVEL SECURITY;
+    CREATE POLICY people_read ON facts FOR SELECT USING (visibility = 'world' OR owner = (SELECT memverbs_person()));
+    CREATE POLICY people_add ON facts FOR INSERT WITH CHECK (visibility = 'world' OR owner = (SELECT memverbs_person()));
+    CREATE POLICY people_change ON facts FOR UPDATE USING (visibility = 'world' OR owner = (SELECT memverbs_person()))
+        WITH CHECK (visibility = 'world' OR owner = (SELECT memverbs_person()));
+    CREATE POLICY people_remove ON facts FOR DELETE USING (visibility = 'world' OR owner = (SELECT memverbs_person()));
+
+    ALTER TABLE links ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE links FORCE ROW LEVEL SECURITY;
+    CREATE POLICY people_read ON links FOR SELECT USING (
+        (private_row = 0 OR owner = (SELECT memverbs_person()))
+        AND EXISTS (SELECT 1 FROM pages p WHERE p.source_id = links.source_id AND p.slug = links.from_slug));
+    CREATE POLICY people_add ON links FOR INSERT WITH CHECK (private_row = 0 OR owner = (SELECT memverbs_person()));
+    CREATE POLICY people_change ON links FOR UPDATE USING (true);
+    CREATE POLICY people_remove ON links FOR DELETE USING (true);
+
+    ALTER TABLE timeline ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE timeline FORCE ROW LEVEL SECURITY;
+    CREATE POLICY people_read ON timeline FOR SELECT USING (
+        (private_row = 0 OR owner = (SELECT memverbs_person()))
+        AND EXISTS (SELECT 1 FROM pages p WHERE p.source_id = timeline.source_id AND p.slug = timeline.slug));
+    CREATE POLICY people_add ON timeline FOR INSERT WITH CHECK (private_row = 0 OR owner = (SELECT memverbs_person()));
+    CREATE POLICY people_change ON timeline FOR UPDATE USING (true);
+    CREATE POLICY people_remove ON timeline FOR DELETE USING (true);
+
+    ALTER TABLE page_versions ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE page_versions FORCE ROW LEVEL SECURITY;
+    CREATE POLICY people_read ON page_versions FOR SELECT USING (
+        (visibility = 'world' OR owner = (SELECT memverbs_person()))
+        AND EXISTS (SELECT 1 FROM pages p WHERE p.id = page_versions.page_id));
+    CREATE POLICY people_add ON page_versions FOR INSERT WITH CHECK (true);
+    CREATE POLICY people_change ON page_versions FOR UPDATE USING (true);
+    CREATE POLICY people_remove ON page_versions FOR DELETE USING (true);
+
+    ALTER TABLE aliases ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE aliases FORCE ROW LEVEL SECURITY;
+    CREATE POLICY people_read ON aliases FOR SELECT USING (
+        EXISTS (SELECT 1 FROM pages p WHERE p.source_id = aliases.source_id AND p.slug = aliases.slug));
+    CREATE POLICY people_add ON aliases FOR INSERT WITH CHECK (true);
+    CREATE POLICY people_change ON aliases FOR UPDATE USING (true);
+    CREATE POLICY people_remove ON aliases FOR DELETE USING (true);
+
+    ALTER TABLE chunks ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE chunks FORCE ROW LEVEL SECURITY;
+    CREATE POLICY people_read ON chunks FOR SELECT USING (EXISTS (SELECT 1 FROM pages p WHERE p.id = chunks.page_id));
+    CREATE POLICY people_add ON chunks FOR INSERT WITH CHECK (true);
+    CREATE POLICY people_change ON chunks FOR UPDATE USING (true);
+    CREATE POLICY people_remove ON chunks FOR DELETE USING (true);
+
+    ALTER TABLE fact_vectors ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE fact_vectors FORCE ROW LEVEL SECURITY;
+    CREATE POLICY people_read ON fact_vectors FOR SELECT USING (EXISTS (SELECT 1 FROM facts f WHERE f.id = fact_vectors.fact_id));
+    CREATE POLICY people_add ON fact_vectors FOR INSERT WITH CHECK (true);
+    CREATE POLICY people_change ON fact_vectors FOR UPDATE USING (true);
+    CREATE POLICY people_remove ON fact_vectors FOR DELETE USING (true);
+
+    -- A teammate's login may mint and revoke its own person's tokens only; the owner, anyone's.
+    ALTER TABLE access_tokens ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE access_tokens FORCE ROW LEVEL SECURITY;
+    CREATE POLICY people_read ON access_tokens FOR SELECT USING (true);
+    CREATE POLICY people_add ON access_tokens FOR INSERT
+        WITH CHECK (person = (SELECT memverbs_person()) OR (SELECT memverbs_person()) = 1);
+    CREATE POLICY people_change ON access_tokens FOR UPDATE
+        USING (person = (SELECT memverbs_person()) OR (SELECT memverbs_person()) = 1);
+    CREATE POLICY people_remove ON access_tokens FOR DELETE
+        USING (person = (SELECT memverbs_person()) OR (SELECT memverbs_person()) = 1);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -445,7 +560,19 @@ MIGRATIONS: tuple[Migration, ...] = (
     # by a scan of the source's pages (strpos), the same answers without an extension (pg_trgm).
     Migration("0016_page_trigrams", "SELECT 1"),
     Migration("0017_page_history", _PAGE_HISTORY),
+    Migration("0018_people", _PEOPLE),
 )
+
+# What a teammate's role is granted (`memverbs people add NAME --role ROLE`): the brain's rows, under
+# row-level security; the people table to read; nothing of OAuth (the owner's server) or of the
+# schema (only the owner migrates). Run again by every `people add`, so a table a later step adds
+# is granted by the next one.
+TEAMMATE_TABLES = (
+    "pages", "facts", "links", "timeline", "aliases", "chunks", "page_versions", "fact_vectors", "fact_moves",
+    "fact_audit", "session_cursors", "projects", "vector_spaces", "text_vectors", "sync_folders", "sync_files",
+    "sync_conflicts", "sync_failures", "access_tokens",
+)
+READ_ONLY_TABLES = ("people", "_migrations")
 
 # Not a numbered step: whether pgvector can be used depends on the server, not on the schema's
 # age. Applied (idempotently) whenever the extension is there; without it the column is absent

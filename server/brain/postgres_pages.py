@@ -11,8 +11,17 @@ import json
 from collections.abc import Callable
 from contextlib import nullcontext
 
-from memverbs.server.brain.base import PAGE_HISTORY_KEEP, PageDraft, SearchQuery, draft_aliases, replaced_text
-from memverbs.server.brain.postgres_base import PIPELINE, Conn, PostgresBase, first
+from memverbs.server import people
+from memverbs.server.brain.base import (
+    PAGE_HISTORY_KEEP,
+    PageDraft,
+    SearchQuery,
+    SlugHidden,
+    draft_aliases,
+    page_owner,
+    replaced_text,
+)
+from memverbs.server.brain.postgres_base import OWNER_SQL, PIPELINE, Conn, PostgresBase, first
 from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.brain.postgres_search import RANK_WEIGHTS, snippet, tsquery
 from memverbs.server.brain.sqlite_pages import _prefix_upper, reverse
@@ -21,7 +30,7 @@ from memverbs.server.terms import around, spaceless
 
 # A page a caller may see: not deleted, and world-visible unless the one parameter allows private pages.
 LIVE_PAGE = "deleted_at IS NULL AND (%s OR visibility = 'world')"
-_PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_retrieved_at"
+_PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_retrieved_at, owner"
 
 
 class PageStore(PostgresBase):
@@ -180,14 +189,14 @@ class PageStore(PostgresBase):
             return []
         # Rank normalisation 1 (÷ 1 + log length) stands in for bm25's preference for shorter pages.
         rows = self.query(
-            "SELECT p.slug, p.title, p.body, ts_rank(%s::real[], p.search, q, 1) AS rank "
+            "SELECT p.slug, p.title, p.body, ts_rank(%s::real[], p.search, q, 1) AS rank, p.owner "
             "FROM pages p, to_tsquery('simple', %s) q WHERE p.search @@ q AND p.source_id = %s AND p.deleted_at IS NULL "
             "AND (%s OR p.visibility = 'world') ORDER BY rank DESC, p.id LIMIT %s",
             (RANK_WEIGHTS, q, source, allow_private, limit),
         )
         # The snippet as FTS5's snippet(…, 48) cuts it: the body window with the most query terms.
-        index = {"slug": 0, "title": 1, "body": 2, "chunk": 3, "rank": 4}
-        return [Row((r[0], r[1], r[2], snippet(r[2], query.terms) if snippets else None, r[3]), index) for r in rows]
+        index = {"slug": 0, "title": 1, "body": 2, "chunk": 3, "rank": 4, "owner": 5}
+        return [Row((r[0], r[1], r[2], snippet(r[2], query.terms) if snippets else None, r[3], r[4]), index) for r in rows]
 
     def _substring_search(self, source: str, query: SearchQuery, *, limit: int, allow_private: bool) -> list:
         """The SQLite store's substring search (a word of a script written without spaces), as a scan of the source's pages."""
@@ -200,13 +209,13 @@ class PageStore(PostgresBase):
             args += [t] if query.mode == "title_phrase" else [t, t]
         rank = " + ".join(f"({in_title})::int" for _ in terms)
         rows = self.query(
-            f"SELECT p.slug, p.title, p.body, {rank} AS rank FROM pages p "
+            f"SELECT p.slug, p.title, p.body, {rank} AS rank, p.owner FROM pages p "
             f"WHERE ({(' OR ' if query.mode == 'any' else ' AND ').join(conds)}) AND p.source_id = %s AND p.deleted_at IS NULL "
             "AND (%s OR p.visibility = 'world') ORDER BY rank DESC, p.updated_at DESC, p.slug LIMIT %s",
             (*terms, *args, source, allow_private, limit),
         )
-        index = {"slug": 0, "title": 1, "body": 2, "chunk": 3, "rank": 4}
-        return [Row((r[0], r[1], r[2], around(r[2] or "", terms), r[3]), index) for r in rows]
+        index = {"slug": 0, "title": 1, "body": 2, "chunk": 3, "rank": 4, "owner": 5}
+        return [Row((r[0], r[1], r[2], around(r[2] or "", terms), r[3], r[4]), index) for r in rows]
 
     def aliased_slugs(self, source: str, slugs: list[str], alias_norm: str) -> set[str]:
         if not slugs:
@@ -244,11 +253,12 @@ class PageStore(PostgresBase):
         """
         with self.write() as db:
             existing = db.execute(
-                "SELECT id, visibility, body, deleted_at, markdown, title, updated_at FROM pages WHERE source_id = %s AND slug = %s",
+                "SELECT id, visibility, body, deleted_at, markdown, title, updated_at, owner FROM pages WHERE source_id = %s AND slug = %s",
                 (source, slug),
             ).fetchone()
             draft = build(existing)
             kept = replaced_text(existing, draft)
+            owner = page_owner(existing, draft, people.current().person)  # None: the session's person
             values = (
                 draft.title,
                 draft.type,
@@ -259,25 +269,34 @@ class PageStore(PostgresBase):
                 draft.markdown,
                 now,
                 title_key(draft.title) if draft.title is not None else None,
+                owner,
             )
             # Nothing below is read back but the new page's id: the statements travel as one batch
             # (two for a new page), so the write lock is held for a round trip or two here rather
             # than one per statement.
             with db.pipeline() if PIPELINE else nullcontext():
                 if existing is None:
-                    page_id = first(db.execute(
+                    # A slug no row answered for may be another person's private page, which this
+                    # session cannot see: then nothing is inserted, and the write is refused as a
+                    # private page is to anyone who may not change it (SlugHidden).
+                    inserted = db.execute(
                         "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
-                        "markdown, updated_at, title_key, created_at, origin) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                        f"markdown, updated_at, title_key, owner, created_at, origin) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, "
+                        f"{OWNER_SQL}, %s, %s) ON CONFLICT (source_id, slug) DO NOTHING RETURNING id",
                         (source, draft.slug, reverse(draft.slug), *values, now, by),
-                    ))[0]
+                    ).fetchone()
+                    if inserted is None:
+                        raise SlugHidden(slug)
+                    page_id = inserted[0]
                 else:
                     page_id = existing["id"]
                     if kept is not None:
                         db.execute(
-                            "INSERT INTO page_versions (page_id, version, markdown, title, visibility, written_at, replaced_at, replaced_by) "
+                            "INSERT INTO page_versions (page_id, version, markdown, title, visibility, written_at, replaced_at, replaced_by, owner) "
                             "VALUES (%s, COALESCE((SELECT MAX(version) FROM page_versions WHERE page_id = %s), 0) + 1, "
-                            "%s, %s, %s, %s, %s, %s)",
-                            (page_id, page_id, kept, existing["title"], existing["visibility"], existing["updated_at"], now, by),
+                            "%s, %s, %s, %s, %s, %s, %s)",
+                            (page_id, page_id, kept, existing["title"], existing["visibility"], existing["updated_at"], now, by,
+                             existing["owner"]),
                         )
                         db.execute(
                             "DELETE FROM page_versions WHERE page_id = %s AND version <= "
@@ -286,7 +305,8 @@ class PageStore(PostgresBase):
                         )
                     db.execute(
                         "UPDATE pages SET title = %s, type = %s, body = %s, frontmatter = %s, summary = %s, visibility = %s, "
-                        "markdown = %s, updated_at = %s, title_key = %s, deleted_at = NULL, origin = %s WHERE id = %s",
+                        f"markdown = %s, updated_at = %s, title_key = %s, owner = {OWNER_SQL}, deleted_at = NULL, origin = %s "
+                        "WHERE id = %s",
                         (*values, by, page_id),
                     )
                 self._write_chunks(db, source, page_id, draft.title, draft.body)
@@ -307,9 +327,9 @@ class PageStore(PostgresBase):
                 links, timeline = draft.rows()
                 for (to_slug, link_type, link_source, context), private in links:
                     db.execute(
-                        "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, private_row) "
-                        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                        (source, draft.slug, to_slug, link_type, link_source, context, now, private),
+                        "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, private_row, owner) "
+                        f"VALUES (%s, %s, %s, %s, %s, %s, %s, %s, {OWNER_SQL}) ON CONFLICT DO NOTHING",
+                        (source, draft.slug, to_slug, link_type, link_source, context, now, private, owner),
                     )
                 db.execute(
                     "DELETE FROM timeline WHERE source_id = %s AND slug = %s AND origin = 'markdown'", (source, draft.slug)
@@ -322,9 +342,9 @@ class PageStore(PostgresBase):
                         (source, draft.slug, date, summary),
                     )
                     db.execute(
-                        "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, private_row) "
-                        "VALUES (%s, %s, %s, %s, %s, 'markdown', %s, %s)",
-                        (source, draft.slug, date, summary, detail, now, private),
+                        "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, private_row, owner) "
+                        f"VALUES (%s, %s, %s, %s, %s, 'markdown', %s, %s, {OWNER_SQL})",
+                        (source, draft.slug, date, summary, detail, now, private, owner),
                     )
         return existing is None or existing["deleted_at"] is not None, draft
 
@@ -453,6 +473,23 @@ class PageStore(PostgresBase):
                 db.execute("DELETE FROM chunks WHERE page_id = %s", (gone["id"],))
                 db.execute("DELETE FROM page_versions WHERE page_id = %s", (gone["id"],))
                 db.execute("DELETE FROM pages WHERE id = %s", (gone["id"],))
+            # The rows that hang off the page by its slug are taken up while the page is still at the old
+            # slug and put down once it is at the new one: row-level security shows (and lets an update
+            # write) a page's rows only with their page, so they cannot be updated across the move.
+            # SQLite's UPDATE OR IGNORE: rows the new slug already has stay, the old slug's copies go.
+            aliases = db.execute(
+                "DELETE FROM aliases WHERE source_id = %s AND slug = %s RETURNING id, alias, alias_norm, origin", (source, old)
+            ).fetchall()
+            links = db.execute(
+                "DELETE FROM links WHERE source_id = %s AND from_slug = %s "
+                "RETURNING id, to_slug, link_type, link_source, context, created_at, private_row, owner",
+                (source, old),
+            ).fetchall()
+            timeline = db.execute(
+                "DELETE FROM timeline WHERE source_id = %s AND slug = %s "
+                "RETURNING id, date, summary, detail, origin, created_at, private_row, owner",
+                (source, old),
+            ).fetchall()
             db.execute(
                 "UPDATE pages SET slug = %s, slug_rev = %s, updated_at = %s WHERE source_id = %s AND slug = %s",
                 (new, reverse(new), now, source, old),
@@ -462,27 +499,31 @@ class PageStore(PostgresBase):
                     "UPDATE pages SET title = %s, title_key = %s WHERE source_id = %s AND slug = %s AND title = %s",
                     (title[1], title_key(title[1]), source, new, title[0]),
                 )
-            # SQLite's UPDATE OR IGNORE: rows the new slug already has stay behind, then go.
-            db.execute(
-                "UPDATE aliases a SET slug = %s WHERE a.source_id = %s AND a.slug = %s AND NOT EXISTS "
-                "(SELECT 1 FROM aliases b WHERE b.source_id = a.source_id AND b.slug = %s AND b.alias_norm = a.alias_norm)",
-                (new, source, old, new),
-            )
-            db.execute("DELETE FROM aliases WHERE source_id = %s AND slug = %s", (source, old))
-            db.execute(
-                "UPDATE links a SET from_slug = %s WHERE a.source_id = %s AND a.from_slug = %s AND NOT EXISTS "
-                "(SELECT 1 FROM links b WHERE b.source_id = a.source_id AND b.from_slug = %s AND b.to_slug = a.to_slug "
-                "AND b.link_type = a.link_type AND b.link_source IS NOT DISTINCT FROM a.link_source)",
-                (new, source, old, new),
-            )
+            with db.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO aliases (source_id, slug, alias, alias_norm, origin) VALUES (%s, %s, %s, %s, %s) "
+                    "ON CONFLICT DO NOTHING",
+                    [(source, new, r["alias"], r["alias_norm"], r["origin"]) for r in sorted(aliases, key=lambda r: r["id"])],
+                )
+                cur.executemany(
+                    "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, private_row, owner) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                    [(source, new, r["to_slug"], r["link_type"], r["link_source"], r["context"], r["created_at"],
+                      r["private_row"], r["owner"]) for r in sorted(links, key=lambda r: r["id"])],
+                )
+                cur.executemany(
+                    "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, private_row, owner) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    [(source, new, r["date"], r["summary"], r["detail"], r["origin"], r["created_at"], r["private_row"],
+                      r["owner"]) for r in sorted(timeline, key=lambda r: r["id"])],
+                )
             db.execute(
                 "UPDATE links a SET to_slug = %s WHERE a.source_id = %s AND a.to_slug = %s AND NOT EXISTS "
                 "(SELECT 1 FROM links b WHERE b.source_id = a.source_id AND b.to_slug = %s AND b.from_slug = a.from_slug "
                 "AND b.link_type = a.link_type AND b.link_source IS NOT DISTINCT FROM a.link_source)",
                 (new, source, old, new),
             )
-            db.execute("DELETE FROM links WHERE source_id = %s AND (from_slug = %s OR to_slug = %s)", (source, old, old))
-            db.execute("UPDATE timeline SET slug = %s WHERE source_id = %s AND slug = %s", (new, source, old))
+            db.execute("DELETE FROM links WHERE source_id = %s AND to_slug = %s", (source, old))
             db.execute("UPDATE facts SET entity_slug = %s WHERE source_id = %s AND entity_slug = %s", (new, source, old))
 
     def page_links(self, source: str, slug: str, *, allow_private: bool, private_rows: bool) -> list:

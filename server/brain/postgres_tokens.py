@@ -7,19 +7,20 @@ from memverbs.server.brain.postgres_base import PostgresBase, first
 from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.brain.sqlite_tokens import TOKEN_COLS, TOUCH_EVERY_MS
 from memverbs.server.errors import BrainError
+from memverbs.server.people import OWNER
 
 
 class TokenStore(PostgresBase):
     def create_token(self, *, name: str, token_hash: str, token_hint: str, scopes: str, surface: str,
-                     source_id: str, client_id: str, now: int) -> int:
+                     source_id: str, client_id: str, now: int, person: int = OWNER) -> int:
         with self.write() as db:
             # Writers are serialised, so checking first is exact (and leaves no failed statement behind).
             if db.execute("SELECT 1 FROM access_tokens WHERE name = %s AND revoked_at IS NULL", (name,)).fetchone():
                 raise TokenNameTaken(name)
             return first(db.execute(
-                "INSERT INTO access_tokens (name, token_hash, token_hint, scopes, surface, source_id, client_id, created_at) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
-                (name, token_hash, token_hint, scopes, surface, source_id, client_id, now),
+                "INSERT INTO access_tokens (name, token_hash, token_hint, scopes, surface, source_id, client_id, created_at, person) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                (name, token_hash, token_hint, scopes, surface, source_id, client_id, now, person),
             ))[0]
 
     def tokens(self, *, include_revoked: bool = False) -> list:

@@ -275,7 +275,7 @@ class VectorStore(PostgresBase):
         if not vector_ids:
             return []
         return self.query(
-            "SELECT v.id AS vector_id, c.text AS chunk, p.slug, p.title, p.body FROM text_vectors v "
+            "SELECT v.id AS vector_id, c.text AS chunk, p.slug, p.title, p.body, p.owner FROM text_vectors v "
             "JOIN chunks c ON c.text_hash = v.text_hash AND c.source_id = %s JOIN pages p ON p.id = c.page_id "
             f"WHERE v.id = ANY(%s) AND {_LIVE_PAGE}",
             (source, list(vector_ids), allow_private),

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from memverbs.server.brain import migrations
 from memverbs.server.brain.oauth_store import OAuthStore
+from memverbs.server.brain.people_store import PeopleStore
 from memverbs.server.brain.sqlite_base import translate
 from memverbs.server.brain.sqlite_browse import BrowseStore
 from memverbs.server.brain.sqlite_facts import FactStore
@@ -26,7 +27,8 @@ from memverbs.server.brain.sqlite_vectors import VectorStore
 from memverbs.server.errors import BrainError, BrainMissing
 
 
-class SqliteBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, VectorStore, BrowseStore, SyncStore, OAuthStore):
+class SqliteBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, VectorStore, BrowseStore, SyncStore, OAuthStore,
+                  PeopleStore):
     backend = "sqlite"
 
     @classmethod

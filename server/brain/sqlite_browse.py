@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from memverbs.server import people
 from memverbs.server.brain.fact_edits import restore_refusal, visibility_refusal
 from memverbs.server.brain.sqlite_base import SqliteBase
 from memverbs.server.brain.sqlite_facts import FACT_COLS, FactFilter
@@ -282,7 +283,11 @@ class BrowseStore(SqliteBase):
                 raise refused
             if current == visibility:
                 return False
-            db.execute("UPDATE facts SET visibility = ? WHERE id = ?", (visibility, fact_id))
+            # A fact made private is the private fact of whoever made it so (people.py).
+            db.execute(
+                "UPDATE facts SET visibility = ?, owner = CASE WHEN ? = 'private' THEN ? ELSE owner END WHERE id = ?",
+                (visibility, visibility, people.current().person or people.OWNER, fact_id),
+            )
             db.execute(
                 "INSERT INTO fact_audit (fact_id, action, old_value, new_value, reason, actor, at) "
                 "VALUES (?, 'visibility', ?, ?, ?, ?, ?)",

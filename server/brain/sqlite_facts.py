@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
+from memverbs.server import people
 from memverbs.server.brain.base import FactFilter, NewFact, SearchQuery
 from memverbs.server.brain.sqlite_base import SqliteBase
 from memverbs.server.brain.sqlite_fts import fts5_match
@@ -36,8 +37,8 @@ class FactStore(SqliteBase):
         now = max(now, now_ms())
         cur = db.execute(
             "INSERT INTO facts (source_id, fact, fact_norm, kind, entity_slug, visibility, notability, provenance, "
-            "source_session, context, confidence, valid_from, valid_until, created_at, project, search_terms) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "source_session, context, confidence, valid_from, valid_until, created_at, project, search_terms, owner) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 source,
                 new.fact,
@@ -55,6 +56,7 @@ class FactStore(SqliteBase):
                 now,
                 new.project,
                 index_text(new.fact),
+                people.current().person or people.OWNER,
             ),
         )
         return self.inserted_id(cur)

@@ -10,7 +10,16 @@ import json
 import sqlite3
 from collections.abc import Callable
 
-from memverbs.server.brain.base import PAGE_HISTORY_KEEP, PageDraft, Row, SearchQuery, draft_aliases, replaced_text
+from memverbs.server import people
+from memverbs.server.brain.base import (
+    PAGE_HISTORY_KEEP,
+    PageDraft,
+    Row,
+    SearchQuery,
+    draft_aliases,
+    page_owner,
+    replaced_text,
+)
 from memverbs.server.brain.sqlite_base import SqliteBase
 from memverbs.server.brain.sqlite_fts import fts5_match
 from memverbs.server.names import title_key
@@ -18,7 +27,7 @@ from memverbs.server.terms import around, spaceless
 
 # A page a caller may see: not deleted, and world-visible unless the one parameter allows private pages.
 LIVE_PAGE = "deleted_at IS NULL AND (? OR visibility = 'world')"
-_PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_retrieved_at"
+_PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_retrieved_at, owner"
 
 
 def reverse(slug: str) -> str:
@@ -34,7 +43,7 @@ class _SubstringHit(dict):
     """A substring hit as keyword_search's rows read (slug, title, body, chunk), by name."""
 
     def __init__(self, row: sqlite3.Row, chunk: str) -> None:
-        super().__init__(slug=row["slug"], title=row["title"], body=row["body"], chunk=chunk, rank=row["rank"])
+        super().__init__(slug=row["slug"], title=row["title"], body=row["body"], chunk=chunk, rank=row["rank"], owner=row["owner"])
 
 
 class PageStore(SqliteBase):
@@ -193,7 +202,7 @@ class PageStore(SqliteBase):
             # back): then it ranked them all and the answer is whole; when it matched more and too
             # few pass, the whole ranking below decides. Ties go by id, so both forms agree.
             rows = self.query(
-                "SELECT p.slug, p.title, p.body, NULL AS chunk, hits.rank AS rank, hits.matched AS matched FROM "
+                "SELECT p.slug, p.title, p.body, NULL AS chunk, hits.rank AS rank, p.owner, hits.matched AS matched FROM "
                 "(SELECT rowid, rank, count(*) OVER () AS matched FROM (SELECT rowid, bm25(pages_fts, 10.0, 1.0) AS rank "
                 "FROM pages_fts WHERE pages_fts MATCH ? ORDER BY rank, rowid LIMIT ?)) hits LEFT JOIN pages p "
                 "ON p.id = hits.rowid AND p.source_id = ? AND p.deleted_at IS NULL AND (? OR p.visibility = 'world') "
@@ -206,7 +215,7 @@ class PageStore(SqliteBase):
         chunk = "snippet(pages_fts, 1, '', '', '…', 48)" if snippets else "NULL"
         return self.query(
             f"SELECT p.slug, p.title, p.body, {chunk} AS chunk, "
-            "bm25(pages_fts, 10.0, 1.0) AS rank "
+            "bm25(pages_fts, 10.0, 1.0) AS rank, p.owner "
             "FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid "
             "WHERE pages_fts MATCH ? AND p.source_id = ? AND p.deleted_at IS NULL AND (? OR p.visibility = 'world') "
             "ORDER BY rank, p.id LIMIT ?",
@@ -230,7 +239,7 @@ class PageStore(SqliteBase):
                 args += [t, t]
         in_title = " + ".join("(instr(lower(coalesce(p.title, '')), ?) > 0)" for _ in terms)
         rows = self.query(
-            f"SELECT p.slug, p.title, p.body, {in_title} AS rank FROM pages p "
+            f"SELECT p.slug, p.title, p.body, {in_title} AS rank, p.owner FROM pages p "
             f"WHERE ({(' OR ' if query.mode == 'any' else ' AND ').join(conds)}) AND p.source_id = ? AND p.deleted_at IS NULL "
             "AND (? OR p.visibility = 'world') ORDER BY rank DESC, p.updated_at DESC, p.slug LIMIT ?",
             (*terms, *args, source, allow_private, limit),
@@ -273,16 +282,18 @@ class PageStore(SqliteBase):
         """
         with self.write() as db:
             existing = db.execute(
-                "SELECT id, visibility, body, deleted_at, markdown, title, updated_at FROM pages WHERE source_id = ? AND slug = ?",
+                "SELECT id, visibility, body, deleted_at, markdown, title, updated_at, owner FROM pages WHERE source_id = ? AND slug = ?",
                 (source, slug),
             ).fetchone()
             draft = build(existing)
             kept = replaced_text(existing, draft)
+            owner = page_owner(existing, draft, people.current().person or people.OWNER)
             if kept is not None:
                 db.execute(
-                    "INSERT INTO page_versions (page_id, version, markdown, title, visibility, written_at, replaced_at, replaced_by) "
-                    "VALUES (?, COALESCE((SELECT MAX(version) FROM page_versions WHERE page_id = ?), 0) + 1, ?, ?, ?, ?, ?, ?)",
-                    (existing["id"], existing["id"], kept, existing["title"], existing["visibility"], existing["updated_at"], now, by),
+                    "INSERT INTO page_versions (page_id, version, markdown, title, visibility, written_at, replaced_at, replaced_by, owner) "
+                    "VALUES (?, COALESCE((SELECT MAX(version) FROM page_versions WHERE page_id = ?), 0) + 1, ?, ?, ?, ?, ?, ?, ?)",
+                    (existing["id"], existing["id"], kept, existing["title"], existing["visibility"], existing["updated_at"], now, by,
+                     existing["owner"]),
                 )
                 db.execute(
                     "DELETE FROM page_versions WHERE page_id = ? AND version <= "
@@ -299,18 +310,20 @@ class PageStore(SqliteBase):
                 draft.markdown,
                 now,
                 title_key(draft.title) if draft.title is not None else None,
+                owner,
             )
             if existing is None:
                 page_id = self.inserted_id(db.execute(
                     "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
-                    "markdown, updated_at, title_key, created_at, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "markdown, updated_at, title_key, owner, created_at, origin) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (source, draft.slug, reverse(draft.slug), *values, now, by),
                 ))
             else:
                 page_id = existing["id"]
                 db.execute(
                     "UPDATE pages SET title = ?, type = ?, body = ?, frontmatter = ?, summary = ?, visibility = ?, "
-                    "markdown = ?, updated_at = ?, title_key = ?, deleted_at = NULL, origin = ? WHERE id = ?",
+                    "markdown = ?, updated_at = ?, title_key = ?, owner = ?, deleted_at = NULL, origin = ? WHERE id = ?",
                     (*values, by, page_id),
                 )
             self._write_chunks(db, source, page_id, draft.title, draft.body)
@@ -328,9 +341,9 @@ class PageStore(SqliteBase):
             links, timeline = draft.rows()
             for (to_slug, link_type, link_source, context), private in links:
                 db.execute(
-                    "INSERT OR IGNORE INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, private_row) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (source, draft.slug, to_slug, link_type, link_source, context, now, private),
+                    "INSERT OR IGNORE INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, private_row, owner) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (source, draft.slug, to_slug, link_type, link_source, context, now, private, owner),
                 )
             db.execute("DELETE FROM timeline WHERE source_id = ? AND slug = ? AND origin = 'markdown'", (source, draft.slug))
             for (date, summary, detail), private in timeline:
@@ -341,9 +354,9 @@ class PageStore(SqliteBase):
                     (source, draft.slug, date, summary),
                 )
                 db.execute(
-                    "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, private_row) "
-                    "VALUES (?, ?, ?, ?, ?, 'markdown', ?, ?)",
-                    (source, draft.slug, date, summary, detail, now, private),
+                    "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, private_row, owner) "
+                    "VALUES (?, ?, ?, ?, ?, 'markdown', ?, ?, ?)",
+                    (source, draft.slug, date, summary, detail, now, private, owner),
                 )
         return existing is None or existing["deleted_at"] is not None, draft
 

@@ -7,20 +7,21 @@ import sqlite3
 from memverbs.server.brain.base import TokenNameTaken
 from memverbs.server.brain.sqlite_base import SqliteBase
 from memverbs.server.errors import BrainError
+from memverbs.server.people import OWNER
 
-TOKEN_COLS = "id, name, token_hint, scopes, surface, source_id, client_id, created_at, last_used_at, revoked_at"
+TOKEN_COLS = "id, name, token_hint, scopes, surface, source_id, client_id, created_at, last_used_at, revoked_at, person"
 TOUCH_EVERY_MS = 60_000  # last_used_at is for people; a write per request would only add lock traffic
 
 
 class TokenStore(SqliteBase):
     def create_token(self, *, name: str, token_hash: str, token_hint: str, scopes: str, surface: str,
-                     source_id: str, client_id: str, now: int) -> int:
+                     source_id: str, client_id: str, now: int, person: int = OWNER) -> int:
         try:
             with self.write() as db:
                 return self.inserted_id(db.execute(
-                    "INSERT INTO access_tokens (name, token_hash, token_hint, scopes, surface, source_id, client_id, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (name, token_hash, token_hint, scopes, surface, source_id, client_id, now),
+                    "INSERT INTO access_tokens (name, token_hash, token_hint, scopes, surface, source_id, client_id, created_at, person) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (name, token_hash, token_hint, scopes, surface, source_id, client_id, now, person),
                 ))
         except sqlite3.IntegrityError as exc:
             raise TokenNameTaken(name) from exc

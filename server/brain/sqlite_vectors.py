@@ -205,7 +205,7 @@ class VectorStore(SqliteBase):
             return []
         marks = ",".join("?" * len(vector_ids))
         return self.query(
-            "SELECT v.id AS vector_id, c.text AS chunk, p.slug, p.title, p.body FROM text_vectors v "
+            "SELECT v.id AS vector_id, c.text AS chunk, p.slug, p.title, p.body, p.owner FROM text_vectors v "
             "JOIN chunks c ON c.text_hash = v.text_hash AND c.source_id = ? JOIN pages p ON p.id = c.page_id "
             f"WHERE v.id IN ({marks}) AND {_LIVE_PAGE}",
             (source, *vector_ids, allow_private),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 
-from memverbs.server.brain.base import PageDraft, Row
+from memverbs.server.brain.base import PageDraft, Row, SlugHidden
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, VerbError, invalid
 from memverbs.server.names import normalize_alias, valid_slug
@@ -103,7 +103,10 @@ def put_page(ctx: VerbContext, params: dict) -> dict:
     def build(existing: Row | None) -> PageDraft:
         return _draft(ctx, slug, content, parsed, existing)
 
-    created, draft = ctx.brain.save_page(ctx.source, slug, build, now_ms(), by=ctx.caller.client_id)
+    try:
+        created, draft = ctx.brain.save_page(ctx.source, slug, build, now_ms(), by=ctx.caller.client_id)
+    except SlugHidden:
+        raise _hidden_slug(slug) from None
     adopt_dangling_links(ctx, draft)
     if ctx.providers is not None and ctx.providers.embeddings_configured:
         from memverbs.server.verbs.semantic import embed_page  # noqa: PLC0415 - numpy only with a provider
@@ -139,7 +142,9 @@ def _draft(ctx: VerbContext, slug: str, content: str, parsed: ParsedPage, existi
     merged = parsed.body
     if has_kept_marker(merged):
         merged = restore_kept_rows(existing["body"] if existing is not None else "", merged)
-    elif existing is not None and not ctx.caller.trusted:
+    elif existing is not None and not (ctx.caller.trusted and existing["owner"] == ctx.person()):
+        # Whoever was not shown the page's private rows (an untrusted writer, or another person)
+        # keeps them for the page's owner.
         merged = keep_private_rows(existing["body"], merged)
     if merged != parsed.body:
         markdown = content[: len(content) - len(parsed.body)] + merged
@@ -192,7 +197,9 @@ def get_page(ctx: VerbContext, params: dict) -> dict:
     row = ctx.brain.page(ctx.source, slug, allow_private=ctx.pages_private_ok)
     if row is None:
         raise _not_found(slug)
-    brain, source, trusted = ctx.brain, ctx.source, ctx.caller.trusted
+    # The page's private facts-fence rows are its writer's: read through their trusted clients and
+    # read:private tokens only (links and timeline rows are filtered by the brain likewise).
+    brain, source, trusted = ctx.brain, ctx.source, ctx.private_rows_of(row)
     return {
         "slug": row["slug"],
         "title": row["title"],

@@ -58,9 +58,11 @@ def render_page(brain: Brain, source: str, slug: str, *, include_private: bool =
         timeline=brain.manual_timeline(source, slug),
         private=row["visibility"] == "private",
     )
-    if not include_private:
+    if not include_private or row["owner"] != brain.session_person():
         # Cut private rows leave a marker, so importing the file back puts the brain's rows there
-        # instead of dropping them (docs/sync.md, "Private material").
+        # instead of dropping them (docs/sync.md, "Private material"). Another person's world page
+        # is written without its private rows, as for a reader who did not ask for them: they are
+        # its owner's (docs/postgres.md, "People and privacy").
         head = frontmatter_block(text)
         text = head + sealed_body(text[len(head) :])
     return text

@@ -117,7 +117,8 @@ class Calls(threading.Thread):
         caller = self.dispatcher.caller
         if project != caller.project:
             self.dispatcher.caller = Caller(remote=caller.remote, client_id=caller.client_id,
-                                            source_id=caller.source_id, scopes=caller.scopes, project=project)
+                                            source_id=caller.source_id, scopes=caller.scopes, project=project,
+                                            person=caller.person)
 
     def _cancelled(self, call: wire.Call, *, done: bool) -> bool:
         with self.lock:

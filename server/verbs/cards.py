@@ -125,7 +125,8 @@ def build_card(ctx: VerbContext, page: Row, *, include_private: bool, allow_priv
     return {
         "entity": {"slug": slug, "title": page["title"] or slug, "type": page["type"]},
         "aka": brain.aliases_of(source, slug),
-        "summary": safe_summary(page["body"], page["summary"], include_private=include_private),
+        # The page's own private facts-fence rows are its owner's (the facts and rows above are the brain's to filter).
+        "summary": safe_summary(page["body"], page["summary"], include_private=include_private and ctx.private_rows_of(page)),
         "last_touched": {
             "updated_at": iso(page["updated_at"]),
             "last_retrieved_at": iso(page["last_retrieved_at"]),

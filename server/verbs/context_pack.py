@@ -73,7 +73,7 @@ def thread_after(thread: dict, since: int | None) -> bool:
 def context_pack(ctx: VerbContext, params: dict) -> dict:
     since = parse_window_since("context_pack", params.get("since"))
     names = split_entities(params["entities"])
-    include_private = params.get("include_private") is True and ctx.caller.trusted
+    include_private = params.get("include_private") is True and ctx.caller.reads_private
     now = now_ms()
     cards = [
         {

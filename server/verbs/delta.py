@@ -38,7 +38,7 @@ def delta(ctx: VerbContext, params: dict) -> dict:
     since = parse_window_since("delta", params.get("since"))
     raw_session = params.get("session_id")
     session = raw_session[:200] if raw_session and raw_session.strip() else None
-    include_private = params.get("include_private") is True and ctx.caller.trusted
+    include_private = params.get("include_private") is True and ctx.caller.reads_private
     budget = parse_budget(params.get("budget_tokens"))
     now = now_ms()
 

@@ -19,7 +19,7 @@ def entity(ctx: VerbContext, params: dict) -> dict:
             'Pass the entity to look up: a name ("Alice Example"), an alias ("@alice") or a slug '
             '("people/alice-example").',
         )
-    trusted = ctx.caller.trusted
+    trusted = ctx.caller.reads_private
     allow_private = ctx.pages_private_ok
     found = find_entity(ctx, name, allow_private=allow_private)
     body: dict = {"protocol_version": PROTOCOL_VERSION, "found": bool(found)}

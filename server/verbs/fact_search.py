@@ -126,7 +126,7 @@ SNIPPET_CHARS = 300
 def search_facts(ctx: VerbContext, query: str, limit: int, now: int) -> list[dict]:
     """The `search` op's facts: active facts the query finds, best first, with a snippet.
     Untrusted callers see world-visible facts only, as in recall."""
-    f = FactFilter("recent", now, world_only=ctx.caller.remote, active_only=True, limit=limit)
+    f = FactFilter("recent", now, world_only=not ctx.caller.reads_private, active_only=True, limit=limit)
     terms = set(query_terms(query))
     return [
         {

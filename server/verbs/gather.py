@@ -67,7 +67,7 @@ def gather(ctx: VerbContext, question: str, since: int | None, until: int | None
             {"slug": r["slug"], "title": r["title"] or r["slug"], "excerpt": excerpt[:EXCERPT_CHARS], "evidence": r["evidence"]}
         )
 
-    world_only = not ctx.caller.trusted
+    world_only = not ctx.caller.reads_private
     facts: dict[int, dict] = {}
     words = query_terms(lexical)
     if words:

@@ -60,7 +60,7 @@ def facts_filter(ctx: VerbContext, params: dict, now: int, limit: int) -> FactFi
     return FactFilter(
         arm=arm,
         now=now,
-        world_only=ctx.caller.remote,
+        world_only=not ctx.caller.reads_private,
         active_only=params.get("include_expired") is not True,
         limit=limit,
         entity_slug=resolve_entity_slug(ctx, entity) if arm == "entity" else None,

@@ -17,7 +17,7 @@ keyword_exact, with create_safety unknown.
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Iterator
+from collections.abc import Callable, Container, Iterator
 from typing import TYPE_CHECKING, Literal, overload
 
 from memverbs.server.brain.base import Brain, Row, SearchQuery
@@ -63,14 +63,14 @@ def terms(query: str) -> list[str]:
 
 def keyword_search(ctx: VerbContext, query: str, limit: int, *, allow_private: bool) -> list[dict]:
     """Results best first: {slug, title, chunk, evidence, create_safety, provenance}."""
-    brain, source, private_rows = ctx.brain, ctx.source, ctx.caller.trusted
+    brain, source, mine = ctx.brain, ctx.source, ctx.private_rows_of
     words = terms(query)
     norm = normalize_alias(query)
     rows: dict[str, dict] = {}
 
     alias_slugs = brain.alias_slugs(source, norm) if norm else []
     for slug, page in brain.pages_by_slugs(source, alias_slugs, allow_private=allow_private).items():
-        rows[slug] = _readable(page, words, private_rows, matched=False) | {"slug": slug}
+        rows[slug] = _readable(page, words, mine(page), matched=False) | {"slug": slug}
 
     if words:
         for query_ in _keyword_queries(words):
@@ -78,7 +78,7 @@ def keyword_search(ctx: VerbContext, query: str, limit: int, *, allow_private: b
                 break
             # Hits are read lazily: a page already found, or any past the limit, is never re-read.
             hits = lexical_hits(brain, source, query_, words, limit=limit, allow_private=allow_private,
-                                private_rows=private_rows, skip=rows)
+                                private_rows=mine, skip=rows, snippets=ctx.caller.reads_private)
             for r in hits:
                 rows[r["slug"]] = r
                 if len(rows) >= limit:
@@ -119,24 +119,24 @@ def _keyword_queries(words: list[str]) -> list[SearchQuery]:
 
 
 def lexical_hits(
-    brain: Brain, source: str, query: SearchQuery, words: list[str], *, limit: int, allow_private: bool, private_rows: bool,
-    skip: Container[str] = (),
+    brain: Brain, source: str, query: SearchQuery, words: list[str], *, limit: int, allow_private: bool,
+    private_rows: Callable[[Row], bool], skip: Container[str] = (), snippets: bool = True,
 ) -> Iterator[dict]:
     """Keyword hits as rows {slug, title, body, chunk} the caller may see.
 
     The keyword index covers the whole body, private facts-fence rows included, so
-    unless the caller may read those rows (`private_rows`: trusted callers only, whatever
-    pages it may see) a hit counts only if the query matches the world-safe text as the
+    unless the caller may read those rows (`private_rows(row)`: the page's own writer, through a
+    trusted client or a read:private token, whatever pages it may see) a hit counts only if the query matches the world-safe text as the
     index matched it (every term for an "all" query, one for "any"), and its body and
     chunk come from that text: the private rows never surface, not even as the reason
     a page matched. Rows come one by one as they are read; hits whose slug is in `skip`
     (looked up as each comes) are left out unread.
     """
     # The index's snippet is read only by a caller who may see private rows; the others get one cut from the world view.
-    for r in brain.keyword_search(source, query, limit=limit, allow_private=allow_private, snippets=private_rows):
+    for r in brain.keyword_search(source, query, limit=limit, allow_private=allow_private, snippets=snippets):
         if r["slug"] in skip:
             continue
-        row = _readable(r, list(query.terms), private_rows, matched=True, every=query.mode == "all")
+        row = _readable(r, list(query.terms), private_rows(r), matched=True, every=query.mode == "all")
         if row is not None:
             yield row
 
@@ -232,7 +232,7 @@ def content_terms(query: str) -> list[str]:
 
 
 def hybrid_search(ctx: VerbContext, query: str, limit: int, arm: VectorArm, *, allow_private: bool) -> list[dict]:
-    brain, source, private_rows = ctx.brain, ctx.source, ctx.caller.trusted
+    brain, source, mine = ctx.brain, ctx.source, ctx.private_rows_of
     words = content_terms(query)
     norm = normalize_alias(query)
     phrase = collapse(query).lower()
@@ -251,19 +251,20 @@ def hybrid_search(ctx: VerbContext, query: str, limit: int, arm: VectorArm, *, a
 
     alias_slugs = brain.alias_slugs(source, norm) if norm else []
     for slug, row in brain.pages_by_slugs(source, alias_slugs, allow_private=allow_private).items():
-        seen("alias", slug, _readable(row, words, private_rows, matched=False) | {"slug": slug})
+        seen("alias", slug, _readable(row, words, mine(row), matched=False) | {"slug": slug})
     snippets: dict[str, str] = {}
     if words:
         title_phrase = SearchQuery.of(words, "title_phrase")
         for r in brain.keyword_search(source, title_phrase, limit=pool, allow_private=allow_private, snippets=False):
-            seen("title", r["slug"], _readable(r, words, private_rows, matched=False) | {"slug": r["slug"]})
+            seen("title", r["slug"], _readable(r, words, mine(r), matched=False) | {"slug": r["slug"]})
         for query_ in _keyword_queries(words):
-            for r in lexical_hits(brain, source, query_, words, limit=pool, allow_private=allow_private, private_rows=private_rows):
+            for r in lexical_hits(brain, source, query_, words, limit=pool, allow_private=allow_private, private_rows=mine,
+                                  snippets=ctx.caller.reads_private):
                 seen("keyword", r["slug"], r)
                 snippets.setdefault(r["slug"], r["chunk"])
     vector_best: dict[str, tuple[float, str]] = {}
     for hit in arm.pages(pool):
-        seen("vector", hit["slug"], _readable(hit, words, private_rows, matched=False))  # its chunk is world-safe already
+        seen("vector", hit["slug"], _readable(hit, words, mine(hit), matched=False))  # its chunk is world-safe already
         vector_best[hit["slug"]] = (hit["cosine"], hit["chunk"])
 
     aliased = set(alias_slugs) | brain.aliased_slugs(source, list(pages), norm)

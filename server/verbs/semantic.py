@@ -68,7 +68,8 @@ class VectorArm:
             score = cosine[r["vector_id"]]
             held = best.get(r["slug"])
             if held is None or score > held["cosine"]:
-                best[r["slug"]] = {"slug": r["slug"], "title": r["title"], "body": r["body"], "chunk": r["chunk"], "cosine": score}
+                best[r["slug"]] = {"slug": r["slug"], "title": r["title"], "body": r["body"], "chunk": r["chunk"], "cosine": score,
+                                  "owner": r["owner"]}
         ranked = sorted(best.values(), key=lambda h: (-h["cosine"], h["slug"]))
         if not ranked or ranked[0]["cosine"] <= 0:
             return []

@@ -61,18 +61,36 @@ class PgServer:
         a process caches per brain URL carries over to the next test.
         """
         self.leases += 1
+        owner = self._brain_owner()
         if not empty and self.free:
             name = self.free.pop()
         else:
             name = "t_" + uuid.uuid4().hex[:12]
-            self.admin(f'CREATE DATABASE "{name}" TEMPLATE template0')
+            self.admin(f'CREATE DATABASE "{name}" TEMPLATE template0' + (f' OWNER "{owner}"' if owner else ""))
+            if owner:
+                self._admin_in(name, "CREATE EXTENSION IF NOT EXISTS vector" if self.kind == "pgvector" else "SELECT 1")
             if not empty:
                 from memverbs.server.brain.postgres import PostgresBrain
 
-                PostgresBrain.open(self.url(name), create=True).close()
+                PostgresBrain.open(self.url(name, user=owner or "postgres"), create=True).close()
                 if self.tables is None:  # what a current brain holds: a reused one must hold just that
                     self.tables = set(self._public_tables(name))
-        return self.url(name) + f"&application_name=lease{self.leases}"
+        return self.url(name, user=owner or "postgres") + f"&application_name=lease{self.leases}"
+
+    def _brain_owner(self) -> str | None:
+        """With MEMVERBS_TEST_PG_OWNER=1, brains belong to a plain role (not a superuser, which no
+        row-level security holds), as a deployment's do: the suites then run under the people policies."""
+        if os.environ.get("MEMVERBS_TEST_PG_OWNER") != "1":
+            return None
+        self.admin("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mv_owner') THEN "
+                   "CREATE ROLE mv_owner LOGIN CREATEDB CREATEROLE; END IF; END $$")
+        return "mv_owner"
+
+    def _admin_in(self, db: str, sql: str) -> None:
+        import psycopg
+
+        with psycopg.connect(self.url(db), autocommit=True) as conn:
+            conn.execute(sql)
 
     def drop_database(self, url: str) -> None:
         name = url.split("@/", 1)[1].split("?", 1)[0]

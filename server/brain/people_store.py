@@ -1,0 +1,84 @@
+"""The brain's people (server/people.py), in either backend: the same SQL on SQLite and Postgres.
+
+The owner (person 1) is not a row; the others are, with ids from 2, given under the write lock
+(not by a sequence, which a copied or emptied brain would restart at 1). Mapping a person to a
+Postgres role, and granting that role what a teammate needs, is the Postgres brain's own
+(`postgres.PostgresBrain.grant_person_role`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from memverbs.server.errors import BrainError
+from memverbs.server.people import OWNER, OWNER_NAME
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    from memverbs.server.brain.base import Row
+
+PERSON_COLS = "id, name, role, created_at"
+
+
+class PersonTaken(BrainError):
+    def __init__(self, what: str) -> None:
+        super().__init__(f"{what} is already one of the brain's people", "See them with `memverbs people list`.")
+
+
+class PeopleStore:
+    MARK = "?"
+
+    if TYPE_CHECKING:  # provided by each backend's base class
+        def write(self) -> AbstractContextManager[Any]: ...
+        def query(self, sql: str, params: Any = ()) -> list[Any]: ...
+        def one(self, sql: str, params: Any = ()) -> Any: ...
+
+    def _people_sql(self, text: str) -> str:
+        return text if self.MARK == "?" else text.replace("?", self.MARK)
+
+    def session_person(self) -> int:
+        """The person the brain's connection is, when a call names none: on SQLite the owner."""
+        from memverbs.server.people import current  # noqa: PLC0415
+
+        return current().person or OWNER
+
+    def people(self) -> list[Row]:
+        """The people the brain is shared with (the owner, person 1, is not a row), by id."""
+        return self.query(f"SELECT {PERSON_COLS} FROM people ORDER BY id")
+
+    def person_named(self, name: str) -> Row | None:
+        return self.one(self._people_sql(f"SELECT {PERSON_COLS} FROM people WHERE name = ?"), (name,))
+
+    def person_id(self, name: str) -> int | None:
+        """The id of the person called `name` (`owner` is 1), or None."""
+        if name == OWNER_NAME:
+            return OWNER
+        row = self.person_named(name)
+        return None if row is None else int(row["id"])
+
+    def add_person(self, name: str, role: str | None, now: int) -> int:
+        """A new person (ids from 2); PersonTaken when the name or the role is someone's already."""
+        with self.write() as db:
+            if db.execute(self._people_sql("SELECT 1 FROM people WHERE name = ?"), (name,)).fetchone() is not None:
+                raise PersonTaken(f"person {name!r}")
+            taken = None if role is None else db.execute(
+                self._people_sql("SELECT name FROM people WHERE role = ?"), (role,)
+            ).fetchone()
+            if taken is not None:
+                raise PersonTaken(f"the role {role!r} (person {taken[0]!r})")
+            next_id = db.execute("SELECT coalesce(max(id), 1) + 1 FROM people").fetchone()[0]
+            db.execute(
+                self._people_sql("INSERT INTO people (id, name, role, created_at) VALUES (?, ?, ?, ?)"),
+                (next_id, name, role, now),
+            )
+            return int(next_id)
+
+    def set_person_role(self, name: str, role: str | None) -> None:
+        with self.write() as db:
+            taken = db.execute(
+                self._people_sql("SELECT name FROM people WHERE role = ? AND name <> ?"), (role, name)
+            ).fetchone()
+            if taken is not None:
+                raise PersonTaken(f"the role {role!r} (person {taken[0]!r})")
+            db.execute(self._people_sql("UPDATE people SET role = ? WHERE name = ?"), (role, name))

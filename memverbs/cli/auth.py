@@ -68,7 +68,7 @@ def _create(args: argparse.Namespace, runtime: Runtime, brain: Brain) -> int:
         # A SQLite brain is one person's file: it cannot keep one person's private rows from another's token.
         return fail("read:private is for the owner's tokens on a SQLite brain",
                     "Leave read:private out, or put the brain on Postgres, where each person's private rows are theirs "
-                    "alone (docs/postgres.md).", code=2)
+                    "alone (`memverbs docs postgres`).", code=2)
     source = (args.source or "").strip() or runtime.source
     token = tokens.mint()
     now = now_ms()

@@ -425,6 +425,16 @@ _PAGE_HISTORY = """
     ALTER TABLE sync_folders ADD COLUMN watcher_host TEXT;
 """
 
+# A synced folder is known by the id in its `.memverbs/folder.json` and the host syncing it, not by its
+# path (server/sync/identity.py): two machines' folders at one path are two rows.
+_FOLDER_IDENTITY = """
+    ALTER TABLE sync_folders DROP CONSTRAINT IF EXISTS sync_folders_source_id_root_key;
+    ALTER TABLE sync_folders ADD COLUMN folder_uid TEXT;
+    CREATE UNIQUE INDEX sync_folders_identity ON sync_folders (source_id, folder_uid, host) WHERE folder_uid IS NOT NULL;
+    CREATE UNIQUE INDEX sync_folders_by_path ON sync_folders (source_id, root, COALESCE(host, '')) WHERE folder_uid IS NULL;
+    CREATE INDEX sync_files_by_slug ON sync_files (slug);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -445,6 +455,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     # by a scan of the source's pages (strpos), the same answers without an extension (pg_trgm).
     Migration("0016_page_trigrams", "SELECT 1"),
     Migration("0017_page_history", _PAGE_HISTORY),
+    Migration("0018_folder_identity", _FOLDER_IDENTITY),
 )
 
 # Not a numbered step: whether pgvector can be used depends on the server, not on the schema's

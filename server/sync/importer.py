@@ -215,6 +215,7 @@ class FolderPass:
             if not self.dry_run:
                 self._record(rel, slug, got, page["updated_at"])
             return "unchanged", ""
+        self._check_slug_space(rel, slug, got)
         renamed_from = moves.take(rel, got.digest) if moves is not None and prev is None and page is None else None
         if renamed_from is not None:
             if self.dry_run:
@@ -233,6 +234,22 @@ class FolderPass:
         self._put(slug, got.text)
         self._record(rel, slug, got, self._updated_at(slug))
         return ("created" if page is None else "updated"), ""
+
+    def _check_slug_space(self, rel: str, slug: str, got: Read) -> None:
+        """A slug another folder's note holds is that note's page: this file never overwrites it. The clash
+        is a conflict (the brain's page, which the file would have replaced, is kept with it) and the file
+        fails as it stands until it is renamed or its folder gets a prefix of its own."""
+        others = [r for r in self.brain.sync_slug_files(self.source, slug) if r["folder_id"] != self.folder.id]
+        if not others:
+            return
+        other = others[0]
+        where = f"{other['root']}/{other['rel_path']}" + (f" on {other['host']}" if other["host"] else "")
+        if not self.dry_run and not any(c["rel_path"] == rel and c["slug"] == slug for c in self.state.conflicts(self.folder)):
+            self.state.add_conflict(self.folder, rel, slug, render_page(self.brain, self.source, slug) or "")
+        raise Failure(
+            f'maps to the slug "{slug}", which {where} (another synced folder) holds; not applied, so neither note '
+            "overwrites the other. Rename this file, or sync this folder with a --prefix of its own"
+        )
 
     def move(self, old: FileState, rel: str, slug: str, got: Read, report: Report) -> None:
         """A gone note is this new file: its page moves to the file's slug with its facts, aliases, links and

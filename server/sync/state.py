@@ -153,13 +153,13 @@ class SyncState:
         return _folder(self.brain.sync_folder(self.source, root, prefix, mode, now_ms(), host, uid, mine.id if mine else None))
 
     def _claim_prefix(self, rows: list[Folder], mine: Folder | None, root: str, prefix: str, host: str) -> Folder | None:
-        """Refuse a slug prefix another synced folder holds. One of this machine's whose folder is gone from
-        its path, with no id or none found, is this folder moved (a folder synced before ids were kept):
-        it is adopted, with its files' state, so its notes keep their pages."""
+        """Refuse a slug prefix another synced folder holds. One of this machine's from before ids were kept
+        whose folder is gone from its path is this folder, moved: it is adopted, with its files' state, so
+        its notes keep their pages (one with an id is another folder, perhaps on a drive not mounted now)."""
         for other in rows:
             if other.mode != "sync" or other.prefix != prefix or (mine is not None and other.id == mine.id):
                 continue
-            if mine is None and other.here() and not os.path.isdir(other.root):
+            if mine is None and other.uid is None and other.here() and not os.path.isdir(other.root):
                 return other
             where = f"{other.root}" + (f" on {other.host}" if other.host and other.host != host else "")
             said = f'--prefix "{prefix}"' if prefix else "no --prefix"

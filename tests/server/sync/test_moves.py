@@ -157,3 +157,21 @@ def test_an_orphaned_page_is_named_by_status_and_doctor(tmp_path, cli, cli_json,
     assert "orphan" in out and "note" in out
     _code, out, _ = cli("doctor")
     assert "orphan" in out and "note (1 fact" in out, out
+
+
+def test_a_watcher_killed_in_the_middle_of_a_move_loses_nothing(tmp_path, local, watcher):
+    """kill -9 while a moved note's delete is held (or before its create is applied): the next watcher's
+    start-up pass pairs the gone note with the new file, so the page keeps its facts and aliases."""
+    import signal
+
+    root = tmp_path / "v"
+    write(root / "note.md", "# Note\nbody\n")
+    proc = watcher(root)
+    _with_identity(local, "note")
+    os.makedirs(root / "X")
+    os.rename(root / "note.md", root / "X" / "note.md")
+    time.sleep(0.3)  # the folder's walk may have run; the held delete has not come due
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    watcher(root)
+    _kept(local, "note", "x/note")

@@ -67,10 +67,10 @@ class PassMoves(Moves):
             if f.rel_path not in self.taken:
                 self.taken.add(f.rel_path)
                 return f
-        f = self.by_name.get(rel)
-        if f is not None and f.rel_path not in self.taken:
-            self.taken.add(f.rel_path)
-            return f
+        named = self.by_name.get(rel)
+        if named is not None and named.rel_path not in self.taken:
+            self.taken.add(named.rel_path)
+            return named
         return None
 
     def claim(self, rel: str) -> None:

@@ -105,12 +105,14 @@ class FailedFile:
 
 
 def _folder(row: Row) -> Folder:
+    # doctor reads a brain without migrating it: one from before hosts (or ids) were kept lacks the columns
+    cols = set(row.keys())
     return Folder(
         row["id"], row["root"], row["slug_prefix"], row["mode"], row["last_pass_at"], row["last_change_at"],
         row["watcher_pid"], row["watcher_beat"],
-        # doctor reads a brain without migrating it: one from before hosts (or ids) were kept lacks the columns
-        *((row["host"], row["watcher_host"]) if "host" in row.keys() else (None, None)),  # noqa: SIM118 - sqlite3.Row: `in` looks at values
-        row["folder_uid"] if "folder_uid" in row.keys() else None,  # noqa: SIM118
+        host=row["host"] if "host" in cols else None,
+        watcher_host=row["watcher_host"] if "watcher_host" in cols else None,
+        uid=row["folder_uid"] if "folder_uid" in cols else None,
     )
 
 

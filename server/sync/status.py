@@ -182,10 +182,10 @@ def sync_checks(where: BrainLocation, source: str) -> list[tuple[str, str, str, 
             fix = "; ".join(fixes)
             out.append((name, "fail", f"{detail}; " + "; ".join(said), fix[0].upper() + fix[1:] + "."))
         elif r["orphans"]:
-            said = _some(f"{o['slug']} ({o['facts']} fact{'' if o['facts'] == 1 else 's'}, its note now {o['moved_to']})"
-                         for o in r["orphans"])
+            named = _some(f"{o['slug']} ({o['facts']} fact{'' if o['facts'] == 1 else 's'}, its note now {o['moved_to']})"
+                          for o in r["orphans"])
             first = r["orphans"][0]
-            out.append((name, "warn", f"{detail}; {len(r['orphans'])} orphaned page(s), whose note moved: {said}",
+            out.append((name, "warn", f"{detail}; {len(r['orphans'])} orphaned page(s), whose note moved: {named}",
                         f"Refile each one's facts under the note's page and delete it, e.g. `memverbs move-facts "
                         f"{first['slug']} {first['moved_to_slug']}` then `memverbs call delete_page "
                         f"'{{\"slug\": \"{first['slug']}\"}}'`."))

@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, t, seconds in runs:
         rows += [
             f"| {name}: cases (two fresh folders each) | {t.cases} ({seconds:.0f} s) |",
-            f"| {name}: operations | {sum(t.ops.values())}: {listed(t.ops)} |",
+            f"| {name}: operations drawn (one with no note to act on does nothing) | {sum(t.ops.values())}: {listed(t.ops)} |",
             f"| {name}: pass and tick outcomes, per file | {listed(t.outcomes)} |",
             f"| {name}: note versions memverbs saw, each looked for | {t.versions} |",
             f"| {name}: versions lost / facts detached / other host's damage | {t.lost_text} / {t.detached_facts} / {t.other_host_damage} |",
@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         BEGIN,
         "## Sync you can trust in a team: moves, folder identity, two hosts (`python -m benchmarks.sync_moves_fuzz`)",
         "",
-        f"{args.examples} hypothesis examples per backend, each two synced folders (one with no prefix, one with "
+        f"{args.examples} hypothesis examples per backend (up to 25 operations each), each two synced folders (one with no prefix, one with "
         "`--prefix b`) and a random run of creates, edits, atomic saves, moves into new and existing folders (reported "
         "as one move event, or split into a delete and a create as inotify does for a move into a folder made a moment "
         "before), renames of notes and folders, deletes, watcher ticks, held deletes coming due, full passes, watchers "

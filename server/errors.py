@@ -26,7 +26,8 @@ what is wrong and a `fix` that says what to do about it.
          module's answer: FrameError (a stdio line that is no request), BodyTooLarge
          (HTTP 413), TokenNameTaken, PageFormatError and FrontmatterRefused (a page's markdown),
          OutsideFolder (server/files.py: a path through a symlink), sync's Skip and Failure (one
-         file's outcome), and the CLI and UI's UsageError, WhenError, FilterError, ActionError.
+         file's outcome), SlugSpaceTaken (a second folder claiming a slug prefix), and the CLI
+         and UI's UsageError, WhenError, FilterError, ActionError.
 
 Outside the tree, on purpose: the hook runner's `Deadline` is a BaseException, like
 KeyboardInterrupt, so no `except Exception` on the way can swallow a deadline.

@@ -357,16 +357,28 @@ def run_watch(args: argparse.Namespace) -> int:
 
 def _this_hosts_folders(state: SyncState) -> list[Folder]:
     """`sync --watch` alone: the synced folders of this machine that nobody watches yet, claimed. A folder
-    synced from another machine (a teammate's, at a path that may exist here too) is never adopted."""
-    from memverbs.server.sync.state import this_host  # noqa: PLC0415
+    synced from another machine (a teammate's, at a path that may exist here too) is never adopted, nor is
+    a folder now at a synced one's path that is not that folder (its .memverbs/folder.json says another id)."""
+    from memverbs.server.errors import MemverbsError  # noqa: PLC0415
+    from memverbs.server.sync.identity import read_id  # noqa: PLC0415
 
-    here, out = this_host(), []
+    out = []
     for folder in state.folders("sync"):
-        if folder.host not in (None, here):
+        if not folder.here():
             print(f"memverbs: not watching {folder.root}: it is synced from {folder.host} "
                   "(`memverbs sync DIR --watch` watches it from here)", file=sys.stderr)
             continue
         if not os.path.isdir(folder.root):
+            continue
+        if folder.uid is not None and read_id(folder.root) != folder.uid:
+            print(f"memverbs: not watching {folder.root}: the folder there is not the one synced from that path "
+                  "(its .memverbs/folder.json has another id; `memverbs sync DIR --watch` syncs it as a folder of its own)",
+                  file=sys.stderr)
+            continue
+        try:
+            folder = state.folder(folder.root, folder.prefix, "sync")  # a folder from before ids gets its id here
+        except MemverbsError as exc:
+            print(f"memverbs: not watching {folder.root}: {exc.message}", file=sys.stderr)
             continue
         holder = state.claim_watch(folder)
         if holder is not None:
@@ -396,11 +408,18 @@ def run_status(args: argparse.Namespace) -> int:
     for r in rows:
         prefix = f" → {r['prefix']}/" if r["prefix"] else ""
         watch = f"watched by pid {r['watcher_pid']}" if r["watching"] else "not watched"
+        if not r["here"]:
+            watch += f", synced from {r['host']}"
         print(f"{r['root']}{prefix} [{r['mode']}, {watch}] {plural(r['files'], 'file')}, last pass {r['last_pass_at'] or 'never'}, lag {r['lag']}")
+        if not r["here"]:
+            continue  # its files are on that machine: nothing here to compare them with
         print(f"  pending: {plural(r['pending_files'], 'changed or new file')}, {r['pending_deletes']} deleted, "
                   f"{plural(r['pending_write_back'], 'page')} to write back")
         for f in r["failing_files"]:
             print(f"  failing {f['file']} since {f['since']}: {f['reason']} (fix the file and save it)")
+        for o in r["orphans"]:
+            print(f"  orphan {o['slug']} ({plural(o['facts'], 'fact')}): its note is now {o['moved_to']} ({o['moved_to_slug']}); "
+                  f"refile with `memverbs move-facts {o['slug']} {o['moved_to_slug']}`, then delete the page")
         for c in r["conflicts"]:
             print(f"  conflict #{c['id']} {c['file']} ({c['slug']}) at {c['detected_at']}: the file won, the brain's version is kept")
             _print_sides(c)

@@ -552,6 +552,36 @@ _PEOPLE = """
         ALTER TABLE access_tokens ADD COLUMN person INTEGER NOT NULL DEFAULT 1;
 """
 
+# A synced folder is known by the id in its `.memverbs/folder.json` and the host syncing it, not by its
+# path (server/sync/identity.py): two machines' folders at one path are two rows, so the table is
+# rebuilt without its one-row-per-path key (the 12-step way; steps run before foreign keys are on).
+_FOLDER_IDENTITY = """
+        CREATE TABLE sync_folders_new (
+            id             INTEGER PRIMARY KEY,
+            source_id      TEXT NOT NULL,
+            root           TEXT NOT NULL,                 -- where the folder is now, on its host
+            slug_prefix    TEXT NOT NULL DEFAULT '',
+            mode           TEXT NOT NULL CHECK (mode IN ('import', 'sync')),
+            created_at     INTEGER NOT NULL,
+            last_pass_at   INTEGER,
+            last_change_at INTEGER,
+            watcher_pid    INTEGER,
+            watcher_beat   INTEGER,
+            host           TEXT,
+            watcher_host   TEXT,
+            folder_uid     TEXT                           -- the id in the folder's .memverbs/folder.json
+        );
+        INSERT INTO sync_folders_new (id, source_id, root, slug_prefix, mode, created_at, last_pass_at, last_change_at,
+                                      watcher_pid, watcher_beat, host, watcher_host)
+            SELECT id, source_id, root, slug_prefix, mode, created_at, last_pass_at, last_change_at,
+                   watcher_pid, watcher_beat, host, watcher_host FROM sync_folders;
+        DROP TABLE sync_folders;
+        ALTER TABLE sync_folders_new RENAME TO sync_folders;
+        CREATE UNIQUE INDEX sync_folders_identity ON sync_folders (source_id, folder_uid, host) WHERE folder_uid IS NOT NULL;
+        CREATE UNIQUE INDEX sync_folders_by_path ON sync_folders (source_id, root, COALESCE(host, '')) WHERE folder_uid IS NULL;
+        CREATE INDEX sync_files_by_slug ON sync_files (slug);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -571,6 +601,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0016_page_trigrams", _PAGE_TRIGRAMS),
     Migration("0017_page_history", _PAGE_HISTORY),
     Migration("0018_people", _PEOPLE),
+    Migration("0019_folder_identity", _FOLDER_IDENTITY),
 )
 
 

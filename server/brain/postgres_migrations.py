@@ -540,6 +540,16 @@ _PEOPLE = """
         USING (person = (SELECT memverbs_person()) OR (SELECT memverbs_person()) = 1);
 """
 
+# A synced folder is known by the id in its `.memverbs/folder.json` and the host syncing it, not by its
+# path (server/sync/identity.py): two machines' folders at one path are two rows.
+_FOLDER_IDENTITY = """
+    ALTER TABLE sync_folders DROP CONSTRAINT IF EXISTS sync_folders_source_id_root_key;
+    ALTER TABLE sync_folders ADD COLUMN folder_uid TEXT;
+    CREATE UNIQUE INDEX sync_folders_identity ON sync_folders (source_id, folder_uid, host) WHERE folder_uid IS NOT NULL;
+    CREATE UNIQUE INDEX sync_folders_by_path ON sync_folders (source_id, root, COALESCE(host, '')) WHERE folder_uid IS NULL;
+    CREATE INDEX sync_files_by_slug ON sync_files (slug);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_core_tables", _CORE_TABLES),
     Migration("0002_keyword_index", _KEYWORD_INDEX),
@@ -561,6 +571,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0016_page_trigrams", "SELECT 1"),
     Migration("0017_page_history", _PAGE_HISTORY),
     Migration("0018_people", _PEOPLE),
+    Migration("0019_folder_identity", _FOLDER_IDENTITY),
 )
 
 # What a teammate's role is granted (`memverbs people add NAME --role ROLE`): the brain's rows, under

@@ -53,7 +53,8 @@ class SqliteBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, V
             if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")  # durable across process crashes in WAL mode
-            db.execute("PRAGMA foreign_keys = ON")
+            # Schema steps run before foreign keys are enforced, as SQLite's way to rebuild a table asks
+            # (a rebuilt parent table would otherwise take its children's rows down with the old one).
             if create:
                 migrations.migrate(db, path)
             else:
@@ -61,6 +62,7 @@ class SqliteBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, V
                 waiting = migrations.pending(db)
                 if waiting:
                     migrations.migrate(db, path)
+            db.execute("PRAGMA foreign_keys = ON")
         except sqlite3.DatabaseError as exc:
             db.close()
             raise translate(exc, path) from exc

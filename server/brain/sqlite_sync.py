@@ -19,23 +19,40 @@ class SyncStore(SqliteBase):
 
     # -- folders -------------------------------------------------------------
 
-    def sync_folder(self, source: str, root: str, prefix: str, mode: str, now: int, host: str | None = None) -> sqlite3.Row:
-        """The folder's row, created on first use; `sync` upgrades an imported folder to synced. `host`: the
-        machine it is synced from, kept from the first pass that says (a row from before keeps none until then)."""
+    def sync_folder(self, source: str, root: str, prefix: str, mode: str, now: int, host: str | None = None,
+                    uid: str | None = None, folder_id: int | None = None) -> sqlite3.Row:
+        """The folder's row, created on first use; `sync` upgrades an imported folder to synced. A folder is
+        the row `folder_id` when given (server/sync/state.py found it), else the one with its id (`uid`, from
+        its .memverbs/folder.json) on `host`, else one known by path alone from before folders had ids (on
+        `host`, or on none said): that one is adopted, taking the id. `host`: the machine it is synced from."""
         with self.write() as db:
-            row = db.execute("SELECT * FROM sync_folders WHERE source_id = ? AND root = ?", (source, root)).fetchone()
+            row = None
+            if folder_id is not None:
+                row = db.execute("SELECT * FROM sync_folders WHERE id = ?", (folder_id,)).fetchone()
+            if row is None and uid is not None:
+                row = db.execute("SELECT * FROM sync_folders WHERE source_id = ? AND folder_uid = ? AND host = ?",
+                                 (source, uid, host)).fetchone()
             if row is None:
-                db.execute(
-                    "INSERT INTO sync_folders (source_id, root, slug_prefix, mode, created_at, host) VALUES (?, ?, ?, ?, ?, ?)",
-                    (source, root, prefix, mode, now, host),
-                )
+                row = db.execute(
+                    "SELECT * FROM sync_folders WHERE source_id = ? AND root = ? AND folder_uid IS NULL "
+                    "AND (host IS NULL OR host = ?) ORDER BY host IS NULL, id",
+                    (source, root, host or ""),
+                ).fetchone()
+            if row is None:
+                folder_id = self.inserted_id(db.execute(
+                    "INSERT INTO sync_folders (source_id, root, slug_prefix, mode, created_at, host, folder_uid) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (source, root, prefix, mode, now, host, uid),
+                ))
             else:
+                folder_id = row["id"]
                 new_mode = "sync" if "sync" in (mode, row["mode"]) else "import"
                 db.execute(
-                    "UPDATE sync_folders SET slug_prefix = ?, mode = ?, host = COALESCE(host, ?) WHERE id = ?",
-                    (prefix, new_mode, host, row["id"]),
+                    "UPDATE sync_folders SET root = ?, slug_prefix = ?, mode = ?, host = COALESCE(host, ?), "
+                    "folder_uid = COALESCE(?, folder_uid) WHERE id = ?",
+                    (root, prefix, new_mode, host, uid, folder_id),
                 )
-            return db.execute("SELECT * FROM sync_folders WHERE source_id = ? AND root = ?", (source, root)).fetchone()
+            return db.execute("SELECT * FROM sync_folders WHERE id = ?", (folder_id,)).fetchone()
 
     def sync_folder_rows(self, source: str, mode: str | None = None) -> list:
         sql, args = "SELECT * FROM sync_folders WHERE source_id = ?", [source]
@@ -97,6 +114,21 @@ class SyncStore(SqliteBase):
     def sync_forget_file(self, folder_id: int, rel_path: str) -> None:
         with self.write() as db:
             db.execute("DELETE FROM sync_files WHERE folder_id = ? AND rel_path = ?", (folder_id, rel_path))
+
+    def sync_slug_files(self, source: str, slug: str) -> list:
+        """Every folder's file that maps to `slug` (two folders' files may: a collision is a conflict)."""
+        return self.query(
+            "SELECT sf.folder_id, sf.rel_path, f.root, f.host FROM sync_files sf JOIN sync_folders f ON f.id = sf.folder_id "
+            "WHERE sf.slug = ? AND f.source_id = ? ORDER BY sf.folder_id, sf.rel_path",
+            (slug, source),
+        )
+
+    def sync_all_file_slugs(self, source: str) -> set[str]:
+        rows = self.query(
+            "SELECT DISTINCT sf.slug FROM sync_files sf JOIN sync_folders f ON f.id = sf.folder_id WHERE f.source_id = ?",
+            (source,),
+        )
+        return {r[0] for r in rows}
 
     def sync_due(self, source: str, folder_id: int, since: int = 0) -> list:
         """Synced pages written since their file's last sync (only those stamped after `since`)."""

@@ -64,7 +64,7 @@ TABLES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("text_vectors", ("id",), ("id", "space_id", "text_hash", "vector", "created_at")),
     ("fact_vectors", ("fact_id", "space_id"), ("fact_id", "space_id", "vector", "created_at")),
     ("sync_folders", ("id",), ("id", "source_id", "root", "slug_prefix", "mode", "created_at", "last_pass_at",
-                               "last_change_at", "watcher_pid", "watcher_beat", "host", "watcher_host")),
+                               "last_change_at", "watcher_pid", "watcher_beat", "host", "watcher_host", "folder_uid")),
     ("sync_files", ("folder_id", "rel_path"), ("folder_id", "rel_path", "slug", "file_hash", "size", "mtime_ns",
                                                "page_updated_at", "synced_at")),
     ("sync_conflicts", ("id",), ("id", "folder_id", "rel_path", "slug", "brain_content", "detected_at", "resolved_at")),

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from memverbs.server.errors import BrainError, MemverbsError, VerbError
@@ -24,6 +24,7 @@ from memverbs.server.files import OutsideFolder, read_inside, stat_inside
 from memverbs.server.pages.markdown import PageFormatError, parse_page
 from memverbs.server.sync import scan
 from memverbs.server.sync.facts_file import read_facts
+from memverbs.server.sync.moves import Moves, PassMoves
 from memverbs.server.sync.render import render_page
 from memverbs.server.sync.report import Report
 from memverbs.server.sync.slugs import note_name, slug_for_path
@@ -116,10 +117,7 @@ class FolderPass:
             e.rel + "/" for e in entries if e.skip == scan.SYMLINK or (e.kind == "error" and e.skip and e.skip.startswith("cannot read folder"))
         )
         gone = {rel: f for rel, f in known.items() if rel not in present and f.slug and not rel.startswith(unreadable)}
-        gone_by_hash: dict[str, list[FileState]] = {}
-        if follow_deletes:
-            for f in gone.values():
-                gone_by_hash.setdefault(f.file_hash, []).append(f)
+        moves = PassMoves(gone if follow_deletes else {}, [e.rel for e in entries if e.kind == "page" and e.rel not in known])
         claimed: dict[str, str] = {}
         facts_entry = None
         # Shortest paths first: of two notes with one name, the one a `[[name]]` means (the shorter
@@ -132,7 +130,7 @@ class FolderPass:
                 report.add("skipped" if e.kind == "skipped" else "errors", e.rel, e.skip or "")
                 outcome = e.kind
             else:
-                outcome = self.apply(e.rel, report, known.get(e.rel), claimed, gone_by_hash)
+                outcome = self.apply(e.rel, report, known.get(e.rel), claimed, moves)
             if progress:
                 progress(e.rel, outcome)
         if facts_entry is not None:
@@ -141,9 +139,8 @@ class FolderPass:
             self.state.recovered(self.folder, sorted(self._failing_files() - present))  # gone: nothing to fix any more
             self._failing_files().intersection_update(present)
         if follow_deletes:
-            left = {f.rel_path for files in gone_by_hash.values() for f in files}  # not taken by a rename
             for rel, f in gone.items():
-                if rel in left:
+                if rel not in moves.taken:  # not a note that moved
                     self.remove(rel, f, report)
         if not self.dry_run:
             self.state.pass_done(self.folder, report.changed)
@@ -152,10 +149,11 @@ class FolderPass:
     # -- one file ------------------------------------------------------------
 
     def apply(self, rel: str, report: Report, prev: FileState | None = None,
-              claimed: dict[str, str] | None = None, gone_by_hash: dict[str, list[FileState]] | None = None) -> str:
-        """Bring one file's page up to date; returns the outcome it was counted as."""
+              claimed: dict[str, str] | None = None, moves: Moves | None = None) -> str:
+        """Bring one file's page up to date; returns the outcome it was counted as. `moves`: the gone notes
+        a new file may be (server/sync/moves.py); without it a new file is a new note."""
         try:
-            outcome, why = self._apply(rel, prev, claimed if claimed is not None else {}, gone_by_hash or {}, report)
+            outcome, why = self._apply(rel, prev, claimed if claimed is not None else {}, moves, report)
         except Skip as exc:
             outcome, why = "skipped", str(exc)
         except Failure as exc:
@@ -194,15 +192,23 @@ class FolderPass:
         rel: str,
         prev: FileState | None,
         claimed: dict[str, str],
-        gone_by_hash: dict[str, list[FileState]],
+        moves: Moves | None,
         report: Report,
     ) -> tuple[str, str]:
         slug = slug_for_path(rel, self.folder.prefix)
         other = claimed.get(slug)
         if other is None:
             owner = self.state.file_for_slug(self.folder, slug)
-            if owner is not None and owner.rel_path != rel and os.path.exists(os.path.join(self.folder.root, owner.rel_path)):
-                other = owner.rel_path
+            if owner is not None and owner.rel_path != rel:
+                if os.path.lexists(os.path.join(self.folder.root, owner.rel_path)):
+                    other = owner.rel_path
+                elif prev is None:
+                    # The note was renamed to a name of the same slug (`Bob.md` → `bob.md`): still its page.
+                    if moves is not None:
+                        moves.claim(owner.rel_path)
+                    if not self.dry_run:
+                        self.state.forget(self.folder, owner.rel_path)
+                    prev = replace(owner, rel_path=rel, mtime_ns=-1)  # read it: its bytes decide
         if other is not None and other != rel:
             raise Failure(f'maps to the same slug "{slug}" as {other}; rename one of them (`memverbs docs sync`: the slug rule)')
         claimed[slug] = rel
@@ -232,21 +238,12 @@ class FolderPass:
             if not self.dry_run:
                 self._record(rel, slug, got, page["updated_at"])
             return "unchanged", ""
-        candidates = gone_by_hash.get(got.digest) if prev is None else None
-        renamed_from = candidates.pop(0) if candidates else None
-        if renamed_from is not None and renamed_from.slug != slug and page is None:
+        self._check_slug_space(rel, slug, got)
+        renamed_from = moves.take(rel, got.digest) if moves is not None and prev is None and page is None else None
+        if renamed_from is not None:
             if self.dry_run:
                 return "renamed", f"from {renamed_from.rel_path}"
-            if self.brain.page(self.source, renamed_from.slug) is not None:
-                # Same bytes, so the page is already what the file says: moving it is the whole change
-                # (re-putting it would re-resolve its links against slugs that may have just moved too).
-                # A title that came from the old file name becomes the new one; a title the note declares stays.
-                retitle = None if declared_title(got.text) else (note_name(renamed_from.rel_path), note_name(rel))
-                self.brain.rename_page(self.source, renamed_from.slug, slug, now_ms(), title=retitle)
-            else:
-                self._put(slug, got.text, rel)
-            self.state.forget(self.folder, renamed_from.rel_path)
-            self._record(rel, slug, got, self._updated_at(slug))
+            self.move(renamed_from, rel, slug, got, report)
             return "renamed", f"from {renamed_from.rel_path}"
         if prev is not None and page is not None and prev.page_updated_at is not None and page["updated_at"] > prev.page_updated_at:
             # Both sides changed since the last sync: the file wins, the brain's version is kept.
@@ -260,6 +257,45 @@ class FolderPass:
         self._put(slug, got.text, rel)
         self._record(rel, slug, got, self._updated_at(slug))
         return ("created" if page is None else "updated"), ""
+
+    def _check_slug_space(self, rel: str, slug: str, got: Read) -> None:
+        """A slug another folder's note holds is that note's page: this file never overwrites it. The clash
+        is a conflict (the brain's page, which the file would have replaced, is kept with it) and the file
+        fails as it stands until it is renamed or its folder gets a prefix of its own."""
+        others = [r for r in self.brain.sync_slug_files(self.source, slug) if r["folder_id"] != self.folder.id]
+        if not others:
+            return
+        other = others[0]
+        where = f"{other['root']}/{other['rel_path']}" + (f" on {other['host']}" if other["host"] else "")
+        if not self.dry_run and not any(c["rel_path"] == rel and c["slug"] == slug for c in self.state.conflicts(self.folder)):
+            self.state.add_conflict(self.folder, rel, slug, render_page(self.brain, self.source, slug) or "")
+        raise Failure(
+            f'maps to the slug "{slug}", which {where} (another synced folder) holds; not applied, so neither note '
+            "overwrites the other. Rename this file, or sync this folder with a --prefix of its own"
+        )
+
+    def move(self, old: FileState, rel: str, slug: str, got: Read, report: Report) -> None:
+        """A gone note is this new file: its page moves to the file's slug with its facts, aliases, links and
+        history, then takes the file's text if that changed too. A page written through memverbs since the
+        last sync is a conflict the file wins, as for a note that did not move."""
+        page = self.brain.page(self.source, old.slug)
+        if page is None:
+            self._put(slug, got.text, rel)
+        else:
+            if old.slug != slug and self.brain.page(self.source, slug) is None:
+                # A title that came from the old file name becomes the new one; a title the note declares stays.
+                retitle = None if declared_title(got.text) else (note_name(old.rel_path), note_name(rel))
+                self.brain.rename_page(self.source, old.slug, slug, now_ms(), title=retitle)
+            if old.page_updated_at is not None and page["updated_at"] > old.page_updated_at:
+                self.state.add_conflict(self.folder, rel, slug, render_page(self.brain, self.source, slug) or "")
+                report.conflicts.append((rel, slug))
+                self._put(slug, got.text, rel)
+            elif got.digest != old.file_hash:
+                self._put(slug, got.text, rel)
+            # Same bytes: moving the page is the whole change (re-putting it would re-resolve its links
+            # against slugs that may have just moved too).
+        self.state.forget(self.folder, old.rel_path)
+        self._record(rel, slug, got, self._updated_at(slug))
 
     def read(self, rel: str) -> Read:
         """The file's text, read without following a symlink anywhere below the folder (server/files.py)."""

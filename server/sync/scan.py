@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from memverbs.server.files import OutsideFolder, open_dir_inside
+from memverbs.server.sync.identity import FOLDER_DIR
 
 FACTS_FILE = "memverbs-facts.jsonl"
 BACKUP_DIR = ".memverbs-backup"  # `export --full`'s tables (server/sync/backup.py): hidden, so a vault's tools pass it by
@@ -75,6 +76,8 @@ def _walk(root: str, rel: str) -> Iterator[Entry]:
             continue
         if not rel and e.name == BACKUP_DIR and is_dir:
             continue  # a full export's backup: import restores it before the walk (server/brain/backup.py)
+        if not rel and e.name == FOLDER_DIR:
+            continue  # memverbs's own: the folder's identity (server/sync/identity.py), not content nor news
         if e.name.startswith("."):
             # .obsidian/, .git/, .trash/, .DS_Store: not content. One line for a folder, never one per file in it.
             what = "hidden folder, not content" if is_dir else "hidden file, not content"

@@ -14,6 +14,8 @@ import socket
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from memverbs.server.errors import MemverbsError
+from memverbs.server.sync import identity
 from memverbs.server.timeparse import now_ms
 
 if TYPE_CHECKING:
@@ -32,10 +34,29 @@ class Folder:
     watcher_beat: int | None
     host: str | None = None  # the machine it is synced from (None: a row from before hosts were kept)
     watcher_host: str | None = None
+    uid: str | None = None  # the id in its .memverbs/folder.json (None: known by path, from before ids)
+
+    def here(self) -> bool:
+        """Whether this machine syncs it: only then is `root` a path to read here."""
+        return self.host in (None, this_host())
 
 
 HEARTBEAT_MS = 2_000
 STALE_MS = 5 * HEARTBEAT_MS  # a watcher silent this long is gone (killed, its machine off or suspended)
+
+
+class SlugSpaceTaken(MemverbsError):
+    """A second folder asked for a slug prefix another synced folder holds (message: which; fix: --prefix)."""
+
+
+def _suggest(root: str, taken: set[str]) -> str:
+    from memverbs.server.sync.slugs import segment_slug  # noqa: PLC0415
+
+    base = segment_slug(os.path.basename(root.rstrip("/")) or "notes")
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}-{n}", n + 1
+    return name
 
 
 def this_host() -> str:
@@ -84,11 +105,14 @@ class FailedFile:
 
 
 def _folder(row: Row) -> Folder:
+    # doctor reads a brain without migrating it: one from before hosts (or ids) were kept lacks the columns
+    cols = set(row.keys())
     return Folder(
         row["id"], row["root"], row["slug_prefix"], row["mode"], row["last_pass_at"], row["last_change_at"],
         row["watcher_pid"], row["watcher_beat"],
-        # doctor reads a brain without migrating it: one from before hosts were kept has neither column
-        *((row["host"], row["watcher_host"]) if "host" in row.keys() else (None, None)),  # noqa: SIM118 - sqlite3.Row: `in` looks at values
+        host=row["host"] if "host" in cols else None,
+        watcher_host=row["watcher_host"] if "watcher_host" in cols else None,
+        uid=row["folder_uid"] if "folder_uid" in cols else None,
     )
 
 
@@ -108,8 +132,46 @@ class SyncState:
     # -- folders -------------------------------------------------------------
 
     def folder(self, root: str, prefix: str, mode: str) -> Folder:
-        """The folder's row, created on first use; `sync` upgrades an imported folder to synced."""
-        return _folder(self.brain.sync_folder(self.source, os.path.realpath(root), prefix, mode, now_ms(), this_host()))
+        """The folder's row, created on first use; `sync` upgrades an imported folder to synced.
+
+        A folder is its id (`.memverbs/folder.json`, given on its first sync) on this host, never its path
+        alone: a teammate's folder at the same path is another folder, and a moved folder is still this one.
+        A synced folder claims its slug prefix: a second folder claiming one already claimed is refused
+        (SlugSpaceTaken), with the fix."""
+        root = os.path.realpath(root)
+        host = this_host()
+        uid = identity.ensure_id(root) if mode == "sync" else identity.read_id(root)
+        rows = [_folder(r) for r in self.brain.sync_folder_rows(self.source)]
+        mine = next((f for f in rows if uid is not None and f.uid == uid and f.host == host), None)
+        if mine is not None and mine.root != root and os.path.isdir(mine.root) and identity.read_id(mine.root) == uid:
+            # The same id in two places on this machine: a copy of a synced folder (`cp -r notes notes2`),
+            # which is a folder of its own, not the original moved.
+            uid = identity.write_id(root) if mode == "sync" else None
+            mine = None
+        if mine is None:
+            mine = next((f for f in rows if f.uid is None and f.root == root and f.host in (None, host)), None)
+        if mode == "sync":
+            mine = self._claim_prefix(rows, mine, root, prefix, host)
+        return _folder(self.brain.sync_folder(self.source, root, prefix, mode, now_ms(), host, uid, mine.id if mine else None))
+
+    def _claim_prefix(self, rows: list[Folder], mine: Folder | None, root: str, prefix: str, host: str) -> Folder | None:
+        """Refuse a slug prefix another synced folder holds. One of this machine's from before ids were kept
+        whose folder is gone from its path is this folder, moved: it is adopted, with its files' state, so
+        its notes keep their pages (one with an id is another folder, perhaps on a drive not mounted now)."""
+        for other in rows:
+            if other.mode != "sync" or other.prefix != prefix or (mine is not None and other.id == mine.id):
+                continue
+            if mine is None and other.uid is None and other.here() and not os.path.isdir(other.root):
+                return other
+            where = f"{other.root}" + (f" on {other.host}" if other.host and other.host != host else "")
+            said = f'--prefix "{prefix}"' if prefix else "no --prefix"
+            raise SlugSpaceTaken(
+                f"{root} cannot be synced with {said}: {where} is synced with it already, and two folders' notes "
+                "would overwrite each other's pages",
+                f"Give this folder a prefix of its own: `memverbs sync {root} --prefix NAME` (e.g. --prefix "
+                f"{_suggest(root, {f.prefix for f in rows})}).",
+            )
+        return mine
 
     def folders(self, mode: str | None = None) -> list[Folder]:
         return [_folder(r) for r in self.brain.sync_folder_rows(self.source, mode)]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from typing import TYPE_CHECKING
 
 from memverbs.server.sync import scan
 from memverbs.server.sync.conflicts import describe
 from memverbs.server.sync.new_files import unfiled
-from memverbs.server.sync.state import Folder, SyncState, live_holder
+from memverbs.server.sync.state import FileState, Folder, SyncState, live_holder
 from memverbs.server.timeparse import iso, now_ms
 
 if TYPE_CHECKING:
@@ -28,12 +29,14 @@ def folder_status(brain: Brain, source: str, *, scan_files: bool = True, with_si
     state = SyncState(brain, source)
     out = []
     now = now_ms()
+    file_slugs: set[str] | None = None
     folders = state.folders()
     for folder in folders:
         known = state.files(folder)
         failed_files = state.failures(folder) if failures else {}
         pending, oldest, present, failing = 0, None, set(), []
-        if scan_files and os.path.isdir(folder.root):
+        here = folder.here()  # another machine's folder: its path names nothing here, even where it exists
+        if scan_files and here and os.path.isdir(folder.root):
             for e in scan.walk(folder.root):
                 if e.kind not in ("page", "facts"):
                     continue
@@ -53,14 +56,21 @@ def folder_status(brain: Brain, source: str, *, scan_files: bool = True, with_si
                     pending += 1
                     mtime = st.st_mtime_ns // 1_000_000
                     oldest = mtime if oldest is None else min(oldest, mtime)
-        deletes = len([r for r in known if r not in present]) if scan_files else 0
+        deletes = len([r for r in known if r not in present]) if scan_files and here else 0
         conflicts = state.conflicts(folder)
+        orphaned: list[dict] = []
+        if folder.mode == "sync" and failures:
+            if file_slugs is None:
+                file_slugs = brain.sync_all_file_slugs(source)
+            orphaned = orphans(brain, source, folder, known, file_slugs)
         out.append(
             {
                 "root": folder.root,
                 "prefix": folder.prefix,
                 "mode": folder.mode,
-                "exists": os.path.isdir(folder.root),
+                "host": folder.host,
+                "here": here,
+                "exists": os.path.isdir(folder.root) if here else None,
                 "files": len([f for f in known.values() if f.slug]),
                 "watching": watching(folder),
                 "watcher_pid": folder.watcher_pid,
@@ -73,6 +83,7 @@ def folder_status(brain: Brain, source: str, *, scan_files: bool = True, with_si
                 "lag_ms": max(0, now - oldest) if oldest is not None else 0,
                 "lag": _human(max(0, now - oldest)) if oldest is not None else "none",
                 "failing_files": failing,
+                "orphans": orphaned,
                 "conflicts": [
                     {"id": c["id"], "file": c["rel_path"], "slug": c["slug"], "detected_at": iso(c["detected_at"]),
                      **(describe(folder.root, c) if with_sides else {})}
@@ -80,6 +91,35 @@ def folder_status(brain: Brain, source: str, *, scan_files: bool = True, with_si
                 ],
             }
         )
+    return out
+
+
+def orphans(brain: Brain, source: str, folder: Folder, known: dict[str, FileState], file_slugs: set[str]) -> list[dict]:
+    """Pages of the folder's slug space whose note is gone while the page stayed live, with the facts on it:
+    a live page no file maps to, whose text or name a note of the folder now has (the note moved and a
+    memverbs from before moves kept identity made it a second page). A page an agent made under the
+    prefix, with no note of that text or name, is not one."""
+    by_hash: dict[str, str] = {}
+    by_name: dict[str, list[str]] = {}
+    for f in known.values():
+        if f.slug:
+            by_hash.setdefault(f.file_hash, f.rel_path)
+            by_name.setdefault(f.slug.rsplit("/", 1)[-1], []).append(f.rel_path)
+    space = folder.prefix + "/" if folder.prefix else ""
+    out = []
+    for slug, _vis in brain.live_page_slugs(source):
+        if not slug.startswith(space) or slug in file_slugs:
+            continue
+        page = brain.page(source, slug)
+        text = (page["markdown"] if page is not None else None) or ""
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        names = by_name.get(slug.rsplit("/", 1)[-1], [])
+        moved_to = by_hash.get(digest) or (names[0] if len(names) == 1 else None)
+        if moved_to is None:
+            continue
+        facts = brain.active_fact_count(source, slug, world_only=False, now=now_ms())
+        out.append({"slug": slug, "facts": facts, "moved_to": moved_to,
+                    "moved_to_slug": known[moved_to].slug})
     return out
 
 
@@ -122,6 +162,9 @@ def sync_checks(where: BrainLocation, source: str) -> list[tuple[str, str, str, 
     out: list[tuple[str, str, str, str | None]] = []
     for r in rows:
         name = f"sync {r['root']}"
+        if not r["here"]:
+            out.append((name, "ok", f"{r['mode']}, synced from {r['host']} (not this machine), {r['files']} files", None))
+            continue
         if not r["exists"]:
             out.append((name, "warn", "the folder is gone", f"Recreate {r['root']}, or ignore this if it was moved on purpose."))
             continue
@@ -141,6 +184,14 @@ def sync_checks(where: BrainLocation, source: str) -> list[tuple[str, str, str, 
                 fixes.append("fix each failing file (the reason is given) and save it: the next pass applies it")
             fix = "; ".join(fixes)
             out.append((name, "fail", f"{detail}; " + "; ".join(said), fix[0].upper() + fix[1:] + "."))
+        elif r["orphans"]:
+            named = _some(f"{o['slug']} ({o['facts']} fact{'' if o['facts'] == 1 else 's'}, its note now {o['moved_to']})"
+                          for o in r["orphans"])
+            first = r["orphans"][0]
+            out.append((name, "warn", f"{detail}; {len(r['orphans'])} orphaned page(s), whose note moved: {named}",
+                        f"Refile each one's facts under the note's page and delete it, e.g. `memverbs move-facts "
+                        f"{first['slug']} {first['moved_to_slug']}` then `memverbs call delete_page "
+                        f"'{{\"slug\": \"{first['slug']}\"}}'`."))
         elif pending and r["mode"] == "sync" and not r["watching"]:
             out.append((name, "warn", detail, f"Run `memverbs sync {r['root']}` (or keep `memverbs sync --watch` running)."))
         else:

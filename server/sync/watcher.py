@@ -19,9 +19,8 @@ from typing import TYPE_CHECKING
 from memverbs.server.errors import BrainLocked, MemverbsError
 from memverbs.server.sync import scan
 from memverbs.server.sync.importer import FolderPass
-from memverbs.server.sync.render import render_page
+from memverbs.server.sync.moves import HOLD_S, WatchMoves
 from memverbs.server.sync.report import Report
-from memverbs.server.sync.slugs import slug_for_path
 from memverbs.server.sync.state import HEARTBEAT_MS
 from memverbs.server.sync.writeback import LOOK_BACK_MS, write_back
 from memverbs.server.timeparse import now_ms
@@ -156,6 +155,7 @@ class FolderWatch:
         self.written_back_until = 0  # epoch ms: pages stamped before this (less the look-back) were handled
         self.last_beat = 0.0
         self.lost = False  # another watcher holds the folder now
+        self.held: dict[str, float] = {}  # deleted notes, by when: their pages wait HOLD_S for a move to pair
 
     def full_pass(self, why: str, beat: Callable[[], None] | None = None) -> None:
         """A whole pass; `beat` keeps the watchers' claims alive through a long one (a big folder's first)."""
@@ -168,20 +168,24 @@ class FolderWatch:
         if any(rel == "" for rel, _ in settled):
             self.full_pass("a folder changed")
             settled = [(r, o) for r, o in settled if r]
-        if settled:
+        due = self._due_deletes()
+        if settled or due:
             report = Report(self.fp.folder.root, self.fp.folder.prefix)
+            moves = WatchMoves(self.fp.state, self.fp.folder)
             for i, (rel, moved_from) in enumerate(settled):
                 try:
                     if rel.endswith("/"):
                         for e in scan.walk(self.fp.folder.root, rel):
                             if e.kind == "page":
-                                self.apply(e.rel, None, report)
+                                self.apply(e.rel, None, report, moves)
                         continue
-                    self.apply(rel, moved_from, report)
+                    self.apply(rel, moved_from, report, moves)
                 except MemverbsError:
                     for later, origin in settled[i:]:
                         self.changes.requeue(later, origin)  # nothing is dropped: retried on a later tick
                     raise
+            for rel in due:
+                self.delete(rel, report)
             if report.changed:
                 self.fp.state.changed(self.fp.folder)
             self.on_report(report, "change")
@@ -205,37 +209,45 @@ class FolderWatch:
                 # the folder over: two watchers would write the same files, so this one stops.
                 self.lost = True
 
-    def apply(self, rel: str, moved_from: str | None, report: Report) -> None:
+    def apply(self, rel: str, moved_from: str | None, report: Report, moves: WatchMoves) -> None:
         fp = self.fp
         path = os.path.join(fp.folder.root, rel)
         if rel == scan.FACTS_FILE:
             fp.apply_facts(scan.Entry(rel, path, kind="facts"), report, fp.state.file(fp.folder, rel))
             return
         if moved_from is not None:
-            old = fp.state.file(fp.folder, moved_from)
-            new_slug = slug_for_path(rel, fp.folder.prefix)
-            if old is not None and old.slug != new_slug and os.path.exists(path):
-                page = fp.brain.page(fp.source, old.slug)
-                if page is not None and old.page_updated_at is not None and page["updated_at"] > old.page_updated_at:
-                    # Written through memverbs since the last sync, then renamed and saved: the file wins here too.
-                    fp.state.add_conflict(fp.folder, rel, new_slug, render_page(fp.brain, fp.source, old.slug) or "")
-                    report.conflicts.append((rel, new_slug))
-                if fp.brain.page(fp.source, new_slug) is None and page is not None:
-                    fp.brain.rename_page(fp.source, old.slug, new_slug, now_ms())
-                fp.state.forget(fp.folder, moved_from)
-                sub = Report(report.folder)
-                outcome = fp.apply(rel, sub, None)
-                if outcome in ("created", "updated", "unchanged"):
-                    report.add("renamed", rel)
-                else:
-                    report.add(outcome, rel, (sub.errors or sub.skipped or [("", "")])[0][1])
-                return
+            moves.hint(rel, moved_from)  # the observer saw this move: the old note is this file, whatever its bytes
+            self.held.setdefault(moved_from, time.monotonic())  # if the new file cannot be applied, the old is gone
         if os.path.lexists(path):
-            fp.apply(rel, report, fp.state.file(fp.folder, rel))  # reads without following a link (a link is skipped)
+            # A new file may be a gone note (moved, perhaps edited): it keeps that note's page (server/sync/moves.py).
+            fp.apply(rel, report, fp.state.file(fp.folder, rel), None, moves)  # reads without following a link
             return
+        if fp.state.file(fp.folder, rel) is not None:
+            # Held a moment before its page goes: the file it became may come in a later event (a move into a
+            # folder made just before is seen as a delete here and a create there).
+            self.held.setdefault(rel, time.monotonic())
+
+    def _due_deletes(self) -> list[str]:
+        now = time.monotonic()
+        due = [rel for rel, since in self.held.items() if now - since >= HOLD_S]
+        for rel in due:
+            del self.held[rel]
+        return due
+
+    def delete(self, rel: str, report: Report) -> None:
+        """A held delete's time is up: the note did not reappear elsewhere, so its page goes (put_page revives it)."""
+        fp = self.fp
         prev = fp.state.file(fp.folder, rel)
-        if prev is not None:
+        if prev is None:
+            return  # it moved: its row went with it
+        if os.path.lexists(os.path.join(fp.folder.root, rel)):
+            fp.apply(rel, report, prev)  # it is back
+            return
+        try:
             fp.remove(rel, prev, report)
+        except MemverbsError:
+            self.held.setdefault(rel, time.monotonic())
+            raise
 
     def stop(self) -> None:
         self.fp.state.release_watch(self.fp.folder)

@@ -114,6 +114,8 @@ def test_doctor_reads_a_brain_from_before_failing_files_and_hosts_were_kept(tmp_
     cli_json("sync", root)
     db = sqlite3.connect(home.root / "brain.db")
     db.executescript(
+        "DROP INDEX sync_folders_identity; DROP INDEX sync_folders_by_path; DROP INDEX sync_files_by_slug; "
+        "ALTER TABLE sync_folders DROP COLUMN folder_uid; DELETE FROM _migrations WHERE name = '0019_folder_identity'; "
         "DROP TABLE sync_failures; DROP TABLE page_versions; ALTER TABLE sync_folders DROP COLUMN host; "
         "ALTER TABLE sync_folders DROP COLUMN watcher_host; DELETE FROM _migrations WHERE name = '0017_page_history';"
     )

@@ -36,7 +36,7 @@ def test_memverbs_writes_go_back_to_their_file(tmp_path, cli_json, local):
     assert rep["written_back"] == 1 and rep["conflicts"] == []
     text = (root / "alice.md").read_text()
     assert text == "---\ntitle: Alice\ntype: person\n---\nRewritten by an agent.\n\n## Timeline\n- 2026-05-06: Moved teams\n"
-    assert not [p for p in os.listdir(root) if p.startswith(".")]  # no temp file left behind
+    assert not [p for p in os.listdir(root) if p.startswith(".") and p != ".memverbs"]  # no temp file left behind
     _code, rep = cli_json("sync", root)
     assert (rep["unchanged"], rep["updated"], rep["written_back"]) == (1, 0, 0)
 

@@ -226,6 +226,7 @@ def run_case(base: Path, case, tally: Tally) -> None:
     from memverbs.server.sync import scan
     from memverbs.server.sync.exporter import export_brain
     from memverbs.server.sync.importer import FolderPass
+    from memverbs.server.sync.moves import WatchMoves
     from memverbs.server.sync.report import Report
     from memverbs.server.sync.slugs import path_for_slug, slug_for_path
     from memverbs.server.sync.state import SyncState
@@ -268,12 +269,13 @@ def run_case(base: Path, case, tally: Tally) -> None:
             elif action == "watch":
                 w = FolderWatch(folder_pass("sync"), Changes(), lambda r, why: reports.append(r))
                 report = Report(str(root))
+                moves = WatchMoves(w.fp.state, w.fp.folder)
                 for r in made:  # as the watcher's tick applies each settled path
-                    w.apply(r, None, report)
+                    w.apply(r, None, report, moves)
                 for folder in sorted({m.rsplit("/", 1)[0] for m in made if "/" in m}):  # and a new folder: walk it
                     for e in scan.walk(str(root), folder):
                         if e.kind == "page":
-                            w.apply(e.rel, None, report)
+                            w.apply(e.rel, None, report, moves)
                 write_back(w.fp, report)
                 reports.append(report)
             elif action in ("mcp_put", "local_put"):

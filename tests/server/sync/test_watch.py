@@ -218,6 +218,7 @@ def test_written_through_memverbs_then_renamed_on_disk_keeps_a_conflict(tmp_path
 
     from memverbs.server.runtime import Runtime
     from memverbs.server.sync.importer import FolderPass
+    from memverbs.server.sync.moves import WatchMoves
     from memverbs.server.sync.report import Report
     from memverbs.server.sync.state import SyncState
     from memverbs.server.sync.watcher import Changes, FolderWatch
@@ -237,7 +238,7 @@ def test_written_through_memverbs_then_renamed_on_disk_keeps_a_conflict(tmp_path
         changes.move("a.md", "b.md")
         time.sleep(0.2)
         for rel, moved_from in changes.settled(0.15):
-            w.apply(rel, moved_from, Report(str(root)))
+            w.apply(rel, moved_from, Report(str(root)), WatchMoves(w.fp.state, folder))
         kept = SyncState(brain, rt.source).conflicts()
         assert [(c["rel_path"], c["slug"]) for c in kept] == [("b.md", "b")] and "from the agent" in kept[0]["brain_content"]
         assert "from the file" in client.ok("get_page", slug="b")["body"]

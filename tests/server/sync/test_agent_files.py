@@ -16,7 +16,9 @@ AGENT_PAGE = "---\ntitle: 'Q3 Plan: draft'\ntype: project\n---\nShip the importe
 
 
 def files_below(root) -> set[str]:
-    return {os.path.relpath(os.path.join(d, f), root).replace(os.sep, "/") for d, _, fs in os.walk(root) for f in fs}
+    """The folder's notes and files, not memverbs's own `.memverbs/` (the folder's identity)."""
+    found = {os.path.relpath(os.path.join(d, f), root).replace(os.sep, "/") for d, _, fs in os.walk(root) for f in fs}
+    return {f for f in found if not f.startswith(".memverbs/")}
 
 
 def test_a_page_an_agent_creates_under_the_prefix_gets_a_readable_file(tmp_path, cli_json, local, remote):

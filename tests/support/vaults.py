@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 
 def write(path, text: str | bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -18,3 +20,14 @@ def yaml_bomb(levels: int = 8) -> str:
     for i in range(1, levels):
         rows.append(f"{names[i]}: &{names[i]} [" + ",".join([f"*{names[i - 1]}"] * 9) + "]")
     return "---\n" + "\n".join(rows) + "\n---\nbody\n"
+
+
+def wait_for(check, what: str, timeout: float = 20.0):
+    """Poll `check` until it gives something truthy (returned), or fail naming `what` after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = check()
+        if got:
+            return got
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")

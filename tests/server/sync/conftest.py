@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 
@@ -29,3 +30,24 @@ def cli_json(cli):
         return code, json.loads(out)
 
     return run
+
+
+@pytest.fixture
+def watcher(env, memverbs_cmd):
+    """Start `memverbs sync ROOT --watch` as a real process; returns once its start-up pass is done
+    (events from then on are live). Killed at the test's end."""
+    procs = []
+
+    def start(root, *extra):
+        proc = subprocess.Popen([*memverbs_cmd, "sync", str(root), "--watch", "--json", *extra],
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        procs.append(proc)
+        first = json.loads(proc.stdout.readline())
+        assert first["event"] == "start", first
+        return proc
+
+    yield start
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(10)

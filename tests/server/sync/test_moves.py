@@ -3,44 +3,17 @@ full pass. A page whose note is gone with no move found is an orphan, which `syn
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import time
 
 import pytest
-from vaults import write
+from vaults import wait_for, write
 
 pytestmark = pytest.mark.slow
 
 
-def wait_for(check, what: str, timeout: float = 20.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
-@pytest.fixture
-def watcher(env, memverbs_cmd):
-    procs = []
-
-    def start(root, *extra):
-        proc = subprocess.Popen([*memverbs_cmd, "sync", str(root), "--watch", "--json", *extra],
-                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        procs.append(proc)
-        first = json.loads(proc.stdout.readline())
-        assert first["event"] == "start", first
-        return proc
-
-    yield start
-    for proc in procs:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait(10)
 
 
 def _with_identity(local, slug: str) -> None:

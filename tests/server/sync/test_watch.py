@@ -10,44 +10,17 @@ import subprocess
 import time
 
 import pytest
-from vaults import write
+from vaults import wait_for, write
 
 from memverbs.server.errors import BrainLocked
 
 pytestmark = pytest.mark.slow
 
 
-def wait_for(check, what: str, timeout: float = 20.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 
 
-@pytest.fixture
-def watcher(tmp_path, env, memverbs_cmd):
-    procs = []
-
-    def start(root, *extra):
-        proc = subprocess.Popen(
-            [*memverbs_cmd, "sync", str(root), "--watch", "--json", *extra],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )
-        procs.append(proc)
-        first = json.loads(proc.stdout.readline())  # the start-up pass is done: events from now on are live
-        assert first["event"] == "start", first
-        return proc
-
-    yield start
-    for proc in procs:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait(10)
 
 
 def test_saves_renames_deletes_and_write_back_while_watching(tmp_path, local, watcher, cli_json):

@@ -6,10 +6,9 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import time
 
 import pytest
-from vaults import write
+from vaults import wait_for, write
 
 from memverbs.server.runtime import Runtime
 from memverbs.server.sync.state import STALE_MS, SyncState
@@ -18,14 +17,6 @@ from memverbs.server.timeparse import now_ms
 pytestmark = pytest.mark.slow
 
 
-def wait_for(check, what: str, timeout: float = 20.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from memverbs.cli.output import fail, print_json
 from memverbs.cli.style import day, emit, paint
 from memverbs.cli.target import LocalTarget, TargetError
 from memverbs.cli.words import plural
-from memverbs.server.errors import FactEditRefused, MemverbsError
+from memverbs.server.errors import FactEditRefused
 from memverbs.server.timeparse import iso, now_ms, parse_instant
 
 if TYPE_CHECKING:
@@ -29,23 +29,10 @@ def fmt_of(args: argparse.Namespace) -> str:
 
 
 def run_browse(args: argparse.Namespace) -> int:
-    from memverbs.cli.target import wants_remote  # noqa: PLC0415
+    from memverbs.cli.target import on_local_brain  # noqa: PLC0415
 
-    if wants_remote(args):
-        return fail(
-            f"`{args.command}` reads the brain directly and works on the local brain only",
-            "Run it on the machine that holds the brain (drop --remote, or pass --local over config cli_remote).",
-        )
-    try:
-        target = LocalTarget()
-    except MemverbsError as exc:
-        return fail(exc.message, exc.fix)
-    try:
-        return _COMMANDS[args.command](args, target)
-    except (MemverbsError, TargetError) as exc:
-        return fail(exc.message, exc.fix or None)
-    finally:
-        target.close()
+    return on_local_brain(args, "reads the brain directly and works on the local brain only",
+                          lambda target: _COMMANDS[args.command](args, target))
 
 
 # -- entities -------------------------------------------------------------------------------

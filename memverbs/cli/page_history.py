@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from memverbs.cli.options import json_flag
 from memverbs.cli.output import fail, print_json
 from memverbs.cli.style import day, emit, paint
-from memverbs.server.errors import MemverbsError
 from memverbs.server.timeparse import iso
 
 if TYPE_CHECKING:
@@ -40,23 +39,12 @@ def add_parsers(sub: argparse._SubParsersAction[Parser], add: Callable[..., argp
 
 
 def run_page_history(args: argparse.Namespace) -> int:
-    from memverbs.cli.target import LocalTarget, wants_remote  # noqa: PLC0415
+    from memverbs.cli.target import on_local_brain  # noqa: PLC0415
 
-    if wants_remote(args):
-        return fail(
-            f"`{args.command}` reads the local brain only (a private page's history is as private as the page)",
-            "Run it on the machine that holds the brain (drop --remote, or pass --local over config cli_remote).",
-        )
-    try:
-        target = LocalTarget()
-    except MemverbsError as exc:
-        return fail(exc.message, exc.fix)
-    try:
-        return _restore(args, target) if args.command == "page-restore" else _history(args, target)
-    except MemverbsError as exc:
-        return fail(exc.message, exc.fix)
-    finally:
-        target.close()
+    return on_local_brain(
+        args, "reads the local brain only (a private page's history is as private as the page)",
+        lambda target: _restore(args, target) if args.command == "page-restore" else _history(args, target),
+    )
 
 
 def _unknown_slug(target: LocalTarget, slug: str) -> int | None:

@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Literal
 
+from memverbs.cli.output import fail
 from memverbs.server.errors import MemverbsError
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
 
     from memverbs.server.brain.base import Brain
 
@@ -102,6 +104,32 @@ def wants_remote(args: argparse.Namespace) -> bool:
         return load_settings(Home.from_env()).cli_remote
     except ConfigError:
         return False  # a broken config is reported by the local brain's own call, with its fix
+
+
+LOCAL_ONLY_FIX = "Run it on the machine that holds the brain (drop --remote, or pass --local over config cli_remote)."
+
+
+def refuse_remote(args: argparse.Namespace, why: str) -> int | None:
+    """A command that reads the brain directly: its exit status with the fix when it was sent to a
+    remote brain (`why` completes "`COMMAND` …"), None to go on."""
+    return fail(f"`{args.command}` {why}", LOCAL_ONLY_FIX) if wants_remote(args) else None
+
+
+def on_local_brain(args: argparse.Namespace, why: str, run: Callable[[LocalTarget], int]) -> int:
+    """`run` on this machine's brain, with every MemverbsError said as the problem and its fix."""
+    refused = refuse_remote(args, why)
+    if refused is not None:
+        return refused
+    try:
+        target = LocalTarget()
+    except MemverbsError as exc:
+        return fail(exc.message, exc.fix)
+    try:
+        return run(target)
+    except MemverbsError as exc:
+        return fail(exc.message, exc.fix)
+    finally:
+        target.close()
 
 
 def open_target(args: argparse.Namespace) -> LocalTarget | RemoteTarget:

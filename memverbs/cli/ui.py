@@ -12,13 +12,11 @@ if TYPE_CHECKING:
 
 
 def run_ui(args: argparse.Namespace) -> int:
-    from memverbs.cli.target import wants_remote  # noqa: PLC0415
+    from memverbs.cli.target import refuse_remote  # noqa: PLC0415
 
-    if wants_remote(args):
-        return fail(
-            "`ui` reads the brain directly and works on the local brain only",
-            "Run it on the machine that holds the brain (drop --remote, or pass --local over config cli_remote).",
-        )
+    refused = refuse_remote(args, "reads the brain directly and works on the local brain only")
+    if refused is not None:
+        return refused
     from memverbs.ui.server import serve  # noqa: PLC0415
 
     try:

@@ -146,14 +146,21 @@ def _entries(path: str, limit: int | None = None) -> Iterator[dict]:
         for n, raw in enumerate(fh):
             if limit is not None and n >= limit:
                 return
-            if len(raw) > MAX_LINE:
-                continue
-            try:
-                entry = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(entry, dict):
+            entry = _entry(raw)
+            if entry is not None:
                 yield entry
+
+
+def _entry(raw: str | bytes) -> dict | None:
+    """One JSONL line or stored event as an object; None when it is longer than MAX_LINE (nothing
+    capture keeps is that large), not JSON, or not an object."""
+    if len(raw) > MAX_LINE:
+        return None
+    try:
+        entry = json.loads(raw)
+    except ValueError:
+        return None
+    return entry if isinstance(entry, dict) else None
 
 
 def user_text(text: str) -> str | None:
@@ -469,13 +476,8 @@ def _openclaw_rows(path: str, session_id: str | None) -> Iterator[dict]:
         return
     rows = store_query(path, "SELECT event_json FROM transcript_events WHERE session_id = ? ORDER BY seq", (session_id,))
     for (raw,) in rows:
-        if not isinstance(raw, str) or len(raw) > MAX_LINE:
-            continue  # a compressed (large) event carries nothing capture keeps
-        try:
-            entry = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(entry, dict):
+        entry = _entry(raw) if isinstance(raw, str) else None  # a compressed (large) event carries nothing capture keeps
+        if entry is not None:
             yield entry
 
 

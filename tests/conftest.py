@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import shutil
@@ -82,6 +83,7 @@ def _is_e2e(item: pytest.Item) -> bool:
     return any(call in _source(func) for func in funcs for call in E2E_CALLS)
 
 
+@functools.cache  # one read per test function or fixture, however many tests use it
 def _source(func: object) -> str:
     try:
         return inspect.getsource(func) if func is not None else ""  # type: ignore[arg-type]

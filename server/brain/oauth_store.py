@@ -5,21 +5,16 @@ refresh token) is one `oauth_tokens` row keyed by the SHA-256 of its value, as
 `access_tokens` are: the brain can check a credential and can never give one back.
 A used request, code or refresh token is marked `revoked_at` in the same write
 that issues what replaces it (`oauth_exchange`), so two racing uses cannot both
-win. The statements are written once with `?` marks; a backend that speaks
-`%s` sets `MARK` (the SQL here uses nothing else either dialect lacks:
-`RETURNING` is SQLite ≥ 3.35).
+win. The statements are written once, in the stores' shared form (store.py).
 """
 
 from __future__ import annotations
 
-import sqlite3
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from memverbs.server.errors import BrainError
+from memverbs.server.brain.store import Store
 
 if TYPE_CHECKING:
-    from contextlib import AbstractContextManager
-
     from memverbs.server.brain.base import Row
 
 CLIENT_COLS = "id, client_id, name, metadata, secret_hash, lane, created_at, last_used_at, revoked_at"
@@ -33,33 +28,20 @@ ISSUED = ("client_ref", "kind", "token_hash", "family", "scopes", "surface", "so
 TOUCH_EVERY_MS = 60_000  # as for access tokens: last use is for people, to the minute
 
 
-class OAuthStore:
-    MARK = "?"
-
-    if TYPE_CHECKING:  # provided by each backend's base class
-        def write(self) -> AbstractContextManager[Any]: ...
-        def query(self, sql: str, params: Any = ()) -> list[Any]: ...
-        def one(self, sql: str, params: Any = ()) -> Any: ...
-
-    def _sql(self, text: str) -> str:
-        return text if self.MARK == "?" else text.replace("?", self.MARK)
-
-    def _run(self, db: Any, text: str, params: tuple = ()) -> Any:
-        return db.execute(self._sql(text), params)
-
+class OAuthStore(Store):
     # -- clients ------------------------------------------------------------------------------
 
     def oauth_add_client(self, *, client_id: str, name: str, metadata: str, secret_hash: str | None, lane: str,
                          now: int) -> int:
         with self.write() as db:
-            row = self._run(db, "INSERT INTO oauth_clients (client_id, name, metadata, secret_hash, lane, created_at) "
+            row = db.execute("INSERT INTO oauth_clients (client_id, name, metadata, secret_hash, lane, created_at) "
                                 "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
                             (client_id, name, metadata, secret_hash, lane, now)).fetchone()
             return int(row[0])
 
     def oauth_client(self, client_id: str) -> Row | None:
         """A live (unrevoked) client by its OAuth client_id."""
-        return self.one(self._sql(f"SELECT {CLIENT_COLS} FROM oauth_clients WHERE client_id = ? AND revoked_at IS NULL"),
+        return self.one(f"SELECT {CLIENT_COLS} FROM oauth_clients WHERE client_id = ? AND revoked_at IS NULL",
                         (client_id,))
 
     def oauth_clients(self, *, include_revoked: bool = False) -> list[Row]:
@@ -69,9 +51,9 @@ class OAuthStore:
     def oauth_revoke_client(self, client_ref: int, now: int) -> int:
         """Revoke a client and every credential it holds; 1 if it was live, else 0."""
         with self.write() as db:
-            done = self._run(db, "UPDATE oauth_clients SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+            done = db.execute("UPDATE oauth_clients SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
                              (now, client_ref)).rowcount
-            self._run(db, "UPDATE oauth_tokens SET revoked_at = ? WHERE client_ref = ? AND revoked_at IS NULL",
+            db.execute("UPDATE oauth_tokens SET revoked_at = ? WHERE client_ref = ? AND revoked_at IS NULL",
                       (now, client_ref))
             return int(done)
 
@@ -81,8 +63,8 @@ class OAuthStore:
             return
         try:
             with self.write() as db:
-                self._run(db, "UPDATE oauth_clients SET last_used_at = ? WHERE id = ?", (now, client_ref))
-        except (BrainError, sqlite3.Error):  # a busy brain skips the bookkeeping, never the request
+                db.execute("UPDATE oauth_clients SET last_used_at = ? WHERE id = ?", (now, client_ref))
+        except self.dialect.write_failures:  # a busy brain skips the bookkeeping, never the request
             pass
 
     # -- credentials --------------------------------------------------------------------------
@@ -90,26 +72,25 @@ class OAuthStore:
     def oauth_credential(self, kind: str, token_hash: str) -> Row | None:
         """The credential of this kind with this hash, with its client's id, name, lane and state —
         used and revoked ones too, so a replay can be recognised."""
-        return self.one(self._sql(
-            f"SELECT {CREDENTIAL_COLS} FROM oauth_tokens t JOIN oauth_clients c ON c.id = t.client_ref "
-            "WHERE t.token_hash = ? AND t.kind = ?"), (token_hash, kind))
+        return self.one(f"SELECT {CREDENTIAL_COLS} FROM oauth_tokens t JOIN oauth_clients c ON c.id = t.client_ref "
+            "WHERE t.token_hash = ? AND t.kind = ?", (token_hash, kind))
 
     def oauth_exchange(self, used: int | None, issue: list[dict], now: int) -> list[int] | None:
         """In one write: mark credential `used` spent (unless it already was: None, nothing issued),
         then insert each of `issue` (`ISSUED` columns; a `family` of None is the row's own id)."""
         with self.write() as db:
-            if used is not None and self._run(
-                db, "UPDATE oauth_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", (now, used)
+            if used is not None and db.execute(
+                "UPDATE oauth_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", (now, used)
             ).rowcount != 1:
                 return None
             ids = []
             marks = ", ".join("?" for _ in ISSUED)
             for item in issue:
                 values = tuple(now if col == "created_at" else item.get(col) for col in ISSUED)
-                new_id = int(self._run(db, f"INSERT INTO oauth_tokens ({', '.join(ISSUED)}) VALUES ({marks}) RETURNING id",
+                new_id = int(db.execute(f"INSERT INTO oauth_tokens ({', '.join(ISSUED)}) VALUES ({marks}) RETURNING id",
                                        values).fetchone()[0])
                 if item.get("family") is None:
-                    self._run(db, "UPDATE oauth_tokens SET family = ? WHERE id = ?", (new_id, new_id))
+                    db.execute("UPDATE oauth_tokens SET family = ? WHERE id = ?", (new_id, new_id))
                 ids.append(new_id)
             return ids
 
@@ -117,26 +98,25 @@ class OAuthStore:
         """Delete credentials that expired before `before`: nothing can use them any more (every check
         compares the expiry), and a replay of one is refused as unknown."""
         with self.write() as db:
-            return int(self._run(db, "DELETE FROM oauth_tokens WHERE expires_at < ?", (before,)).rowcount)
+            return int(db.execute("DELETE FROM oauth_tokens WHERE expires_at < ?", (before,)).rowcount)
 
     def oauth_revoke_family(self, family: int, now: int) -> int:
         """End an authorization: every live credential descending from it."""
         with self.write() as db:
-            return int(self._run(db, "UPDATE oauth_tokens SET revoked_at = ? WHERE family = ? AND revoked_at IS NULL",
+            return int(db.execute("UPDATE oauth_tokens SET revoked_at = ? WHERE family = ? AND revoked_at IS NULL",
                                  (now, family)).rowcount)
 
     def oauth_failed_attempt(self, token_id: int) -> int:
         """Count one wrong owner login against a pending request; returns the count so far."""
         with self.write() as db:
-            row = self._run(db, "UPDATE oauth_tokens SET attempts = attempts + 1 WHERE id = ? RETURNING attempts",
+            row = db.execute("UPDATE oauth_tokens SET attempts = attempts + 1 WHERE id = ? RETURNING attempts",
                             (token_id,)).fetchone()
             return int(row[0]) if row is not None else 0
 
     def oauth_live_grants(self, now: int) -> list[Row]:
         """Every unexpired, unrevoked access and refresh token (no hashes): what each client holds now."""
-        return self.query(self._sql(
-            "SELECT client_ref, kind, scopes, surface, source_id, resource, expires_at, created_at FROM oauth_tokens "
-            "WHERE kind IN ('access', 'refresh') AND revoked_at IS NULL AND expires_at > ? ORDER BY id"), (now,))
+        return self.query("SELECT client_ref, kind, scopes, surface, source_id, resource, expires_at, created_at FROM oauth_tokens "
+            "WHERE kind IN ('access', 'refresh') AND revoked_at IS NULL AND expires_at > ? ORDER BY id", (now,))
 
     # -- the owner's login --------------------------------------------------------------------
 
@@ -144,25 +124,24 @@ class OAuthStore:
         """Keep an owner secret; a new password replaces the old one."""
         with self.write() as db:
             if kind == "password":
-                self._run(db, "UPDATE oauth_owner_secrets SET used_at = ? WHERE kind = 'password' AND used_at IS NULL",
+                db.execute("UPDATE oauth_owner_secrets SET used_at = ? WHERE kind = 'password' AND used_at IS NULL",
                           (now,))
-            row = self._run(db, "INSERT INTO oauth_owner_secrets (kind, secret_hash, expires_at, created_at) "
+            row = db.execute("INSERT INTO oauth_owner_secrets (kind, secret_hash, expires_at, created_at) "
                                 "VALUES (?, ?, ?, ?) RETURNING id", (kind, secret_hash, expires_at, now)).fetchone()
             return int(row[0])
 
     def oauth_owner_secrets(self, kind: str, now: int) -> list[Row]:
         """The live owner secrets of a kind: never used (a password: not replaced), not expired."""
-        return self.query(self._sql(
-            "SELECT id, kind, secret_hash, expires_at, created_at FROM oauth_owner_secrets "
-            "WHERE kind = ? AND used_at IS NULL AND (expires_at IS NULL OR expires_at > ?) ORDER BY id"), (kind, now))
+        return self.query("SELECT id, kind, secret_hash, expires_at, created_at FROM oauth_owner_secrets "
+            "WHERE kind = ? AND used_at IS NULL AND (expires_at IS NULL OR expires_at > ?) ORDER BY id", (kind, now))
 
     def oauth_use_owner_secret(self, secret_id: int, now: int) -> bool:
         """Spend a one-time secret; False when another request spent it first."""
         with self.write() as db:
-            return bool(self._run(db, "UPDATE oauth_owner_secrets SET used_at = ? WHERE id = ? AND used_at IS NULL",
+            return bool(db.execute("UPDATE oauth_owner_secrets SET used_at = ? WHERE id = ? AND used_at IS NULL",
                                   (now, secret_id)).rowcount == 1)
 
     def oauth_clear_owner_secrets(self, kind: str, now: int) -> int:
         with self.write() as db:
-            return int(self._run(db, "UPDATE oauth_owner_secrets SET used_at = ? WHERE kind = ? AND used_at IS NULL",
+            return int(db.execute("UPDATE oauth_owner_secrets SET used_at = ? WHERE kind = ? AND used_at IS NULL",
                                  (now, kind)).rowcount)

@@ -8,14 +8,13 @@ Postgres role, and granting that role what a teammate needs, is the Postgres bra
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from memverbs.server.brain.store import Store
 from memverbs.server.errors import BrainError
 from memverbs.server.people import OWNER, OWNER_NAME
 
 if TYPE_CHECKING:
-    from contextlib import AbstractContextManager
-
     from memverbs.server.brain.base import Row
 
 PERSON_COLS = "id, name, role, created_at"
@@ -26,17 +25,7 @@ class PersonTaken(BrainError):
         super().__init__(f"{what} is already one of the brain's people", "See them with `memverbs people list`.")
 
 
-class PeopleStore:
-    MARK = "?"
-
-    if TYPE_CHECKING:  # provided by each backend's base class
-        def write(self) -> AbstractContextManager[Any]: ...
-        def query(self, sql: str, params: Any = ()) -> list[Any]: ...
-        def one(self, sql: str, params: Any = ()) -> Any: ...
-
-    def _people_sql(self, text: str) -> str:
-        return text if self.MARK == "?" else text.replace("?", self.MARK)
-
+class PeopleStore(Store):
     def session_person(self) -> int:
         """The person the brain's connection is, when a call names none: on SQLite the owner."""
         from memverbs.server.people import current  # noqa: PLC0415
@@ -48,7 +37,7 @@ class PeopleStore:
         return self.query(f"SELECT {PERSON_COLS} FROM people ORDER BY id")
 
     def person_named(self, name: str) -> Row | None:
-        return self.one(self._people_sql(f"SELECT {PERSON_COLS} FROM people WHERE name = ?"), (name,))
+        return self.one(f"SELECT {PERSON_COLS} FROM people WHERE name = ?", (name,))
 
     def person_id(self, name: str) -> int | None:
         """The id of the person called `name` (`owner` is 1), or None."""
@@ -60,16 +49,16 @@ class PeopleStore:
     def add_person(self, name: str, role: str | None, now: int) -> int:
         """A new person (ids from 2); PersonTaken when the name or the role is someone's already."""
         with self.write() as db:
-            if db.execute(self._people_sql("SELECT 1 FROM people WHERE name = ?"), (name,)).fetchone() is not None:
+            if db.execute("SELECT 1 FROM people WHERE name = ?", (name,)).fetchone() is not None:
                 raise PersonTaken(f"person {name!r}")
             taken = None if role is None else db.execute(
-                self._people_sql("SELECT name FROM people WHERE role = ?"), (role,)
+                "SELECT name FROM people WHERE role = ?", (role,)
             ).fetchone()
             if taken is not None:
                 raise PersonTaken(f"the role {role!r} (person {taken[0]!r})")
             next_id = db.execute("SELECT coalesce(max(id), 1) + 1 FROM people").fetchone()[0]
             db.execute(
-                self._people_sql("INSERT INTO people (id, name, role, created_at) VALUES (?, ?, ?, ?)"),
+                "INSERT INTO people (id, name, role, created_at) VALUES (?, ?, ?, ?)",
                 (next_id, name, role, now),
             )
             return int(next_id)
@@ -77,8 +66,8 @@ class PeopleStore:
     def set_person_role(self, name: str, role: str | None) -> None:
         with self.write() as db:
             taken = db.execute(
-                self._people_sql("SELECT name FROM people WHERE role = ? AND name <> ?"), (role, name)
+                "SELECT name FROM people WHERE role = ? AND name <> ?", (role, name)
             ).fetchone()
             if taken is not None:
                 raise PersonTaken(f"the role {role!r} (person {taken[0]!r})")
-            db.execute(self._people_sql("UPDATE people SET role = ? WHERE name = ?"), (role, name))
+            db.execute("UPDATE people SET role = ? WHERE name = ?", (role, name))

@@ -28,19 +28,26 @@ from __future__ import annotations
 import psycopg
 
 from memverbs.server.brain import postgres_migrations as pgmig
+from memverbs.server.brain.cursors_store import CursorStore
 from memverbs.server.brain.location import redact
 from memverbs.server.brain.oauth_store import OAuthStore
 from memverbs.server.brain.people_store import PeopleStore
-from memverbs.server.brain.postgres_base import CONNECT_TIMEOUT_S, WRITE_LOCK, Conn, first, translate
+from memverbs.server.brain.postgres_base import (
+    CONNECT_TIMEOUT_S,
+    CONNECTION_KWARGS,
+    WRITE_LOCK,
+    BrainConnection,
+    Conn,
+    translate,
+)
 from memverbs.server.brain.postgres_browse import BrowseStore
 from memverbs.server.brain.postgres_facts import FactStore
 from memverbs.server.brain.postgres_pages import PageStore
 from memverbs.server.brain.postgres_projects import ProjectStore
-from memverbs.server.brain.postgres_rows import row_factory
-from memverbs.server.brain.postgres_sessions import CursorStore
 from memverbs.server.brain.postgres_sync import SyncStore
-from memverbs.server.brain.postgres_tokens import TokenStore
 from memverbs.server.brain.postgres_vectors import VectorStore
+from memverbs.server.brain.store import first
+from memverbs.server.brain.tokens_store import TokenStore
 from memverbs.server.errors import BrainError, BrainMissing
 from memverbs.server.timeparse import now_ms
 
@@ -67,8 +74,8 @@ class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore,
         time.monotonic()), no write waits for the lock past it."""
         where = redact(url)
         try:
-            conn = psycopg.connect(
-                url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, row_factory=row_factory, password=password
+            conn = BrainConnection.connect(
+                url, **CONNECTION_KWARGS, connect_timeout=CONNECT_TIMEOUT_S, password=password,  # type: ignore[arg-type]
             )
         except psycopg.Error as exc:
             raise translate(exc, url, password) from exc

@@ -8,14 +8,15 @@ from a sibling are declared at the end (the composed brain's MRO puts the siblin
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, nullcontext, suppress
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 import psycopg
 from psycopg import pq
@@ -24,7 +25,9 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from memverbs.server import people
 from memverbs.server.brain import waits
 from memverbs.server.brain.location import redact
+from memverbs.server.brain.postgres_dialect import POSTGRES
 from memverbs.server.brain.postgres_rows import Row, row_factory
+from memverbs.server.brain.store import Store, first
 from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked, invalid
 
 if TYPE_CHECKING:
@@ -32,8 +35,54 @@ if TYPE_CHECKING:
 
 Params = tuple[object, ...] | list[object] | dict[str, object]
 T = TypeVar("T")
-# A connection whose rows read like sqlite3.Row (postgres_rows.row_factory is set on every one).
-Conn = psycopg.Connection[Row]
+
+
+@functools.lru_cache(maxsize=4096)
+def pg_sql(sql: str) -> str:
+    """A statement in the stores' shared form (`?` placeholders, store.py) in psycopg's (`%s`).
+
+    A statement without a `?` is psycopg's already (the Postgres-only ones) and passes untouched;
+    in one with a `?`, a literal `%` is doubled so psycopg reads it as a `%`. Cached: the stores'
+    statements are constants, so a call after the first is one dictionary lookup."""
+    if "?" not in sql:
+        return sql
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
+class BrainCursor(psycopg.Cursor[Row]):
+    """A cursor that reads the stores' shared statement form (`pg_sql`)."""
+
+    def execute(
+        self, query: Any, params: psycopg.abc.Params | None = None, *, prepare: bool | None = None,
+        binary: bool | None = None,
+    ) -> Self:
+        if isinstance(query, str):
+            query = pg_sql(query)
+        return super().execute(query, params, prepare=prepare, binary=binary)
+
+    def executemany(
+        self, query: Any, params_seq: Iterable[psycopg.abc.Params], *, returning: bool = False
+    ) -> None:
+        if isinstance(query, str):
+            query = pg_sql(query)
+        super().executemany(query, params_seq, returning=returning)
+
+
+class BrainConnection(psycopg.Connection[Row]):
+    """Every connection of a Postgres brain: its rows read like sqlite3.Row (postgres_rows), its
+    statements may be in the stores' shared form (`BrainCursor`), and like sqlite3's it runs a
+    statement over many parameter rows itself (`executemany`), so a store's write reads the same
+    on both backends."""
+
+    def executemany(self, query: psycopg.abc.Query, params_seq: Iterable[psycopg.abc.Params]) -> BrainCursor:
+        cursor = self.cursor()
+        cursor.executemany(query, params_seq)
+        return cursor  # type: ignore[return-value]  # cursor_factory is BrainCursor (CONNECTION_KWARGS)
+
+
+# What every connection of a brain is opened with (the pool's, an overflow one, open()'s check).
+CONNECTION_KWARGS: dict[str, object] = {"autocommit": True, "row_factory": row_factory, "cursor_factory": BrainCursor}
+Conn = BrainConnection
 
 WRITE_LOCK = 0x6D656D76  # "memv": the advisory lock every write transaction holds
 # The lock, and how long the server waited for it: clock_timestamp() is read after the CTE has
@@ -108,6 +157,7 @@ class _SharedPool:
         self.pool_wait_max_ms = self.lock_wait_max_ms = 0.0
         self.pool: ConnectionPool[Conn] = ConnectionPool(
             url,
+            connection_class=BrainConnection,
             min_size=1,
             max_size=size,
             timeout=max(busy_timeout_ms, 1_000) / 1000,
@@ -115,7 +165,7 @@ class _SharedPool:
             configure=lambda conn: _configure(conn, busy_timeout_ms),
             check=_check_if_idle,  # a connection the server dropped is replaced, not handed out
             # libpq's `password` beats PGPASSWORD and ~/.pgpass; psycopg drops it when None, leaving them to libpq.
-            kwargs={"autocommit": True, "row_factory": row_factory, "connect_timeout": CONNECT_TIMEOUT_S,
+            kwargs={**CONNECTION_KWARGS, "connect_timeout": CONNECT_TIMEOUT_S,
                     "password": password, "fallback_application_name": APPLICATION},
             name="memverbs-brain",
         )
@@ -171,14 +221,10 @@ class _Retry(Exception):
     """A pooled connection turned out dead before the read ran: take another one."""
 
 
-def first(cursor: psycopg.Cursor[Row]) -> Row:
-    """The row a statement always answers (`INSERT … RETURNING`, an aggregate without GROUP BY)."""
-    row = cursor.fetchone()
-    assert row is not None, "the statement answers one row by construction"
-    return row
+class PostgresBase(Store):
+    dialect = POSTGRES
+    backend = "postgres"
 
-
-class PostgresBase:
     def __init__(
         self, url: str, *, pool_size: int = 4, busy_timeout_ms: int = 10_000, pgvector: bool = False,
         password: str | None = None, deadline: float | None = None,
@@ -243,8 +289,8 @@ class PostgresBase:
         if conn is None:
             shared.note_overflow()
             try:
-                conn = psycopg.connect(
-                    self.url, autocommit=True, row_factory=row_factory, connect_timeout=CONNECT_TIMEOUT_S,
+                conn = BrainConnection.connect(
+                    self.url, **CONNECTION_KWARGS, connect_timeout=CONNECT_TIMEOUT_S,  # type: ignore[arg-type]
                     password=self._password, fallback_application_name=APPLICATION,
                 )
                 _configure(conn, self.busy_timeout_ms)

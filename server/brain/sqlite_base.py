@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memverbs.server.brain.sqlite_dialect import SQLITE
+from memverbs.server.brain.store import Store
 from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked
 
 if TYPE_CHECKING:
@@ -23,7 +25,10 @@ if TYPE_CHECKING:
 Params = tuple[object, ...] | list[object] | dict[str, object]
 
 
-class SqliteBase:
+class SqliteBase(Store):
+    dialect = SQLITE
+    backend = "sqlite"
+
     def __init__(
         self, db: sqlite3.Connection, path: Path, *, busy_timeout_ms: int = 10_000, deadline: float | None = None
     ) -> None:

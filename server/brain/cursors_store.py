@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-import sqlite3
+from typing import TYPE_CHECKING
 
-from memverbs.server.brain.sqlite_base import SqliteBase
+from memverbs.server.brain.store import Store
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import Row
 
 IDLE_MS = 7 * 24 * 3600 * 1000
 KEEP_PER_LANE = 1000
 
 
-class CursorStore(SqliteBase):
-    def cursor(self, source: str, client: str, session: str) -> sqlite3.Row | None:
+class CursorStore(Store):
+    def cursor(self, source: str, client: str, session: str) -> Row | None:
         return self.one(
             "SELECT last_wake_at, cursor_slug FROM session_cursors WHERE source_id = ? AND client_id = ? AND session_id = ?",
             (source, client, session),

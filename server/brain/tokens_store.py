@@ -1,36 +1,39 @@
-"""Access tokens in the SQLite brain: hashes only, revoked rather than deleted (an audit trail)."""
+"""Access tokens: hashes only, revoked rather than deleted (an audit trail)."""
 
 from __future__ import annotations
 
-import sqlite3
+from typing import TYPE_CHECKING
 
 from memverbs.server.brain.base import TokenNameTaken
-from memverbs.server.brain.sqlite_base import SqliteBase
-from memverbs.server.errors import BrainError
+from memverbs.server.brain.store import Store, first
 from memverbs.server.people import OWNER
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import Row
 
 TOKEN_COLS = "id, name, token_hint, scopes, surface, source_id, client_id, created_at, last_used_at, revoked_at, person"
 TOUCH_EVERY_MS = 60_000  # last_used_at is for people; a write per request would only add lock traffic
 
 
-class TokenStore(SqliteBase):
+class TokenStore(Store):
     def create_token(self, *, name: str, token_hash: str, token_hint: str, scopes: str, surface: str,
                      source_id: str, client_id: str, now: int, person: int = OWNER) -> int:
-        try:
-            with self.write() as db:
-                return self.inserted_id(db.execute(
-                    "INSERT INTO access_tokens (name, token_hash, token_hint, scopes, surface, source_id, client_id, created_at, person) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (name, token_hash, token_hint, scopes, surface, source_id, client_id, now, person),
-                ))
-        except sqlite3.IntegrityError as exc:
-            raise TokenNameTaken(name) from exc
+        with self.write() as db:
+            # Writers are serialised, so checking first is exact (and on Postgres leaves no failed
+            # statement behind to abort the transaction).
+            if db.execute("SELECT 1 FROM access_tokens WHERE name = ? AND revoked_at IS NULL", (name,)).fetchone():
+                raise TokenNameTaken(name)
+            return int(first(db.execute(
+                "INSERT INTO access_tokens (name, token_hash, token_hint, scopes, surface, source_id, client_id, created_at, person) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                (name, token_hash, token_hint, scopes, surface, source_id, client_id, now, person),
+            ))[0])
 
-    def tokens(self, *, include_revoked: bool = False) -> list[sqlite3.Row]:
+    def tokens(self, *, include_revoked: bool = False) -> list[Row]:
         where = "" if include_revoked else "WHERE revoked_at IS NULL"
         return self.query(f"SELECT {TOKEN_COLS} FROM access_tokens {where} ORDER BY created_at, id")
 
-    def live_token(self, token_hash: str) -> sqlite3.Row | None:
+    def live_token(self, token_hash: str) -> Row | None:
         """The unrevoked token with this hash, or None."""
         return self.one(
             f"SELECT {TOKEN_COLS} FROM access_tokens WHERE token_hash = ? AND revoked_at IS NULL", (token_hash,)
@@ -50,5 +53,5 @@ class TokenStore(SqliteBase):
         try:
             with self.write() as db:
                 db.execute("UPDATE access_tokens SET last_used_at = ? WHERE id = ?", (now, token_id))
-        except (BrainError, sqlite3.Error):  # bookkeeping must never fail an authenticated request
+        except self.dialect.write_failures:  # bookkeeping must never fail an authenticated request
             pass

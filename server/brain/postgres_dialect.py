@@ -1,0 +1,40 @@
+"""Postgres's spelling of the pieces `dialect.Dialect` names (tsvector, row owners for row-level security, …)."""
+
+from __future__ import annotations
+
+import psycopg
+
+from memverbs.server.brain.dialect import Dialect
+from memverbs.server.errors import BrainError
+
+
+class PostgresDialect(Dialect):
+    name = "postgres"
+
+    write_failures = (BrainError, psycopg.Error)
+
+    # -- rows and owners ---------------------------------------------------------------------------
+
+    def owner(self, mark: str = "?") -> str:
+        # The call's person, else the person the session is (memverbs_person(): the login's, or the
+        # role the session took for the caller), so row-level security sees the row as theirs.
+        return f"coalesce({mark}::bigint, memverbs_person())"
+
+    # -- tokens ------------------------------------------------------------------------------------
+
+    # -- cursors -----------------------------------------------------------------------------------
+
+    # -- projects ----------------------------------------------------------------------------------
+
+    # -- sync --------------------------------------------------------------------------------------
+
+    # -- pages -------------------------------------------------------------------------------------
+
+    # -- facts -------------------------------------------------------------------------------------
+
+    # -- browse ------------------------------------------------------------------------------------
+
+    # -- vectors -----------------------------------------------------------------------------------
+
+
+POSTGRES = PostgresDialect()

@@ -1,0 +1,39 @@
+"""SQLite's spelling of the pieces `dialect.Dialect` names (FTS5, plain integers for owners, …)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from memverbs.server.brain.dialect import Dialect
+from memverbs.server.errors import BrainError
+
+
+class SqliteDialect(Dialect):
+    name = "sqlite"
+
+    write_failures = (BrainError, sqlite3.Error)
+
+    # -- rows and owners ---------------------------------------------------------------------------
+
+    def owner(self, mark: str = "?") -> str:
+        # One person per file: the owner is whoever the call names (people.current()), as given.
+        return mark
+
+    # -- tokens ------------------------------------------------------------------------------------
+
+    # -- cursors -----------------------------------------------------------------------------------
+
+    # -- projects ----------------------------------------------------------------------------------
+
+    # -- sync --------------------------------------------------------------------------------------
+
+    # -- pages -------------------------------------------------------------------------------------
+
+    # -- facts -------------------------------------------------------------------------------------
+
+    # -- browse ------------------------------------------------------------------------------------
+
+    # -- vectors -----------------------------------------------------------------------------------
+
+
+SQLITE = SqliteDialect()

@@ -1,0 +1,73 @@
+"""What every store concept is written against: one Python class per concept, on either backend.
+
+A store concept (`pages_store.PageStore`, `facts_store.FactStore`, `tokens_store.TokenStore`, …)
+holds the logic, the row shaping and the rules once. It talks to storage through the members
+below, which each backend's base class provides (`sqlite_base.SqliteBase`,
+`postgres_base.PostgresBase`), and writes its SQL once, in the one form both backends read:
+
+* **`?` placeholders.** SQLite runs the text as it is; the Postgres base rewrites each `?` to
+  psycopg's `%s` (and a literal `%` to `%%`) once per distinct statement (`postgres_base.pg_sql`).
+  A statement written for Postgres alone may still use `%s`: a statement without a `?` is passed
+  through untouched, so pass a literal `%` as a parameter in a statement that has no `?`.
+* **What both dialects share**: `INSERT … RETURNING`, `ON CONFLICT … DO UPDATE … excluded.`,
+  `coalesce`, window functions, `LIMIT`/`OFFSET`.
+* **What they do not** (full-text syntax, the owner a row is written under, casts, vector
+  distance, per-backend locking) is asked of `self.dialect` (`dialect.Dialect`): each backend's
+  dialect module (`sqlite_dialect.py`, `postgres_dialect.py`) supplies its own SQL for each such
+  named piece, and a third backend is a third dialect, not a third copy of the stores.
+
+A store inherits `Store`, so it is typed on its own; the members one store borrows from a sibling
+are declared at the end (the composed brain's MRO puts the sibling's definition first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import FactFilter, Row
+    from memverbs.server.brain.dialect import Dialect
+
+Params = tuple[Any, ...] | list[Any] | dict[str, Any]
+
+
+class Cursor(Protocol):
+    """What a statement answers, on either driver."""
+
+    @property
+    def rowcount(self) -> int: ...
+    def fetchone(self) -> Any: ...
+    def fetchall(self) -> list[Any]: ...
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+class Tx(Protocol):
+    """A write transaction's connection (`Store.write()`): statements in the shared `?` form."""
+
+    def execute(self, sql: str, params: Params = ..., /) -> Cursor: ...
+    def executemany(self, sql: str, seq: Iterable[Params], /) -> Any: ...
+
+
+def first(cursor: Cursor) -> Row:
+    """The row a statement always answers (`INSERT … RETURNING`, an aggregate without GROUP BY)."""
+    row = cursor.fetchone()
+    assert row is not None, "the statement answers one row by construction"
+    return row
+
+
+class Store:
+    """The members a backend's base class provides to every store concept."""
+
+    dialect: Dialect
+    backend: str
+
+    if TYPE_CHECKING:
+        def write(self) -> AbstractContextManager[Tx]: ...
+        def query(self, sql: str, params: Params = ()) -> list[Row]: ...
+        def one(self, sql: str, params: Params = ()) -> Row | None: ...
+        def aggregate(self, sql: str, params: Params = ()) -> Row: ...
+
+        # -- members a store borrows from a sibling store ---------------------------------
+        def fact_where(self, source: str, f: FactFilter) -> tuple[str, list[object]]: ...

@@ -37,3 +37,7 @@ class Dialect:
     # -- browse ------------------------------------------------------------------------------------
 
     # -- vectors -----------------------------------------------------------------------------------
+
+    def any_of(self, column: str, values: list) -> tuple[str, tuple]:
+        """`column` is one of `values`: the condition, and the parameters it takes in its place."""
+        raise NotImplementedError

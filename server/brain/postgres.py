@@ -45,7 +45,7 @@ from memverbs.server.brain.postgres_facts import FactStore
 from memverbs.server.brain.postgres_pages import PageStore
 from memverbs.server.brain.postgres_projects import ProjectStore
 from memverbs.server.brain.postgres_sync import SyncStore
-from memverbs.server.brain.postgres_vectors import VectorStore
+from memverbs.server.brain.postgres_vector_index import PostgresVectors
 from memverbs.server.brain.store import first
 from memverbs.server.brain.tokens_store import TokenStore
 from memverbs.server.errors import BrainError, BrainMissing
@@ -55,7 +55,7 @@ MIGRATE_LOCK = WRITE_LOCK + 1
 _login_person: dict[str, int] = {}  # brain URL → the person its login is (session_person)
 
 
-class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, VectorStore, BrowseStore, SyncStore, OAuthStore,
+class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, PostgresVectors, BrowseStore, SyncStore, OAuthStore,
                     PeopleStore):
     MARK = "%s"  # the OAuth store's statements, in psycopg's placeholder
     backend = "postgres"
@@ -255,7 +255,7 @@ def _enable_pgvector(conn: Conn) -> None:
 
 def _backfill_embeddings(conn: Conn, batch: int = 1000) -> None:
     """Vectors stored before pgvector was installed get their `embedding` and their space its HNSW index."""
-    from memverbs.server.brain.postgres_vectors import hnsw_index_sql, vector_literal  # noqa: PLC0415
+    from memverbs.server.brain.postgres_vector_index import hnsw_index_sql, vector_literal  # noqa: PLC0415
 
     while True:
         with conn.transaction():

@@ -506,17 +506,6 @@ class PostgresBase(Store):
     def fact_where(self, source: str, f: FactFilter) -> tuple[str, list[object]]:
         raise NotImplementedError  # postgres_facts.FactStore
 
-    def _write_chunks(self, db: Conn, source: str, page_id: int, title: str | None, body: str) -> None:
-        raise NotImplementedError  # postgres_vectors.VectorStore
-
-    def _store_fact_vectors(self, db: Conn, space_id: int, items: list[tuple[int, bytes]], now: int) -> None:
-        raise NotImplementedError  # postgres_vectors.VectorStore
-
-    def _bucket_vectors(
-        self, db: Conn, source: str, entity_slug: str, visibility: str, space_id: int, now: int
-    ) -> list[Row]:
-        raise NotImplementedError  # postgres_vectors.VectorStore
-
 
 # -- errors ------------------------------------------------------------------------------
 

@@ -36,5 +36,9 @@ class PostgresDialect(Dialect):
 
     # -- vectors -----------------------------------------------------------------------------------
 
+    def any_of(self, column: str, values: list) -> tuple[str, tuple]:
+        # One array parameter: the statement's text is the same for any number of values.
+        return f"{column} = ANY(?)", (list(values),)
+
 
 POSTGRES = PostgresDialect()

@@ -587,5 +587,5 @@ READ_ONLY_TABLES = ("people", "_migrations")
 
 # Not a numbered step: whether pgvector can be used depends on the server, not on the schema's
 # age. Applied (idempotently) whenever the extension is there; without it the column is absent
-# and the vector arm scans exactly (see postgres_vectors.py).
+# and the vector arm scans exactly (see postgres_vector_index.py).
 PGVECTOR_COLUMN = "ALTER TABLE text_vectors ADD COLUMN IF NOT EXISTS embedding vector"

@@ -22,12 +22,12 @@ from memverbs.server.brain.sqlite_facts import FactStore
 from memverbs.server.brain.sqlite_pages import PageStore
 from memverbs.server.brain.sqlite_projects import ProjectStore
 from memverbs.server.brain.sqlite_sync import SyncStore
-from memverbs.server.brain.sqlite_vectors import VectorStore
+from memverbs.server.brain.sqlite_vector_index import SqliteVectors
 from memverbs.server.brain.tokens_store import TokenStore
 from memverbs.server.errors import BrainError, BrainMissing
 
 
-class SqliteBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, VectorStore, BrowseStore, SyncStore, OAuthStore,
+class SqliteBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, SqliteVectors, BrowseStore, SyncStore, OAuthStore,
                   PeopleStore):
     backend = "sqlite"
 

@@ -102,19 +102,6 @@ class SqliteBase(Store):
     def fact_where(self, source: str, f: FactFilter) -> tuple[str, list[object]]:
         raise NotImplementedError  # sqlite_facts.FactStore
 
-    def _write_chunks(self, db: sqlite3.Connection, source: str, page_id: int, title: str | None, body: str) -> None:
-        raise NotImplementedError  # sqlite_vectors.VectorStore
-
-    def _store_fact_vectors(
-        self, db: sqlite3.Connection, space_id: int, items: list[tuple[int, bytes]], now: int
-    ) -> None:
-        raise NotImplementedError  # sqlite_vectors.VectorStore
-
-    def _bucket_vectors(
-        self, db: sqlite3.Connection, source: str, entity_slug: str, visibility: str, space_id: int, now: int
-    ) -> list[sqlite3.Row]:
-        raise NotImplementedError  # sqlite_vectors.VectorStore
-
 
 _LOCKED = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
 _CORRUPT = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}

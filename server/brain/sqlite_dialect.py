@@ -35,5 +35,9 @@ class SqliteDialect(Dialect):
 
     # -- vectors -----------------------------------------------------------------------------------
 
+    def any_of(self, column: str, values: list) -> tuple[str, tuple]:
+        # No array parameters in SQLite: one mark per value.
+        return f"{column} IN ({','.join('?' * len(values))})", tuple(values)
+
 
 SQLITE = SqliteDialect()

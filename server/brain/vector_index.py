@@ -54,12 +54,17 @@ log = logging.getLogger("memverbs.vectors")
 
 
 class VectorRows(Protocol):
-    """What the index reads from its brain (sqlite_vectors.VectorStore)."""
+    """What the index reads from its brain (vectors_store.VectorStore and the backend's way to page through them)."""
 
     def max_text_vector_id(self) -> int: ...
     def iter_text_vectors_after(self, space_id: int, after_id: int) -> Iterator[tuple[list[int], list[bytes]]]: ...
     def text_vector_blob(self, vector_id: int) -> bytes | None: ...
 
+
+# One index per (brain, space) per process, shared by every connection to it (the HTTP server opens
+# one per worker thread): its snapshot is mapped once and its tail read once.
+_SHARED: dict[tuple[str, int], VectorIndex] = {}
+_SHARED_LOCK = threading.Lock()
 
 SNAPSHOT_MIN_TAIL = 2_000  # rows a tail may hold before a snapshot is worth writing
 SNAPSHOT_SHARE = 0.10  # ... and its size relative to the snapshot's
@@ -274,6 +279,22 @@ class VectorIndex:
             if p < n and ids[p] == vid:
                 out[vid] = float(scores[p])
         return out
+
+
+def shared_index(
+    brain: VectorRows, where: str, space_id: int, dims: int, snapshot_dir: Path | None, *, build_graphs: bool = False
+) -> VectorIndex:
+    """This process's index of a space's page vectors on the brain at `where`, brought up to date
+    through `brain`'s connection; `snapshot_dir` None keeps every vector in memory (no snapshot)."""
+    key = (where, space_id)
+    with _SHARED_LOCK:
+        index = _SHARED.get(key)
+        if index is None:
+            index = _SHARED[key] = VectorIndex(space_id, dims, snapshot_dir)
+        # A long-lived process (a server) builds a big brain's graph aside; one-shot calls never do.
+        index.build_graphs = index.build_graphs or build_graphs
+    index.refresh(brain)
+    return index
 
 
 class ExactScores:

@@ -43,10 +43,10 @@ from memverbs.server.brain.postgres_base import (
 from memverbs.server.brain.postgres_browse import BrowseStore
 from memverbs.server.brain.postgres_facts import FactStore
 from memverbs.server.brain.postgres_pages import PageStore
-from memverbs.server.brain.postgres_projects import ProjectStore
-from memverbs.server.brain.postgres_sync import SyncStore
 from memverbs.server.brain.postgres_vectors import VectorStore
+from memverbs.server.brain.projects_store import ProjectStore
 from memverbs.server.brain.store import first
+from memverbs.server.brain.sync_store import SyncStore
 from memverbs.server.brain.tokens_store import TokenStore
 from memverbs.server.errors import BrainError, BrainMissing
 from memverbs.server.timeparse import now_ms

@@ -16,13 +16,13 @@ from memverbs.server.brain import migrations
 from memverbs.server.brain.cursors_store import CursorStore
 from memverbs.server.brain.oauth_store import OAuthStore
 from memverbs.server.brain.people_store import PeopleStore
+from memverbs.server.brain.projects_store import ProjectStore
 from memverbs.server.brain.sqlite_base import translate
 from memverbs.server.brain.sqlite_browse import BrowseStore
 from memverbs.server.brain.sqlite_facts import FactStore
 from memverbs.server.brain.sqlite_pages import PageStore
-from memverbs.server.brain.sqlite_projects import ProjectStore
-from memverbs.server.brain.sqlite_sync import SyncStore
 from memverbs.server.brain.sqlite_vectors import VectorStore
+from memverbs.server.brain.sync_store import SyncStore
 from memverbs.server.brain.tokens_store import TokenStore
 from memverbs.server.errors import BrainError, BrainMissing
 

@@ -29,6 +29,7 @@ import psycopg
 
 from memverbs.server.brain import postgres_migrations as pgmig
 from memverbs.server.brain.cursors_store import CursorStore
+from memverbs.server.brain.health_store import HealthStore
 from memverbs.server.brain.location import redact
 from memverbs.server.brain.oauth_store import OAuthStore
 from memverbs.server.brain.people_store import PeopleStore
@@ -56,10 +57,7 @@ _login_person: dict[str, int] = {}  # brain URL → the person its login is (ses
 
 
 class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, VectorStore, BrowseStore, SyncStore, OAuthStore,
-                    PeopleStore):
-    MARK = "%s"  # the OAuth store's statements, in psycopg's placeholder
-    backend = "postgres"
-
+                    PeopleStore, HealthStore):
     # -- opening ---------------------------------------------------------------
 
     @classmethod
@@ -162,24 +160,16 @@ class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore,
 
     # -- health, for doctor ----------------------------------------------------
 
-    def schema_status(self) -> dict:
+    def applied_steps(self) -> list[str]:
         with self.connection() as conn:
-            done = applied(conn)
-        known = {m.name for m in pgmig.MIGRATIONS}
-        return {
-            "applied": done,
-            "pending": [m.name for m in pgmig.MIGRATIONS if m.name not in done],
-            "unknown": [n for n in done if n not in known],
-        }
+            return applied(conn)
+
+    def known_steps(self) -> list[str]:
+        return [m.name for m in pgmig.MIGRATIONS]
 
     def integrity(self) -> str:
         self.one("SELECT 1")
         return "ok"
-
-    def counts(self, source_id: str) -> dict:
-        pages = self.aggregate("SELECT count(*) FROM pages WHERE source_id = %s AND deleted_at IS NULL", (source_id,))[0]
-        facts = self.aggregate("SELECT count(*) FROM facts WHERE source_id = %s", (source_id,))[0]
-        return {"pages": pages, "facts": facts}
 
     def server_info(self) -> dict:
         """For doctor: the server version and the extensions the brain uses."""

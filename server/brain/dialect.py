@@ -28,7 +28,15 @@ class Dialect:
 
     # -- projects ----------------------------------------------------------------------------------
 
+    # The facts table as a project's reads name it in FROM: through the index on (source_id, project).
+    facts_by_project: str
+
     # -- sync --------------------------------------------------------------------------------------
+
+    # The comparison under which NULL equals NULL (a watch claim's compare-and-swap).
+    same: str
+    # The pages table as sync's "changed since" reads name it in FROM: through pages_changed.
+    pages_by_change: str
 
     # -- pages -------------------------------------------------------------------------------------
 

@@ -29,6 +29,7 @@ import psycopg
 
 from memverbs.server.brain import postgres_migrations as pgmig
 from memverbs.server.brain.cursors_store import CursorStore
+from memverbs.server.brain.health_store import HealthStore
 from memverbs.server.brain.location import redact
 from memverbs.server.brain.oauth_store import OAuthStore
 from memverbs.server.brain.people_store import PeopleStore
@@ -43,10 +44,10 @@ from memverbs.server.brain.postgres_base import (
 from memverbs.server.brain.postgres_browse import BrowseStore
 from memverbs.server.brain.postgres_facts import FactStore
 from memverbs.server.brain.postgres_pages import PageStore
-from memverbs.server.brain.postgres_projects import ProjectStore
-from memverbs.server.brain.postgres_sync import SyncStore
 from memverbs.server.brain.postgres_vector_index import PostgresVectors
+from memverbs.server.brain.projects_store import ProjectStore
 from memverbs.server.brain.store import first
+from memverbs.server.brain.sync_store import SyncStore
 from memverbs.server.brain.tokens_store import TokenStore
 from memverbs.server.errors import BrainError, BrainMissing
 from memverbs.server.timeparse import now_ms
@@ -56,10 +57,7 @@ _login_person: dict[str, int] = {}  # brain URL → the person its login is (ses
 
 
 class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, PostgresVectors, BrowseStore, SyncStore, OAuthStore,
-                    PeopleStore):
-    MARK = "%s"  # the OAuth store's statements, in psycopg's placeholder
-    backend = "postgres"
-
+                    PeopleStore, HealthStore):
     # -- opening ---------------------------------------------------------------
 
     @classmethod
@@ -162,24 +160,16 @@ class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore,
 
     # -- health, for doctor ----------------------------------------------------
 
-    def schema_status(self) -> dict:
+    def applied_steps(self) -> list[str]:
         with self.connection() as conn:
-            done = applied(conn)
-        known = {m.name for m in pgmig.MIGRATIONS}
-        return {
-            "applied": done,
-            "pending": [m.name for m in pgmig.MIGRATIONS if m.name not in done],
-            "unknown": [n for n in done if n not in known],
-        }
+            return applied(conn)
+
+    def known_steps(self) -> list[str]:
+        return [m.name for m in pgmig.MIGRATIONS]
 
     def integrity(self) -> str:
         self.one("SELECT 1")
         return "ok"
-
-    def counts(self, source_id: str) -> dict:
-        pages = self.aggregate("SELECT count(*) FROM pages WHERE source_id = %s AND deleted_at IS NULL", (source_id,))[0]
-        facts = self.aggregate("SELECT count(*) FROM facts WHERE source_id = %s", (source_id,))[0]
-        return {"pages": pages, "facts": facts}
 
     def server_info(self) -> dict:
         """For doctor: the server version and the extensions the brain uses."""

@@ -476,14 +476,6 @@ class PostgresBase(Store):
     def one(self, sql: str, params: Params = ()) -> Row | None:
         return self._read(lambda conn: conn.execute(sql, params).fetchone())
 
-    def ping(self) -> None:
-        self.one("SELECT 1")
-
-    def aggregate(self, sql: str, params: Params = ()) -> Row:
-        """The one row of an aggregate query (`SELECT count(*) …`), which always answers one."""
-        row = self.one(sql, params)
-        assert row is not None, "an aggregate query without GROUP BY answers one row"
-        return row
 
     def _read(self, run: Callable[[Conn], T]) -> T:
         """A read, tried once more on a fresh connection if the server had dropped the pooled one

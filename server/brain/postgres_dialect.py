@@ -26,7 +26,12 @@ class PostgresDialect(Dialect):
 
     # -- projects ----------------------------------------------------------------------------------
 
+    facts_by_project = "facts"  # the planner finds facts_project itself
+
     # -- sync --------------------------------------------------------------------------------------
+
+    same = "IS NOT DISTINCT FROM"
+    pages_by_change = "pages"  # the planner finds pages_changed itself
 
     # -- pages -------------------------------------------------------------------------------------
 

@@ -14,23 +14,22 @@ from pathlib import Path
 
 from memverbs.server.brain import migrations
 from memverbs.server.brain.cursors_store import CursorStore
+from memverbs.server.brain.health_store import HealthStore
 from memverbs.server.brain.oauth_store import OAuthStore
 from memverbs.server.brain.people_store import PeopleStore
+from memverbs.server.brain.projects_store import ProjectStore
 from memverbs.server.brain.sqlite_base import translate
 from memverbs.server.brain.sqlite_browse import BrowseStore
 from memverbs.server.brain.sqlite_facts import FactStore
 from memverbs.server.brain.sqlite_pages import PageStore
-from memverbs.server.brain.sqlite_projects import ProjectStore
-from memverbs.server.brain.sqlite_sync import SyncStore
 from memverbs.server.brain.sqlite_vector_index import SqliteVectors
+from memverbs.server.brain.sync_store import SyncStore
 from memverbs.server.brain.tokens_store import TokenStore
 from memverbs.server.errors import BrainError, BrainMissing
 
 
 class SqliteBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, SqliteVectors, BrowseStore, SyncStore, OAuthStore,
-                  PeopleStore):
-    backend = "sqlite"
-
+                  PeopleStore, HealthStore):
     @classmethod
     def open(
         cls, path: Path, *, create: bool = False, busy_timeout_ms: int = 10_000, deadline: float | None = None
@@ -86,21 +85,15 @@ class SqliteBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, S
 
     # -- health, for doctor -------------------------------------------------
 
-    def schema_status(self) -> dict:
+    def applied_steps(self) -> list[str]:
         try:
-            return {
-                "applied": migrations.applied(self.db),
-                "pending": [m.name for m in migrations.pending(self.db)],
-                "unknown": migrations.unknown(self.db),
-            }
+            return migrations.applied(self.db)
         except sqlite3.DatabaseError as exc:
             raise translate(exc, self.path) from exc
 
+    def known_steps(self) -> list[str]:
+        return [m.name for m in migrations.MIGRATIONS]
+
     def integrity(self) -> str:
         return self.db.execute("PRAGMA quick_check").fetchone()[0]
-
-    def counts(self, source_id: str) -> dict:
-        pages = self.aggregate("SELECT count(*) FROM pages WHERE source_id = ? AND deleted_at IS NULL", (source_id,))[0]
-        facts = self.aggregate("SELECT count(*) FROM facts WHERE source_id = ?", (source_id,))[0]
-        return {"pages": pages, "facts": facts}
 

@@ -82,14 +82,6 @@ class SqliteBase(Store):
             raise translate(exc, self.path) from exc
         return row
 
-    def ping(self) -> None:
-        self.one("SELECT 1")
-
-    def aggregate(self, sql: str, params: Params = ()) -> sqlite3.Row:
-        """The one row of an aggregate query (`SELECT count(*) …`), which always answers one."""
-        row = self.one(sql, params)
-        assert row is not None, "an aggregate query without GROUP BY answers one row"
-        return row
 
     @staticmethod
     def inserted_id(cursor: sqlite3.Cursor) -> int:

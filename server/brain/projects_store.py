@@ -1,4 +1,4 @@
-"""Projects in the SQLite brain: the registry (identity → slug, once and for good) and the project reads.
+"""Projects, on either backend: the registry (identity → slug, once and for good) and the project reads.
 
 A project's identity is its key (server/projects.py: the normalised remote URL, or `path:<root>`);
 the registry gives each key a slug the first time a fact is remembered in it, and never another.
@@ -7,17 +7,21 @@ Two projects with the same name get `projects/<name>` and `projects/<name>-2`, i
 
 from __future__ import annotations
 
-import sqlite3
+from typing import TYPE_CHECKING
 
-from memverbs.server.brain.sqlite_base import SqliteBase
+from memverbs.server.brain.sqlite_facts import FACT_COLS
+from memverbs.server.brain.store import Store
 from memverbs.server.projects import free_slug
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import Row
 
 _ACTIVE_WORLD = "expired_at IS NULL AND (valid_until IS NULL OR valid_until > ?) AND (NOT ? OR visibility = 'world')"
 PROJECT_SCAN = 500  # the newest facts of a project its most-linked entities are counted over
 
 
-class ProjectStore(SqliteBase):
-    def project_row(self, source: str, key: str) -> sqlite3.Row | None:
+class ProjectStore(Store):
+    def project_row(self, source: str, key: str) -> Row | None:
         return self.one("SELECT key, slug, name, root FROM projects WHERE source_id = ? AND key = ?", (source, key))
 
     def slug_taken(self, source: str, slug: str) -> bool:
@@ -43,23 +47,23 @@ class ProjectStore(SqliteBase):
             )
             return chosen
 
-    def projects(self, source: str, now: int) -> list[sqlite3.Row]:
+    def projects(self, source: str, now: int) -> list[Row]:
         """Every registered project with its active facts (all visibilities) and when it last learned one."""
+        # Ordered outside the row's own SELECT: Postgres reads an output column's name in ORDER BY
+        # only as the whole term, not inside coalesce().
         return self.query(
-            "SELECT p.slug, p.name, p.key, p.root, p.created_at, p.updated_at, "
+            "SELECT * FROM (SELECT p.slug, p.name, p.key, p.root, p.created_at, p.updated_at, "
             "(SELECT count(*) FROM facts f WHERE f.source_id = p.source_id AND f.project = p.slug AND f.expired_at IS NULL "
             " AND (f.valid_until IS NULL OR f.valid_until > ?)) AS facts, "
             "(SELECT max(created_at) FROM facts f WHERE f.source_id = p.source_id AND f.project = p.slug) AS last_fact "
-            "FROM projects p WHERE p.source_id = ? ORDER BY coalesce(last_fact, p.updated_at) DESC, p.slug",
+            "FROM projects p WHERE p.source_id = ?) listed ORDER BY coalesce(last_fact, updated_at) DESC, slug",
             (now, source),
         )
 
-    def project_facts(self, source: str, project: str, *, world_only: bool, now: int, limit: int) -> list[sqlite3.Row]:
+    def project_facts(self, source: str, project: str, *, world_only: bool, now: int, limit: int) -> list[Row]:
         """Active facts remembered in `project`, newest event first."""
-        from memverbs.server.brain.sqlite_facts import FACT_COLS  # noqa: PLC0415 - one column list, read at call time
-
         return self.query(
-            f"SELECT {FACT_COLS} FROM facts INDEXED BY facts_project WHERE source_id = ? AND project = ? AND {_ACTIVE_WORLD} "
+            f"SELECT {FACT_COLS} FROM {self.dialect.facts_by_project} WHERE source_id = ? AND project = ? AND {_ACTIVE_WORLD} "
             "ORDER BY valid_from DESC, id DESC LIMIT ?",
             (source, project, now, world_only, limit),
         )
@@ -69,9 +73,9 @@ class ProjectStore(SqliteBase):
         PROJECT_SCAN), most first; the project's own entity left out."""
         rows = self.query(
             "SELECT entity_slug, count(*) AS n, max(valid_from) AS last FROM ("
-            " SELECT entity_slug, valid_from FROM facts INDEXED BY facts_project WHERE source_id = ? AND project = ?"
-            " AND entity_slug IS NOT NULL AND entity_slug != ? AND visibility = 'world' AND expired_at IS NULL"
-            " ORDER BY valid_from DESC LIMIT ?) GROUP BY entity_slug ORDER BY n DESC, last DESC, entity_slug LIMIT ?",
+            f" SELECT entity_slug, valid_from FROM {self.dialect.facts_by_project} WHERE source_id = ? AND project = ?"
+            " AND entity_slug IS NOT NULL AND entity_slug <> ? AND visibility = 'world' AND expired_at IS NULL"
+            " ORDER BY valid_from DESC LIMIT ?) recent GROUP BY entity_slug ORDER BY n DESC, last DESC, entity_slug LIMIT ?",
             (source, project, project, PROJECT_SCAN, limit),
         )
         return [r[0] for r in rows]

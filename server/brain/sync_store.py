@@ -1,18 +1,23 @@
-"""Markdown-folder sync state in the Postgres brain (the SQLite sync store's twin, query for query).
+"""Markdown-folder sync state and the reads sync needs (migration `0008_markdown_sync_state`), on either backend.
 
-The same methods and rows as sqlite_sync.py: `server/sync/state.py` is their one caller.
+`server/sync/` decides what to do with a folder; every row it keeps or reads lives
+here, so SQL stays inside the brain. Rows come back as mapping-like rows;
+`server/sync/state.py` turns them into its dataclasses.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from memverbs.server.brain.postgres_base import PostgresBase, first
-from memverbs.server.brain.postgres_rows import Row
+from memverbs.server.brain.store import Store, first
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import Row
 
 
-class SyncStore(PostgresBase):
-    """Mixin for PostgresBrain: `sync_folders`, `sync_files`, `sync_conflicts` and sync's page reads."""
+class SyncStore(Store):
+    """`sync_folders`, `sync_files`, `sync_conflicts`, `sync_failures` and sync's page reads."""
 
     # -- folders -------------------------------------------------------------
 
@@ -25,53 +30,54 @@ class SyncStore(PostgresBase):
         with self.write() as db:
             row = None
             if folder_id is not None:
-                row = db.execute("SELECT * FROM sync_folders WHERE id = %s", (folder_id,)).fetchone()
+                row = db.execute("SELECT * FROM sync_folders WHERE id = ?", (folder_id,)).fetchone()
             if row is None and uid is not None:
-                row = db.execute("SELECT * FROM sync_folders WHERE source_id = %s AND folder_uid = %s AND host = %s",
+                row = db.execute("SELECT * FROM sync_folders WHERE source_id = ? AND folder_uid = ? AND host = ?",
                                  (source, uid, host)).fetchone()
             if row is None:
                 row = db.execute(
-                    "SELECT * FROM sync_folders WHERE source_id = %s AND root = %s AND folder_uid IS NULL "
-                    "AND (host IS NULL OR host = %s) ORDER BY host IS NULL, id LIMIT 1",
+                    "SELECT * FROM sync_folders WHERE source_id = ? AND root = ? AND folder_uid IS NULL "
+                    "AND (host IS NULL OR host = ?) ORDER BY host IS NULL, id LIMIT 1",
                     (source, root, host or ""),
                 ).fetchone()
             if row is None:
                 folder_id = first(db.execute(
                     "INSERT INTO sync_folders (source_id, root, slug_prefix, mode, created_at, host, folder_uid) "
-                    "VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                    "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
                     (source, root, prefix, mode, now, host, uid),
                 ))[0]
             else:
                 folder_id = row["id"]
                 new_mode = "sync" if "sync" in (mode, row["mode"]) else "import"
                 db.execute(
-                    "UPDATE sync_folders SET root = %s, slug_prefix = %s, mode = %s, host = COALESCE(host, %s), "
-                    "folder_uid = COALESCE(%s, folder_uid) WHERE id = %s",
+                    "UPDATE sync_folders SET root = ?, slug_prefix = ?, mode = ?, host = COALESCE(host, ?), "
+                    "folder_uid = COALESCE(?, folder_uid) WHERE id = ?",
                     (root, prefix, new_mode, host, uid, folder_id),
                 )
-            return first(db.execute("SELECT * FROM sync_folders WHERE id = %s", (folder_id,)))
+            return first(db.execute("SELECT * FROM sync_folders WHERE id = ?", (folder_id,)))
 
     def sync_folder_rows(self, source: str, mode: str | None = None) -> list:
-        sql, args = "SELECT * FROM sync_folders WHERE source_id = %s", [source]
+        sql, args = "SELECT * FROM sync_folders WHERE source_id = ?", [source]
         if mode:
-            sql += " AND mode = %s"
+            sql += " AND mode = ?"
             args.append(mode)
         return self.query(sql + " ORDER BY root", tuple(args))
 
     def sync_folder_stamp(self, folder_id: int, *, passed_at: int | None = None, changed_at: int | None = None) -> None:
         with self.write() as db:
             if passed_at is not None:
-                db.execute("UPDATE sync_folders SET last_pass_at = %s WHERE id = %s", (passed_at, folder_id))
+                db.execute("UPDATE sync_folders SET last_pass_at = ? WHERE id = ?", (passed_at, folder_id))
             if changed_at is not None:
-                db.execute("UPDATE sync_folders SET last_change_at = %s WHERE id = %s", (changed_at, folder_id))
+                db.execute("UPDATE sync_folders SET last_change_at = ? WHERE id = ?", (changed_at, folder_id))
 
     def sync_watcher_claim(self, folder_id: int, held: Sequence, mine: Sequence) -> bool:
         """Take the folder's watch if its claim is still `held` (pid, host, beat as read): a compare-and-swap,
         so of two watchers starting at once one wins. Stamps the folder's host if it had none."""
+        same = self.dialect.same  # NULL equals NULL: a folder never watched is claimed from (None, None, None)
         with self.write() as db:
             return db.execute(
-                "UPDATE sync_folders SET watcher_pid = %s, watcher_host = %s, watcher_beat = %s, host = COALESCE(host, %s) "
-                "WHERE id = %s AND watcher_pid IS NOT DISTINCT FROM %s AND watcher_host IS NOT DISTINCT FROM %s AND watcher_beat IS NOT DISTINCT FROM %s",
+                "UPDATE sync_folders SET watcher_pid = ?, watcher_host = ?, watcher_beat = ?, host = COALESCE(host, ?) "
+                f"WHERE id = ? AND watcher_pid {same} ? AND watcher_host {same} ? AND watcher_beat {same} ?",
                 (*mine, mine[1], folder_id, *held),
             ).rowcount == 1
 
@@ -82,27 +88,27 @@ class SyncStore(PostgresBase):
                 sql = "UPDATE sync_folders SET watcher_pid = NULL, watcher_host = NULL, watcher_beat = NULL"
                 args: tuple = ()
             else:
-                sql, args = "UPDATE sync_folders SET watcher_beat = %s", (beat,)
+                sql, args = "UPDATE sync_folders SET watcher_beat = ?", (beat,)
             return db.execute(
-                sql + " WHERE id = %s AND watcher_pid = %s AND watcher_host = %s", (*args, folder_id, pid, host)
+                sql + " WHERE id = ? AND watcher_pid = ? AND watcher_host = ?", (*args, folder_id, pid, host)
             ).rowcount == 1
 
     # -- files ---------------------------------------------------------------
 
     def sync_file_rows(self, folder_id: int) -> list:
-        return self.query("SELECT * FROM sync_files WHERE folder_id = %s", (folder_id,))
+        return self.query("SELECT * FROM sync_files WHERE folder_id = ?", (folder_id,))
 
     def sync_file_row(self, folder_id: int, *, rel_path: str | None = None, slug: str | None = None) -> Row | None:
         if rel_path is not None:
-            return self.one("SELECT * FROM sync_files WHERE folder_id = %s AND rel_path = %s", (folder_id, rel_path))
-        return self.one("SELECT * FROM sync_files WHERE folder_id = %s AND slug = %s", (folder_id, slug))
+            return self.one("SELECT * FROM sync_files WHERE folder_id = ? AND rel_path = ?", (folder_id, rel_path))
+        return self.one("SELECT * FROM sync_files WHERE folder_id = ? AND slug = ?", (folder_id, slug))
 
     def sync_record_file(self, folder_id: int, row: Sequence) -> None:
         """`row`: rel_path, slug, file_hash, size, mtime_ns, page_updated_at, synced_at."""
         with self.write() as db:
             db.execute(
                 "INSERT INTO sync_files (folder_id, rel_path, slug, file_hash, size, mtime_ns, page_updated_at, synced_at) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (folder_id, rel_path) DO UPDATE SET slug = excluded.slug, "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (folder_id, rel_path) DO UPDATE SET slug = excluded.slug, "
                 "file_hash = excluded.file_hash, size = excluded.size, mtime_ns = excluded.mtime_ns, "
                 "page_updated_at = excluded.page_updated_at, synced_at = excluded.synced_at",
                 (folder_id, *row),
@@ -110,44 +116,49 @@ class SyncStore(PostgresBase):
 
     def sync_forget_file(self, folder_id: int, rel_path: str) -> None:
         with self.write() as db:
-            db.execute("DELETE FROM sync_files WHERE folder_id = %s AND rel_path = %s", (folder_id, rel_path))
+            db.execute("DELETE FROM sync_files WHERE folder_id = ? AND rel_path = ?", (folder_id, rel_path))
 
     def sync_slug_files(self, source: str, slug: str) -> list:
         """Every folder's file that maps to `slug` (two folders' files may: a collision is a conflict)."""
         return self.query(
             "SELECT sf.folder_id, sf.rel_path, f.root, f.host FROM sync_files sf JOIN sync_folders f ON f.id = sf.folder_id "
-            "WHERE sf.slug = %s AND f.source_id = %s ORDER BY sf.folder_id, sf.rel_path",
+            "WHERE sf.slug = ? AND f.source_id = ? ORDER BY sf.folder_id, sf.rel_path",
             (slug, source),
         )
 
     def sync_all_file_slugs(self, source: str) -> set[str]:
         rows = self.query(
-            "SELECT DISTINCT sf.slug FROM sync_files sf JOIN sync_folders f ON f.id = sf.folder_id WHERE f.source_id = %s",
+            "SELECT DISTINCT sf.slug FROM sync_files sf JOIN sync_folders f ON f.id = sf.folder_id WHERE f.source_id = ?",
             (source,),
         )
         return {r[0] for r in rows}
 
     def sync_due(self, source: str, folder_id: int, since: int = 0) -> list:
         """Synced pages written since their file's last sync (only those stamped after `since`)."""
-        # The pages changed since `since` first (a range of pages_changed), then their files.
+        # The pages changed since `since` first (a range of pages_changed), then their files: SQLite
+        # would otherwise range-scan the pages once per synced file (seconds at 10,000 files).
         return self.query(
-            "WITH p AS MATERIALIZED (SELECT slug, updated_at FROM pages "
-            "WHERE source_id = %s AND updated_at > %s AND deleted_at IS NULL) "
-            "SELECT sf.rel_path, sf.slug FROM p JOIN sync_files sf ON sf.folder_id = %s AND sf.slug = p.slug "
+            f"WITH p AS MATERIALIZED (SELECT slug, updated_at FROM {self.dialect.pages_by_change} "
+            "WHERE source_id = ? AND updated_at > ? AND deleted_at IS NULL) "
+            "SELECT sf.rel_path, sf.slug FROM p JOIN sync_files sf ON sf.folder_id = ? AND sf.slug = p.slug "
             "WHERE p.updated_at > COALESCE(sf.page_updated_at, 0) ORDER BY sf.rel_path",
             (source, since, folder_id),
         )
 
     def sync_unfiled(self, source: str, folder_id: int, since: int = 0) -> list:
-        """Live pages in the folder's slug space that no synced file of the source holds (see the SQLite store)."""
+        """Live pages in the folder's slug space that no synced file of the source holds (written since
+        `since`) whose text a caller other than a folder sync wrote (`origin`: a page that came from a file
+        and lost it is an orphan, not an agent's page; 'put_page' is a page from before writers were kept):
+        pages born in the brain, to be given files. A folder with no prefix claims every slug, but only
+        pages created since the folder was first synced."""
         return self.query(
-            "WITH p AS MATERIALIZED (SELECT slug, title, created_at, updated_at, origin FROM pages "
-            "WHERE source_id = %s AND updated_at > %s AND deleted_at IS NULL) "
-            "SELECT p.slug, p.title, p.updated_at FROM p JOIN sync_folders f ON f.id = %s "
+            f"WITH p AS MATERIALIZED (SELECT slug, title, created_at, updated_at, origin FROM {self.dialect.pages_by_change} "
+            "WHERE source_id = ? AND updated_at > ? AND deleted_at IS NULL) "
+            "SELECT p.slug, p.title, p.updated_at FROM p JOIN sync_folders f ON f.id = ? "
             "WHERE p.origin NOT IN ('sync', 'put_page') AND CASE WHEN f.slug_prefix = '' THEN p.created_at >= f.created_at "
-            "ELSE left(p.slug, length(f.slug_prefix) + 1) = f.slug_prefix || '/' END "
+            "ELSE substr(p.slug, 1, length(f.slug_prefix) + 1) = f.slug_prefix || '/' END "
             "AND NOT EXISTS (SELECT 1 FROM sync_folders o JOIN sync_files sf ON sf.folder_id = o.id AND sf.slug = p.slug "
-            "WHERE o.source_id = %s) ORDER BY p.slug",
+            "WHERE o.source_id = ?) ORDER BY p.slug",
             (source, since, folder_id, source),
         )
 
@@ -155,20 +166,20 @@ class SyncStore(PostgresBase):
 
     def sync_add_conflict(self, folder_id: int, rel_path: str, slug: str, brain_content: str, now: int) -> int:
         with self.write() as db:
-            return first(db.execute(
+            return int(first(db.execute(
                 "INSERT INTO sync_conflicts (folder_id, rel_path, slug, brain_content, detected_at) "
-                "VALUES (%s, %s, %s, %s, %s) RETURNING id",
+                "VALUES (?, ?, ?, ?, ?) RETURNING id",
                 (folder_id, rel_path, slug, brain_content, now),
-            ))[0]
+            ))[0])
 
     def sync_conflict_rows(self, source: str, folder_id: int | None = None, *, open_only: bool = True) -> list:
         sql = (
             "SELECT c.id, c.folder_id, c.rel_path, c.slug, c.detected_at, c.brain_content, f.root FROM sync_conflicts c "
-            "JOIN sync_folders f ON f.id = c.folder_id WHERE f.source_id = %s"
+            "JOIN sync_folders f ON f.id = c.folder_id WHERE f.source_id = ?"
         )
         args: list = [source]
         if folder_id is not None:
-            sql += " AND c.folder_id = %s"
+            sql += " AND c.folder_id = ?"
             args.append(folder_id)
         if open_only:
             sql += " AND c.resolved_at IS NULL"
@@ -178,16 +189,16 @@ class SyncStore(PostgresBase):
         """Mark open conflicts settled (their kept version stays in the row)."""
         if not ids:
             return 0
-        marks = ", ".join(["%s"] * len(ids))
+        marks = ", ".join(["?"] * len(ids))
         with self.write() as db:
             return db.execute(
-                f"UPDATE sync_conflicts SET resolved_at = %s WHERE resolved_at IS NULL AND id IN ({marks})", (now, *ids)
+                f"UPDATE sync_conflicts SET resolved_at = ? WHERE resolved_at IS NULL AND id IN ({marks})", (now, *ids)
             ).rowcount
 
     # -- files that cannot be applied as they stand ---------------------------
 
     def sync_failure_rows(self, folder_id: int) -> list:
-        return self.query("SELECT * FROM sync_failures WHERE folder_id = %s ORDER BY rel_path", (folder_id,))
+        return self.query("SELECT * FROM sync_failures WHERE folder_id = ? ORDER BY rel_path", (folder_id,))
 
     def sync_record_failure(self, folder_id: int, row: Sequence, now: int) -> None:
         """`row`: rel_path, size, mtime_ns, outcome ('skipped' or 'errors'), reason. A file failing
@@ -195,7 +206,7 @@ class SyncStore(PostgresBase):
         with self.write() as db:
             db.execute(
                 "INSERT INTO sync_failures (folder_id, rel_path, size, mtime_ns, outcome, reason, first_at, last_at) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (folder_id, rel_path) DO UPDATE SET size = excluded.size, "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (folder_id, rel_path) DO UPDATE SET size = excluded.size, "
                 "mtime_ns = excluded.mtime_ns, outcome = excluded.outcome, reason = excluded.reason, last_at = excluded.last_at",
                 (folder_id, *row, now, now),
             )
@@ -204,31 +215,31 @@ class SyncStore(PostgresBase):
         if not rel_paths:
             return
         with self.write() as db:
-            for rel in rel_paths:
-                db.execute("DELETE FROM sync_failures WHERE folder_id = %s AND rel_path = %s", (folder_id, rel))
+            db.executemany("DELETE FROM sync_failures WHERE folder_id = ? AND rel_path = ?",
+                           [(folder_id, rel) for rel in rel_paths])
 
     # -- what export and write-back read -------------------------------------
 
     def live_page_slugs(self, source: str) -> list[tuple[str, str]]:
         """(slug, visibility) of every live page, by slug."""
-        rows = self.query("SELECT slug, visibility FROM pages WHERE source_id = %s AND deleted_at IS NULL ORDER BY slug", (source,))
+        rows = self.query("SELECT slug, visibility FROM pages WHERE source_id = ? AND deleted_at IS NULL ORDER BY slug", (source,))
         return [(r[0], r[1]) for r in rows]
 
     # What was added by hand: the page ops' rows whose origin is not the markdown.
     def manual_aliases(self, source: str, slug: str) -> list[str]:
-        rows = self.query("SELECT alias FROM aliases WHERE source_id = %s AND slug = %s AND origin = 'manual' ORDER BY id", (source, slug))
+        rows = self.query("SELECT alias FROM aliases WHERE source_id = ? AND slug = ? AND origin = 'manual' ORDER BY id", (source, slug))
         return [r[0] for r in rows]
 
     def manual_links(self, source: str, slug: str) -> list[tuple[str, str]]:
         rows = self.query(
-            "SELECT link_type, to_slug FROM links WHERE source_id = %s AND from_slug = %s AND link_source = 'manual' ORDER BY id",
+            "SELECT link_type, to_slug FROM links WHERE source_id = ? AND from_slug = ? AND link_source = 'manual' ORDER BY id",
             (source, slug),
         )
         return [(r[0], r[1]) for r in rows]
 
     def manual_timeline(self, source: str, slug: str) -> list[tuple[str, str]]:
         rows = self.query(
-            "SELECT date, summary FROM timeline WHERE source_id = %s AND slug = %s AND origin = 'manual' ORDER BY date, id",
+            "SELECT date, summary FROM timeline WHERE source_id = ? AND slug = ? AND origin = 'manual' ORDER BY date, id",
             (source, slug),
         )
         return [(r[0], r[1]) for r in rows]

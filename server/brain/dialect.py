@@ -36,4 +36,21 @@ class Dialect:
 
     # -- browse ------------------------------------------------------------------------------------
 
+    def greatest(self, *exprs: str) -> str:
+        """The largest of the expressions, row by row (each is NOT NULL where it is asked)."""
+        raise NotImplementedError
+
+    def contains(self, text: str, needle: str) -> str:
+        """The condition that `needle` occurs in `text`, as is (the caller lower()s both to ignore case)."""
+        raise NotImplementedError
+
+    def among(self, column: str, values: list[str]) -> tuple[str, list[object]]:
+        """The condition that `column` is one of `values` (at least one), and its parameters."""
+        raise NotImplementedError
+
+    def text_table(self, name: str, column: str, values: list[str]) -> tuple[str, list[object]]:
+        """A CTE `name` with one text column, one row per value (at least one), ordered as SQLite
+        orders text (bytewise), and its parameters."""
+        raise NotImplementedError
+
     # -- vectors -----------------------------------------------------------------------------------

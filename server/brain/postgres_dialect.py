@@ -34,6 +34,19 @@ class PostgresDialect(Dialect):
 
     # -- browse ------------------------------------------------------------------------------------
 
+    def greatest(self, *exprs: str) -> str:
+        return f"greatest({', '.join(exprs)})"
+
+    def contains(self, text: str, needle: str) -> str:
+        return f"strpos({text}, {needle}) > 0"
+
+    def among(self, column: str, values: list[str]) -> tuple[str, list[object]]:
+        return f"{column} = ANY(?)", [list(values)]  # one array parameter, however many values
+
+    def text_table(self, name: str, column: str, values: list[str]) -> tuple[str, list[object]]:
+        # "C": the bytewise order SQLite gives text, whatever the database's collation.
+        return f'{name} AS (SELECT unnest(?::text[]) COLLATE "C" AS {column})', [list(values)]
+
     # -- vectors -----------------------------------------------------------------------------------
 
 

@@ -13,11 +13,11 @@ import sqlite3
 from pathlib import Path
 
 from memverbs.server.brain import migrations
+from memverbs.server.brain.browse_store import BrowseStore
 from memverbs.server.brain.cursors_store import CursorStore
 from memverbs.server.brain.oauth_store import OAuthStore
 from memverbs.server.brain.people_store import PeopleStore
 from memverbs.server.brain.sqlite_base import translate
-from memverbs.server.brain.sqlite_browse import BrowseStore
 from memverbs.server.brain.sqlite_facts import FactStore
 from memverbs.server.brain.sqlite_pages import PageStore
 from memverbs.server.brain.sqlite_projects import ProjectStore
@@ -98,6 +98,10 @@ class SqliteBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, V
 
     def integrity(self) -> str:
         return self.db.execute("PRAGMA quick_check").fetchone()[0]
+
+    def brain_bytes(self) -> int:
+        """The file and its write-ahead log: what the brain occupies on disk."""
+        return sum(p.stat().st_size for p in (self.path, self.path.with_name(self.path.name + "-wal")) if p.exists())
 
     def counts(self, source_id: str) -> dict:
         pages = self.aggregate("SELECT count(*) FROM pages WHERE source_id = ? AND deleted_at IS NULL", (source_id,))[0]

@@ -34,11 +34,8 @@ class PostgresDialect(Dialect):
 
     # -- browse ------------------------------------------------------------------------------------
 
-    def greatest(self, *exprs: str) -> str:
-        return f"greatest({', '.join(exprs)})"
-
-    def contains(self, text: str, needle: str) -> str:
-        return f"strpos({text}, {needle}) > 0"
+    greatest_of = "greatest"
+    position_of = "strpos"
 
     def among(self, column: str, values: list[str]) -> tuple[str, list[object]]:
         return f"{column} = ANY(?)", [list(values)]  # one array parameter, however many values

@@ -35,11 +35,8 @@ class SqliteDialect(Dialect):
 
     # -- browse ------------------------------------------------------------------------------------
 
-    def greatest(self, *exprs: str) -> str:
-        return f"max({', '.join(exprs)})"  # the scalar max(): SQLite has no greatest()
-
-    def contains(self, text: str, needle: str) -> str:
-        return f"instr({text}, {needle}) > 0"
+    greatest_of = "max"  # the scalar max(): SQLite has no greatest()
+    position_of = "instr"
 
     def among(self, column: str, values: list[str]) -> tuple[str, list[object]]:
         return f"{column} IN ({', '.join(['?'] * len(values))})", list(values)

@@ -220,7 +220,8 @@ class BrowseStore(Store):
 
     def _window_where(self, source: str, f: FactFilter, grep: str | None) -> tuple[str, list[object]]:
         where, args = self.fact_where(source, f)
-        # The facts store's filter in the shared form (a no-op once every fact_where writes `?`).
+        # The shared form: Postgres's facts store still writes this filter with psycopg's %s (when
+        # it writes `?` like SQLite's, this finds nothing to replace and can go).
         where = where.replace("%s", "?")
         if grep:
             # recall's grep: a case-insensitive substring. lower() folds ASCII only on SQLite (like

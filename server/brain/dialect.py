@@ -44,6 +44,27 @@ class Dialect:
 
     # -- browse ------------------------------------------------------------------------------------
 
+    greatest_of: str  # the function answering the largest of its arguments, row by row
+    position_of: str  # the function answering where a substring starts in a text (from 1), 0 if nowhere
+
+    def greatest(self, *exprs: str) -> str:
+        """The largest of the expressions, row by row (each is NOT NULL where it is asked: SQLite's
+        max() answers NULL for a NULL argument, where Postgres's greatest() skips it)."""
+        return f"{self.greatest_of}({', '.join(exprs)})"
+
+    def contains(self, text: str, needle: str) -> str:
+        """The condition that `needle` occurs in `text`, as is (the caller lower()s both to ignore case)."""
+        return f"{self.position_of}({text}, {needle}) > 0"
+
+    def among(self, column: str, values: list[str]) -> tuple[str, list[object]]:
+        """The condition that `column` is one of `values` (at least one), and its parameters."""
+        raise NotImplementedError
+
+    def text_table(self, name: str, column: str, values: list[str]) -> tuple[str, list[object]]:
+        """A CTE `name` with one text column, one row per value (at least one), ordered as SQLite
+        orders text (bytewise), and its parameters."""
+        raise NotImplementedError
+
     # -- vectors -----------------------------------------------------------------------------------
 
     def any_of(self, column: str, values: list) -> tuple[str, tuple]:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import psycopg
 
 from memverbs.server.brain import postgres_migrations as pgmig
+from memverbs.server.brain.browse_store import BrowseStore
 from memverbs.server.brain.cursors_store import CursorStore
 from memverbs.server.brain.health_store import HealthStore
 from memverbs.server.brain.location import redact
@@ -41,7 +42,6 @@ from memverbs.server.brain.postgres_base import (
     Conn,
     translate,
 )
-from memverbs.server.brain.postgres_browse import BrowseStore
 from memverbs.server.brain.postgres_facts import FactStore
 from memverbs.server.brain.postgres_pages import PageStore
 from memverbs.server.brain.postgres_vector_index import PostgresVectors
@@ -53,6 +53,10 @@ from memverbs.server.errors import BrainError, BrainMissing
 from memverbs.server.timeparse import now_ms
 
 MIGRATE_LOCK = WRITE_LOCK + 1
+# The tables a brain owns, for its size on the server (the database may hold others).
+_OWN_TABLES = ("pages", "aliases", "links", "timeline", "facts", "fact_moves", "fact_audit", "session_cursors", "access_tokens",
+               "vector_spaces", "chunks", "text_vectors", "fact_vectors", "sync_folders", "sync_files",
+               "sync_conflicts", "_migrations")
 _login_person: dict[str, int] = {}  # brain URL → the person its login is (session_person)
 
 
@@ -170,6 +174,14 @@ class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore,
     def integrity(self) -> str:
         self.one("SELECT 1")
         return "ok"
+
+    def brain_bytes(self) -> int:
+        """Tables, their indexes and TOAST: what the brain occupies on the server."""
+        return int(self.aggregate(
+            "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c "
+            "WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace AND c.relname = ANY(?)",
+            (list(_OWN_TABLES),),
+        )[0])
 
     def server_info(self) -> dict:
         """For doctor: the server version and the extensions the brain uses."""

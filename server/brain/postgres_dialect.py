@@ -39,6 +39,16 @@ class PostgresDialect(Dialect):
 
     # -- browse ------------------------------------------------------------------------------------
 
+    greatest_of = "greatest"
+    position_of = "strpos"
+
+    def among(self, column: str, values: list[str]) -> tuple[str, list[object]]:
+        return f"{column} = ANY(?)", [list(values)]  # one array parameter, however many values
+
+    def text_table(self, name: str, column: str, values: list[str]) -> tuple[str, list[object]]:
+        # "C": the bytewise order SQLite gives text, whatever the database's collation.
+        return f'{name} AS (SELECT unnest(?::text[]) COLLATE "C" AS {column})', [list(values)]
+
     # -- vectors -----------------------------------------------------------------------------------
 
     def any_of(self, column: str, values: list) -> tuple[str, tuple]:

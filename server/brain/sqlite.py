@@ -13,13 +13,13 @@ import sqlite3
 from pathlib import Path
 
 from memverbs.server.brain import migrations
+from memverbs.server.brain.browse_store import BrowseStore
 from memverbs.server.brain.cursors_store import CursorStore
 from memverbs.server.brain.health_store import HealthStore
 from memverbs.server.brain.oauth_store import OAuthStore
 from memverbs.server.brain.people_store import PeopleStore
 from memverbs.server.brain.projects_store import ProjectStore
 from memverbs.server.brain.sqlite_base import translate
-from memverbs.server.brain.sqlite_browse import BrowseStore
 from memverbs.server.brain.sqlite_facts import FactStore
 from memverbs.server.brain.sqlite_pages import PageStore
 from memverbs.server.brain.sqlite_vector_index import SqliteVectors
@@ -96,4 +96,8 @@ class SqliteBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, S
 
     def integrity(self) -> str:
         return self.db.execute("PRAGMA quick_check").fetchone()[0]
+
+    def brain_bytes(self) -> int:
+        """The file and its write-ahead log: what the brain occupies on disk."""
+        return sum(p.stat().st_size for p in (self.path, self.path.with_name(self.path.name + "-wal")) if p.exists())
 

@@ -6,6 +6,7 @@ import sqlite3
 
 from memverbs.server.brain.dialect import Dialect
 from memverbs.server.errors import BrainError
+from memverbs.server.people import OWNER
 
 
 class SqliteDialect(Dialect):
@@ -16,8 +17,9 @@ class SqliteDialect(Dialect):
     # -- rows and owners ---------------------------------------------------------------------------
 
     def owner(self, mark: str = "?") -> str:
-        # One person per file: the owner is whoever the call names (people.current()), as given.
-        return mark
+        # One person per file: whoever the call names (people.current()), else the owner, whom a
+        # SQLite file's connection is (people.Actor).
+        return f"coalesce({mark}, {OWNER})"
 
     # -- tokens ------------------------------------------------------------------------------------
 
@@ -40,6 +42,15 @@ class SqliteDialect(Dialect):
     # -- facts -------------------------------------------------------------------------------------
 
     # -- browse ------------------------------------------------------------------------------------
+
+    greatest_of = "max"  # the scalar max(): SQLite has no greatest()
+    position_of = "instr"
+
+    def among(self, column: str, values: list[str]) -> tuple[str, list[object]]:
+        return f"{column} IN ({', '.join(['?'] * len(values))})", list(values)
+
+    def text_table(self, name: str, column: str, values: list[str]) -> tuple[str, list[object]]:
+        return f"{name}({column}) AS (VALUES {', '.join(['(?)'] * len(values))})", list(values)
 
     # -- vectors -----------------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ import sqlite3
 
 import pytest
 
-from memverbs.server.brain import migrations
+from memverbs.server.brain import migrations, sqlite_migrate
 from memverbs.server.brain.sqlite import SqliteBrain
 from memverbs.server.errors import BrainError, BrainMissing
 
@@ -49,7 +49,7 @@ def test_corrupt_brain_names_the_fix(tmp_path):
 def test_pending_steps_apply_on_open(tmp_path):
     path = tmp_path / "b.db"
     db = sqlite3.connect(path, isolation_level=None)
-    migrations.migrate(db)
+    sqlite_migrate.migrate(db)
     db.execute("DELETE FROM _migrations WHERE name = '0002_keyword_index'")
     db.executescript("DROP TABLE pages_fts; DROP TABLE facts_fts; DROP TRIGGER IF EXISTS pages_fts_ai;"
                      "DROP TRIGGER IF EXISTS pages_fts_ad; DROP TRIGGER IF EXISTS pages_fts_au;"
@@ -66,7 +66,7 @@ def test_private_rows_step_marks_an_old_brains_mixed_rows_private(tmp_path, monk
     db = sqlite3.connect(path, isolation_level=None)
     names = [m.name for m in migrations.MIGRATIONS]
     monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[: names.index("0011_private_rows")])
-    migrations.migrate(db)
+    sqlite_migrate.migrate(db)
     monkeypatch.undo()
     for i, (slug, body) in enumerate([("people/fenced", "<!-- facts -->\n- [Private] x [[people/t]]\n<!-- /facts -->\n"),
                                       ("people/plain", "See [[people/t]].\n")]):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from memverbs.cli.output import print_json
 from memverbs.cli.words import plural
-from memverbs.server.brain import migrations
+from memverbs.server.brain import migrations, sqlite_migrate
 from memverbs.server.brain.factory import locate
 from memverbs.server.errors import ConfigError
 from memverbs.server.home import DEFAULT_BRAIN_NAME, Home, source_from_env
@@ -134,8 +134,8 @@ def brain_checks(path: Path) -> list[Check]:
                 )
             ]
         out = [Check("brain", "ok", f"{path} readable, integrity ok")]
-        newer = migrations.unknown(db)
-        waiting = [m.name for m in migrations.pending(db)]
+        newer = sqlite_migrate.unknown(db)
+        waiting = [m.name for m in sqlite_migrate.pending(db)]
         if newer:
             out.append(
                 Check(

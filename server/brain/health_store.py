@@ -1,7 +1,7 @@
 """The brain's health, on either backend, for doctor, init and the HTTP server's /health.
 
-The schema's state is read the same way on both: the steps the brain has recorded, against the
-steps this memverbs knows (each backend's migration list); the backend supplies those two lists.
+The schema's state is read the same way on both: the steps the brain has recorded (the backend
+reads them), against the steps this memverbs knows (the one list, `migrations.MIGRATIONS`).
 How a backend checks its storage's integrity is its own (`integrity()` on each brain).
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from memverbs.server.brain import migrations
 from memverbs.server.brain.store import Store
 
 
@@ -18,9 +19,9 @@ class HealthStore(Store):
             """The schema steps recorded in the brain, by name."""
             ...
 
-        def known_steps(self) -> list[str]:
-            """The schema steps this memverbs knows, in the order it applies them."""
-            ...
+    def known_steps(self) -> list[str]:
+        """The schema steps this memverbs knows, in the order it applies them."""
+        return [step.name for step in migrations.MIGRATIONS]
 
     def schema_status(self) -> dict:
         """`applied`: the steps the brain has; `pending`: those this memverbs would still apply;

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import psycopg
 
-from memverbs.server.brain import postgres_migrations as pgmig
+from memverbs.server.brain import migrations
 from memverbs.server.brain.browse_store import BrowseStore
 from memverbs.server.brain.cursors_store import CursorStore
 from memverbs.server.brain.health_store import HealthStore
@@ -37,22 +37,20 @@ from memverbs.server.brain.people_store import PeopleStore
 from memverbs.server.brain.postgres_base import (
     CONNECT_TIMEOUT_S,
     CONNECTION_KWARGS,
-    WRITE_LOCK,
     BrainConnection,
-    Conn,
     translate,
 )
 from memverbs.server.brain.postgres_facts import FactStore
+from memverbs.server.brain.postgres_migrate import applied, has_pgvector, migrate, owns_brain
 from memverbs.server.brain.postgres_pages import PageStore
+from memverbs.server.brain.postgres_schema import READ_ONLY_TABLES, TEAMMATE_TABLES
 from memverbs.server.brain.postgres_vector_index import PostgresVectors
 from memverbs.server.brain.projects_store import ProjectStore
 from memverbs.server.brain.store import first
 from memverbs.server.brain.sync_store import SyncStore
 from memverbs.server.brain.tokens_store import TokenStore
 from memverbs.server.errors import BrainError, BrainMissing
-from memverbs.server.timeparse import now_ms
 
-MIGRATE_LOCK = WRITE_LOCK + 1
 # The tables a brain owns, for its size on the server (the database may hold others).
 _OWN_TABLES = ("pages", "aliases", "links", "timeline", "facts", "fact_moves", "fact_audit", "session_cursors", "access_tokens",
                "vector_spaces", "chunks", "text_vectors", "fact_vectors", "sync_folders", "sync_files",
@@ -88,13 +86,13 @@ class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore,
                     f"no brain in the database {where}",
                     "Run `memverbs init` to create one there (or point brain.url at the database that has it).",
                 )
-            check_not_future(done, where)
-            pending = any(m.name not in done for m in pgmig.MIGRATIONS)
+            migrations.check_not_future(done, where)
+            pending = migrations.pending(done)
             # A teammate's `init` (a login that does not own the tables) finds the brain as it is:
             # only the owner migrates it, or enables pgvector in it.
-            if not read_only and (pending or (create and _owns_brain(conn))):
+            if not read_only and (pending or (create and owns_brain(conn))):
                 migrate(conn, where)
-            pgvector = _has_pgvector(conn)
+            pgvector = has_pgvector(conn)
         except psycopg.Error as exc:
             raise translate(exc, url, password) from exc
         finally:
@@ -146,9 +144,9 @@ class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore,
                     schema = first(conn.execute("SELECT current_schema()"))[0]
                     conn.execute(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(sql.Identifier(schema), ident))
                     conn.execute(sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(
-                        sql.SQL(", ").join(sql.Identifier(t) for t in pgmig.TEAMMATE_TABLES), ident))
+                        sql.SQL(", ").join(sql.Identifier(t) for t in TEAMMATE_TABLES), ident))
                     conn.execute(sql.SQL("GRANT SELECT ON {} TO {}").format(
-                        sql.SQL(", ").join(sql.Identifier(t) for t in pgmig.READ_ONLY_TABLES), ident))
+                        sql.SQL(", ").join(sql.Identifier(t) for t in READ_ONLY_TABLES), ident))
                     conn.execute(sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}").format(sql.Identifier(schema), ident))
                 done.append(f"granted {role!r} the brain's tables (row-level security: world rows and its own private rows)")
                 if role != conn.info.user:
@@ -168,9 +166,6 @@ class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore,
         with self.connection() as conn:
             return applied(conn)
 
-    def known_steps(self) -> list[str]:
-        return [m.name for m in pgmig.MIGRATIONS]
-
     def integrity(self) -> str:
         self.one("SELECT 1")
         return "ok"
@@ -188,98 +183,3 @@ class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore,
         row = self.aggregate("SELECT current_setting('server_version') AS version, current_database() AS db")
         ext = self.query("SELECT extname, extversion FROM pg_extension ORDER BY extname")
         return {"version": row["version"], "database": row["db"], "extensions": {r[0]: r[1] for r in ext}}
-
-
-# -- migrations: the SQLite registry's rules, on Postgres ------------------------------
-
-
-def applied(conn: Conn) -> list[str]:
-    if first(conn.execute("SELECT to_regclass('_migrations')"))[0] is None:
-        return []
-    return [r[0] for r in conn.execute("SELECT name FROM _migrations ORDER BY name")]
-
-
-def _owns_brain(conn: Conn) -> bool:
-    row = conn.execute(
-        "SELECT pg_get_userbyid(relowner) = current_user FROM pg_class WHERE oid = to_regclass('_migrations')"
-    ).fetchone()
-    return row is None or bool(row[0])
-
-
-def check_not_future(done: set[str] | list[str], where: str) -> None:
-    known = {m.name for m in pgmig.MIGRATIONS}
-    newer = sorted(n for n in done if n not in known)
-    if newer:
-        raise BrainError(
-            f"brain {where} has schema steps this memverbs does not know ({', '.join(newer)}): "
-            "it was written by a newer memverbs",
-            "Upgrade memverbs (pip install -U memverbs) to use this brain; nothing in it was changed.",
-        )
-
-
-def migrate(conn: Conn, where: str) -> list[str]:
-    """Apply pending steps, each in one transaction with its record row; returns the names applied here."""
-    ran: list[str] = []
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATE_LOCK,))
-        conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)")
-    for step in pgmig.MIGRATIONS:
-        with conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATE_LOCK,))  # migrators queue, then see each other's steps
-            done = set(applied(conn))
-            check_not_future(done, where)
-            if step.name in done:
-                continue
-            conn.execute("INSERT INTO _migrations (name, applied_at) VALUES (%s, %s)", (step.name, now_ms()))
-            conn.execute(step.sql)
-            if step.fill is not None:
-                step.fill(conn)
-        ran.append(step.name)
-    _enable_pgvector(conn)
-    return ran
-
-
-def _enable_pgvector(conn: Conn) -> None:
-    """Use pgvector when the server has it: the extension (if this role may create it) and the column."""
-    available = conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone()
-    if available is None:
-        return
-    try:
-        with conn.transaction():
-            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-    except psycopg.errors.InsufficientPrivilege:
-        return  # an operator can `CREATE EXTENSION vector` later; until then the exact scan serves
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-        conn.execute(pgmig.PGVECTOR_COLUMN)
-    _backfill_embeddings(conn)
-
-
-def _backfill_embeddings(conn: Conn, batch: int = 1000) -> None:
-    """Vectors stored before pgvector was installed get their `embedding` and their space its HNSW index."""
-    from memverbs.server.brain.postgres_vector_index import hnsw_index_sql, vector_literal  # noqa: PLC0415
-
-    while True:
-        with conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-            rows = conn.execute(
-                "SELECT id, vector FROM text_vectors WHERE embedding IS NULL ORDER BY id LIMIT %s", (batch,)
-            ).fetchall()
-            if not rows:
-                break
-            with conn.cursor() as cur:
-                cur.executemany(
-                    "UPDATE text_vectors SET embedding = %s::vector WHERE id = %s",
-                    [(vector_literal(bytes(r[1])), r[0]) for r in rows],
-                )
-    with conn.transaction():
-        for space_id, dims in conn.execute("SELECT id, dims FROM vector_spaces").fetchall():
-            conn.execute(hnsw_index_sql(space_id, dims))
-
-
-def _has_pgvector(conn: Conn) -> bool:
-    row = conn.execute(
-        "SELECT 1 FROM information_schema.columns WHERE table_name = 'text_vectors' AND column_name = 'embedding' "
-        "AND table_schema = current_schema()"
-    ).fetchone()
-    return row is not None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from memverbs.server.brain import migrations
+from memverbs.server.brain import sqlite_migrate
 from memverbs.server.brain.browse_store import BrowseStore
 from memverbs.server.brain.cursors_store import CursorStore
 from memverbs.server.brain.health_store import HealthStore
@@ -55,12 +55,12 @@ class SqliteBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, S
             # Schema steps run before foreign keys are enforced, as SQLite's way to rebuild a table asks
             # (a rebuilt parent table would otherwise take its children's rows down with the old one).
             if create:
-                migrations.migrate(db, path)
+                sqlite_migrate.migrate(db, path)
             else:
-                migrations.check_not_future(db, path)
-                waiting = migrations.pending(db)
+                sqlite_migrate.check_not_future(db, path)
+                waiting = sqlite_migrate.pending(db)
                 if waiting:
-                    migrations.migrate(db, path)
+                    sqlite_migrate.migrate(db, path)
             db.execute("PRAGMA foreign_keys = ON")
         except sqlite3.DatabaseError as exc:
             db.close()
@@ -87,12 +87,9 @@ class SqliteBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, S
 
     def applied_steps(self) -> list[str]:
         try:
-            return migrations.applied(self.db)
+            return sqlite_migrate.applied(self.db)
         except sqlite3.DatabaseError as exc:
             raise translate(exc, self.path) from exc
-
-    def known_steps(self) -> list[str]:
-        return [m.name for m in migrations.MIGRATIONS]
 
     def integrity(self) -> str:
         return self.db.execute("PRAGMA quick_check").fetchone()[0]

@@ -8,9 +8,8 @@ are. An interrupted copy resumes after the last key the target holds. A fact's
 every fact is there. The verify step compares, per table, the row count and a
 SHA-256 over every row in key order: equal on both sides or the copy is not done.
 
-Both backends have the same tables column for column (migrations.py and
-postgres_migrations.py); a column or table this code does not list is refused,
-not dropped silently.
+Both backends have the same tables column for column (schema.py, written once for
+both); a column or table this code does not list is refused, not dropped silently.
 """
 
 from __future__ import annotations
@@ -181,7 +180,8 @@ class _Side:
         """After the copy: sequences past the copied ids (Postgres), derived vector columns and indexes."""
         if not self.pg:
             return
-        from memverbs.server.brain.postgres import PostgresBrain, _backfill_embeddings  # noqa: PLC0415 - psycopg only here
+        from memverbs.server.brain.postgres import PostgresBrain  # noqa: PLC0415 - psycopg only here
+        from memverbs.server.brain.postgres_migrate import backfill_embeddings  # noqa: PLC0415
 
         brain = self.brain
         assert isinstance(brain, PostgresBrain)
@@ -194,7 +194,7 @@ class _Side:
                     )
         with brain.connection() as conn:
             if brain.pgvector:
-                _backfill_embeddings(conn)
+                backfill_embeddings(conn)
             conn.execute("ANALYZE")  # planner statistics for the bulk-loaded tables, before the first query
 
 

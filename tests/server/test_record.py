@@ -80,7 +80,7 @@ def test_every_record_on_the_hook_path_sets_each_of_its_fields():
     from memverbs.hooks.state import SessionState
     from memverbs.server.brain.base import FactFilter, NewFact, PageDraft, SearchQuery
     from memverbs.server.brain.location import BrainLocation
-    from memverbs.server.brain.migrations import Migration
+    from memverbs.server.brain.migrations import Step
     from memverbs.server.context import Caller, VerbContext
     from memverbs.server.dispatch import Dispatcher, Outcome
     from memverbs.server.home import Home
@@ -95,7 +95,7 @@ def test_every_record_on_the_hook_path_sets_each_of_its_fields():
     made = [
         HookEvent(Harness.CLAUDE, Moment.HEARTBEAT, "s"), SessionState(Path("x")), FactFilter("recent", 0, True, True, 5),
         NewFact("f", "f", "fact", None, "world", "t", None), PageDraft("a/b", "B", None, "", {}, None, "world"),
-        SearchQuery(("a",)), BrainLocation("sqlite", Path("b.db")), Migration("0001", "SELECT 1"), caller,
+        SearchQuery(("a",)), BrainLocation("sqlite", Path("b.db")), Step("0001", "SELECT 1"), caller,
         VerbContext(brain=None, caller=caller), Dispatcher(caller, "verbs", lambda: None), Outcome({}), Home(Path("h")),  # type: ignore[arg-type]
         ParsedPage({}, "", None, None, None, None), Operation("x", "d", (Param("p", "string"),), "read", False),
         Checked({}), QuickSettings("default", "brain.db", "", 10, ""), Packed([], 0, 0), Candidate(0, {}),

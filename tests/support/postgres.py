@@ -107,9 +107,9 @@ class PgServer:
         """Empty a brain for reuse; False when it is not a current, intact brain any more."""
         import psycopg
 
-        from memverbs.server.brain import postgres_migrations
+        from memverbs.server.brain import migrations
 
-        known = {m.name for m in postgres_migrations.MIGRATIONS}
+        known = {m.name for m in migrations.MIGRATIONS}
         try:
             with psycopg.connect(self.url(name), autocommit=True) as conn:
                 conn.execute(

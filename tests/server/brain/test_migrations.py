@@ -1,10 +1,11 @@
 """Migrations: named steps with a record table, idempotent, refusing a future schema."""
 
+import re
 import sqlite3
 
 import pytest
 
-from memverbs.server.brain import migrations
+from memverbs.server.brain import migrations, sqlite_migrate
 from memverbs.server.brain.sqlite import SqliteBrain
 from memverbs.server.errors import BrainError, BrainMissing
 
@@ -49,7 +50,7 @@ def test_corrupt_brain_names_the_fix(tmp_path):
 def test_pending_steps_apply_on_open(tmp_path):
     path = tmp_path / "b.db"
     db = sqlite3.connect(path, isolation_level=None)
-    migrations.migrate(db)
+    sqlite_migrate.migrate(db)
     db.execute("DELETE FROM _migrations WHERE name = '0002_keyword_index'")
     db.executescript("DROP TABLE pages_fts; DROP TABLE facts_fts; DROP TRIGGER IF EXISTS pages_fts_ai;"
                      "DROP TRIGGER IF EXISTS pages_fts_ad; DROP TRIGGER IF EXISTS pages_fts_au;"
@@ -66,7 +67,7 @@ def test_private_rows_step_marks_an_old_brains_mixed_rows_private(tmp_path, monk
     db = sqlite3.connect(path, isolation_level=None)
     names = [m.name for m in migrations.MIGRATIONS]
     monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[: names.index("0011_private_rows")])
-    migrations.migrate(db)
+    sqlite_migrate.migrate(db)
     monkeypatch.undo()
     for i, (slug, body) in enumerate([("people/fenced", "<!-- facts -->\n- [Private] x [[people/t]]\n<!-- /facts -->\n"),
                                       ("people/plain", "See [[people/t]].\n")]):
@@ -128,3 +129,106 @@ def _draft(slug: str, title: str):
 
     return PageDraft(slug=slug, title=title, type=None, body="", frontmatter={}, summary=None, visibility="world",
                      aliases=[], links=[], timeline=[], markdown="")
+
+
+# The names brains already record: a step is never renamed or dropped (a brain recording a name this
+# code does not know is refused as a newer memverbs's), only added after these.
+RECORDED = (
+    "0001_core_tables", "0002_keyword_index", "0003_access_tokens", "0004_chunks_and_vectors", "0005_fact_moves",
+    "0006_page_markdown", "0007_plan_indexes", "0008_markdown_sync_state", "0009_change_feed_indexes",
+    "0010_fact_audit", "0011_private_rows", "0012_projects", "0013_oauth", "0014_title_keys", "0015_fact_terms",
+    "0016_page_trigrams", "0017_page_history", "0018_people", "0019_folder_identity",
+)
+
+
+def test_step_names_are_the_ones_brains_record_in_order():
+    names = [step.name for step in migrations.MIGRATIONS]
+    assert names[: len(RECORDED)] == list(RECORDED)
+    assert names == sorted(set(names))  # each once, and in the order the runners read them back (by name)
+
+
+def test_every_step_is_spelled_for_both_dialects():
+    """Each step's SQL is written in the shared column-type vocabulary, which both dialects spell whole."""
+    from memverbs.server.brain import postgres_schema, sqlite_schema
+
+    assert sqlite_schema.COLUMN_TYPES.keys() == postgres_schema.COLUMN_TYPES.keys()
+    for step in migrations.MIGRATIONS:
+        for dialect in ("sqlite", "postgres"):
+            work = step.work(dialect)
+            for part in work:
+                assert callable(part) or not re.search(r"\{\w+\}", part), (step.name, dialect, part)
+            # Only Postgres's trigram step is empty: it has no twin of SQLite's index (migrations.py says why).
+            assert work or (step.name, dialect) == ("0016_page_trigrams", "postgres")
+
+
+def test_each_backend_records_every_step_in_order(brain_backend, brain_url, tmp_path):
+    from memverbs.server.brain.factory import open_brain
+    from memverbs.server.brain.location import BrainLocation
+
+    where = BrainLocation("postgres", url=brain_url) if brain_url else BrainLocation("sqlite", path=tmp_path / "b.db")
+    brain = open_brain(where, create=True)
+    try:
+        names = [step.name for step in migrations.MIGRATIONS]
+        assert brain.schema_status() == {"applied": names, "pending": [], "unknown": []}
+    finally:
+        brain.close()
+
+
+def test_a_step_is_one_transaction_with_its_record(brain_backend, request, tmp_path, monkeypatch):
+    """A step's SQL and its functions run in one transaction: when a later part fails, nothing of the
+    step stays, its record included, and the next open applies it whole."""
+    calls = []
+
+    def boom(conn) -> None:
+        calls.append(conn)
+        raise RuntimeError("the fill failed")
+
+    steps = (migrations.Step("0001_first", "CREATE TABLE first_t (x INTEGER); INSERT INTO first_t VALUES (1);"),
+             migrations.Step("0002_second", "CREATE TABLE second_t (x INTEGER); INSERT INTO second_t VALUES (2);",
+                             boom, "CREATE TABLE never_t (x INTEGER)"))
+    monkeypatch.setattr(migrations, "MIGRATIONS", steps)
+    if brain_backend == "sqlite":
+        db = sqlite3.connect(tmp_path / "b.db", isolation_level=None)
+        migrate, url = sqlite_migrate.migrate, None
+    else:
+        from memverbs.server.brain import postgres_migrate
+        from memverbs.server.brain.postgres_base import CONNECTION_KWARGS, BrainConnection
+
+        server = request.getfixturevalue("pg")
+        url = server.new_database(empty=True)
+        db = BrainConnection.connect(url, **CONNECTION_KWARGS)
+        migrate = postgres_migrate.migrate
+    try:
+        with pytest.raises(RuntimeError):
+            migrate(db, "b")
+        assert len(calls) == 1
+        assert [r[0] for r in db.execute("SELECT name FROM _migrations")] == ["0001_first"]
+        assert db.execute("SELECT x FROM first_t").fetchall()[0][0] == 1
+        for table in ("second_t", "never_t"):
+            with pytest.raises(Exception, match=table):
+                db.execute(f"SELECT x FROM {table}")
+    finally:
+        db.close()
+        if url:
+            server.drop_database(url)
+
+
+def test_a_script_runs_statement_by_statement():
+    """SQLite runs a step's SQL one statement at a time inside the step's transaction (executescript
+    would commit it first): a split never falls inside a quote, a comment or a trigger's body."""
+    script = """
+        CREATE TABLE t (x TEXT);  -- a comment; with a semicolon
+        INSERT INTO t VALUES ('a;b');
+        CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN
+            INSERT INTO t VALUES ('c'); INSERT INTO t VALUES ('d');
+        END;
+    """
+    parts = list(sqlite_migrate.statements(script))
+    assert len(parts) == 3 and "'a;b'" in parts[1] and parts[2].rstrip().endswith("END;")
+    db = sqlite3.connect(":memory:", isolation_level=None)
+    db.execute("BEGIN")
+    for part in parts:
+        db.execute(part)  # one statement each, or sqlite3 refuses it
+    db.execute("INSERT INTO t VALUES ('e')")
+    db.execute("COMMIT")
+    assert [r[0] for r in db.execute("SELECT x FROM t ORDER BY rowid")] == ["a;b", "e", "c", "d"]

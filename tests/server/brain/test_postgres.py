@@ -19,7 +19,8 @@ from postgres import PASSWORD, PASSWORD_ROLE
 from memverbs.server.brain.base import NewFact
 from memverbs.server.brain.factory import locate, open_brain
 from memverbs.server.brain.location import BrainLocation, redact
-from memverbs.server.brain.postgres import WRITE_LOCK, PostgresBrain
+from memverbs.server.brain.postgres import PostgresBrain
+from memverbs.server.brain.postgres_base import WRITE_LOCK
 from memverbs.server.errors import BrainError, BrainMissing, VerbError
 from memverbs.server.home import Home
 from memverbs.server.runtime import Runtime

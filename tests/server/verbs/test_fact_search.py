@@ -134,13 +134,13 @@ def test_evidence_is_never_semantic_without_a_provider_and_title_match_means_the
 def test_an_existing_brain_is_migrated_to_index_terms_and_new_keys(tmp_path, monkeypatch):
     import sqlite3
 
-    from memverbs.server.brain import migrations
+    from memverbs.server.brain import migrations, sqlite_migrate
 
     path = tmp_path / "old.db"
     db = sqlite3.connect(path, isolation_level=None)
     names = [m.name for m in migrations.MIGRATIONS]
     monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[: names.index("0015_fact_terms")])
-    migrations.migrate(db, path)
+    sqlite_migrate.migrate(db, path)
     monkeypatch.undo()
     now = int(time.time() * 1000)
     db.execute(
@@ -148,7 +148,7 @@ def test_an_existing_brain_is_migrated_to_index_terms_and_new_keys(tmp_path, mon
         "VALUES ('default', 'Melanie paints sunrises.', 'melanie paints sunrises.', 'fact', 'world', 'p', ?, ?)",
         (now, now),
     )
-    assert migrations.migrate(db, path)[:2] == ["0015_fact_terms", "0016_page_trigrams"]
+    assert sqlite_migrate.migrate(db, path)[:2] == ["0015_fact_terms", "0016_page_trigrams"]
     row = db.execute("SELECT search_terms, fact_norm FROM facts").fetchone()
     assert row == ("melani paint sunris", "melanie paints sunrises")
     assert db.execute("SELECT rowid FROM facts_fts WHERE facts_fts MATCH '\"sunris\"'").fetchall() == [(1,)]

@@ -1,0 +1,174 @@
+"""Postgres's own part of the schema steps: its column types, and what only Postgres has.
+
+The tables both backends share are in `schema.py`; `migrations.MIGRATIONS` says which step runs
+what. Here: the spelling of schema.py's column types; keyword search as a generated, weighted
+`tsvector` with a GIN index (title A, body B) where SQLite has FTS5; row-level security for the
+brain's people; and, when the `vector` extension (pgvector) is installed, the `vector` column page
+vectors also live in (with one HNSW index per space, created with the space).
+"""
+
+from __future__ import annotations
+
+COLUMN_TYPES = {
+    "rowid": "BIGSERIAL PRIMARY KEY",
+    "serial": "BIGSERIAL PRIMARY KEY",  # a sequence never hands an id out twice
+    "bigint": "BIGINT",
+    "flag": "SMALLINT",
+    "double": "DOUBLE PRECISION",
+    "keytext": 'TEXT COLLATE "C"',
+    "bytes": "BYTEA",
+    "without_rowid": "",
+}
+
+# A page's outgoing links by their page: a narrower index than the links' unique key, which SQLite reads for them.
+LINKS_FROM = """
+    CREATE INDEX links_from ON links (source_id, from_slug);
+"""
+
+# 'simple': lowercased words, no stemming and no stop words, like FTS5's unicode61 tokenizer.
+KEYWORD_INDEX = """
+    ALTER TABLE pages ADD COLUMN search tsvector GENERATED ALWAYS AS (
+        setweight(to_tsvector('simple', coalesce(title, '')), 'A') || setweight(to_tsvector('simple', body), 'B')
+    ) STORED;
+    CREATE INDEX pages_search ON pages USING gin (search);
+    ALTER TABLE facts ADD COLUMN search tsvector GENERATED ALWAYS AS (to_tsvector('simple', fact)) STORED;
+    CREATE INDEX facts_search ON facts USING gin (search);
+"""
+
+# Facts are searched by memverbs's own index terms (migrations.fill_fact_terms): the tsvector is
+# built from the stored terms without the text parser (array_to_tsvector), so it holds exactly the
+# lexemes FTS5 indexes, and `search_len` (the term count) is what BM25 normalises by. The old
+# column goes first, and the new one is generated once the terms are filled in.
+FACT_TERMS = """
+    ALTER TABLE facts DROP COLUMN search;
+    ALTER TABLE facts ADD COLUMN search_terms TEXT NOT NULL DEFAULT '';
+"""
+FACT_TERMS_INDEX = """
+    ALTER TABLE facts ADD COLUMN search tsvector GENERATED ALWAYS AS (array_to_tsvector(string_to_array(search_terms, ' '))) STORED;
+    ALTER TABLE facts ADD COLUMN search_len integer GENERATED ALWAYS AS (cardinality(string_to_array(search_terms, ' '))) STORED;
+    CREATE INDEX facts_search ON facts USING gin (search);
+"""
+
+# The database's enforcement of
+# who reads a private row, over schema.PEOPLE (docs/postgres.md, "People and privacy"). Person 1,
+# the owner, is the role that owns these tables; every other person is a row, mapped to their own role.
+#
+# memverbs_person() is the person the session acts as: the owner for the tables' owner (or, for a
+# person without a role of their own, the one the owner's session names in `memverbs.person`, which
+# a server sets per request), else the person mapped to current_user — a teammate's login, or the
+# role a server took with SET ROLE for the person a call acts for. Row-level security (FORCE: the
+# tables' owner too) lets every session see world rows and its own person's private rows only, and
+# write private rows only as their owner; whether a call may read even those (a token without
+# read:private may not) is the verbs' rule, as on SQLite. The rows that
+# belong to a page (links, timeline, aliases, chunks, versions) show only with their page, and fact
+# vectors only with their fact. Superusers and BYPASSRLS roles are not held by any of it.
+ROW_SECURITY = """
+    CREATE FUNCTION memverbs_person() RETURNS BIGINT LANGUAGE sql STABLE AS $$
+        SELECT CASE
+            WHEN pg_get_userbyid((SELECT relowner FROM pg_class WHERE oid = 'people'::regclass)) = current_user THEN
+                CASE WHEN coalesce(current_setting('memverbs.person', true), '') = '' THEN 1::bigint
+                     ELSE (SELECT id FROM people WHERE role IS NULL AND id::text = current_setting('memverbs.person', true))
+                END
+            -- Only the owner's session names a person; any other session is its own role's person.
+            WHEN coalesce(current_setting('memverbs.person', true), '') = '' THEN (SELECT id FROM people WHERE role = current_user)
+        END
+    $$;
+
+    ALTER TABLE pages ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE pages FORCE ROW LEVEL SECURITY;
+    CREATE POLICY people_read ON pages FOR SELECT USING (visibility = 'world' OR owner = (SELECT memverbs_person()));
+    CREATE POLICY people_add ON pages FOR INSERT WITH CHECK (visibility = 'world' OR owner = (SELECT memverbs_person()));
+    CREATE POLICY people_change ON pages FOR UPDATE USING (visibility = 'world' OR owner = (SELECT memverbs_person()))
+        WITH CHECK (visibility = 'world' OR owner = (SELECT memverbs_person()));
+    CREATE POLICY people_remove ON pages FOR DELETE USING (visibility = 'world' OR owner = (SELECT memverbs_person()));
+
+    ALTER TABLE facts ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE facts FORCE ROW LEVEL SECURITY;
+    CREATE POLICY people_read ON facts FOR SELECT USING (visibility = 'world' OR owner = (SELECT memverbs_person()));
+    CREATE POLICY people_add ON facts FOR INSERT WITH CHECK (visibility = 'world' OR owner = (SELECT memverbs_person()));
+    CREATE POLICY people_change ON facts FOR UPDATE USING (visibility = 'world' OR owner = (SELECT memverbs_person()))
+        WITH CHECK (visibility = 'world' OR owner = (SELECT memverbs_person()));
+    CREATE POLICY people_remove ON facts FOR DELETE USING (visibility = 'world' OR owner = (SELECT memverbs_person()));
+
+    ALTER TABLE links ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE links FORCE ROW LEVEL SECURITY;
+    CREATE POLICY people_read ON links FOR SELECT USING (
+        (private_row = 0 OR owner = (SELECT memverbs_person()))
+        AND EXISTS (SELECT 1 FROM pages p WHERE p.source_id = links.source_id AND p.slug = links.from_slug));
+    CREATE POLICY people_add ON links FOR INSERT WITH CHECK (private_row = 0 OR owner = (SELECT memverbs_person()));
+    CREATE POLICY people_change ON links FOR UPDATE USING (true);
+    CREATE POLICY people_remove ON links FOR DELETE USING (true);
+
+    ALTER TABLE timeline ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE timeline FORCE ROW LEVEL SECURITY;
+    CREATE POLICY people_read ON timeline FOR SELECT USING (
+        (private_row = 0 OR owner = (SELECT memverbs_person()))
+        AND EXISTS (SELECT 1 FROM pages p WHERE p.source_id = timeline.source_id AND p.slug = timeline.slug));
+    CREATE POLICY people_add ON timeline FOR INSERT WITH CHECK (private_row = 0 OR owner = (SELECT memverbs_person()));
+    CREATE POLICY people_change ON timeline FOR UPDATE USING (true);
+    CREATE POLICY people_remove ON timeline FOR DELETE USING (true);
+
+    ALTER TABLE page_versions ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE page_versions FORCE ROW LEVEL SECURITY;
+    CREATE POLICY people_read ON page_versions FOR SELECT USING (
+        (visibility = 'world' OR owner = (SELECT memverbs_person()))
+        AND EXISTS (SELECT 1 FROM pages p WHERE p.id = page_versions.page_id));
+    CREATE POLICY people_add ON page_versions FOR INSERT WITH CHECK (true);
+    CREATE POLICY people_change ON page_versions FOR UPDATE USING (true);
+    CREATE POLICY people_remove ON page_versions FOR DELETE USING (true);
+
+    ALTER TABLE aliases ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE aliases FORCE ROW LEVEL SECURITY;
+    CREATE POLICY people_read ON aliases FOR SELECT USING (
+        EXISTS (SELECT 1 FROM pages p WHERE p.source_id = aliases.source_id AND p.slug = aliases.slug));
+    CREATE POLICY people_add ON aliases FOR INSERT WITH CHECK (true);
+    CREATE POLICY people_change ON aliases FOR UPDATE USING (true);
+    CREATE POLICY people_remove ON aliases FOR DELETE USING (true);
+
+    ALTER TABLE chunks ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE chunks FORCE ROW LEVEL SECURITY;
+    CREATE POLICY people_read ON chunks FOR SELECT USING (EXISTS (SELECT 1 FROM pages p WHERE p.id = chunks.page_id));
+    CREATE POLICY people_add ON chunks FOR INSERT WITH CHECK (true);
+    CREATE POLICY people_change ON chunks FOR UPDATE USING (true);
+    CREATE POLICY people_remove ON chunks FOR DELETE USING (true);
+
+    ALTER TABLE fact_vectors ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE fact_vectors FORCE ROW LEVEL SECURITY;
+    CREATE POLICY people_read ON fact_vectors FOR SELECT USING (EXISTS (SELECT 1 FROM facts f WHERE f.id = fact_vectors.fact_id));
+    CREATE POLICY people_add ON fact_vectors FOR INSERT WITH CHECK (true);
+    CREATE POLICY people_change ON fact_vectors FOR UPDATE USING (true);
+    CREATE POLICY people_remove ON fact_vectors FOR DELETE USING (true);
+
+    -- A teammate's login may mint and revoke its own person's tokens only; the owner, anyone's.
+    ALTER TABLE access_tokens ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE access_tokens FORCE ROW LEVEL SECURITY;
+    CREATE POLICY people_read ON access_tokens FOR SELECT USING (true);
+    CREATE POLICY people_add ON access_tokens FOR INSERT
+        WITH CHECK (person = (SELECT memverbs_person()) OR (SELECT memverbs_person()) = 1);
+    CREATE POLICY people_change ON access_tokens FOR UPDATE
+        USING (person = (SELECT memverbs_person()) OR (SELECT memverbs_person()) = 1);
+    CREATE POLICY people_remove ON access_tokens FOR DELETE
+        USING (person = (SELECT memverbs_person()) OR (SELECT memverbs_person()) = 1);
+"""
+
+# Postgres drops the one-row-per-path key of sync_folders in place (schema.FOLDER_IDENTITY).
+FOLDER_IDENTITY = """
+    ALTER TABLE sync_folders DROP CONSTRAINT IF EXISTS sync_folders_source_id_root_key;
+    ALTER TABLE sync_folders ADD COLUMN folder_uid TEXT;
+"""
+
+# What a teammate's role is granted (`memverbs people add NAME --role ROLE`): the brain's rows, under
+# row-level security; the people table to read; nothing of OAuth (the owner's server) or of the
+# schema (only the owner migrates). Run again by every `people add`, so a table a later step adds
+# is granted by the next one.
+TEAMMATE_TABLES = (
+    "pages", "facts", "links", "timeline", "aliases", "chunks", "page_versions", "fact_vectors", "fact_moves",
+    "fact_audit", "session_cursors", "projects", "vector_spaces", "text_vectors", "sync_folders", "sync_files",
+    "sync_conflicts", "sync_failures", "access_tokens",
+)
+READ_ONLY_TABLES = ("people", "_migrations")
+
+# Not a numbered step: whether pgvector can be used depends on the server, not on the schema's
+# age. Applied (idempotently) whenever the extension is there; without it the column is absent
+# and the vector arm scans exactly (see postgres_vector_index.py).
+PGVECTOR_COLUMN = "ALTER TABLE text_vectors ADD COLUMN IF NOT EXISTS embedding vector"

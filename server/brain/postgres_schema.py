@@ -62,7 +62,7 @@ FACT_TERMS_INDEX = """
 # read:private may not) is the verbs' rule, as on SQLite. The rows that
 # belong to a page (links, timeline, aliases, chunks, versions) show only with their page, and fact
 # vectors only with their fact. Superusers and BYPASSRLS roles are not held by any of it.
-ROW_SECURITY = """
+PERSON_FUNCTION = """
     CREATE FUNCTION memverbs_person() RETURNS BIGINT LANGUAGE sql STABLE AS $$
         SELECT CASE
             WHEN pg_get_userbyid((SELECT relowner FROM pg_class WHERE oid = 'people'::regclass)) = current_user THEN
@@ -73,83 +73,48 @@ ROW_SECURITY = """
             WHEN coalesce(current_setting('memverbs.person', true), '') = '' THEN (SELECT id FROM people WHERE role = current_user)
         END
     $$;
-
-    ALTER TABLE pages ENABLE ROW LEVEL SECURITY;
-    ALTER TABLE pages FORCE ROW LEVEL SECURITY;
-    CREATE POLICY people_read ON pages FOR SELECT USING (visibility = 'world' OR owner = (SELECT memverbs_person()));
-    CREATE POLICY people_add ON pages FOR INSERT WITH CHECK (visibility = 'world' OR owner = (SELECT memverbs_person()));
-    CREATE POLICY people_change ON pages FOR UPDATE USING (visibility = 'world' OR owner = (SELECT memverbs_person()))
-        WITH CHECK (visibility = 'world' OR owner = (SELECT memverbs_person()));
-    CREATE POLICY people_remove ON pages FOR DELETE USING (visibility = 'world' OR owner = (SELECT memverbs_person()));
-
-    ALTER TABLE facts ENABLE ROW LEVEL SECURITY;
-    ALTER TABLE facts FORCE ROW LEVEL SECURITY;
-    CREATE POLICY people_read ON facts FOR SELECT USING (visibility = 'world' OR owner = (SELECT memverbs_person()));
-    CREATE POLICY people_add ON facts FOR INSERT WITH CHECK (visibility = 'world' OR owner = (SELECT memverbs_person()));
-    CREATE POLICY people_change ON facts FOR UPDATE USING (visibility = 'world' OR owner = (SELECT memverbs_person()))
-        WITH CHECK (visibility = 'world' OR owner = (SELECT memverbs_person()));
-    CREATE POLICY people_remove ON facts FOR DELETE USING (visibility = 'world' OR owner = (SELECT memverbs_person()));
-
-    ALTER TABLE links ENABLE ROW LEVEL SECURITY;
-    ALTER TABLE links FORCE ROW LEVEL SECURITY;
-    CREATE POLICY people_read ON links FOR SELECT USING (
-        (private_row = 0 OR owner = (SELECT memverbs_person()))
-        AND EXISTS (SELECT 1 FROM pages p WHERE p.source_id = links.source_id AND p.slug = links.from_slug));
-    CREATE POLICY people_add ON links FOR INSERT WITH CHECK (private_row = 0 OR owner = (SELECT memverbs_person()));
-    CREATE POLICY people_change ON links FOR UPDATE USING (true);
-    CREATE POLICY people_remove ON links FOR DELETE USING (true);
-
-    ALTER TABLE timeline ENABLE ROW LEVEL SECURITY;
-    ALTER TABLE timeline FORCE ROW LEVEL SECURITY;
-    CREATE POLICY people_read ON timeline FOR SELECT USING (
-        (private_row = 0 OR owner = (SELECT memverbs_person()))
-        AND EXISTS (SELECT 1 FROM pages p WHERE p.source_id = timeline.source_id AND p.slug = timeline.slug));
-    CREATE POLICY people_add ON timeline FOR INSERT WITH CHECK (private_row = 0 OR owner = (SELECT memverbs_person()));
-    CREATE POLICY people_change ON timeline FOR UPDATE USING (true);
-    CREATE POLICY people_remove ON timeline FOR DELETE USING (true);
-
-    ALTER TABLE page_versions ENABLE ROW LEVEL SECURITY;
-    ALTER TABLE page_versions FORCE ROW LEVEL SECURITY;
-    CREATE POLICY people_read ON page_versions FOR SELECT USING (
-        (visibility = 'world' OR owner = (SELECT memverbs_person()))
-        AND EXISTS (SELECT 1 FROM pages p WHERE p.id = page_versions.page_id));
-    CREATE POLICY people_add ON page_versions FOR INSERT WITH CHECK (true);
-    CREATE POLICY people_change ON page_versions FOR UPDATE USING (true);
-    CREATE POLICY people_remove ON page_versions FOR DELETE USING (true);
-
-    ALTER TABLE aliases ENABLE ROW LEVEL SECURITY;
-    ALTER TABLE aliases FORCE ROW LEVEL SECURITY;
-    CREATE POLICY people_read ON aliases FOR SELECT USING (
-        EXISTS (SELECT 1 FROM pages p WHERE p.source_id = aliases.source_id AND p.slug = aliases.slug));
-    CREATE POLICY people_add ON aliases FOR INSERT WITH CHECK (true);
-    CREATE POLICY people_change ON aliases FOR UPDATE USING (true);
-    CREATE POLICY people_remove ON aliases FOR DELETE USING (true);
-
-    ALTER TABLE chunks ENABLE ROW LEVEL SECURITY;
-    ALTER TABLE chunks FORCE ROW LEVEL SECURITY;
-    CREATE POLICY people_read ON chunks FOR SELECT USING (EXISTS (SELECT 1 FROM pages p WHERE p.id = chunks.page_id));
-    CREATE POLICY people_add ON chunks FOR INSERT WITH CHECK (true);
-    CREATE POLICY people_change ON chunks FOR UPDATE USING (true);
-    CREATE POLICY people_remove ON chunks FOR DELETE USING (true);
-
-    ALTER TABLE fact_vectors ENABLE ROW LEVEL SECURITY;
-    ALTER TABLE fact_vectors FORCE ROW LEVEL SECURITY;
-    CREATE POLICY people_read ON fact_vectors FOR SELECT USING (EXISTS (SELECT 1 FROM facts f WHERE f.id = fact_vectors.fact_id));
-    CREATE POLICY people_add ON fact_vectors FOR INSERT WITH CHECK (true);
-    CREATE POLICY people_change ON fact_vectors FOR UPDATE USING (true);
-    CREATE POLICY people_remove ON fact_vectors FOR DELETE USING (true);
-
-    -- A teammate's login may mint and revoke its own person's tokens only; the owner, anyone's.
-    ALTER TABLE access_tokens ENABLE ROW LEVEL SECURITY;
-    ALTER TABLE access_tokens FORCE ROW LEVEL SECURITY;
-    CREATE POLICY people_read ON access_tokens FOR SELECT USING (true);
-    CREATE POLICY people_add ON access_tokens FOR INSERT
-        WITH CHECK (person = (SELECT memverbs_person()) OR (SELECT memverbs_person()) = 1);
-    CREATE POLICY people_change ON access_tokens FOR UPDATE
-        USING (person = (SELECT memverbs_person()) OR (SELECT memverbs_person()) = 1);
-    CREATE POLICY people_remove ON access_tokens FOR DELETE
-        USING (person = (SELECT memverbs_person()) OR (SELECT memverbs_person()) = 1);
 """
+ME = "(SELECT memverbs_person())"
+OWN = f"visibility = 'world' OR owner = {ME}"  # a page's or a fact's own rule
+OWN_ROW = f"private_row = 0 OR owner = {ME}"  # a page's link or timeline row, declared private or not
+
+
+def _policies(table: str, *, read: str, add: str = "true", change: str = "true", change_check: str | None = None,
+              remove: str = "true") -> str:
+    """A table under row-level security: who reads, adds, changes and removes its rows."""
+    check = f" WITH CHECK ({change_check})" if change_check else ""
+    return f"""
+    ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE {table} FORCE ROW LEVEL SECURITY;
+    CREATE POLICY people_read ON {table} FOR SELECT USING ({read});
+    CREATE POLICY people_add ON {table} FOR INSERT WITH CHECK ({add});
+    CREATE POLICY people_change ON {table} FOR UPDATE USING ({change}){check};
+    CREATE POLICY people_remove ON {table} FOR DELETE USING ({remove});
+"""
+
+
+def _with_page(page_match: str, rule: str | None = None) -> str:
+    """A row that shows only with its page (and, given a rule, only as that rule allows)."""
+    exists = f"EXISTS (SELECT 1 FROM pages p WHERE {page_match})"
+    return exists if rule is None else f"({rule}) AND {exists}"
+
+
+# A teammate's login may mint and revoke its own person's tokens only; the owner, anyone's.
+_TOKEN_HOLDER = f"person = {ME} OR {ME} = 1"
+
+ROW_SECURITY = PERSON_FUNCTION + "".join((
+    _policies("pages", read=OWN, add=OWN, change=OWN, change_check=OWN, remove=OWN),
+    _policies("facts", read=OWN, add=OWN, change=OWN, change_check=OWN, remove=OWN),
+    _policies("links", read=_with_page("p.source_id = links.source_id AND p.slug = links.from_slug", OWN_ROW),
+              add=OWN_ROW),
+    _policies("timeline", read=_with_page("p.source_id = timeline.source_id AND p.slug = timeline.slug", OWN_ROW),
+              add=OWN_ROW),
+    _policies("page_versions", read=_with_page("p.id = page_versions.page_id", OWN)),
+    _policies("aliases", read=_with_page("p.source_id = aliases.source_id AND p.slug = aliases.slug")),
+    _policies("chunks", read=_with_page("p.id = chunks.page_id")),
+    _policies("fact_vectors", read="EXISTS (SELECT 1 FROM facts f WHERE f.id = fact_vectors.fact_id)"),
+    _policies("access_tokens", read="true", add=_TOKEN_HOLDER, change=_TOKEN_HOLDER, remove=_TOKEN_HOLDER),
+))
 
 # Postgres drops the one-row-per-path key of sync_folders in place (schema.FOLDER_IDENTITY).
 FOLDER_IDENTITY = """

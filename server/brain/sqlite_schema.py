@@ -18,32 +18,30 @@ COLUMN_TYPES = {
     "without_rowid": " WITHOUT ROWID",
 }
 
-# External-content FTS5 tables kept in step by triggers: the text lives once.
-KEYWORD_INDEX = """
-        CREATE VIRTUAL TABLE pages_fts USING fts5(
-            title, body, content='pages', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
-        );
-        CREATE TRIGGER pages_fts_ai AFTER INSERT ON pages BEGIN
-            INSERT INTO pages_fts (rowid, title, body) VALUES (new.id, new.title, new.body);
-        END;
-        CREATE TRIGGER pages_fts_ad AFTER DELETE ON pages BEGIN
-            INSERT INTO pages_fts (pages_fts, rowid, title, body) VALUES ('delete', old.id, old.title, old.body);
-        END;
-        CREATE TRIGGER pages_fts_au AFTER UPDATE OF title, body ON pages BEGIN
-            INSERT INTO pages_fts (pages_fts, rowid, title, body) VALUES ('delete', old.id, old.title, old.body);
-            INSERT INTO pages_fts (rowid, title, body) VALUES (new.id, new.title, new.body);
-        END;
+def kept_in_step(index: str, table: str, columns: tuple[str, ...], tokenize: str, *, options: str = "",
+                 rebuild: bool = False, on_update: bool = True) -> str:
+    """An external-content FTS5 index over `table`'s `columns` (the text lives once, in the table),
+    kept in step by triggers; `rebuild` fills it from the rows already there, `on_update` follows
+    edits of those columns (an index over text that never changes needs no update trigger)."""
+    cols = ", ".join(columns)
+    new = ", ".join(f"new.{c}" for c in columns)
+    old = ", ".join(f"old.{c}" for c in columns)
+    insert = f"INSERT INTO {index} (rowid, {cols}) VALUES (new.id, {new});"
+    delete = f"INSERT INTO {index} ({index}, rowid, {cols}) VALUES ('delete', old.id, {old});"
+    script = [
+        f"CREATE VIRTUAL TABLE {index} USING fts5({cols}, content='{table}', content_rowid='id', "
+        f"tokenize='{tokenize}'{options});",
+        f"INSERT INTO {index} ({index}) VALUES ('rebuild');" if rebuild else "",
+        f"CREATE TRIGGER {index}_ai AFTER INSERT ON {table} BEGIN {insert} END;",
+        f"CREATE TRIGGER {index}_ad AFTER DELETE ON {table} BEGIN {delete} END;",
+        f"CREATE TRIGGER {index}_au AFTER UPDATE OF {cols} ON {table} BEGIN {delete} {insert} END;" if on_update else "",
+    ]
+    return "\n".join(line for line in script if line) + "\n"
 
-        CREATE VIRTUAL TABLE facts_fts USING fts5(
-            fact, content='facts', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
-        );
-        CREATE TRIGGER facts_fts_ai AFTER INSERT ON facts BEGIN
-            INSERT INTO facts_fts (rowid, fact) VALUES (new.id, new.fact);
-        END;
-        CREATE TRIGGER facts_fts_ad AFTER DELETE ON facts BEGIN
-            INSERT INTO facts_fts (facts_fts, rowid, fact) VALUES ('delete', old.id, old.fact);
-        END;
-"""
+
+# External-content FTS5 tables kept in step by triggers: the text lives once.
+KEYWORD_INDEX = (kept_in_step("pages_fts", "pages", ("title", "body"), "unicode61 remove_diacritics 2")
+                 + kept_in_step("facts_fts", "facts", ("fact",), "unicode61 remove_diacritics 2", on_update=False))
 
 # Facts are searched by memverbs's own index terms (migrations.fill_fact_terms), indexed split on
 # spaces: FTS5's `ascii` tokeniser splits on ASCII separators only, and the terms hold none but
@@ -55,41 +53,13 @@ FACT_TERMS = """
         DROP TRIGGER facts_fts_ad;
         DROP TABLE facts_fts;
 """
-FACT_TERMS_INDEX = """
-        CREATE VIRTUAL TABLE facts_fts USING fts5(search_terms, content='facts', content_rowid='id', tokenize='ascii');
-        INSERT INTO facts_fts (facts_fts) VALUES ('rebuild');
-        CREATE TRIGGER facts_fts_ai AFTER INSERT ON facts BEGIN
-            INSERT INTO facts_fts (rowid, search_terms) VALUES (new.id, new.search_terms);
-        END;
-        CREATE TRIGGER facts_fts_ad AFTER DELETE ON facts BEGIN
-            INSERT INTO facts_fts (facts_fts, rowid, search_terms) VALUES ('delete', old.id, old.search_terms);
-        END;
-        CREATE TRIGGER facts_fts_au AFTER UPDATE OF search_terms ON facts BEGIN
-            INSERT INTO facts_fts (facts_fts, rowid, search_terms) VALUES ('delete', old.id, old.search_terms);
-            INSERT INTO facts_fts (rowid, search_terms) VALUES (new.id, new.search_terms);
-        END;
-"""
+FACT_TERMS_INDEX = kept_in_step("facts_fts", "facts", ("search_terms",), "ascii", rebuild=True)
 
 # Scripts written without spaces (Chinese, Japanese, Thai, …) keep a whole run as one unicode61
 # token, so a word inside a run cannot be found through pages_fts. A trigram index beside it finds
 # any substring of three characters or more (two-character words are checked by a scan of the
 # source's pages); `detail='none'` keeps it to what substring matching needs.
-PAGE_TRIGRAMS = """
-        CREATE VIRTUAL TABLE pages_trigram USING fts5(
-            title, body, content='pages', content_rowid='id', tokenize='trigram', detail='none'
-        );
-        INSERT INTO pages_trigram (pages_trigram) VALUES ('rebuild');
-        CREATE TRIGGER pages_trigram_ai AFTER INSERT ON pages BEGIN
-            INSERT INTO pages_trigram (rowid, title, body) VALUES (new.id, new.title, new.body);
-        END;
-        CREATE TRIGGER pages_trigram_ad AFTER DELETE ON pages BEGIN
-            INSERT INTO pages_trigram (pages_trigram, rowid, title, body) VALUES ('delete', old.id, old.title, old.body);
-        END;
-        CREATE TRIGGER pages_trigram_au AFTER UPDATE OF title, body ON pages BEGIN
-            INSERT INTO pages_trigram (pages_trigram, rowid, title, body) VALUES ('delete', old.id, old.title, old.body);
-            INSERT INTO pages_trigram (rowid, title, body) VALUES (new.id, new.title, new.body);
-        END;
-"""
+PAGE_TRIGRAMS = kept_in_step("pages_trigram", "pages", ("title", "body"), "trigram", options=", detail='none'", rebuild=True)
 
 # SQLite drops a table's key by rebuilding the table (the 12-step way; steps run before foreign
 # keys are on, so the rebuilt parent keeps its children's rows): sync_folders without its

@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from memverbs.server.terms import spaceless
+from memverbs.server.terms import spaceless, stem
 
 _TERM = re.compile(r"\w+", re.UNICODE)
 KEEP_CHARS = 2_000_000  # per cache: a few thousand pages of a session log's size
@@ -27,11 +27,12 @@ _V = TypeVar("_V")
 class PageText:
     """One text's words (of the whole text lowercased) and prose lines (each with its own words)."""
 
-    __slots__ = ("lines", "low", "words")
+    __slots__ = ("_stems", "lines", "low", "words")
 
     def __init__(self, text: str) -> None:
         self.low = text.lower()
         self.words = frozenset(_TERM.findall(self.low))
+        self._stems: frozenset[str] | None = None
         # (stripped, lowercased, its words) of each prose line, in order
         self.lines: list[tuple[str, str, frozenset[str]]] = []
         for line in text.splitlines():
@@ -43,6 +44,12 @@ class PageText:
     def has_word(self, word: str) -> bool:
         """Whether `word` is one of the text's words."""
         return word in self.words
+
+    def has_stem(self, stemmed: str) -> bool:
+        """Whether a word of the text has this stem (the stems are worked out on the first ask, then kept)."""
+        if self._stems is None:
+            self._stems = frozenset(stem(w) for w in self.words)
+        return stemmed in self._stems
 
     def best_line(self, words: list[str]) -> str | None:
         """The first prose line holding the most of `words` (distinct words of it, plus each spaceless-script
@@ -97,6 +104,11 @@ def holds(title: str | None, text: PageText, word: str) -> bool:
     if text.has_word(word):
         return True
     return bool(title) and word in _TERM.findall((title or "").lower())
+
+
+def holds_stem(title: str | None, text: PageText, stemmed: str) -> bool:
+    """Whether a word of f"{title} {text}" lowercased has this stem."""
+    return text.has_stem(stemmed) or (bool(title) and any(stem(w) == stemmed for w in _TERM.findall((title or "").lower())))
 
 
 def inside(title: str | None, text: PageText, word: str) -> bool:

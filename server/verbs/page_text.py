@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import threading
+from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, TypeVar
@@ -27,12 +28,12 @@ _V = TypeVar("_V")
 class PageText:
     """One text's words (of the whole text lowercased) and prose lines (each with its own words)."""
 
-    __slots__ = ("_stems", "lines", "low", "words")
+    __slots__ = ("_sorted", "lines", "low", "words")
 
     def __init__(self, text: str) -> None:
         self.low = text.lower()
         self.words = frozenset(_TERM.findall(self.low))
-        self._stems: frozenset[str] | None = None
+        self._sorted: list[str] | None = None
         # (stripped, lowercased, its words) of each prose line, in order
         self.lines: list[tuple[str, str, frozenset[str]]] = []
         for line in text.splitlines():
@@ -46,10 +47,18 @@ class PageText:
         return word in self.words
 
     def has_stem(self, stemmed: str) -> bool:
-        """Whether a word of the text has this stem (the stems are worked out on the first ask, then kept)."""
-        if self._stems is None:
-            self._stems = frozenset(stem(w) for w in self.words)
-        return stemmed in self._stems
+        """Whether a word of the text that begins with `stemmed` has it as its stem (what a keyword index's
+        prefix query matched, kept to the word's own family): only those words are stemmed, found by
+        bisection in the text's words sorted once."""
+        if self._sorted is None:
+            self._sorted = sorted(self.words)
+        ordered = self._sorted
+        i = bisect_left(ordered, stemmed)
+        while i < len(ordered) and ordered[i].startswith(stemmed):
+            if stem(ordered[i]) == stemmed:
+                return True
+            i += 1
+        return False
 
     def best_line(self, words: list[str]) -> str | None:
         """The first prose line holding the most of `words` (distinct words of it, plus each spaceless-script
@@ -107,8 +116,10 @@ def holds(title: str | None, text: PageText, word: str) -> bool:
 
 
 def holds_stem(title: str | None, text: PageText, stemmed: str) -> bool:
-    """Whether a word of f"{title} {text}" lowercased has this stem."""
-    return text.has_stem(stemmed) or (bool(title) and any(stem(w) == stemmed for w in _TERM.findall((title or "").lower())))
+    """Whether a word of f"{title} {text}" lowercased begins with `stemmed` and has it as its stem."""
+    return text.has_stem(stemmed) or (
+        bool(title) and any(w.startswith(stemmed) and stem(w) == stemmed for w in _TERM.findall((title or "").lower()))
+    )
 
 
 def inside(title: str | None, text: PageText, word: str) -> bool:

@@ -55,8 +55,9 @@ def test_a_word_that_only_begins_with_the_stem_is_no_match_for_an_untrusted_call
 def test_the_queries_spell_the_prefix_per_backend():
     assert stem_prefix("turtles") == "turtl" and stem_prefix("pets") == "" and stem_prefix("北京") == ""
     every, some = _keyword_queries(["how", "big", "turtles", "pets"])
-    assert every == SearchQuery(("big", "turtles", "pets"), "all", ("", "turtl", ""))
-    assert fts5_match(every) == '"big" AND ("turtles" OR "turtl"*) AND "pets"'
+    assert every == SearchQuery(("big", "turtles", "pets"), "all")  # every term: the exact words
+    assert fts5_match(every) == '"big" AND "turtles" AND "pets"'
+    assert fts5_match(SearchQuery.of(["turtles", "big"], "all", ["turtl", ""])) == '("turtles" OR "turtl"*) AND "big"'
     assert fts5_match(some) == '"big" OR ("turtles" OR "turtl"*) OR "pets"'
     assert tsquery(some) == "'big' | ('turtles' | 'turtl':*) | 'pets'"
     assert fts5_match(SearchQuery.of(["a", "b"], "title_phrase", ["x", "y"])) == 'title : "a b"'

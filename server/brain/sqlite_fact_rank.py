@@ -16,7 +16,7 @@ as before, so what a caller may see is decided by the same SQL as ever.
 
 Kept in step with the index: every use first reads FTS5's averages record (row count and total
 length) and its structure record (its cookie changes with every write to the index) from the
-index's `_data` table, two point reads. When either differs from what was loaded, the facts
+index's `_data` table, and the newest fact, three point reads. When either differs from what was loaded, the facts
 added since are read (ids only grow); when the counts then disagree with the averages record
 (a fact deleted or its terms rewritten: migrations only) everything is read again. A write by
 another connection or process is therefore seen by the next query, and so is one of this
@@ -84,7 +84,9 @@ class FactPostings:
         averages = bytes(blocks.get(_AVERAGES) or b"")
         rows, at = _varint(averages, 0) if averages else (0, 0)
         total = _varint(averages, at)[0] if averages else 0
-        return (averages, bytes(blocks.get(_STRUCTURE) or b"")), rows, total
+        # The newest fact too: two brain files at one path (one replaced by another) agree on all of it only by chance.
+        last = db.execute(f"SELECT id, {self.terms} FROM {self.content} ORDER BY id DESC LIMIT 1").fetchone()
+        return (averages, bytes(blocks.get(_STRUCTURE) or b""), repr(tuple(last or ())).encode()), rows, total
 
     def refresh(self, db: sqlite3.Connection) -> bool:
         """Bring the postings up to the index; False when they cannot be made to agree with it (then rank with FTS5)."""

@@ -32,6 +32,7 @@ import math
 import sqlite3
 import threading
 from array import array
+from bisect import bisect_left
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
@@ -167,6 +168,16 @@ class FactPostings:
         ids = self.ids  # positions follow ids, so (score, position) orders as (score, id)
         return [(s, ids[p]) for s, p in best]
 
+    def ranked_among(self, terms: Sequence[str], fact_ids: Sequence[int]) -> list[tuple[float, int]]:
+        """`ranked(terms)` restricted to `fact_ids` (found by bisection: ids are ascending), without sorting every match."""
+        scores, ids = self.scores(terms), self.ids
+        hits = []
+        for fact_id in dict.fromkeys(fact_ids):
+            p = bisect_left(ids, fact_id)
+            if p < len(ids) and ids[p] == fact_id and p in scores:
+                hits.append((scores[p], p))
+        return [(s, ids[p]) for s, p in sorted(hits, reverse=True)]
+
 
 _HELD: OrderedDict[str, FactPostings] = OrderedDict()  # by brain file, the few most recently used
 _QUERIED: OrderedDict[str, int] = OrderedDict()
@@ -224,9 +235,7 @@ def ranked_rows(store: Store, postings: FactPostings, terms: Sequence[str], wher
         ranked = postings.ranked(terms, top=limit * 4)
         whole = len(ranked) < limit * 4
     else:
-        allowed = set(among)
-        ranked = [hit for hit in postings.ranked(terms) if hit[1] in allowed]
-        whole = True
+        ranked, whole = postings.ranked_among(terms, among), True
     rows: list[Row] = []
     start = 0
     while True:

@@ -156,3 +156,12 @@ def test_private_facts_never_reach_an_untrusted_caller_through_warm_postings(run
     assert after and not (private | {1, 9}) & set(after)
     mine = [f["id"] for f in Client(runtime.local_dispatcher()).ok("recall", query="comet lake")["facts"]]
     assert 1 in mine and 2 in mine and 9 not in mine  # the owner still sees private facts; a forgotten one is gone
+
+
+def test_ranking_among_given_facts_is_the_whole_ranking_restricted_to_them(brain):
+    postings = FactPostings()
+    assert postings.refresh(brain.db)
+    for q in QUERIES:
+        terms = query_terms(q)
+        for among in ([1, 2, 3], [11, 1, 11, 9, 404], list(range(1, 12))[::-1], []):
+            assert postings.ranked_among(terms, among) == [hit for hit in postings.ranked(terms) if hit[1] in among], (q, among)

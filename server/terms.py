@@ -69,6 +69,11 @@ def _stem(word: str) -> str:
     return _stemmer().stemWord(word)
 
 
+def stem(word: str) -> str:
+    """A lowercased word's Snowball English stem (`turtles` → `turtl`); a word that is not plain ASCII letters as it is."""
+    return _stem(word)
+
+
 def fold(text: str) -> str:
     """NFKC, case-folded, accents dropped from Latin, Greek and Cyrillic letters."""
     text = unicodedata.normalize("NFKC", text).casefold()

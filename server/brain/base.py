@@ -33,18 +33,30 @@ class SearchQuery(Frozen):
     * `all` — pages holding every term (anywhere in title or body);
     * `any` — pages holding at least one term;
     * `title_phrase` — the terms, in order and adjacent, in the title.
+
+    `prefixes` (all and any only), one per term or none: term i is also found as any word that
+    begins with prefixes[i] ("" for none; page search passes a word's stem, so that "turtles"
+    finds "turtle").
     """
 
-    __slots__ = ("mode", "terms")
+    __slots__ = ("mode", "prefixes", "terms")
     terms: tuple[str, ...]
     mode: Literal["all", "any", "title_phrase"]
+    prefixes: tuple[str, ...]
 
-    def __init__(self, terms: tuple[str, ...], mode: Literal["all", "any", "title_phrase"] = "all") -> None:
-        super().__init__(terms=terms, mode=mode)
+    def __init__(
+        self, terms: tuple[str, ...], mode: Literal["all", "any", "title_phrase"] = "all", prefixes: tuple[str, ...] = ()
+    ) -> None:
+        super().__init__(terms=terms, mode=mode, prefixes=prefixes)
 
     @classmethod
-    def of(cls, terms: Iterable[str], mode: Literal["all", "any", "title_phrase"] = "all") -> SearchQuery:
-        return cls(tuple(terms), mode)
+    def of(cls, terms: Iterable[str], mode: Literal["all", "any", "title_phrase"] = "all",
+           prefixes: Iterable[str] = ()) -> SearchQuery:
+        return cls(tuple(terms), mode, tuple(prefixes))
+
+    def prefix(self, i: int) -> str:
+        """The prefix term i is also found by ("" when none)."""
+        return self.prefixes[i] if i < len(self.prefixes) and self.mode != "title_phrase" else ""
 
 
 class PageDraft(Record):

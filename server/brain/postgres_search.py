@@ -29,7 +29,13 @@ def tsquery(query: SearchQuery) -> str | None:
     if query.mode == "title_phrase":
         return " <-> ".join(_lexeme(t, "A") for t in terms)
     joiner = " | " if query.mode == "any" else " & "
-    return joiner.join(_lexeme(t) for t in terms)
+    return joiner.join(_alternatives(query, i) for i, t in enumerate(query.terms) if t.strip())
+
+
+def _alternatives(query: SearchQuery, i: int) -> str:
+    prefix = query.prefix(i)
+    term = _lexeme(query.terms[i])
+    return f"({term} | {_lexeme(prefix)}:*)" if prefix else term
 
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)

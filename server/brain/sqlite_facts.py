@@ -12,6 +12,7 @@ from collections.abc import Callable
 from memverbs.server import people
 from memverbs.server.brain.base import FactFilter, NewFact, SearchQuery
 from memverbs.server.brain.sqlite_base import SqliteBase
+from memverbs.server.brain.sqlite_fact_rank import rank_in_process
 from memverbs.server.brain.sqlite_fts import fts5_match
 from memverbs.server.brain.sqlite_pages import LIVE_PAGE
 from memverbs.server.terms import index_text
@@ -247,6 +248,10 @@ class FactStore(SqliteBase):
         if not query.terms or among == []:
             return []
         where, args = self.fact_where(source, f)
+        # The same ranking and scores as the FTS5 queries below, computed in-process (sqlite_fact_rank.py).
+        ranked = rank_in_process(self, self.path, self.db, query.terms, where, args, FACT_COLS, limit=limit, among=among)
+        if ranked is not None:
+            return ranked
         match = fts5_match(query)
         if among is None:
             # Most of the best matches pass the arm's filter (one source, active, world): rank in the

@@ -10,10 +10,16 @@ def _quoted(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+def _term(query: SearchQuery, i: int) -> str:
+    prefix = query.prefix(i)
+    term = _quoted(query.terms[i])
+    return f"({term} OR {_quoted(prefix)}*)" if prefix else term
+
+
 def fts5_match(query: SearchQuery) -> str:
-    quoted = [_quoted(t) for t in query.terms]
     if query.mode == "title_phrase":
         return "title : " + _quoted(" ".join(query.terms))
+    quoted = [_term(query, i) for i in range(len(query.terms))]
     if query.mode == "any":
         return " OR ".join(quoted)
-    return " ".join(quoted)
+    return " AND ".join(quoted)

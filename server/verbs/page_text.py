@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import re
 import threading
+from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from memverbs.server.terms import spaceless
+from memverbs.server.terms import spaceless, stem
 
 _TERM = re.compile(r"\w+", re.UNICODE)
 KEEP_CHARS = 2_000_000  # per cache: a few thousand pages of a session log's size
@@ -27,11 +28,12 @@ _V = TypeVar("_V")
 class PageText:
     """One text's words (of the whole text lowercased) and prose lines (each with its own words)."""
 
-    __slots__ = ("lines", "low", "words")
+    __slots__ = ("_sorted", "lines", "low", "words")
 
     def __init__(self, text: str) -> None:
         self.low = text.lower()
         self.words = frozenset(_TERM.findall(self.low))
+        self._sorted: list[str] | None = None
         # (stripped, lowercased, its words) of each prose line, in order
         self.lines: list[tuple[str, str, frozenset[str]]] = []
         for line in text.splitlines():
@@ -43,6 +45,20 @@ class PageText:
     def has_word(self, word: str) -> bool:
         """Whether `word` is one of the text's words."""
         return word in self.words
+
+    def has_stem(self, stemmed: str) -> bool:
+        """Whether a word of the text that begins with `stemmed` has it as its stem (what a keyword index's
+        prefix query matched, kept to the word's own family): only those words are stemmed, found by
+        bisection in the text's words sorted once."""
+        if self._sorted is None:
+            self._sorted = sorted(self.words)
+        ordered = self._sorted
+        i = bisect_left(ordered, stemmed)
+        while i < len(ordered) and ordered[i].startswith(stemmed):
+            if stem(ordered[i]) == stemmed:
+                return True
+            i += 1
+        return False
 
     def best_line(self, words: list[str]) -> str | None:
         """The first prose line holding the most of `words` (distinct words of it, plus each spaceless-script
@@ -97,6 +113,13 @@ def holds(title: str | None, text: PageText, word: str) -> bool:
     if text.has_word(word):
         return True
     return bool(title) and word in _TERM.findall((title or "").lower())
+
+
+def holds_stem(title: str | None, text: PageText, stemmed: str) -> bool:
+    """Whether a word of f"{title} {text}" lowercased begins with `stemmed` and has it as its stem."""
+    return text.has_stem(stemmed) or (
+        bool(title) and any(w.startswith(stemmed) and stem(w) == stemmed for w in _TERM.findall((title or "").lower()))
+    )
 
 
 def inside(title: str | None, text: PageText, word: str) -> bool:

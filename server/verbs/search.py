@@ -25,8 +25,8 @@ from memverbs.server.context import VerbContext
 from memverbs.server.errors import ProviderError
 from memverbs.server.names import collapse, normalize_alias, restatement_key
 from memverbs.server.pages.markdown import clip, fenced_body, frontmatter_block
-from memverbs.server.terms import spaceless
-from memverbs.server.verbs.page_text import Kept, holds, inside, page_text
+from memverbs.server.terms import spaceless, stem
+from memverbs.server.verbs.page_text import Kept, holds, holds_stem, inside, page_text
 
 if TYPE_CHECKING:
     from memverbs.server.verbs.semantic import VectorArm
@@ -42,6 +42,7 @@ STOP_WORDS = frozenset(
     ["a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "about", "as", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "have", "has", "had", "it", "its", "this", "that", "these", "those", "there", "here", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "all", "any", "each", "some", "no", "not", "only", "so", "than", "too", "very", "can", "will", "just", "should", "would", "could", "may", "might", "must", "we", "us", "you", "your", "he", "him", "his", "she", "her", "they", "them", "their", "i", "me", "my", "our"]
 )
 KEYWORD_EXACT_FLOOR = 0.6
+STEM_PREFIX_MIN = 4  # a shorter stem begins too many unrelated words ("art", "pet")
 _TERM = re.compile(r"\w+", re.UNICODE)
 _MAX_TERMS = 16
 CREATE_SAFETY = {
@@ -107,15 +108,30 @@ def keyword_search(ctx: VerbContext, query: str, limit: int, *, allow_private: b
     return out
 
 
+def stem_prefix(word: str) -> str:
+    """What a word's inflections begin with: its Snowball stem ("turtles", "turtle" → "turtl"), or "" when
+    that is shorter than STEM_PREFIX_MIN letters or the word is not plain ASCII letters."""
+    stemmed = stem(word)
+    return stemmed if len(stemmed) >= STEM_PREFIX_MIN and stemmed.isascii() and stemmed.isalpha() else ""
+
+
 def _keyword_queries(words: list[str]) -> list[SearchQuery]:
     """Every term first, then any term to fill up (one term: just it). Both leave function words out
     when the query has others: "what" or "did" alone matches nearly every page, so ranking on them
     costs a scan of the index and adds only noise, and requiring them would put a page that happens
-    to hold "what" and "did" and one word of the question before the page that holds all its others."""
+    to hold "what" and "did" and one word of the question before the page that holds all its others.
+
+    The fill (and a one-term query) also finds a term as a word beginning with its stem: the pages'
+    index holds words as written, and a question rarely uses the page's form of a word ("turtles"
+    for "turtle", "painted" for "painting"). What the index matched by that prefix counts, where a
+    hit is checked (an untrusted caller's world view), only for a word with the same stem. The
+    every-term query stays on the exact words: asking it by stems too found no more on the LoCoMo
+    questions and costs a prefix scan per term."""
     content = [w for w in words if w not in STOP_WORDS] or words
+    prefixes = [stem_prefix(w) for w in content]
     if len(content) == 1:
-        return [SearchQuery.of(content)]
-    return [SearchQuery.of(content, "all"), SearchQuery.of(content, "any")]
+        return [SearchQuery.of(content, "all", prefixes)]
+    return [SearchQuery.of(content, "all"), SearchQuery.of(content, "any", prefixes)]
 
 
 def lexical_hits(
@@ -136,24 +152,33 @@ def lexical_hits(
     for r in brain.keyword_search(source, query, limit=limit, allow_private=allow_private, snippets=snippets):
         if r["slug"] in skip:
             continue
-        row = _readable(r, list(query.terms), private_rows(r), matched=True, every=query.mode == "all")
+        row = _readable(r, list(query.terms), private_rows(r), matched=True, every=query.mode == "all",
+                        prefixes=[query.prefix(i) for i in range(len(query.terms))])
         if row is not None:
             yield row
 
 
 @overload
-def _readable(r: Row, words: list[str], private_rows: bool, *, matched: Literal[False], every: bool = False) -> dict: ...
+def _readable(r: Row, words: list[str], private_rows: bool, *, matched: Literal[False], every: bool = False,
+              prefixes: list[str] | None = None) -> dict: ...
 @overload
-def _readable(r: Row, words: list[str], private_rows: bool, *, matched: bool, every: bool = False) -> dict | None: ...
-def _readable(r: Row, words: list[str], private_rows: bool, *, matched: bool, every: bool = False) -> dict | None:
+def _readable(r: Row, words: list[str], private_rows: bool, *, matched: bool, every: bool = False,
+              prefixes: list[str] | None = None) -> dict | None: ...
+def _readable(r: Row, words: list[str], private_rows: bool, *, matched: bool, every: bool = False,
+              prefixes: list[str] | None = None) -> dict | None:
     """The page as this caller may read it; None when it `matched` only through private text
-    (with `every`, when a single term is missing from the world-safe text)."""
+    (with `every`, when a single term is missing from the world-safe text). A term with a stem prefix
+    (`prefixes`, one per word) is held by a word of the same stem too."""
     if private_rows:
         return {"slug": r["slug"], "title": r["title"], "body": r["body"], "chunk": r["chunk"] if matched else None}
     body = _world_body(r["body"] or "")
     if matched:
         title, text = r["title"], page_text(body)
-        if not (all if every else any)(holds(title, text, w) or (spaceless(w) and inside(title, text, w)) for w in words):
+        stems = prefixes or [""] * len(words)
+        if not (all if every else any)(
+            holds(title, text, w) or (spaceless(w) and inside(title, text, w)) or (bool(p) and holds_stem(title, text, p))
+            for w, p in zip(words, stems, strict=True)
+        ):
             return None  # it matched on private text
     return {"slug": r["slug"], "title": r["title"], "body": body, "chunk": _snippet(body, words) if matched else None}
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from memverbs.server import people
 from memverbs.server.brain.fact_edits import restore_refusal, visibility_refusal
-from memverbs.server.brain.sqlite_facts import FACT_COLS
+from memverbs.server.brain.facts_store import FACT_COLS
 from memverbs.server.brain.store import Store, first
 
 if TYPE_CHECKING:
@@ -220,9 +220,6 @@ class BrowseStore(Store):
 
     def _window_where(self, source: str, f: FactFilter, grep: str | None) -> tuple[str, list[object]]:
         where, args = self.fact_where(source, f)
-        # The shared form: Postgres's facts store still writes this filter with psycopg's %s (when
-        # it writes `?` like SQLite's, this finds nothing to replace and can go).
-        where = where.replace("%s", "?")
         if grep:
             # recall's grep: a case-insensitive substring. lower() folds ASCII only on SQLite (like
             # most needles) and every letter on Postgres; the wire applies Python's lower() to the

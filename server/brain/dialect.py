@@ -9,6 +9,11 @@ fragment (a class attribute) or, where its text depends on the call, a method th
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import SearchQuery
+
 
 class Dialect:
     name: str
@@ -41,6 +46,42 @@ class Dialect:
     # -- pages -------------------------------------------------------------------------------------
 
     # -- facts -------------------------------------------------------------------------------------
+
+    # The statement that records a new fact and answers its id, from facts_store's named values
+    # (`FactStore._fact_params`); it, or `recorded_at`, stamps the recording time.
+    insert_fact: str
+    # remember's whole write without a vector as one statement (page check, exact check, the insert
+    # they allow), answering (status, id, valid_until); None: the store runs the checks one by one.
+    remember_fact: str | None
+    # The facts table as entity_facts reads it (a planner hint where one is needed).
+    facts_by_entity: str
+
+    def recorded_at(self, now: int) -> int:
+        """The recording time `insert_fact` is given, read inside the write transaction."""
+        raise NotImplementedError
+
+    def ranked_terms(self, query: SearchQuery) -> tuple[object, ...] | None:
+        """The parameters the ranked statements begin with for `query`; None when it matches nothing."""
+        raise NotImplementedError
+
+    def facts_ranked(self, where: str) -> str:
+        """The facts `where` allows that hold a query term, best BM25 first (`score`, higher is
+        better), ties newest first. Parameters: `ranked_terms`, the where's, the limit."""
+        raise NotImplementedError
+
+    def facts_ranked_in_index(self, where: str) -> str | None:
+        """`facts_ranked` ranking in the full-text index alone, then reading only the best
+        matches' rows (each with `matched`, how many the index matched, at most its share);
+        None where the index cannot rank alone. Parameters: `ranked_terms`, how many matches to
+        take from the index, the where's, the limit."""
+        raise NotImplementedError
+
+    def facts_matching(
+        self, query: SearchQuery, where: str, args: list[object], limit: int
+    ) -> tuple[str, list[object]] | None:
+        """The statement and its parameters reading the facts `where` (over `facts f`) allows that
+        match `query`, best first; None when the query matches nothing."""
+        raise NotImplementedError
 
     # -- browse ------------------------------------------------------------------------------------
 

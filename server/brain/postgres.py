@@ -30,6 +30,7 @@ import psycopg
 from memverbs.server.brain import migrations
 from memverbs.server.brain.browse_store import BrowseStore
 from memverbs.server.brain.cursors_store import CursorStore
+from memverbs.server.brain.facts_store import FactStore
 from memverbs.server.brain.health_store import HealthStore
 from memverbs.server.brain.location import redact
 from memverbs.server.brain.oauth_store import OAuthStore
@@ -40,7 +41,6 @@ from memverbs.server.brain.postgres_base import (
     BrainConnection,
     translate,
 )
-from memverbs.server.brain.postgres_facts import FactStore
 from memverbs.server.brain.postgres_migrate import applied, has_pgvector, migrate, owns_brain
 from memverbs.server.brain.postgres_pages import PageStore
 from memverbs.server.brain.postgres_schema import READ_ONLY_TABLES, TEAMMATE_TABLES

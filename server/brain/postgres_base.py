@@ -1,9 +1,9 @@
 """What every Postgres store shares: the pooled connection, its transactions and the error translation.
 
-`PostgresBrain` is composed of stores (`postgres_pages.PageStore`, `postgres_facts.FactStore`, …),
+`PostgresBrain` is composed of stores (`postgres_pages.PageStore`, `facts_store.FactStore`, …),
 one per concern. Each store inherits `PostgresBase`, so it is typed on its own: the pool,
-`connection()`, `write()`, `query()` and `one()` are here, and the few members one store borrows
-from a sibling are declared at the end (the composed brain's MRO puts the sibling's definition first).
+`connection()`, `write()`, `query()` and `one()` are here (the members one store borrows from a
+sibling are declared on `store.Store`).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import socket
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext, suppress
-from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
 import psycopg
 from psycopg import pq
@@ -29,9 +29,6 @@ from memverbs.server.brain.postgres_dialect import POSTGRES
 from memverbs.server.brain.postgres_rows import Row, row_factory
 from memverbs.server.brain.store import Store, first
 from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked, invalid
-
-if TYPE_CHECKING:
-    from memverbs.server.brain.base import FactFilter
 
 Params = tuple[object, ...] | list[object] | dict[str, object]
 T = TypeVar("T")
@@ -470,6 +467,19 @@ class PostgresBase(Store):
             self._lock_granted(lock)
             return first(cursor)
 
+    @staticmethod
+    def ahead(send: Callable[[], T]) -> Callable[[], T]:
+        """A read inside `batched_write()`, sent now: it is queued and travels with the block's next
+        round trip; its answer is read when asked for."""
+        sent = send()
+        return lambda: sent
+
+    def facts_ranked_in_process(
+        self, terms: Sequence[str], where: str, args: list[object], columns: str, *, limit: int,
+        among: list[int] | None,
+    ) -> list[Row] | None:
+        return None  # the server ranks (postgres_dialect's facts_ranked): a process keeps no postings
+
     def query(self, sql: str, params: Params = ()) -> list[Row]:
         return self._read(lambda conn: conn.execute(sql, params).fetchall())
 
@@ -492,11 +502,6 @@ class PostgresBase(Store):
             except _Retry:
                 continue
         raise AssertionError("unreachable")
-
-    # -- members a store borrows from a sibling store ---------------------------------------
-
-    def fact_where(self, source: str, f: FactFilter) -> tuple[str, list[object]]:
-        raise NotImplementedError  # postgres_facts.FactStore
 
 
 # -- errors ------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memverbs.server.brain.sqlite_facts import FACT_COLS
+from memverbs.server.brain.facts_store import FACT_COLS
 from memverbs.server.brain.store import Store
 from memverbs.server.projects import free_slug
 

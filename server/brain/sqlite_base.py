@@ -1,28 +1,27 @@
 """What every SQLite store shares: the connection, its transactions and the storage-error translation.
 
-`SqliteBrain` is composed of stores (`sqlite_pages.PageStore`, `sqlite_facts.FactStore`, …), one per
+`SqliteBrain` is composed of stores (`sqlite_pages.PageStore`, `facts_store.FactStore`, …), one per
 concern. Each store inherits `SqliteBase`, so it is typed on its own: the connection and `write()`,
-`query()` and `one()` are here, and the few members one store borrows from a sibling are declared
-at the end (the composed brain's MRO puts the sibling's definition first).
+`query()` and `one()` are here (the members one store borrows from a sibling are declared on
+`store.Store`).
 """
 
 from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TypeVar
 
 from memverbs.server.brain.sqlite_dialect import SQLITE
-from memverbs.server.brain.store import Store
+from memverbs.server.brain.sqlite_fact_rank import rank_in_process
+from memverbs.server.brain.store import Store, first
 from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked
 
-if TYPE_CHECKING:
-    from memverbs.server.brain.base import FactFilter
-
 Params = tuple[object, ...] | list[object] | dict[str, object]
+T = TypeVar("T")
 
 
 class SqliteBase(Store):
@@ -67,6 +66,29 @@ class SqliteBase(Store):
                 self.db.execute("ROLLBACK")
             raise translate(exc, self.path) from exc
 
+    # The hot writes' transactions, as the shared stores ask for them (store.Store): SQLite runs
+    # in this process, so nothing is gained by batching statements and a write is `write()`.
+    batched_write = write
+
+    def locked_statement(self, sql: str, params: Params = ()) -> sqlite3.Row:
+        """One statement answering one row, as its own write transaction (BEGIN IMMEDIATE takes the lock)."""
+        with self.write() as db:
+            row: sqlite3.Row = first(db.execute(sql, params))
+            return row
+
+    @staticmethod
+    def ahead(send: Callable[[], T]) -> Callable[[], T]:
+        """A read inside a write, run only when its answer is asked for: in process there is no
+        round trip to share, and a check an earlier one made moot then costs nothing."""
+        return send
+
+    def facts_ranked_in_process(
+        self, terms: Sequence[str], where: str, args: list[object], columns: str, *, limit: int,
+        among: list[int] | None,
+    ) -> list[sqlite3.Row] | None:
+        """FTS5's bm25 ranking over postings this process keeps per brain file (sqlite_fact_rank.py)."""
+        return rank_in_process(self, self.path, self.db, terms, where, args, columns, limit=limit, among=among)
+
     def query(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         try:
             self._bound_wait()  # a reader waits too, on a rollback-journal brain's exclusive lock
@@ -88,11 +110,6 @@ class SqliteBase(Store):
         """The rowid an INSERT just gave its row (`lastrowid` is None only before any insert)."""
         assert cursor.lastrowid is not None, "an INSERT sets lastrowid"
         return cursor.lastrowid
-
-    # -- members a store borrows from a sibling store ---------------------------------------
-
-    def fact_where(self, source: str, f: FactFilter) -> tuple[str, list[object]]:
-        raise NotImplementedError  # sqlite_facts.FactStore
 
 
 _LOCKED = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import sqlite3
+from typing import TYPE_CHECKING
 
 from memverbs.server.brain.dialect import Dialect
+from memverbs.server.brain.facts_store import FACT_COLS, FACT_COLS_F
+from memverbs.server.brain.sqlite_fts import fts5_match
 from memverbs.server.errors import BrainError
 from memverbs.server.people import OWNER
+from memverbs.server.timeparse import now_ms
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import SearchQuery
 
 
 class SqliteDialect(Dialect):
@@ -40,6 +47,49 @@ class SqliteDialect(Dialect):
     # -- pages -------------------------------------------------------------------------------------
 
     # -- facts -------------------------------------------------------------------------------------
+
+    insert_fact = (
+        "INSERT INTO facts (source_id, fact, fact_norm, kind, entity_slug, visibility, notability, provenance, "
+        "source_session, context, confidence, valid_from, valid_until, created_at, project, search_terms, owner) "
+        "VALUES (:source, :fact, :fact_norm, :kind, :entity_slug, :visibility, :notability, :provenance, "
+        ":source_session, :context, :confidence, coalesce(:valid_from, :now), :valid_until, :now, :project, "
+        f":search_terms, coalesce(:owner, {OWNER})) RETURNING id"  # the owner as owner() writes it
+    )
+    # An INSERT cannot sit in a CTE here, and in process the checks one by one cost no round trip.
+    remember_fact = None
+    # Pinned: unpinned, the planner walks every fact of the source in valid_from order to
+    # skip the sort, a full scan for entities with few facts (docs/architecture.md, "Query plans").
+    facts_by_entity = "facts INDEXED BY facts_entity"
+
+    def recorded_at(self, now: int) -> int:
+        # This process's clock (one host shares the file), read after BEGIN IMMEDIATE took the lock.
+        return max(now, now_ms())
+
+    def ranked_terms(self, query: SearchQuery) -> tuple[object, ...] | None:
+        return (fts5_match(query),) if query.terms else None
+
+    def facts_ranked(self, where: str) -> str:
+        return (
+            f"SELECT {FACT_COLS}, -bm25(facts_fts) AS score FROM facts_fts JOIN facts ON facts.id = facts_fts.rowid "
+            f"WHERE facts_fts MATCH ? AND {where} ORDER BY bm25(facts_fts), id DESC LIMIT ?"
+        )
+
+    def facts_ranked_in_index(self, where: str) -> str | None:
+        return (
+            f"SELECT {FACT_COLS}, -hits.score AS score, hits.matched AS matched FROM (SELECT rowid, score, "
+            f"count(*) OVER () AS matched FROM (SELECT rowid, bm25(facts_fts) AS score FROM facts_fts "
+            f"WHERE facts_fts MATCH ? ORDER BY score, rowid DESC LIMIT ?)) hits JOIN facts ON facts.id = hits.rowid "
+            f"WHERE {where} ORDER BY hits.score, id DESC LIMIT ?"
+        )
+
+    def facts_matching(
+        self, query: SearchQuery, where: str, args: list[object], limit: int
+    ) -> tuple[str, list[object]] | None:
+        return (
+            f"SELECT {FACT_COLS_F} FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid "
+            f"WHERE facts_fts MATCH ? AND {where} ORDER BY bm25(facts_fts) LIMIT ?",
+            [fts5_match(query), *args, limit],
+        )
 
     # -- browse ------------------------------------------------------------------------------------
 

@@ -22,15 +22,16 @@ are declared at the end (the composed brain's MRO puts the sibling's definition 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import FactFilter, Row
     from memverbs.server.brain.dialect import Dialect
 
 Params = tuple[Any, ...] | list[Any] | dict[str, Any]
+T = TypeVar("T")
 
 
 class Cursor(Protocol):
@@ -67,6 +68,23 @@ class Store:
         def write(self) -> AbstractContextManager[Tx]: ...
         def query(self, sql: str, params: Params = ()) -> list[Row]: ...
         def one(self, sql: str, params: Params = ()) -> Row | None: ...
+
+        # -- the hot writes' transactions (each backend's fastest; see its base) ------------
+        def batched_write(self) -> AbstractContextManager[Tx]:
+            """`write()` whose statements travel in batches where the driver can (Postgres's pipeline)."""
+        def locked_statement(self, sql: str, params: Params = ()) -> Row:
+            """One statement answering one row, as its own write transaction, lock and statement together."""
+        def ahead(self, send: Callable[[], T]) -> Callable[[], T]:
+            """A read inside `batched_write()`, sent now where statements travel in batches (it joins
+            the next round trip), run when its answer is asked for where they do not."""
+
+        # -- what a backend computes in this process instead of asking its SQL ---------------
+        def facts_ranked_in_process(
+            self, terms: Sequence[str], where: str, args: list[object], columns: str, *, limit: int,
+            among: list[int] | None,
+        ) -> list[Row] | None:
+            """facts_store's ranked arm (`columns` and `score` of the facts `where` allows that hold a
+            term, best first) computed here; None: the dialect's ranking statements answer."""
 
         # -- members a store borrows from a sibling store ---------------------------------
         def fact_where(self, source: str, f: FactFilter) -> tuple[str, list[object]]: ...

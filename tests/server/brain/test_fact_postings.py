@@ -14,7 +14,7 @@ import sqlite3
 import pytest
 from helpers import Client
 
-from memverbs.server.brain import sqlite_facts
+from memverbs.server.brain import sqlite_base
 from memverbs.server.brain.base import FactFilter, SearchQuery
 from memverbs.server.brain.sqlite_fact_rank import FactPostings, postings_for
 from memverbs.server.brain.sqlite_fts import fts5_match
@@ -81,7 +81,7 @@ def _warm(brain) -> bool:
 
 def _fts5_only(monkeypatch, brain, f, q, limit):
     with monkeypatch.context() as m:
-        m.setattr(sqlite_facts, "rank_in_process", lambda *a, **k: None)
+        m.setattr(sqlite_base, "rank_in_process", lambda *a, **k: None)
         return [(r["id"], r["score"]) for r in brain.facts_ranked(S, f, q, limit=limit)]
 
 

@@ -9,7 +9,7 @@ fragment (a class attribute) or, where its text depends on the call, a method th
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import SearchQuery
@@ -47,8 +47,8 @@ class Dialect:
 
     # -- facts -------------------------------------------------------------------------------------
 
-    # The statement that records a new fact and answers its id, from facts_store's named values
-    # (`FactStore._fact_params`); it, or `recorded_at`, stamps the recording time.
+    # The statement that records a new fact (its id read by `inserted_fact_id`), from `fact_params`;
+    # it, or `recorded_at`, stamps the recording time.
     insert_fact: str
     # remember's whole write without a vector as one statement (page check, exact check, the insert
     # they allow), answering (status, id, valid_until); None: the store runs the checks one by one.
@@ -58,6 +58,14 @@ class Dialect:
 
     def recorded_at(self, now: int) -> int:
         """The recording time `insert_fact` is given, read inside the write transaction."""
+        raise NotImplementedError
+
+    def inserted_fact_id(self, cursor: Any) -> int:
+        """The id `insert_fact` just gave the new fact."""
+        raise NotImplementedError
+
+    def fact_params(self, values: tuple[object, ...]) -> tuple[object, ...] | dict[str, object]:
+        """`insert_fact`'s parameters from a new fact's values (facts_store.FACT_VALUES, in order)."""
         raise NotImplementedError
 
     def ranked_terms(self, query: SearchQuery) -> tuple[object, ...] | None:

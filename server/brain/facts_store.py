@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from memverbs.server import people
-from memverbs.server.brain.store import Store, first
+from memverbs.server.brain.store import Store
 from memverbs.server.terms import index_text
 
 if TYPE_CHECKING:
@@ -35,6 +35,12 @@ _EXACT = (
     f"AND visibility = ? AND {_ACTIVE} ORDER BY id LIMIT 1"
 )
 _SUPERSEDE = "UPDATE facts SET expired_at = ?, expiry_reason = ?, superseded_by = ? WHERE id = ? AND expired_at IS NULL"
+# What a new fact is written with, in `FactStore._fact_values`' order: SQLite's statement reads
+# them by position (?1 … ?17), Postgres's by these names (%(name)s, `dialect.fact_params`).
+FACT_VALUES = (
+    "source", "fact", "fact_norm", "kind", "entity_slug", "visibility", "notability", "provenance", "source_session",
+    "context", "confidence", "valid_from", "valid_until", "now", "project", "search_terms", "owner",
+)
 RANK_FROM_INDEX = 4  # the index-first ranking reads this many times the limit from the index
 
 
@@ -51,23 +57,22 @@ class FactStore(Store):
             return self._insert(db, source, new, now)
 
     def _insert(self, db: Tx, source: str, new: NewFact, now: int) -> int:
-        return int(first(db.execute(self.dialect.insert_fact, self._fact_params(source, new, now)))[0])
+        values = self.dialect.fact_params(self._fact_values(source, new, now))
+        return self.dialect.inserted_fact_id(db.execute(self.dialect.insert_fact, values))
 
-    def _fact_params(self, source: str, new: NewFact, now: int) -> dict[str, object]:
-        """The named values of the dialect's statements that record a fact (`insert_fact`, `remember_fact`).
+    def _fact_values(self, source: str, new: NewFact, now: int) -> tuple[object, ...]:
+        """The values the dialect's statements record a fact with (`insert_fact`, `remember_fact`), as
+        FACT_VALUES names them, in its order.
 
         Its recording time (delta's fact cursor compares them) is stamped inside the write
         transaction, after the write lock is taken, so recording times follow commit order and the
         cursor never skips a fact in flight: `recorded_at` (SQLite's, this process's clock, read
         here) or the statement itself (Postgres's, the database server's clock)."""
-        return {
-            "source": source, "fact": new.fact, "fact_norm": new.fact_norm, "kind": new.kind,
-            "entity_slug": new.entity_slug, "visibility": new.visibility, "notability": new.notability,
-            "provenance": new.provenance, "source_session": new.source_session, "context": new.context,
-            "confidence": new.confidence, "valid_until": new.valid_until, "valid_from": new.valid_from,
-            "now": self.dialect.recorded_at(now), "project": new.project, "search_terms": index_text(new.fact),
-            "owner": people.current().person,
-        }
+        return (
+            source, new.fact, new.fact_norm, new.kind, new.entity_slug, new.visibility, new.notability,
+            new.provenance, new.source_session, new.context, new.confidence, new.valid_from, new.valid_until,
+            self.dialect.recorded_at(now), new.project, index_text(new.fact), people.current().person,
+        )
 
     def remember_fact(
         self,
@@ -103,7 +108,7 @@ class FactStore(Store):
         if one_statement is not None and not with_vector:
             # Nothing for the chooser to compare, and the dialect writes the page check, the exact
             # check and the insert they allow as one statement: it runs under the lock in one round trip.
-            params = self._fact_params(source, new, now) | {
+            params = dict(zip(FACT_VALUES, self._fact_values(source, new, now), strict=True)) | {
                 "dedup": checks, "require_page": require_page, "allow_private": allow_private,
             }
             row = self.locked_statement(one_statement, params)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import psycopg
 
 from memverbs.server.brain.base import SearchQuery
 from memverbs.server.brain.dialect import Dialect
-from memverbs.server.brain.facts_store import FACT_COLS_F
+from memverbs.server.brain.facts_store import FACT_COLS_F, FACT_VALUES
 from memverbs.server.brain.postgres_search import tsquery
+from memverbs.server.brain.store import first
 from memverbs.server.errors import BrainError
 
 
@@ -83,6 +86,12 @@ class PostgresDialect(Dialect):
 
     def recorded_at(self, now: int) -> int:
         return now  # the floor: the statement stamps the server's clock (`_fact_stamp`)
+
+    def inserted_fact_id(self, cursor: Any) -> int:
+        return int(first(cursor)[0])  # insert_fact answers it (RETURNING id)
+
+    def fact_params(self, values: tuple[object, ...]) -> tuple[object, ...] | dict[str, object]:
+        return dict(zip(FACT_VALUES, values, strict=True))  # by name: the statements read some twice
 
     def ranked_terms(self, query: SearchQuery) -> tuple[object, ...] | None:
         q = tsquery(SearchQuery.of(query.terms, "any"))

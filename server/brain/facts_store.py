@@ -4,8 +4,10 @@
 not past its `valid_until` either. `world_only` is how untrusted callers read.
 
 One store for both backends; each dialect's `# -- facts --` section supplies what they spell
-differently: the statement that records a fact (whose clock stamps it), Postgres's one-statement
-remember, the full-text arms (FTS5's bm25 over facts_fts, Postgres's tsvector), an id list.
+differently: the statement that records a fact (whose clock stamps it, how its values are bound
+and its id read back), Postgres's one-statement remember, the full-text arms (FTS5's bm25 over
+facts_fts, Postgres's tsvector) and entity_facts' planner hint. SQLite's in-process ranking
+(sqlite_fact_rank.py) is reached through its base (`facts_ranked_in_process`).
 """
 
 from __future__ import annotations

@@ -9,6 +9,11 @@ fragment (a class attribute) or, where its text depends on the call, a method th
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import Row, SearchQuery
+
 
 class Dialect:
     name: str
@@ -39,6 +44,56 @@ class Dialect:
     pages_by_change: str
 
     # -- pages -------------------------------------------------------------------------------------
+
+    # The full-text match a `SearchQuery` is written as (FTS5 MATCH text, tsquery text), or None
+    # when nothing can match it.
+    def text_match(self, query: SearchQuery) -> str | None:
+        raise NotImplementedError
+
+    # The pages matching a `text_match`, best first, as rows (slug, title, body, chunk, rank,
+    # owner), parameters (match, source, allow_private, limit); `snippets`: the chunk is the
+    # dialect's snippet of the body around the terms (else NULL, or cut by `page_hits`).
+    def pages_ranked(self, snippets: bool) -> str:
+        raise NotImplementedError
+
+    # The same ranking read from the full-text index alone, where the index ranks apart from the
+    # table (the table's rows read only for the best): rows (slug, title, body, chunk, rank,
+    # owner, matched), parameters (match, limit × 4, source, allow_private, limit); None where the
+    # index lives in the table's rows.
+    pages_ranked_in_index: str | None = None
+
+    def page_hits(self, rows: list[Row], query: SearchQuery, snippets: bool) -> list[Row]:
+        """`pages_ranked`'s rows as keyword_search answers them (a snippet the statement did not cut)."""
+        return rows
+
+    def contains(self, haystack: str) -> str:
+        """True when the text `haystack` holds the parameter's text (a substring, not a word)."""
+        raise NotImplementedError
+
+    def as_int(self, condition: str) -> str:
+        """A condition as 1 or 0, to add up."""
+        raise NotImplementedError
+
+    def substring_index(self, term: str) -> tuple[str, str] | None:
+        """A condition on the page `p` (and its parameter) that finds `term` as a substring of its
+        title or body through an index, or None: the search scans for it."""
+        return None
+
+    def one_of(self, column: str, values: list[str]) -> tuple[str, list[object]]:
+        """`column` is one of `values` (at least one): the condition and its parameters."""
+        raise NotImplementedError
+
+    def indexed_by(self, index: str) -> str:
+        """The index a statement's table must be read through, where the planner would pick a worse one."""
+        return ""
+
+    def text_bytes(self, expr: str) -> str:
+        """The length of a text in bytes (UTF-8)."""
+        raise NotImplementedError
+
+    def writer(self, person: int | None) -> int | None:
+        """The owner parameter a write passes for the call's person (`owner()` reads it)."""
+        raise NotImplementedError
 
     # -- facts -------------------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """What every Postgres store shares: the pooled connection, its transactions and the error translation.
 
-`PostgresBrain` is composed of stores (`postgres_pages.PageStore`, `postgres_facts.FactStore`, …),
+`PostgresBrain` is composed of stores (`pages_store.PageStore`, `postgres_facts.FactStore`, …),
 one per concern. Each store inherits `PostgresBase`, so it is typed on its own: the pool,
 `connection()`, `write()`, `query()` and `one()` are here, and the few members one store borrows
 from a sibling are declared at the end (the composed brain's MRO puts the sibling's definition first).
@@ -15,7 +15,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager, nullcontext, suppress
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 import psycopg
@@ -469,6 +469,13 @@ class PostgresBase(Store):
                 cursor = conn.execute(sql, params)
             self._lock_granted(lock)
             return first(cursor)
+
+    def pipelined(self, db: Conn) -> AbstractContextManager[object]:
+        """Inside a `write()`, the statements sent from here as one batch (psycopg's pipeline mode):
+        a statement is queued, not sent, until the block reads a result or ends, so a write that
+        reads back little holds the write lock for a round trip or two rather than one per statement.
+        Where libpq has no pipeline mode the statements run one by one."""
+        return db.pipeline() if PIPELINE else nullcontext()
 
     def query(self, sql: str, params: Params = ()) -> list[Row]:
         return self._read(lambda conn: conn.execute(sql, params).fetchall())

@@ -6,10 +6,10 @@ from collections.abc import Callable
 
 from memverbs.server import people
 from memverbs.server.brain.base import FactFilter, NewFact, SearchQuery
+from memverbs.server.brain.pages_store import LIVE_PAGE
 from memverbs.server.brain.postgres_base import OWNER_SQL, Conn, PostgresBase, first
-from memverbs.server.brain.postgres_pages import LIVE_PAGE
+from memverbs.server.brain.postgres_dialect import tsquery
 from memverbs.server.brain.postgres_rows import Row
-from memverbs.server.brain.postgres_search import tsquery
 from memverbs.server.brain.sqlite_facts import FACT_COLS
 from memverbs.server.terms import index_text
 
@@ -106,7 +106,7 @@ class FactStore(PostgresBase):
         # bucket's read; the insert (its id names the vector and the supersession); then those two with COMMIT.
         with self.batched_write() as db:
             page = db.execute(
-                f"SELECT 1 FROM pages WHERE source_id = %s AND slug = %s AND {LIVE_PAGE}", (source, new.entity_slug, allow_private)
+                f"SELECT 1 FROM pages WHERE source_id = ? AND slug = ? AND {LIVE_PAGE}", (source, new.entity_slug, allow_private)
             ) if require_page else None
             exact, bucket = None, []
             if new.entity_slug is not None and dedup:

@@ -1,6 +1,6 @@
 """What every SQLite store shares: the connection, its transactions and the storage-error translation.
 
-`SqliteBrain` is composed of stores (`sqlite_pages.PageStore`, `sqlite_facts.FactStore`, …), one per
+`SqliteBrain` is composed of stores (`pages_store.PageStore`, `sqlite_facts.FactStore`, …), one per
 concern. Each store inherits `SqliteBase`, so it is typed on its own: the connection and `write()`,
 `query()` and `one()` are here, and the few members one store borrows from a sibling are declared
 at the end (the composed brain's MRO puts the sibling's definition first).
@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -66,6 +66,11 @@ class SqliteBase(Store):
             if self.db.in_transaction:
                 self.db.execute("ROLLBACK")
             raise translate(exc, self.path) from exc
+
+    def pipelined(self, db: sqlite3.Connection) -> AbstractContextManager[object]:
+        """The statements a write sends from here as one batch where the driver can (Postgres's
+        pipeline): SQLite runs each in process as it comes, so there is nothing to batch."""
+        return nullcontext()
 
     def query(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         try:

@@ -11,10 +11,10 @@ from collections.abc import Callable
 
 from memverbs.server import people
 from memverbs.server.brain.base import FactFilter, NewFact, SearchQuery
+from memverbs.server.brain.pages_store import LIVE_PAGE
 from memverbs.server.brain.sqlite_base import SqliteBase
+from memverbs.server.brain.sqlite_dialect import fts5_match
 from memverbs.server.brain.sqlite_fact_rank import rank_in_process
-from memverbs.server.brain.sqlite_fts import fts5_match
-from memverbs.server.brain.sqlite_pages import LIVE_PAGE
 from memverbs.server.terms import index_text
 from memverbs.server.timeparse import now_ms
 

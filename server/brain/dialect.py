@@ -45,15 +45,15 @@ class Dialect:
 
     # -- pages -------------------------------------------------------------------------------------
 
-    # The full-text match a `SearchQuery` is written as (FTS5 MATCH text, tsquery text), or None
-    # when nothing can match it.
     def text_match(self, query: SearchQuery) -> str | None:
+        """The full-text match `query` is written as (FTS5 MATCH text, tsquery text), or None when
+        nothing can match it."""
         raise NotImplementedError
 
-    # The pages matching a `text_match`, best first, as rows (slug, title, body, chunk, rank,
-    # owner), parameters (match, source, allow_private, limit); `snippets`: the chunk is the
-    # dialect's snippet of the body around the terms (else NULL, or cut by `page_hits`).
     def pages_ranked(self, snippets: bool) -> str:
+        """The pages matching a `text_match`, best first, as rows (slug, title, body, chunk, rank,
+        owner); parameters (match, source, allow_private, limit). With `snippets` the chunk is the
+        body around the terms, cut by the statement or else by `page_hits`."""
         raise NotImplementedError
 
     # The same ranking read from the full-text index alone, where the index ranks apart from the

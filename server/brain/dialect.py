@@ -79,13 +79,13 @@ class Dialect:
         title or body through an index, or None: the search scans for it."""
         return None
 
-    def one_of(self, column: str, values: list[str]) -> tuple[str, list[object]]:
-        """`column` is one of `values` (at least one): the condition and its parameters."""
-        raise NotImplementedError
-
-    def indexed_by(self, index: str) -> str:
-        """The index a statement's table must be read through, where the planner would pick a worse one."""
-        return ""
+    # The aliases table as entity resolution names it in FROM: through aliases_lookup (source_id,
+    # alias_norm, slug), one index range per name.
+    aliases_by_name: str
+    # The links table, as `l`, as adopt_links names it in FROM: through links_in (by target name).
+    links_by_target: str
+    # The comparison under which NULL differs from a value (`same`'s negation).
+    differs: str
 
     def text_bytes(self, expr: str) -> str:
         """The length of a text in bytes (UTF-8)."""

@@ -63,12 +63,9 @@ class PostgresDialect(Dialect):
     def as_int(self, condition: str) -> str:
         return f"({condition})::int"
 
-    def one_of(self, column: str, values: list[str]) -> tuple[str, list[object]]:
-        if len(values) == 1:
-            # The common case (entity resolution probes one slug): `= ANY(array)` costs the server
-            # about twice a plain equality on the same index, and the client an array dump.
-            return f"{column} = ?", [values[0]]
-        return f"{column} = ANY(?)", [list(values)]
+    aliases_by_name = "aliases"  # the planner finds aliases_lookup itself
+    links_by_target = "links l"
+    differs = "IS DISTINCT FROM"
 
     def text_bytes(self, expr: str) -> str:
         return f"OCTET_LENGTH({expr})"

@@ -74,12 +74,11 @@ class SqliteDialect(Dialect):
             return None
         return "p.id IN (SELECT rowid FROM pages_trigram WHERE pages_trigram MATCH ?)", _quoted(term)
 
-    def one_of(self, column: str, values: list[str]) -> tuple[str, list[object]]:
-        return f"{column} IN ({','.join('?' * len(values))})", list(values)
-
-    def indexed_by(self, index: str) -> str:
-        # Pinned: on a brain without statistics SQLite may pick a key that scans far more rows.
-        return f" INDEXED BY {index}"
+    # Named: on a brain without statistics SQLite may prefer the (source_id, slug, alias_norm) key
+    # and scan every alias of the source, or scan every link of the source.
+    aliases_by_name = "aliases INDEXED BY aliases_lookup"
+    links_by_target = "links l INDEXED BY links_in"
+    differs = "IS NOT"  # SQLite's IS DISTINCT FROM arrived only in 3.39
 
     def text_bytes(self, expr: str) -> str:
         return f"LENGTH(CAST({expr} AS BLOB))"

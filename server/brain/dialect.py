@@ -66,10 +66,6 @@ class Dialect:
         """`pages_ranked`'s rows as keyword_search answers them (a snippet the statement did not cut)."""
         return rows
 
-    def contains(self, haystack: str) -> str:
-        """True when the text `haystack` holds the parameter's text (a substring, not a word)."""
-        raise NotImplementedError
-
     def as_int(self, condition: str) -> str:
         """A condition as 1 or 0, to add up."""
         raise NotImplementedError
@@ -89,10 +85,6 @@ class Dialect:
 
     def text_bytes(self, expr: str) -> str:
         """The length of a text in bytes (UTF-8)."""
-        raise NotImplementedError
-
-    def writer(self, person: int | None) -> int | None:
-        """The owner parameter a write passes for the call's person (`owner()` reads it)."""
         raise NotImplementedError
 
     # -- facts -------------------------------------------------------------------------------------

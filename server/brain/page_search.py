@@ -51,8 +51,8 @@ class PageSearch(Store):
         """A query holding a word of a script written without spaces: its terms are found as substrings
         (through the dialect's substring index where it has one, else by a scan of the source's pages),
         pages naming them in the title first."""
-        in_title = self.dialect.contains("lower(coalesce(p.title, ''))")
-        anywhere = f"({in_title} OR {self.dialect.contains('lower(p.body)')})"
+        in_title = self.dialect.contains("lower(coalesce(p.title, ''))", "?")
+        anywhere = f"({in_title} OR {self.dialect.contains('lower(p.body)', '?')})"
         conds: list[str] = []
         args: list[object] = []
         terms = [" ".join(query.terms)] if query.mode == "title_phrase" else list(query.terms)

@@ -226,7 +226,7 @@ class PageStore(PageSearch):
             ).fetchone()
             draft = build(existing)
             kept = replaced_text(existing, draft)
-            owner = page_owner(existing, draft, self.dialect.writer(people.current().person))
+            owner = page_owner(existing, draft, people.current().person)  # None: the owner() the dialect gives
             values = (
                 draft.title,
                 draft.type,

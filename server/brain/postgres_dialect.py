@@ -57,9 +57,6 @@ class PostgresDialect(Dialect):
         index = {"slug": 0, "title": 1, "body": 2, "chunk": 3, "rank": 4, "owner": 5}
         return [Row((r[0], r[1], r[2], snippet(r[2], query.terms), r[4], r[5]), index) for r in rows]
 
-    def contains(self, haystack: str) -> str:
-        return f"strpos({haystack}, ?) > 0"
-
     def as_int(self, condition: str) -> str:
         return f"({condition})::int"
 
@@ -69,9 +66,6 @@ class PostgresDialect(Dialect):
 
     def text_bytes(self, expr: str) -> str:
         return f"OCTET_LENGTH({expr})"
-
-    def writer(self, person: int | None) -> int | None:
-        return person  # None: the session's person (`owner()`: memverbs_person())
 
     # -- facts -------------------------------------------------------------------------------------
 

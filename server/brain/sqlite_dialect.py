@@ -62,9 +62,6 @@ class SqliteDialect(Dialect):
         "ORDER BY p.id IS NULL, hits.rank, p.id LIMIT ?"
     )
 
-    def contains(self, haystack: str) -> str:
-        return f"instr({haystack}, ?) > 0"
-
     def as_int(self, condition: str) -> str:
         return f"({condition})"  # a comparison is 1 or 0 already
 
@@ -82,9 +79,6 @@ class SqliteDialect(Dialect):
 
     def text_bytes(self, expr: str) -> str:
         return f"LENGTH(CAST({expr} AS BLOB))"
-
-    def writer(self, person: int | None) -> int:
-        return person or OWNER  # one person per file: a call that names no one is the owner's
 
     # -- facts -------------------------------------------------------------------------------------
 

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 import psycopg
 
+from memverbs.server.brain.base import SearchQuery
 from memverbs.server.brain.dialect import Dialect
 from memverbs.server.brain.postgres_rows import Row
 from memverbs.server.errors import BrainError
-
-if TYPE_CHECKING:
-    from memverbs.server.brain.base import SearchQuery
 
 
 class PostgresDialect(Dialect):

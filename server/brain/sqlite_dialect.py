@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING
 
+from memverbs.server.brain.base import SearchQuery
 from memverbs.server.brain.dialect import Dialect
 from memverbs.server.errors import BrainError
 from memverbs.server.people import OWNER
-
-if TYPE_CHECKING:
-    from memverbs.server.brain.base import SearchQuery
 
 
 class SqliteDialect(Dialect):

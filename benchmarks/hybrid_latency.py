@@ -35,7 +35,7 @@ import numpy as np
 from benchmarks.retrieval_quality import machine, write_section
 from memverbs.server.brain.factory import open_brain
 from memverbs.server.brain.location import BrainLocation
-from memverbs.server.brain.sqlite_pages import reverse
+from memverbs.server.brain.pages_store import reverse
 from memverbs.server.home import Home
 from memverbs.server.pages.chunks import embed_input, text_hash
 from memverbs.server.providers.config import Providers

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from memverbs.server.brain.base import SearchQuery
+    from memverbs.server.brain.base import Row, SearchQuery
 
 
 class Dialect:
@@ -44,6 +44,48 @@ class Dialect:
     pages_by_change: str
 
     # -- pages -------------------------------------------------------------------------------------
+
+    def text_match(self, query: SearchQuery) -> str | None:
+        """The full-text match `query` is written as (FTS5 MATCH text, tsquery text), or None when
+        nothing can match it."""
+        raise NotImplementedError
+
+    def pages_ranked(self, snippets: bool) -> str:
+        """The pages matching a `text_match`, best first, as rows (slug, title, body, chunk, rank,
+        owner); parameters (match, source, allow_private, limit). With `snippets` the chunk is the
+        body around the terms, cut by the statement or else by `page_hits`."""
+        raise NotImplementedError
+
+    # The same ranking read from the full-text index alone, where the index ranks apart from the
+    # table (the table's rows read only for the best): rows (slug, title, body, chunk, rank,
+    # owner, matched), parameters (match, limit × 4, source, allow_private, limit); None where the
+    # index lives in the table's rows.
+    pages_ranked_in_index: str | None = None
+
+    def page_hits(self, rows: list[Row], query: SearchQuery, snippets: bool) -> list[Row]:
+        """`pages_ranked`'s rows as keyword_search answers them (a snippet the statement did not cut)."""
+        return rows
+
+    def as_int(self, condition: str) -> str:
+        """A condition as 1 or 0, to add up."""
+        raise NotImplementedError
+
+    def substring_index(self, term: str) -> tuple[str, str] | None:
+        """A condition on the page `p` (and its parameter) that finds `term` as a substring of its
+        title or body through an index, or None: the search scans for it."""
+        return None
+
+    # The aliases table as entity resolution names it in FROM: through aliases_lookup (source_id,
+    # alias_norm, slug), one index range per name.
+    aliases_by_name: str
+    # The links table, as `l`, as adopt_links names it in FROM: through links_in (by target name).
+    links_by_target: str
+    # The comparison under which NULL differs from a value (`same`'s negation).
+    differs: str
+
+    def text_bytes(self, expr: str) -> str:
+        """The length of a text in bytes (UTF-8)."""
+        raise NotImplementedError
 
     # -- facts -------------------------------------------------------------------------------------
 

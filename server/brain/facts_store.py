@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from memverbs.server import people
+from memverbs.server.brain.pages_store import LIVE_PAGE
 from memverbs.server.brain.store import Store
 from memverbs.server.terms import index_text
 
@@ -30,8 +31,8 @@ FACT_COLS = (
 FACT_COLS_F = ", ".join("f." + c.strip() for c in FACT_COLS.split(","))  # the same, of `facts f`
 _ACTIVE = "expired_at IS NULL AND (valid_until IS NULL OR valid_until > ?)"
 _WORLD = "(NOT ? OR visibility = 'world')"
-# The page `require_page` asks for: live, and one the caller may see (pages' LIVE_PAGE rule).
-_PAGE_THERE = "SELECT 1 FROM pages WHERE source_id = ? AND slug = ? AND deleted_at IS NULL AND (? OR visibility = 'world')"
+# The page `require_page` asks for: live, and one the caller may see.
+_PAGE_THERE = f"SELECT 1 FROM pages WHERE source_id = ? AND slug = ? AND {LIVE_PAGE}"
 _EXACT = (
     f"SELECT id, valid_until FROM facts WHERE source_id = ? AND entity_slug = ? AND fact_norm = ? "
     f"AND visibility = ? AND {_ACTIVE} ORDER BY id LIMIT 1"

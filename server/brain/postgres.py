@@ -34,6 +34,7 @@ from memverbs.server.brain.facts_store import FactStore
 from memverbs.server.brain.health_store import HealthStore
 from memverbs.server.brain.location import redact
 from memverbs.server.brain.oauth_store import OAuthStore
+from memverbs.server.brain.pages_store import PageStore
 from memverbs.server.brain.people_store import PeopleStore
 from memverbs.server.brain.postgres_base import (
     CONNECT_TIMEOUT_S,
@@ -42,7 +43,6 @@ from memverbs.server.brain.postgres_base import (
     translate,
 )
 from memverbs.server.brain.postgres_migrate import applied, has_pgvector, migrate, owns_brain
-from memverbs.server.brain.postgres_pages import PageStore
 from memverbs.server.brain.postgres_schema import READ_ONLY_TABLES, TEAMMATE_TABLES
 from memverbs.server.brain.postgres_vector_index import PostgresVectors
 from memverbs.server.brain.projects_store import ProjectStore

@@ -1,6 +1,6 @@
 """What every Postgres store shares: the pooled connection, its transactions and the error translation.
 
-`PostgresBrain` is composed of stores (`postgres_pages.PageStore`, `facts_store.FactStore`, …),
+`PostgresBrain` is composed of stores (`pages_store.PageStore`, `facts_store.FactStore`, …),
 one per concern. Each store inherits `PostgresBase`, so it is typed on its own: the pool,
 `connection()`, `write()`, `query()` and `one()` are here (the members one store borrows from a
 sibling are declared on `store.Store`).
@@ -15,7 +15,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext, suppress
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from typing import Any, ClassVar, Self, TypeVar
 
 import psycopg
@@ -479,6 +479,13 @@ class PostgresBase(Store):
         among: list[int] | None,
     ) -> list[Row] | None:
         return None  # the server ranks (postgres_dialect's facts_ranked): a process keeps no postings
+
+    def pipelined(self, db: Conn) -> AbstractContextManager[object]:
+        """Inside a `write()`, the statements sent from here as one batch (psycopg's pipeline mode):
+        a statement is queued, not sent, until the block reads a result or ends, so a write that
+        reads back little holds the write lock for a round trip or two rather than one per statement.
+        Where libpq has no pipeline mode the statements run one by one."""
+        return db.pipeline() if PIPELINE else nullcontext()
 
     def query(self, sql: str, params: Params = ()) -> list[Row]:
         return self._read(lambda conn: conn.execute(sql, params).fetchall())

@@ -18,10 +18,10 @@ from memverbs.server.brain.cursors_store import CursorStore
 from memverbs.server.brain.facts_store import FactStore
 from memverbs.server.brain.health_store import HealthStore
 from memverbs.server.brain.oauth_store import OAuthStore
+from memverbs.server.brain.pages_store import PageStore
 from memverbs.server.brain.people_store import PeopleStore
 from memverbs.server.brain.projects_store import ProjectStore
 from memverbs.server.brain.sqlite_base import translate
-from memverbs.server.brain.sqlite_pages import PageStore
 from memverbs.server.brain.sqlite_vector_index import SqliteVectors
 from memverbs.server.brain.sync_store import SyncStore
 from memverbs.server.brain.tokens_store import TokenStore

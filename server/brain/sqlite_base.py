@@ -1,6 +1,6 @@
 """What every SQLite store shares: the connection, its transactions and the storage-error translation.
 
-`SqliteBrain` is composed of stores (`sqlite_pages.PageStore`, `facts_store.FactStore`, …), one per
+`SqliteBrain` is composed of stores (`pages_store.PageStore`, `facts_store.FactStore`, …), one per
 concern. Each store inherits `SqliteBase`, so it is typed on its own: the connection and `write()`,
 `query()` and `one()` are here (the members one store borrows from a sibling are declared on
 `store.Store`).
@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import TypeVar
 
@@ -88,6 +88,11 @@ class SqliteBase(Store):
     ) -> list[sqlite3.Row] | None:
         """FTS5's bm25 ranking over postings this process keeps per brain file (sqlite_fact_rank.py)."""
         return rank_in_process(self, self.path, self.db, terms, where, args, columns, limit=limit, among=among)
+
+    def pipelined(self, db: sqlite3.Connection) -> AbstractContextManager[object]:
+        """The statements a write sends from here as one batch where the driver can (Postgres's
+        pipeline): SQLite runs each in process as it comes, so there is nothing to batch."""
+        return nullcontext()
 
     def query(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         try:

@@ -16,8 +16,8 @@ from helpers import Client
 
 from memverbs.server.brain import sqlite_base
 from memverbs.server.brain.base import FactFilter, SearchQuery
+from memverbs.server.brain.sqlite_dialect import fts5_match
 from memverbs.server.brain.sqlite_fact_rank import FactPostings, postings_for
-from memverbs.server.brain.sqlite_fts import fts5_match
 from memverbs.server.runtime import Runtime
 from memverbs.server.terms import query_terms
 from memverbs.server.timeparse import now_ms

@@ -11,8 +11,8 @@ from __future__ import annotations
 from helpers import page
 
 from memverbs.server.brain.base import SearchQuery
-from memverbs.server.brain.postgres_search import tsquery
-from memverbs.server.brain.sqlite_fts import fts5_match
+from memverbs.server.brain.postgres_dialect import tsquery
+from memverbs.server.brain.sqlite_dialect import fts5_match
 from memverbs.server.verbs.search import _keyword_queries, stem_prefix
 
 

@@ -1,0 +1,492 @@
+"""Pages, aliases, links and timeline, on either backend (keyword search: `page_search.py`).
+
+Every read is isolated to one source and takes `allow_private`: untrusted callers pass False and
+private pages simply are not there for them. On Postgres, row-level security also hides another
+person's private rows from the session, which the writes below allow for (`SlugHidden`, and
+`rename_page` carrying a page's rows across its move).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from memverbs.server import people
+from memverbs.server.brain.base import PAGE_HISTORY_KEEP, SlugHidden, draft_aliases, page_owner, replaced_text
+from memverbs.server.brain.page_search import PageSearch
+from memverbs.server.brain.store import first
+from memverbs.server.names import title_key
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import PageDraft, Row
+    from memverbs.server.brain.store import Tx
+
+# A page a caller may see: not deleted, and world-visible unless the one parameter allows private pages.
+LIVE_PAGE = "deleted_at IS NULL AND (? OR visibility = 'world')"
+_PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_retrieved_at, owner"
+
+
+def reverse(slug: str) -> str:
+    return slug[::-1]
+
+
+def _prefix_upper(prefix: str) -> str:
+    """The smallest string greater than every string starting with `prefix`."""
+    return prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
+class PageStore(PageSearch):
+    # -- single pages --------------------------------------------------------
+
+    def page(self, source: str, slug: str, *, allow_private: bool = True) -> Row | None:
+        return self.one(
+            f"SELECT id, {_PAGE_COLS}, frontmatter, markdown, created_at FROM pages WHERE source_id = ? AND slug = ? AND {LIVE_PAGE}",
+            (source, slug, allow_private),
+        )
+
+    # The page's history (any state: a deleted page's history is how it is brought back).
+    def page_versions(self, source: str, slug: str) -> list[Row]:
+        return self.query(
+            f"SELECT v.version, v.title, v.visibility, {self.dialect.text_bytes('v.markdown')} AS bytes, v.written_at, "
+            "v.replaced_at, v.replaced_by FROM page_versions v JOIN pages p ON p.id = v.page_id "
+            "WHERE p.source_id = ? AND p.slug = ? ORDER BY v.version DESC",
+            (source, slug),
+        )
+
+    def page_version(self, source: str, slug: str, version: int) -> Row | None:
+        return self.one(
+            "SELECT v.version, v.title, v.visibility, v.markdown, v.written_at, v.replaced_at, v.replaced_by "
+            "FROM page_versions v JOIN pages p ON p.id = v.page_id WHERE p.source_id = ? AND p.slug = ? AND v.version = ?",
+            (source, slug, version),
+        )
+
+    def pages_by_slugs(self, source: str, slugs: list[str], *, allow_private: bool) -> dict[str, Row]:
+        if not slugs:
+            return {}
+        # The common case (entity resolution probes one slug) is a plain equality: on Postgres
+        # `= ANY(array)` costs the server about twice that on the same index, and the client an array dump.
+        among, args = ("slug = ?", (slugs[0],)) if len(slugs) == 1 else self.dialect.any_of("slug", slugs)
+        rows = self.query(
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND {among} AND {LIVE_PAGE}",
+            (source, *args, allow_private),
+        )
+        return {r["slug"]: r for r in rows}
+
+    # -- entity resolution ---------------------------------------------------
+
+    def alias_slugs(self, source: str, alias_norm: str) -> list[str]:
+        rows = self.query(
+            f"SELECT DISTINCT slug FROM {self.dialect.aliases_by_name} WHERE source_id = ? AND alias_norm = ?", (source, alias_norm)
+        )
+        return [r[0] for r in rows]
+
+    def pages_titled(self, source: str, key: str, *, allow_private: bool) -> list[Row]:
+        return self.query(
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND title_key = ? AND {LIVE_PAGE}",
+            (source, key, allow_private),
+        )
+
+    def pages_with_suffix(self, source: str, tail: str, *, allow_private: bool, limit: int = 50) -> list[Row]:
+        """Live pages whose slug ends with '/<tail>', through the reversed-slug index."""
+        lo = reverse("/" + tail)
+        return self.query(
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND slug_rev >= ? AND slug_rev < ? AND {LIVE_PAGE} LIMIT ?",
+            (source, lo, _prefix_upper(lo), allow_private, limit),
+        )
+
+    def pages_with_prefix(self, source: str, prefix: str, *, allow_private: bool, limit: int = 50) -> list[Row]:
+        return self.query(
+            f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND slug >= ? AND slug < ? AND {LIVE_PAGE} LIMIT ?",
+            (source, prefix, _prefix_upper(prefix), allow_private, limit),
+        )
+
+    # -- card parts ----------------------------------------------------------
+
+    def aliases_of(self, source: str, slug: str) -> list[str]:
+        rows = self.query(
+            "SELECT DISTINCT alias_norm FROM aliases WHERE source_id = ? AND slug = ? ORDER BY alias_norm", (source, slug)
+        )
+        return [r[0] for r in rows]
+
+    def timeline_newest(self, source: str, slug: str, limit: int = 5, *, private_rows: bool) -> list[Row]:
+        return self.query(
+            "SELECT date, summary, detail FROM timeline WHERE source_id = ? AND slug = ? AND (? OR private_row = 0) "
+            "ORDER BY date DESC, id DESC LIMIT ?",
+            (source, slug, private_rows, limit),
+        )
+
+    # Edges and backlinks count only pages the caller may see: a link from a private or deleted
+    # page must not reveal that page (its slug, or even that it exists).
+    _VISIBLE_FROM = "JOIN pages f ON f.source_id = l.source_id AND f.slug = l.from_slug AND f.deleted_at IS NULL AND (? OR f.visibility = 'world')"
+    # An out-edge may point at a slug with no page yet (that is fine to show), never at a hidden one.
+    _VISIBLE_TO = (
+        "LEFT JOIN pages t ON t.source_id = l.source_id AND t.slug = l.to_slug "
+        "WHERE (t.id IS NULL OR (t.deleted_at IS NULL AND (? OR t.visibility = 'world')))"
+    )
+
+    def edges_out(self, source: str, slug: str, limit: int, *, allow_private: bool, private_rows: bool) -> list[Row]:
+        return self.query(
+            f"SELECT l.link_type, l.to_slug AS slug, l.context FROM links l {self._VISIBLE_TO} "
+            f"AND l.source_id = ? AND l.from_slug = ? AND l.link_source {self.dialect.differs} 'mentions' AND (? OR l.private_row = 0) "
+            "ORDER BY l.id LIMIT ?",
+            (allow_private, source, slug, private_rows, limit),
+        )
+
+    def edges_in(self, source: str, slug: str, limit: int, *, allow_private: bool, private_rows: bool) -> list[Row]:
+        return self.query(
+            f"SELECT l.link_type, l.from_slug AS slug, l.context FROM links l {self._VISIBLE_FROM} "
+            f"WHERE l.source_id = ? AND l.to_slug = ? AND l.link_source {self.dialect.differs} 'mentions' AND (? OR l.private_row = 0) "
+            "ORDER BY l.id LIMIT ?",
+            (allow_private, source, slug, private_rows, limit),
+        )
+
+    def backlink_count(self, source: str, slug: str, *, allow_private: bool, private_rows: bool) -> int:
+        return int(self.aggregate(
+            f"SELECT count(*) FROM links l {self._VISIBLE_FROM} "
+            f"WHERE l.source_id = ? AND l.to_slug = ? AND l.link_source {self.dialect.differs} 'mentions' AND (? OR l.private_row = 0)",
+            (allow_private, source, slug, private_rows),
+        )[0])
+
+    def page_links(self, source: str, slug: str, *, allow_private: bool, private_rows: bool) -> list[Row]:
+        # Mentions too (get_page lists every link); a link to a page the caller may not see is not listed.
+        return self.query(
+            f"SELECT l.to_slug, l.link_type, l.link_source, l.context FROM links l {self._VISIBLE_TO} "
+            "AND l.source_id = ? AND l.from_slug = ? AND (? OR l.private_row = 0) ORDER BY l.id",
+            (allow_private, source, slug, private_rows),
+        )
+
+    # -- lists ---------------------------------------------------------------
+
+    def list_pages(self, source: str, *, type_: str | None, prefix: str | None, limit: int, allow_private: bool) -> list[Row]:
+        sql = f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND {LIVE_PAGE}"
+        args: list[object] = [source, allow_private]
+        if type_:
+            sql += " AND type = ?"
+            args.append(type_)
+        if prefix:
+            sql += " AND slug >= ? AND slug < ?"
+            args += [prefix, _prefix_upper(prefix)]
+        sql += " ORDER BY updated_at DESC, slug LIMIT ?"
+        args.append(limit)
+        return self.query(sql, tuple(args))
+
+    def count_pages(self, source: str, *, type_: str | None, prefix: str | None, allow_private: bool,
+                    visibility: str | None = None, updated_since: int | None = None) -> int:
+        """How many live pages list_pages would list with no limit (the CLI's "50 of 158")."""
+        sql = f"SELECT count(*) AS n FROM pages WHERE source_id = ? AND {LIVE_PAGE}"
+        args: list[object] = [source, allow_private]
+        for clause, value in (("type = ?", type_), ("visibility = ?", visibility), ("updated_at >= ?", updated_since)):
+            if value is not None and value != "":
+                sql += " AND " + clause
+                args.append(value)
+        if prefix:
+            sql += " AND slug >= ? AND slug < ?"
+            args += [prefix, _prefix_upper(prefix)]
+        row = self.one(sql, tuple(args))
+        return int(row["n"]) if row is not None else 0
+
+    def aliased_slugs(self, source: str, slugs: list[str], alias_norm: str) -> set[str]:
+        if not slugs:
+            return set()
+        among, args = self.dialect.any_of("slug", slugs)
+        rows = self.query(f"SELECT slug FROM aliases WHERE source_id = ? AND alias_norm = ? AND {among}", (source, alias_norm, *args))
+        return {r[0] for r in rows}
+
+    def changed_pages(self, source: str, since: int, since_slug: str | None, *, limit: int, allow_private: bool) -> list[Row]:
+        """Pages changed after the keyset cursor (updated_at, slug), oldest first."""
+        args: tuple[object, ...]
+        if since_slug is None:
+            where, args = "updated_at > ?", (since,)
+        else:
+            where, args = "(updated_at > ? OR (updated_at = ? AND slug > ?))", (since, since, since_slug)
+        return self.query(
+            f"SELECT slug, source_id, title, updated_at FROM pages WHERE source_id = ? AND {where} AND {LIVE_PAGE} "
+            "ORDER BY updated_at, slug LIMIT ?",
+            (source, *args, allow_private, limit),
+        )
+
+    # -- writes --------------------------------------------------------------
+
+    def save_page(self, source: str, slug: str, build: Callable[[Row | None], PageDraft], now: int,
+                  *, by: str = "local") -> tuple[bool, PageDraft]:
+        """Create or replace a page; True when created (or revived).
+
+        `build` gets the slug's current row (live, deleted or private alike; None if there is
+        none) under the write lock and returns the draft to save, or raises to refuse (the
+        transaction is rolled back): who may replace what is decided on the row that will
+        actually be replaced. A text it replaces goes to the page's history, marked replaced
+        by `by`, in the same transaction.
+        """
+        owner_sql = self.dialect.owner()
+        with self.write() as db:
+            existing = db.execute(
+                "SELECT id, visibility, body, deleted_at, markdown, title, updated_at, owner FROM pages WHERE source_id = ? AND slug = ?",
+                (source, slug),
+            ).fetchone()
+            draft = build(existing)
+            kept = replaced_text(existing, draft)
+            owner = page_owner(existing, draft, people.current().person)  # None: the owner() the dialect gives
+            values = (
+                draft.title,
+                draft.type,
+                draft.body,
+                json.dumps(draft.frontmatter, default=str),
+                draft.summary,
+                draft.visibility,
+                draft.markdown,
+                now,
+                title_key(draft.title) if draft.title is not None else None,
+                owner,
+            )
+            # Nothing below is read back but a new page's id: on Postgres the statements travel as
+            # one batch (two for a new page), so the write lock is held for a round trip or two here
+            # rather than one per statement.
+            with self.pipelined(db):
+                if existing is None:
+                    # A slug no row answered for may be another person's private page, which a
+                    # Postgres session cannot see: then nothing is inserted, and the write is refused
+                    # as a private page is to anyone who may not change it (SlugHidden).
+                    inserted = db.execute(
+                        "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
+                        "markdown, updated_at, title_key, owner, created_at, origin) "
+                        f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {owner_sql}, ?, ?) "
+                        "ON CONFLICT (source_id, slug) DO NOTHING RETURNING id",
+                        (source, draft.slug, reverse(draft.slug), *values, now, by),
+                    ).fetchone()
+                    if inserted is None:
+                        raise SlugHidden(slug)
+                    page_id = inserted[0]
+                else:
+                    page_id = existing["id"]
+                    if kept is not None:
+                        db.execute(
+                            "INSERT INTO page_versions (page_id, version, markdown, title, visibility, written_at, replaced_at, "
+                            "replaced_by, owner) VALUES (?, COALESCE((SELECT MAX(version) FROM page_versions WHERE page_id = ?), 0) + 1, "
+                            "?, ?, ?, ?, ?, ?, ?)",
+                            (page_id, page_id, kept, existing["title"], existing["visibility"], existing["updated_at"], now, by,
+                             existing["owner"]),
+                        )
+                        db.execute(
+                            "DELETE FROM page_versions WHERE page_id = ? AND version <= "
+                            "(SELECT MAX(version) FROM page_versions WHERE page_id = ?) - ?",
+                            (page_id, page_id, PAGE_HISTORY_KEEP),
+                        )
+                    db.execute(
+                        "UPDATE pages SET title = ?, type = ?, body = ?, frontmatter = ?, summary = ?, visibility = ?, "
+                        f"markdown = ?, updated_at = ?, title_key = ?, owner = {owner_sql}, deleted_at = NULL, origin = ? WHERE id = ?",
+                        (*values, by, page_id),
+                    )
+                self._write_chunks(db, source, page_id, draft.title, draft.body)
+                self._write_page_rows(db, source, draft, now, owner_sql, owner)
+        return existing is None or existing["deleted_at"] is not None, draft
+
+    @staticmethod
+    def _write_page_rows(db: Tx, source: str, draft: PageDraft, now: int, owner_sql: str, owner: int | None) -> None:
+        """The aliases, links and timeline rows the page's markdown declares: what it declared before
+        is replaced, what was added by hand is kept."""
+        db.execute("DELETE FROM aliases WHERE source_id = ? AND slug = ? AND origin = 'frontmatter'", (source, draft.slug))
+        for alias, norm in draft_aliases(draft):
+            db.execute(
+                "INSERT INTO aliases (source_id, slug, alias, alias_norm, origin) VALUES (?, ?, ?, ?, 'frontmatter') "
+                "ON CONFLICT DO NOTHING",
+                (source, draft.slug, alias, norm),
+            )
+        db.execute(
+            "DELETE FROM links WHERE source_id = ? AND from_slug = ? AND link_source IN ('markdown', 'frontmatter')",
+            (source, draft.slug),
+        )
+        links, timeline = draft.rows()
+        add_link = (
+            "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, private_row, owner) "
+            f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, {owner_sql}) ON CONFLICT DO NOTHING"
+        )
+        for (to_slug, link_type, link_source, context), private in links:
+            db.execute(add_link, (source, draft.slug, to_slug, link_type, link_source, context, now, private, owner))
+        db.execute("DELETE FROM timeline WHERE source_id = ? AND slug = ? AND origin = 'markdown'", (source, draft.slug))
+        add_entry = (
+            "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, private_row, owner) "
+            f"VALUES (?, ?, ?, ?, ?, 'markdown', ?, ?, {owner_sql})"
+        )
+        for (date, summary, detail), private in timeline:
+            # A row added by hand that the markdown now declares (write-back put it there) is the
+            # markdown's from here on: kept twice, the timeline would list it twice.
+            db.execute(
+                "DELETE FROM timeline WHERE source_id = ? AND slug = ? AND origin = 'manual' AND date = ? AND summary = ?",
+                (source, draft.slug, date, summary),
+            )
+            db.execute(add_entry, (source, draft.slug, date, summary, detail, now, private, owner))
+
+    # The writes below change a live page the caller may see, checked in the write's own
+    # transaction (under the write lock); they answer None when there is no such page (missing,
+    # deleted or, for an untrusted caller, private), so a caller cannot tell those apart.
+
+    @staticmethod
+    def _writable(db: Tx, source: str, slug: str, allow_private: bool) -> bool:
+        row = db.execute(f"SELECT 1 FROM pages WHERE source_id = ? AND slug = ? AND {LIVE_PAGE}", (source, slug, allow_private)).fetchone()
+        return row is not None
+
+    def delete_page(self, source: str, slug: str, now: int, *, allow_private: bool) -> bool | None:
+        with self.write() as db:
+            cur = db.execute(
+                f"UPDATE pages SET deleted_at = ?, updated_at = ? WHERE source_id = ? AND slug = ? AND {LIVE_PAGE}",
+                (now, now, source, slug, allow_private),
+            )
+            if cur.rowcount == 0:
+                return None
+            db.execute("DELETE FROM chunks WHERE page_id = (SELECT id FROM pages WHERE source_id = ? AND slug = ?)", (source, slug))
+            return True
+
+    def add_alias(self, source: str, slug: str, alias: str, alias_norm: str, now: int, *, allow_private: bool) -> bool | None:
+        with self.write() as db:
+            if not self._writable(db, source, slug, allow_private):
+                return None
+            cur = db.execute(
+                "INSERT INTO aliases (source_id, slug, alias, alias_norm, origin) VALUES (?, ?, ?, ?, 'manual') ON CONFLICT DO NOTHING",
+                (source, slug, alias, alias_norm),
+            )
+            if cur.rowcount == 0:
+                return False
+            # The page's file-relevant state changed (write-back renders it into the note's aliases):
+            # stamped like add_timeline_entry, so a synced folder gets it without waiting for a page write.
+            db.execute("UPDATE pages SET updated_at = ? WHERE source_id = ? AND slug = ?", (now, source, slug))
+            return True
+
+    def add_link(
+        self, source: str, from_slug: str, to_slug: str, link_type: str, link_source: str, context: str | None, now: int, *, allow_private: bool
+    ) -> bool | None:
+        """A link belongs to its `from` page, so only that page must be writable."""
+        with self.write() as db:
+            if not self._writable(db, source, from_slug, allow_private):
+                return None
+            cur = db.execute(
+                "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (source, from_slug, to_slug, link_type, link_source, context, now),
+            )
+            if cur.rowcount == 0:
+                return False
+            db.execute("UPDATE pages SET updated_at = ? WHERE source_id = ? AND slug = ?", (now, source, from_slug))
+            return True
+
+    def add_timeline_entry(self, source: str, slug: str, date: str, summary: str, detail: str | None, now: int, *, allow_private: bool) -> int | None:
+        with self.write() as db:
+            if not self._writable(db, source, slug, allow_private):
+                return None
+            entry_id = int(first(db.execute(
+                "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at) "
+                "VALUES (?, ?, ?, ?, ?, 'manual', ?) RETURNING id",
+                (source, slug, date, summary, detail, now),
+            ))[0])
+            db.execute("UPDATE pages SET updated_at = ? WHERE source_id = ? AND slug = ?", (now, source, slug))
+            return entry_id
+
+    def touch_retrieved(self, source: str, slugs: list[str], now: int) -> None:
+        if not slugs:
+            return
+        among, args = self.dialect.any_of("slug", slugs)
+        with self.write() as db:
+            db.execute(f"UPDATE pages SET last_retrieved_at = ? WHERE source_id = ? AND {among}", (now, source, *args))
+
+    def adopt_links(self, source: str, slug: str, names: list[str], *, from_private_only: bool = False) -> int:
+        """Point body links whose target is one of `names` and names no live page at `slug`.
+
+        `from_private_only` (for a private page): only links from private pages, so a world page's
+        links never come to name a private page. A link that would duplicate one the page already
+        has is dropped instead (the oldest of such twins moves)."""
+        if not names:
+            return 0
+        among, named = self.dialect.any_of("l.to_slug", names)
+        dangling = (
+            f"l.source_id = ? AND {among} AND l.link_source = 'markdown' AND l.from_slug != ? "
+            "AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.source_id = l.source_id AND p.slug = l.to_slug "
+            "AND p.deleted_at IS NULL)"
+        )
+        if from_private_only:
+            dangling += (
+                " AND EXISTS (SELECT 1 FROM pages f WHERE f.source_id = l.source_id AND f.slug = l.from_slug "
+                "AND f.visibility = 'private')"
+            )
+        args = (source, *named, slug)
+        links = self.dialect.links_by_target
+        if self.one(f"SELECT 1 FROM {links} WHERE {dangling} LIMIT 1", args) is None:
+            return 0  # the common case: nothing waits for this page, and no write transaction is spent
+        moved = 0
+        with self.write() as db:
+            for r in db.execute(f"SELECT l.id, l.from_slug, l.link_type FROM {links} WHERE {dangling} ORDER BY l.id", args).fetchall():
+                taken = db.execute(
+                    "SELECT 1 FROM links WHERE source_id = ? AND from_slug = ? AND to_slug = ? AND link_type = ? "
+                    "AND link_source = 'markdown'",
+                    (source, r["from_slug"], slug, r["link_type"]),
+                ).fetchone()
+                if taken is None:
+                    db.execute("UPDATE links SET to_slug = ? WHERE id = ?", (slug, r["id"]))
+                    moved += 1
+                else:  # the page already links here both ways: drop the now-duplicate dangling row
+                    db.execute("DELETE FROM links WHERE id = ?", (r["id"],))
+        return moved
+
+    def rename_page(self, source: str, old: str, new: str, now: int, *, title: tuple[str, str] | None = None) -> None:
+        """Move a page to a new slug with everything that hangs off it: aliases, links, timeline, facts.
+        `title` (was, becomes): a title that is `was` (it came from the old file name) becomes `becomes`.
+        Rows the new slug already has stay; the old slug's copies of them go."""
+        with self.write() as db:
+            # A soft-deleted page at the new slug gives way (its row only, never a live page: callers check).
+            gone = db.execute("SELECT id FROM pages WHERE source_id = ? AND slug = ? AND deleted_at IS NOT NULL", (source, new)).fetchone()
+            if gone is not None:
+                db.execute("DELETE FROM chunks WHERE page_id = ?", (gone["id"],))
+                db.execute("DELETE FROM page_versions WHERE page_id = ?", (gone["id"],))
+                db.execute("DELETE FROM pages WHERE id = ?", (gone["id"],))
+            # The rows that hang off the page by its slug are taken up while the page is still at the
+            # old slug and put down once it is at the new one: Postgres's row-level security shows
+            # (and lets an update write) a page's rows only with their page, so they cannot be
+            # updated across the move.
+            aliases = db.execute(
+                "DELETE FROM aliases WHERE source_id = ? AND slug = ? RETURNING id, alias, alias_norm, origin", (source, old)
+            ).fetchall()
+            links = db.execute(
+                "DELETE FROM links WHERE source_id = ? AND from_slug = ? "
+                "RETURNING id, to_slug, link_type, link_source, context, created_at, private_row, owner",
+                (source, old),
+            ).fetchall()
+            timeline = db.execute(
+                "DELETE FROM timeline WHERE source_id = ? AND slug = ? RETURNING id, date, summary, detail, origin, created_at, private_row, owner",
+                (source, old),
+            ).fetchall()
+            db.execute(
+                "UPDATE pages SET slug = ?, slug_rev = ?, updated_at = ? WHERE source_id = ? AND slug = ?",
+                (new, reverse(new), now, source, old),
+            )
+            if title is not None:
+                db.execute(
+                    "UPDATE pages SET title = ?, title_key = ? WHERE source_id = ? AND slug = ? AND title = ?",
+                    (title[1], title_key(title[1]), source, new, title[0]),
+                )
+            db.executemany(
+                "INSERT INTO aliases (source_id, slug, alias, alias_norm, origin) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                [(source, new, r["alias"], r["alias_norm"], r["origin"]) for r in sorted(aliases, key=_by_id)],
+            )
+            db.executemany(
+                "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, private_row, owner) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                [(source, new, r["to_slug"], r["link_type"], r["link_source"], r["context"], r["created_at"], r["private_row"],
+                  r["owner"]) for r in sorted(links, key=_by_id)],
+            )
+            db.executemany(
+                "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, private_row, owner) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(source, new, r["date"], r["summary"], r["detail"], r["origin"], r["created_at"], r["private_row"], r["owner"])
+                 for r in sorted(timeline, key=_by_id)],
+            )
+            db.execute(
+                "UPDATE links AS a SET to_slug = ? WHERE a.source_id = ? AND a.to_slug = ? AND NOT EXISTS "
+                "(SELECT 1 FROM links b WHERE b.source_id = a.source_id AND b.to_slug = ? AND b.from_slug = a.from_slug "
+                f"AND b.link_type = a.link_type AND b.link_source {self.dialect.same} a.link_source)",
+                (new, source, old, new),
+            )
+            db.execute("DELETE FROM links WHERE source_id = ? AND to_slug = ?", (source, old))
+            db.execute("UPDATE facts SET entity_slug = ? WHERE source_id = ? AND entity_slug = ?", (new, source, old))
+
+
+def _by_id(row: Row) -> int:
+    return int(row["id"])

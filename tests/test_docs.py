@@ -52,3 +52,15 @@ def test_readme_gives_the_two_setup_commands_and_ci_runs_the_test_one():
     test_cmd = 'pip install -e ".[test]" && pytest'
     assert test_cmd in README
     assert test_cmd in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_the_architecture_map_names_every_storage_module_and_no_gone_one():
+    """docs/architecture.md's `server/brain/` row is the map of the storage seam: it names each of
+    its modules, and none that no longer exists (a store written once must not leave its old
+    per-backend names behind in the map)."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith("| `server/brain/` |"))
+    named = set(re.findall(r"`([a-z_]+\.py)`", row))
+    present = {p.name for p in (ROOT / "server" / "brain").glob("*.py") if p.name != "__init__.py"}
+    assert sorted(present - named) == [], "modules the map does not name"
+    assert sorted(named - present) == [], "names in the map with no module"

@@ -133,8 +133,8 @@ class BrowseStore(Store):
             )[0] if offset else 0
             return total, []
         window, wargs = self.dialect.text_table("w", "slug", slugs)
-        of_facts, fargs = self.dialect.among("entity_slug", slugs)
-        of_pages, pargs = self.dialect.among("slug", slugs)
+        of_facts, fargs = self.dialect.any_of("entity_slug", slugs)
+        of_pages, pargs = self.dialect.any_of("slug", slugs)
         rows = self.query(
             f"""
             WITH {window},
@@ -157,7 +157,7 @@ class BrowseStore(Store):
         tails = ["/".join(parts[i:]) for i in range(1, len(parts))]
         if not tails:
             return []
-        listed, args = self.dialect.among("entity_slug", tails)
+        listed, args = self.dialect.any_of("entity_slug", tails)
         rows = self.query(
             f"SELECT entity_slug, count(*) FROM facts WHERE source_id = ? AND {listed} "
             "AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.source_id = facts.source_id AND p.slug = facts.entity_slug "

@@ -21,10 +21,14 @@ class Dialect:
     # error, or the driver's, as a statement inside a write may raise it.
     write_failures: tuple[type[Exception], ...]
 
-    # -- rows and owners ---------------------------------------------------------------------------
+    # -- rows, owners and lists (every store) ------------------------------------------------------
 
     def owner(self, mark: str = "?") -> str:
         """The owner a new row is written under, given the call's person as the parameter `mark`."""
+        raise NotImplementedError
+
+    def any_of(self, column: str, values: list) -> tuple[str, tuple]:
+        """`column` is one of `values`: the condition, and the parameters it takes in its place."""
         raise NotImplementedError
 
     # -- tokens ------------------------------------------------------------------------------------
@@ -147,10 +151,6 @@ class Dialect:
         """The condition that `needle` occurs in `text`, as is (the caller lower()s both to ignore case)."""
         return f"{self.position_of}({text}, {needle}) > 0"
 
-    def among(self, column: str, values: list[str]) -> tuple[str, list[object]]:
-        """The condition that `column` is one of `values` (at least one), and its parameters."""
-        raise NotImplementedError
-
     def text_table(self, name: str, column: str, values: list[str]) -> tuple[str, list[object]]:
         """A CTE `name` with one text column, one row per value (at least one), ordered as SQLite
         orders text (bytewise), and its parameters."""
@@ -158,6 +158,3 @@ class Dialect:
 
     # -- vectors -----------------------------------------------------------------------------------
 
-    def any_of(self, column: str, values: list) -> tuple[str, tuple]:
-        """`column` is one of `values`: the condition, and the parameters it takes in its place."""
-        raise NotImplementedError

@@ -19,12 +19,16 @@ class PostgresDialect(Dialect):
 
     write_failures = (BrainError, psycopg.Error)
 
-    # -- rows and owners ---------------------------------------------------------------------------
+    # -- rows, owners and lists (every store) ------------------------------------------------------
 
     def owner(self, mark: str = "?") -> str:
         # The call's person, else the person the session is (memverbs_person(): the login's, or the
         # role the session took for the caller), so row-level security sees the row as theirs.
         return f"coalesce({mark}::bigint, memverbs_person())"
+
+    def any_of(self, column: str, values: list) -> tuple[str, tuple]:
+        # One array parameter: the statement's text is the same for any number of values.
+        return f"{column} = ANY(?)", (list(values),)
 
     # -- tokens ------------------------------------------------------------------------------------
 
@@ -158,18 +162,11 @@ class PostgresDialect(Dialect):
     greatest_of = "greatest"
     position_of = "strpos"
 
-    def among(self, column: str, values: list[str]) -> tuple[str, list[object]]:
-        return f"{column} = ANY(?)", [list(values)]  # one array parameter, however many values
-
     def text_table(self, name: str, column: str, values: list[str]) -> tuple[str, list[object]]:
         # "C": the bytewise order SQLite gives text, whatever the database's collation.
         return f'{name} AS (SELECT unnest(?::text[]) COLLATE "C" AS {column})', [list(values)]
 
     # -- vectors -----------------------------------------------------------------------------------
-
-    def any_of(self, column: str, values: list) -> tuple[str, tuple]:
-        # One array parameter: the statement's text is the same for any number of values.
-        return f"{column} = ANY(?)", (list(values),)
 
 
 # ts_rank's weights are {D, C, B, A}: the title (A) weighs ten times the body (B), as bm25(10, 1).

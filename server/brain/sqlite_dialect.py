@@ -17,12 +17,16 @@ class SqliteDialect(Dialect):
 
     write_failures = (BrainError, sqlite3.Error)
 
-    # -- rows and owners ---------------------------------------------------------------------------
+    # -- rows, owners and lists (every store) ------------------------------------------------------
 
     def owner(self, mark: str = "?") -> str:
         # One person per file: whoever the call names (people.current()), else the owner, whom a
         # SQLite file's connection is (people.Actor).
         return f"coalesce({mark}, {OWNER})"
+
+    def any_of(self, column: str, values: list) -> tuple[str, tuple]:
+        # No array parameters in SQLite: one mark per value.
+        return f"{column} IN ({','.join('?' * len(values))})", tuple(values)
 
     # -- tokens ------------------------------------------------------------------------------------
 
@@ -136,17 +140,10 @@ class SqliteDialect(Dialect):
     greatest_of = "max"  # the scalar max(): SQLite has no greatest()
     position_of = "instr"
 
-    def among(self, column: str, values: list[str]) -> tuple[str, list[object]]:
-        return f"{column} IN ({', '.join(['?'] * len(values))})", list(values)
-
     def text_table(self, name: str, column: str, values: list[str]) -> tuple[str, list[object]]:
         return f"{name}({column}) AS (VALUES {', '.join(['(?)'] * len(values))})", list(values)
 
     # -- vectors -----------------------------------------------------------------------------------
-
-    def any_of(self, column: str, values: list) -> tuple[str, tuple]:
-        # No array parameters in SQLite: one mark per value.
-        return f"{column} IN ({','.join('?' * len(values))})", tuple(values)
 
 
 def _quoted(term: str) -> str:

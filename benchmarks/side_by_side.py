@@ -165,6 +165,8 @@ def run(other_cmd: list[str], size: corpus.Size, other_env: dict | None = None, 
             report["verbs"] = interleaved(ours, other, workload(since["memverbs"], scale, size.targets),
                                          workload(since["other"], scale, size.targets))
             report["load_1min"] = round(os.getloadavg()[0], 2)
+        if ours_url and any((home / "brain.db").exists() for home in (ours_home, other_home)):
+            raise BenchError("a side served a SQLite file, not its Postgres database: its brain.url was not read")
     return report
 
 

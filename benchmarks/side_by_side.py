@@ -25,7 +25,10 @@ memverbs side (default: the memverbs this interpreter imports, init in-process).
 (the distribution's Postgres) starts a throwaway server the way the tests do
 (tests/support/postgres.py, at its default settings) and gives each side an empty
 database of its own through its home's config.toml (`brain.url`), which each
-side's own init migrates. The default is a SQLite file in each home.
+side's own init migrates. The default is a SQLite file in each home. On Postgres,
+check a gap by running again with the sides swapped: a query plan can differ
+between the two databases of one server (benchmarks/RESULTS.md, "One store, two
+dialects").
 Not part of CI; tests/test_benchmarks_smoke.py runs it with memverbs as the other.
 """
 

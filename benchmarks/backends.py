@@ -2,9 +2,10 @@
 
     python -m benchmarks.backends [--size 20k] [--url postgresql://…]
 
-* entity latency (p50/p99, the dispatcher in-process, a remote caller) on the
-  seeded corpus, and on the same corpus copied to Postgres with `migrate`'s
-  transfer (its time is reported too);
+* entity latency (p50/p99, the dispatcher in-process, a remote caller: the
+  workload's entity calls, benchmarks/verbs.py) on the corpus grown through the
+  tools (benchmarks/corpus.py), and on the same corpus copied to Postgres with
+  `migrate`'s transfer (its time is reported too);
 * remember throughput: 8 concurrent writers over 2 processes (4 threads each),
   on the SQLite file (one host) and on the Postgres brain.
 
@@ -24,12 +25,19 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.corpus import SIZES, TARGETS, seeded_home
-from benchmarks.verbs import BenchError, call, entity_names, timed
+from benchmarks.corpus import SIZES, TARGETS, working_copy
+from benchmarks.verbs import BenchError, Verb, measure, workload
 
 WRITERS_PER_PROCESS = 4
 PROCESSES = 2
 WRITE_SECONDS = 10.0
+
+
+def call(dispatcher, tool: str, args: dict) -> dict:
+    outcome = dispatcher.call(tool, args)
+    if outcome.is_error:
+        raise BenchError(f"{tool} failed: {outcome.body}")
+    return outcome.body
 
 
 def entity_latency(home: Path, url: str | None) -> dict:
@@ -44,19 +52,16 @@ def entity_latency(home: Path, url: str | None) -> dict:
     runtime = Runtime(Home(home))
     remote = runtime.mcp_dispatcher("verbs", Caller.mcp("default"))
     remote.on_call = None
-    names = [n for i in range(TARGETS) for n in entity_names(i)]
+    entity = next(v for v in workload("", targets=TARGETS) if v.name == "entity")  # its `since` is delta's only
 
-    def entity(k: int):
-        name, hit = names[(k * 13) % len(names)]
-        return call(remote, "entity", {"name": name}), hit
-
-    def check(pair, k):
-        body, hit = pair
-        if body["found"] is not hit:
-            raise BenchError(f"entity call {k} did not find what it should: {body}")
+    def timed(verb: Verb, k: int) -> tuple[dict, float]:
+        args = verb.args(k)
+        start = time.perf_counter()
+        body = call(remote, verb.tool or "", args)
+        return body, (time.perf_counter() - start) * 1000
 
     try:
-        return timed(entity, 20, 300, check)
+        return measure([entity], timed)["entity"]
     finally:
         runtime.close()
 
@@ -116,11 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     from memverbs.server.brain.factory import open_brain  # noqa: PLC0415
     from memverbs.server.brain.location import BrainLocation  # noqa: PLC0415
     from memverbs.server.brain.transfer import transfer  # noqa: PLC0415
-    from memverbs.server.timeparse import now_ms  # noqa: PLC0415
 
     # A working copy: the writes below must not land in the cached corpus other benchmarks reuse.
-    home = Path(tempfile.mkdtemp(prefix="memverbs-bench-backends-")) / "home"
-    shutil.copytree(seeded_home(SIZES[args.size], now_ms()), home)
+    home = working_copy(SIZES[args.size], Path(tempfile.mkdtemp(prefix="memverbs-bench-backends-")) / "home")
     server = None
     url = args.url
     if url is None:

@@ -2,6 +2,7 @@
 
     python -m benchmarks.side_by_side --other "reference-server --stdio" [--other-init "reference-server init"]
                                       [--size 1k] [--other-env K=V ...]
+    python -m benchmarks.side_by_side --checkout /tmp/after --other-checkout /tmp/before [--backend postgres]
 
 Both servers get a fresh home and are grown with the same corpus through the
 same tools over MCP stdio (put_page, add_link, remember: benchmarks/corpus.py),
@@ -15,12 +16,26 @@ run (it may shape answers differently), memverbs's stop it.
 
 `--other` is any command speaking MCP over stdio; it runs with MEMVERBS_HOME and
 HOME pointed at its own fresh directory (add `--other-env` for its own settings).
+`--other-checkout DIR` names another memverbs tree instead: `python -m memverbs
+init`, then `serve`, with this interpreter and DIR as the working directory (the
+package root then imports that tree); `--checkout DIR` does the same for the
+memverbs side (default: the memverbs this interpreter imports, init in-process).
+
+`--backend postgres` (the `pgserver` wheel, with pgvector) or `postgres-plain`
+(the distribution's Postgres) starts a throwaway server the way the tests do
+(tests/support/postgres.py, at its default settings) and gives each side an empty
+database of its own through its home's config.toml (`brain.url`), which each
+side's own init migrates. The default is a SQLite file in each home. On Postgres,
+check a gap by running again with the sides swapped: a query plan can differ
+between the two databases of one server (benchmarks/RESULTS.md, "One store, two
+dialects").
 Not part of CI; tests/test_benchmarks_smoke.py runs it with memverbs as the other.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import shlex
@@ -28,6 +43,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from benchmarks import corpus, processes
@@ -80,19 +97,64 @@ def _env(home: Path, extra: dict) -> dict:
     return env
 
 
+def checkout_cmd() -> list[str]:
+    """memverbs from a checkout: run with the checkout as the working directory, `python -m memverbs` imports that tree."""
+    return [sys.executable, "-m", "memverbs"]
+
+
+BACKENDS = {"sqlite": None, "postgres": "start_pgserver", "postgres-plain": "start_distro"}
+
+
+@contextmanager
+def brain_urls(backend: str) -> Iterator[tuple[str | None, str | None, str]]:
+    """(memverbs's brain.url, the other's, what serves them): None for the SQLite file in each home."""
+    if BACKENDS[backend] is None:
+        yield None, None, "sqlite"
+        return
+    path = Path(__file__).resolve().parent.parent / "tests" / "support" / "postgres.py"
+    spec = importlib.util.spec_from_file_location("memverbs_test_postgres", path)
+    assert spec is not None and spec.loader is not None
+    support = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(support)
+    server = getattr(support, BACKENDS[backend])()
+    if server is None:
+        raise SystemExit(f"no {backend} server could be started here (tests/support/postgres.py)")
+    try:
+        print(f"  a throwaway Postgres ({server.kind}) in {server.data_dir}", file=sys.stderr)
+        yield server.new_database(empty=True), server.new_database(empty=True), f"postgres ({server.kind})"
+    finally:
+        server.stop()
+
+
+def _point_at(home: Path, url: str | None) -> None:
+    if url is not None:  # a JSON string is a valid TOML basic string
+        (home / "config.toml").write_text(f"[brain]\nurl = {json.dumps(url)}\n")
+
+
 def run(other_cmd: list[str], size: corpus.Size, other_env: dict | None = None, *, other_init: list[str] | None = None,
+        other_cwd: Path | None = None, checkout: Path | None = None, backend: str = "sqlite",
         settle_s: float = 2.5, scale: float = 1.0) -> dict:
-    with tempfile.TemporaryDirectory(prefix="memverbs-sbs-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="memverbs-sbs-") as tmp, brain_urls(backend) as (ours_url, other_url, served):
         ours_home, other_home = Path(tmp) / "memverbs", Path(tmp) / "other"
-        corpus.init_home(ours_home)
+        ours_home.mkdir()
         other_home.mkdir()
+        _point_at(ours_home, ours_url)
+        _point_at(other_home, other_url)
         other_env = {"HOME": str(other_home), **(other_env or {})}
+        ours_cmd = checkout_cmd() if checkout else processes.memverbs_cmd()
+        ours_env = _env(ours_home, {"HOME": str(ours_home)} if checkout else {})
+        if checkout:
+            subprocess.run([*ours_cmd, "init"], env=ours_env, cwd=checkout, check=True, capture_output=True)
+        else:
+            corpus.init_home(ours_home)
         if other_init:
-            subprocess.run(other_init, env=_env(other_home, other_env), cwd=other_home, check=True, capture_output=True)
-        ours_cmd = [*processes.memverbs_cmd(), "serve", "--surface", "full"]
-        with StdioClient(ours_cmd, env=_env(ours_home, {})) as ours, \
-                StdioClient(other_cmd, env=_env(other_home, other_env), cwd=other_home) as other:
+            subprocess.run(other_init, env=_env(other_home, other_env), cwd=other_cwd or other_home, check=True,
+                           capture_output=True)
+        with StdioClient([*ours_cmd, "serve", "--surface", "full"], env=ours_env, cwd=checkout) as ours, \
+                StdioClient(other_cmd, env=_env(other_home, other_env), cwd=other_cwd or other_home) as other:
             report = {"memverbs_server": ours.server_info, "other_server": other.server_info, "other_command": other_cmd,
+                      "memverbs_checkout": str(checkout) if checkout else None,
+                      "other_checkout": str(other_cwd) if other_cwd else None, "backend": served,
                       "corpus": size.__dict__, "growth_s": {}}
             for name, client in (("memverbs", ours), ("other", other)):
                 print(f"  growing the {size.name} corpus into {name} over MCP stdio", file=sys.stderr)
@@ -105,11 +167,16 @@ def run(other_cmd: list[str], size: corpus.Size, other_env: dict | None = None, 
             since = report["delta_since"]
             report["verbs"] = interleaved(ours, other, workload(since["memverbs"], scale, size.targets),
                                          workload(since["other"], scale, size.targets))
+            report["load_1min"] = round(os.getloadavg()[0], 2)
+        if ours_url and any((home / "brain.db").exists() for home in (ours_home, other_home)):
+            raise BenchError("a side served a SQLite file, not its Postgres database: its brain.url was not read")
     return report
 
 
 def table(report: dict) -> str:
-    lines = [f"memverbs vs `{' '.join(report['other_command'])}` ({report['other_server'].get('name', '?')}), "
+    ours = f"`{report['memverbs_checkout']}`" if report.get("memverbs_checkout") else "memverbs"
+    other = f"`{report['other_checkout']}`" if report.get("other_checkout") else f"`{' '.join(report['other_command'])}`"
+    lines = [f"{ours} vs {other} ({report['other_server'].get('name', '?')}) on {report.get('backend', 'sqlite')}, "
              f"{report['corpus']['name']} corpus grown over MCP stdio in {report['growth_s']['memverbs']} s / "
              f"{report['growth_s']['other']} s; interleaved call by call, client-side ms.", "",
              "| verb | memverbs p50 | memverbs p99 | other p50 | other p99 | ratio p50 | ratio p99 | other's failed checks |",
@@ -123,14 +190,24 @@ def table(report: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.side_by_side", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--other", required=True, help="the other MCP server's stdio command line")
+    other = parser.add_mutually_exclusive_group(required=True)
+    other.add_argument("--other", help="the other MCP server's stdio command line")
+    other.add_argument("--other-checkout", type=Path, metavar="DIR", help="another memverbs checkout, run from DIR")
+    parser.add_argument("--checkout", type=Path, metavar="DIR", help="run the memverbs side from this checkout too")
     parser.add_argument("--other-env", action="append", default=[], metavar="K=V")
     parser.add_argument("--other-init", help="a command run once in the other's fresh home first (e.g. its init)")
+    parser.add_argument("--backend", default="sqlite", choices=sorted(BACKENDS), help="where both brains live")
     parser.add_argument("--size", default="1k", choices=sorted(corpus.SIZES))
     args = parser.parse_args(argv)
     extra = dict(item.split("=", 1) for item in args.other_env)
-    report = run(shlex.split(args.other), corpus.SIZES[args.size], extra,
-                 other_init=shlex.split(args.other_init) if args.other_init else None)
+    if args.other_checkout:
+        cmd = checkout_cmd()
+        other_cmd, other_init = [*cmd, "serve", "--surface", "full"], [*cmd, "init"]
+    else:
+        other_cmd, other_init = shlex.split(args.other), shlex.split(args.other_init) if args.other_init else None
+    report = run(other_cmd, corpus.SIZES[args.size], extra, other_init=other_init,
+                 other_cwd=args.other_checkout and args.other_checkout.resolve(),
+                 checkout=args.checkout and args.checkout.resolve(), backend=args.backend)
     out = Path(__file__).resolve().parent / "results" / f"side-by-side-{time.strftime('%Y%m%dT%H%M%S')}.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")

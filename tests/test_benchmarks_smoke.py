@@ -5,8 +5,10 @@ without its 8 cards, a delta without its 50 pages, a hook that printed nothing).
 The corpora are grown through the tools, as the real runs grow theirs.
 """
 
+import os
 import shutil
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -92,6 +94,24 @@ def test_side_by_side_runs_against_another_server(tmp_path):
         assert r["ratio_p99"] > 0
     assert report["growth_calls"]["memverbs"] == report["growth_calls"]["other"]
     assert "| entity |" in side_by_side.table(report)
+
+
+def test_side_by_side_compares_two_checkouts_each_on_its_own_postgres_database():
+    """Two memverbs trees by their checkout (here both this one), each brain a database of one throwaway server."""
+    root = Path(side_by_side.__file__).resolve().parent.parent
+    cmd = side_by_side.checkout_cmd()
+    tiny = corpus.size_of("sbs", 20, targets=8)
+    try:
+        report = side_by_side.run([*cmd, "serve", "--surface", "full"], tiny, other_init=[*cmd, "init"], other_cwd=root,
+                                  checkout=root, backend="postgres-plain", settle_s=0.2, scale=0.05)
+    except SystemExit as exc:  # no Debian Postgres on this machine
+        if os.environ.get("MEMVERBS_REQUIRE_POSTGRES") == "1":
+            raise
+        pytest.skip(str(exc))
+    assert report["backend"] == "postgres (plain)" and report["other_checkout"] == str(root)
+    assert set(report["verbs"]) == VERBS | {"ping"}
+    assert all(r["other_check_failures"] == 0 for r in report["verbs"].values())
+    assert f"`{root}` vs `{root}`" in side_by_side.table(report)
 
 
 def test_startup_benchmarks_do_real_work(smoke):

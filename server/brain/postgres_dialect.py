@@ -124,18 +124,26 @@ class PostgresDialect(Dialect):
 
     def facts_ranked(self, where: str) -> str:
         # Postgres has no BM25, so it is computed here as FTS5 computes it (k1 1.2, b 0.75, idf
-        # ln((N - n + 0.5) / (n + 0.5)) floored at 1e-6, N and the mean length over every fact), from
-        # the stored terms: both backends rank with the same formula over the same terms.
+        # ln((N - n + 0.5) / (n + 0.5)) floored at 1e-6, N and the mean length over every fact the
+        # session sees, each term's shares summed in the query's order), from the stored terms: both
+        # backends rank with the same formula over the same terms.
+        #
+        # Each corpus figure is computed once per query: the terms' weights (`w`, one document
+        # frequency per term, found through the GIN index) and the totals are MATERIALIZED, so the
+        # planner cannot fold them back into the per-match scoring (inlined, they were recounted
+        # for every match and term: seconds at 2,000 facts). A match's term frequency is read from
+        # its terms array in C (array_positions), not by unnesting it.
         return (
-            "WITH q AS (SELECT t, (SELECT count(*) FROM facts WHERE search @@ quote_literal(t)::tsquery)::float8 AS hits "
-            "FROM unnest(?::text[]) t), "
-            "totals AS (SELECT count(*)::float8 AS n, greatest(avg(search_len), 1)::float8 AS avgdl FROM facts), "
-            f"hit AS (SELECT id, string_to_array(search_terms, ' ') AS w, search_len FROM facts WHERE search @@ ?::tsquery AND {where}), "
-            "scored AS (SELECT hit.id, sum(greatest(ln((totals.n - q.hits + 0.5) / (q.hits + 0.5)), 1e-6) * tf.n * 2.2 "
-            "/ (tf.n + 1.2 * (0.25 + 0.75 * hit.search_len / totals.avgdl))) AS score "
-            "FROM hit CROSS JOIN totals CROSS JOIN q "
-            "CROSS JOIN LATERAL (SELECT count(*)::float8 AS n FROM unnest(hit.w) x WHERE x = q.t) tf WHERE tf.n > 0 GROUP BY hit.id) "
-            f"SELECT {FACT_COLS_F}, scored.score FROM scored JOIN facts f ON f.id = scored.id ORDER BY scored.score DESC, f.id DESC LIMIT ?"
+            "WITH totals AS MATERIALIZED (SELECT count(*)::float8 AS n, greatest(avg(search_len), 1)::float8 AS avgdl FROM facts), "
+            "w AS MATERIALIZED (SELECT u.i, u.t, greatest(ln((totals.n - q.hits + 0.5) / (q.hits + 0.5)), 1e-6) AS idf, totals.avgdl "
+            "FROM unnest(?::text[]) WITH ORDINALITY u(t, i) CROSS JOIN totals "
+            "CROSS JOIN LATERAL (SELECT count(*)::float8 AS hits FROM facts WHERE search @@ quote_literal(u.t)::tsquery) q), "
+            "scored AS MATERIALIZED (SELECT hit.id, (SELECT sum(w.idf * tf.n * 2.2 / (tf.n + 1.2 * (0.25 + 0.75 * hit.search_len / w.avgdl)) "
+            "ORDER BY w.i) FROM w CROSS JOIN LATERAL (SELECT cardinality(array_positions(hit.terms, w.t))::float8 AS n) tf WHERE tf.n > 0) AS score "
+            "FROM (SELECT id, string_to_array(search_terms, ' ') AS terms, search_len FROM facts "
+            f"WHERE search @@ ?::tsquery AND {where}) hit) "
+            f"SELECT {FACT_COLS_F}, scored.score FROM scored JOIN facts f ON f.id = scored.id WHERE scored.score IS NOT NULL "
+            "ORDER BY scored.score DESC, f.id DESC LIMIT ?"
         )
 
     def facts_ranked_in_index(self, where: str) -> str | None:

@@ -56,7 +56,7 @@ def measure(home: Path, url: str, calls: int, explain: bool) -> dict:
             if explain:
                 where, args = brain.fact_where("default", pool)
                 terms = brain.dialect.ranked_terms(search)
-                sql = "EXPLAIN (ANALYZE, BUFFERS) " + brain.dialect.facts_ranked(where)
+                sql = "EXPLAIN (ANALYZE, BUFFERS) " + brain.dialect.facts_ranked(where, terms)
                 plan = brain.query(sql, (*terms, *args, 20))
                 print(f"-- {q!r}\n" + "\n".join(r[0] for r in plan), file=sys.stderr)
             brain.facts_ranked("default", pool, search, limit=20)  # warm

@@ -120,30 +120,37 @@ class PostgresDialect(Dialect):
 
     def ranked_terms(self, query: SearchQuery) -> tuple[object, ...] | None:
         q = tsquery(SearchQuery.of(query.terms, "any"))
-        return None if q is None else (list(query.terms), q)
+        return None if q is None else (*query.terms, q)  # each term, then the query matching any of them
 
-    def facts_ranked(self, where: str) -> str:
+    def facts_ranked(self, where: str, terms: tuple[object, ...]) -> str:
         # Postgres has no BM25, so it is computed here as FTS5 computes it (k1 1.2, b 0.75, idf
         # ln((N - n + 0.5) / (n + 0.5)) floored at 1e-6, N and the mean length over every fact the
-        # session sees, each term's shares summed in the query's order), from the stored terms: both
-        # backends rank with the same formula over the same terms.
+        # session sees, each term's share added in the query's order, a term a fact lacks adding
+        # 0.0), from the stored terms: both backends rank with the same formula over the same terms.
         #
-        # Each corpus figure is computed once per query: the terms' weights (`w`, one document
-        # frequency per term, found through the GIN index) and the totals are MATERIALIZED, so the
-        # planner cannot fold them back into the per-match scoring (inlined, they were recounted
-        # for every match and term: seconds at 2,000 facts). A match's term frequency is read from
-        # its terms array in C (array_positions), not by unnesting it.
+        # One read of the facts matching any term (`m`, through the GIN index) gives each term's
+        # document frequency and the matches the arm allows (`ok`), so nothing is counted per match;
+        # every corpus figure is MATERIALIZED, computed once. The statement is written for the
+        # query's number of terms, so a match's score is one expression over its terms array (a
+        # term's frequency read in C by array_positions, the arithmetic in float8: 0.75 × a length
+        # is exact either way), not a subquery per match; only the best `limit` rows are read whole.
+        k = len(terms) - 1
+        tf = [f"cardinality(array_positions(m.terms, q.t{j}))::float8" for j in range(k)]
+        shares = " + ".join(
+            f"w.idf{j} * {tf[j]} * 2.2 / ({tf[j]} + 1.2 * (0.25 + 0.75 * m.len / w.avgdl))" for j in range(k)
+        )
         return (
-            "WITH totals AS MATERIALIZED (SELECT count(*)::float8 AS n, greatest(avg(search_len), 1)::float8 AS avgdl FROM facts), "
-            "w AS MATERIALIZED (SELECT u.i, u.t, greatest(ln((totals.n - q.hits + 0.5) / (q.hits + 0.5)), 1e-6) AS idf, totals.avgdl "
-            "FROM unnest(?::text[]) WITH ORDINALITY u(t, i) CROSS JOIN totals "
-            "CROSS JOIN LATERAL (SELECT count(*)::float8 AS hits FROM facts WHERE search @@ quote_literal(u.t)::tsquery) q), "
-            "scored AS MATERIALIZED (SELECT hit.id, (SELECT sum(w.idf * tf.n * 2.2 / (tf.n + 1.2 * (0.25 + 0.75 * hit.search_len / w.avgdl)) "
-            "ORDER BY w.i) FROM w CROSS JOIN LATERAL (SELECT cardinality(array_positions(hit.terms, w.t))::float8 AS n) tf WHERE tf.n > 0) AS score "
-            "FROM (SELECT id, string_to_array(search_terms, ' ') AS terms, search_len FROM facts "
-            f"WHERE search @@ ?::tsquery AND {where}) hit) "
-            f"SELECT {FACT_COLS_F}, scored.score FROM scored JOIN facts f ON f.id = scored.id WHERE scored.score IS NOT NULL "
-            "ORDER BY scored.score DESC, f.id DESC LIMIT ?"
+            f"WITH q AS MATERIALIZED (SELECT {', '.join(f'?::text AS t{j}' for j in range(k))}, ?::tsquery AS any_term), "
+            "m AS MATERIALIZED (SELECT id, string_to_array(search_terms, ' ') AS terms, search_len::float8 AS len, "
+            f"({where}) AS ok FROM facts WHERE search @@ (SELECT any_term FROM q)), "
+            f"df AS MATERIALIZED (SELECT {', '.join(f'(count(*) FILTER (WHERE q.t{j} = ANY(m.terms)))::float8 AS h{j}' for j in range(k))} "
+            "FROM m CROSS JOIN q), "
+            "totals AS MATERIALIZED (SELECT count(*)::float8 AS n, greatest(avg(search_len), 1)::float8 AS avgdl FROM facts), "
+            f"w AS MATERIALIZED (SELECT {', '.join(f'greatest(ln((totals.n - df.h{j} + 0.5) / (df.h{j} + 0.5)), 1e-6) AS idf{j}' for j in range(k))}, "
+            "totals.avgdl FROM df CROSS JOIN totals), "
+            f"best AS MATERIALIZED (SELECT m.id, 0::float8 + {shares} AS score FROM m CROSS JOIN q CROSS JOIN w WHERE m.ok "
+            "ORDER BY score DESC, m.id DESC LIMIT ?) "
+            f"SELECT {FACT_COLS_F}, best.score FROM best JOIN facts f ON f.id = best.id ORDER BY best.score DESC, f.id DESC"
         )
 
     def facts_ranked_in_index(self, where: str) -> str | None:

@@ -128,27 +128,28 @@ class PostgresDialect(Dialect):
         # session sees, each term's share added in the query's order, a term a fact lacks adding
         # 0.0), from the stored terms: both backends rank with the same formula over the same terms.
         #
-        # One read of the facts matching any term (`m`, through the GIN index) gives each term's
-        # document frequency and the matches the arm allows (`ok`), so nothing is counted per match;
+        # One read of the facts matching any term (`hit`, through the GIN index) gives each term's
+        # frequency in each (`m`), so each term's document frequency, and the matches the arm
+        # allows (`ok`): nothing is counted per match;
         # every corpus figure is MATERIALIZED, computed once. The statement is written for the
-        # query's number of terms, so a match's score is one expression over its terms array (a
-        # term's frequency read in C by array_positions, the arithmetic in float8: 0.75 × a length
-        # is exact either way), not a subquery per match; only the best `limit` rows are read whole.
+        # query's number of terms, so a match's score is one float8 expression (a term's frequency
+        # read in C by array_positions; 0.75 × a length is exact in float8 as in numeric), not a
+        # subquery per match; only the best `limit` rows are read whole.
         k = len(terms) - 1
-        tf = [f"cardinality(array_positions(m.terms, q.t{j}))::float8" for j in range(k)]
         shares = " + ".join(
-            f"w.idf{j} * {tf[j]} * 2.2 / ({tf[j]} + 1.2 * (0.25 + 0.75 * m.len / w.avgdl))" for j in range(k)
+            f"w.idf{j} * m.tf{j} * 2.2 / (m.tf{j} + 1.2 * (0.25 + 0.75 * m.len / w.avgdl))" for j in range(k)
         )
         return (
             f"WITH q AS MATERIALIZED (SELECT {', '.join(f'?::text AS t{j}' for j in range(k))}, ?::tsquery AS any_term), "
-            "m AS MATERIALIZED (SELECT id, string_to_array(search_terms, ' ') AS terms, search_len::float8 AS len, "
+            "hit AS MATERIALIZED (SELECT id, string_to_array(search_terms, ' ') AS terms, search_len::float8 AS len, "
             f"({where}) AS ok FROM facts WHERE search @@ (SELECT any_term FROM q)), "
-            f"df AS MATERIALIZED (SELECT {', '.join(f'(count(*) FILTER (WHERE q.t{j} = ANY(m.terms)))::float8 AS h{j}' for j in range(k))} "
-            "FROM m CROSS JOIN q), "
+            "m AS MATERIALIZED (SELECT hit.id, hit.len, hit.ok, "
+            f"{', '.join(f'cardinality(array_positions(hit.terms, q.t{j}))::float8 AS tf{j}' for j in range(k))} FROM hit CROSS JOIN q), "
+            f"df AS MATERIALIZED (SELECT {', '.join(f'(count(*) FILTER (WHERE m.tf{j} > 0))::float8 AS h{j}' for j in range(k))} FROM m), "
             "totals AS MATERIALIZED (SELECT count(*)::float8 AS n, greatest(avg(search_len), 1)::float8 AS avgdl FROM facts), "
             f"w AS MATERIALIZED (SELECT {', '.join(f'greatest(ln((totals.n - df.h{j} + 0.5) / (df.h{j} + 0.5)), 1e-6) AS idf{j}' for j in range(k))}, "
             "totals.avgdl FROM df CROSS JOIN totals), "
-            f"best AS MATERIALIZED (SELECT m.id, 0::float8 + {shares} AS score FROM m CROSS JOIN q CROSS JOIN w WHERE m.ok "
+            f"best AS MATERIALIZED (SELECT m.id, 0::float8 + {shares} AS score FROM m CROSS JOIN w WHERE m.ok "
             "ORDER BY score DESC, m.id DESC LIMIT ?) "
             f"SELECT {FACT_COLS_F}, best.score FROM best JOIN facts f ON f.id = best.id ORDER BY best.score DESC, f.id DESC"
         )

@@ -140,9 +140,11 @@ class PostgresDialect(Dialect):
             f"w.idf{j} * m.tf{j} * 2.2 / (m.tf{j} + 1.2 * (0.25 + 0.75 * m.len / w.avgdl))" for j in range(k)
         )
         return (
-            f"WITH q AS MATERIALIZED (SELECT {', '.join(f'?::text AS t{j}' for j in range(k))}, ?::tsquery AS any_term), "
+            f"WITH q AS MATERIALIZED (SELECT {', '.join(f'?::text AS t{j}' for j in range(k))}), "
+            # Inlined (not MATERIALIZED): the planner sees the query itself, so GIN or a scan by how many it matches.
+            "matched AS (SELECT * FROM facts WHERE search @@ ?::tsquery), "
             "hit AS MATERIALIZED (SELECT id, string_to_array(search_terms, ' ') AS terms, search_len::float8 AS len, "
-            f"({where}) AS ok FROM facts WHERE search @@ (SELECT any_term FROM q)), "
+            f"({where}) AS ok FROM matched), "
             "m AS MATERIALIZED (SELECT hit.id, hit.len, hit.ok, "
             f"{', '.join(f'cardinality(array_positions(hit.terms, q.t{j}))::float8 AS tf{j}' for j in range(k))} FROM hit CROSS JOIN q), "
             f"df AS MATERIALIZED (SELECT {', '.join(f'(count(*) FILTER (WHERE m.tf{j} > 0))::float8 AS h{j}' for j in range(k))} FROM m), "

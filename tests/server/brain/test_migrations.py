@@ -157,8 +157,9 @@ def test_every_step_is_spelled_for_both_dialects():
             work = step.work(dialect)
             for part in work:
                 assert callable(part) or not re.search(r"\{\w+\}", part), (step.name, dialect, part)
-            # Only Postgres's trigram step is empty: it has no twin of SQLite's index (migrations.py says why).
-            assert work or (step.name, dialect) == ("0016_page_trigrams", "postgres")
+            # Only Postgres's trigram step and SQLite's GIN option step are empty: each has no twin on
+            # the other backend (migrations.py says why).
+            assert work or (step.name, dialect) in {("0016_page_trigrams", "postgres"), ("0020_fact_index_direct", "sqlite")}
 
 
 def test_each_backend_records_every_step_in_order(brain_backend, brain_url, tmp_path):
@@ -232,3 +233,27 @@ def test_a_script_runs_statement_by_statement():
     db.execute("INSERT INTO t VALUES ('e')")
     db.execute("COMMIT")
     assert [r[0] for r in db.execute("SELECT x FROM t ORDER BY rowid")] == ["a;b", "e", "c", "d"]
+
+
+def test_a_postgres_brain_indexes_new_facts_at_once(brain_backend, brain_url):
+    """0020_fact_index_direct: the facts' GIN index has no pending list for ranked queries to scan,
+    on a new brain and on one upgraded from before the step (whose pending facts are merged)."""
+    if not brain_url:
+        pytest.skip("a Postgres index option")
+    import psycopg
+
+    from memverbs.server.brain.factory import open_brain
+    from memverbs.server.brain.location import BrainLocation
+
+    where = BrainLocation("postgres", url=brain_url)
+    option = "SELECT reloptions FROM pg_class WHERE relname = 'facts_search'"
+    brain = open_brain(where, create=True)
+    brain.close()
+    with psycopg.connect(brain_url, autocommit=True) as conn:
+        assert conn.execute(option).fetchone()[0] == ["fastupdate=off"]
+        conn.execute("ALTER INDEX facts_search RESET (fastupdate)")
+        conn.execute("DELETE FROM _migrations WHERE name = '0020_fact_index_direct'")
+    brain = open_brain(where)  # applies the pending step
+    brain.close()
+    with psycopg.connect(brain_url, autocommit=True) as conn:
+        assert conn.execute(option).fetchone()[0] == ["fastupdate=off"]

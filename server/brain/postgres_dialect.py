@@ -131,8 +131,9 @@ class PostgresDialect(Dialect):
         # One read of the facts matching any term (`hit`, through the GIN index) gives each term's
         # frequency in each (`m`), so each term's document frequency, and the matches the arm
         # allows (`ok`): nothing is counted per match;
-        # every corpus figure is MATERIALIZED, computed once. The statement is written for the
-        # query's number of terms, so a match's score is one float8 expression (a term's frequency
+        # every corpus figure is MATERIALIZED, computed once; N and the terms in all are read from
+        # fact_totals (postgres_schema.FACT_TOTALS), the rows of the classes the session sees. The
+        # statement is written for the query's number of terms, so a match's score is one float8 expression (a term's frequency
         # read in C by array_positions; 0.75 × a length is exact in float8 as in numeric), not a
         # subquery per match; only the best `limit` rows are read whole.
         k = len(terms) - 1
@@ -148,7 +149,10 @@ class PostgresDialect(Dialect):
             "m AS MATERIALIZED (SELECT hit.id, hit.len, hit.ok, "
             f"{', '.join(f'cardinality(array_positions(hit.terms, q.t{j}))::float8 AS tf{j}' for j in range(k))} FROM hit CROSS JOIN q), "
             f"df AS MATERIALIZED (SELECT {', '.join(f'(count(*) FILTER (WHERE m.tf{j} > 0))::float8 AS h{j}' for j in range(k))} FROM m), "
-            "totals AS MATERIALIZED (SELECT count(*)::float8 AS n, greatest(avg(search_len), 1)::float8 AS avgdl FROM facts), "
+            # avg(search_len) as Postgres computes it: the numeric sum over the numeric count.
+            "totals AS MATERIALIZED (SELECT coalesce(sum(facts), 0)::float8 AS n, "
+            "greatest(sum(terms) / nullif(sum(facts), 0), 1)::float8 AS avgdl FROM fact_totals "
+            "WHERE class = 0 OR class = (SELECT memverbs_person()) OR NOT row_security_active('facts')), "
             f"w AS MATERIALIZED (SELECT {', '.join(f'greatest(ln((totals.n - df.h{j} + 0.5) / (df.h{j} + 0.5)), 1e-6) AS idf{j}' for j in range(k))}, "
             "totals.avgdl FROM df CROSS JOIN totals), "
             f"best AS MATERIALIZED (SELECT m.id, 0::float8 + {shares} AS score FROM m CROSS JOIN w WHERE m.ok "

@@ -8,9 +8,8 @@ SQL. Both are held here to the formula written out in Python over the stored ter
 
 from __future__ import annotations
 
-import math
-
 import pytest
+from bm25 import bm25
 from helpers import Client
 
 from memverbs.server.brain.base import FactFilter, SearchQuery
@@ -29,22 +28,6 @@ TEXTS = [
     "comet sighting expired later",
 ]
 QUERIES = ["comet", "lake", "comet lake", "lake comet", "nebula comet lake", "absent words", "comet comet nebula"]
-
-
-def bm25(facts: list[tuple[int, str]], terms: list[str]) -> list[tuple[float, int]]:
-    docs = {i: t.split() for i, t in facts}
-    n = len(docs)
-    avgdl = sum(len(d) for d in docs.values()) / n
-    scores: dict[int, float] = {}
-    for term in terms:
-        hits = sum(term in d for d in docs.values())
-        idf = math.log((n - hits + 0.5) / (hits + 0.5))
-        idf = idf if idf > 0 else 1e-6
-        for i, d in docs.items():
-            tf = d.count(term)
-            if tf:
-                scores[i] = scores.get(i, 0.0) + idf * ((tf * 2.2) / (tf + 1.2 * (0.25 + 0.75 * len(d) / avgdl)))
-    return sorted(((s, i) for i, s in scores.items()), key=lambda p: (-p[0], -p[1]))
 
 
 def test_facts_rank_by_fts5s_bm25_on_every_backend(runtime):

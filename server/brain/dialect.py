@@ -118,9 +118,10 @@ class Dialect:
         """The parameters the ranked statements begin with for `query`; None when it matches nothing."""
         raise NotImplementedError
 
-    def facts_ranked(self, where: str) -> str:
+    def facts_ranked(self, where: str, terms: tuple[object, ...]) -> str:
         """The facts `where` allows that hold a query term, best BM25 first (`score`, higher is
-        better), ties newest first. Parameters: `ranked_terms`, the where's, the limit."""
+        better), ties newest first. Parameters: `terms` (what `ranked_terms` gave, which the
+        statement may be written for), the where's, the limit."""
         raise NotImplementedError
 
     def facts_ranked_in_index(self, where: str) -> str | None:

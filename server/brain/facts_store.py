@@ -296,7 +296,7 @@ class FactStore(Store):
             only, ids = self.dialect.any_of("id", among)
             where += f" AND {only}"
             args.extend(ids)
-        return self.query(self.dialect.facts_ranked(where), (*terms, *args, limit))
+        return self.query(self.dialect.facts_ranked(where, terms), (*terms, *args, limit))
 
     def facts_among(self, source: str, f: FactFilter, ids: list[int]) -> list[Row]:
         """Those of `ids` the arm `f` allows (any order)."""

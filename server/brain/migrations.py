@@ -92,6 +92,9 @@ MIGRATIONS: tuple[Step, ...] = (
     Step("0018_people", sqlite=(schema.PEOPLE,), postgres=(schema.PEOPLE, pg.ROW_SECURITY)),
     Step("0019_folder_identity", sqlite=(sq.FOLDER_IDENTITY, schema.FOLDER_IDENTITY),
          postgres=(pg.FOLDER_IDENTITY, schema.FOLDER_IDENTITY)),
+    # FTS5 keeps no pending list and its own totals: only Postgres's GIN index is told to take new
+    # facts at once, and only Postgres keeps BM25's corpus totals in a table.
+    Step("0020_fact_ranking", sqlite=(), postgres=(pg.FACT_INDEX_DIRECT, pg.FACT_TOTALS)),
 )
 
 

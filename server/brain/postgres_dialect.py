@@ -124,22 +124,44 @@ class PostgresDialect(Dialect):
 
     def ranked_terms(self, query: SearchQuery) -> tuple[object, ...] | None:
         q = tsquery(SearchQuery.of(query.terms, "any"))
-        return None if q is None else (list(query.terms), q)
+        return None if q is None else (*query.terms, q)  # each term, then the query matching any of them
 
-    def facts_ranked(self, where: str) -> str:
+    def facts_ranked(self, where: str, terms: tuple[object, ...]) -> str:
         # Postgres has no BM25, so it is computed here as FTS5 computes it (k1 1.2, b 0.75, idf
-        # ln((N - n + 0.5) / (n + 0.5)) floored at 1e-6, N and the mean length over every fact), from
-        # the stored terms: both backends rank with the same formula over the same terms.
+        # ln((N - n + 0.5) / (n + 0.5)) floored at 1e-6, N and the mean length over every fact the
+        # session sees, each term's share added in the query's order, a term a fact lacks adding
+        # 0.0), from the stored terms: both backends rank with the same formula over the same terms.
+        #
+        # One read of the facts matching any term (`hit`, through the GIN index) gives each term's
+        # frequency in each (`m`), so each term's document frequency, and the matches the arm
+        # allows (`ok`): nothing is counted per match;
+        # every corpus figure is MATERIALIZED, computed once; N and the terms in all are read from
+        # fact_totals (postgres_schema.FACT_TOTALS), the rows of the classes the session sees. The
+        # statement is written for the query's number of terms, so a match's score is one float8 expression (a term's frequency
+        # read in C by array_positions; 0.75 × a length is exact in float8 as in numeric), not a
+        # subquery per match; only the best `limit` rows are read whole.
+        k = len(terms) - 1
+        shares = " + ".join(
+            f"w.idf{j} * m.tf{j} * 2.2 / (m.tf{j} + 1.2 * (0.25 + 0.75 * m.len / w.avgdl))" for j in range(k)
+        )
         return (
-            "WITH q AS (SELECT t, (SELECT count(*) FROM facts WHERE search @@ quote_literal(t)::tsquery)::float8 AS hits "
-            "FROM unnest(?::text[]) t), "
-            "totals AS (SELECT count(*)::float8 AS n, greatest(avg(search_len), 1)::float8 AS avgdl FROM facts), "
-            f"hit AS (SELECT id, string_to_array(search_terms, ' ') AS w, search_len FROM facts WHERE search @@ ?::tsquery AND {where}), "
-            "scored AS (SELECT hit.id, sum(greatest(ln((totals.n - q.hits + 0.5) / (q.hits + 0.5)), 1e-6) * tf.n * 2.2 "
-            "/ (tf.n + 1.2 * (0.25 + 0.75 * hit.search_len / totals.avgdl))) AS score "
-            "FROM hit CROSS JOIN totals CROSS JOIN q "
-            "CROSS JOIN LATERAL (SELECT count(*)::float8 AS n FROM unnest(hit.w) x WHERE x = q.t) tf WHERE tf.n > 0 GROUP BY hit.id) "
-            f"SELECT {FACT_COLS_F}, scored.score FROM scored JOIN facts f ON f.id = scored.id ORDER BY scored.score DESC, f.id DESC LIMIT ?"
+            f"WITH q AS MATERIALIZED (SELECT {', '.join(f'?::text AS t{j}' for j in range(k))}), "
+            # Inlined (not MATERIALIZED): the planner sees the query itself, so GIN or a scan by how many it matches.
+            "matched AS (SELECT * FROM facts WHERE search @@ ?::tsquery), "
+            "hit AS MATERIALIZED (SELECT id, string_to_array(search_terms, ' ') AS terms, search_len::float8 AS len, "
+            f"({where}) AS ok FROM matched), "
+            "m AS MATERIALIZED (SELECT hit.id, hit.len, hit.ok, "
+            f"{', '.join(f'cardinality(array_positions(hit.terms, q.t{j}))::float8 AS tf{j}' for j in range(k))} FROM hit CROSS JOIN q), "
+            f"df AS MATERIALIZED (SELECT {', '.join(f'(count(*) FILTER (WHERE m.tf{j} > 0))::float8 AS h{j}' for j in range(k))} FROM m), "
+            # avg(search_len) as Postgres computes it: the numeric sum over the numeric count.
+            "totals AS MATERIALIZED (SELECT coalesce(sum(facts), 0)::float8 AS n, "
+            "greatest(sum(terms) / nullif(sum(facts), 0), 1)::float8 AS avgdl FROM fact_totals "
+            "WHERE class = 0 OR class = (SELECT memverbs_person()) OR NOT row_security_active('facts')), "
+            f"w AS MATERIALIZED (SELECT {', '.join(f'greatest(ln((totals.n - df.h{j} + 0.5) / (df.h{j} + 0.5)), 1e-6) AS idf{j}' for j in range(k))}, "
+            "totals.avgdl FROM df CROSS JOIN totals), "
+            f"best AS MATERIALIZED (SELECT m.id, 0::float8 + {shares} AS score FROM m CROSS JOIN w WHERE m.ok "
+            "ORDER BY score DESC, m.id DESC LIMIT ?) "
+            f"SELECT {FACT_COLS_F}, best.score FROM best JOIN facts f ON f.id = best.id ORDER BY best.score DESC, f.id DESC"
         )
 
     def facts_ranked_in_index(self, where: str) -> str | None:

@@ -49,6 +49,65 @@ FACT_TERMS_INDEX = """
     CREATE INDEX facts_search ON facts USING gin (search);
 """
 
+# The facts' GIN index takes each new fact's terms at once (fastupdate off) instead of into a pending
+# list that every ranked query scans whole and only a vacuum merges (with it, a busy brain's
+# `recall` read thousands of recent facts one by one, and the planner chose a scan of facts even
+# for a word no fact holds). A remember pays a few index inserts; the list already pending is merged now.
+FACT_INDEX_DIRECT = """
+    ALTER INDEX facts_search SET (fastupdate = off);
+    SELECT gin_clean_pending_list('facts_search'::regclass);
+"""
+
+# BM25's corpus totals (facts.search_terms: the number of facts, their terms in all), kept by a
+# trigger in each write's own transaction so a ranked query reads a few rows instead of every fact
+# (postgres_dialect.facts_ranked). One row per visibility class as row-level security draws it:
+# class 0 the world facts, class P person P's private facts, so a session adds up exactly the
+# facts it may see (world and its own person's; all of them where row security does not apply),
+# the figures today's scores count; a teammate's role reads only those rows. The trigger writes as
+# the tables' owner (SECURITY DEFINER), which this table's policy does not hold (not FORCEd). The
+# facts already there are counted with the facts' own policy lifted for the step (the owner runs it).
+FACT_TOTALS = """
+    CREATE TABLE fact_totals (
+        class BIGINT PRIMARY KEY,
+        facts BIGINT NOT NULL,
+        terms BIGINT NOT NULL
+    );
+    ALTER TABLE facts NO FORCE ROW LEVEL SECURITY;
+    INSERT INTO fact_totals (class, facts, terms)
+        SELECT CASE WHEN visibility = 'world' THEN 0 ELSE owner END, count(*), coalesce(sum(search_len), 0)
+        FROM facts GROUP BY 1;
+    ALTER TABLE facts FORCE ROW LEVEL SECURITY;
+    CREATE FUNCTION memverbs_fact_totals() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+    BEGIN
+        IF TG_OP = 'TRUNCATE' THEN
+            DELETE FROM fact_totals;
+            RETURN NULL;
+        END IF;
+        IF TG_OP <> 'INSERT' THEN
+            UPDATE fact_totals SET facts = facts - 1, terms = terms - OLD.search_len
+            WHERE class = CASE WHEN OLD.visibility = 'world' THEN 0 ELSE OLD.owner END;
+        END IF;
+        IF TG_OP <> 'DELETE' THEN
+            INSERT INTO fact_totals AS t (class, facts, terms)
+            VALUES (CASE WHEN NEW.visibility = 'world' THEN 0 ELSE NEW.owner END, 1, NEW.search_len)
+            ON CONFLICT (class) DO UPDATE SET facts = t.facts + 1, terms = t.terms + EXCLUDED.terms;
+        END IF;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER fact_totals AFTER INSERT OR DELETE OR UPDATE OF visibility, owner, search_terms ON facts
+        FOR EACH ROW EXECUTE FUNCTION memverbs_fact_totals();
+    CREATE TRIGGER fact_totals_emptied AFTER TRUNCATE ON facts FOR EACH STATEMENT EXECUTE FUNCTION memverbs_fact_totals();
+    ALTER TABLE fact_totals ENABLE ROW LEVEL SECURITY;
+    CREATE POLICY people_read ON fact_totals FOR SELECT USING (class = 0 OR class = (SELECT memverbs_person()));
+    DO $$
+    DECLARE r text;
+    BEGIN  -- the teammates added before this step read it too (`people add` grants it from now on)
+        FOR r IN SELECT role FROM people WHERE role IS NOT NULL AND EXISTS (SELECT 1 FROM pg_roles WHERE rolname = role) LOOP
+            EXECUTE format('GRANT SELECT ON fact_totals TO %I', r);
+        END LOOP;
+    END $$;
+"""
+
 # The database's enforcement of
 # who reads a private row, over schema.PEOPLE (docs/postgres.md, "People and privacy"). Person 1,
 # the owner, is the role that owns these tables; every other person is a row, mapped to their own role.
@@ -131,7 +190,7 @@ TEAMMATE_TABLES = (
     "fact_audit", "session_cursors", "projects", "vector_spaces", "text_vectors", "sync_folders", "sync_files",
     "sync_conflicts", "sync_failures", "access_tokens",
 )
-READ_ONLY_TABLES = ("people", "_migrations")
+READ_ONLY_TABLES = ("people", "_migrations", "fact_totals")
 
 # Not a numbered step: whether pgvector can be used depends on the server, not on the schema's
 # age. Applied (idempotently) whenever the extension is there; without it the column is absent

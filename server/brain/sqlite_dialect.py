@@ -112,7 +112,7 @@ class SqliteDialect(Dialect):
     def ranked_terms(self, query: SearchQuery) -> tuple[object, ...] | None:
         return (fts5_match(query),) if query.terms else None
 
-    def facts_ranked(self, where: str) -> str:
+    def facts_ranked(self, where: str, terms: tuple[object, ...]) -> str:
         return (
             f"SELECT {FACT_COLS}, -bm25(facts_fts) AS score FROM facts_fts JOIN facts ON facts.id = facts_fts.rowid "
             f"WHERE facts_fts MATCH ? AND {where} ORDER BY bm25(facts_fts), id DESC LIMIT ?"

@@ -129,7 +129,10 @@ class _Side:
 
     def tables(self) -> set[str]:
         if self.pg:
-            rows = self.brain.query("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
+            # fact_totals is kept by a trigger on facts: the target's fills itself as the facts are copied.
+            rows = self.brain.query(
+                "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'fact_totals'"
+            )
         else:
             rows = self.brain.query(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "

@@ -157,8 +157,9 @@ def test_every_step_is_spelled_for_both_dialects():
             work = step.work(dialect)
             for part in work:
                 assert callable(part) or not re.search(r"\{\w+\}", part), (step.name, dialect, part)
-            # Only Postgres's trigram step is empty: it has no twin of SQLite's index (migrations.py says why).
-            assert work or (step.name, dialect) == ("0016_page_trigrams", "postgres")
+            # Only Postgres's trigram step and SQLite's GIN option step are empty: each has no twin on
+            # the other backend (migrations.py says why).
+            assert work or (step.name, dialect) in {("0016_page_trigrams", "postgres"), ("0020_fact_ranking", "sqlite")}
 
 
 def test_each_backend_records_every_step_in_order(brain_backend, brain_url, tmp_path):
@@ -232,3 +233,50 @@ def test_a_script_runs_statement_by_statement():
     db.execute("INSERT INTO t VALUES ('e')")
     db.execute("COMMIT")
     assert [r[0] for r in db.execute("SELECT x FROM t ORDER BY rowid")] == ["a;b", "e", "c", "d"]
+
+
+def test_a_postgres_brain_indexes_new_facts_at_once_and_keeps_the_ranking_totals(brain_backend, brain_url):
+    """0020_fact_ranking: the facts' GIN index has no pending list for ranked queries to scan, and
+    fact_totals holds BM25's corpus totals per visibility class, on a new brain and on one upgraded
+    from before the step (its facts counted, its pending facts merged), and after writes."""
+    if not brain_url:
+        pytest.skip("a Postgres index option and table")
+    import psycopg
+
+    from memverbs.server.brain.base import NewFact
+    from memverbs.server.brain.factory import open_brain
+    from memverbs.server.brain.location import BrainLocation
+    from memverbs.server.names import restatement_key
+
+    where = BrainLocation("postgres", url=brain_url)
+    option = "SELECT reloptions FROM pg_class WHERE relname = 'facts_search'"
+    totals = "SELECT class, facts, terms FROM fact_totals WHERE facts > 0 ORDER BY class"
+    counted = ("SELECT CASE WHEN visibility = 'world' THEN 0 ELSE owner END, count(*), sum(search_len) FROM facts "
+               "GROUP BY 1 ORDER BY 1")
+
+    def remember(brain, text: str, visibility: str = "world") -> int:
+        new = NewFact(fact=text, fact_norm=restatement_key(text), kind="fact", entity_slug=None, visibility=visibility,
+                      notability="medium", provenance="t", source_session=None, context=None, confidence=1.0,
+                      valid_from=None, valid_until=None, project=None)
+        return brain.insert_fact("default", new, 1)
+
+    brain = open_brain(where, create=True)
+    remember(brain, "comet over the lake")
+    remember(brain, "a private comet note", "private")
+    brain.close()
+    with psycopg.connect(brain_url, autocommit=True) as conn:
+        assert conn.execute(option).fetchone()[0] == ["fastupdate=off"]
+        held = conn.execute(totals).fetchall()
+        assert [r[:2] for r in held] == [(0, 1), (1, 1)] and held == conn.execute(counted).fetchall()
+        for sql in ("ALTER INDEX facts_search RESET (fastupdate)", "DROP TABLE fact_totals",
+                    "DROP FUNCTION memverbs_fact_totals() CASCADE", "DELETE FROM _migrations WHERE name = '0020_fact_ranking'"):
+            conn.execute(sql)
+    brain = open_brain(where)  # applies the pending step
+    fact = remember(brain, "lake lake lake")
+    brain.expire_fact(fact, 2, "gone")  # still counted: the index keeps expired facts
+    brain.close()
+    with psycopg.connect(brain_url, autocommit=True) as conn:
+        assert conn.execute(option).fetchone()[0] == ["fastupdate=off"]
+        conn.execute("UPDATE facts SET visibility = 'private' WHERE fact = 'comet over the lake'")
+        held = conn.execute(totals).fetchall()
+        assert [r[:2] for r in held] == [(0, 1), (1, 2)] and held == conn.execute(counted).fetchall()

@@ -275,3 +275,27 @@ def test_an_export_with_private_material_leaves_out_another_persons_private_rows
     assert SECRETS["bob"] in written and FENCED["bob"] in written
     assert SECRETS["owner"] not in written and FENCED["owner"] not in written
     assert "owner world notes" in written  # the page itself is world: it is written, without the owner's rows
+
+
+def test_each_person_ranks_facts_over_the_facts_they_may_see(team):
+    """recall's BM25 counts the facts a session sees (world ones and its person's private ones): each
+    person's scores are the formula over exactly the facts their own SQL session reads."""
+    from bm25 import bm25
+
+    from memverbs.server.brain.base import FactFilter, SearchQuery
+    from memverbs.server.terms import query_terms
+    from memverbs.server.timeparse import now_ms
+
+    for who in ("owner", "bob", "carol"):
+        _write_private(_cli(team, who), who)
+        _cli(team, who).ok("remember", fact=f"{who} shares a salary note with the team", provenance="test")
+    terms = query_terms("salary team note")
+    for who in ("owner", "bob", "carol"):
+        with psycopg.connect(team["urls"][who], autocommit=True) as conn:
+            seen = conn.execute("SELECT id, search_terms, expired_at FROM facts ORDER BY id").fetchall()
+        live = {i for i, _, expired in seen if expired is None}
+        expected = [(s, i) for s, i in bm25([(i, t) for i, t, _ in seen], terms) if i in live]
+        ranked = team["runtimes"][who].brain().facts_ranked(
+            "default", FactFilter("recent", now_ms(), False, True, 50), SearchQuery.of(terms, "any"), limit=50)
+        assert [r["id"] for r in ranked] == [i for _, i in expected], who
+        assert [r["score"] for r in ranked] == pytest.approx([s for s, _ in expected], rel=1e-12), who

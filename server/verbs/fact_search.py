@@ -27,7 +27,7 @@ import re
 import weakref
 from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from memverbs.server.brain.base import FactFilter, Row, SearchQuery
 from memverbs.server.errors import ProviderError
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from memverbs.server.context import VerbContext
 
 log = logging.getLogger("memverbs.search")
+K = TypeVar("K", int, str)
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 POOL = 100  # candidates each arm ranks before fusion and the cut to the caller's limit
@@ -106,12 +107,13 @@ def rank_facts(ctx: VerbContext, query: str, f: FactFilter, limit: int) -> list[
     return [rows[i] for i in order[:limit]]
 
 
-def fuse(bm25: dict[int, float], cosine: dict[int, float]) -> dict[int, float]:
+def fuse(bm25: dict[K, float], cosine: dict[K, float]) -> dict[K, float]:
     """Each candidate's share of the best BM25 and of the best cosine, averaged (KEYWORD_SHARE
-    for the first); a fact absent from an arm scores 0 there, and one absent from both is left out."""
+    for the first); a candidate absent from an arm scores 0 there, and one absent from both is left out.
+    Facts (by id) and pages (by slug, search.hybrid_search) are fused by this one rule."""
     top_bm25 = max(bm25.values(), default=0.0)
     top_cosine = max(cosine.values(), default=0.0)
-    fused: dict[int, float] = {}
+    fused: dict[K, float] = {}
     for i in bm25.keys() | cosine.keys():
         keyword = bm25.get(i, 0.0) / top_bm25 if top_bm25 > 0 else 0.0
         meaning = cosine.get(i, 0.0) / top_cosine if top_cosine > 0 else 0.0

@@ -3,9 +3,14 @@
 Without an embedding provider (or when the query cannot be embedded) this is
 the keyword path: aliases equal to the query, then keyword search with all terms, then
 any term to fill up, and `search_degraded` says so. With a provider, four arms
-run and are fused by reciprocal rank (RRF, k = 60): aliases, the query as a
-phrase in the title, keywords, and vector similarity of the query with
-every page chunk. Each result says why it matched (PROTOCOL.md §4.4), first
+run: aliases, the query as a phrase in the title, keywords, and vector similarity
+of the query with every page chunk. Keywords and vectors are fused by their scores
+as facts are (fact_search.fuse): each page's share of the best keyword score and of
+the best cosine, averaged, with the exact cosine of every candidate; a title-phrase
+hit adds TITLE_BOOST, an alias leads. Reciprocal rank fusion threw away how far apart
+pages are: over a handful of pages that all resemble the question (the sessions of
+one conversation) it ranked by the sum of the two arms' places, so the vector arm's
+near-ties pushed out pages the keyword arm alone had put first. Each result says why it matched (PROTOCOL.md §4.4), first
 matching rule wins: alias_hit, exact_title_match (the query is the title, up
 to case, spacing and final punctuation), high_vector_match (query-to-chunk
 cosine ≥ search.evidence_cosine_floor), keyword_exact (found by a lexical arm
@@ -35,8 +40,8 @@ if TYPE_CHECKING:
 NO_PROVIDER = "keyword_only_no_embedding_provider"
 EMBEDDING_FAILED = "keyword_only_embedding_failed"
 INDEX_EMPTY = "keyword_only_vector_index_empty"
-RRF_K = 60
-ARM_WEIGHTS = {"alias": 2.0, "title": 1.5, "keyword": 1.0, "vector": 1.0}
+TITLE_BOOST = 0.5  # the query's words as a phrase in a page's title: ahead of body matches, behind an alias
+ALIAS_BOOST = 1.0  # an alias names the page: it leads
 # Function words match nearly every page; in the hybrid path they are left to the vector arm.
 STOP_WORDS = frozenset(
     ["a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "about", "as", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "have", "has", "had", "it", "its", "this", "that", "these", "those", "there", "here", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "all", "any", "each", "some", "no", "not", "only", "so", "than", "too", "very", "can", "will", "just", "should", "would", "could", "may", "might", "must", "we", "us", "you", "your", "he", "him", "his", "she", "her", "they", "them", "their", "i", "me", "my", "our"]
@@ -138,7 +143,7 @@ def lexical_hits(
     brain: Brain, source: str, query: SearchQuery, words: list[str], *, limit: int, allow_private: bool,
     private_rows: Callable[[Row], bool], skip: Container[str] = (), snippets: bool = True,
 ) -> Iterator[dict]:
-    """Keyword hits as rows {slug, title, body, chunk} the caller may see.
+    """Keyword hits as rows {slug, title, body, chunk, rank} the caller may see (`rank`: the index's score).
 
     The keyword index covers the whole body, private facts-fence rows included, so
     unless the caller may read those rows (`private_rows(row)`: the page's own writer, through a
@@ -155,7 +160,7 @@ def lexical_hits(
         row = _readable(r, list(query.terms), private_rows(r), matched=True, every=query.mode == "all",
                         prefixes=[query.prefix(i) for i in range(len(query.terms))])
         if row is not None:
-            yield row
+            yield row | {"rank": r["rank"]}  # the index's score, for hybrid fusion
 
 
 @overload
@@ -251,6 +256,18 @@ def search_pages(
     return hybrid_search(ctx, words_query, limit, arm, allow_private=allow_private), None
 
 
+def score_shares(ranks: list[float | None]) -> list[float]:
+    """Each hit's share of the best hit's index score, for hits given best first. The backends' scores
+    differ in sign (FTS5 bm25 is negative, lower is better; Postgres ts_rank and the substring search's
+    title count are positive), but within one answer they share it, so the ratio to the first is a
+    share in [0, 1] either way. With no score at the top (a substring search with no title match),
+    every hit counts in full."""
+    best = float(ranks[0] or 0.0) if ranks else 0.0
+    if best == 0.0:
+        return [1.0] * len(ranks)
+    return [max(0.0, min(1.0, float(r or 0.0) / best)) for r in ranks]
+
+
 def content_terms(query: str) -> list[str]:
     words = terms(query)
     return [w for w in words if w not in STOP_WORDS] or words
@@ -278,15 +295,18 @@ def hybrid_search(ctx: VerbContext, query: str, limit: int, arm: VectorArm, *, a
     for slug, row in brain.pages_by_slugs(source, alias_slugs, allow_private=allow_private).items():
         seen("alias", slug, _readable(row, words, mine(row), matched=False) | {"slug": slug})
     snippets: dict[str, str] = {}
+    keyword: dict[str, float] = {}
     if words:
         title_phrase = SearchQuery.of(words, "title_phrase")
         for r in brain.keyword_search(source, title_phrase, limit=pool, allow_private=allow_private, snippets=False):
             seen("title", r["slug"], _readable(r, words, mine(r), matched=False) | {"slug": r["slug"]})
         for query_ in _keyword_queries(words):
-            for r in lexical_hits(brain, source, query_, words, limit=pool, allow_private=allow_private, private_rows=mine,
-                                  snippets=ctx.caller.reads_private):
+            hits = list(lexical_hits(brain, source, query_, words, limit=pool, allow_private=allow_private,
+                                     private_rows=mine, snippets=ctx.caller.reads_private))
+            for r, share in zip(hits, score_shares([r["rank"] for r in hits]), strict=True):
                 seen("keyword", r["slug"], r)
                 snippets.setdefault(r["slug"], r["chunk"])
+                keyword[r["slug"]] = max(keyword.get(r["slug"], 0.0), share)
     vector_best: dict[str, tuple[float, str]] = {}
     for hit in arm.pages(pool):
         seen("vector", hit["slug"], _readable(hit, words, mine(hit), matched=False))  # its chunk is world-safe already
@@ -294,13 +314,17 @@ def hybrid_search(ctx: VerbContext, query: str, limit: int, arm: VectorArm, *, a
 
     aliased = set(alias_slugs) | brain.aliased_slugs(source, list(pages), norm)
 
+    # Every candidate's exact cosine (not only the vector arm's hits), so its place never depends on which arm found it.
+    vector_best.update(arm.cosines([slug for slug in pages if slug not in vector_best]))
+    from memverbs.server.verbs.fact_search import fuse  # noqa: PLC0415 - one fusion rule for facts and pages
+
+    scores = fuse(keyword, {slug: c for slug, (c, _) in vector_best.items() if slug in pages and c > 0})
+
     def fused(slug: str) -> float:
-        score = sum(ARM_WEIGHTS[a] / (RRF_K + rank) for a, rank in ranks[slug].items())
-        return score + (1.0 if slug in aliased else 0.0)  # an alias names the page: it leads
+        boost = (TITLE_BOOST if "title" in ranks[slug] else 0.0) + (ALIAS_BOOST if slug in aliased else 0.0)
+        return scores.get(slug, 0.0) + boost
 
     ordered = sorted(pages, key=lambda slug: (-fused(slug), slug))[:limit]
-    missing = [slug for slug in ordered if slug not in vector_best]
-    vector_best.update(arm.cosines(missing))
     assert ctx.providers is not None, "a vector arm exists only with an embedding provider"
     floor = ctx.providers.cosine_floor
     out = []

@@ -197,3 +197,39 @@ def test_recall_fuses_the_arms_by_score_not_rank(home):
         assert [f["fact"] for f in remote.ok("recall", query="garden roses", limit=2)["facts"]] == [close, far]
     finally:
         rt.close()
+
+
+class _TitleEmbedder(_MeaningEmbedder):
+    """A page chunk's vector is its title's (the embedded text begins with it); the query's is looked up whole."""
+
+    def embed(self, texts):
+        import numpy as np
+
+        def vector(text: str) -> list[float]:
+            return next((v for key, v in self.vectors.items() if text == key or text.startswith(key)), [0.0, 0.0, 0.0, 1.0])
+
+        rows = np.array([vector(t) for t in texts], dtype=np.float32)
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_pages_fuse_the_arms_by_score_so_near_ties_in_meaning_do_not_push_out_the_keyword_match(home):
+    # Every page is about as close to the question in meaning (as the sessions of one conversation
+    # are); only one holds its words. By rank, a neighbour holding one of the words once and a hair
+    # closer in meaning scored 1/61 + 1/62 against the answer's 1/61 + 1/64 and took its place; by
+    # score the near-tie in cosine decides nothing and the keyword arm's clear lead stands.
+    filler = " ".join(f"word{n}" for n in range(40))
+    answer = ("Day one", f"We visited the quokka sanctuary. The quokka sanctuary was full. {filler}")
+    neighbours = [(f"Day {n}", f"{filler} a quokka poster {filler}") for n in ("two", "three", "four")]
+    vectors: dict[str, list[float]] = {"quokka sanctuary": [1, 0, 0, 0], answer[0]: [0.88, 0.475, 0, 0]}
+    vectors |= {title: [0.92 - 0.01 * n, 0.436, 0, 0] for n, (title, _) in enumerate(neighbours)}
+    rt = Runtime(home, providers=Providers(None, embedder=_TitleEmbedder(vectors), chat=None))
+    try:
+        local, remote = clients(rt)
+        for n, (title, body) in enumerate([answer, *neighbours]):
+            page(local, f"notes/day-{n}", title, body=body)
+        body = remote.ok("recall", query="quokka sanctuary", limit=1)
+        assert "search_degraded" not in body
+        assert [r["slug"] for r in body["results"]] == ["notes/day-0"]
+        assert remote.ok("recall", query="quokka sanctuary", limit=4)["results"][0]["slug"] == "notes/day-0"
+    finally:
+        rt.close()

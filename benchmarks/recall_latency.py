@@ -122,7 +122,7 @@ def op_layer(home: Path, profile: bool, data: Path = DATA) -> dict:
     return {"wall": percentiles(walls), "cpu": percentiles(cpus)}
 
 
-def over_stdio(home: Path, env: dict, checkout: str = "", data: Path = DATA) -> dict:
+def over_stdio(home: Path, env: dict, data: Path = DATA, *, checkout: str = "") -> dict:
     """300 probes over MCP stdio. The server runs in `checkout` (when given): `python -m` puts its
     working directory first on the path, so that is the tree it serves, whatever PYTHONPATH says."""
     from benchmarks.stdio_client import StdioClient  # noqa: PLC0415
@@ -155,7 +155,7 @@ def _measure(brain: Path, checkout: Path | None, how: str, profile: bool) -> dic
                 f"s = u.spec_from_file_location('recall_latency', {__file__!r}); r = u.module_from_spec(s); "
                 "s.loader.exec_module(r); "
                 f"print(json.dumps(r.op_layer(Path(sys.argv[1]), {profile}) if sys.argv[2] == 'op' "
-                "else r.over_stdio(Path(sys.argv[1]), dict(__import__('os').environ), sys.argv[3])))")
+                "else r.over_stdio(Path(sys.argv[1]), dict(__import__('os').environ), checkout=sys.argv[3])))")
         if checkout is not None:  # the checkout's own package, not the editable install
             code = ("import sys; sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f)]; "
                     f"sys.path.insert(0, {str(checkout)!r}); " + code)

@@ -27,10 +27,9 @@ from memverbs.server.brain import waits
 from memverbs.server.brain.location import redact
 from memverbs.server.brain.postgres_dialect import POSTGRES
 from memverbs.server.brain.postgres_rows import Row, row_factory
-from memverbs.server.brain.store import Store, first
+from memverbs.server.brain.store import Params, Store, first
 from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked, invalid
 
-Params = tuple[object, ...] | list[object] | dict[str, object]
 T = TypeVar("T")
 
 

@@ -17,10 +17,9 @@ from typing import TypeVar
 
 from memverbs.server.brain.sqlite_dialect import SQLITE
 from memverbs.server.brain.sqlite_fact_rank import rank_in_process
-from memverbs.server.brain.store import Store, first
+from memverbs.server.brain.store import Params, Store, first
 from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked
 
-Params = tuple[object, ...] | list[object] | dict[str, object]
 T = TypeVar("T")
 
 
@@ -108,13 +107,6 @@ class SqliteBase(Store):
         except sqlite3.DatabaseError as exc:
             raise translate(exc, self.path) from exc
         return row
-
-
-    @staticmethod
-    def inserted_id(cursor: sqlite3.Cursor) -> int:
-        """The rowid an INSERT just gave its row (`lastrowid` is None only before any insert)."""
-        assert cursor.lastrowid is not None, "an INSERT sets lastrowid"
-        return cursor.lastrowid
 
 
 _LOCKED = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}

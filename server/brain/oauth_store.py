@@ -25,7 +25,6 @@ CREDENTIAL_COLS = (
 )
 ISSUED = ("client_ref", "kind", "token_hash", "family", "scopes", "surface", "source_id", "resource",
           "redirect_uri", "code_challenge", "state", "expires_at", "created_at")
-TOUCH_EVERY_MS = 60_000  # as for access tokens: last use is for people, to the minute
 
 
 class OAuthStore(Store):
@@ -58,14 +57,7 @@ class OAuthStore(Store):
             return int(done)
 
     def oauth_touch_client(self, client_ref: int, last_used_at: int | None, now: int) -> None:
-        """Record use, at most once a minute per client; best-effort (bookkeeping never fails a request)."""
-        if last_used_at is not None and now - last_used_at < TOUCH_EVERY_MS:
-            return
-        try:
-            with self.write() as db:
-                db.execute("UPDATE oauth_clients SET last_used_at = ? WHERE id = ?", (now, client_ref))
-        except self.dialect.write_failures:  # a busy brain skips the bookkeeping, never the request
-            pass
+        self.touch_last_used("oauth_clients", client_ref, last_used_at, now)
 
     # -- credentials --------------------------------------------------------------------------
 

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from memverbs.server.brain.dialect import Dialect
 
 Params = tuple[Any, ...] | list[Any] | dict[str, Any]
+# last_used_at is for people, to the minute; a write per request would only add lock traffic.
+TOUCH_EVERY_MS = 60_000
 T = TypeVar("T")
 
 
@@ -96,6 +98,17 @@ class Store:
         def _bucket_vectors(
             self, db: Tx, source: str, entity_slug: str, visibility: str, space_id: int, now: int
         ) -> list[Row]: ...
+
+    def touch_last_used(self, table: str, row_id: int, last_used_at: int | None, now: int) -> None:
+        """Record that a credential's row (an access token, an OAuth client) was used: at most once a
+        minute, best-effort (a busy brain skips the bookkeeping, never the authenticated request)."""
+        if last_used_at is not None and now - last_used_at < TOUCH_EVERY_MS:
+            return
+        try:
+            with self.write() as db:
+                db.execute(f"UPDATE {table} SET last_used_at = ? WHERE id = ?", (now, row_id))
+        except self.dialect.write_failures:
+            pass
 
     def aggregate(self, sql: str, params: Params = ()) -> Row:
         """The one row of an aggregate query (`SELECT count(*) …`), which always answers one."""

@@ -12,7 +12,6 @@ if TYPE_CHECKING:
     from memverbs.server.brain.base import Row
 
 TOKEN_COLS = "id, name, token_hint, scopes, surface, source_id, client_id, created_at, last_used_at, revoked_at, person"
-TOUCH_EVERY_MS = 60_000  # last_used_at is for people; a write per request would only add lock traffic
 
 
 class TokenStore(Store):
@@ -47,11 +46,4 @@ class TokenStore(Store):
             ).rowcount
 
     def touch_token(self, token_id: int, last_used_at: int | None, now: int) -> None:
-        """Record use, at most once a minute per token; best-effort (a busy brain skips it)."""
-        if last_used_at is not None and now - last_used_at < TOUCH_EVERY_MS:
-            return
-        try:
-            with self.write() as db:
-                db.execute("UPDATE access_tokens SET last_used_at = ? WHERE id = ?", (now, token_id))
-        except self.dialect.write_failures:  # bookkeeping must never fail an authenticated request
-            pass
+        self.touch_last_used("access_tokens", token_id, last_used_at, now)

@@ -135,7 +135,9 @@ def test_after_compaction_the_next_request_carries_a_fresh_pack(world, fake_api,
 
     moments = [(e["moment"], e["code"]) for e in world.hook_log() if e["harness"] == "openclaw"]
     assert ("post-compact", "ok") in moments, moments
-    nxt = fake_api.since(mark)[0]
+    # The Gateway's own heartbeat turn may reach the model first: the turn's request is the one carrying the prompt.
+    later = fake_api.since(mark)
+    nxt = next((r for r in later if any(role == "user" and "what is new?" in text for role, text in r.messages())), later[0])
     users = [text for role, text in nxt.messages() if role == "user" and "what is new?" in text]
     assert users, describe([nxt], limit=1500)
     expected = run([memverbs(), "hook", "post-compact", "--harness", "openclaw"], world.env, cwd=world.project,

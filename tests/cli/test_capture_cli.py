@@ -67,7 +67,8 @@ def test_backfill_reads_every_session_of_the_opencode_and_openclaw_sqlite_stores
 
     from openclaw_support import opencode_store, transcript_store
 
-    oc = opencode_store(tmp_path / "data", DATA / "opencode-store.json")
+    an_hour_ago = int((time.time() - 3600) * 1000)  # relative to now: the test holds on any day
+    oc = opencode_store(tmp_path / "data", DATA / "opencode-store.json", newest_ms=an_hour_ago)
     with sqlite3.connect(oc) as db:  # a subagent's session: its "user" is the agent that delegated, never kept
         db.execute("INSERT INTO session VALUES ('ses_child', 'ses_dcbf5fb4fffe1QmqHUqZJLMb31', '/bench/project', 1, 1)")
         db.execute("INSERT INTO message VALUES ('msg_c', 'ses_child', 1, 1, '{\"role\":\"user\"}')")

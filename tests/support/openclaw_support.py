@@ -75,15 +75,21 @@ def transcript_store(state_dir: Path, jsonl: Path, session_id: str = "rec-1", cr
     return db
 
 
-def opencode_store(data_dir: Path, export: Path) -> Path:
+def opencode_store(data_dir: Path, export: Path, newest_ms: int | None = None) -> Path:
     """opencode 1.18's store, `<data dir>/opencode/opencode.db`, holding the `session`, `message` and
     `part` rows of a recorded session (exported as JSON: benchmarks/data/capture/opencode-store.json),
     in opencode 1.18.33's tables less the columns capture never reads (`time_updated` is `time_created`
-    where the export has none)."""
+    where the export has none).
+
+    `newest_ms` moves the recording in time, its newest row to that instant and every other time (the
+    rows' and those inside their JSON) by the same amount: a test that judges the session by the wall
+    clock (`--since 1d`) builds it relative to now, so it holds on whatever day it runs."""
     import json
     import sqlite3
 
     rows = json.loads(export.read_text())
+    if newest_ms is not None:
+        rows = _shifted(rows, newest_ms)
     db = data_dir / "opencode" / "opencode.db"
     db.parent.mkdir(parents=True)
     conn = sqlite3.connect(db)
@@ -101,3 +107,25 @@ def opencode_store(data_dir: Path, export: Path) -> Path:
     conn.commit()
     conn.close()
     return db
+
+
+def _shifted(rows: dict, newest_ms: int) -> dict:
+    """The export's rows with every recorded time moved so the newest is `newest_ms`: the `time_*`
+    columns and the `time` objects inside the rows' JSON `data` (opencode's own copy of the times)."""
+    import json
+
+    tables = ("session", "message", "part")
+    offset = newest_ms - max(row["time_created"] for table in tables for row in rows[table])
+
+    def moved(value):
+        if isinstance(value, dict):
+            return {k: (v + offset if isinstance(v, int) and k in ("created", "completed", "updated") else moved(v))
+                    for k, v in value.items()}
+        return [moved(v) for v in value] if isinstance(value, list) else value
+
+    out = dict(rows)
+    for table in tables:
+        out[table] = [{k: (v + offset if k.startswith("time_") and isinstance(v, int)
+                           else json.dumps(moved(json.loads(v)), separators=(",", ":")) if k == "data" else v)
+                       for k, v in row.items()} for row in rows[table]]
+    return out

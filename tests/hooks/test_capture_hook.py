@@ -71,6 +71,7 @@ def wait_done(home, mark: str, lines: int = 1) -> list[dict]:
     raise AssertionError(f"the worker did not finish: {capture_log(home)} {hook_log(home)} {marked(mark)}")
 
 
+@pytest.mark.real_clock  # a rate limit or repeat window read from a file's mtime
 def test_the_hook_returns_at_once_and_the_worker_captures_then_exits(hook, home, local):
     proc = hook()
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
@@ -149,6 +150,7 @@ def test_openclaws_session_end_without_a_file_is_captured_from_its_sqlite_store(
     assert brain and b"pin 4411" not in brain
 
 
+@pytest.mark.real_clock  # a rate limit or repeat window read from a file's mtime
 def test_opencodes_turn_end_is_captured_from_its_store_then_rate_limited(env, home, local, tmp_path):
     """What the opencode plugin sends at session.idle: the session id alone; the worker reads the
     session from opencode.db under XDG_DATA_HOME. session.idle ends every turn, as Stop does."""

@@ -281,6 +281,7 @@ def test_grok_gets_the_pack_with_its_first_tool_result_then_changes_rate_limited
     assert "Alice moved to Porto" in beat and "Standing entities" not in beat
 
 
+@pytest.mark.real_clock  # a rate limit or repeat window read from a file's mtime
 def test_a_session_announced_twice_gets_the_same_pack_without_a_second_build(hook, brain, local, home):
     # OpenClaw's Gateway fires session_start twice for one session, to different plugin instances.
     start = ("session-start", "--harness", "openclaw", "--session-id", "gw-1")

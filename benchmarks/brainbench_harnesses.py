@@ -57,6 +57,7 @@ class Delivery:
     parts: dict[str, str] = field(default_factory=dict)
     ms: float = 0.0
     problems: list[str] = field(default_factory=list)
+    raw: dict[str, str] = field(default_factory=dict)  # a command hook's stdout and command, as Claude Code records them
 
     @property
     def text(self) -> str:
@@ -195,6 +196,7 @@ class CommandHookSession(Session):
             delivery.problems.append(f"{event}: no answer within the harness's {timeout:g} s timeout")
             return "", delivery
         delivery.ms = (time.perf_counter() - started) * 1000
+        delivery.raw = {"stdout": proc.stdout, "command": cmd}
         if proc.returncode != 0:
             delivery.problems.append(f"{event}: exit {proc.returncode}: {proc.stderr.strip()[:200]}")
             return "", delivery

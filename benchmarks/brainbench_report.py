@@ -179,12 +179,17 @@ def verbose(result: dict) -> str:
     continuity outcome — for reading what the model gets."""
     meta = result["_meta"]
     gold = {(r["fixture_id"], r["turn_id"], r["harness"]): r for r in result["turn_rows"]}
+    suites: dict[str, list[str]] = {}
+    for r in result["turn_rows"]:
+        listed = suites.setdefault(r["fixture_id"], [])
+        if r["suite"] not in listed:
+            listed.append(r["suite"])
     out: list[str] = []
     last = None
     for d in sorted(meta["deliveries"], key=lambda d: (d["fixture_id"], d["harness"], d["turn_id"])):
         key = (d["fixture_id"], d["harness"])
         if key != last:
-            out += ["", f"══ {d['fixture_id']} · {d['harness']} ══"]
+            out += ["", f"══ {d['fixture_id']} · {d['harness']} ({', '.join(suites.get(d['fixture_id'], []))}) ══"]
             last = key
         row = gold[(d["fixture_id"], d["turn_id"], d["harness"])]
         g = row["gold"]

@@ -3,7 +3,8 @@
 The entry shapes follow what the real harnesses wrote in benchmarks/data/capture/ (recorded with
 Claude Code 2.1.197, Codex 0.171.0 and OpenClaw 2026.9.6), trimmed to the fields a session of plain
 conversation has. What memverbs's hooks injected is written as the harness records it — Claude Code an
-`attachment` entry (`hook_additional_context`), Codex a `developer` message, OpenClaw nothing (its
+`attachment` entry (`hook_additional_context`, after the prompt it came with; the session start's also as
+`hook_success` with the hook's stdout, as Claude Code 2.1.197 was seen to write them), Codex a `developer` message, OpenClaw nothing (its
 `prependContext` is not kept in the history) — so a capture that took injected text for the user's
 words would show here as facts nobody said.
 
@@ -88,11 +89,18 @@ def write_claude(path: Path, session_id: str, cwd: Path, turns: list[Turn], give
 
     def hook_context(text: str, event: str, when: float) -> None:
         if text:
+            tool_use = event if event == "SessionStart" else f"hook-{uuid.uuid4()}"
             add({"type": "attachment", "attachment": {"type": "hook_additional_context", "content": [text],
-                                                      "hookName": event, "toolUseID": event, "hookEvent": event}}, when)
+                                                      "hookName": event, "toolUseID": tool_use, "hookEvent": event}}, when)
 
     times = turn_times(turns, started)
-    hook_context(start.parts.get("session-start", ""), "SessionStart", times[0] if times else started)
+    first = times[0] if times else started
+    if start.raw:
+        add({"type": "attachment", "attachment": {
+            "type": "hook_success", "hookName": "SessionStart:startup", "toolUseID": str(uuid.uuid4()), "hookEvent": "SessionStart",
+            "content": "", "stdout": start.raw.get("stdout", ""), "stderr": "", "exitCode": 0,
+            "command": start.raw.get("command", ""), "durationMs": round(start.ms)}}, first)
+    hook_context(start.parts.get("session-start", ""), "SessionStart", first)
     for turn, when in zip(turns, times, strict=True):
         if turn.role == "user":
             add({"type": "user", "message": {"role": "user", "content": turn.text}, "promptId": str(uuid.uuid4()),
@@ -119,35 +127,53 @@ def codex_path(user_home: Path, session_id: str, started: float) -> Path:
 
 def write_codex(path: Path, session_id: str, cwd: Path, turns: list[Turn], given: dict[int, Delivery],
                 start: Delivery, started: float) -> None:
+    """As Codex 0.171.0 was seen to write it: each turn's context (`<environment_context>` as a user-role
+    message the user never typed), the session start's hook context as a developer message before the
+    first prompt, a prompt hook's after its prompt, both marked `hooks.additional_context`."""
     times = turn_times(turns, started)
     first = times[0] if times else started
-    entries: list[dict] = [
-        {"timestamp": iso(first), "type": "session_meta",
-         "payload": {"id": session_id, "session_id": session_id, "timestamp": iso(first), "cwd": str(cwd),
-                     "originator": "codex_cli_rs", "cli_version": CODEX_VERSION, "source": "cli", "model_provider": "openai"}},
-    ]
+    entries: list[dict] = []
 
-    def item(payload: dict, when: float, kind: str = "response_item") -> None:
+    def add(kind: str, payload: dict, when: float) -> None:
         entries.append({"timestamp": iso(when), "type": kind, "payload": payload})
 
-    def developer(text: str, when: float) -> None:
-        if text:
-            item({"type": "message", "role": "developer", "content": [{"type": "input_text", "text": text}]}, when)
+    def message(role: str, text: str, when: float, turn_id: str, kinds: str, provenance: str) -> None:
+        add("response_item", {"type": "message", "id": f"msg_{uuid.uuid4()}", "role": role,
+                              "content": [{"type": "output_text" if role == "assistant" else "input_text", "text": text}],
+                              "internal_chat_message_metadata_passthrough": {
+                                  "turn_id": turn_id, "create_time": when, "content_item_kinds": [kinds],
+                                  "content_item_metadata": [{"provenance": {"type": provenance}}]}}, when)
 
-    developer(start.parts.get("session-start", ""), first)
-    turn_id = ""
+    add("session_meta", {"id": session_id, "session_id": session_id, "timestamp": iso(first), "cwd": str(cwd),
+                         "originator": "codex_exec", "cli_version": CODEX_VERSION, "source": "exec", "model_provider": "openai"},
+        first)
+    day = datetime.fromtimestamp(first, UTC).strftime("%Y-%m-%d")
+    environment = (f"<environment_context>\n  <cwd>{cwd}</cwd>\n  <shell>bash</shell>\n  <current_date>{day}</current_date>\n"
+                   "  <timezone>Etc/UTC</timezone>\n</environment_context>")
+    pack = start.parts.get("session-start", "")
+    turn_id, environment_sent = "", False
     for turn, when in zip(turns, times, strict=True):
         if turn.role == "user":
             turn_id = str(uuid.uuid4())
-            item({"turn_id": turn_id, "cwd": str(cwd), "approval_policy": "on-request", "model": "gpt-5-codex",
-                  "summary": "auto"}, when, "turn_context")
-            item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": turn.text}]}, when)
-            item({"type": "user_message", "message": turn.text, "images": []}, when, "event_msg")
-            if turn.turn_id in given:
-                developer(given[turn.turn_id].parts.get("prompt", ""), when)
+            add("event_msg", {"type": "task_started", "turn_id": turn_id}, when)
+            if not environment_sent:  # the session's first turn; again only when it changes
+                message("user", environment, when, turn_id, "environment_context", "harness")
+                environment_sent = True
+            add("turn_context", {"turn_id": turn_id, "cwd": str(cwd), "approval_policy": "never", "model": "gpt-5-codex",
+                                 "summary": "none"}, when)
+            if pack:
+                message("developer", pack, when, turn_id, "hooks.additional_context", "harness")
+                pack = ""
+            message("user", turn.text, when, turn_id, "user.text", "user")
+            add("event_msg", {"type": "item_completed", "turn_id": turn_id,
+                              "item": {"type": "UserMessage", "id": str(uuid.uuid4()), "content": [{"type": "text", "text": turn.text}]}},
+                when)
+            context = given[turn.turn_id].parts.get("prompt", "") if turn.turn_id in given else ""
+            if context:
+                message("developer", context, when, turn_id, "hooks.additional_context", "harness")
         else:
-            item({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": turn.text}]}, when)
-            item({"type": "agent_message", "message": turn.text}, when, "event_msg")
+            message("assistant", turn.text, when, turn_id, "unknown", "model")
+            add("event_msg", {"type": "task_complete", "turn_id": turn_id, "last_agent_message": turn.text}, when)
     _jsonl(path, entries)
 
 

@@ -154,11 +154,13 @@ def headline_table(result: dict) -> list[str]:
     return lines
 
 
-def counts_table(result: dict) -> list[str]:
+def counts_table(result: dict, walls: bool = True) -> list[str]:
+    """Each cell's counts; `walls`: also the hooks' wall times (printed, never in RESULTS.md: a shared
+    machine's walls are not figures — benchmarks/hook_timing.py measures the hooks)."""
     lines = ["| harness | suite | gold | failed | detail |", "|---|---|---|---|---|"]
     for cell in result["cells"]:
         m = cell["metrics"]
-        detail = ", ".join(f"{k} {v:g}" for k, v in m.items() if k not in HEADLINE)
+        detail = ", ".join(f"{k} {v:g}" for k, v in m.items() if k not in HEADLINE and (walls or not k.startswith("latency")))
         lines.append(f"| {cell['harness']} | {cell['suite']} | {cell['gold_total']} | {cell['gold_failed']} | {detail} |")
     return lines
 
@@ -230,7 +232,7 @@ def markdown(result: dict, begin: str, end: str, title: str) -> str:
              f"Python {meta['machine']['python']}, 1-minute load {load[0]}–{load[1]}; corpus hash "
              f"`{result['receipt']['fixtures_hash']}`, {meta['seconds']} s. Hooks from: "
              + "; ".join(sorted({f'{k.split("/")[0]} {v}' for k, v in meta["installs"].items()})) + ".",
-             "", *headline_table(result), "", *counts_table(result)]
+             "", *headline_table(result), "", *counts_table(result, walls=False)]
     if result["seed_failures"] or meta["failures"]:
         lines += ["", f"**{len(result['seed_failures']) + len(meta['failures'])} units failed** (see the JSON's `_meta.failures`)."]
     return "\n".join([*lines, end])
@@ -239,14 +241,20 @@ def markdown(result: dict, begin: str, end: str, title: str) -> str:
 HOW = (
     "`python -m benchmarks.brainbench` (`-v` prints what every turn injected; `--harness`, `--suite`, `--fixture` "
     "filter; `--jobs N`). Method and metric definitions: the docstrings of benchmarks/brainbench.py and "
-    "benchmarks/brainbench_score.py. Latencies in the JSON are walls on a shared machine: not figures."
+    "benchmarks/brainbench_score.py. The JSON (benchmarks/results/brainbench-latest.json) holds every turn's text."
+)
+
+
+BASELINE_NOTE = (
+    "The product as it was before the per-prompt reflex and the capture rework (`python -m benchmarks.brainbench "
+    "--baseline` on that code rewrites this section; the latest run is the next section)."
 )
 
 
 def write_results_md(result: dict, baseline: bool = False) -> None:
     if baseline:
-        section = markdown(result, BASE_BEGIN, BASE_END, "BrainBench baseline (development half)")
-        replace_section(BASE_BEGIN, BASE_END, section)
+        section = markdown(result, BASE_BEGIN, BASE_END, "BrainBench baseline: memverbs before the reflex (development half)")
+        replace_section(BASE_BEGIN, BASE_END, section.replace("\n\n", "\n\n" + BASELINE_NOTE + "\n\n", 1))
         return
     section = markdown(result, BEGIN, END, "BrainBench: cross-harness memory (`python -m benchmarks.brainbench`)")
     replace_section(BEGIN, END, section.replace("\n\n", "\n\n" + HOW + "\n\n", 1))

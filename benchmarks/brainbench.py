@@ -68,12 +68,15 @@ class Unit:
         return self.fixtures[0].active_source
 
 
-def next_harness(harness: str, chosen: list[str]) -> str:
-    order = [h for h in hx.HARNESSES if h in chosen]
+def next_harness(harness: str, rotation: list[str]) -> str:
+    order = [h for h in hx.HARNESSES if h in rotation]
     return order[(order.index(harness) + 1) % len(order)]
 
 
-def plan(fixtures: list[Fixture], corpus: Corpus, harnesses: list[str]) -> list[Unit]:
+def plan(fixtures: list[Fixture], corpus: Corpus, harnesses: list[str], rotation: list[str] | None = None) -> list[Unit]:
+    """The brains to replay. A continuity pair is written in each harness of `rotation` (every harness that
+    can run here) and read in the next one; with a harness filter, the pairs that harness writes or reads."""
+    rotation = rotation or harnesses
     units = []
     pairs = {p.pair_id: p for p in corpus.pairs()}
     chosen_ids = {f.fixture_id for f in fixtures}
@@ -82,7 +85,10 @@ def plan(fixtures: list[Fixture], corpus: Corpus, harnesses: list[str]) -> list[
             units += [Unit(f.fixture_id, h, [f]) for h in harnesses]
     for pid, pair in sorted(pairs.items()):
         if pair.writer.fixture_id in chosen_ids and pair.reader.fixture_id in chosen_ids:
-            units += [Unit(pid, h, [pair.writer, pair.reader], next_harness(h, harnesses)) for h in harnesses]
+            for writer in rotation:
+                reader = next_harness(writer, rotation)
+                if writer in harnesses or reader in harnesses:
+                    units.append(Unit(pid, writer, [pair.writer, pair.reader], reader))
     return units
 
 
@@ -91,7 +97,7 @@ class Run:
         self.workdir, self.harnesses, self.verbose = workdir, harnesses, verbose
         self.installs: dict[tuple[str, str], hx.Install] = {}
         self.lock = threading.Lock()
-        self.plugin = hx.plugin_copy(workdir) if "openclaw" in harnesses else None
+        self.plugin = hx.plugin_copy(workdir)
 
     def install(self, harness: str, source: str) -> hx.Install:
         with self.lock:
@@ -104,7 +110,15 @@ class Run:
         return self.workdir / "homes" / unit.harness / unit.key
 
     def seed(self, unit: Unit) -> None:
-        brain.seed(self.home(unit), unit.fixtures, unit.active)
+        """The unit's home: the fixture's seeded brain, seeded once and copied for each harness (the same
+        bytes seeding again would write; the copy is made while no process has the brain open)."""
+        seeded = self.workdir / "seeded" / unit.key
+        if not seeded.exists():
+            partial = seeded.with_name(seeded.name + ".partial")
+            shutil.rmtree(partial, ignore_errors=True)
+            brain.seed(partial, unit.fixtures, unit.active)  # a failure leaves no half-seeded brain to copy
+            partial.rename(seeded)
+        shutil.copytree(seeded, self.home(unit))
         unit.seeded_at = time.monotonic()
 
     def session(self, unit: Unit, harness: str, fixture: Fixture, role: str) -> hx.Session:
@@ -115,7 +129,6 @@ class Run:
         user_home.mkdir(parents=True, exist_ok=True)
         started = time.time()
         if harness == "openclaw":
-            assert self.plugin is not None
             return hx.OpenclawSession(installed, user_home, cwd, started, self.plugin)
         return hx.SESSIONS[harness](installed, user_home, cwd, started)
 
@@ -163,15 +176,17 @@ class Run:
                     if first:
                         delivery.parts = {**start.parts, **delivery.parts}
                         delivery.problems = start.problems + delivery.problems
+                        delivery.calls = start.calls + delivery.calls
                         first = False
                     given[turn.turn_id] = delivery
+                    carried = "\n\n".join(delivery.carried.values())
                     inj = score.pointers(delivery.text, foreign.known)
                     pointed |= set(inj)
-                    texts.append(delivery.text)
+                    texts += [delivery.text, carried]
                     unit.rows.append(score.TurnRow(
                         fixture.fixture_id, turn.turn_id, harness, fixture.suites, delivery.text, dict(delivery.parts), inj,
-                        foreign.leaks(delivery.text, inj), fixture.gold.get(turn.turn_id), round(delivery.ms, 1),
-                        delivery.problems))
+                        foreign.leaks(delivery.text + "\n" + carried, inj + score.pointers(carried, foreign.known)),
+                        fixture.gold.get(turn.turn_id), round(delivery.ms, 1), delivery.problems, carried, delivery.calls))
                 history.append(turn)
             if capture:
                 before = brain.last_fact_id(home)
@@ -180,7 +195,8 @@ class Run:
                 facts = [f for fid, f in brain.read_facts(home) if fid > before]
                 mine = [f for f in facts if f.source == unit.active]
                 provenance = f"capture:{hx.MEMVERBS_NAME[harness]} session {session.session_id}"
-                result = score.write_back(fixture.gold_facts(), mine, provenance)
+                said = [t.text for t in fixture.turns if t.role == "user"]
+                result = score.write_back(fixture.gold_facts(), mine, provenance, texts, said)
                 result.update(fixture_id=fixture.fixture_id, harness=harness, session_id=session.session_id,
                               end=ended, capture=logged, other_sources=len(facts) - len(mine),
                               stored_facts=[{"fact": f.fact, "entity": f.entity_slug, "kind": f.kind,
@@ -192,31 +208,34 @@ class Run:
             session.close()
 
 
-def run(corpus: Corpus, fixtures: list[Fixture], harnesses: list[str], jobs: int, verbose: bool, keep: bool) -> dict:
+def run(corpus: Corpus, fixtures: list[Fixture], harnesses: list[str], rotation: list[str], jobs: int, verbose: bool,
+        keep: bool) -> dict:
     workdir = Path(tempfile.mkdtemp(prefix="brainbench-"))
     started = time.time()
     load_before = os.getloadavg()[0]
     try:
         runner = Run(workdir, harnesses, verbose)
-        units = plan(fixtures, corpus, harnesses)
+        units = plan(fixtures, corpus, harnesses, rotation)
         hx.log(f"[brainbench] {len(fixtures)} fixtures × {len(harnesses)} harnesses: {len(units)} brains, {jobs} at a time")
-        for source in sorted({u.active for u in units}):
-            for h in harnesses:
-                runner.install(h, source)
-        seed_failures = []
-        for unit in units:
-            try:
-                runner.seed(unit)
-            except Exception as exc:  # noqa: BLE001 - a fixture that cannot be seeded is reported, not scored
-                seed_failures.append({"fixture_id": unit.key, "error": f"{unit.harness}: {type(exc).__name__}: {exc}"})
-                unit.failures.append("seed failed")
-        todo = [u for u in units if not u.failures]
-        done = 0
+        for source, h in sorted({(u.active, h) for u in units for h in (u.harness, u.reader_harness) if h}):
+            runner.install(h, source)
+        seed_failures: list[dict] = []
+        # Seeding (in this process) runs ahead of the replays (subprocesses), each unit handed to the pool as
+        # soon as its brain is seeded: a unit waits out its settle while the next ones are seeded.
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            for _ in pool.map(runner.run_unit, todo):
-                done += 1
-                if done % 25 == 0 or done == len(todo):
-                    hx.log(f"[brainbench] {done}/{len(todo)} brains replayed")
+            pending = []
+            for unit in units:
+                try:
+                    runner.seed(unit)
+                except Exception as exc:  # noqa: BLE001 - a fixture that cannot be seeded is reported, not scored
+                    seed_failures.append({"fixture_id": unit.key, "error": f"{unit.harness}: {type(exc).__name__}: {exc}"})
+                    unit.failures.append("seed failed")
+                    continue
+                pending.append(pool.submit(runner.run_unit, unit))
+            for done, future in enumerate(pending, 1):
+                future.result()
+                if done % 25 == 0 or done == len(pending):
+                    hx.log(f"[brainbench] {done}/{len(pending)} brains replayed ({time.time() - started:.0f} s)")
         machine = {"nproc": os.cpu_count(), "python": sys.version.split()[0],
                    "load_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)]}
         installs = {f"{h}/{s}": i.how for (h, s), i in runner.installs.items()}
@@ -251,7 +270,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--harness", action="append", help="claude-code (or claude), codex, openclaw; repeat or comma-separate (default: all)")
     p.add_argument("--suite", action="append", help=f"{', '.join(SUITES)}; repeat or comma-separate (default: all)")
     p.add_argument("--fixture", action="append", help="a fixture id (a continuity half brings its pair); repeat or comma-separate")
-    p.add_argument("--jobs", type=int, default=2, help="brains replayed at once (default 2)")
+    p.add_argument("--jobs", type=int, default=3, help="brains replayed at once (default 3: most of a replay is waiting on hook processes)")
     p.add_argument("-v", "--verbose", action="store_true", help="print what every turn injected")
     p.add_argument("--out", type=Path, default=LATEST, help=f"the JSON result (default {LATEST.relative_to(Path.cwd()) if LATEST.is_relative_to(Path.cwd()) else LATEST})")
     p.add_argument("--no-results-md", action="store_true", help="do not write the RESULTS.md section (an unfiltered run writes it)")
@@ -281,15 +300,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"brainbench: unknown harness or suite: {unknown or sorted(set(suites or []) - set(SUITES))}", file=sys.stderr)
         return 2
     harnesses = [h for h in hx.HARNESSES if h in {hx.ALIASES[x] for x in harnesses}]
-    if "openclaw" in harnesses and not hx.node_available():
+    rotation = list(hx.HARNESSES)
+    if not hx.node_available():
         hx.log("[brainbench] node is not on PATH: OpenClaw's plugin cannot run, so OpenClaw is left out")
-        harnesses.remove("openclaw")
+        rotation.remove("openclaw")
+        harnesses = [h for h in harnesses if h in rotation]
     ids = _split(args.fixture)
     fixtures = select(corpus, set(suites) if suites else None, set(ids) if ids else None)
     if ids and not fixtures:
         print(f"brainbench: no fixture matches {ids}", file=sys.stderr)
         return 2
-    result = run(corpus, fixtures, harnesses, args.jobs, args.verbose, args.keep)
+    result = run(corpus, fixtures, harnesses, rotation, args.jobs, args.verbose, args.keep)
     result["receipt"]["fixtures_hash"] = fixtures_hash(corpus)
     result["receipt"]["cmd_args"] = sys.argv[1:] if argv is None else list(argv)
     if args.verbose:

@@ -16,7 +16,13 @@ when a harness (or our plugin for it) changes what it sends.
 
 Each harness also writes the session's transcript where it keeps it (brainbench_transcripts.py), and
 ends the session as it does: SessionEnd with `transcript_path` (Claude Code, Codex) or the plugin's
-`session_end` (OpenClaw: the session lives in its SQLite store, found by id).
+`session_end` (OpenClaw: the session lives in its SQLite store, found by id). The turn-end `Stop` hook,
+which captures a live session at most every five minutes, is not fired: in a session this short it
+would capture a prefix of the same transcript, which the session's end captures whole.
+
+Every hook process a turn ran is recorded with the payload it was sent and what it printed
+(`Delivery.calls`; for OpenClaw the driver wraps `child_process.spawn`), so `-v` shows what each harness
+really sends.
 """
 
 from __future__ import annotations
@@ -58,6 +64,8 @@ class Delivery:
     ms: float = 0.0
     problems: list[str] = field(default_factory=list)
     raw: dict[str, str] = field(default_factory=dict)  # a command hook's stdout and command, as Claude Code records them
+    calls: list[dict] = field(default_factory=list)  # each hook process run: moment, the payload it was sent, what it printed
+    carried: dict[str, str] = field(default_factory=dict)  # re-sent context the model already had (OpenClaw's cached pack)
 
     @property
     def text(self) -> str:
@@ -187,6 +195,8 @@ class CommandHookSession(Session):
     def _run(self, event: str, payload: dict) -> tuple[str, Delivery]:
         cmd, timeout = self.install.commands[event]
         delivery = Delivery()
+        call = {"moment": event, "payload": payload, "stdout": ""}
+        delivery.calls.append(call)
         started = time.perf_counter()
         try:
             proc = subprocess.run(["/bin/sh", "-c", cmd], input=json.dumps(payload), env=self.env, cwd=self.cwd,
@@ -197,6 +207,7 @@ class CommandHookSession(Session):
             return "", delivery
         delivery.ms = (time.perf_counter() - started) * 1000
         delivery.raw = {"stdout": proc.stdout, "command": cmd}
+        call["stdout"] = proc.stdout
         if proc.returncode != 0:
             delivery.problems.append(f"{event}: exit {proc.returncode}: {proc.stderr.strip()[:200]}")
             return "", delivery
@@ -260,6 +271,10 @@ def model_text(stdout: str, delivery: Delivery, event: str) -> str:
 class ClaudeSession(CommandHookSession):
     harness = "claude-code"
 
+    def __init__(self, install: Install, user_home: Path, cwd: Path, started: float) -> None:
+        super().__init__(install, user_home, cwd, started)
+        self.env["CLAUDE_PROJECT_DIR"] = str(cwd)  # Claude Code sets it for every hook
+
     def transcript_path(self) -> Path:
         return transcripts.claude_path(self.user_home, self.cwd, self.session_id)
 
@@ -313,6 +328,8 @@ class OpenclawSession(Session):
                                      env=self.env, cwd=self.cwd)
         self.ctx = {"agentId": self.AGENT, "sessionId": self.session_id, "sessionKey": self.session_key,
                     "workspaceDir": str(cwd)}
+        self.pack = ""  # the session-start (or post-compact) hook's text, which the plugin re-sends every turn
+        self.prompts = 0
 
     def _hook(self, name: str, event: dict, ctx: dict) -> tuple[dict | None, Delivery]:
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -328,6 +345,11 @@ class OpenclawSession(Session):
         delivery.ms = float(answer.get("ms") or 0.0)
         if answer.get("error"):
             delivery.problems.append(f"{name}: the plugin threw: {answer['error'][:200]}")
+        for run in answer.get("runs") or []:  # the hook processes the plugin ran, as the driver saw them spawned
+            payload = _json_or_text(run.get("stdin", ""))
+            delivery.calls.append({"moment": run.get("moment"), "payload": payload, "stdout": run.get("stdout", "")})
+            if run.get("moment") in PACK_MOMENTS and run.get("code") == 0:
+                self.pack = run.get("stdout", "").strip()  # what runHook resolves with: the plugin caches it per session
         result = answer.get("result")
         return result if isinstance(result, dict) else None, delivery
 
@@ -344,6 +366,9 @@ class OpenclawSession(Session):
         for key in ("prependSystemContext", "appendSystemContext", "prependContext", "appendContext"):
             if isinstance(result.get(key), str):
                 delivery.parts[key] = result[key]
+        if self.prompts and self.pack:
+            _carry(delivery, self.pack)
+        self.prompts += 1
         return delivery
 
     def end(self, turns: list[Turn], given: dict[int, Delivery], start: Delivery) -> str:
@@ -362,6 +387,28 @@ class OpenclawSession(Session):
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+
+
+PACK_MOMENTS = ("session-start", "post-compact")
+
+
+def _carry(delivery: Delivery, pack: str) -> None:
+    """After the first prompt, the cached pack the plugin sends again (OpenClaw keeps no prependContext in
+    its history, so the plugin re-sends it every turn) is context the model was given already: carried, not
+    injected. Whatever else the turn's parts hold stays an injection."""
+    for key, text in list(delivery.parts.items()):
+        if text.strip() == pack:
+            delivery.carried[key] = delivery.parts.pop(key)
+        elif pack in text:
+            delivery.carried[key] = pack
+            delivery.parts[key] = text.replace(pack, "", 1).strip()
+
+
+def _json_or_text(raw: str) -> object:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
 
 
 SESSIONS: dict[str, type[Session]] = {"claude-code": ClaudeSession, "codex": CodexSession, "openclaw": OpenclawSession}

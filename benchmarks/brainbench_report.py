@@ -3,6 +3,7 @@ the RESULTS.md section."""
 
 from __future__ import annotations
 
+import json
 import time
 from typing import TYPE_CHECKING
 
@@ -72,6 +73,7 @@ def build(corpus: Corpus, units: list[Unit], harnesses: list[str], seed_failures
             summary[h].update({k: v for k, v in metrics.items() if k in HEADLINE or k in GLOSSARY})
         overall = score.per_turn(mine)
         summary[h].update(injected_tokens_per_turn=overall["injected_tokens_per_turn"],
+                          carried_tokens_per_turn=overall["carried_tokens_per_turn"],
                           cross_source_injections=overall["cross_source_injections"], turns=overall["turns"],
                           latency_ms_p50=overall["latency_ms_p50"], latency_ms_p95=overall["latency_ms_p95"],
                           hook_problems=overall["hook_problems"])
@@ -97,7 +99,7 @@ def build(corpus: Corpus, units: list[Unit], harnesses: list[str], seed_failures
             "failures": [{"unit": f"{u.harness}/{u.key}", "error": e} for u in units for e in u.failures],
             "deliveries": [{"fixture_id": r.fixture_id, "turn_id": r.turn_id, "harness": r.harness,
                             "prompt": prompts.get((r.fixture_id, r.turn_id), ""), "text": r.text, "parts": r.parts,
-                            "problems": r.problems} for r in rows],
+                            "carried": r.carried, "calls": r.calls, "problems": r.problems} for r in rows],
             "writeback_rows": writeback,
             "continuity_rows": continuity,
         },
@@ -204,10 +206,14 @@ def verbose(result: dict) -> str:
         out.append(f"turn {d['turn_id']}: {d['prompt']}")
         out.append(f"  gold: {want} · injected {row['injected_tokens']} tokens, pointers {row['injected_slugs'] or '—'}{verdict}"
                    + (f" · CROSS-SOURCE {row['cross_source_slugs']}" if row["cross_source_slugs"] else ""))
+        for call in d.get("calls", []):
+            out.append(f"  ⇢ {call['moment']} hook sent {_short(call['payload'])}")
         for name, text in d["parts"].items():
             if text:
                 out.append(f"  ┌ {name}")
                 out += [f"  │ {line}" for line in text.splitlines()]
+        if d.get("carried"):
+            out.append(f"  ┄ carried again, not counted: the cached pack ({score.tokens(d['carried'])} tokens)")
         for problem in d["problems"]:
             out.append(f"  ! {problem}")
     for w in meta["writeback_rows"]:
@@ -222,6 +228,15 @@ def verbose(result: dict) -> str:
         out += ["", f"══ continuity {c['pair_id']}: {c['writer']} → {c['reader']}: {c['reached']}/{c['decisions']} decisions "
                     f"reached, {c['linked']} linked ══"]
     return "\n".join(out)
+
+
+def _short(payload: object, limit: int = 200) -> str:
+    """A hook payload on one line: paths as `…`, ids and the prompt cut short (the turn's line shows it)."""
+    if isinstance(payload, dict):
+        payload = {k: "…" if k in ("transcript_path", "cwd") else v[:8] + "…" if k == "session_id" and isinstance(v, str)
+                   else v[:40] + "…" if isinstance(v, str) and len(v) > 40 else v for k, v in payload.items()}
+    text = json.dumps(payload, ensure_ascii=False) if not isinstance(payload, str) else payload
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def markdown(result: dict, begin: str, end: str, title: str) -> str:

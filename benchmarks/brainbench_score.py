@@ -8,11 +8,13 @@ a `/` or is a page or entity this brain knows (so `\\`uv\\`` in a quoted rule is
 that only appears in prose or as a fact's `[people/alice]` attribution is not a pointer: the model was
 told something about that entity, not pointed at its page.
 
-**Per turn.** A user turn's injection is everything memverbs added to that turn's model request
-(brainbench_harnesses.Delivery): the per-prompt hook's text, plus, in Claude Code and Codex, the
-session-start pack on the first prompt (it arrives before it), and in OpenClaw the plugin's
-`prependContext`/`appendContext` (the cached pack rides on every prompt there: OpenClaw does not keep
-it in the history). Tokens are ⌈characters / 4⌉ of that text.
+**Per turn.** A user turn's injection is what memverbs added to that turn's model request that the model
+did not have before (brainbench_harnesses.Delivery): the per-prompt hook's text, and the session-start
+pack in the first prompt's request (Claude Code and Codex send it just before the first prompt; OpenClaw's
+plugin prepends it to the first prompt). OpenClaw keeps no `prependContext` in its history, so the plugin
+sends the cached pack again with every later prompt: that copy is *carried* context, reported as
+`carried_tokens_per_turn` and shown by `-v`, but not counted as an injection — in Claude Code and Codex the
+same pack stays in the history, uncounted, too. Tokens are ⌈characters / 4⌉.
 
 **Suites** (each over the fixtures that list it, per harness):
 * know-to-ask: `know_to_ask_failure_rate` = gold `should_retrieve` turns that got no gold or
@@ -25,7 +27,10 @@ it in the history). Tokens are ⌈characters / 4⌉ of that text.
   (case-insensitive); each stored fact matches at most one gold fact (a maximum matching, so the order
   of facts cannot cost a match). `fidelity` = survivors / gold facts. `provenance` = stored facts whose
   provenance is exactly `capture:<harness> session <id>` / stored facts (n/a when none was stored).
-  `writeback_precision` = stored facts that matched a gold fact / stored facts.
+  `writeback_precision` = stored facts that matched a gold fact / stored facts;
+  `facts_echoing_injection` = stored facts that repeat text memverbs injected into the session and the
+  user never said (capture must not learn from its own injections); `facts_other_sources` = facts the
+  session's capture wrote outside its source.
 * continuity: a decision reaches the reader when one line of what the reader's session received
   (its session start and every prompt) contains all the decision's keywords; `continuity_linked` also
   needs that session to have been pointed at one of the decision's expected slugs.
@@ -37,7 +42,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from benchmarks.brainbench_data import Decision, GoldFact, TurnGold
@@ -73,6 +78,8 @@ class TurnRow:
     gold: TurnGold | None
     latency_ms: float
     problems: list[str] = field(default_factory=list)
+    carried: str = ""
+    calls: list[dict] = field(default_factory=list)  # the hook runs behind this turn (for reading, not scoring)
 
     @property
     def tokens(self) -> int:
@@ -112,6 +119,7 @@ def per_turn(rows: list[TurnRow]) -> dict:
     return {
         "turns": len(rows),
         "injected_tokens_per_turn": ratio(sum(r.tokens for r in rows), len(rows)),
+        "carried_tokens_per_turn": ratio(sum(tokens(r.carried) for r in rows), len(rows)),
         "cross_source_injections": sum(len(r.cross_source) for r in rows),
         "latency_ms_p50": _quantile([r.latency_ms for r in rows], 0.5),
         "latency_ms_p95": _quantile([r.latency_ms for r in rows], 0.95),
@@ -167,13 +175,25 @@ def max_matching(gold: list[GoldFact], stored: list[StoredFact]) -> dict[int, in
     return {i: j for j, i in owner.items()}
 
 
-def write_back(gold: list[GoldFact], stored: list[StoredFact], provenance: str) -> dict:
+def _norm(text: str) -> str:
+    return " ".join(text.casefold().split()).rstrip(".")
+
+
+def echoes(stored: list[StoredFact], injected: list[str], said: list[str]) -> list[str]:
+    """Stored facts that repeat what memverbs injected into the session and the user never said: memory
+    feeding on itself."""
+    given, spoken = _norm("\n".join(injected)), _norm("\n".join(said))
+    return [s.fact for s in stored if len(_norm(s.fact)) >= 12 and _norm(s.fact) in given and _norm(s.fact) not in spoken]
+
+
+def write_back(gold: list[GoldFact], stored: list[StoredFact], provenance: str, injected: Sequence[str] = (),
+               said: Sequence[str] = ()) -> dict:
     kept = [s for s in stored if s.active]
     matched = max_matching(gold, kept)
     exact = sum(1 for s in stored if s.provenance == provenance)
     return {
         "gold_facts": len(gold), "survived": len(matched), "stored": len(stored), "stored_active": len(kept),
-        "exact_provenance": exact, "matched_stored": len(matched),
+        "exact_provenance": exact, "matched_stored": len(matched), "echoes": echoes(stored, list(injected), list(said)),
         "survivors": sorted(matched), "matches": {gold[i].gist: kept[j].fact for i, j in matched.items()},
     }
 
@@ -185,6 +205,7 @@ def write_back_cell(results: list[dict]) -> dict:
     return {"fidelity": ratio(survived, gold), "provenance": ratio(sum(r["exact_provenance"] for r in results), stored),
             "writeback_precision": ratio(sum(r["matched_stored"] for r in results), sum(r["stored_active"] for r in results)),
             "facts_stored": stored, "facts_other_sources": sum(r.get("other_sources", 0) for r in results),
+            "facts_echoing_injection": sum(len(r.get("echoes", ())) for r in results),
             "gold_total": gold, "gold_failed": gold - survived}
 
 

@@ -9,7 +9,7 @@ import pytest
 from benchmarks import brainbench, brainbench_brain, brainbench_data, brainbench_score
 from benchmarks import brainbench_transcripts as tr
 from benchmarks.brainbench_data import Decision, GoldFact, Turn, TurnGold
-from benchmarks.brainbench_harnesses import Delivery
+from benchmarks.brainbench_harnesses import Delivery, _carry
 from memverbs.server.capture.transcript import read_transcript
 
 PERSON = "---\ntitle: Quillon Marsh\ntype: person\naliases: [quillon]\nsummary: Founder of Brindle Works.\n---\n\nQuillon Marsh founded Brindle Works.\n"
@@ -80,6 +80,13 @@ def test_write_back_fidelity_is_a_maximum_matching_with_each_stored_fact_used_on
     assert brainbench_score.write_back_cell([brainbench_score.write_back(golds, [], "p")])["provenance"] is None
 
 
+def test_a_stored_fact_that_only_repeats_an_injection_is_an_echo():
+    stored = [fact(1, "Quillon prefers tea.", "people/q"), fact(2, "We ship on Fridays", "people/me"), fact(3, "ok", "people/me")]
+    injected = ["- 2026-03-02 preference: Quillon prefers tea [people/q]", "ok"]
+    assert brainbench_score.echoes(stored, injected, ["We ship on Fridays, and ok"]) == ["Quillon prefers tea."]
+    assert brainbench_score.echoes(stored, injected, ["I know quillon prefers   TEA"]) == []  # said as well: not an echo
+
+
 def test_a_decision_reaches_the_reader_when_one_line_holds_every_keyword():
     d = Decision("d1", ("companies/b",), ("pass", "brindle"))
     assert brainbench_score.decision_reached(d, ["- 2026-03-09: We decided to PASS on Brindle's seed"])
@@ -122,6 +129,16 @@ def test_each_harness_transcript_reads_back_as_what_the_user_said_and_nothing_in
     assert tr.turn_times(turns, 0.0)[1:] == [tr.turn_times(turns, 0.0)[0] + 20, tr.turn_times(turns, 0.0)[0] + 40]
 
 
+def test_openclaws_resent_pack_is_carried_not_injected_and_what_comes_with_it_counts():
+    pack = "<!-- pack -->\n- **Q** → `people/q`"
+    d = Delivery(parts={"prependContext": pack, "appendContext": "NEW `people/r`"})
+    _carry(d, pack)
+    assert (d.parts, d.carried) == ({"appendContext": "NEW `people/r`"}, {"prependContext": pack})
+    d = Delivery(parts={"prependContext": pack + "\n\nREFLEX `people/s`"})
+    _carry(d, pack)
+    assert d.text == "REFLEX `people/s`" and d.carried == {"prependContext": pack}
+
+
 def test_the_loader_refuses_inline_gold_and_a_gold_file_without_its_fixture(tmp_path):
     root = synthetic_corpus(tmp_path)
     path = root / "fixtures" / "syn-kta.fixture.json"
@@ -142,6 +159,10 @@ def test_a_continuity_half_brings_its_pair_and_suites_filter(tmp_path):
     units = brainbench.plan(brainbench_data.select(corpus), corpus, ["claude-code", "codex", "openclaw"])
     pairs = [(u.harness, u.reader_harness) for u in units if u.reader_harness]
     assert pairs == [("claude-code", "codex"), ("codex", "openclaw"), ("openclaw", "claude-code")]
+    # One harness: the pairs it writes and the pairs it reads (a decision always crosses harnesses).
+    units = brainbench.plan(brainbench_data.select(corpus), corpus, ["codex"], ["claude-code", "codex", "openclaw"])
+    assert [(u.harness, u.reader_harness) for u in units if u.reader_harness] == [("claude-code", "codex"), ("codex", "openclaw")]
+    assert {u.harness for u in units if not u.reader_harness} == {"codex"}
 
 
 # -- the replay ----------------------------------------------------------------------------------------
@@ -167,6 +188,11 @@ def test_the_replay_runs_every_turn_through_the_installed_hooks_and_capture(tmp_
         assert all(f["provenance"] == f"capture:{brainbench.hx.MEMVERBS_NAME[w['harness']]} session {w['session_id']}"
                    for f in w["stored_facts"] if f["provenance"].startswith("capture:"))
     assert len(meta["continuity_rows"]) == len(harnesses)
+    reader = {d["harness"]: d for d in meta["deliveries"] if d["fixture_id"] == "syn-cont-reader" and d["turn_id"] == 2}
+    first = {d["harness"]: d for d in meta["deliveries"] if d["fixture_id"] == "syn-cont-reader" and d["turn_id"] == 1}
+    if "openclaw" in harnesses and first["openclaw"]["parts"].get("prependContext"):  # the reader's pack came with turn 1 …
+        assert reader["openclaw"]["carried"] == first["openclaw"]["parts"]["prependContext"]  # … and again with turn 2
+        assert first["openclaw"]["parts"]["prependContext"] not in reader["openclaw"]["text"]
     for h in harnesses:
         summary = meta["summary"][h]
         assert summary["cross_source_injections"] == 0  # the decoy and the team brain stay out of every turn
@@ -219,6 +245,7 @@ def synthetic_corpus(tmp_path):
              "match_keywords": ["pass", "Brindle"], "kind": "commitment"}]}}, decisions)
     put("syn-cont-reader", {"suites": ["continuity"], "category": "continuity",
                             "continuity": {"pair_id": "syn-cont", "pair_role": "reader"},
-                            "turns": [{"turn_id": 1, "role": "user", "text": "Where did we land on Brindle Works?"}]},
+                            "turns": [{"turn_id": 1, "role": "user", "text": "Where did we land on Brindle Works?"},
+                                      {"turn_id": 2, "role": "user", "text": "Fine, then draft the note."}]},
         {"1": {"should_retrieve": True, "gold_slugs": ["companies/brindle-works"]}}, decisions)
     return root

@@ -51,7 +51,8 @@ def build(corpus: Corpus, units: list[Unit], harnesses: list[str], seed_failures
     rows = [r for u in units for r in u.rows]
     writeback = [w for u in units for w in u.writeback]
     continuity = [c for u in units for c in u.continuity]
-    cells, summary = [], {}
+    cells: list[dict] = []
+    summary: dict[str, dict] = {}
     for h in harnesses:
         mine = [r for r in rows if r.harness == h]
         by_suite = {

@@ -90,10 +90,14 @@ def ratio(num: float, den: float) -> float | None:
     return num / den if den else None
 
 
+def _graded(rows: list[TurnRow]) -> list[tuple[TurnRow, TurnGold]]:
+    return [(r, r.gold) for r in rows if r.gold is not None]
+
+
 def know_to_ask(rows: list[TurnRow]) -> dict:
-    asked = [r for r in rows if r.gold is not None and r.gold.should_retrieve]
-    quiet = [r for r in rows if r.gold is not None and not r.gold.should_retrieve]
-    failed = [r for r in asked if not set(r.injected) & (r.gold.gold_slugs | r.gold.acceptable_slugs)]  # type: ignore[union-attr]
+    asked = [(r, g) for r, g in _graded(rows) if g.should_retrieve]
+    quiet = [r for r, g in _graded(rows) if not g.should_retrieve]
+    failed = [r for r, g in asked if not set(r.injected) & (g.gold_slugs | g.acceptable_slugs)]
     fired = [r for r in quiet if r.text.strip()]
     pointed = [r for r in quiet if r.injected]
     return {
@@ -106,11 +110,11 @@ def know_to_ask(rows: list[TurnRow]) -> dict:
 
 
 def push(rows: list[TurnRow]) -> dict:
-    judged = [r for r in rows if r.gold is not None]
-    injected = sum(len(r.injected) for r in judged)
-    right = sum(len(set(r.injected) & (r.gold.gold_slugs | r.gold.acceptable_slugs)) for r in judged)  # type: ignore[union-attr]
-    gold = sum(len(r.gold.gold_slugs) for r in judged)  # type: ignore[union-attr]
-    found = sum(len(set(r.injected) & r.gold.gold_slugs) for r in judged)  # type: ignore[union-attr]
+    graded = _graded(rows)
+    injected = sum(len(r.injected) for r, _ in graded)
+    right = sum(len(set(r.injected) & (g.gold_slugs | g.acceptable_slugs)) for r, g in graded)
+    gold = sum(len(g.gold_slugs) for _, g in graded)
+    found = sum(len(set(r.injected) & g.gold_slugs) for r, g in graded)
     return {"push_precision": ratio(right, injected), "push_recall": ratio(found, gold),
             "injected_pointers": injected, "gold_total": gold, "gold_failed": gold - found}
 

@@ -124,7 +124,7 @@ def seed(home: Path, fixtures: list[Fixture], active: str) -> dict:
                 call(f.page_source(p), "put_page", {"slug": p.slug, "content": p.content})
                 written["pages"] += 1
             for fact in f.seed_facts:
-                params = {"fact": fact.fact, "provenance": "brainbench seed"}
+                params = {"fact": fact.fact, "provenance": fact.provenance or "brainbench seed"}
                 if fact.entity_slug:
                     params["entity"] = fact.entity_slug
                 call(fact.source or f.active_source, "remember", params)

@@ -38,7 +38,8 @@ class Page:
 class SeedFact:
     fact: str
     entity_slug: str | None
-    source: str | None
+    source: str | None  # the memverbs source (`source_id`); None: the fixture's active source
+    provenance: str | None  # the fixture's `source`: where the fact came from
 
 
 @dataclass(frozen=True)
@@ -203,7 +204,8 @@ def _fixture(path: Path, data: dict) -> Fixture:
         raise CorpusError(f"{path}: a turn_id is given twice")
     active = str(data.get("active_source") or DEFAULT_SOURCE)
     pages = [Page(str(p["slug"]), str(p["content"]), p.get("source_id")) for p in data.get("seed_pages") or []]
-    facts = [SeedFact(str(f["fact"]), f.get("entity_slug"), f.get("source_id")) for f in data.get("seed_facts") or []]
+    facts = [SeedFact(str(f["fact"]), f.get("entity_slug"), f.get("source_id"), f.get("source"))
+             for f in data.get("seed_facts") or []]
     cont = data.get("continuity") or {}
     return Fixture(fid, suites, str(data.get("category") or ""), active, tuple(data.get("sources") or ()), pages, facts,
                    turns, cont.get("pair_id"), cont.get("pair_role"))

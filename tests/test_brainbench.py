@@ -139,6 +139,25 @@ def test_openclaws_resent_pack_is_carried_not_injected_and_what_comes_with_it_co
     assert d.text == "REFLEX `people/s`" and d.carried == {"prependContext": pack}
 
 
+def test_a_fixture_brain_is_seeded_through_the_page_ops_each_page_in_its_source_beside_the_decoy(tmp_path):
+    import sqlite3
+
+    corpus = brainbench_data.load(synthetic_corpus(tmp_path))
+    ms = corpus.by_id()["syn-ms"]
+    ms.seed_facts.append(brainbench_data.SeedFact("Quillon likes kilns", "people/quillon-marsh", None, "a note"))
+    home = tmp_path / "home"
+    assert brainbench_brain.seed(home, [ms], "default") == {"pages": 2, "facts": 1, "decoy_pages": 4}
+    db = sqlite3.connect(home / "brain.db")
+    pages = set(db.execute("SELECT source_id, slug FROM pages"))
+    assert pages == {("default", "people/quillon-marsh"), ("teambrain", "people/tessaly-vane"),
+                     (brainbench_brain.DECOY_SOURCE, "people/quillon-marsh"), (brainbench_brain.DECOY_SOURCE, "decoy/quillon-marsh"),
+                     (brainbench_brain.DECOY_SOURCE, "people/tessaly-vane"), (brainbench_brain.DECOY_SOURCE, "decoy/tessaly-vane")}
+    decoy = db.execute("SELECT title FROM pages WHERE source_id = ? AND slug = 'decoy/quillon-marsh'", (brainbench_brain.DECOY_SOURCE,)).fetchone()
+    assert decoy == ("Quillon Marsh",)  # the decoy answers to the same name
+    [(_, stored)] = brainbench_brain.read_facts(home)
+    assert (stored.source, stored.entity_slug, stored.provenance, stored.active) == ("default", "people/quillon-marsh", "a note", True)
+
+
 def test_the_loader_refuses_inline_gold_and_a_gold_file_without_its_fixture(tmp_path):
     root = synthetic_corpus(tmp_path)
     path = root / "fixtures" / "syn-kta.fixture.json"

@@ -62,6 +62,7 @@ class Unit:
     continuity: list[dict] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     start_texts: dict[str, str] = field(default_factory=dict)  # session → what its start delivered
+    hook_codes: dict[tuple[str, str, str], int] = field(default_factory=dict)  # from the home's hooks log
 
     @property
     def active(self) -> str:
@@ -137,6 +138,7 @@ class Run:
             self._run_unit(unit)
         except Exception as exc:  # noqa: BLE001 - one broken unit is reported, the run goes on
             unit.failures.append(f"{type(exc).__name__}: {exc}")
+        unit.hook_codes = brain.hook_codes(self.home(unit))
         return unit
 
     def _run_unit(self, unit: Unit) -> None:

@@ -175,6 +175,16 @@ def wait_for_capture(home: Path, harness: str, session_id: str, timeout_s: float
     return {"code": "timeout" if hook_code == "spawned" else "no_capture_hook", "counts": {}}
 
 
+def hook_codes(home: Path) -> dict[tuple[str, str, str], int]:
+    """(harness, moment, code) → runs, from the home's hooks log: what each hook decided (`deadline`:
+    it ran out of time and printed nothing — on a loaded machine, a turn the product lost to the load)."""
+    counts: dict[tuple[str, str, str], int] = {}
+    for line in _lines(home / "logs" / "hooks.jsonl"):
+        key = (str(line.get("harness")), str(line.get("moment")), str(line.get("code")))
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
 def _lines(path: Path) -> list[dict]:
     try:
         text = path.read_text(encoding="utf-8")

@@ -8,6 +8,7 @@ import time
 from typing import TYPE_CHECKING
 
 from benchmarks import brainbench_score as score
+from benchmarks.brainbench_harnesses import MEMVERBS_NAME
 from benchmarks.results_file import replace_section
 
 if TYPE_CHECKING:
@@ -78,6 +79,15 @@ def build(corpus: Corpus, units: list[Unit], harnesses: list[str], seed_failures
                           cross_source_injections=overall["cross_source_injections"], turns=overall["turns"],
                           latency_ms_p50=overall["latency_ms_p50"], latency_ms_p95=overall["latency_ms_p95"],
                           hook_problems=overall["hook_problems"])
+    codes: dict[str, dict[str, int]] = {}
+    names = {hx_name: h for h, hx_name in MEMVERBS_NAME.items()}
+    for u in units:
+        for (name, moment, code), n in u.hook_codes.items():
+            key = f"{moment}:{code}"
+            per = codes.setdefault(names.get(name, name), {})
+            per[key] = per.get(key, 0) + n
+    for h in summary:
+        summary[h]["hook_deadlines"] = sum(n for k, n in codes.get(h, {}).items() if k.endswith(":deadline"))
     turn_rows = [
         {"fixture_id": r.fixture_id, "turn_id": r.turn_id, "harness": r.harness, "suite": suite,
          "injected_slugs": r.injected, "injected_tokens": r.tokens, "gold": _gold(r), "cross_source_slugs": r.cross_source,
@@ -97,6 +107,7 @@ def build(corpus: Corpus, units: list[Unit], harnesses: list[str], seed_failures
             "summary": {h: {k: _round(v) for k, v in s.items()} for h, s in summary.items()},
             "corpus": str(corpus.root), "harnesses": harnesses, "seconds": round(seconds, 1), "machine": machine,
             "installs": installs,
+            "hook_codes": codes,  # harness → "moment:code" → runs, from every home's hooks log
             "failures": [{"unit": f"{u.harness}/{u.key}", "error": e} for u in units for e in u.failures],
             "deliveries": [{"fixture_id": r.fixture_id, "turn_id": r.turn_id, "harness": r.harness,
                             "prompt": prompts.get((r.fixture_id, r.turn_id), ""), "text": r.text, "parts": r.parts,
@@ -173,6 +184,9 @@ def tables(result: dict) -> str:
     out = [f"BrainBench ({len({c for cell in result['cells'] for c in cell['fixtures']})} fixtures, "
            f"{meta['seconds']} s, load {meta['machine']['load_1min']})", "", *headline_table(result), "",
            *counts_table(result)]
+    late = {h: s["hook_deadlines"] for h, s in meta["summary"].items() if s.get("hook_deadlines")}
+    if late:
+        out += ["", f"Hook runs that hit their deadline and printed nothing (a loaded machine?): {late}"]
     if result["seed_failures"] or meta["failures"]:
         out += ["", "Failures:"] + [f"  {f['fixture_id']}: {f['error']}" for f in result["seed_failures"]]
         out += [f"  {f['unit']}: {f['error']}" for f in meta["failures"]]
@@ -249,6 +263,9 @@ def markdown(result: dict, begin: str, end: str, title: str) -> str:
              f"`{result['receipt']['fixtures_hash']}`, {meta['seconds']} s. Hooks from: "
              + "; ".join(sorted({f'{k.split("/")[0]} {v}' for k, v in meta["installs"].items()})) + ".",
              "", *headline_table(result), "", *counts_table(result, walls=False)]
+    late = {h: s["hook_deadlines"] for h, s in meta["summary"].items() if s.get("hook_deadlines")}
+    if late:
+        lines += ["", f"Hook runs that hit their deadline (printed nothing) during this run: {late}."]
     if result["seed_failures"] or meta["failures"]:
         lines += ["", f"**{len(result['seed_failures']) + len(meta['failures'])} units failed** (see the JSON's `_meta.failures`)."]
     return "\n".join([*lines, end])

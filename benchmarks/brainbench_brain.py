@@ -127,7 +127,7 @@ def seed(home: Path, fixtures: list[Fixture], active: str) -> dict:
                 params = {"fact": fact.fact, "provenance": fact.provenance or "brainbench seed"}
                 if fact.entity_slug:
                     params["entity"] = fact.entity_slug
-                call(fact.source or f.active_source, "remember", params)
+                call(f.fact_source(fact), "remember", params)
                 written["facts"] += 1
         for f in fixtures:
             for p in f.pages:

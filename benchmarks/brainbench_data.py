@@ -31,14 +31,14 @@ class CorpusError(Exception):
 class Page:
     slug: str
     content: str
-    source: str | None  # None: the fixture's active source
+    source: str | None  # None: the default source
 
 
 @dataclass(frozen=True)
 class SeedFact:
     fact: str
     entity_slug: str | None
-    source: str | None  # the memverbs source (`source_id`); None: the fixture's active source
+    source: str | None  # the memverbs source (`source_id`); None: the default source
     provenance: str | None  # the fixture's `source`: where the fact came from
 
 
@@ -96,7 +96,12 @@ class Fixture:
         return [f for g in self.gold.values() for f in g.facts]
 
     def page_source(self, page: Page) -> str:
-        return page.source or self.active_source
+        """A seed page's source: its `source_id`, else the default source — not the active one: a fixture
+        whose active source is another (the team brain) seeds the user's own pages beside it."""
+        return page.source or DEFAULT_SOURCE
+
+    def fact_source(self, fact: SeedFact) -> str:
+        return fact.source or DEFAULT_SOURCE
 
 
 @dataclass

@@ -158,6 +158,20 @@ def test_a_fixture_brain_is_seeded_through_the_page_ops_each_page_in_its_source_
     assert (stored.source, stored.entity_slug, stored.provenance, stored.active) == ("default", "people/quillon-marsh", "a note", True)
 
 
+def test_a_page_without_a_source_is_the_users_own_even_when_another_source_is_active(tmp_path):
+    import sqlite3
+
+    team = brainbench_data.load(synthetic_corpus(tmp_path)).by_id()["syn-ms-team"]
+    brainbench_brain.seed(tmp_path / "home", [team], team.active_source)
+    pages = set(sqlite3.connect(tmp_path / "home" / "brain.db").execute("SELECT source_id, slug FROM pages WHERE source_id != ?",
+                                                                        (brainbench_brain.DECOY_SOURCE,)))
+    assert pages == {("default", "people/quillon-marsh"), ("teambrain", "people/tessaly-vane")}
+    index = brainbench_brain.ForeignIndex([team], "teambrain")
+    assert index.leaks("`people/quillon-marsh` — Founder of Brindle Works.", ["people/quillon-marsh"]) == [
+        "default:people/quillon-marsh", "people/quillon-marsh"]
+    assert index.leaks("`people/tessaly-vane` — Only in the team brain.", ["people/tessaly-vane"]) == []
+
+
 def test_the_loader_refuses_inline_gold_and_a_gold_file_without_its_fixture(tmp_path):
     root = synthetic_corpus(tmp_path)
     path = root / "fixtures" / "syn-kta.fixture.json"
@@ -244,6 +258,12 @@ def synthetic_corpus(tmp_path):
                    "seed_pages": [pages[0], {"slug": "people/tessaly-vane", "content": OTHER, "source_id": "teambrain"}],
                    "turns": [{"turn_id": 1, "role": "user", "text": "Anything on Tessaly Vane?"}]},
         {"1": {"should_retrieve": False}})
+    put("syn-ms-team", {"suites": ["know-to-ask", "push"], "category": "multi-source", "sources": ["teambrain"],
+                        "active_source": "teambrain",
+                        "seed_pages": [pages[0], {"slug": "people/tessaly-vane", "content": OTHER, "source_id": "teambrain"}],
+                        "turns": [{"turn_id": 1, "role": "user", "text": "Anything on Quillon Marsh in here?"},
+                                  {"turn_id": 2, "role": "user", "text": "And what about Tessaly Vane?"}]},
+        {"1": {"should_retrieve": False}, "2": {"should_retrieve": True, "gold_slugs": ["people/tessaly-vane"]}})
     put("syn-wb", {"suites": ["write-back"], "category": "write-back", "seed_pages": pages, "turns": [
         {"turn_id": 1, "role": "user", "ts": "2026-03-02T17:00:00Z", "text": "Call with Quillon Marsh just ended."},
         {"turn_id": 2, "role": "assistant", "ts": "2026-03-02T17:00:30Z", "text": "How was it?"},

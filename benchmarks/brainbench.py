@@ -61,7 +61,6 @@ class Unit:
     writeback: list[dict] = field(default_factory=list)
     continuity: list[dict] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
-    start_texts: dict[str, str] = field(default_factory=dict)  # session → what its start delivered
     hook_codes: dict[tuple[str, str, str], int] = field(default_factory=dict)  # from the home's hooks log
 
     @property
@@ -94,8 +93,8 @@ def plan(fixtures: list[Fixture], corpus: Corpus, harnesses: list[str], rotation
 
 
 class Run:
-    def __init__(self, workdir: Path, harnesses: list[str], verbose: bool) -> None:
-        self.workdir, self.harnesses, self.verbose = workdir, harnesses, verbose
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
         self.installs: dict[tuple[str, str], hx.Install] = {}
         self.lock = threading.Lock()
         self.plugin = hx.plugin_copy(workdir)
@@ -167,7 +166,6 @@ class Run:
         home = self.home(unit)
         try:
             start = session.start()
-            unit.start_texts[f"{harness}/{fixture.fixture_id}"] = start.text
             texts, pointed = [start.text], set()
             given: dict[int, hx.Delivery] = {}
             history: list[Turn] = []
@@ -210,13 +208,12 @@ class Run:
             session.close()
 
 
-def run(corpus: Corpus, fixtures: list[Fixture], harnesses: list[str], rotation: list[str], jobs: int, verbose: bool,
-        keep: bool) -> dict:
+def run(corpus: Corpus, fixtures: list[Fixture], harnesses: list[str], rotation: list[str], jobs: int, keep: bool) -> dict:
     workdir = Path(tempfile.mkdtemp(prefix="brainbench-"))
     started = time.time()
     load_before = os.getloadavg()[0]
     try:
-        runner = Run(workdir, harnesses, verbose)
+        runner = Run(workdir)
         units = plan(fixtures, corpus, harnesses, rotation)
         hx.log(f"[brainbench] {len(fixtures)} fixtures × {len(harnesses)} harnesses: {len(units)} brains, {jobs} at a time")
         for source, h in sorted({(u.active, h) for u in units for h in (u.harness, u.reader_harness) if h}):
@@ -312,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     if ids and not fixtures:
         print(f"brainbench: no fixture matches {ids}", file=sys.stderr)
         return 2
-    result = run(corpus, fixtures, harnesses, rotation, args.jobs, args.verbose, args.keep)
+    result = run(corpus, fixtures, harnesses, rotation, args.jobs, args.keep)
     result["receipt"]["fixtures_hash"] = fixtures_hash(corpus)
     result["receipt"]["cmd_args"] = sys.argv[1:] if argv is None else list(argv)
     if args.verbose:

@@ -35,11 +35,12 @@ import subprocess
 import sys
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import brainbench_transcripts as transcripts
 from benchmarks.brainbench_data import Turn
+from benchmarks.brainbench_score import Delivery
 from benchmarks.processes import memverbs_cmd
 
 HARNESSES = ("claude-code", "codex", "openclaw")
@@ -54,22 +55,6 @@ PLACEHOLDER = "brainbench-home-placeholder"
 
 class HarnessUnavailable(Exception):
     """This harness cannot be replayed here (no node for OpenClaw's plugin): the run skips it and says why."""
-
-
-@dataclass
-class Delivery:
-    """What memverbs put in front of the model for one prompt, by part, and what it cost."""
-
-    parts: dict[str, str] = field(default_factory=dict)
-    ms: float = 0.0
-    problems: list[str] = field(default_factory=list)
-    raw: dict[str, str] = field(default_factory=dict)  # a command hook's stdout and command, as Claude Code records them
-    calls: list[dict] = field(default_factory=list)  # each hook process run: moment, the payload it was sent, what it printed
-    carried: dict[str, str] = field(default_factory=dict)  # re-sent context the model already had (OpenClaw's cached pack)
-
-    @property
-    def text(self) -> str:
-        return "\n\n".join(p for p in self.parts.values() if p)
 
 
 # -- the installed commands --------------------------------------------------------------------

@@ -148,7 +148,7 @@ class Run:
         try:
             start = session.start()
             texts, pointed = [start.text], set()
-            given: dict[int, hx.Delivery] = {}
+            given: dict[int, score.Delivery] = {}
             history: list[Turn] = []
             first = True
             for turn in fixture.turns:
@@ -219,8 +219,8 @@ def run(corpus: Corpus, fixtures: list[Fixture], harnesses: list[str], rotation:
         machine = {"nproc": os.cpu_count(), "python": sys.version.split()[0],
                    "load_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)]}
         installs = {f"{h}/{s}": i.how for (h, s), i in runner.installs.items()}
-        return result_doc.build(corpus, units, harnesses, seed_failures, started, time.time() - started, machine, installs,
-                            git_sha())
+        return result_doc.build(corpus, units, harnesses, seed_failures, started, time.time() - started, machine,
+                                installs, git_sha())
     finally:
         if keep:
             hx.log(f"[brainbench] kept the work folder: {workdir}")

@@ -92,8 +92,7 @@ def install(harness: str, workdir: Path, source: str) -> Install:
     shutil.rmtree(user_home, ignore_errors=True)
     user_home.mkdir(parents=True)
     placeholder = str(workdir / PLACEHOLDER)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMVERBS_", "CODEX_", "CLAUDE_", "OPENCLAW_"))}
-    env.update(HOME=str(user_home), MEMVERBS_HOME=placeholder)
+    env = {**harness_env(user_home), "MEMVERBS_HOME": placeholder}
     if source != "default":
         env["MEMVERBS_SOURCE"] = source
     name = MEMVERBS_NAME[harness]
@@ -159,7 +158,7 @@ class Session:
         raise NotImplementedError
 
     def end(self, turns: list[Turn], given: dict[int, Delivery], start: Delivery) -> str:
-        """Write the transcript, end the session as the harness does; the capture hook's logged code."""
+        """Write the transcript and end the session as the harness does: "ran", or what went wrong."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -177,6 +176,7 @@ def harness_env(user_home: Path) -> dict[str, str]:
 class CommandHookSession(Session):
     """Claude Code and Codex: shell hooks from settings, Claude's payloads and output format."""
 
+    max_output: int | None = None  # stdout longer than this never reaches the model
     def _run(self, event: str, payload: dict) -> tuple[str, Delivery]:
         cmd, timeout = self.install.commands[event]
         delivery = Delivery()
@@ -195,6 +195,10 @@ class CommandHookSession(Session):
         call["stdout"] = proc.stdout
         if proc.returncode != 0:
             delivery.problems.append(f"{event}: exit {proc.returncode}: {proc.stderr.strip()[:200]}")
+            return "", delivery
+        if self.max_output is not None and len(proc.stdout) > self.max_output:
+            delivery.problems.append(f"{event}: {len(proc.stdout)} characters of output, over the harness's "
+                                     f"{self.max_output}: not injected")
             return "", delivery
         return model_text(proc.stdout, delivery, event), delivery
 
@@ -255,6 +259,7 @@ def model_text(stdout: str, delivery: Delivery, event: str) -> str:
 
 class ClaudeSession(CommandHookSession):
     harness = "claude-code"
+    max_output = 10_000  # Claude Code diverts longer hook output to a file instead (HARNESSES.md §1)
 
     def __init__(self, install: Install, user_home: Path, cwd: Path, started: float) -> None:
         super().__init__(install, user_home, cwd, started)

@@ -33,6 +33,10 @@ GLOSSARY = {
     "fidelity": "gold facts matched by a stored fact (entity slug + every keyword; one stored fact per gold fact) / gold facts",
     "provenance": "stored facts whose provenance is exactly `capture:<harness> session <id>` / stored facts",
     "writeback_precision": "stored facts that matched a gold fact / stored (active) facts",
+    "facts_echoing_injection": "stored facts that repeat what memverbs injected into the session and the user never said",
+    "facts_other_sources": "facts a session's capture wrote outside the session's source",
+    "carried_tokens_per_turn": "tokens of context re-sent unchanged (OpenClaw's cached pack after the first prompt), not counted as injected",
+    "hook_deadlines": "hook runs that hit their deadline and printed nothing (the hooks log's `deadline`)",
 }
 HEADLINE = ("know_to_ask_failure_rate", "false_fire_rate", "push_precision", "push_recall", "continuity",
             "cross_source_injections", "injected_tokens_per_turn", "fidelity", "provenance")

@@ -88,8 +88,9 @@ def counts_table(result: dict, walls: bool = True) -> list[str]:
 
 def tables(result: dict) -> str:
     meta = result["_meta"]
+    load = meta["machine"]["load_1min"]
     out = [f"BrainBench ({len({c for cell in result['cells'] for c in cell['fixtures']})} fixtures, "
-           f"{meta['seconds']} s, load {meta['machine']['load_1min']})", "", *headline_table(result), "",
+           f"{meta['seconds']} s, 1-minute load {load[0]} → {load[1]})", "", *headline_table(result), "",
            *counts_table(result)]
     late = {h: s["hook_deadlines"] for h, s in meta["summary"].items() if s.get("hook_deadlines")}
     if late:
@@ -166,7 +167,7 @@ def markdown(result: dict, begin: str, end: str, title: str) -> str:
     load = meta["machine"]["load_1min"]
     lines = [begin, f"## {title}", "",
              f"Run {result['receipt']['ts']} at `{result['receipt']['harness_sha']}` on {meta['machine']['nproc']} cores, "
-             f"Python {meta['machine']['python']}, 1-minute load {load[0]}–{load[1]}; corpus hash "
+             f"Python {meta['machine']['python']}, 1-minute load {load[0]} at the start and {load[1]} at the end; corpus hash "
              f"`{result['receipt']['fixtures_hash']}`, {meta['seconds']} s. Hooks from: "
              + "; ".join(sorted({f'{k.split("/")[0]} {v}' for k, v in meta["installs"].items()})) + ".",
              "", *headline_table(result), "", *counts_table(result, walls=False)]

@@ -188,7 +188,7 @@ HOW = (
 
 BASELINE_NOTE = (
     "The product as it was before the per-prompt reflex and the capture rework (`python -m benchmarks.brainbench "
-    "--baseline` on that code rewrites this section; the latest run is the next section)."
+    "--baseline` on that code rewrites this section; a run without `--baseline` writes the latest figures in a section of their own after it)."
 )
 
 

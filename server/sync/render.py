@@ -51,14 +51,16 @@ def render_page(brain: Brain, source: str, slug: str, *, include_private: bool =
     if row is None:
         return None
     text = stored_markdown(json.loads(row["frontmatter"] or "{}"), row["body"], row["markdown"])
+    private_ok = include_private and row["owner"] == brain.session_person()
     text = with_additions(
         text,
         aliases=brain.manual_aliases(source, slug),
-        links=brain.manual_links(source, slug),
+        # A link added in the brain to a private page names it: written only where private material is.
+        links=brain.manual_links(source, slug, allow_private=private_ok),
         timeline=brain.manual_timeline(source, slug),
         private=row["visibility"] == "private",
     )
-    if not include_private or row["owner"] != brain.session_person():
+    if not private_ok:
         # Cut private rows leave a marker, so importing the file back puts the brain's rows there
         # instead of dropping them (docs/sync.md, "Private material"). Another person's world page
         # is written without its private rows, as for a reader who did not ask for them: they are

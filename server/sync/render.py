@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from memverbs.server.names import collapse, normalize_alias
 from memverbs.server.pages.markdown import (
+    FRONTMATTER,
     PageFormatError,
     ParsedPage,
     frontmatter_block,
@@ -40,7 +41,6 @@ from memverbs.server.pages.markdown import (
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain
 
-_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _TIMELINE_ROW = re.compile(r"^\s*[-*+]\s+(?:\*\*|__)?\d{4}-\d{2}-\d{2}")
 
@@ -172,7 +172,7 @@ def _dumped(key: str, value: object, nl: str) -> list[str]:
 
 
 def _edit_frontmatter(text: str, nl: str, change: Callable[[list[str]], list[str] | None]) -> str | None:
-    m = _FRONTMATTER.match(text)
+    m = FRONTMATTER.match(text)
     if m is None:
         lines = change([])
         return None if lines is None else "---" + nl + "".join(lines) + "---" + nl + text

@@ -54,17 +54,19 @@ class Dialect:
         nothing can match it."""
         raise NotImplementedError
 
-    def pages_ranked(self, snippets: bool) -> str:
+    def pages_ranked(self, snippets: bool, rows_of: int | None, allow_private: bool) -> str:
         """The pages matching a `text_match`, best first, as rows (slug, title, body, chunk, rank,
         owner); parameters (match, source, allow_private, limit). With `snippets` the chunk is the
-        body around the terms, cut by the statement or else by `page_hits`."""
+        body around the terms, cut by the statement or else by `page_hits`. Ranked as if no private
+        row existed but the person `rows_of`'s (None: nobody's; page_search.py says why)."""
         raise NotImplementedError
 
-    # The same ranking read from the full-text index alone, where the index ranks apart from the
-    # table (the table's rows read only for the best): rows (slug, title, body, chunk, rank,
-    # owner, matched), parameters (match, limit × 4, source, allow_private, limit); None where the
-    # index lives in the table's rows.
-    pages_ranked_in_index: str | None = None
+    def pages_ranked_in_index(self, rows_of: int | None, allow_private: bool) -> str | None:
+        """The same ranking read from the full-text index alone, where the index ranks apart from
+        the table (the table's rows read only for the best): rows (slug, title, body, chunk, rank,
+        owner, matched), parameters (match, limit × 4, source, allow_private, limit); None where
+        the index lives in the table's rows."""
+        return None
 
     def page_hits(self, rows: list[Row], query: SearchQuery, snippets: bool) -> list[Row]:
         """`pages_ranked`'s rows as keyword_search answers them (a snippet the statement did not cut)."""

@@ -48,10 +48,15 @@ class PostgresDialect(Dialect):
     def text_match(self, query: SearchQuery) -> str | None:
         return tsquery(query)
 
-    def pages_ranked(self, snippets: bool) -> str:
+    def pages_ranked(self, snippets: bool, rows_of: int | None, allow_private: bool) -> str:
         # Rank normalisation 1 (÷ 1 + log length) stands in for bm25's preference for shorter pages.
         # The snippet is cut from the rows (`page_hits`): Postgres has no snippet() of its own.
-        return _PAGES_RANKED
+        # ts_rank reads a page's own vector only, so each page is ranked on the vector it would have
+        # without the private rows this caller may not read (postgres_schema.WORLD_SEARCH), matched
+        # on it too; the person's own pages keep theirs whole.
+        world = "memverbs_world_search(p.title, p.body, p.search)"
+        vector = world if rows_of is None else f"CASE WHEN p.owner = {int(rows_of)} THEN p.search ELSE {world} END"
+        return _PAGES_RANKED.format(vector=vector)
 
     def page_hits(self, rows: list[Row], query: SearchQuery, snippets: bool) -> list[Row]:
         if not snippets:
@@ -195,8 +200,9 @@ class PostgresDialect(Dialect):
 RANK_WEIGHTS = [0.0, 0.0, 0.1, 1.0]
 _PAGES_RANKED = (
     "SELECT p.slug, p.title, p.body, NULL AS chunk, "
-    f"ts_rank('{{{','.join(map(str, RANK_WEIGHTS))}}}'::real[], p.search, q, 1) AS rank, p.owner "
-    "FROM pages p, to_tsquery('simple', ?) q WHERE p.search @@ q AND p.source_id = ? AND p.deleted_at IS NULL "
+    f"ts_rank('{{{{{','.join(map(str, RANK_WEIGHTS))}}}}}'::real[], w.v, q, 1) AS rank, p.owner "
+    "FROM pages p CROSS JOIN to_tsquery('simple', ?) q CROSS JOIN LATERAL (SELECT {vector} AS v) w "
+    "WHERE p.search @@ q AND w.v @@ q AND p.source_id = ? AND p.deleted_at IS NULL "
     "AND (? OR p.visibility = 'world') ORDER BY rank DESC, p.id LIMIT ?"
 )
 

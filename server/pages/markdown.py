@@ -591,7 +591,13 @@ def fenced_body(body: str, *, include_private: bool) -> str:
 
 
 def without_private_rows(body: str) -> str:
-    """The page as an untrusted reader may see it: every line kept but the private facts-fence rows."""
+    """The page as an untrusted reader may see it: every line kept but the private facts-fence rows.
+
+    It is also the text an untrusted caller's keyword ranking reads (brain/page_search.py): SQLite
+    calls it as `memverbs_world_body`, Postgres runs a PL/pgSQL twin of it (postgres_schema.py) that
+    tests hold to it, so a change to what a private row is changes both."""
+    if "[private]" not in body.lower():
+        return body  # no row can start `[private]`: the whole page is world text (most pages)
     return "".join(line for line, _, private in _classified(body, keepends=True) if not private)
 
 

@@ -120,13 +120,15 @@ class Dialect:
         """The parameters the ranked statements begin with for `query`; None when it matches nothing."""
         raise NotImplementedError
 
-    def facts_ranked(self, where: str, terms: tuple[object, ...]) -> str:
+    def facts_ranked(self, where: str, terms: tuple[object, ...], world: bool) -> str:
         """The facts `where` allows that hold a query term, best BM25 first (`score`, higher is
         better), ties newest first. Parameters: `terms` (what `ranked_terms` gave, which the
-        statement may be written for), the where's, the limit."""
+        statement may be written for), the where's, the limit. With `world` (a caller reading
+        world facts only) BM25's corpus is the world facts alone: no private fact counts in how
+        rare a word is or how long facts are, so none moves what the caller gets."""
         raise NotImplementedError
 
-    def facts_ranked_in_index(self, where: str) -> str | None:
+    def facts_ranked_in_index(self, where: str, world: bool) -> str | None:
         """`facts_ranked` ranking in the full-text index alone, then reading only the best
         matches' rows (each with `matched`, how many the index matched, at most its share);
         None where the index cannot rank alone. Parameters: `ranked_terms`, how many matches to
@@ -134,10 +136,11 @@ class Dialect:
         raise NotImplementedError
 
     def facts_matching(
-        self, query: SearchQuery, where: str, args: list[object], limit: int
+        self, query: SearchQuery, where: str, args: list[object], limit: int, world: bool
     ) -> tuple[str, list[object]] | None:
         """The statement and its parameters reading the facts `where` (over `facts f`) allows that
-        match `query`, best first; None when the query matches nothing."""
+        match `query`, best first (with `world`, ranked over the world facts alone); None when the
+        query matches nothing."""
         raise NotImplementedError
 
     # -- browse ------------------------------------------------------------------------------------

@@ -115,26 +115,29 @@ class SqliteDialect(Dialect):
     def ranked_terms(self, query: SearchQuery) -> tuple[object, ...] | None:
         return (fts5_match(query),) if query.terms else None
 
-    def facts_ranked(self, where: str, terms: tuple[object, ...]) -> str:
+    def facts_ranked(self, where: str, terms: tuple[object, ...], world: bool) -> str:
+        index = _facts_index(world)
         return (
-            f"SELECT {FACT_COLS}, -bm25(facts_fts) AS score FROM facts_fts JOIN facts ON facts.id = facts_fts.rowid "
-            f"WHERE facts_fts MATCH ? AND {where} ORDER BY bm25(facts_fts), id DESC LIMIT ?"
+            f"SELECT {FACT_COLS}, -bm25({index}) AS score FROM {index} JOIN facts ON facts.id = {index}.rowid "
+            f"WHERE {index} MATCH ? AND {where} ORDER BY bm25({index}), id DESC LIMIT ?"
         )
 
-    def facts_ranked_in_index(self, where: str) -> str | None:
+    def facts_ranked_in_index(self, where: str, world: bool) -> str | None:
+        index = _facts_index(world)
         return (
             f"SELECT {FACT_COLS}, -hits.score AS score, hits.matched AS matched FROM (SELECT rowid, score, "
-            f"count(*) OVER () AS matched FROM (SELECT rowid, bm25(facts_fts) AS score FROM facts_fts "
-            f"WHERE facts_fts MATCH ? ORDER BY score, rowid DESC LIMIT ?)) hits JOIN facts ON facts.id = hits.rowid "
+            f"count(*) OVER () AS matched FROM (SELECT rowid, bm25({index}) AS score FROM {index} "
+            f"WHERE {index} MATCH ? ORDER BY score, rowid DESC LIMIT ?)) hits JOIN facts ON facts.id = hits.rowid "
             f"WHERE {where} ORDER BY hits.score, id DESC LIMIT ?"
         )
 
     def facts_matching(
-        self, query: SearchQuery, where: str, args: list[object], limit: int
+        self, query: SearchQuery, where: str, args: list[object], limit: int, world: bool
     ) -> tuple[str, list[object]] | None:
+        index = _facts_index(world)
         return (
-            f"SELECT {FACT_COLS_F} FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid "
-            f"WHERE facts_fts MATCH ? AND {where} ORDER BY bm25(facts_fts) LIMIT ?",
+            f"SELECT {FACT_COLS_F} FROM {index} JOIN facts f ON f.id = {index}.rowid "
+            f"WHERE {index} MATCH ? AND {where} ORDER BY bm25({index}) LIMIT ?",
             [fts5_match(query), *args, limit],
         )
 
@@ -177,6 +180,12 @@ def _index(rows_of: int | None, allow_private: bool) -> str:
     caller who may read some private material (its own rows, or private pages through
     search.remote_private_pages) ranks over all of it."""
     return "pages_world_fts" if rows_of is None and not allow_private else "pages_fts"
+
+
+def _facts_index(world: bool) -> str:
+    """The facts index a ranking reads: for world facts only, the one that holds only them
+    (sqlite_schema.WORLD_INDEX), so bm25's statistics count no private fact."""
+    return "facts_world_fts" if world else "facts_fts"
 
 
 _PAGES_RANKED = (

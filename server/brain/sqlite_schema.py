@@ -91,7 +91,8 @@ FOLDER_IDENTITY = """
 """
 
 
-# The world view of the pages, for untrusted callers' keyword ranking (brain/page_search.py). FTS5's
+# The world view of the pages and facts, for untrusted callers' keyword ranking (brain/page_search.py,
+# facts_store.facts_ranked; the facts' is read by sqlite_fact_rank.py too). FTS5's
 # bm25 reads the whole index's statistics (how many pages hold a word, how long pages are) and every
 # word of a matched page, so ranking over pages_fts would let a private row's words, or a private
 # page's, move a world page up or down: an oracle. This index holds what such a caller can read and
@@ -114,6 +115,10 @@ def register(db: sqlite3.Connection) -> None:
 
 
 _LIVE_WORLD = "new.visibility = 'world' AND new.deleted_at IS NULL"
+# The world facts' index holds no text of its own (external content: the facts' terms): a row leaves
+# it with the terms it was indexed with, which the trigger has (old.search_terms).
+_ADD_FACT = "INSERT INTO facts_world_fts (rowid, search_terms) SELECT new.id, new.search_terms;"
+_DROP_FACT = "INSERT INTO facts_world_fts (facts_world_fts, rowid, search_terms) SELECT 'delete', old.id, old.search_terms;"
 _ADD_WORLD = (f"INSERT INTO pages_world_fts (rowid, title, body) SELECT new.id, new.title, {WORLD_BODY_FUNCTION}(new.body) "
               f"WHERE {_LIVE_WORLD};")
 WORLD_INDEX = f"""
@@ -124,4 +129,11 @@ WORLD_INDEX = f"""
             DELETE FROM pages_world_fts WHERE rowid = old.id; {_ADD_WORLD} END;
         INSERT INTO pages_world_fts (rowid, title, body)
             SELECT id, title, {WORLD_BODY_FUNCTION}(body) FROM pages WHERE visibility = 'world' AND deleted_at IS NULL;
+        CREATE VIRTUAL TABLE facts_world_fts USING fts5(search_terms, content='facts', content_rowid='id', tokenize='ascii');
+        CREATE VIEW facts_world AS SELECT id, search_terms FROM facts WHERE visibility = 'world';
+        CREATE TRIGGER facts_world_fts_ai AFTER INSERT ON facts WHEN new.visibility = 'world' BEGIN {_ADD_FACT} END;
+        CREATE TRIGGER facts_world_fts_ad AFTER DELETE ON facts WHEN old.visibility = 'world' BEGIN {_DROP_FACT} END;
+        CREATE TRIGGER facts_world_fts_au AFTER UPDATE OF visibility, search_terms ON facts BEGIN
+            {_DROP_FACT.replace(";", " WHERE old.visibility = 'world';")} {_ADD_FACT.replace(";", " WHERE new.visibility = 'world';")} END;
+        INSERT INTO facts_world_fts (rowid, search_terms) SELECT id, search_terms FROM facts WHERE visibility = 'world';
 """

@@ -114,6 +114,7 @@ class OAuthServer:
         self.token_handler = TokenHandler(self.provider, self.authenticator)
         self.registration = RegistrationHandler(self.provider, registration)
         self.paces = limits.Paces()
+        self.consent = Consent(config, run)
         prm = cors_middleware(ProtectedResourceMetadataHandler(self.resource_metadata).handle, ["GET", "OPTIONS"])
         routes = [
             Route(urlsplit(self.resource_metadata_url).path, endpoint=prm, methods=["GET", "OPTIONS"]),
@@ -121,7 +122,7 @@ class OAuthServer:
             Route("/.well-known/oauth-authorization-server",
                   endpoint=cors_middleware(MetadataHandler(self.metadata).handle, ["GET", "OPTIONS"]), methods=["GET", "OPTIONS"]),
             Route("/authorize", endpoint=self.authorize_endpoint(AuthorizationHandler(self.provider)), methods=["GET", "POST"]),
-            Route(CONSENT_PATH, endpoint=Consent(config, run).handle, methods=["GET", "POST"]),
+            Route(CONSENT_PATH, endpoint=self.consent.handle, methods=["GET", "POST"]),
             Route("/token", endpoint=cors_middleware(self.token, ["POST", "OPTIONS"]), methods=["POST", "OPTIONS"]),
             Route("/revoke", endpoint=cors_middleware(self.revoke, ["POST", "OPTIONS"]), methods=["POST", "OPTIONS"]),
         ]

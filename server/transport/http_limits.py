@@ -39,6 +39,7 @@ from memverbs.server.errors import MemverbsError
 from memverbs.server.transport.wire import MAX_FRAME_BYTES
 
 HEAD_TIMEOUT_S = 10.0
+READ_BYTES = 64 * 1024
 BODY_TIMEOUT_S = 30.0
 MAX_BODY_BYTES = MAX_FRAME_BYTES
 DRAIN_BYTES = MAX_BODY_BYTES  # how much of a refused body is read and dropped so its 413 is not lost
@@ -54,6 +55,7 @@ class HeadDeadlineProtocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        transport.max_size = READ_BYTES  # type: ignore[attr-defined]
         self._arm()
 
     def on_response_complete(self) -> None:

@@ -162,7 +162,13 @@ def wrong_login(server, client: Client) -> httpx.Response:
     return client.consent(asked.headers["location"], "not the owner password")
 
 
+def patient(server) -> None:
+    """Backoffs long enough that no test waits them out, however slow the machine."""
+    server.oauth.consent.logins.per_client.base_s = server.oauth.consent.logins.overall.base_s = 600.0
+
+
 def test_the_login_limit_holds_across_new_requests(server, runtime):
+    patient(server)
     owner.set_password(runtime.brain(), "the owner password, long")
     client = Client.register(server.base)
     statuses = [wrong_login(server, client).status_code for _ in range(7)]
@@ -177,9 +183,10 @@ def test_the_login_limit_holds_across_new_requests(server, runtime):
 
 
 def test_the_login_limit_holds_across_clients(server, runtime):
+    patient(server)
     owner.set_password(runtime.brain(), "the owner password, long")
     statuses = [wrong_login(server, Client.register(server.base)).status_code for _ in range(12)]
-    assert statuses[:10] == [401] * 10 and statuses[10] == 429, statuses
+    assert statuses[:10] == [401] * 10 and statuses[10:] == [429, 429], statuses
 
 
 def test_a_lockout_is_charged_before_the_check_so_a_burst_gets_one_guess():

@@ -80,6 +80,7 @@ class Consent:
         secret = str(form.get("owner_secret", ""))
         login = await self._login(pending, secret)
         if not isinstance(login, bool):
+            await asyncio.sleep(FAILED_LOGIN_DELAY_S)  # as long as a wrong login: a refusal is no quicker loop
             return self._page(pending, request_id, status=429, headers={"Retry-After": str(math.ceil(login))}, error=(
                 f"Too many wrong logins: passwords are not checked for the next {math.ceil(login)} s. "
                 "An approval code from `memverbs auth approve` works now."))
@@ -100,15 +101,15 @@ class Consent:
     async def _login(self, pending: Any, secret: str) -> bool | float:
         """True: `secret` is the owner's login; False: it is not; a float: the seconds before a
         password may be checked again for this client (nothing was checked)."""
-        if await self.run(lambda b: owner.spend_code(b, secret)):
+        if owner.could_be_code(secret) and await self.run(lambda b: owner.spend_code(b, secret)):
             return True
+        client_id = pending["client_id"]
+        wait = self.logins.admit(client_id)  # before anything more is read: a refused guess costs nothing else
+        if wait > 0:
+            return wait
         hashes = await self.run(owner.password_hashes)
         if not hashes:
             return False
-        client_id = pending["client_id"]
-        wait = self.logins.admit(client_id)
-        if wait > 0:
-            return wait
         if self._hashing is None:
             self._hashing = anyio.CapacityLimiter(HASH_WORKERS)
         if not await anyio.to_thread.run_sync(owner.password_ok, secret, hashes, limiter=self._hashing):

@@ -49,6 +49,7 @@ PACES: dict[str, tuple[tuple[int, float], tuple[int, float] | None]] = {
     "/revoke": ((120, 60.0), None),
 }
 
+REFUSAL_DELAY_S = 0.5  # a request refused for its pace waits this long for its 429: a tight loop gains nothing
 MAX_CLIENTS = 1000
 UNUSED_CLIENT_TTL_S = 86_400  # a registration that never got a token is forgotten after a day
 MAX_PENDING_PER_CLIENT = 20

@@ -47,6 +47,12 @@ def _normal_code(text: str) -> str:
     return text.strip().upper().replace("-", "").replace(" ", "")
 
 
+def could_be_code(secret: str) -> bool:
+    """Whether `secret` has an approval code's shape (typed loosely): anything else is never looked up."""
+    code = _normal_code(secret) if len(secret) <= 64 else ""
+    return len(code) == 12 and all(c in _ALPHABET for c in code)
+
+
 def hash_password(password: str) -> str:
     salt = secrets.token_bytes(16)
     key = hashlib.scrypt(password.encode("utf-8"), salt=salt, dklen=32, **_SCRYPT)
@@ -83,7 +89,7 @@ MAX_SECRET = 1024
 def spend_code(brain: Brain, secret: str) -> bool:
     """Is `secret` a live approval code? It is spent by the check that accepts it. Cheap: one SHA-256."""
     now = now_ms()
-    if not secret or len(secret) > MAX_SECRET:
+    if not could_be_code(secret):
         return False
     code = digest(_normal_code(secret))
     for row in brain.oauth_owner_secrets("approval_code", now):

@@ -25,6 +25,7 @@ import json
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+import anyio
 from mcp.server.auth.handlers.authorize import AuthorizationHandler
 from mcp.server.auth.handlers.metadata import MetadataHandler, ProtectedResourceMetadataHandler
 from mcp.server.auth.handlers.register import RegistrationHandler
@@ -140,14 +141,15 @@ class OAuthServer:
     def body_limit(self, path: str) -> int:
         return limits.body_limit(path)
 
-    def admit(self, scope: Scope) -> tuple[int, dict, list[tuple[bytes, bytes]]] | None:
+    async def admit(self, scope: Scope) -> tuple[int, dict, list[tuple[bytes, bytes]]] | None:
         """What the gate refuses from a request's head besides its size, before its body is read: a
-        source, or everyone, over the route's pace (429). None admits it."""
+        source, or everyone, over the route's pace (429, after limits.REFUSAL_DELAY_S). None admits it."""
         path = scope["path"]
         if scope["method"] in ("OPTIONS", "HEAD"):
             return None  # CORS preflights: nothing read, stored or hashed
         wait = self.paces.wait(path, http_limits.peer(scope))
         if wait > 0:
+            await anyio.sleep(min(wait, limits.REFUSAL_DELAY_S))
             seconds = max(1, round(wait))
             return 429, {"error": "temporarily_unavailable", "error_description": (
                 f"Too many requests to {path}; try again in {seconds} s.")}, [(b"retry-after", str(seconds).encode())]

@@ -193,7 +193,7 @@ class RemoteBrainApp:
         oauth_route = self.oauth is not None and self.oauth.owns(scope["path"]) and self.origins.host_ok(_header(scope, b"host"))
         limit = self.oauth.body_limit(scope["path"]) if oauth_route and self.oauth is not None else http_limits.MAX_BODY_BYTES
         if oauth_route and self.oauth is not None:
-            refusal = (413, _too_large(limit), []) if http_limits.declared_size(scope) > limit else self.oauth.admit(scope)
+            refusal = (413, _too_large(limit), []) if http_limits.declared_size(scope) > limit else await self.oauth.admit(scope)
         else:
             refusal = await self.admit(scope)
         if refusal is not None:

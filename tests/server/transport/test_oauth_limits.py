@@ -265,3 +265,12 @@ def test_revocation_answers_200_for_what_it_does_not_know_and_refuses_what_is_no
     assert no_client.status_code == 401 and no_client.json()["error"] == "invalid_client"
     no_token = httpx.post(f"{server.base}/revoke", data={"client_id": client.client_id}, timeout=10)
     assert no_token.status_code == 400 and no_token.json()["error"] == "invalid_request"
+
+
+def test_a_huge_request_line_is_refused_not_served(server):
+    """A query string no client library would send (100 KB): refused by the HTTP layer, never a 5xx."""
+    head = f"GET /authorize?client_id={'x' * 100_000} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
+    with socket.create_connection(("127.0.0.1", port_of(server)), timeout=5) as s:
+        s.sendall(head)
+        answer = s.recv(65536)
+    assert answer == b"" or answer.startswith((b"HTTP/1.1 4",)), answer[:100]

@@ -14,6 +14,11 @@ row lifts the page for the right word only: 4 of 4. One that ranks as if the
 row did not exist gives the same order for every candidate, and the guess is
 chance (1 in 4). Also counted: queries whose answer differed between
 candidates at all (0 when nothing leaks).
+
+And what the world view costs a write on SQLite (`--cost-pages`, 0 skips it):
+`put_page` (400-word pages with a private row) and `remember`, in process,
+on two brains written in turn — one with the world-view indexes' triggers, one
+with them dropped — so both see the same machine.
 """
 
 from __future__ import annotations
@@ -107,7 +112,49 @@ def run_backend(backend: str, trials: int, seed: int) -> dict:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def markdown(m: dict, rows: list[dict]) -> str:
+WORLD_TRIGGERS = ("pages_world_fts_ai", "pages_world_fts_au", "pages_world_fts_ad", "facts_world_fts_ai",
+                  "facts_world_fts_au", "facts_world_fts_ad")
+
+
+def write_cost(pages: int) -> dict:
+    """put_page and remember p50 (ms) with the world view's triggers and without, interleaved."""
+    import statistics  # noqa: PLC0415
+
+    from benchmarks.corpus import init_home  # noqa: PLC0415
+    from memverbs.server.home import Home  # noqa: PLC0415
+    from memverbs.server.runtime import Runtime  # noqa: PLC0415
+
+    rng = random.Random(1)
+    words = [f"w{i}" for i in range(3000)]
+    tmp = Path(tempfile.mkdtemp(prefix="memverbs-oracle-cost-"))
+    runtimes = {}
+    try:
+        for name in ("with", "without"):
+            init_home(tmp / name)
+            runtimes[name] = Runtime(Home(tmp / name))
+        for trigger in WORLD_TRIGGERS:
+            runtimes["without"].brain().db.execute(f"DROP TRIGGER {trigger}")
+        times: dict[str, dict[str, list[float]]] = {k: {"put_page": [], "remember": []} for k in runtimes}
+        for i in range(pages):
+            body = (f"# P{i}\n" + " ".join(rng.choice(words) for _ in range(400)) +
+                    "\n<!-- facts -->\n- a row\n- [private] hidden words\n<!-- /facts -->\n")
+            fact = f"fact {i} " + " ".join(rng.choice(words) for _ in range(8))
+            for name in (("with", "without") if i % 2 else ("without", "with")):
+                local = runtimes[name].local_dispatcher()
+                for verb, args in (("put_page", {"slug": f"notes/p{i}", "content": body}),
+                                   ("remember", {"fact": fact, "provenance": "t", "entity": f"notes/p{i}"})):
+                    t0 = time.perf_counter()
+                    assert not local.call(verb, args).is_error
+                    times[name][verb].append((time.perf_counter() - t0) * 1000)
+        return {name: {verb: round(statistics.median(v), 2) for verb, v in by.items()} for name, by in times.items()} | {
+            "pages": pages, "load_average_1m": round(os.getloadavg()[0], 1)}
+    finally:
+        for runtime in runtimes.values():
+            runtime.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def markdown(m: dict, rows: list[dict], cost: dict | None = None) -> str:
     lines = [
         BEGIN,
         "## Ranking oracle: guessing a private row through search order (`python -m benchmarks.ranking_oracle`)",
@@ -127,8 +174,18 @@ def markdown(m: dict, rows: list[dict]) -> str:
         "vector without its private rows), so every candidate gets the same answer and the guess is chance. "
         "tests/server/verbs/test_ranking_oracle.py holds it as a property on both backends (pages and facts, "
         "hypothesis): an untrusted caller's answers equal those of the same brain without its private material.",
-        END,
     ]
+    if cost:
+        lines += [
+            "",
+            f"What it costs a write on SQLite ({cost['pages']} pages of 400 words with a private row, and a fact each, "
+            "in process on two brains written in turn, 1-minute load "
+            f"{cost['load_average_1m']}: a loaded machine): `put_page` p50 {cost['with']['put_page']} ms with the "
+            f"world-view indexes, {cost['without']['put_page']} ms without; `remember` p50 {cost['with']['remember']} ms "
+            f"and {cost['without']['remember']} ms. The page's world text is indexed a second time (its own copy: "
+            "about the page's text again on disk); a page without a private row skips the line walk.",
+        ]
+    lines.append(END)
     return "\n".join(lines)
 
 
@@ -137,12 +194,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trials", type=int, default=24)
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--cost-pages", type=int, default=600)
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
     rows = [run_backend(b, args.trials, args.seed) for b in args.backends.split(",")]
-    print(json.dumps(rows, indent=2))
+    cost = write_cost(args.cost_pages) if args.cost_pages else None
+    print(json.dumps({"oracle": rows, "write_cost": cost}, indent=2))
     if not args.no_write:
-        replace_section(BEGIN, END, markdown(machine(), rows))
+        replace_section(BEGIN, END, markdown(machine(), rows, cost))
     return 0 if all(r["answers_differed"] == 0 for r in rows) else 1
 
 

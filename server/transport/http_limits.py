@@ -26,6 +26,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -39,7 +40,7 @@ from memverbs.server.errors import MemverbsError
 from memverbs.server.transport.wire import MAX_FRAME_BYTES
 
 HEAD_TIMEOUT_S = 10.0
-READ_BYTES = 64 * 1024
+READ_BYTES = 64 * 1024  # what one read of a connection takes from its socket
 BODY_TIMEOUT_S = 30.0
 MAX_BODY_BYTES = MAX_FRAME_BYTES
 DRAIN_BYTES = MAX_BODY_BYTES  # how much of a refused body is read and dropped so its 413 is not lost
@@ -55,7 +56,11 @@ class HeadDeadlineProtocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        transport.max_size = READ_BYTES  # type: ignore[attr-defined]
+        # asyncio's socket transport reads 256 KiB at a time, and each of 400 uploads in flight at once
+        # held that (200 MB); a smaller read costs a large body a few more calls. (uvloop's transport,
+        # where installed, has its own buffer and no such attribute: it keeps it.)
+        with contextlib.suppress(AttributeError):
+            transport.max_size = READ_BYTES  # type: ignore[attr-defined]
         self._arm()
 
     def on_response_complete(self) -> None:

@@ -106,12 +106,15 @@ WORLD_BODY_FUNCTION = "memverbs_world_body"
 
 def register(db: sqlite3.Connection) -> None:
     """The SQL functions the schema's triggers call, on this connection."""
+    db.create_function(WORLD_BODY_FUNCTION, 1, _world_body, deterministic=True)
+
+
+def _world_body(body: str | None) -> str | None:
+    # Imported when a page is written or searched, not when a brain is opened: a hook opens one and
+    # reads, and must not pay for the page reader's modules.
     from memverbs.server.pages.markdown import without_private_rows  # noqa: PLC0415
 
-    def world_body(body: str | None) -> str | None:
-        return None if body is None else without_private_rows(body)
-
-    db.create_function(WORLD_BODY_FUNCTION, 1, world_body, deterministic=True)
+    return None if body is None else without_private_rows(body)
 
 
 _LIVE_WORLD = "new.visibility = 'world' AND new.deleted_at IS NULL"

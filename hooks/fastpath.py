@@ -16,8 +16,9 @@ bounded without a timer (stdin by `select` within the deadline's first 40 %, SQL
 by a busy timeout of at most 200 ms and a fifth of the deadline); the runner it hands over to gets
 what is left of the same budget.
 
-It also owns the runner's two cheap primitives, so they have one home: reading stdin
-within a deadline, and the hooks-log line.
+It also owns the runner's cheap primitives, so they have one home: when the process
+began (`process_started`: a hook's deadline counts from there), reading stdin within a
+deadline, and the hooks-log line.
 """
 
 from __future__ import annotations
@@ -82,16 +83,33 @@ def deadline_s(args: dict) -> float:
         return DEFAULT_DEADLINE_MS / 1000
 
 
+def process_started() -> float:
+    """When this process began, on the time.monotonic() clock: a harness waits from the moment it
+    started the hook, so the interpreter's own start (a few hundred ms on a loaded machine, before
+    any line of memverbs runs) is on the deadline's clock too. Linux says when (/proc/self/stat's
+    start time, 10 ms ticks after boot); elsewhere it is now."""
+    now = time.monotonic()
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()  # after the command name, which may hold anything
+        ticks = int(fields[19])  # field 22, starttime
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return now
+    return now - min(max(0.0, age), MAX_DEADLINE_MS / 1000)
+
+
 def read_raw_stdin(deadline: float) -> bytes:
-    """At most MAX_STDIN bytes, waiting no later than `deadline` (a monotonic time)."""
+    """At most MAX_STDIN bytes, waiting no later than `deadline` (a monotonic time); what is already
+    there is read even past it (a slow interpreter start can spend the window before the first look)."""
     if sys.stdin is None or sys.stdin.closed or sys.stdin.isatty():
         return b""
     chunks: list[bytes] = []
     size = 0
     fd = sys.stdin.fileno()
     while size < MAX_STDIN:
-        wait = deadline - time.monotonic()
-        if wait <= 0 or not select.select([fd], [], [], wait)[0]:
+        wait = max(0.0, deadline - time.monotonic())
+        if not select.select([fd], [], [], wait)[0]:
             break
         chunk = os.read(fd, 65536)
         if not chunk:

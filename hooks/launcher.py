@@ -60,7 +60,12 @@ def main() -> None:
     """Run the hook named by argv: the kill switch, then the fast path (an unchanged heartbeat needs none
     of the runner's imports), then the runner. Whatever goes wrong outside the runner's own boundary,
     the hook exits 0 and prints nothing."""
-    started = time.monotonic()
+    try:
+        from memverbs.hooks.fastpath import process_started  # noqa: PLC0415
+
+        started = process_started()  # the harness has waited since it started this process
+    except BaseException:  # noqa: BLE001 - as below: a broken install must not break the session
+        started = time.monotonic()
     args = sys.argv[1:]
     if args[:1] == [MARKER]:
         args = args[1:]
@@ -83,9 +88,9 @@ def main() -> None:
         done, stdin, changed = answer_unchanged(args, started)
         if done:
             raise SystemExit(0)
-        from memverbs.hooks.runner import run_hook  # noqa: PLC0415
+        from memverbs.hooks.runner import exit_now, run_hook  # noqa: PLC0415
     except SystemExit:
         raise
     except BaseException:  # noqa: BLE001 - a broken install must not break the session: the hook is silent
         raise SystemExit(0) from None
-    raise SystemExit(run_hook(args, started, stdin, changed))
+    exit_now(run_hook(args, started, stdin, changed))

@@ -113,6 +113,11 @@ class VerbContext(Record):
         Only the page's writer may, through a trusted client or a read:private token."""
         return self.caller.reads_private and page["owner"] == self.person()
 
+    def rows_reader(self) -> int | None:
+        """The person whose private facts-fence rows this caller may read (`private_rows_of`), or None:
+        nobody's. Searches rank every other page as if its private rows did not exist."""
+        return self.person() if self.caller.reads_private else None
+
     @property
     def pages_private_ok(self) -> bool:
         """May this caller read private pages? Fail closed for anyone untrusted without read:private."""

@@ -160,14 +160,30 @@ def test_percentile_definition():
     assert verbs.percentiles(samples)["p99_ms"] == 99.0 and verbs.percentiles(samples)["p50_ms"] == 50.0
 
 
-def test_unauthenticated_uploads_benchmark_gets_every_401(monkeypatch):
+def test_unauthenticated_requests_benchmark_gets_its_answers(monkeypatch):
     from benchmarks import http_unauth
 
     monkeypatch.setattr(http_unauth, "UPLOAD_BYTES", 512 * 1024)
-    monkeypatch.setattr(http_unauth, "settle", lambda pid, seconds=1.0: http_unauth.rss_mb(pid))
-    report = http_unauth.run(4)
-    assert report["sequential"]["outcomes"] == {"401": 4} and report["concurrent"]["outcomes"] == {"401": 4}
-    assert report["rss_mb"]["at_rest"] > 0
+    report = http_unauth.run([4], ["/mcp", "/register"], 2)
+    assert [b["outcomes"] for b in report["bursts"]] == [{"401": 4}, {"413": 4}]  # /mcp from the token; /register its cap
+    regs = report["registrations"]
+    assert regs["outcomes"] == {"largest allowed": {"201": 2}, "3.9 MB name": {"413": 2}} and regs["clients_stored"] == 2
+    assert report["rss_at_rest_mb"] > 0 and all(b["peak_mb"] > 0 for b in report["bursts"])
+
+
+def test_the_login_storm_and_the_oracle_render_their_sections():
+    from benchmarks import http_auth, ranking_oracle
+
+    m = {"date": "now", "nproc": 2, "python": "3.11", "load_average_1m": 1.0}
+    storm = {"guessers": 32, "seconds": 20.0, "idle": {"n": 200, "p50_ms": 15.0, "p95_ms": 30.0}, "storms": {
+        "one client": {"idle": {"n": 200, "p50_ms": 15.0, "p95_ms": 30.0}, "recall": {"n": 900, "p50_ms": 18.0,
+                       "p95_ms": 40.0, "p50_vs_idle": 1.2}, "answers": {"401": 5, "429": 3000},
+                       "wait_ms": {"401": {"n": 5, "p50": 600.0, "p95": 700.0}, "429": {"n": 3000, "p50": 3.0, "p95": 9.0}}}}}
+    text = http_auth.storm_markdown(m, storm)
+    assert text.startswith(http_auth.STORM_BEGIN) and text.endswith(http_auth.STORM_END) and "| one client | 15.0 | 900 |" in text
+    rows = [{"backend": "sqlite", "trials": 24, "right": 6, "chance": 6.0, "answers_differed": 0}]
+    text = ranking_oracle.markdown(m, rows)
+    assert text.startswith(ranking_oracle.BEGIN) and "| sqlite | 24 | 6 | 6.0 | 0 |" in text
 
 
 def test_pack_quality_reads_a_pack_line_by_line_and_renders():

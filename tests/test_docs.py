@@ -64,3 +64,29 @@ def test_the_architecture_map_names_every_storage_module_and_no_gone_one():
     present = {p.name for p in (ROOT / "server" / "brain").glob("*.py") if p.name != "__init__.py"}
     assert sorted(present - named) == [], "modules the map does not name"
     assert sorted(named - present) == [], "names in the map with no module"
+
+
+def test_the_oauth_routes_limits_are_documented_as_they_are():
+    """docs/remote.md, "Limits on the OAuth routes", says the numbers server/oauth/limits.py holds."""
+    from memverbs.server.oauth import consent, limits
+    from memverbs.server.oauth.limits import Logins
+
+    text = (ROOT / "docs" / "remote.md").read_text(encoding="utf-8")
+    section = text[text.index("### Limits on the OAuth routes"):text.index("### Serving it behind TLS")]
+    per = {3600.0: "an hour", 60.0: "a minute"}
+    said = [f"{limits.FORM_BODY_BYTES // 1024} KiB", f"{limits.REGISTRATION_BODY_BYTES // 1024} KiB",
+            f"{limits.MAX_CLIENTS:,} live clients", f"{limits.MAX_PENDING_PER_CLIENT}\n  wait per client",
+            f"{limits.MAX_PENDING} in all", f"{limits.MAX_TEXT['client_name']} characters", f"{limits.MAX_URL:,}",
+            f"{limits.MAX_LIST['redirect_uris'][0]}\n  `redirect_uris`", f"{limits.MAX_LIST['contacts'][0]} `contacts`",
+            f"{limits.MAX_JWKS_BYTES // 1024} KiB", "pool of one thread" if consent.HASH_WORKERS == 1 else "?"]
+    for path, (mine, everyone) in limits.PACES.items():
+        said.append(f"{mine[0]} {per[mine[1]]}" if path != "/consent" else f"{mine[0]} {per[mine[1]]} per address")
+        if everyone:
+            said.append(f"{everyone[0]}")
+    logins = Logins()
+    for backoff in (logins.per_client, logins.overall):
+        said += [f"({backoff.free}, then", f"{backoff.base_s:g} s doubling"]
+    said += ["up to\n  15 min", "up to 60 s"] if (logins.per_client.cap_s, logins.overall.cap_s) == (900.0, 60.0) else ["?"]
+    flat = " ".join(section.split())
+    missing = [s for s in said if " ".join(s.split()) not in flat]
+    assert missing == []

@@ -61,13 +61,18 @@ def _cli_name(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    called_as_program = argv is None
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["hook"] and not {"-h", "--help"} & set(argv[1:]):
         # The hook path is started by a harness on every session and heartbeat:
         # it skips argparse and every other command's imports.
-        from memverbs.hooks.runner import run_hook  # noqa: PLC0415
+        from memverbs.hooks.fastpath import process_started  # noqa: PLC0415
+        from memverbs.hooks.runner import exit_now, run_hook  # noqa: PLC0415
 
-        return run_hook(argv[1:])
+        code = run_hook(argv[1:], process_started())  # the deadline counts from the process's start
+        if called_as_program:
+            exit_now(code)  # no interpreter teardown: it is on the harness's clock too
+        return code
     from memverbs.cli.parser import build_parser  # noqa: PLC0415 - argparse's tree, not the hook's
 
     parser = build_parser()

@@ -54,17 +54,19 @@ class Dialect:
         nothing can match it."""
         raise NotImplementedError
 
-    def pages_ranked(self, snippets: bool) -> str:
+    def pages_ranked(self, snippets: bool, rows_of: int | None, allow_private: bool) -> str:
         """The pages matching a `text_match`, best first, as rows (slug, title, body, chunk, rank,
         owner); parameters (match, source, allow_private, limit). With `snippets` the chunk is the
-        body around the terms, cut by the statement or else by `page_hits`."""
+        body around the terms, cut by the statement or else by `page_hits`. Ranked as if no private
+        row existed but the person `rows_of`'s (None: nobody's; page_search.py says why)."""
         raise NotImplementedError
 
-    # The same ranking read from the full-text index alone, where the index ranks apart from the
-    # table (the table's rows read only for the best): rows (slug, title, body, chunk, rank,
-    # owner, matched), parameters (match, limit × 4, source, allow_private, limit); None where the
-    # index lives in the table's rows.
-    pages_ranked_in_index: str | None = None
+    def pages_ranked_in_index(self, rows_of: int | None, allow_private: bool) -> str | None:
+        """The same ranking read from the full-text index alone, where the index ranks apart from
+        the table (the table's rows read only for the best): rows (slug, title, body, chunk, rank,
+        owner, matched), parameters (match, limit × 4, source, allow_private, limit); None where
+        the index lives in the table's rows."""
+        return None
 
     def page_hits(self, rows: list[Row], query: SearchQuery, snippets: bool) -> list[Row]:
         """`pages_ranked`'s rows as keyword_search answers them (a snippet the statement did not cut)."""
@@ -118,13 +120,15 @@ class Dialect:
         """The parameters the ranked statements begin with for `query`; None when it matches nothing."""
         raise NotImplementedError
 
-    def facts_ranked(self, where: str, terms: tuple[object, ...]) -> str:
+    def facts_ranked(self, where: str, terms: tuple[object, ...], world: bool) -> str:
         """The facts `where` allows that hold a query term, best BM25 first (`score`, higher is
         better), ties newest first. Parameters: `terms` (what `ranked_terms` gave, which the
-        statement may be written for), the where's, the limit."""
+        statement may be written for), the where's, the limit. With `world` (a caller reading
+        world facts only) BM25's corpus is the world facts alone: no private fact counts in how
+        rare a word is or how long facts are, so none moves what the caller gets."""
         raise NotImplementedError
 
-    def facts_ranked_in_index(self, where: str) -> str | None:
+    def facts_ranked_in_index(self, where: str, world: bool) -> str | None:
         """`facts_ranked` ranking in the full-text index alone, then reading only the best
         matches' rows (each with `matched`, how many the index matched, at most its share);
         None where the index cannot rank alone. Parameters: `ranked_terms`, how many matches to
@@ -132,10 +136,11 @@ class Dialect:
         raise NotImplementedError
 
     def facts_matching(
-        self, query: SearchQuery, where: str, args: list[object], limit: int
+        self, query: SearchQuery, where: str, args: list[object], limit: int, world: bool
     ) -> tuple[str, list[object]] | None:
         """The statement and its parameters reading the facts `where` (over `facts f`) allows that
-        match `query`, best first; None when the query matches nothing."""
+        match `query`, best first (with `world`, ranked over the world facts alone); None when the
+        query matches nothing."""
         raise NotImplementedError
 
     # -- browse ------------------------------------------------------------------------------------

@@ -279,11 +279,12 @@ class FactStore(Store):
         where, args = self.fact_where(source, f)
         # The same ranking and scores as the statements below, where the backend computes them in
         # this process (SQLite: sqlite_fact_rank.py); None: the statements rank.
-        ranked = self.facts_ranked_in_process(query.terms, where, args, FACT_COLS, limit=limit, among=among)
+        world = f.world_only  # BM25 over the world facts alone: no private fact moves a world caller's ranking
+        ranked = self.facts_ranked_in_process(query.terms, where, args, FACT_COLS, limit=limit, among=among, world=world)
         if ranked is not None:
             return ranked
         if among is None:
-            in_index = self.dialect.facts_ranked_in_index(where)
+            in_index = self.dialect.facts_ranked_in_index(where, world)
             if in_index is not None:
                 # Most of the best matches pass the arm's filter (one source, active, world): rank in
                 # the index alone and read only the best rows. When the index matched fewer than it
@@ -296,7 +297,7 @@ class FactStore(Store):
             only, ids = self.dialect.any_of("id", among)
             where += f" AND {only}"
             args.extend(ids)
-        return self.query(self.dialect.facts_ranked(where, terms), (*terms, *args, limit))
+        return self.query(self.dialect.facts_ranked(where, terms, world), (*terms, *args, limit))
 
     def facts_among(self, source: str, f: FactFilter, ids: list[int]) -> list[Row]:
         """Those of `ids` the arm `f` allows (any order)."""
@@ -323,5 +324,5 @@ class FactStore(Store):
         if until is not None:
             where.append("f.valid_from <= ?")
             args.append(until)
-        statement = self.dialect.facts_matching(query, " AND ".join(where), args, limit)
+        statement = self.dialect.facts_matching(query, " AND ".join(where), args, limit, world_only)
         return [] if statement is None else self.query(*statement)

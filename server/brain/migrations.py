@@ -68,6 +68,27 @@ def fill_fact_terms(conn: Any) -> None:
                      [(index_text(r[1]), restatement_key(r[1]), r[0]) for r in rows])
 
 
+def private_behind_a_blank_line(conn: Any) -> None:
+    """Pages whose frontmatter came after a byte-order mark or a blank line were read as having none,
+    so a `visibility: private` there was lost and the page stored world-visible (markdown.FRONTMATTER
+    reads them now): each is made private, as its writer said. Nothing else of them changes until
+    they are written again."""
+    from memverbs.server.pages.markdown import PageFormatError, parse_page  # noqa: PLC0415
+
+    starts = ("\ufeff", "\n", "\r", " ", "\t")
+    rows = conn.execute("SELECT id, coalesce(markdown, body) FROM pages WHERE visibility = 'world' AND "
+                        f"substr(coalesce(markdown, body), 1, 1) IN ({', '.join('?' for _ in starts)})", starts).fetchall()
+    meant: list[tuple[int]] = []
+    for page_id, text in rows:
+        try:
+            if parse_page(text).visibility == "private":
+                meant.append((page_id,))
+        except PageFormatError:
+            continue  # it cannot be read now either: a write of it will be refused, it stays as it is
+    if meant:
+        conn.executemany("UPDATE pages SET visibility = 'private' WHERE id = ?", meant)
+
+
 MIGRATIONS: tuple[Step, ...] = (
     Step("0001_core_tables", sqlite=(schema.CORE_TABLES,), postgres=(schema.CORE_TABLES, pg.LINKS_FROM)),
     Step("0002_keyword_index", sqlite=(sq.KEYWORD_INDEX,), postgres=(pg.KEYWORD_INDEX,)),
@@ -95,6 +116,11 @@ MIGRATIONS: tuple[Step, ...] = (
     # FTS5 keeps no pending list and its own totals: only Postgres's GIN index is told to take new
     # facts at once, and only Postgres keeps BM25's corpus totals in a table.
     Step("0020_fact_ranking", sqlite=(), postgres=(pg.FACT_INDEX_DIRECT, pg.FACT_TOTALS)),
+    # The world view: what an untrusted caller's keyword ranking reads (brain/page_search.py), and the
+    # privacy a frontmatter behind a blank line declared.
+    Step("0022_world_view", sqlite=(sq.WORLD_INDEX, private_behind_a_blank_line),
+         postgres=(pg.WORLD_SEARCH, "ALTER TABLE pages NO FORCE ROW LEVEL SECURITY", private_behind_a_blank_line,
+                   "ALTER TABLE pages FORCE ROW LEVEL SECURITY")),
 )
 
 

@@ -56,6 +56,17 @@ class OAuthStore(Store):
                       (now, client_ref))
             return int(done)
 
+    def oauth_live_clients(self) -> int:
+        return int(self.aggregate("SELECT count(*) FROM oauth_clients WHERE revoked_at IS NULL")[0])
+
+    def oauth_forget_unused_clients(self, before: int) -> int:
+        """Delete the clients registered before `before` that never got a credential and were never used:
+        a registration nobody finished (a flood of them would otherwise stay, counted against the cap)."""
+        with self.write() as db:
+            return int(db.execute(
+                "DELETE FROM oauth_clients WHERE created_at < ? AND last_used_at IS NULL AND NOT EXISTS "
+                "(SELECT 1 FROM oauth_tokens t WHERE t.client_ref = oauth_clients.id)", (before,)).rowcount)
+
     def oauth_touch_client(self, client_ref: int, last_used_at: int | None, now: int) -> None:
         self.touch_last_used("oauth_clients", client_ref, last_used_at, now)
 
@@ -86,11 +97,23 @@ class OAuthStore(Store):
                 ids.append(new_id)
             return ids
 
-    def oauth_forget_expired(self, before: int) -> int:
-        """Delete credentials that expired before `before`: nothing can use them any more (every check
-        compares the expiry), and a replay of one is refused as unknown."""
+    def oauth_forget_expired(self, before: int, *, requests_before: int | None = None) -> int:
+        """Delete credentials that expired before `before` (consent requests: before `requests_before`,
+        when given): nothing can use them any more (every check compares the expiry), and a replay of
+        one is refused as unknown."""
         with self.write() as db:
-            return int(db.execute("DELETE FROM oauth_tokens WHERE expires_at < ?", (before,)).rowcount)
+            gone = db.execute("DELETE FROM oauth_tokens WHERE expires_at < ?", (before,)).rowcount
+            if requests_before is not None:
+                gone += db.execute("DELETE FROM oauth_tokens WHERE kind = 'request' AND expires_at < ?",
+                                   (requests_before,)).rowcount
+            return int(gone)
+
+    def oauth_pending(self, client_ref: int, now: int) -> tuple[int, int]:
+        """(this client's, everyone's) live consent requests: unanswered and unexpired."""
+        row = self.aggregate(
+            "SELECT count(*) FILTER (WHERE client_ref = ?), count(*) FROM oauth_tokens "
+            "WHERE kind = 'request' AND revoked_at IS NULL AND expires_at > ?", (client_ref, now))
+        return int(row[0]), int(row[1])
 
     def oauth_revoke_family(self, family: int, now: int) -> int:
         """End an authorization: every live credential descending from it."""

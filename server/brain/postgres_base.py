@@ -475,7 +475,7 @@ class PostgresBase(Store):
 
     def facts_ranked_in_process(
         self, terms: Sequence[str], where: str, args: list[object], columns: str, *, limit: int,
-        among: list[int] | None,
+        among: list[int] | None, world: bool = False,
     ) -> list[Row] | None:
         return None  # the server ranks (postgres_dialect's facts_ranked): a process keeps no postings
 

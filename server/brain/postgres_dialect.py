@@ -48,10 +48,15 @@ class PostgresDialect(Dialect):
     def text_match(self, query: SearchQuery) -> str | None:
         return tsquery(query)
 
-    def pages_ranked(self, snippets: bool) -> str:
+    def pages_ranked(self, snippets: bool, rows_of: int | None, allow_private: bool) -> str:
         # Rank normalisation 1 (÷ 1 + log length) stands in for bm25's preference for shorter pages.
         # The snippet is cut from the rows (`page_hits`): Postgres has no snippet() of its own.
-        return _PAGES_RANKED
+        # ts_rank reads a page's own vector only, so each page is ranked on the vector it would have
+        # without the private rows this caller may not read (postgres_schema.WORLD_SEARCH), matched
+        # on it too; the person's own pages keep theirs whole.
+        world = "memverbs_world_search(p.title, p.body, p.search)"
+        vector = world if rows_of is None else f"CASE WHEN p.owner = {int(rows_of)} THEN p.search ELSE {world} END"
+        return _PAGES_RANKED.format(vector=vector)
 
     def page_hits(self, rows: list[Row], query: SearchQuery, snippets: bool) -> list[Row]:
         if not snippets:
@@ -126,7 +131,7 @@ class PostgresDialect(Dialect):
         q = tsquery(SearchQuery.of(query.terms, "any"))
         return None if q is None else (*query.terms, q)  # each term, then the query matching any of them
 
-    def facts_ranked(self, where: str, terms: tuple[object, ...]) -> str:
+    def facts_ranked(self, where: str, terms: tuple[object, ...], world: bool) -> str:
         # Postgres has no BM25, so it is computed here as FTS5 computes it (k1 1.2, b 0.75, idf
         # ln((N - n + 0.5) / (n + 0.5)) floored at 1e-6, N and the mean length over every fact the
         # session sees, each term's share added in the query's order, a term a fact lacks adding
@@ -140,7 +145,14 @@ class PostgresDialect(Dialect):
         # statement is written for the query's number of terms, so a match's score is one float8 expression (a term's frequency
         # read in C by array_positions; 0.75 × a length is exact in float8 as in numeric), not a
         # subquery per match; only the best `limit` rows are read whole.
+        #
+        # A caller reading world facts only (`world`) ranks over the world facts alone: the document
+        # frequencies count world matches, N and the mean length the world class of fact_totals, so
+        # no private fact changes a score it gets.
         k = len(terms) - 1
+        counted = " AND m.world" if world else ""
+        classes = "class = 0" if world else (
+            "class = 0 OR class = (SELECT memverbs_person()) OR NOT row_security_active('facts')")
         shares = " + ".join(
             f"w.idf{j} * m.tf{j} * 2.2 / (m.tf{j} + 1.2 * (0.25 + 0.75 * m.len / w.avgdl))" for j in range(k)
         )
@@ -149,14 +161,13 @@ class PostgresDialect(Dialect):
             # Inlined (not MATERIALIZED): the planner sees the query itself, so GIN or a scan by how many it matches.
             "matched AS (SELECT * FROM facts WHERE search @@ ?::tsquery), "
             "hit AS MATERIALIZED (SELECT id, string_to_array(search_terms, ' ') AS terms, search_len::float8 AS len, "
-            f"({where}) AS ok FROM matched), "
-            "m AS MATERIALIZED (SELECT hit.id, hit.len, hit.ok, "
+            f"({where}) AS ok, visibility = 'world' AS world FROM matched), "
+            "m AS MATERIALIZED (SELECT hit.id, hit.len, hit.ok, hit.world, "
             f"{', '.join(f'cardinality(array_positions(hit.terms, q.t{j}))::float8 AS tf{j}' for j in range(k))} FROM hit CROSS JOIN q), "
-            f"df AS MATERIALIZED (SELECT {', '.join(f'(count(*) FILTER (WHERE m.tf{j} > 0))::float8 AS h{j}' for j in range(k))} FROM m), "
+            f"df AS MATERIALIZED (SELECT {', '.join(f'(count(*) FILTER (WHERE m.tf{j} > 0{counted}))::float8 AS h{j}' for j in range(k))} FROM m), "
             # avg(search_len) as Postgres computes it: the numeric sum over the numeric count.
             "totals AS MATERIALIZED (SELECT coalesce(sum(facts), 0)::float8 AS n, "
-            "greatest(sum(terms) / nullif(sum(facts), 0), 1)::float8 AS avgdl FROM fact_totals "
-            "WHERE class = 0 OR class = (SELECT memverbs_person()) OR NOT row_security_active('facts')), "
+            f"greatest(sum(terms) / nullif(sum(facts), 0), 1)::float8 AS avgdl FROM fact_totals WHERE {classes}), "
             f"w AS MATERIALIZED (SELECT {', '.join(f'greatest(ln((totals.n - df.h{j} + 0.5) / (df.h{j} + 0.5)), 1e-6) AS idf{j}' for j in range(k))}, "
             "totals.avgdl FROM df CROSS JOIN totals), "
             f"best AS MATERIALIZED (SELECT m.id, 0::float8 + {shares} AS score FROM m CROSS JOIN w WHERE m.ok "
@@ -164,12 +175,13 @@ class PostgresDialect(Dialect):
             f"SELECT {FACT_COLS_F}, best.score FROM best JOIN facts f ON f.id = best.id ORDER BY best.score DESC, f.id DESC"
         )
 
-    def facts_ranked_in_index(self, where: str) -> str | None:
+    def facts_ranked_in_index(self, where: str, world: bool) -> str | None:
         return None  # a GIN index finds matches, it does not rank them
 
     def facts_matching(
-        self, query: SearchQuery, where: str, args: list[object], limit: int
+        self, query: SearchQuery, where: str, args: list[object], limit: int, world: bool
     ) -> tuple[str, list[object]] | None:
+        # ts_rank reads each fact's own vector (no corpus statistics): `world` changes nothing here.
         q = tsquery(query)
         if q is None:
             return None
@@ -195,8 +207,9 @@ class PostgresDialect(Dialect):
 RANK_WEIGHTS = [0.0, 0.0, 0.1, 1.0]
 _PAGES_RANKED = (
     "SELECT p.slug, p.title, p.body, NULL AS chunk, "
-    f"ts_rank('{{{','.join(map(str, RANK_WEIGHTS))}}}'::real[], p.search, q, 1) AS rank, p.owner "
-    "FROM pages p, to_tsquery('simple', ?) q WHERE p.search @@ q AND p.source_id = ? AND p.deleted_at IS NULL "
+    f"ts_rank('{{{{{','.join(map(str, RANK_WEIGHTS))}}}}}'::real[], w.v, q, 1) AS rank, p.owner "
+    "FROM pages p CROSS JOIN to_tsquery('simple', ?) q CROSS JOIN LATERAL (SELECT {vector} AS v) w "
+    "WHERE p.search @@ q AND w.v @@ q AND p.source_id = ? AND p.deleted_at IS NULL "
     "AND (? OR p.visibility = 'world') ORDER BY rank DESC, p.id LIMIT ?"
 )
 

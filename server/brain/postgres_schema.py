@@ -196,3 +196,64 @@ READ_ONLY_TABLES = ("people", "_migrations", "fact_totals")
 # age. Applied (idempotently) whenever the extension is there; without it the column is absent
 # and the vector arm scans exactly (see postgres_vector_index.py).
 PGVECTOR_COLUMN = "ALTER TABLE text_vectors ADD COLUMN IF NOT EXISTS embedding vector"
+
+
+# The world view of the pages, for untrusted callers' keyword ranking (brain/page_search.py). ts_rank
+# scores a page from its own tsvector alone (no corpus statistics, unlike FTS5's bm25), but `search`
+# holds every word of the body, a private facts-fence row's too: ranked on it, a world page would move
+# up or down with the words of a row the caller cannot read. memverbs_world_search is the vector the
+# page would have if its private rows did not exist — `search` itself for a page without one (a row
+# starting `[private]` puts that word in it, so the body is read only for those pages).
+# memverbs_world_body is markdown.without_private_rows in PL/pgSQL, line by line the same rule (tests
+# hold the two to each other): Python's line boundaries, its whitespace (str.isspace), and the case
+# folding its fence pattern uses (K/k/KELVIN SIGN, S/s/LONG S), spelled out rather than left to the
+# database's locale. (No question mark in it: the brain's connection reads `?` as a parameter.)
+_LINE_END = r"\n\r\u000b\u000c\u001c\u001d\u001e\u0085\u2028\u2029"
+_SPACE = r"\u0009-\u000d\u001c-\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+WORLD_SEARCH = f"""
+    CREATE FUNCTION memverbs_world_body(body text) RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    DECLARE
+        line text;
+        fence text := NULL;  -- the fence a line is in: facts, takes, another name, or none
+        private_row boolean := false;
+        marker text[];
+        stripped text;
+        kept text[] := ARRAY[]::text[];
+    BEGIN
+        IF body !~ '\\[[pP][rR][iI][vV][aA][tT][eE]\\]' THEN
+            RETURN body;  -- no row can start [private] (spelled out: lower() follows the locale)
+        END IF;
+        -- Each line with its ending (a last empty match at the end is an empty line: it changes nothing).
+        FOR line IN SELECT m[1] || m[2] FROM regexp_matches(body, '([^{_LINE_END}]*)(\\r\\n|[{_LINE_END}]|$)', 'g') AS m LOOP
+            marker := regexp_match(line,
+                '<!--[{_SPACE}]*(/|)([tT][aA][kK\\u212a][eE][sS\\u017f]|[fF][aA][cC][tT][sS\\u017f])[{_SPACE}]*-->');
+            IF marker IS NOT NULL THEN
+                fence := CASE WHEN marker[1] = '/' THEN NULL
+                              WHEN marker[2] ~ '^[fF][aA][cC][tT][sS]$' THEN 'facts'
+                              WHEN marker[2] ~ '^[tT][aA][kK\\u212a][eE][sS]$' THEN 'takes'
+                              ELSE 'other' END;
+                private_row := false;
+            ELSIF fence = 'facts' THEN
+                stripped := regexp_replace(line, '^[{_SPACE}]+|[{_SPACE}]+$', '', 'g');
+                IF ltrim(stripped, '-*+ ') ~ '^\\[[pP][rR][iI][vV][aA][tT][eE]\\]' THEN
+                    private_row := true;
+                ELSIF stripped <> '' AND line !~ '^[{_SPACE}]' THEN
+                    private_row := false;
+                END IF;
+            ELSE
+                private_row := false;
+            END IF;
+            IF NOT private_row THEN
+                kept := kept || line;
+            END IF;
+        END LOOP;
+        RETURN array_to_string(kept, '');
+    END $$;
+    CREATE FUNCTION memverbs_world_search(title text, body text, search tsvector) RETURNS tsvector
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+        SELECT CASE WHEN search @@ to_tsquery('simple', 'private | PRIVATE')  -- a Turkish ctype lowers I to a dotless i
+            THEN setweight(to_tsvector('simple', coalesce(title, '')), 'A')
+                 || setweight(to_tsvector('simple', memverbs_world_body(body)), 'B')
+            ELSE search END
+    $$;
+"""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from memverbs.server.brain import sqlite_migrate
+from memverbs.server.brain import sqlite_migrate, sqlite_schema
 from memverbs.server.brain.browse_store import BrowseStore
 from memverbs.server.brain.cursors_store import CursorStore
 from memverbs.server.brain.facts_store import FactStore
@@ -48,6 +48,7 @@ class SqliteBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, S
             raise BrainError(f"cannot open brain {path}: {exc}", f"Check that {path.parent} is writable.") from exc
         try:
             db.row_factory = sqlite3.Row
+            sqlite_schema.register(db)  # before any step or write: the pages' triggers call it
             db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 db.execute("PRAGMA journal_mode = WAL")
@@ -75,6 +76,7 @@ class SqliteBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, S
         except sqlite3.Error as exc:
             raise translate(exc, path) from exc
         db.row_factory = sqlite3.Row
+        sqlite_schema.register(db)  # an untrusted caller's substring search reads the world text through it
         return cls(db, path)
 
     def close(self) -> None:

@@ -83,10 +83,10 @@ class SqliteBase(Store):
 
     def facts_ranked_in_process(
         self, terms: Sequence[str], where: str, args: list[object], columns: str, *, limit: int,
-        among: list[int] | None,
+        among: list[int] | None, world: bool = False,
     ) -> list[sqlite3.Row] | None:
         """FTS5's bm25 ranking over postings this process keeps per brain file (sqlite_fact_rank.py)."""
-        return rank_in_process(self, self.path, self.db, terms, where, args, columns, limit=limit, among=among)
+        return rank_in_process(self, self.path, self.db, terms, where, args, columns, limit=limit, among=among, world=world)
 
     def pipelined(self, db: sqlite3.Connection) -> AbstractContextManager[object]:
         """The statements a write sends from here as one batch where the driver can (Postgres's

@@ -49,21 +49,24 @@ class SqliteDialect(Dialect):
     def text_match(self, query: SearchQuery) -> str:
         return fts5_match(query)
 
-    def pages_ranked(self, snippets: bool) -> str:
-        return _PAGES_RANKED_SNIPPETS if snippets else _PAGES_RANKED
+    def pages_ranked(self, snippets: bool, rows_of: int | None, allow_private: bool) -> str:
+        index = _index(rows_of, allow_private)
+        return (_PAGES_RANKED_SNIPPETS if snippets else _PAGES_RANKED).format(index=index)
 
     # Rank in the index alone and read only the best pages' rows: joining first reads every
     # matching page's row (its body, through overflow pages) before the sort and LIMIT. Most of the
     # best matches pass the filter (one source, live, world). The index's matches that do not pass
     # come after those that do, as empty rows, so the answer also says when the index matched
     # fewer than it was asked for (`matched`). Ties go by id, as in `pages_ranked`.
-    pages_ranked_in_index = (
-        "SELECT p.slug, p.title, p.body, NULL AS chunk, hits.rank AS rank, p.owner, hits.matched AS matched FROM "
-        "(SELECT rowid, rank, count(*) OVER () AS matched FROM (SELECT rowid, bm25(pages_fts, 10.0, 1.0) AS rank "
-        "FROM pages_fts WHERE pages_fts MATCH ? ORDER BY rank, rowid LIMIT ?)) hits LEFT JOIN pages p "
-        "ON p.id = hits.rowid AND p.source_id = ? AND p.deleted_at IS NULL AND (? OR p.visibility = 'world') "
-        "ORDER BY p.id IS NULL, hits.rank, p.id LIMIT ?"
-    )
+    def pages_ranked_in_index(self, rows_of: int | None, allow_private: bool) -> str | None:
+        index = _index(rows_of, allow_private)
+        return (
+            "SELECT p.slug, p.title, p.body, NULL AS chunk, hits.rank AS rank, p.owner, hits.matched AS matched FROM "
+            f"(SELECT rowid, rank, count(*) OVER () AS matched FROM (SELECT rowid, bm25({index}, 10.0, 1.0) AS rank "
+            f"FROM {index} WHERE {index} MATCH ? ORDER BY rank, rowid LIMIT ?)) hits LEFT JOIN pages p "
+            "ON p.id = hits.rowid AND p.source_id = ? AND p.deleted_at IS NULL AND (? OR p.visibility = 'world') "
+            "ORDER BY p.id IS NULL, hits.rank, p.id LIMIT ?"
+        )
 
     def as_int(self, condition: str) -> str:
         return f"({condition})"  # a comparison is 1 or 0 already
@@ -112,26 +115,29 @@ class SqliteDialect(Dialect):
     def ranked_terms(self, query: SearchQuery) -> tuple[object, ...] | None:
         return (fts5_match(query),) if query.terms else None
 
-    def facts_ranked(self, where: str, terms: tuple[object, ...]) -> str:
+    def facts_ranked(self, where: str, terms: tuple[object, ...], world: bool) -> str:
+        index = _facts_index(world)
         return (
-            f"SELECT {FACT_COLS}, -bm25(facts_fts) AS score FROM facts_fts JOIN facts ON facts.id = facts_fts.rowid "
-            f"WHERE facts_fts MATCH ? AND {where} ORDER BY bm25(facts_fts), id DESC LIMIT ?"
+            f"SELECT {FACT_COLS}, -bm25({index}) AS score FROM {index} JOIN facts ON facts.id = {index}.rowid "
+            f"WHERE {index} MATCH ? AND {where} ORDER BY bm25({index}), id DESC LIMIT ?"
         )
 
-    def facts_ranked_in_index(self, where: str) -> str | None:
+    def facts_ranked_in_index(self, where: str, world: bool) -> str | None:
+        index = _facts_index(world)
         return (
             f"SELECT {FACT_COLS}, -hits.score AS score, hits.matched AS matched FROM (SELECT rowid, score, "
-            f"count(*) OVER () AS matched FROM (SELECT rowid, bm25(facts_fts) AS score FROM facts_fts "
-            f"WHERE facts_fts MATCH ? ORDER BY score, rowid DESC LIMIT ?)) hits JOIN facts ON facts.id = hits.rowid "
+            f"count(*) OVER () AS matched FROM (SELECT rowid, bm25({index}) AS score FROM {index} "
+            f"WHERE {index} MATCH ? ORDER BY score, rowid DESC LIMIT ?)) hits JOIN facts ON facts.id = hits.rowid "
             f"WHERE {where} ORDER BY hits.score, id DESC LIMIT ?"
         )
 
     def facts_matching(
-        self, query: SearchQuery, where: str, args: list[object], limit: int
+        self, query: SearchQuery, where: str, args: list[object], limit: int, world: bool
     ) -> tuple[str, list[object]] | None:
+        index = _facts_index(world)
         return (
-            f"SELECT {FACT_COLS_F} FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid "
-            f"WHERE facts_fts MATCH ? AND {where} ORDER BY bm25(facts_fts) LIMIT ?",
+            f"SELECT {FACT_COLS_F} FROM {index} JOIN facts f ON f.id = {index}.rowid "
+            f"WHERE {index} MATCH ? AND {where} ORDER BY bm25({index}) LIMIT ?",
             [fts5_match(query), *args, limit],
         )
 
@@ -167,13 +173,28 @@ def fts5_match(query: SearchQuery) -> str:
     return " AND ".join(quoted)
 
 
+def _index(rows_of: int | None, allow_private: bool) -> str:
+    """The keyword index a caller's ranking reads: the world view's (sqlite_schema.WORLD_INDEX) for a
+    caller who may read no private page and no private row, so bm25's statistics and a page's words
+    are what it can read; the whole index otherwise. FTS5 ranks by one index's statistics, so a
+    caller who may read some private material (its own rows, or private pages through
+    search.remote_private_pages) ranks over all of it."""
+    return "pages_world_fts" if rows_of is None and not allow_private else "pages_fts"
+
+
+def _facts_index(world: bool) -> str:
+    """The facts index a ranking reads: for world facts only, the one that holds only them
+    (sqlite_schema.WORLD_INDEX), so bm25's statistics count no private fact."""
+    return "facts_world_fts" if world else "facts_fts"
+
+
 _PAGES_RANKED = (
-    "SELECT p.slug, p.title, p.body, {chunk} AS chunk, bm25(pages_fts, 10.0, 1.0) AS rank, p.owner "
-    "FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid "
-    "WHERE pages_fts MATCH ? AND p.source_id = ? AND p.deleted_at IS NULL AND (? OR p.visibility = 'world') "
+    "SELECT p.slug, p.title, p.body, {chunk} AS chunk, bm25({{index}}, 10.0, 1.0) AS rank, p.owner "
+    "FROM {{index}} JOIN pages p ON p.id = {{index}}.rowid "
+    "WHERE {{index}} MATCH ? AND p.source_id = ? AND p.deleted_at IS NULL AND (? OR p.visibility = 'world') "
     "ORDER BY rank, p.id LIMIT ?"
 )
-_PAGES_RANKED_SNIPPETS = _PAGES_RANKED.format(chunk="snippet(pages_fts, 1, '', '', '…', 48)")
+_PAGES_RANKED_SNIPPETS = _PAGES_RANKED.format(chunk="snippet({index}, 1, '', '', '…', 48)")
 _PAGES_RANKED = _PAGES_RANKED.format(chunk="NULL")
 
 SQLITE = SqliteDialect()

@@ -10,6 +10,11 @@ FTS5's own formula (fts5_aux.c, `fts5Bm25Function`: k1 = 1.2, b = 0.75, idf floo
 phrases summed in query order) on the same integers, so the same floats: the ranking is the
 one `ORDER BY bm25(facts_fts), rowid DESC` gives, scores included, and tests hold it to it.
 
+A caller reading world facts only ranks over a second copy kept the same way from the index of
+the world facts alone (`facts_world_fts` over the view `facts_world`): its N, lengths and document
+frequencies count no private fact, so none moves what it gets. A fact whose visibility changes
+comes and goes there under an old id; the counts then disagree and it is read again whole.
+
 Only ids and scores live here; the rows, with the arm's filter (source, active, world-visible
 for an untrusted caller, entity, session, …), are read from the table for the best candidates
 as before, so what a caller may see is decided by the same SQL as ever.
@@ -185,11 +190,12 @@ _KEPT = 4
 _HELD_LOCK = threading.Lock()
 
 
-def postings_for(path: object, db: sqlite3.Connection) -> FactPostings | None:
-    """The postings of the facts index of the brain file at `path`, made current and locked for the caller
-    (who releases `.lock`); None on the file's first ranked query in this process (a one-shot process pays
-    FTS5's cost once rather than reading every fact) or when they cannot be made current."""
-    key = str(path)
+def postings_for(path: object, db: sqlite3.Connection, world: bool = False) -> FactPostings | None:
+    """The postings of the facts index of the brain file at `path` (`world`: its index of the world facts
+    alone, sqlite_schema.WORLD_INDEX), made current and locked for the caller (who releases `.lock`);
+    None on the file's first ranked query in this process (a one-shot process pays FTS5's cost once
+    rather than reading every fact) or when they cannot be made current."""
+    key = f"{path}\0world" if world else str(path)
     with _HELD_LOCK:
         held = _HELD.get(key)
         if held is None:
@@ -198,7 +204,7 @@ def postings_for(path: object, db: sqlite3.Connection) -> FactPostings | None:
                 _QUERIED.popitem(last=False)
             if _QUERIED[key] < 2:
                 return None
-            held = _HELD[key] = FactPostings()
+            held = _HELD[key] = FactPostings("facts_world_fts", "facts_world") if world else FactPostings()
             while len(_HELD) > _KEPT:
                 _HELD.popitem(last=False)
         _HELD.move_to_end(key)
@@ -215,9 +221,9 @@ def postings_for(path: object, db: sqlite3.Connection) -> FactPostings | None:
 
 
 def rank_in_process(store: Store, path: object, db: sqlite3.Connection, terms: Sequence[str], where: str, args: list,
-                    columns: str, *, limit: int, among: list[int] | None) -> list[Row] | None:
+                    columns: str, *, limit: int, among: list[int] | None, world: bool = False) -> list[Row] | None:
     """`ranked_rows` over the brain file's postings; None when FTS5 is to rank (see `postings_for`)."""
-    postings = postings_for(path, db)
+    postings = postings_for(path, db, world)
     if postings is None:
         return None
     try:

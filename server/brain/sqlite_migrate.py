@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
-from memverbs.server.brain import migrations
+from memverbs.server.brain import migrations, sqlite_schema
 from memverbs.server.brain.migrations import Step
 from memverbs.server.timeparse import now_ms
 
@@ -39,6 +39,7 @@ def check_not_future(db: sqlite3.Connection, path: object) -> None:
 def migrate(db: sqlite3.Connection, path: object = "brain") -> list[str]:
     """Apply pending steps, each in one transaction; returns the names applied here."""
     check_not_future(db, path)
+    sqlite_schema.register(db)  # the functions a step's triggers and fills call
     db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)")
     done: list[str] = []
     for step in pending(db):

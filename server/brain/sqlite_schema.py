@@ -7,6 +7,8 @@ tables by triggers, and the rebuild SQLite asks for to drop a table's key.
 
 from __future__ import annotations
 
+import sqlite3
+
 COLUMN_TYPES = {
     "rowid": "INTEGER PRIMARY KEY",  # the rowid itself: a deleted row's id may come back
     "serial": "INTEGER PRIMARY KEY AUTOINCREMENT",
@@ -86,4 +88,55 @@ FOLDER_IDENTITY = """
                    watcher_pid, watcher_beat, host, watcher_host FROM sync_folders;
         DROP TABLE sync_folders;
         ALTER TABLE sync_folders_new RENAME TO sync_folders;
+"""
+
+
+# The world view of the pages and facts, for untrusted callers' keyword ranking (brain/page_search.py,
+# facts_store.facts_ranked; the facts' is read by sqlite_fact_rank.py too). FTS5's
+# bm25 reads the whole index's statistics (how many pages hold a word, how long pages are) and every
+# word of a matched page, so ranking over pages_fts would let a private row's words, or a private
+# page's, move a world page up or down: an oracle. This index holds what such a caller can read and
+# nothing else: the title and the world text (markdown.without_private_rows) of each live world page.
+# Kept in step by triggers that call the world text's Python function, which every connection
+# memverbs opens registers (`register`); a connection without it cannot write a page at all rather
+# than write one this index misses. It keeps its own copy of the text (not external content): a
+# row is removed by its id, so the rule for a private row may change without the index going wrong.
+WORLD_BODY_FUNCTION = "memverbs_world_body"
+
+
+def register(db: sqlite3.Connection) -> None:
+    """The SQL functions the schema's triggers call, on this connection."""
+    db.create_function(WORLD_BODY_FUNCTION, 1, _world_body, deterministic=True)
+
+
+def _world_body(body: str | None) -> str | None:
+    # Imported when a page is written or searched, not when a brain is opened: a hook opens one and
+    # reads, and must not pay for the page reader's modules.
+    from memverbs.server.pages.markdown import without_private_rows  # noqa: PLC0415
+
+    return None if body is None else without_private_rows(body)
+
+
+_LIVE_WORLD = "new.visibility = 'world' AND new.deleted_at IS NULL"
+# The world facts' index holds no text of its own (external content: the facts' terms): a row leaves
+# it with the terms it was indexed with, which the trigger has (old.search_terms).
+_ADD_FACT = "INSERT INTO facts_world_fts (rowid, search_terms) SELECT new.id, new.search_terms;"
+_DROP_FACT = "INSERT INTO facts_world_fts (facts_world_fts, rowid, search_terms) SELECT 'delete', old.id, old.search_terms;"
+_ADD_WORLD = (f"INSERT INTO pages_world_fts (rowid, title, body) SELECT new.id, new.title, {WORLD_BODY_FUNCTION}(new.body) "
+              f"WHERE {_LIVE_WORLD};")
+WORLD_INDEX = f"""
+        CREATE VIRTUAL TABLE pages_world_fts USING fts5(title, body, tokenize='unicode61 remove_diacritics 2');
+        CREATE TRIGGER pages_world_fts_ai AFTER INSERT ON pages BEGIN {_ADD_WORLD} END;
+        CREATE TRIGGER pages_world_fts_ad AFTER DELETE ON pages BEGIN DELETE FROM pages_world_fts WHERE rowid = old.id; END;
+        CREATE TRIGGER pages_world_fts_au AFTER UPDATE OF title, body, visibility, deleted_at ON pages BEGIN
+            DELETE FROM pages_world_fts WHERE rowid = old.id; {_ADD_WORLD} END;
+        INSERT INTO pages_world_fts (rowid, title, body)
+            SELECT id, title, {WORLD_BODY_FUNCTION}(body) FROM pages WHERE visibility = 'world' AND deleted_at IS NULL;
+        CREATE VIRTUAL TABLE facts_world_fts USING fts5(search_terms, content='facts', content_rowid='id', tokenize='ascii');
+        CREATE VIEW facts_world AS SELECT id, search_terms FROM facts WHERE visibility = 'world';
+        CREATE TRIGGER facts_world_fts_ai AFTER INSERT ON facts WHEN new.visibility = 'world' BEGIN {_ADD_FACT} END;
+        CREATE TRIGGER facts_world_fts_ad AFTER DELETE ON facts WHEN old.visibility = 'world' BEGIN {_DROP_FACT} END;
+        CREATE TRIGGER facts_world_fts_au AFTER UPDATE OF visibility, search_terms ON facts BEGIN
+            {_DROP_FACT.replace(";", " WHERE old.visibility = 'world';")} {_ADD_FACT.replace(";", " WHERE new.visibility = 'world';")} END;
+        INSERT INTO facts_world_fts (rowid, search_terms) SELECT id, search_terms FROM facts WHERE visibility = 'world';
 """

@@ -85,10 +85,11 @@ class Store:
         # -- what a backend computes in this process instead of asking its SQL ---------------
         def facts_ranked_in_process(
             self, terms: Sequence[str], where: str, args: list[object], columns: str, *, limit: int,
-            among: list[int] | None,
+            among: list[int] | None, world: bool = False,
         ) -> list[Row] | None:
             """facts_store's ranked arm (`columns` and `score` of the facts `where` allows that hold a
-            term, best first) computed here; None: the dialect's ranking statements answer."""
+            term, best first) computed here (`world`: over the world facts alone); None: the dialect's
+            ranking statements answer."""
 
         # -- members a store borrows from a sibling store ---------------------------------
         def fact_where(self, source: str, f: FactFilter) -> tuple[str, list[object]]: ...

@@ -230,10 +230,14 @@ class SyncStore(Store):
         rows = self.query("SELECT alias FROM aliases WHERE source_id = ? AND slug = ? AND origin = 'manual' ORDER BY id", (source, slug))
         return [r[0] for r in rows]
 
-    def manual_links(self, source: str, slug: str) -> list[tuple[str, str]]:
+    def manual_links(self, source: str, slug: str, *, allow_private: bool = True) -> list[tuple[str, str]]:
+        """The links added by hand from the page; without `allow_private`, none that names a private
+        or deleted page (a link to a slug with no page is kept: it names nothing hidden)."""
         rows = self.query(
-            "SELECT link_type, to_slug FROM links WHERE source_id = ? AND from_slug = ? AND link_source = 'manual' ORDER BY id",
-            (source, slug),
+            "SELECT l.link_type, l.to_slug FROM links l LEFT JOIN pages t ON t.source_id = l.source_id AND t.slug = l.to_slug "
+            "WHERE l.source_id = ? AND l.from_slug = ? AND l.link_source = 'manual' "
+            "AND (? OR t.id IS NULL OR (t.deleted_at IS NULL AND t.visibility = 'world')) ORDER BY l.id",
+            (source, slug, allow_private),
         )
         return [(r[0], r[1]) for r in rows]
 

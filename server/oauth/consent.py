@@ -9,20 +9,26 @@ spends the request and issues a code; either answer goes back to the client's
 redirect URI with `state` and `iss` (RFC 9207).
 
 The page can't be framed (clickjacking) and is never cached; the request id is
-a 256-bit secret, and a forged POST still needs the owner's login.
+a 256-bit secret, and a forged POST still needs the owner's login. Password checks
+(scrypt) run on a pool of their own, HASH_WORKERS threads, so guessing costs the
+brain's workers nothing; how many run at all is limits.py's `Logins`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import html
+import math
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+import anyio
+import anyio.to_thread
 from mcp.server.auth.provider import construct_redirect_uri
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from memverbs.server.oauth import credentials, owner
+from memverbs.server.oauth.limits import Logins
 from memverbs.server.protocol.surfaces import SURFACES, allowed
 from memverbs.server.timeparse import now_ms
 
@@ -41,6 +47,7 @@ HEADERS = {
     "X-Content-Type-Options": "nosniff",
 }
 FAILED_LOGIN_DELAY_S = 0.5
+HASH_WORKERS = 1
 SCOPE_TEXT = {"read": "read your world-visible memory and pages", "write": "remember, forget and edit pages"}
 SURFACE_TEXT = {"verbs": "the seven memory verbs", "starter": "the verbs and the page reads",
                 "full": "every tool, page writes included"}
@@ -54,6 +61,8 @@ class Consent:
     def __init__(self, config: OAuthConfig, run: Run) -> None:
         self.config = config
         self.run = run
+        self.logins = Logins()
+        self._hashing: anyio.CapacityLimiter | None = None  # made in the event loop, on the first password check
 
     async def handle(self, request: Request) -> Response:
         if request.method == "GET":
@@ -69,7 +78,13 @@ class Consent:
         if form.get("decision") != "approve":
             return await self._answer(pending, error="access_denied")
         secret = str(form.get("owner_secret", ""))
-        if not await self.run(lambda b: owner.check(b, secret)):
+        login = await self._login(pending, secret)
+        if not isinstance(login, bool):
+            await asyncio.sleep(FAILED_LOGIN_DELAY_S)  # as long as a wrong login: a refusal is no quicker loop
+            return self._page(pending, request_id, status=429, headers={"Retry-After": str(math.ceil(login))}, error=(
+                f"Too many wrong logins: passwords are not checked for the next {math.ceil(login)} s. "
+                "An approval code from `memverbs auth approve` works now."))
+        if not login:
             await asyncio.sleep(FAILED_LOGIN_DELAY_S)
             tries = await self.run(lambda b: b.oauth_failed_attempt(pending["id"]))
             if tries >= owner.MAX_ATTEMPTS:
@@ -82,6 +97,25 @@ class Consent:
             return self._page(pending, request_id, error="Grant at least one of read and write.", status=400)
         surface = credentials.narrower(surface, pending["surface"])
         return await self._answer(pending, scopes=chosen, surface=surface)
+
+    async def _login(self, pending: Any, secret: str) -> bool | float:
+        """True: `secret` is the owner's login; False: it is not; a float: the seconds before a
+        password may be checked again for this client (nothing was checked)."""
+        if owner.could_be_code(secret) and await self.run(lambda b: owner.spend_code(b, secret)):
+            return True
+        client_id = pending["client_id"]
+        wait = self.logins.admit(client_id)  # before anything more is read: a refused guess costs nothing else
+        if wait > 0:
+            return wait
+        hashes = await self.run(owner.password_hashes)
+        if not hashes:
+            return False
+        if self._hashing is None:
+            self._hashing = anyio.CapacityLimiter(HASH_WORKERS)
+        if not await anyio.to_thread.run_sync(owner.password_ok, secret, hashes, limiter=self._hashing):
+            return False
+        self.logins.succeeded(client_id)
+        return True
 
     async def _pending(self, request_id: str) -> Any:
         if not request_id.startswith(credentials.REQUEST_PREFIX):
@@ -111,7 +145,8 @@ class Consent:
         target = construct_redirect_uri(pending["redirect_uri"], **params, state=pending["state"], iss=self.config.issuer)
         return RedirectResponse(target, status_code=303, headers={"Cache-Control": "no-store"})
 
-    def _page(self, pending: Any, request_id: str, *, error: str = "", status: int = 200) -> Response:
+    def _page(self, pending: Any, request_id: str, *, error: str = "", status: int = 200,
+              headers: dict[str, str] | None = None) -> Response:
         esc = html.escape
         asked = [s for s in credentials.ACCESS_SCOPES if s in pending["scopes"].split(",")]
         scope_boxes = "".join(
@@ -139,7 +174,7 @@ It sees world-visible memory only, never private facts or pages.</p>
 <button type="submit" name="decision" value="approve" id="approve">Allow</button>
 <button type="submit" name="decision" value="deny" id="deny">Deny</button>
 </form></body></html>"""
-        return HTMLResponse(body, status_code=status, headers=HEADERS)
+        return HTMLResponse(body, status_code=status, headers={**HEADERS, **(headers or {})})
 
 
 def _gone() -> Response:

@@ -9,8 +9,10 @@ Whoever can approve a client can read the brain's world-visible memory and, with
 * the owner password — set with `memverbs auth owner-password`, kept as a salted
   scrypt hash (the only secret here a person chooses, so the only one hashed slowly).
 
-A consent request takes at most `MAX_ATTEMPTS` wrong logins before it is refused.
-Stdlib only.
+A consent request takes at most `MAX_ATTEMPTS` wrong logins before it is refused; how
+many password checks run at all, per client and overall, is limits.py's `Logins`. The
+consent page checks in two steps (`spend_code`, then `password_ok` off the brain's
+workers); `check` is both, for the CLI and tests. Stdlib only.
 """
 
 from __future__ import annotations
@@ -45,6 +47,12 @@ def _normal_code(text: str) -> str:
     return text.strip().upper().replace("-", "").replace(" ", "")
 
 
+def could_be_code(secret: str) -> bool:
+    """Whether `secret` has an approval code's shape (typed loosely): anything else is never looked up."""
+    code = _normal_code(secret) if len(secret) <= 64 else ""
+    return len(code) == 12 and all(c in _ALPHABET for c in code)
+
+
 def hash_password(password: str) -> str:
     salt = secrets.token_bytes(16)
     key = hashlib.scrypt(password.encode("utf-8"), salt=salt, dklen=32, **_SCRYPT)
@@ -75,13 +83,33 @@ def has_login(brain: Brain) -> bool:
     return bool(brain.oauth_owner_secrets("password", now) or brain.oauth_owner_secrets("approval_code", now))
 
 
-def check(brain: Brain, secret: str) -> bool:
-    """Is `secret` the owner's login? An approval code is spent by the check that accepts it."""
+MAX_SECRET = 1024
+
+
+def spend_code(brain: Brain, secret: str) -> bool:
+    """Is `secret` a live approval code? It is spent by the check that accepts it. Cheap: one SHA-256."""
     now = now_ms()
-    if not secret or len(secret) > 1024:
+    if not could_be_code(secret):
         return False
     code = digest(_normal_code(secret))
     for row in brain.oauth_owner_secrets("approval_code", now):
         if hmac.compare_digest(row["secret_hash"], code):
             return brain.oauth_use_owner_secret(row["id"], now)
-    return any(password_matches(secret, row["secret_hash"]) for row in brain.oauth_owner_secrets("password", now))
+    return False
+
+
+def password_hashes(brain: Brain) -> list[str]:
+    """The live owner password's stored hash ([] when none is set)."""
+    return [row["secret_hash"] for row in brain.oauth_owner_secrets("password", now_ms())]
+
+
+def password_ok(secret: str, hashes: list[str]) -> bool:
+    """Is `secret` the owner password? Slow by design (scrypt): run it off the brain's workers."""
+    if not secret or len(secret) > MAX_SECRET:
+        return False
+    return any(password_matches(secret, stored) for stored in hashes)
+
+
+def check(brain: Brain, secret: str) -> bool:
+    """Is `secret` the owner's login? An approval code is spent by the check that accepts it."""
+    return spend_code(brain, secret) or password_ok(secret, password_hashes(brain))

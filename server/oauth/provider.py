@@ -35,7 +35,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from starlette.requests import Request
 
 from memverbs.server.brain.base import Brain
-from memverbs.server.oauth import callbacks, credentials
+from memverbs.server.oauth import callbacks, credentials, limits
 from memverbs.server.timeparse import now_ms
 
 T = TypeVar("T")
@@ -55,6 +55,10 @@ class OAuthConfig:
 def same_resource(given: str, resource: str) -> bool:
     """RFC 8707 indicators compare as URLs; a trailing slash aside, exactly."""
     return given.strip().removesuffix("/") == resource.removesuffix("/")
+
+
+class RegistrationsFull(Exception):
+    """The brain holds as many OAuth clients as it keeps (limits.MAX_CLIENTS): answered 503, nothing stored."""
 
 
 class Code(AuthorizationCode):
@@ -96,6 +100,9 @@ class BrainProvider(OAuthAuthorizationServerProvider[Code, Refresh, Access]):
         return record[0] if record else None
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        why = limits.registration_problem(client_info)
+        if why:
+            raise RegistrationError("invalid_client_metadata", why)
         for uri in client_info.redirect_uris or ():
             why = callbacks.problem(str(uri), self.config.registration, self.config.extra_redirects)
             if why:
@@ -103,10 +110,17 @@ class BrainProvider(OAuthAuthorizationServerProvider[Code, Refresh, Access]):
         secret = client_info.client_secret
         metadata = client_info.model_dump_json(exclude={"client_secret"}, exclude_none=True)
         name = (client_info.client_name or "").strip()[:100] or "unnamed client"
-        await self.run(lambda b: b.oauth_add_client(
-            client_id=client_info.client_id, name=name, metadata=metadata,
-            secret_hash=credentials.digest(secret) if secret else None,
-            lane=credentials.lane_for(client_info.client_id), now=now_ms()))
+
+        def store(brain: Brain) -> None:
+            now = now_ms()
+            brain.oauth_forget_unused_clients(now - limits.UNUSED_CLIENT_TTL_S * 1000)
+            if brain.oauth_live_clients() >= limits.MAX_CLIENTS:
+                raise RegistrationsFull()
+            brain.oauth_add_client(client_id=client_info.client_id, name=name, metadata=metadata,
+                                   secret_hash=credentials.digest(secret) if secret else None,
+                                   lane=credentials.lane_for(client_info.client_id), now=now)
+
+        await self.run(store)
 
     # -- authorization --------------------------------------------------------------------------
 
@@ -122,8 +136,14 @@ class BrainProvider(OAuthAuthorizationServerProvider[Code, Refresh, Access]):
             row = brain.oauth_client(client.client_id)
             if row is None:
                 raise AuthorizeError("unauthorized_client", "This client was revoked.")
-            # Each new authorization sweeps what expired over a day ago, so the table stays the size of what is live.
-            brain.oauth_forget_expired(now_ms() - 86_400_000)
+            # Each new authorization sweeps the consent requests that expired and the credentials that
+            # expired over a day ago, so the table stays the size of what is live.
+            now = now_ms()
+            brain.oauth_forget_expired(now - 86_400_000, requests_before=now)
+            mine, everyone = brain.oauth_pending(row["id"], now)
+            if mine >= limits.MAX_PENDING_PER_CLIENT or everyone >= limits.MAX_PENDING:
+                raise AuthorizeError("temporarily_unavailable", "Too many authorizations are waiting for the owner's "
+                                     "answer; finish or abandon one, or try again in a few minutes.")
             brain.oauth_exchange(None, [self._issue(row["id"], "request", request_id, None, scopes, surface,
                                                     credentials.REQUEST_TTL_S, redirect_uri=str(params.redirect_uri),
                                                     code_challenge=params.code_challenge, state=params.state)], now_ms())

@@ -8,8 +8,10 @@ Routes (the SDK's handlers, answered by `provider.BrainProvider`):
 * `/authorize`, `/consent` (consent.py), `/token`, `/register` (unless
   `oauth.registration = off`), `/revoke`.
 
-They are unauthenticated by nature, so a POST's body is read under the same
-deadline and size cap the `/mcp` gate uses before a handler sees it.
+They are unauthenticated by nature, so each is kept cheap (limits.py): the gate
+in transport/http.py asks `admit` (the route's pace, its declared body size)
+before it reads a body, and reads it under `body_limit`, a few KiB.
+`/revoke` is RFC 7009's for public clients too: `token` and `client_id`, no secret.
 
 For the gate: `verify` turns a live access token into the same `Grant` a static
 token gives; `challenge` is the 401's `resource_metadata` parameter; and
@@ -23,25 +25,33 @@ import json
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+import anyio
 from mcp.server.auth.handlers.authorize import AuthorizationHandler
 from mcp.server.auth.handlers.metadata import MetadataHandler, ProtectedResourceMetadataHandler
 from mcp.server.auth.handlers.register import RegistrationHandler
-from mcp.server.auth.handlers.revoke import RevocationHandler
 from mcp.server.auth.handlers.token import TokenErrorResponse, TokenHandler
 from mcp.server.auth.json_response import PydanticJSONResponse
+from mcp.server.auth.middleware.client_auth import AuthenticationError
 from mcp.server.auth.routes import build_metadata, build_resource_metadata_url, cors_middleware
 from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
 from mcp.shared.auth import ProtectedResourceMetadata
 from pydantic import AnyHttpUrl, ConfigDict, TypeAdapter
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from memverbs.server import tokens
-from memverbs.server.oauth import callbacks, credentials
+from memverbs.server.oauth import callbacks, credentials, limits
 from memverbs.server.oauth.consent import CONSENT_PATH, Consent
-from memverbs.server.oauth.provider import BrainProvider, HashedSecretAuthenticator, OAuthConfig, Run, same_resource
+from memverbs.server.oauth.provider import (
+    BrainProvider,
+    HashedSecretAuthenticator,
+    OAuthConfig,
+    RegistrationsFull,
+    Run,
+    same_resource,
+)
 from memverbs.server.protocol.registry import BY_NAME
 from memverbs.server.protocol.surfaces import allowed, narrower
 from memverbs.server.timeparse import now_ms
@@ -101,8 +111,11 @@ class OAuthServer:
             resource=_URL.validate_python(config.resource), authorization_servers=[issuer],
             scopes_supported=list(credentials.SUPPORTED_SCOPES), resource_name="memverbs brain")
         self.resource_metadata_url = str(build_resource_metadata_url(_URL.validate_python(config.resource)))
-        authenticator = HashedSecretAuthenticator(self.provider)
-        self.token_handler = TokenHandler(self.provider, authenticator)
+        self.authenticator = HashedSecretAuthenticator(self.provider)
+        self.token_handler = TokenHandler(self.provider, self.authenticator)
+        self.registration = RegistrationHandler(self.provider, registration)
+        self.paces = limits.Paces()
+        self.consent = Consent(config, run)
         prm = cors_middleware(ProtectedResourceMetadataHandler(self.resource_metadata).handle, ["GET", "OPTIONS"])
         routes = [
             Route(urlsplit(self.resource_metadata_url).path, endpoint=prm, methods=["GET", "OPTIONS"]),
@@ -110,14 +123,13 @@ class OAuthServer:
             Route("/.well-known/oauth-authorization-server",
                   endpoint=cors_middleware(MetadataHandler(self.metadata).handle, ["GET", "OPTIONS"]), methods=["GET", "OPTIONS"]),
             Route("/authorize", endpoint=self.authorize_endpoint(AuthorizationHandler(self.provider)), methods=["GET", "POST"]),
-            Route(CONSENT_PATH, endpoint=Consent(config, run).handle, methods=["GET", "POST"]),
+            Route(CONSENT_PATH, endpoint=self.consent.handle, methods=["GET", "POST"]),
             Route("/token", endpoint=cors_middleware(self.token, ["POST", "OPTIONS"]), methods=["POST", "OPTIONS"]),
-            Route("/revoke", endpoint=cors_middleware(RevocationHandler(self.provider, authenticator).handle, ["POST", "OPTIONS"]),
-                  methods=["POST", "OPTIONS"]),
+            Route("/revoke", endpoint=cors_middleware(self.revoke, ["POST", "OPTIONS"]), methods=["POST", "OPTIONS"]),
         ]
         if registration.enabled:
-            routes.append(Route("/register", endpoint=cors_middleware(RegistrationHandler(self.provider, registration).handle,
-                                                                       ["POST", "OPTIONS"]), methods=["POST", "OPTIONS"]))
+            routes.append(Route("/register", endpoint=cors_middleware(self.register, ["POST", "OPTIONS"]),
+                                methods=["POST", "OPTIONS"]))
         self.paths = frozenset(r.path for r in routes)
         self.app = Starlette(routes=routes)
 
@@ -126,17 +138,24 @@ class OAuthServer:
     def owns(self, path: str) -> bool:
         return path in self.paths
 
+    def body_limit(self, path: str) -> int:
+        return limits.body_limit(path)
+
+    async def admit(self, scope: Scope) -> tuple[int, dict, list[tuple[bytes, bytes]]] | None:
+        """What the gate refuses from a request's head besides its size, before its body is read: a
+        source, or everyone, over the route's pace (429, after limits.REFUSAL_DELAY_S). None admits it."""
+        path = scope["path"]
+        if scope["method"] in ("OPTIONS", "HEAD"):
+            return None  # CORS preflights: nothing read, stored or hashed
+        wait = self.paces.wait(path, http_limits.peer(scope))
+        if wait > 0:
+            await anyio.sleep(min(wait, limits.REFUSAL_DELAY_S))
+            seconds = max(1, round(wait))
+            return 429, {"error": "temporarily_unavailable", "error_description": (
+                f"Too many requests to {path}; try again in {seconds} s.")}, [(b"retry-after", str(seconds).encode())]
+        return None
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["method"] == "POST":
-            try:
-                body, trailing = await http_limits.read_body(receive)
-            except TimeoutError:
-                await Response(status_code=408)(scope, receive, send)
-                return
-            except http_limits.BodyTooLarge:
-                await Response(status_code=413, headers={"connection": "close"})(scope, receive, send)
-                return
-            receive = http_limits.replay(body, trailing, receive)
         await self.app(scope, receive, send)
 
     def authorize_endpoint(self, handler: AuthorizationHandler) -> Any:
@@ -167,6 +186,41 @@ class OAuthServer:
                                            error_description=f"This server is the resource {self.config.resource}."),
                 status_code=400, headers={"Cache-Control": "no-store", "Pragma": "no-cache"})
         return await self.token_handler.handle(request)
+
+    async def register(self, request: Request) -> Response:
+        try:
+            return await self.registration.handle(request)
+        except RegistrationsFull:
+            return JSONResponse({"error": "temporarily_unavailable", "error_description": (
+                "This brain holds as many OAuth clients as it keeps. Its owner can revoke unused ones with "
+                "`memverbs auth clients --revoke`; a registration nobody used is forgotten after a day.")},
+                status_code=503, headers={"Retry-After": "3600", "Cache-Control": "no-store"})
+
+    async def revoke(self, request: Request) -> Response:
+        """RFC 7009: the client authenticates as it does at /token (a public client by its client_id
+        alone), and a token of its own ends with everything issued from the same authorization.
+        An unknown token, or another client's, is answered 200 all the same (§2.2)."""
+        headers = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+        try:
+            client = await self.authenticator.authenticate_request(request)
+        except AuthenticationError as exc:
+            return JSONResponse({"error": "invalid_client", "error_description": exc.message}, status_code=401,
+                                headers=headers)
+        form = await request.form()
+        token = form.get("token")
+        if not isinstance(token, str) or not token:
+            return JSONResponse({"error": "invalid_request", "error_description": "token is required."}, status_code=400,
+                                headers=headers)
+        loaders = [self.provider.load_access_token, lambda t: self.provider.load_refresh_token(client, t)]
+        if form.get("token_type_hint") == "refresh_token":  # a hint it does not know is ignored (§2.1)
+            loaders.reverse()
+        for load in loaders:
+            found = await load(token)
+            if found is not None:
+                if found.client_id == client.client_id:
+                    await self.provider.revoke_token(found)
+                break
+        return Response(status_code=200, headers=headers)
 
     # -- what the bearer gate asks ----------------------------------------------------------------
 

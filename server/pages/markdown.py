@@ -40,7 +40,10 @@ from memverbs.server.names import collapse
 from memverbs.server.pages import bounded_yaml
 from memverbs.server.record import Record
 
-_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+# The frontmatter: a `---` block at the top of the note. A byte-order mark and blank lines before it
+# do not make it body text: read as body, a `visibility: private` the writer meant would be lost
+# and the page published; so whatever is before it that a reader cannot see, it means the same.
+FRONTMATTER = re.compile(r"\A\ufeff?(?:[ \t]*\r?\n)*---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _WIKI_LINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")
 _MD_LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -143,7 +146,7 @@ def parse_page(content: str) -> ParsedPage:
 
 
 def split_frontmatter(content: str) -> tuple[dict, str]:
-    m = _FRONTMATTER.match(content)
+    m = FRONTMATTER.match(content)
     if not m:
         return {}, content
     import yaml  # noqa: PLC0415 - only writing a page parses YAML; cards (the hook path) never do
@@ -175,7 +178,7 @@ def stored_markdown(frontmatter: dict, body: str, markdown: str | None) -> str:
 
 def frontmatter_block(content: str) -> str:
     """The frontmatter lines of `content`, delimiters included ('' when it has none)."""
-    m = _FRONTMATTER.match(content)
+    m = FRONTMATTER.match(content)
     return m.group(0) if m else ""
 
 
@@ -209,7 +212,7 @@ def repeated_visibility(content: str) -> list[object]:
     The YAML is composed, not constructed (a node tree: no alias is expanded), and only when
     the block names the key at least twice, so an ordinary page pays one substring count.
     """
-    m = _FRONTMATTER.match(content)
+    m = FRONTMATTER.match(content)
     if m is None or m.group(1).lower().count("visibility") < 2:
         return []
     import yaml  # noqa: PLC0415 - as split_frontmatter: only writing a page parses YAML
@@ -250,7 +253,7 @@ def with_visibility(content: str, visibility: str) -> str | None:
     line goes first; the result is parsed back and must say `visibility` with the same other
     keys and the same body, or it is not used.
     """
-    m = _FRONTMATTER.match(content)
+    m = FRONTMATTER.match(content)
     if m is None:
         newline = "\r\n" if "\r\n" in content else "\n"
         candidate = f"---{newline}visibility: {visibility}{newline}---{newline}{content}"
@@ -588,7 +591,13 @@ def fenced_body(body: str, *, include_private: bool) -> str:
 
 
 def without_private_rows(body: str) -> str:
-    """The page as an untrusted reader may see it: every line kept but the private facts-fence rows."""
+    """The page as an untrusted reader may see it: every line kept but the private facts-fence rows.
+
+    It is also the text an untrusted caller's keyword ranking reads (brain/page_search.py): SQLite
+    calls it as `memverbs_world_body`, Postgres runs a PL/pgSQL twin of it (postgres_schema.py) that
+    tests hold to it, so a change to what a private row is changes both."""
+    if "[private]" not in body.lower():
+        return body  # no row can start `[private]`: the whole page is world text (most pages)
     return "".join(line for line, _, private in _classified(body, keepends=True) if not private)
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from memverbs.server.errors import MemverbsError
 from memverbs.server.files import OutsideFolder, read_inside, replace_inside
+from memverbs.server.pages.markdown import frontmatter_block
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain, Row
@@ -112,11 +113,8 @@ def _lines(lines: list[str]) -> list[str]:
 
 def _split(text: str) -> tuple[str, str]:
     """(frontmatter block with its --- lines, body); ("", text) without one."""
-    if text.startswith("---\n"):
-        end = text.find("\n---\n", 3)
-        if end != -1:
-            return text[: end + 5], text[end + 5 :]
-    return "", text
+    head = frontmatter_block(text)
+    return head, text[len(head) :]
 
 
 @dataclass

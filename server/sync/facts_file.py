@@ -23,13 +23,19 @@ from memverbs.server.transport.wire import loads_strict
 
 
 def fact_lines(brain: Brain, source: str, *, include_private: bool) -> tuple[list[str], int]:
-    """The file's lines, and how many private facts were left out."""
+    """The file's lines, and how many private facts were left out: without `include_private`, the
+    private facts and the world facts about a private page (their entity names it)."""
     now = now_ms()
     rows = brain.facts(source, FactFilter(arm="recent", now=now, world_only=False, active_only=True, limit=10**9))
+    private_pages: set[str] = set()
+    if not include_private:
+        entities = sorted({r["entity_slug"] for r in rows if r["entity_slug"]})
+        private_pages = {slug for slug, page in brain.pages_by_slugs(source, entities, allow_private=True).items()
+                         if page["visibility"] == "private"}
     out: list[dict] = []
     hidden = 0
     for r in rows:
-        if r["visibility"] == "private" and not include_private:
+        if not include_private and (r["visibility"] == "private" or r["entity_slug"] in private_pages):
             hidden += 1
             continue
         out.append(

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from memverbs.server.names import collapse, normalize_alias
 from memverbs.server.pages.markdown import (
+    FRONTMATTER,
     PageFormatError,
     ParsedPage,
     frontmatter_block,
@@ -40,7 +41,6 @@ from memverbs.server.pages.markdown import (
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain
 
-_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _TIMELINE_ROW = re.compile(r"^\s*[-*+]\s+(?:\*\*|__)?\d{4}-\d{2}-\d{2}")
 
@@ -51,14 +51,16 @@ def render_page(brain: Brain, source: str, slug: str, *, include_private: bool =
     if row is None:
         return None
     text = stored_markdown(json.loads(row["frontmatter"] or "{}"), row["body"], row["markdown"])
+    private_ok = include_private and row["owner"] == brain.session_person()
     text = with_additions(
         text,
         aliases=brain.manual_aliases(source, slug),
-        links=brain.manual_links(source, slug),
+        # A link added in the brain to a private page names it: written only where private material is.
+        links=brain.manual_links(source, slug, allow_private=private_ok),
         timeline=brain.manual_timeline(source, slug),
         private=row["visibility"] == "private",
     )
-    if not include_private or row["owner"] != brain.session_person():
+    if not private_ok:
         # Cut private rows leave a marker, so importing the file back puts the brain's rows there
         # instead of dropping them (docs/sync.md, "Private material"). Another person's world page
         # is written without its private rows, as for a reader who did not ask for them: they are
@@ -170,7 +172,7 @@ def _dumped(key: str, value: object, nl: str) -> list[str]:
 
 
 def _edit_frontmatter(text: str, nl: str, change: Callable[[list[str]], list[str] | None]) -> str | None:
-    m = _FRONTMATTER.match(text)
+    m = FRONTMATTER.match(text)
     if m is None:
         lines = change([])
         return None if lines is None else "---" + nl + "".join(lines) + "---" + nl + text

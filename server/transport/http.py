@@ -189,22 +189,26 @@ class RemoteBrainApp:
             return
         # OAuth's own endpoints (metadata, authorize, consent, token, register, revoke) are how a client
         # without a token gets one: they skip the token gate, never the Host check or the body limits.
+        # They are answered under their own small body caps and paces (oauth/limits.py), asked here from the head.
         oauth_route = self.oauth is not None and self.oauth.owns(scope["path"]) and self.origins.host_ok(_header(scope, b"host"))
-        if not oauth_route:
+        limit = self.oauth.body_limit(scope["path"]) if oauth_route and self.oauth is not None else http_limits.MAX_BODY_BYTES
+        if oauth_route and self.oauth is not None:
+            refusal = (413, _too_large(limit), []) if http_limits.declared_size(scope) > limit else await self.oauth.admit(scope)
+        else:
             refusal = await self.admit(scope)
-            if refusal is not None:
-                await _refuse(scope, receive, send, refusal)
-                return
+        if refusal is not None:
+            await _refuse(scope, receive, send, refusal)
+            return
         body: bytes | None = None
         if scope["method"] == "POST":
             try:
-                body, trailing = await http_limits.read_body(receive)
+                body, trailing = await http_limits.read_body(receive, limit)
             except TimeoutError:
                 await _json(send, 408, {"error": "request_timeout", "error_description": (
                     f"The request body did not arrive within {http_limits.BODY_TIMEOUT_S:g} s.")}, [(b"connection", b"close")])
                 return
             except http_limits.BodyTooLarge:
-                await _json(send, 413, _too_large(), [(b"connection", b"close")])
+                await _json(send, 413, _too_large(limit), [(b"connection", b"close")])
                 return
             receive = http_limits.replay(body, trailing, receive)
         if oauth_route:
@@ -267,9 +271,8 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-def _too_large() -> dict:
-    return {"error": "payload_too_large",
-            "error_description": f"A request body is limited to {http_limits.MAX_BODY_BYTES} bytes; send smaller calls."}
+def _too_large(limit: int = http_limits.MAX_BODY_BYTES) -> dict:
+    return {"error": "payload_too_large", "error_description": f"A request body here is limited to {limit} bytes; send smaller calls."}
 
 
 def _bearer(scope: Scope) -> str | None:

@@ -9,8 +9,13 @@
   is read and dropped, within bounds, before the connection closes, so the
   client gets the answer rather than a reset and the server keeps nothing.
 * An admitted request's body must arrive within BODY_TIMEOUT_S and stay
-  under MAX_BODY_BYTES (the same cap as one stdio frame): 408 or 413
-  otherwise, before the MCP layer parses anything.
+  under its route's cap: MAX_BODY_BYTES on `/mcp` (the same cap as one stdio
+  frame), a few KiB on the OAuth routes (server/oauth/server.py says which);
+  a body that declares more is refused from its head, one that grows past it
+  as it comes: 408 or 413, before anything parses it.
+* `Pace`: how many requests a key (a source address, or everyone) may make in
+  a window. The unauthenticated routes that store something or hash a
+  password ask it before they read a body (server/oauth/limits.py).
 * At most MAX_CONNECTIONS connections at once (uvicorn answers 503 above it).
 * The `Host` and `Origin` headers must name this server (MCP's guidance
   against DNS rebinding: a web page must not reach a loopback server through
@@ -21,6 +26,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
+from collections import OrderedDict
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
@@ -32,6 +40,7 @@ from memverbs.server.errors import MemverbsError
 from memverbs.server.transport.wire import MAX_FRAME_BYTES
 
 HEAD_TIMEOUT_S = 10.0
+READ_BYTES = 64 * 1024  # what one read of a connection takes from its socket
 BODY_TIMEOUT_S = 30.0
 MAX_BODY_BYTES = MAX_FRAME_BYTES
 DRAIN_BYTES = MAX_BODY_BYTES  # how much of a refused body is read and dropped so its 413 is not lost
@@ -47,6 +56,11 @@ class HeadDeadlineProtocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        # asyncio's socket transport reads 256 KiB at a time, and each of 400 uploads in flight at once
+        # held that (200 MB); a smaller read costs a large body a few more calls. (uvloop's transport,
+        # where installed, has its own buffer and no such attribute: it keeps it.)
+        with contextlib.suppress(AttributeError):
+            transport.max_size = READ_BYTES  # type: ignore[attr-defined]
         self._arm()
 
     def on_response_complete(self) -> None:
@@ -112,8 +126,8 @@ class BodyTooLarge(MemverbsError):
     """A request body over the limit: answered 413, its rest discarded, never parsed (`discard_rest`)."""
 
 
-async def read_body(receive: Receive) -> tuple[bytes, list[Message]]:
-    """The whole request body within BODY_TIMEOUT_S and MAX_BODY_BYTES, and the messages to replay.
+async def read_body(receive: Receive, limit: int = MAX_BODY_BYTES) -> tuple[bytes, list[Message]]:
+    """The whole request body within BODY_TIMEOUT_S and `limit` bytes, and the messages to replay.
 
     Raises TimeoutError (slow client) or BodyTooLarge.
     """
@@ -126,7 +140,7 @@ async def read_body(receive: Receive) -> tuple[bytes, list[Message]]:
                 return b"".join(chunks), [message]
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size > MAX_BODY_BYTES:
+            if size > limit:
                 break
             chunks.append(chunk)
             if not message.get("more_body", False):
@@ -134,7 +148,7 @@ async def read_body(receive: Receive) -> tuple[bytes, list[Message]]:
     # Over the limit: drained outside the body's clock, so a body refused near its end is a 413, not a 408.
     if message.get("more_body", False):
         await discard_rest(receive)
-    raise BodyTooLarge(f"the request body is over {MAX_BODY_BYTES} bytes", "Send a smaller request.")
+    raise BodyTooLarge(f"the request body is over {limit} bytes", "Send a smaller request.")
 
 
 async def discard_rest(receive: Receive) -> None:
@@ -188,3 +202,36 @@ def replay(body: bytes, trailing: list[Message], receive: Receive) -> Receive:
         return await receive()
 
     return again
+
+
+class Pace:
+    """At most `limit` requests per key in each window of `window_s` seconds (a fixed window per key).
+
+    `take` counts one request and says how long the key must wait when it is over: refused
+    requests count too, so a client that keeps knocking stays refused until its window ends.
+    At most `keys` keys are remembered, the least recently seen forgotten first, so a flood
+    from many addresses costs a bounded table (and each per-address pace has an overall one
+    beside it that no number of addresses escapes).
+    """
+
+    def __init__(self, limit: int, window_s: float, keys: int = 4096) -> None:
+        self.limit, self.window_s, self.keys = limit, window_s, keys
+        self._seen: OrderedDict[str, tuple[float, int]] = OrderedDict()
+
+    def take(self, key: str, now: float | None = None) -> float:
+        """Count a request of `key`: 0.0 when it is within the pace, else the seconds until its window ends."""
+        now = time.monotonic() if now is None else now
+        start, count = self._seen.pop(key, (now, 0))
+        if now - start >= self.window_s:
+            start, count = now, 0
+        self._seen[key] = (start, count + 1)
+        while len(self._seen) > self.keys:
+            self._seen.popitem(last=False)
+        return 0.0 if count < self.limit else max(0.001, start + self.window_s - now)
+
+
+def peer(scope: Scope) -> str:
+    """The request's source address: the peer's, or the one a trusted proxy in front forwarded
+    (uvicorn rewrites `client` from X-Forwarded-For only for a proxy it trusts, loopback by default)."""
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"

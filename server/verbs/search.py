@@ -84,7 +84,8 @@ def keyword_search(ctx: VerbContext, query: str, limit: int, *, allow_private: b
                 break
             # Hits are read lazily: a page already found, or any past the limit, is never re-read.
             hits = lexical_hits(brain, source, query_, words, limit=limit, allow_private=allow_private,
-                                private_rows=mine, skip=rows, snippets=ctx.caller.reads_private)
+                                private_rows=mine, skip=rows, snippets=ctx.caller.reads_private,
+                                rows_of=ctx.rows_reader())
             for r in hits:
                 rows[r["slug"]] = r
                 if len(rows) >= limit:
@@ -141,11 +142,13 @@ def _keyword_queries(words: list[str]) -> list[SearchQuery]:
 
 def lexical_hits(
     brain: Brain, source: str, query: SearchQuery, words: list[str], *, limit: int, allow_private: bool,
-    private_rows: Callable[[Row], bool], skip: Container[str] = (), snippets: bool = True,
+    private_rows: Callable[[Row], bool], skip: Container[str] = (), snippets: bool = True, rows_of: int | None = None,
 ) -> Iterator[dict]:
     """Keyword hits as rows {slug, title, body, chunk, rank} the caller may see (`rank`: the index's score).
 
-    The keyword index covers the whole body, private facts-fence rows included, so
+    The index ranks and matches each page as if the private rows the caller may not read did not
+    exist (`rows_of`: brain/page_search.py). The text it matched can still be text the world view
+    leaves out (the takes fence), so
     unless the caller may read those rows (`private_rows(row)`: the page's own writer, through a
     trusted client or a read:private token, whatever pages it may see) a hit counts only if the query matches the world-safe text as the
     index matched it (every term for an "all" query, one for "any"), and its body and
@@ -154,7 +157,8 @@ def lexical_hits(
     (looked up as each comes) are left out unread.
     """
     # The index's snippet is read only by a caller who may see private rows; the others get one cut from the world view.
-    for r in brain.keyword_search(source, query, limit=limit, allow_private=allow_private, snippets=snippets):
+    for r in brain.keyword_search(source, query, limit=limit, allow_private=allow_private, snippets=snippets,
+                                  rows_of=rows_of):
         if r["slug"] in skip:
             continue
         row = _readable(r, list(query.terms), private_rows(r), matched=True, every=query.mode == "all",
@@ -298,11 +302,12 @@ def hybrid_search(ctx: VerbContext, query: str, limit: int, arm: VectorArm, *, a
     keyword: dict[str, float] = {}
     if words:
         title_phrase = SearchQuery.of(words, "title_phrase")
-        for r in brain.keyword_search(source, title_phrase, limit=pool, allow_private=allow_private, snippets=False):
+        for r in brain.keyword_search(source, title_phrase, limit=pool, allow_private=allow_private, snippets=False,
+                                      rows_of=ctx.rows_reader()):
             seen("title", r["slug"], _readable(r, words, mine(r), matched=False) | {"slug": r["slug"]})
         for query_ in _keyword_queries(words):
             hits = list(lexical_hits(brain, source, query_, words, limit=pool, allow_private=allow_private,
-                                     private_rows=mine, snippets=ctx.caller.reads_private))
+                                     private_rows=mine, snippets=ctx.caller.reads_private, rows_of=ctx.rows_reader()))
             for r, share in zip(hits, score_shares([r["rank"] for r in hits]), strict=True):
                 seen("keyword", r["slug"], r)
                 snippets.setdefault(r["slug"], r["chunk"])

@@ -112,3 +112,62 @@ def oauth_dispatcher(runtime, ceiling: str = "full", **grant_kw):
 
     grant = oauth_grant(runtime.brain(), runtime.source, **grant_kw)
     return runtime.mcp_dispatcher(narrower(ceiling, grant.surface), grant.caller(), usage_client=grant.client_id)
+
+
+class InProcessServer:
+    """`serve --http` with OAuth on, in this process on a loopback port (uvicorn in a thread), so a test
+    can reach its limits' state and shrink them; `base` is its issuer, `url` its /mcp."""
+
+    def __init__(self, runtime, *, workers: int | None = None) -> None:
+        import socket
+
+        from memverbs.server.oauth.server import configure
+        from memverbs.server.transport import http as http_module
+        from memverbs.server.transport import http_limits
+
+        self.runtime = runtime
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(512)
+        port = self.sock.getsockname()[1]
+        self.base, self.url = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{port}/mcp"
+        oauth, _ = configure(runtime.settings, "full", runtime.source, "", self.url)
+        self.app = http_module.RemoteBrainApp(runtime, "full", oauth=oauth)
+        self._workers = (http_module, workers)
+        self._limits = http_limits
+
+    def __enter__(self) -> InProcessServer:
+        import threading
+        import time
+
+        import uvicorn
+
+        module, workers = self._workers
+        self._saved_workers = module.WORKERS
+        if workers is not None:
+            module.WORKERS = workers  # read by the app's lifespan, when it starts
+        config = uvicorn.Config(self.app, lifespan="on", log_level="warning", http=self._limits.HeadDeadlineProtocol,
+                                limit_concurrency=self._limits.MAX_CONNECTIONS)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+        self.thread.start()
+        while not self.server.started:
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+        self.sock.close()
+        self.app.brains.close_all()
+        self._workers[0].WORKERS = self._saved_workers
+
+    @property
+    def oauth(self):
+        assert self.app.oauth is not None
+        return self.app.oauth
+
+    def approval_code(self) -> str:
+        from memverbs.server.oauth import owner
+
+        return owner.new_approval_code(self.runtime.brain())

@@ -71,8 +71,9 @@ def test_postings_score_every_match_as_fts5_does(brain):
     assert postings.ranked(["comet", "comet"]) == fts5_ranking(brain.db, ["comet", "comet"])
 
 
-def _warm(brain) -> bool:
-    postings = postings_for(brain.path, brain.db)
+def _warm(brain, world: bool = False) -> bool:
+    """The postings the ranking of world facts only (`world`) or of all facts reads are loaded."""
+    postings = postings_for(brain.path, brain.db, world)
     if postings is None:
         return False
     postings.lock.release()
@@ -93,7 +94,7 @@ def test_facts_ranked_in_process_is_the_fts5_answer(brain, monkeypatch, world_on
         for q in QUERIES:
             query = SearchQuery.of(query_terms(q), "any")
             brain.facts_ranked(S, f, query, limit=limit)  # the first ranked query of a brain goes to FTS5
-            assert _warm(brain)
+            assert _warm(brain, world_only)
             got = [(r["id"], r["score"]) for r in brain.facts_ranked(S, f, query, limit=limit)]
             assert got == _fts5_only(monkeypatch, brain, f, query, limit), (arm, q)
 
@@ -102,7 +103,7 @@ def _ranked_ids(brain, q: str, *, world_only: bool) -> list[int]:
     f = FactFilter("recent", now_ms(), world_only, True, 20)
     query = SearchQuery.of(query_terms(q), "any")
     brain.facts_ranked(S, f, query, limit=20)
-    assert _warm(brain)
+    assert _warm(brain, world_only)
     return [r["id"] for r in brain.facts_ranked(S, f, query, limit=20)]
 
 

@@ -280,3 +280,36 @@ def test_a_postgres_brain_indexes_new_facts_at_once_and_keeps_the_ranking_totals
         conn.execute("UPDATE facts SET visibility = 'private' WHERE fact = 'comet over the lake'")
         held = conn.execute(totals).fetchall()
         assert [r[:2] for r in held] == [(0, 1), (1, 2)] and held == conn.execute(counted).fetchall()
+
+
+def test_world_view_step_indexes_an_old_brains_pages_and_closes_what_a_blank_line_opened(tmp_path, monkeypatch):
+    """0022 fills the world-view indexes from the pages and facts already there (private rows and private
+    pages left out), and makes private a page stored world-visible because its frontmatter came after a
+    blank line or a byte-order mark, as its writer meant."""
+    path = tmp_path / "b.db"
+    db = sqlite3.connect(path, isolation_level=None)
+    names = [m.name for m in migrations.MIGRATIONS]
+    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[: names.index("0022_world_view")])
+    sqlite_migrate.migrate(db)
+    monkeypatch.undo()
+    pages = [("notes/fenced", "world", "# Fenced\nopen words\n<!-- facts -->\n- [private] hidden words\n<!-- /facts -->\n"),
+             ("notes/secret", "private", "# Secret\nsecret words\n"),
+             ("notes/meant", "world", "\n---\nvisibility: private\n---\n# Meant\nmeant words\n"),
+             ("notes/bom", "world", "\ufeff---\nvisibility: private\n---\nbom words\n")]
+    for slug, visibility, body in pages:
+        db.execute("INSERT INTO pages (source_id, slug, slug_rev, body, markdown, visibility, created_at, updated_at) "
+                   "VALUES ('s', ?, ?, ?, ?, ?, 1, 1)", (slug, slug[::-1], body, body, visibility))
+    for fact, visibility in (("open fact", "world"), ("hidden fact", "private")):
+        db.execute("INSERT INTO facts (source_id, fact, fact_norm, kind, visibility, provenance, valid_from, created_at, "
+                   "search_terms) VALUES ('s', ?, ?, 'fact', ?, 't', 1, 1, ?)", (fact, fact, visibility, fact))
+    db.close()
+    brain = SqliteBrain.open(path)
+    try:
+        visibility = dict(brain.db.execute("SELECT slug, visibility FROM pages").fetchall())
+        assert visibility == {"notes/fenced": "world", "notes/secret": "private", "notes/meant": "private", "notes/bom": "private"}
+        indexed = " ".join(r[0] for r in brain.db.execute("SELECT body FROM pages_world_fts"))
+        assert "open words" in indexed and "hidden" not in indexed and "secret" not in indexed and "meant" not in indexed
+        assert [r[0] for r in brain.db.execute("SELECT rowid FROM facts_world_fts WHERE facts_world_fts MATCH 'fact'")] == \
+            [r[0] for r in brain.db.execute("SELECT id FROM facts WHERE visibility = 'world'")]
+    finally:
+        brain.close()

@@ -99,3 +99,36 @@ def test_raw_source_round_trips_byte_for_byte(local, runtime, fm, body, newline)
     after = local.ok("get_page", slug="notes/round-trip")
     for key in ("title", "type", "visibility", "aliases", "body", "frontmatter", "timeline"):
         assert after[key] == before[key], key
+
+
+@given(prefix=st.lists(st.sampled_from(["\n", "\r\n", "  \n", "\t\r\n"]), max_size=3).map("".join),
+       bom=st.booleans(), newline=st.sampled_from(["\n", "\r\n"]))
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_a_blank_line_or_bom_before_the_frontmatter_changes_nothing_it_says(local, remote, runtime, prefix, bom, newline):
+    """Read as body, the block would lose its `visibility: private` and publish the page."""
+    head = ("\ufeff" if bom else "") + prefix
+    content = newline.join(["---", "title: Meant private", "visibility: private", "aliases: [hush]", "---", "# Hidden", "PREFIXSECRET", ""])
+    written = local.ok("put_page", slug="notes/meant-private", content=head + content)
+    assert written["visibility"] == "private"
+    page_seen = local.ok("get_page", slug="notes/meant-private")
+    assert page_seen["title"] == "Meant private" and page_seen["frontmatter"]["aliases"] == ["hush"]
+    assert remote.err("get_page", slug="notes/meant-private")["error"] == "not_found"
+    assert "PREFIXSECRET" not in json.dumps(remote.ok("search", query="PREFIXSECRET"))
+    assert raw(runtime, "notes/meant-private") == head + content  # the bytes as written, prefix and all
+
+
+def test_the_same_prefix_holds_on_import_and_in_the_files_memverbs_writes(tmp_path, local, remote, runtime):
+    from memverbs.cli.main import main
+    from memverbs.server.sync.conflicts import _split
+    from memverbs.server.sync.render import with_additions
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "diary.md").write_bytes("\ufeff\n\n---\nvisibility: private\n---\n# Diary\nDIARYSECRET\n".encode())
+    assert main(["import", str(vault)]) == 0
+    assert local.ok("get_page", slug="diary")["visibility"] == "private"
+    assert remote.err("get_page", slug="diary")["error"] == "not_found"
+    # write-back adds to the frontmatter that is there, never a second block above the blank line
+    added = with_additions("\n---\ntitle: T\n---\nbody\n", aliases=["x"], links=[], timeline=[], private=False)
+    assert added == "\n---\ntitle: T\naliases: [x]\n---\nbody\n"
+    assert _split("\n---\na: 1\n---\nbody\n") == ("\n---\na: 1\n---\n", "body\n")

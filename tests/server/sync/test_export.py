@@ -54,6 +54,18 @@ def test_export_writes_every_page_and_says_what_private_material_it_left_out(tmp
     assert b"job hunting" in everything["memverbs-facts.jsonl"]
 
 
+def test_a_link_added_to_a_private_page_is_written_only_with_private_material(tmp_path, home, local):
+    seed(local)
+    local.ok("add_link", **{"from": "people/alice", "to": "secret/plan", "link_type": "planned_in"})
+    local.ok("add_link", **{"from": "people/alice", "to": "people/nobody-yet", "link_type": "knows"})
+    assert main(["export", str(tmp_path / "out")]) == 0
+    alice = (tmp_path / "out" / "people" / "alice.md").read_text()
+    assert "secret/plan" not in alice and "planned_in" not in alice
+    assert "works_at: [companies/acme]" in alice and "people/nobody-yet" in alice  # a page not written yet names nothing hidden
+    assert main(["export", str(tmp_path / "all"), "--include-private"]) == 0
+    assert "secret/plan" in (tmp_path / "all" / "people" / "alice.md").read_text()
+
+
 def test_export_import_export_is_byte_identical(tmp_path, home, local, monkeypatch, capsys, other_brain_url):
     seed(local)
     assert main(["export", str(tmp_path / "one"), "--include-private"]) == 0
@@ -166,19 +178,22 @@ def test_without_include_private_no_private_material_leaves(layout, tmp_path_fac
     rt = Runtime(init_home(base / "h"))
     try:
         client = Client(rt.local_dispatcher())
+        slugs = [f"p/secret-n{i}" if private_page else f"p/n{i}" for i, (private_page, *_rest) in enumerate(layout)]
         for i, (private_page, private_row, continuation, fact_visibility) in enumerate(layout):
             fm = "---\nvisibility: private\n---\n" if private_page else ""
             secret = f"SECRET{i}" if private_page else f"open{i}"
             row = f"- [Private] SECRET-ROW{i}\n" if private_row else f"- open row {i}\n"
             more = f"  SECRET-CONT{i}\n" if private_row and continuation else ""
-            client.ok("put_page", slug=f"p/n{i}", content=f"{fm}# N{i}\n{secret}\n<!-- facts -->\n{row}{more}- open tail {i}\n<!-- /facts -->\n")
+            client.ok("put_page", slug=slugs[i], content=f"{fm}# N{i}\n{secret}\n<!-- facts -->\n{row}{more}- open tail {i}\n<!-- /facts -->\n")
             client.ok("remember", fact=f"{'SECRET-FACT' if fact_visibility == 'private' else 'open fact'} {i}",
-                      provenance="test", entity=f"p/n{i}", visibility=fact_visibility)
+                      provenance="test", entity=slugs[i], visibility=fact_visibility)
+        for i, j in ((i, j) for i in range(len(slugs)) for j in range(len(slugs)) if i != j):
+            client.ok("add_link", **{"from": slugs[i], "to": slugs[j], "link_type": "knows"})  # the owner's own links
         export_brain(rt.brain(), rt.source, str(base / "out"), include_private=False)
     finally:
         rt.close()
     text = "".join(b.decode() for b in files_of(base / "out").values())
-    assert "SECRET" not in text
+    assert "secret" not in text.lower()  # no private page's text, row or fact, and no link naming one
     assert all(f"open tail {i}" in text for i, (private_page, *_rest) in enumerate(layout) if not private_page)
 
 

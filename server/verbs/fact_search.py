@@ -10,14 +10,16 @@ provenance names, else its recording time), whose words then leave the keyword q
 
 With an embedding provider whose space holds fact vectors (remember embeds every fact it
 stores; `memverbs reindex` fills older ones), a second score is the cosine of the query
-with each fact. The candidates are the union of both arms' best, each with its exact score
-on both (its BM25 is computed even when only the vector arm found it, its cosine even when
-only the keyword arm did), so a fact's place never depends on which arm happened to
-nominate it. They are fused by their scores, not their ranks: each arm's score divided by
-the best candidate's on that arm, the two averaged, times the cues. Ranks (reciprocal rank
-fusion) throw away how far apart two facts are: a fact that ties on keywords and is far
-closer in meaning would lose to a hair's lead on one arm. A provider that fails leaves
-the keyword ranking: never an error.
+with each fact. A fact matches when it holds a query term, or, sharing none, when it is
+MEANING_MATCH close: a question about nothing the brain holds finds nothing. The candidates
+are the union of both arms' matches, each with its exact score on both (its BM25 is computed
+even when only the vector arm found it, its cosine even when only the keyword arm did), so a
+fact's place never depends on which arm happened to nominate it. They are fused by their
+scores, not their ranks: each arm's score divided by the best candidate's on that arm (a
+cosine measured from the query's background, `_Meaning`), the two averaged, times the cues.
+Ranks (reciprocal rank fusion) throw away how far apart two facts are: a fact that ties on
+keywords and is far closer in meaning would lose to a hair's lead on one arm. A provider that
+fails leaves the keyword ranking: never an error.
 """
 
 from __future__ import annotations

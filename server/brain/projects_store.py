@@ -68,6 +68,15 @@ class ProjectStore(Store):
             (source, project, now, world_only, limit),
         )
 
+    def project_preferences(self, source: str, project: str, *, world_only: bool, now: int, limit: int) -> list[Row]:
+        """Active preferences remembered in `project` (the user's standing rules there), newest first, however
+        many other facts the project learned since: a partial index holds them alone."""
+        return self.query(
+            f"SELECT {FACT_COLS} FROM {self.dialect.preferences_by_project} WHERE source_id = ? AND project = ? "
+            f"AND kind = 'preference' AND {_ACTIVE_WORLD} ORDER BY valid_from DESC, id DESC LIMIT ?",
+            (source, project, now, world_only, limit),
+        )
+
     def project_entity_slugs(self, source: str, project: str, *, limit: int) -> list[str]:
         """The entities most world-visible facts remembered in `project` are about (its newest
         PROJECT_SCAN), most first; the project's own entity left out."""

@@ -10,6 +10,17 @@ about its entity; open commitments first), and another project's material is lef
 out unless the caller asked for its entity: facts remembered in another project, and
 facts about another project's entity. What a session needs is its own repository's
 memory and the user's; the rest of the brain is one `recall` away.
+
+Three shares keep one kind of fact from taking every place:
+
+* Preferences (the user's standing rules: "use uv, never pip", "PRs under 300 lines") get the
+  first RULES_SHARE places, whatever the age of the project's other facts: a rule stated once
+  holds until it is replaced, so it decays no faster than a plain fact (365 days), and the
+  project's preferences are read by themselves (`project_preferences`), not from its newest facts.
+* Events (captured commits, releases) take at most EVENTS_SHARE places while anything else
+  waits: a busy day of commits must not push out what the user said. Places nothing else wants
+  still go to them.
+* The rest is ranked as before.
 """
 
 from __future__ import annotations
@@ -25,8 +36,11 @@ if TYPE_CHECKING:
     from memverbs.server.brain.base import Row
 
 HOT_CAP = 10
+RULES_SHARE = 4  # of HOT_CAP: the user's standing rules and preferences
+EVENTS_SHARE = 3  # of HOT_CAP, while other facts wait
 RECENT_WINDOW_MS = 24 * 3600 * 1000
-HALF_LIFE_DAYS = {"event": 7, "commitment": 90, "preference": 90, "belief": 365, "fact": 365}
+# A preference is a standing rule: it holds until replaced, so it fades no faster than a plain fact.
+HALF_LIFE_DAYS = {"event": 7, "commitment": 90, "preference": 365, "belief": 365, "fact": 365}
 _DAY_MS = 86_400_000
 _PROJECT_FETCH = 3 * HOT_CAP  # what a project's filter may drop, fetched up front
 
@@ -48,8 +62,10 @@ def hot_facts(
     brain, source = ctx.brain, ctx.source
     groups: list[list[Row]] = []
     fetch = HOT_CAP
+    rules: list[Row] = []
     if project is not None:
         fetch = _PROJECT_FETCH
+        rules = brain.project_preferences(source, project, world_only=world_only, now=now, limit=HOT_CAP)
         own = brain.project_facts(source, project, world_only=world_only, now=now, limit=fetch)
         own += brain.entity_facts(source, [project], world_only=world_only, now=now, limit=fetch)
         # Open commitments first: they are what a session in this repository must not drop.
@@ -59,18 +75,44 @@ def hot_facts(
         groups.append(brain.session_facts(source, session_id, world_only=world_only, now=now, limit=fetch))
     groups.append(brain.recent_facts(source, now - RECENT_WINDOW_MS, world_only=world_only, now=now, limit=fetch))
     asked = set(entity_slugs)
-    picked: list[dict] = []
+    ranked = [rows if project is not None and i == 0 else sorted(rows, key=lambda r: (-decayed(r, now), -r["id"]))
+              for i, rows in enumerate(groups)]
+
+    def fits(r: Row) -> bool:
+        return not (project is not None and (_elsewhere(r, project, asked) or r["fact"] in threaded))
+
+    # The rules' share: the project's preferences and those of the groups (the user's own entity's), newest first.
+    preferences = sorted((r for rows in [rules, *ranked] for r in rows if r["kind"] == "preference"),
+                         key=lambda r: (-decayed(r, now), -r["id"]))
+    picked: list[Row] = []
     seen: set[int] = set()
-    for i, rows in enumerate(groups):
-        ranked = rows if project is not None and i == 0 else sorted(rows, key=lambda r: (-decayed(r, now), -r["id"]))
-        for r in ranked:
-            if len(picked) >= HOT_CAP:
-                return picked
-            if r["id"] in seen or (project is not None and (_elsewhere(r, project, asked) or r["fact"] in threaded)):
-                continue
-            seen.add(r["id"])
-            picked.append(brief_fact(r, round(decayed(r, now), 3)))
-    return picked
+
+    def take(r: Row) -> None:
+        seen.add(r["id"])
+        picked.append(r)
+
+    for r in preferences:
+        if sum(p["kind"] == "preference" for p in picked) >= RULES_SHARE:
+            break
+        if r["id"] not in seen and fits(r):
+            take(r)
+    waiting: list[Row] = []  # events past their share, for places nothing else wants
+    for r in (r for rows in ranked for r in rows):
+        if len(picked) >= HOT_CAP:
+            break
+        if r["id"] in seen or not fits(r):
+            continue
+        if r["kind"] == "event" and sum(p["kind"] == "event" for p in picked) >= EVENTS_SHARE:
+            if r["id"] not in {w["id"] for w in waiting}:
+                waiting.append(r)
+            continue
+        take(r)
+    for r in waiting:
+        if len(picked) >= HOT_CAP:
+            break
+        if r["id"] not in seen:
+            take(r)
+    return [brief_fact(r, round(decayed(r, now), 3)) for r in picked]
 
 
 def _elsewhere(row: Row, project: str, asked: set[str]) -> bool:

@@ -95,7 +95,7 @@ MIGRATIONS: tuple[Step, ...] = (
     # FTS5 keeps no pending list and its own totals: only Postgres's GIN index is told to take new
     # facts at once, and only Postgres keeps BM25's corpus totals in a table.
     Step("0020_fact_ranking", sqlite=(), postgres=(pg.FACT_INDEX_DIRECT, pg.FACT_TOTALS)),
-    Step("0024_project_preferences", schema.PROJECT_PREFERENCES),
+    Step("0024_project_statements", schema.PROJECT_STATEMENTS),
 )
 
 

@@ -68,12 +68,12 @@ class ProjectStore(Store):
             (source, project, now, world_only, limit),
         )
 
-    def project_preferences(self, source: str, project: str, *, world_only: bool, now: int, limit: int) -> list[Row]:
-        """Active preferences remembered in `project` (the user's standing rules there), newest first, however
-        many other facts the project learned since: a partial index holds them alone."""
+    def project_statements(self, source: str, project: str, *, world_only: bool, now: int, limit: int) -> list[Row]:
+        """Active facts remembered in `project` that are not events (what was said and decided there), newest
+        first, however many events (captured commits) came since: a partial index holds them alone."""
         return self.query(
-            f"SELECT {FACT_COLS} FROM {self.dialect.preferences_by_project} WHERE source_id = ? AND project = ? "
-            f"AND kind = 'preference' AND {_ACTIVE_WORLD} ORDER BY valid_from DESC, id DESC LIMIT ?",
+            f"SELECT {FACT_COLS} FROM {self.dialect.statements_by_project} WHERE source_id = ? AND project = ? "
+            f"AND kind <> 'event' AND {_ACTIVE_WORLD} ORDER BY valid_from DESC, id DESC LIMIT ?",
             (source, project, now, world_only, limit),
         )
 

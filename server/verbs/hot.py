@@ -11,16 +11,18 @@ out unless the caller asked for its entity: facts remembered in another project,
 facts about another project's entity. What a session needs is its own repository's
 memory and the user's; the rest of the brain is one `recall` away.
 
-Three shares keep one kind of fact from taking every place:
+Two shares keep one kind of fact from taking every place:
 
-* Preferences (the user's standing rules: "use uv, never pip", "PRs under 300 lines") get the
-  first RULES_SHARE places, whatever the age of the project's other facts: a rule stated once
-  holds until it is replaced, so it decays no faster than a plain fact (365 days), and the
-  project's preferences are read by themselves (`project_preferences`), not from its newest facts.
+* What the user said gets the first USER_SHARE places: their preferences (standing rules: "use
+  uv, never pip", "PRs under 300 lines") and the statements capture took from their own words
+  (`_the_users`). A rule stated once holds until it is replaced, so a preference decays no faster
+  than a plain fact (365 days), and a project's statements are read by themselves
+  (`project_statements`), however many commits were captured since.
 * Events (captured commits, releases) take at most EVENTS_SHARE places while anything else
-  waits: a busy day of commits must not push out what the user said. Places nothing else wants
-  still go to them.
-* The rest is ranked as before.
+  waits: a busy day of commits must not push out what was said and decided. Places nothing else
+  wants still go to them.
+
+The rest is ranked as before.
 """
 
 from __future__ import annotations
@@ -36,13 +38,17 @@ if TYPE_CHECKING:
     from memverbs.server.brain.base import Row
 
 HOT_CAP = 10
-RULES_SHARE = 4  # of HOT_CAP: the user's standing rules and preferences
+USER_SHARE = 4  # of HOT_CAP: the user's standing rules, preferences and own statements
 EVENTS_SHARE = 3  # of HOT_CAP, while other facts wait
 RECENT_WINDOW_MS = 24 * 3600 * 1000
 # A preference is a standing rule: it holds until replaced, so it fades no faster than a plain fact.
 HALF_LIFE_DAYS = {"event": 7, "commitment": 90, "preference": 365, "belief": 365, "fact": 365}
 _DAY_MS = 86_400_000
 _PROJECT_FETCH = 3 * HOT_CAP  # what a project's filter may drop, fetched up front
+# Capture's provenance (server/capture/engine.py): `capture:<harness> session <id>`, and `, proposed by
+# <model>` for what its optional LLM pass suggested rather than what the user said.
+_CAPTURED = "capture:"
+_PROPOSED = ", proposed by "
 
 
 def decayed(row: Row, now: int) -> float:
@@ -62,11 +68,10 @@ def hot_facts(
     brain, source = ctx.brain, ctx.source
     groups: list[list[Row]] = []
     fetch = HOT_CAP
-    rules: list[Row] = []
     if project is not None:
         fetch = _PROJECT_FETCH
-        rules = brain.project_preferences(source, project, world_only=world_only, now=now, limit=HOT_CAP)
-        own = brain.project_facts(source, project, world_only=world_only, now=now, limit=fetch)
+        own = brain.project_statements(source, project, world_only=world_only, now=now, limit=fetch)
+        own += brain.project_facts(source, project, world_only=world_only, now=now, limit=fetch)
         own += brain.entity_facts(source, [project], world_only=world_only, now=now, limit=fetch)
         # Open commitments first: they are what a session in this repository must not drop.
         groups.append(sorted(own, key=lambda r: (r["kind"] != "commitment", -decayed(r, now), -r["id"])))
@@ -75,44 +80,37 @@ def hot_facts(
         groups.append(brain.session_facts(source, session_id, world_only=world_only, now=now, limit=fetch))
     groups.append(brain.recent_facts(source, now - RECENT_WINDOW_MS, world_only=world_only, now=now, limit=fetch))
     asked = set(entity_slugs)
-    ranked = [rows if project is not None and i == 0 else sorted(rows, key=lambda r: (-decayed(r, now), -r["id"]))
-              for i, rows in enumerate(groups)]
+    ranked = [r for i, rows in enumerate(groups)
+              for r in (rows if project is not None and i == 0 else sorted(rows, key=lambda r: (-decayed(r, now), -r["id"])))]
+    candidates = [r for r in {r["id"]: r for r in ranked}.values()
+                  if not (project is not None and (_elsewhere(r, project, asked) or r["fact"] in threaded))]
 
-    def fits(r: Row) -> bool:
-        return not (project is not None and (_elsewhere(r, project, asked) or r["fact"] in threaded))
-
-    # The rules' share: the project's preferences and those of the groups (the user's own entity's), newest first.
-    preferences = sorted((r for rows in [rules, *ranked] for r in rows if r["kind"] == "preference"),
-                         key=lambda r: (-decayed(r, now), -r["id"]))
-    picked: list[Row] = []
-    seen: set[int] = set()
-
-    def take(r: Row) -> None:
-        seen.add(r["id"])
-        picked.append(r)
-
-    for r in preferences:
-        if sum(p["kind"] == "preference" for p in picked) >= RULES_SHARE:
-            break
-        if r["id"] not in seen and fits(r):
-            take(r)
-    waiting: list[Row] = []  # events past their share, for places nothing else wants
-    for r in (r for rows in ranked for r in rows):
+    picked: dict[int, Row] = {}
+    users = sorted((r for r in candidates if _the_users(r)), key=lambda r: (-decayed(r, now), -r["id"]))
+    for r in users[:USER_SHARE]:
+        picked[r["id"]] = r
+    events = 0
+    for r in candidates:  # in the groups' order
         if len(picked) >= HOT_CAP:
             break
-        if r["id"] in seen or not fits(r):
+        if r["id"] in picked or (r["kind"] == "event" and events >= EVENTS_SHARE):
             continue
-        if r["kind"] == "event" and sum(p["kind"] == "event" for p in picked) >= EVENTS_SHARE:
-            if r["id"] not in {w["id"] for w in waiting}:
-                waiting.append(r)
-            continue
-        take(r)
-    for r in waiting:
+        events += r["kind"] == "event"
+        picked[r["id"]] = r
+    for r in candidates:  # the events that waited, where nothing else wants the place
         if len(picked) >= HOT_CAP:
             break
-        if r["id"] not in seen:
-            take(r)
-    return [brief_fact(r, round(decayed(r, now), 3)) for r in picked]
+        picked.setdefault(r["id"], r)
+    return [brief_fact(r, round(decayed(r, now), 3)) for r in picked.values()]
+
+
+def _the_users(row: Row) -> bool:
+    """What the user said: a preference (a standing rule, whoever wrote it down), or a statement capture
+    took from their own words (not an event it saw, nor what its LLM pass proposed)."""
+    if row["kind"] == "preference":
+        return True
+    said = row["provenance"] or ""
+    return row["kind"] != "event" and said.startswith(_CAPTURED) and _PROPOSED not in said
 
 
 def _elsewhere(row: Row, project: str, asked: set[str]) -> bool:

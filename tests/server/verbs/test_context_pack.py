@@ -144,6 +144,8 @@ def test_in_a_busy_project_the_users_rules_keep_their_share_and_commits_do_not_c
     rules = ["Use uv, never pip", "Keep pull requests under 300 lines", "Write commit subjects in the imperative mood"]
     for rule in rules:  # said on the week's first day
         said(rule, 6, kind="preference")
+    said("I'm on holiday from 22 December to 3 January", 4)  # captured from the user's own words: a plain fact
+    said("The invoice module should move to a queue", 4, provenance="capture:claude session s1, proposed by a-model")
     for n in range(12):  # a week of the agent's decisions, newer than every rule
         said(f"The billing service decision number {n} holds", 5 - n * 0.3, provenance="agent session")
     for n in range(15):  # the last session's captured commits, minutes old: fresher than anything else
@@ -151,9 +153,11 @@ def test_in_a_busy_project_the_users_rules_keep_their_share_and_commits_do_not_c
     body = agent.ok("context_pack", entities="projects/billing")
     facts = [f["fact"] for f in body["facts"]]
     assert len(facts) == HOT_CAP
-    assert all(rule in facts for rule in rules), facts
+    assert all(rule in facts for rule in rules) and "I'm on holiday from 22 December to 3 January" in facts, facts
+    assert "The invoice module should move to a queue" not in facts  # a proposal is not what the user said
     assert sum(f["kind"] == "event" for f in body["facts"]) == EVENTS_SHARE  # the rest of the day's commits wait
-    assert sum(f["kind"] == "fact" for f in body["facts"]) == HOT_CAP - len(rules) - EVENTS_SHARE
+    decisions = [f for f in facts if f.startswith("The billing service decision")]
+    assert decisions == [f"The billing service decision number {n} holds" for n in (11, 10, 9)]  # the newest
     text = body["text"].split("\n")
     at = text.index("## Standing rules and preferences")
     assert text[at + 1 : at + 4] == [f"- {day(-6)} preference: {rule}" for rule in reversed(rules)]

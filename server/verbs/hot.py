@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from memverbs.server.brain.base import Row
 
 HOT_CAP = 10
-USER_SHARE = 4  # of HOT_CAP: the user's standing rules, preferences and own statements
+USER_SHARE = 5  # of HOT_CAP (half): the user's standing rules, preferences and own statements
 EVENTS_SHARE = 3  # of HOT_CAP, while other facts wait
 RECENT_WINDOW_MS = 24 * 3600 * 1000
 # A preference is a standing rule: it holds until replaced, so it fades no faster than a plain fact.
@@ -75,7 +75,10 @@ def hot_facts(
         own += brain.entity_facts(source, [project], world_only=world_only, now=now, limit=fetch)
         # Open commitments first: they are what a session in this repository must not drop.
         groups.append(sorted(own, key=lambda r: (r["kind"] != "commitment", -decayed(r, now), -r["id"])))
-    groups.append(brain.entity_facts(source, entity_slugs, world_only=world_only, now=now, limit=fetch))
+    # The project's own facts are the group above: asked again here, its newest would take every place
+    # the other entities' (the user's own among them) could have.
+    others = [s for s in entity_slugs if s != project]
+    groups.append(brain.entity_facts(source, others, world_only=world_only, now=now, limit=fetch))
     if session_id:
         groups.append(brain.session_facts(source, session_id, world_only=world_only, now=now, limit=fetch))
     groups.append(brain.recent_facts(source, now - RECENT_WINDOW_MS, world_only=world_only, now=now, limit=fetch))

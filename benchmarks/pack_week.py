@@ -138,7 +138,9 @@ def grow(tmp: Path, env: dict, now: int) -> tuple[dict[str, Path], dict[str, dic
 
 def session_pack(env: dict, cwd: Path, session: str) -> str:
     payload = {"session_id": session, "hook_event_name": "SessionStart", "source": "startup", "cwd": str(cwd)}
-    proc = subprocess.run([*lean_argv(sys.executable), "session-start", "--harness", "claude"], input=json.dumps(payload),
+    # A roomy deadline: this reads what the pack says, not how fast (a loaded machine must not empty it).
+    hook = [*lean_argv(sys.executable), "session-start", "--deadline-ms", "20000", "--harness", "claude"]
+    proc = subprocess.run(hook, input=json.dumps(payload),
                           env=env, capture_output=True, text=True, timeout=60, check=True)
     return json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
 

@@ -207,3 +207,42 @@ def test_a_page_that_shares_only_function_words_with_the_question_is_not_a_resul
         slugs = [r["slug"] for r in remote.ok(tool, query="what did Ada research on looms")["results"]]
         assert slugs == ["notes/engines"], tool
     assert [r["slug"] for r in remote.ok("search", query="what did")["results"]] == ["notes/chatter"]  # nothing else to go on
+
+
+def test_recall_answers_only_matches_and_recent_context_keeps_the_fence(local, remote):
+    """Property: with a query, every fact recall gives holds one of the query's terms (keyword-only), `total`
+    counts them, none means `facts_note`; `recent_facts` is the same arm's newest (at most 5), world-only for
+    an untrusted caller, and never beside a match."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from memverbs.server.terms import words
+
+    vocabulary = ["billing", "invoice", "deploy", "freeze", "pizza", "lunch", "zebra", "owner", "queue", "tea"]
+    for n in range(24):
+        fact = f"{vocabulary[n % 7]} {vocabulary[(n * 3) % 9]} note {n}"
+        remember(local, fact, f"people/p{n % 3}", visibility="private" if n % 4 == 0 else "world")
+
+    @settings(max_examples=60, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(st.lists(st.sampled_from([*vocabulary, "owns", "the", "who"]), min_size=1, max_size=3),
+           st.sampled_from([None, "people/p1"]), st.booleans())
+    def check(query_words, entity, trusted):
+        caller = local if trusted else remote
+        params = {"query": " ".join(query_words), "limit": 7}
+        if entity:
+            params["entity"] = entity
+        body = caller.ok("recall", **params)
+        wanted = set(query_terms(params["query"]))
+        assert body["total"] == len(body["facts"]) <= 7
+        for f in body["facts"]:
+            assert wanted & set(words(f["fact"])), (params, f["fact"])
+            assert trusted or f["visibility"] == "world"
+            assert entity is None or f["entity_slug"] == entity
+        if body["facts"]:
+            assert "facts_note" not in body and "recent_facts" not in body
+            return
+        assert body["facts_note"] == "no fact matches the query"
+        arm = caller.ok("recall", **{k: v for k, v in params.items() if k not in ("query", "limit")}, limit=5)["facts"]
+        assert body.get("recent_facts", []) == arm  # the arm's newest, through the same fence
+
+    check()

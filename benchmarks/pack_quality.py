@@ -2,6 +2,12 @@
 
     python -m benchmarks.pack_quality            # measure, write results/pack-quality-latest.json and RESULTS.md
     python -m benchmarks.pack_quality --no-write
+    python -m benchmarks.pack_quality --week     # only the week in two repositories (benchmarks/pack_week.py)
+
+Two brains are read. The first, below, is every project's material written at once. The second
+(benchmarks/pack_week.py) is a realistic week in two repositories: decisions, the user's rules
+and statements as capture takes them, and five or six captured commits a day, each on its day;
+there the question is whether the user's word survives a busy week.
 
 A brain grown the way it is in use: three real git repositories in a temp dir, an agent in each
 remembering through the MCP stdio server started in its repository (no project named, as agents
@@ -35,6 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks import pack_week
 from benchmarks.hook_timing import lean_argv
 from benchmarks.processes import memverbs_cmd
 from benchmarks.results_file import replace_section
@@ -43,6 +50,7 @@ from benchmarks.stdio_client import StdioClient
 HERE = Path(__file__).resolve().parent
 LATEST = HERE / "results" / "pack-quality-latest.json"
 BEGIN, END = "<!-- pack-quality:begin -->", "<!-- pack-quality:end -->"
+WEEK_BEGIN, WEEK_END = "<!-- pack-week:begin -->", "<!-- pack-week:end -->"
 TARGETS = {"on_topic": 0.8, "recall": 0.9, "unrelated": 0.05, "session_start_s": 0.150}
 CLAUDE_LIMIT = 10_000
 
@@ -248,18 +256,44 @@ def markdown(report: dict) -> str:
     ])
 
 
+def week_markdown(week: dict, at: str) -> str:
+    return "\n".join([
+        WEEK_BEGIN,
+        "## Pack quality over a week in two repositories (`python -m benchmarks.pack_quality --week`)",
+        "",
+        f"{at}, {os.cpu_count()} cores, 1-minute load {os.getloadavg()[0]:.2f} (the figures are counts, not timings). "
+        "benchmarks/pack_week.py: seven days in `billing` and `webapp`, each repository's agent remembering its "
+        "decisions through the MCP server started in it, what capture takes from the day's sessions written with "
+        "capture's provenance (the user's rules and statements; five or six commits a day as events), the user's "
+        "own preference set a month before from outside both; each fact's clock then set back to its day. A session "
+        "starts in each repository through the real hook process. \"The user's word\": the rules and statements the "
+        "user made in that repository, and the standing preference.",
+        "",
+        *pack_week.markdown(week),
+        "",
+        *(part for name, r in week.items() for part in (
+            f"What the model reads in the `{name}` session:", "", "```markdown", r["text"], "```", "")),
+        WEEK_END,
+    ])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.pack_quality", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9, help="timed session starts per project (default 9)")
     parser.add_argument("--no-write", action="store_true", help="print the JSON; leave RESULTS.md alone")
+    parser.add_argument("--week", action="store_true", help="only the week in two repositories (no timing)")
     args = parser.parse_args(argv)
-    report = run(args.runs)
+    at = time.strftime("%Y-%m-%d %H:%M")
+    week = pack_week.run()
+    report = {"week": week} if args.week else run(args.runs) | {"week": week}
     if args.no_write:
         print(json.dumps(report, indent=2))
         return 0
     LATEST.parent.mkdir(exist_ok=True)
-    LATEST.write_text(json.dumps(report, indent=2) + "\n")
-    replace_section(BEGIN, END, markdown(report))
+    (LATEST.with_name("pack-week-latest.json") if args.week else LATEST).write_text(json.dumps(report, indent=2) + "\n")
+    if not args.week:
+        replace_section(BEGIN, END, markdown(report))
+    replace_section(WEEK_BEGIN, WEEK_END, week_markdown(week, at))
     return 0
 
 

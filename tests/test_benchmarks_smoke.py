@@ -215,3 +215,27 @@ def test_install_size_renders_its_rows_into_its_own_section():
     text = install_size.section([("`pip install memverbs`", {"mb_over_empty": 73.1, "packages": 52, "biggest": [("pygments", 9.9)]})])
     assert text.startswith(install_size.BEGIN) and text.endswith(install_size.END)
     assert "| `pip install memverbs` | 73.1 | 52 | pygments 9.9 |" in text
+
+
+def test_pack_week_reads_the_users_word_commits_and_the_other_repository():
+    from benchmarks import pack_quality, pack_week
+
+    parts = {"billing": {"said": ["Always use uv, never pip.", "Keep pull requests under 300 lines."],
+                         "decided": ["Billing stores amounts as integer cents"], "committed": [],
+                         "commits": ["Commit 0a on main: Fix VAT", "Commit 0b on main: Add backoff"]},
+             "webapp": {"said": ["Always use pnpm, never npm."], "decided": ["Webapp is built with Vite"],
+                        "committed": [], "commits": []}}
+    text = "\n".join([
+        "## Standing rules and preferences",
+        "- 2026-12-01 preference: Always use uv, never pip.",
+        f"- 2026-11-07 preference: {pack_week.STANDING[0]} [people/me]",
+        "- 2026-12-07: Billing stores amounts as integer cents",
+        "- 2026-12-07 event: Commit 0a on main: Fix VAT",
+        "- 2026-12-07: Webapp is built with Vite",
+    ])
+    read = pack_week.read(text, "billing", parts)
+    assert read["users_word"] == "2 of 3" and read["users_missing"] == ["Keep pull requests under 300 lines."]
+    assert (read["commit_lines"], read["commits_written"], read["decisions"], read["unrelated"]) == (1, 2, 1, 1)
+    out = pack_quality.week_markdown({"billing": read}, "now")
+    assert out.startswith(pack_quality.WEEK_BEGIN) and out.endswith(pack_quality.WEEK_END) and text in out
+    assert "| billing | 5 | 2 of 3 | 1 (of 2) | 1 (of 1) | 1 |" in out

@@ -314,8 +314,13 @@ def _recall_filter(params: dict, target: LocalTarget, limit: int) -> FactFilter:
 
 
 def _recall_footer(params: dict, body: dict, target: LocalTarget) -> None:
-    """The true total: how many facts the arm matches, not only how many came back."""
+    """The true total: how many facts the arm matches, not only how many came back (with a query: how many it found)."""
     from memverbs.server.verbs.recall import recall_limit  # noqa: PLC0415
+
+    if (params.get("query") or "").strip():
+        if body["facts"]:
+            print(paint(plural(len(body["facts"]), "matching fact"), "dim"))
+        return
 
     f = _recall_filter(params, target, recall_limit(params.get("limit")))
     matched = target.brain().fact_count(target.source, f, params.get("grep"))
@@ -438,7 +443,8 @@ def render(name: str, body: dict) -> str:
     if name == "forget":
         return f"fact #{body['id']} expired" if body["expired"] else f"fact #{body['id']} was already expired"
     if name == "recall":
-        lines = [fact_line(f) for f in body["facts"]] or ["(no facts)"]
+        # A query that matched nothing says so: the recent facts the wire adds as context are not its answer.
+        lines = [fact_line(f) for f in body["facts"]] or ["no fact matches" if "facts_note" in body else "(no facts)"]
         for r in body.get("results") or []:
             lines.append(f"page  {r['slug']}  {r['title'] or ''}  ({evidence(r['evidence'])})")
             lines.extend(_snippet_line(r.get("chunk")))

@@ -39,6 +39,8 @@ class Dialect:
 
     # The facts table as a project's reads name it in FROM: through the index on (source_id, project).
     facts_by_project: str
+    # The same for a project's statements (its facts but events), through their own partial index.
+    statements_by_project: str
 
     # -- sync --------------------------------------------------------------------------------------
 

@@ -37,6 +37,7 @@ class PostgresDialect(Dialect):
     # -- projects ----------------------------------------------------------------------------------
 
     facts_by_project = "facts"  # the planner finds facts_project itself
+    statements_by_project = "facts"  # and facts_project_statements
 
     # -- sync --------------------------------------------------------------------------------------
 

@@ -68,6 +68,15 @@ class ProjectStore(Store):
             (source, project, now, world_only, limit),
         )
 
+    def project_statements(self, source: str, project: str, *, world_only: bool, now: int, limit: int) -> list[Row]:
+        """Active facts remembered in `project` that are not events (what was said and decided there), newest
+        first, however many events (captured commits) came since: a partial index holds them alone."""
+        return self.query(
+            f"SELECT {FACT_COLS} FROM {self.dialect.statements_by_project} WHERE source_id = ? AND project = ? "
+            f"AND kind <> 'event' AND {_ACTIVE_WORLD} ORDER BY valid_from DESC, id DESC LIMIT ?",
+            (source, project, now, world_only, limit),
+        )
+
     def project_entity_slugs(self, source: str, project: str, *, limit: int) -> list[str]:
         """The entities most world-visible facts remembered in `project` are about (its newest
         PROJECT_SCAN), most first; the project's own entity left out."""

@@ -438,6 +438,14 @@ PAGE_HISTORY = """
 # with are rows (ids 2, 3, …), each optionally mapped to a database role. Every fact, page, page
 # version and links/timeline row records the person who wrote it (`owner`; rows from before are the
 # owner's); a private one is readable by its owner only. Tokens act for one person (`person`).
+# A project's statements (every kind but events) by themselves: the pack reads what was said and
+# decided there however many commits were captured since, without walking those.
+PROJECT_STATEMENTS = """
+        CREATE INDEX facts_project_statements ON facts (source_id, project, valid_from DESC, id DESC)
+            WHERE kind <> 'event' AND project IS NOT NULL;
+"""
+
+
 PEOPLE = """
         CREATE TABLE people (
             id         {bigint} PRIMARY KEY CHECK (id > 1),

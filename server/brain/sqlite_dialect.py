@@ -37,6 +37,7 @@ class SqliteDialect(Dialect):
     # Named: the index is partial and already in the newest-first order these reads want, and a
     # planner without statistics (memverbs never runs ANALYZE) may take another one.
     facts_by_project = "facts INDEXED BY facts_project"
+    statements_by_project = "facts INDEXED BY facts_project_statements"
 
     # -- sync --------------------------------------------------------------------------------------
 

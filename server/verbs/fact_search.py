@@ -10,14 +10,16 @@ provenance names, else its recording time), whose words then leave the keyword q
 
 With an embedding provider whose space holds fact vectors (remember embeds every fact it
 stores; `memverbs reindex` fills older ones), a second score is the cosine of the query
-with each fact. The candidates are the union of both arms' best, each with its exact score
-on both (its BM25 is computed even when only the vector arm found it, its cosine even when
-only the keyword arm did), so a fact's place never depends on which arm happened to
-nominate it. They are fused by their scores, not their ranks: each arm's score divided by
-the best candidate's on that arm, the two averaged, times the cues. Ranks (reciprocal rank
-fusion) throw away how far apart two facts are: a fact that ties on keywords and is far
-closer in meaning would lose to a hair's lead on one arm. A provider that fails leaves
-the keyword ranking: never an error.
+with each fact. A fact matches when it holds a query term, or, sharing none, when it is
+MEANING_MATCH close: a question about nothing the brain holds finds nothing. The candidates
+are the union of both arms' matches, each with its exact score on both (its BM25 is computed
+even when only the vector arm found it, its cosine even when only the keyword arm did), so a
+fact's place never depends on which arm happened to nominate it. They are fused by their
+scores, not their ranks: each arm's score divided by the best candidate's on that arm (a
+cosine measured from the query's background, `_Meaning`), the two averaged, times the cues.
+Ranks (reciprocal rank fusion) throw away how far apart two facts are: a fact that ties on
+keywords and is far closer in meaning would lose to a hair's lead on one arm. A provider that
+fails leaves the keyword ranking: never an error.
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ from __future__ import annotations
 import logging
 import re
 import weakref
-from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING, TypeVar
 
@@ -37,6 +38,7 @@ from memverbs.server.timeparse import iso
 from memverbs.server.verbs.when import Window, said_on, windows
 
 if TYPE_CHECKING:
+    import numpy as np
 
     from memverbs.server.brain.base import Brain
     from memverbs.server.context import VerbContext
@@ -49,7 +51,11 @@ POOL = 100  # candidates each arm ranks before fusion and the cut to the caller'
 KEYWORD_SHARE = 0.5  # of the fused score; the vector arm's is the rest: neither arm is trusted over the other
 ENTITY_BOOST = 1.0
 TIME_BOOST = 1.0
-VECTOR_FLOOR = 0.0  # a fact the query's vector points away from is no vector hit
+# A fact that shares no word with the question matches it only this close in meaning, else a
+# question about nothing the brain holds would still "find" its nearest facts. Cosines are the
+# model's own scale: with all-MiniLM-L6-v2, fifty questions on topics a brain never mentions
+# reached 0.10-0.36 with their closest fact; a restatement in other words reaches 0.5 and more.
+MEANING_MATCH = 0.4
 
 
 def with_limit(f: FactFilter, limit: int) -> FactFilter:
@@ -94,14 +100,14 @@ def rank_facts(ctx: VerbContext, query: str, f: FactFilter, limit: int) -> list[
         keyword = {i: s * _cue(rows[i], wanted, times) for i, s in bm25.items()}
         order = sorted(keyword, key=lambda i: (-keyword[i], -i))
         return [rows[i] for i in order[:limit]]
-    cosine, vector_rows = vector
+    meaning, vector_rows = vector
     for r in vector_rows:
         rows.setdefault(r["id"], r)
     only_vector = [i for i in rows if i not in bm25]
     if terms and only_vector:
         for r in brain.facts_ranked(source, pool, search, limit=len(only_vector), among=only_vector):
             bm25[r["id"]] = float(r["score"])
-    fused = fuse(bm25, {i: c for i, c in cosine(list(rows)).items() if c > VECTOR_FLOOR})
+    fused = fuse(bm25, meaning.above_background(list(rows)))
     scored = {i: s * _cue(rows[i], wanted, times) for i, s in fused.items()}
     order = sorted(scored, key=lambda i: (-scored[i], -i))
     return [rows[i] for i in order[:limit]]
@@ -154,8 +160,31 @@ def snippet(text: str, terms: set[str], size: int = SNIPPET_CHARS) -> str:
     return ("…" if start else "") + text[start : start + size].strip() + ("…" if start + size < len(text) else "")
 
 
-def _vector_arm(ctx: VerbContext, query: str, f: FactFilter) -> tuple[Callable[[list[int]], dict[int, float]], list[Row]] | None:
-    """The query's cosines with the facts' vectors, and the arm's best facts by them; None without vectors to compare."""
+class _Meaning:
+    """The query's cosines with the facts of its space, and their background: the mean cosine of the
+    query with every fact there. Most facts of a brain have nothing to do with a given question, so
+    the mean is what "unrelated" scores for this query and this model; a cosine counts by how far it
+    stands above it. Divided by the best candidate's as they come (the share of the best), raw cosines
+    are bunched near 1 (a model's unrelated texts already score 0.1-0.3), and then any cue that
+    multiplies the fused score, such as the question naming the fact's entity, outweighs the
+    difference in meaning; measured from the background they spread as keyword scores do."""
+
+    def __init__(self, sims: np.ndarray, position: dict[int, int]) -> None:
+        self.sims, self.position = sims, position
+        self.background = float(sims.mean())
+
+    def above_background(self, ids: list[int]) -> dict[int, float]:
+        out: dict[int, float] = {}
+        for i in ids:
+            at = self.position.get(i)
+            if at is not None and (lift := float(self.sims[at]) - self.background) > 0:
+                out[i] = lift
+        return out
+
+
+def _vector_arm(ctx: VerbContext, query: str, f: FactFilter) -> tuple[_Meaning, list[Row]] | None:
+    """The query's cosines with the facts' vectors, and the facts that match it by meaning alone
+    (cosine ≥ MEANING_MATCH), best first; None without vectors to compare."""
     providers = ctx.providers
     if providers is None or not providers.embeddings_configured or providers.embedder() is None:
         return None
@@ -177,13 +206,9 @@ def _vector_arm(ctx: VerbContext, query: str, f: FactFilter) -> tuple[Callable[[
 
     # Every source's facts are in the matrix: nominate more than the pool, the arm's filter keeps this source's.
     top = np.argsort(-sims, kind="stable")[: f.limit * 3]
-    allowed = ctx.brain.facts_among(ctx.source, f, [int(matrix.ids[i]) for i in top if sims[i] > VECTOR_FLOOR])
+    allowed = ctx.brain.facts_among(ctx.source, f, [int(matrix.ids[i]) for i in top if sims[i] >= MEANING_MATCH])
     allowed.sort(key=lambda r: -float(sims[matrix.position[r["id"]]]))
-
-    def cosine(ids: list[int]) -> dict[int, float]:
-        return {i: float(sims[matrix.position[i]]) for i in ids if i in matrix.position}
-
-    return cosine, allowed[: f.limit]
+    return _Meaning(sims, matrix.position), allowed[: f.limit]
 
 
 class _Matrix:

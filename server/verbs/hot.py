@@ -10,6 +10,19 @@ about its entity; open commitments first), and another project's material is lef
 out unless the caller asked for its entity: facts remembered in another project, and
 facts about another project's entity. What a session needs is its own repository's
 memory and the user's; the rest of the brain is one `recall` away.
+
+Two shares keep one kind of fact from taking every place:
+
+* What the user said gets the first USER_SHARE places: their preferences (standing rules: "use
+  uv, never pip", "PRs under 300 lines") and the statements capture took from their own words
+  (`_the_users`). A rule stated once holds until it is replaced, so a preference decays no faster
+  than a plain fact (365 days), and a project's statements are read by themselves
+  (`project_statements`), however many commits were captured since.
+* Events (captured commits, releases) take at most EVENTS_SHARE places while anything else
+  waits: a busy day of commits must not push out what was said and decided. Places nothing else
+  wants still go to them.
+
+The rest is ranked as before.
 """
 
 from __future__ import annotations
@@ -25,10 +38,17 @@ if TYPE_CHECKING:
     from memverbs.server.brain.base import Row
 
 HOT_CAP = 10
+USER_SHARE = 5  # of HOT_CAP (half): the user's standing rules, preferences and own statements
+EVENTS_SHARE = 3  # of HOT_CAP, while other facts wait
 RECENT_WINDOW_MS = 24 * 3600 * 1000
-HALF_LIFE_DAYS = {"event": 7, "commitment": 90, "preference": 90, "belief": 365, "fact": 365}
+# A preference is a standing rule: it holds until replaced, so it fades no faster than a plain fact.
+HALF_LIFE_DAYS = {"event": 7, "commitment": 90, "preference": 365, "belief": 365, "fact": 365}
 _DAY_MS = 86_400_000
 _PROJECT_FETCH = 3 * HOT_CAP  # what a project's filter may drop, fetched up front
+# Capture's provenance (server/capture/engine.py): `capture:<harness> session <id>`, and `, proposed by
+# <model>` for what its optional LLM pass suggested rather than what the user said.
+_CAPTURED = "capture:"
+_PROPOSED = ", proposed by "
 
 
 def decayed(row: Row, now: int) -> float:
@@ -50,27 +70,50 @@ def hot_facts(
     fetch = HOT_CAP
     if project is not None:
         fetch = _PROJECT_FETCH
-        own = brain.project_facts(source, project, world_only=world_only, now=now, limit=fetch)
+        own = brain.project_statements(source, project, world_only=world_only, now=now, limit=fetch)
+        own += brain.project_facts(source, project, world_only=world_only, now=now, limit=fetch)
         own += brain.entity_facts(source, [project], world_only=world_only, now=now, limit=fetch)
         # Open commitments first: they are what a session in this repository must not drop.
         groups.append(sorted(own, key=lambda r: (r["kind"] != "commitment", -decayed(r, now), -r["id"])))
-    groups.append(brain.entity_facts(source, entity_slugs, world_only=world_only, now=now, limit=fetch))
+    # The project's own facts are the group above: asked again here, its newest would take every place
+    # the other entities' (the user's own among them) could have.
+    others = [s for s in entity_slugs if s != project]
+    groups.append(brain.entity_facts(source, others, world_only=world_only, now=now, limit=fetch))
     if session_id:
         groups.append(brain.session_facts(source, session_id, world_only=world_only, now=now, limit=fetch))
     groups.append(brain.recent_facts(source, now - RECENT_WINDOW_MS, world_only=world_only, now=now, limit=fetch))
     asked = set(entity_slugs)
-    picked: list[dict] = []
-    seen: set[int] = set()
-    for i, rows in enumerate(groups):
-        ranked = rows if project is not None and i == 0 else sorted(rows, key=lambda r: (-decayed(r, now), -r["id"]))
-        for r in ranked:
-            if len(picked) >= HOT_CAP:
-                return picked
-            if r["id"] in seen or (project is not None and (_elsewhere(r, project, asked) or r["fact"] in threaded)):
-                continue
-            seen.add(r["id"])
-            picked.append(brief_fact(r, round(decayed(r, now), 3)))
-    return picked
+    ranked = [r for i, rows in enumerate(groups)
+              for r in (rows if project is not None and i == 0 else sorted(rows, key=lambda r: (-decayed(r, now), -r["id"])))]
+    candidates = [r for r in {r["id"]: r for r in ranked}.values()
+                  if not (project is not None and (_elsewhere(r, project, asked) or r["fact"] in threaded))]
+
+    picked: dict[int, Row] = {}
+    users = sorted((r for r in candidates if _the_users(r)), key=lambda r: (-decayed(r, now), -r["id"]))
+    for r in users[:USER_SHARE]:
+        picked[r["id"]] = r
+    events = 0
+    for r in candidates:  # in the groups' order
+        if len(picked) >= HOT_CAP:
+            break
+        if r["id"] in picked or (r["kind"] == "event" and events >= EVENTS_SHARE):
+            continue
+        events += r["kind"] == "event"
+        picked[r["id"]] = r
+    for r in candidates:  # the events that waited, where nothing else wants the place
+        if len(picked) >= HOT_CAP:
+            break
+        picked.setdefault(r["id"], r)
+    return [brief_fact(r, round(decayed(r, now), 3)) for r in picked.values()]
+
+
+def _the_users(row: Row) -> bool:
+    """What the user said: a preference (a standing rule, whoever wrote it down), or a statement capture
+    took from their own words (not an event it saw, nor what its LLM pass proposed)."""
+    if row["kind"] == "preference":
+        return True
+    said = row["provenance"] or ""
+    return row["kind"] != "event" and said.startswith(_CAPTURED) and _PROPOSED not in said
 
 
 def _elsewhere(row: Row, project: str, asked: set[str]) -> bool:

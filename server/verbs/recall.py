@@ -1,8 +1,10 @@
 """recall: facts (one arm, by precedence) and, with a query, page results. Zero LLM.
 
-With a query the facts arm is ranked by it (server/verbs/fact_search.py): the facts it
-finds come first, best first, and the rest of the arm fills up to the limit in the
-contract's order, so the answer keeps its size and every fact in it passes the same filter.
+With a query the facts arm is ranked by it (server/verbs/fact_search.py): `facts` holds only
+the facts it finds, best first, so an agent never has to tell a match from padding. A query
+that finds none answers `facts: []` with `facts_note` saying so, and `recent_facts`: the arm's
+newest facts, under their own key, for a caller that can still use them as context (PROTOCOL.md
+Part B, docs/protocol.md).
 
 memverbs honours `since` in every facts arm (PROTOCOL.md B2): it narrows the
 entity and session arms too, and an unparseable value is invalid_params rather
@@ -19,7 +21,7 @@ from memverbs.server.errors import PROTOCOL_VERSION, invalid
 from memverbs.server.names import estimate_tokens
 from memverbs.server.protocol.params import budget as parse_budget
 from memverbs.server.timeparse import now_ms, parse_since
-from memverbs.server.verbs.budget import budget_fields, pack_two
+from memverbs.server.verbs.budget import budget_fields, pack, pack_two
 from memverbs.server.verbs.cards import resolve_entity_slug
 from memverbs.server.verbs.fact_search import rank_facts, with_limit
 from memverbs.server.verbs.search import search_pages
@@ -69,17 +71,15 @@ def facts_filter(ctx: VerbContext, params: dict, now: int, limit: int) -> FactFi
     )
 
 
+RECENT_CONTEXT = 5  # recent_facts: a glance at what the arm holds, not a second answer
+NO_MATCH = "no fact matches the query"
+
+
 def arm_facts(ctx: VerbContext, f: FactFilter, query: str) -> list:
-    """The facts arm's rows: in the contract's order, or with a query the facts it finds first, best
-    first, then the rest of the arm in the contract's order up to the same limit (PROTOCOL.md B10)."""
+    """The facts arm's rows: in the contract's order, or with a query only the facts it finds, best first."""
     if not query:
         return ctx.brain.facts(ctx.source, f)
-    found = rank_facts(ctx, query, f, f.limit)
-    if len(found) >= f.limit:
-        return found
-    seen = {r["id"] for r in found}
-    rest = ctx.brain.facts(ctx.source, with_limit(f, f.limit + len(found)))
-    return found + [r for r in rest if r["id"] not in seen][: f.limit - len(found)]
+    return rank_facts(ctx, query, f, f.limit)
 
 
 def recall(ctx: VerbContext, params: dict) -> dict:
@@ -88,11 +88,17 @@ def recall(ctx: VerbContext, params: dict) -> dict:
     f = facts_filter(ctx, params, now, limit)
     query = (params.get("query") or "").strip()
     facts = [recall_fact(r) for r in arm_facts(ctx, f, query)]
+    facts_found = bool(facts)
+    recent: list[dict] | None = None
+    if query and not facts_found:
+        recent = [recall_fact(r) for r in ctx.brain.facts(ctx.source, with_limit(f, min(f.limit, RECENT_CONTEXT)))] or None
     grep = params.get("grep")
     if grep:
         # grep belongs to the facts arm (limit, then grep); the budget packs what the arm returns.
         needle = grep.lower()
         facts = [x for x in facts if needle in x["fact"].lower()]
+        if recent is not None:
+            recent = [x for x in recent if needle in x["fact"].lower()]
 
     results: list[dict] | None = None
     degraded: str | None = None
@@ -115,6 +121,12 @@ def recall(ctx: VerbContext, params: dict) -> dict:
         if results is None:
             b.dropped = 0
         fields = budget_fields(budget, a, b)
+        if recent:
+            # What the answer left: context fills it, and what does not fit is not an answer dropped.
+            left = budget - fields["budget_used"]
+            c = pack(recent, lambda x: estimate_tokens(x["fact"]), left) if left > 0 else None
+            recent = c.kept if c is not None else []
+            fields["budget_used"] += c.used if c is not None else 0
 
     body: dict = {"facts": packed_facts, "total": len(packed_facts)}
     if params.get("include_pending") is True:
@@ -128,5 +140,9 @@ def recall(ctx: VerbContext, params: dict) -> dict:
             # Only the owner's reads mark pages retrieved: last_retrieved_at breaks resolution ties
             # for every caller, so an untrusted read (a read-only token's) must not steer them.
             ctx.brain.touch_retrieved(ctx.source, [r["slug"] for r in packed_results], now)
+    if query and not facts_found:
+        body["facts_note"] = NO_MATCH
+        if recent is not None:
+            body["recent_facts"] = recent
     body.update(fields)
     return body

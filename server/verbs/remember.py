@@ -2,10 +2,14 @@
 
 Dedup and supersession (PROTOCOL.md §5.2): with an entity and an embedding,
 the bucket's active facts (same source, same entity, same visibility, ttl not
-passed) that have vectors are ranked by cosine; the top-5 are candidates and the best decides:
-at ≥ 0.95 the same kind with different text supersedes it (the old fact is
-expired with the reason `superseded by fact #<new>`), anything else at that
-similarity is a duplicate (nothing written, the existing id returned).
+passed) that have vectors are ranked by cosine; the top-5 are candidates and the best decides.
+At ≥ 0.95 a fact of another kind is a duplicate (nothing written, the existing id returned);
+one of the same kind is an update only when it says something new about the same subject
+(`_settles`): similar words are not enough. A restatement (the same content words: only case,
+punctuation, function words or their order differ) or one that says less is a duplicate; an
+event never supersedes another (both happened: two commits with one message, two releases),
+so a new one is inserted; otherwise the new fact supersedes the old (expired with
+the reason `superseded by fact #<new>`).
 
 Without an embedding (no provider, or the call failed) near-duplicates cannot
 be found, so the response says `degraded_dedup: true`; an exact restatement
@@ -24,6 +28,7 @@ from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, ProviderError, VerbError, invalid
 from memverbs.server.names import looks_like_slug, restatement_key
 from memverbs.server.protocol.verb_defs import KINDS, VISIBILITIES
+from memverbs.server.terms import query_terms
 from memverbs.server.timeparse import iso, now_ms
 from memverbs.server.verbs.cards import resolve_entity_slug
 from memverbs.server.verbs.ttl import parse_ttl
@@ -169,8 +174,20 @@ def _chooser(new: NewFact, vector: bytes, dims: int) -> Callable[[list[Row]], tu
         if float(sims[best]) < DEDUP_COSINE:
             return None
         row = rows[best]
-        if row["kind"] == new.kind and row["fact_norm"] != new.fact_norm:
-            return "superseded", row
-        return "duplicate", row
+        if row["kind"] != new.kind or row["fact_norm"] == new.fact_norm:
+            return "duplicate", row
+        settled = _settles(row["fact_norm"], new.fact_norm, new.kind)
+        return None if settled is None else (settled, row)
 
     return choose
+
+
+def _settles(old: str, new: str, kind: str) -> str | None:
+    """What a new fact of the same kind is to a near-identical old one: "duplicate" when it says
+    nothing the old one does not (its content words are among the old one's), None (a fact of its
+    own) when both are events, else "superseded": it keeps the subject and changes or adds what is
+    said about it ("Alice prefers tea" → "Alice likes tea")."""
+    said, says = set(query_terms(old, cap=None)), set(query_terms(new, cap=None))
+    if says <= said:
+        return "duplicate"
+    return None if kind == "event" else "superseded"

@@ -75,11 +75,14 @@ def render_pack(cards: list[dict], threads: list[dict], facts: list[dict], *, pr
     # A commitment already listed as an open thread is not repeated among the facts.
     threaded = {t["text"] for t in threads}
     shown = [f for f in facts if f["fact"] not in threaded]
+    # Preferences read as what they are, standing rules, under their own heading (hot.py gives them their share).
+    rules = [fact_line(f, slug) for f in shown if f.get("kind") == "preference"]
     return _sections(
         [
             ("Standing entities", [card_line(c) for c in cards]),
             ("Open threads", [thread_line(t) for t in threads]),
-            ("Hot memory (recent facts)", [fact_line(f, slug) for f in shown]),
+            ("Standing rules and preferences", rules),
+            ("Hot memory (recent facts)", [fact_line(f, slug) for f in shown if f.get("kind") != "preference"]),
         ],
         lead,
         [EXPAND_HINT],

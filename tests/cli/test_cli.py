@@ -215,6 +215,17 @@ def test_recall_readable_text_lists_facts(env):
         json.loads(out)
 
 
+def test_recall_with_a_query_prints_only_matches_or_says_none_matches(env):
+    ok(env, "remember", "Bob owns the billing service", "--provenance", "chat", "--entity", "people/bob")
+    ok(env, "remember", "Alice prefers tea", "--provenance", "chat", "--entity", "people/alice")
+    found = ok(env, "recall", "--query", "who owns billing").stdout
+    assert "Bob owns the billing service" in found and "Alice prefers tea" not in found
+    assert "1 matching fact" in found and "of 2 facts" not in found
+    none = ok(env, "recall", "--query", "zebra").stdout
+    assert none.splitlines()[0] == "no fact matches" and "Alice prefers tea" not in none
+    assert ok_json(env, "recall", "--query", "zebra")["recent_facts"][0]["fact"] == "Alice prefers tea"  # the wire keeps it
+
+
 def test_recall_with_unparseable_since_is_refused_with_a_fix(env):
     assert_refused(run(env, "recall", "--since", "last tuesday-ish"), "since")
 

@@ -118,3 +118,57 @@ def test_delta_reports_the_threads_the_pack_shows(local, remote):
         pack = caller.ok("context_pack", entities="Ali, companies/acme, people/alice", **extra)
         delta = caller.ok("delta", since="2000-01-01T00:00:00Z", entities="Ali, companies/acme, people/alice", **extra)
         assert delta["threads"] == pack["open_threads"] and delta["threads"], (extra, delta["threads"])
+
+
+def test_in_a_busy_project_the_users_rules_keep_their_share_and_commits_do_not_crowd_them_out(runtime, tmp_path):
+    import subprocess
+    import time
+
+    from helpers import Client
+
+    from memverbs.server.projects import find_project
+    from memverbs.server.verbs.hot import EVENTS_SHARE, HOT_CAP, decayed
+
+    repo = tmp_path / "billing"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    subprocess.run(["git", "remote", "add", "origin", "git@github.com:org/billing.git"], cwd=repo, check=True)
+    agent = Client(runtime.local_dispatcher(project=find_project(repo)))
+    now = int(time.time() * 1000)
+
+    def said(fact, days_ago, **kw):
+        kw.setdefault("provenance", "capture:claude session s1")
+        out = agent.dispatcher.call("remember", {"fact": fact, **kw}, extras={"valid_from": now - days_ago * 86_400_000})
+        assert not out.is_error, out.body
+
+    rules = ["Use uv, never pip", "Keep pull requests under 300 lines", "Write commit subjects in the imperative mood"]
+    for rule in rules:  # said on the week's first day
+        said(rule, 6, kind="preference")
+    said("I'm on holiday from 22 December to 3 January", 4)  # captured from the user's own words: a plain fact
+    said("The invoice module should move to a queue", 4, provenance="capture:claude session s1, proposed by a-model")
+    for n in range(12):  # a week of the agent's decisions, newer than every rule
+        said(f"The billing service decision number {n} holds", 5 - n * 0.3, provenance="agent session")
+    for n in range(15):  # the last session's captured commits, minutes old: fresher than anything else
+        said(f"Commit {n:07x} on main: refactor invoice module part {n}", 0.01, kind="event")
+    body = agent.ok("context_pack", entities="projects/billing")
+    facts = [f["fact"] for f in body["facts"]]
+    assert len(facts) == HOT_CAP
+    assert all(rule in facts for rule in rules) and "I'm on holiday from 22 December to 3 January" in facts, facts
+    assert "The invoice module should move to a queue" not in facts  # a proposal is not what the user said
+    assert sum(f["kind"] == "event" for f in body["facts"]) == EVENTS_SHARE  # the rest of the day's commits wait
+    decisions = [f for f in facts if f.startswith("The billing service decision")]
+    assert decisions == [f"The billing service decision number {n} holds" for n in (11, 10, 9)]  # the newest
+    text = body["text"].split("\n")
+    at = text.index("## Standing rules and preferences")
+    assert text[at + 1 : at + 4] == [f"- {day(-6)} preference: {rule}" for rule in reversed(rules)]
+    assert "## Hot memory (recent facts)" in text[at:]
+    # A stated rule never ranks below a plain fact of the same age.
+    old = {"expired_at": None, "valid_until": None, "valid_from": now - 200 * 86_400_000, "confidence": 1.0}
+    assert decayed({**old, "kind": "preference"}, now) >= decayed({**old, "kind": "fact"}, now)
+
+
+def test_events_still_fill_places_nothing_else_wants(local):
+    for n in range(8):
+        local.ok("remember", fact=f"Released version 1.{n}", provenance="ci", entity="projects/app", kind="event")
+    body = local.ok("context_pack", entities="projects/app")
+    assert len(body["facts"]) == 8 and {f["kind"] for f in body["facts"]} == {"event"}

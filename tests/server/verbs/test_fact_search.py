@@ -20,15 +20,46 @@ def facts_of(body):
     return [f["fact"] for f in body["facts"]]
 
 
-def test_a_relevant_old_fact_beats_irrelevant_recent_ones(remote):
+def test_a_query_answers_only_the_facts_it_matches(remote):
     remember(remote, "Alice moved the deploy freeze to Thursdays", "people/alice")
+    remember(remote, "Bob owns the billing service", "people/bob")
     for n in range(5):
         remember(remote, f"lunch order number {n} was pizza", "people/bob")
     body = remote.ok("recall", query="when is the deploy freeze?", limit=3)
-    assert facts_of(body)[0] == "Alice moved the deploy freeze to Thursdays"
-    assert body["total"] == 3  # the arm keeps its size: the rest of it fills up, newest first
-    assert facts_of(body)[1:] == ["lunch order number 4 was pizza", "lunch order number 3 was pizza"]
+    assert facts_of(body) == ["Alice moved the deploy freeze to Thursdays"]  # no padding after the match
+    assert body["total"] == 1
     assert list(body) == ["facts", "total", "protocol_version", "results", "search_degraded"]
+    assert facts_of(remote.ok("recall", query="who owns billing")) == ["Bob owns the billing service"]
+
+
+def test_a_query_that_matches_nothing_says_so_and_shows_recent_facts_apart(remote):
+    for n in range(7):
+        remember(remote, f"lunch order number {n} was pizza", "people/bob")
+    body = remote.ok("recall", query="zebra")
+    assert body["facts"] == [] and body["total"] == 0
+    assert body["facts_note"] == "no fact matches the query"
+    # Context under its own key: the arm's newest, at most five, as fact objects of the same shape.
+    assert [f["fact"] for f in body["recent_facts"]] == [f"lunch order number {n} was pizza" for n in (6, 5, 4, 3, 2)]
+    assert list(body["recent_facts"][0]) == list(remote.ok("recall")["facts"][0])
+    assert list(body) == ["facts", "total", "protocol_version", "results", "search_degraded", "facts_note", "recent_facts"]
+    # Under the arm's own filters, grep and the caller's limit.
+    assert [f["fact"] for f in remote.ok("recall", query="zebra", limit=2)["recent_facts"]] == [
+        "lunch order number 6 was pizza", "lunch order number 5 was pizza"]
+    alone = remote.ok("recall", query="zebra", entity="people/alice")
+    assert alone["facts_note"] == "no fact matches the query" and "recent_facts" not in alone  # the arm holds none
+    assert [f["fact"] for f in remote.ok("recall", query="zebra", grep="number 6")["recent_facts"]] == ["lunch order number 6 was pizza"]
+    # Without a query nothing changes: the contract's keys only.
+    assert "facts_note" not in remote.ok("recall") and "recent_facts" not in remote.ok("recall")
+
+
+def test_recent_context_fits_in_what_the_budget_left_and_never_counts_as_dropped(remote):
+    for n in range(3):
+        remember(remote, f"lunch order number {n} was pizza", "people/bob")
+    body = remote.ok("recall", query="zebra", budget_tokens=8)
+    assert body["facts"] == [] and body["dropped_count"] == 0
+    assert len(body["recent_facts"]) == 1 and body["budget_used"] <= 8
+    body = remote.ok("recall", query="zebra", budget_tokens=1)
+    assert body["recent_facts"] == [] and body["budget_used"] == 0 and body["dropped_count"] == 0
 
 
 def test_without_a_query_the_contract_order_stays(remote):
@@ -42,7 +73,7 @@ def test_the_query_ranks_inside_the_arm_and_its_filters(remote):
     remember(remote, "the deploy freeze is lifted", "people/bob")
     remember(remote, "Bob likes tea", "people/bob")
     body = remote.ok("recall", entity="people/bob", query="deploy freeze")
-    assert facts_of(body) == ["the deploy freeze is lifted", "Bob likes tea"]
+    assert facts_of(body) == ["the deploy freeze is lifted"]
     assert remote.ok("recall", query="deploy freeze", since="2999-01-01")["facts"] == []
 
 
@@ -101,7 +132,8 @@ def test_search_finds_facts_with_snippets_and_keeps_the_fence(local, remote):
     seen_local = {f["fact"] for f in local.ok("search", query="payments provider")["facts"]}
     assert "the payments provider contract is secret" in seen_local
     assert remote.ok("search", query="secret contract")["facts"] == []
-    assert remote.ok("recall", query="secret contract")["facts"][0]["visibility"] == "world"
+    hidden = remote.ok("recall", query="secret contract")
+    assert hidden["facts"] == [] and {f["visibility"] for f in hidden["recent_facts"]} == {"world"}
     [hit] = remote.ok("search", query="invoice due")["facts"]
     assert hit["snippet"].startswith("…") and "invoice is due" in hit["snippet"] and len(hit["snippet"]) <= 302
     assert list(hit) == ["fact_id", "fact", "snippet", "kind", "entity_slug", "valid_from", "provenance"]
@@ -175,3 +207,42 @@ def test_a_page_that_shares_only_function_words_with_the_question_is_not_a_resul
         slugs = [r["slug"] for r in remote.ok(tool, query="what did Ada research on looms")["results"]]
         assert slugs == ["notes/engines"], tool
     assert [r["slug"] for r in remote.ok("search", query="what did")["results"]] == ["notes/chatter"]  # nothing else to go on
+
+
+def test_recall_answers_only_matches_and_recent_context_keeps_the_fence(local, remote):
+    """Property: with a query, every fact recall gives holds one of the query's terms (keyword-only), `total`
+    counts them, none means `facts_note`; `recent_facts` is the same arm's newest (at most 5), world-only for
+    an untrusted caller, and never beside a match."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from memverbs.server.terms import words
+
+    vocabulary = ["billing", "invoice", "deploy", "freeze", "pizza", "lunch", "zebra", "owner", "queue", "tea"]
+    for n in range(24):
+        fact = f"{vocabulary[n % 7]} {vocabulary[(n * 3) % 9]} note {n}"
+        remember(local, fact, f"people/p{n % 3}", visibility="private" if n % 4 == 0 else "world")
+
+    @settings(max_examples=60, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(st.lists(st.sampled_from([*vocabulary, "owns", "the", "who"]), min_size=1, max_size=3),
+           st.sampled_from([None, "people/p1"]), st.booleans())
+    def check(query_words, entity, trusted):
+        caller = local if trusted else remote
+        params = {"query": " ".join(query_words), "limit": 7}
+        if entity:
+            params["entity"] = entity
+        body = caller.ok("recall", **params)
+        wanted = set(query_terms(params["query"]))
+        assert body["total"] == len(body["facts"]) <= 7
+        for f in body["facts"]:
+            assert wanted & set(words(f["fact"])), (params, f["fact"])
+            assert trusted or f["visibility"] == "world"
+            assert entity is None or f["entity_slug"] == entity
+        if body["facts"]:
+            assert "facts_note" not in body and "recent_facts" not in body
+            return
+        assert body["facts_note"] == "no fact matches the query"
+        arm = caller.ok("recall", **{k: v for k, v in params.items() if k not in ("query", "limit")}, limit=5)["facts"]
+        assert body.get("recent_facts", []) == arm  # the arm's newest, through the same fence
+
+    check()

@@ -123,7 +123,7 @@ def test_alias_hit_evidence(local):
 def test_budget_results_get_the_remainder(local):
     page(local, "companies/acme", "Acme", body="payments " * 200)
     seed(local)
-    body = local.ok("recall", entity="people/bob", query="payments", budget_tokens=8)
+    body = local.ok("recall", entity="people/bob", query="payments on fridays", budget_tokens=8)
     assert body["total"] == 1 and body["results"] == [] and body["dropped_count"] == 1
 
 

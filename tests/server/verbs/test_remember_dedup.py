@@ -115,3 +115,29 @@ def test_the_bucket_is_one_visibility(local):
     world = remember(local, "Alice prefers tea")
     assert world["status"] == "inserted" and world["id"] != private["id"]  # publishing is not a duplicate
     assert remember(local, "Alice likes tea", visibility="private")["status"] == "superseded"
+
+
+def test_near_identical_words_on_another_day_are_a_duplicate_not_an_update(local):
+    # The embedder calls these the same (cosine 1: the same words); nothing in the new one changes what was said.
+    first = remember(local, "Thanks, Nate! Your support is greatly appreciated.", provenance="conversation 2023-05-01")
+    again = remember(local, "Thanks Nate - your support is greatly appreciated!", provenance="conversation 2023-09-14")
+    assert again["status"] == "duplicate" and again["id"] == first["id"]
+    words = " ".join(f"word{n}" for n in range(30))
+    long = remember(local, f"Nate sent {words} today")
+    fewer = remember(local, f"Nate sent {words}", provenance="conversation 2023-10-02")
+    assert fewer["status"] == "duplicate" and fewer["id"] == long["id"]  # says less than what is known
+    assert local.ok("recall", supersessions=True)["facts"] == []
+
+
+def test_an_event_never_supersedes_another(local):
+    words = " ".join(f"step{n}" for n in range(24))  # a long shared text: cosine above the 0.95 floor
+    first = remember(local, f"Deployed the billing service after {words}", kind="event")
+    second = remember(local, f"Deployed the billing service twice after {words}", kind="event")
+    assert second["status"] == "inserted" and second["id"] != first["id"]  # both happened
+    again = remember(local, f"Deployed billing service after {words}", kind="event")
+    assert again["status"] == "duplicate"  # nothing new: the same event told again
+    assert [f["fact_id"] for f in local.ok("recall", supersessions=True)["facts"]] == []
+    # A state with the same words changes: the newer one is the fact now.
+    old = remember(local, f"The billing service runs on {words}", kind="fact", entity="services/billing")
+    new = remember(local, f"The billing service runs daily on {words}", kind="fact", entity="services/billing")
+    assert new["status"] == "superseded" and local.ok("recall", supersessions=True)["facts"][0]["fact_id"] == old["id"]

@@ -121,17 +121,17 @@ def test_startup_benchmarks_do_real_work(smoke):
     assert startup.hook_wall(smoke, "heartbeat", runs=2)["output_chars"] > 0
 
 
-def test_hook_timing_measures_the_lean_launcher_and_renders(smoke):
+def test_hook_timing_measures_the_lean_launchers_and_renders(smoke, tmp_path):
     import sys
 
     from benchmarks import hook_timing
 
-    lean = hook_timing.lean_argv(sys.executable)
-    cell = startup.heartbeat_unchanged_wall(smoke, runs=1, hook=lean)  # raises unless the run logged `unchanged`
-    assert cell["median_s"] > 0 and cell["hook_ms_median"] >= 0
+    for lean in (hook_timing.lean_argv(sys.executable), hook_timing.launcher_file(sys.executable, tmp_path / "bin")):
+        cell = startup.heartbeat_unchanged_wall(smoke, runs=1, hook=lean)  # raises unless the run logged `unchanged`
+        assert cell["median_s"] > 0 and cell["hook_ms_median"] >= 0
     row = {key: {"median_s": 0.05, "runs": [0.05]} for key, _ in hook_timing.ROWS}
     report = {"at": "now", "runs": 1, "nproc": 2, "python": "3", "load_1min": [0.5, 3.0],
-              "interpreter": {"python -c pass": {"median_s": 0.02}}, "launches": {"a": row, "wheel, lean launcher": row}}
+              "interpreter": {"python -c pass": {"median_s": 0.02}}, "launches": {"a": row, "wheel, launcher file": row}}
     text = hook_timing.markdown(report)
     assert text.startswith(hook_timing.BEGIN) and text.endswith(hook_timing.END)
     assert "a loaded machine" in text and "≤ 0.060: met" in text

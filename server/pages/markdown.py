@@ -539,7 +539,7 @@ def safe_summary(body: str, frontmatter_summary: str | None, *, include_private:
         text = line.strip()
         if not text or text.startswith(("#", "<!--", "---", "```")):
             continue
-        text = re.sub(r"^[-*+>]\s+", "", text)
+        text = re.sub(r"^(?:[-*+>]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?", "", text)  # a list item's marker (`1.`, `- [ ]`)
         text = re.sub(r"^\[private\]\s*", "", text, flags=re.IGNORECASE)
         if not text:
             continue

@@ -88,16 +88,16 @@ def when(ms: int | None) -> str:
 
 
 def when_text(text: str | None) -> str:
-    """A moment the wire gives as text: an ISO instant as `when` draws it; a bare date as it is."""
+    """A moment the wire gives as text: an instant as `when` draws it; a day (a date, or the midnight
+    an open thread's dated row becomes) as that date, in no time zone."""
     if not text:
         return ""
-    if len(text) > 10 and text[10:11] == "T":
-        from memverbs.server.timeparse import parse_instant  # noqa: PLC0415
+    if len(text) == 10 or text[10:] in ("T00:00:00.000Z", "T00:00:00Z"):
+        return f'<time datetime="{e(text[:10])}" data-day>{e(text[:10])}</time>'
+    from memverbs.server.timeparse import parse_instant  # noqa: PLC0415
 
-        at = parse_instant(text)
-        if at is not None:
-            return when(at)
-    return f'<time datetime="{e(text)}">{e(text)}</time>' if len(text) == 10 else e(text)
+    at = parse_instant(text)
+    return when(at) if at is not None else e(text)
 
 
 def fact_state(row: Row, now: int) -> str:
@@ -757,7 +757,8 @@ def _standing(app: InspectorApp, slugs: list[str]) -> tuple[list[str], list[str]
 
 
 _MARKUP = re.compile(r"^\s*(#{1,6}\s+|[-*+]\s+(\[[ xX]\]\s+)?|>\s*)|\*\*|__|`|<!--.*?-->", re.MULTILINE)
-_WIKI_TEXT = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]*))?\]\]")
+_WIKI_TEXT = re.compile(r"!?\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")  # `![[a#h|b]]` reads as b, or a
+_MD_TEXT = re.compile(r"!?\[([^\]]*)\]\(([^)\s]+)\)")  # `[label](target)` reads as its label
 
 
 def _terms(query: str) -> re.Pattern | None:
@@ -779,6 +780,7 @@ def highlight(text: str, terms: re.Pattern | None) -> str:
 def snippet(chunk: str, terms: re.Pattern | None, width: int = 240) -> str:
     """The part of a page's matching chunk around the first word of the query, as plain text, marked."""
     text = _WIKI_TEXT.sub(lambda m: m.group(2) or m.group(1), chunk)
+    text = _MD_TEXT.sub(lambda m: m.group(1) or m.group(2).rsplit("/", 1)[-1], text)
     text = " ".join(_MARKUP.sub("", text).split())
     first = terms.search(text) if terms is not None else None
     start = max(0, (first.start() if first else 0) - width // 3)

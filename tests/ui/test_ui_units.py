@@ -269,3 +269,12 @@ def test_every_key_is_documented():
     doc = (Path(__file__).resolve().parents[2] / "docs" / "ui.md").read_text()
     for keys, _ in KEYS:
         assert f"`{keys}`" in doc, keys
+
+
+def test_an_open_threads_date_is_a_moment_or_a_day_never_raw_iso():
+    from memverbs.ui.views import when_text
+
+    assert when_text("2026-12-07T17:43:13.237Z") == '<time datetime="2026-12-07T17:43:13.237Z">2026-12-07 17:43 UTC</time>'
+    for day in ("2026-11-18", "2026-11-18T00:00:00.000Z"):  # a dated row: its day, in no zone (ui.js leaves it)
+        assert when_text(day) == '<time datetime="2026-11-18" data-day>2026-11-18</time>'
+    assert when_text(None) == "" and when_text("soon") == "soon"

@@ -94,7 +94,7 @@ def test_a_folder_keeps_the_prefix_it_was_synced_with(tmp_path, cli, cli_json, l
     assert code == 0 and rep["prefix"] == "notes" and (rep["created"], rep["conflicts"]) == (0, []), rep
     assert (root / "a.md").read_text() == "# A\nalpha, from an agent\n"  # written back to its own page's file
     assert cli_json("import", root)[1]["prefix"] == "notes"
-    code, out, err = cli("sync", root, "--prefix", "other")
+    code, _out, err = cli("sync", root, "--prefix", "other")
     assert code == 1 and '--prefix "notes"' in err and f"memverbs sync {os.path.realpath(root)}" in err
     assert [p["slug"] for p in local.ok("list_pages")["pages"]] == ["notes/a"]
 

@@ -22,7 +22,6 @@ import argparse
 import json
 import os
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -137,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         launches["before"] = from_checkout(args.before.resolve())
     with tempfile.TemporaryDirectory(prefix="memverbs-cli-") as tmp:
         home = Path(tmp) / "home"
-        shutil.copytree(corpus.grown_home(SIZE), home, ignore=shutil.ignore_patterns(".grown"))
+        corpus.working_copy(SIZE, home)
         report = measure(launches, home, args.runs)
     report["machine"] = {"nproc": os.cpu_count(), "python": sys.version.split()[0], "date": time.strftime("%Y-%m-%d")}
     LATEST.parent.mkdir(parents=True, exist_ok=True)

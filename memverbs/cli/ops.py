@@ -369,11 +369,22 @@ def _no_such_entity(name: str, target: Target) -> int | None:
     """`recall --entity NAME` found nothing: exit 1 with the near misses when no entity has that name
     (None when it has a page: an entity without facts is an answer)."""
     is_error, found = target.call("entity", {"name": name})
-    if is_error or found.get("found"):
+    if is_error or found.get("found") or _facts_filed(name, target):
         return None
     near = ", ".join(s["slug"] for s in found.get("suggestions", []))
     return fail(f"no entity named {name}" + (f" (near: {near})" if near else ""),
                 "`memverbs entities` lists every entity; `remember … --entity NAME` files a fact under a new one.")
+
+
+def _facts_filed(name: str, target: Target) -> bool:
+    """Whether facts, forgotten ones too, are filed under the name (the local brain; a remote brain's
+    answer is its active facts only)."""
+    if target.remote:
+        return False
+    from memverbs.server.names import slug_of_name  # noqa: PLC0415
+
+    brain = target.brain()
+    return any(brain.fact_changes(target.source, 0, entity=slug, limit=1) for slug in {name.strip(), slug_of_name(name)} if slug)
 
 
 def _page_miss(name: str, target: Target) -> int:

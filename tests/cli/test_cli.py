@@ -433,6 +433,9 @@ def test_a_page_or_an_entity_that_is_not_there_says_which_one_is_meant(env):
     proc = run(env, "recall", "--entity", "dana smit")
     assert proc.returncode == 1 and "near: people/dana-smith" in proc.stderr
     assert "(no facts)" in ok(env, "recall", "--entity", "people/dana-smith").stdout
+    ok(env, "remember", "Sam likes tea", "--provenance", "t", "--entity", "people/sam")
+    ok(env, "forget", "1", "--reason", "misheard")  # filed under the name, no longer active: an answer, not a miss
+    assert "(no facts)" in ok(env, "recall", "--entity", "people/sam").stdout
 
 
 def test_wide_characters_keep_the_columns_of_a_listing_aligned(env):

@@ -126,6 +126,7 @@ def test_hook_timing_measures_the_lean_launchers_and_renders(smoke, tmp_path):
 
     from benchmarks import hook_timing
 
+    corpus.settle()  # a corpus grown just now is delivered to a session started within delta's in-flight window
     for lean in (hook_timing.lean_argv(sys.executable), hook_timing.launcher_file(sys.executable, tmp_path / "bin")):
         cell = startup.heartbeat_unchanged_wall(smoke, runs=1, hook=lean)  # raises unless the run logged `unchanged`
         assert cell["median_s"] > 0 and cell["hook_ms_median"] >= 0

@@ -115,9 +115,8 @@ def _run(op: Operation, params: dict, args: argparse.Namespace, target: Target) 
         print_json(body)
         if op.name == "put_page" and not is_error and not target.remote:
             _offer_fact_move(body["slug"], target, move=args.move_facts, out=sys.stderr)
-        # Exit 1 for "not found" as in the human rendering; the body stays the wire's.
-        if op.name == "recall" and not is_error and params.get("entity") and not body["facts"] and not body.get("results"):
-            return _no_such_entity(params["entity"], target) or 0
+        # Exit 1 for "not found" as in the human rendering; the body stays the wire's. (recall's
+        # empty answer is no error on the wire: scripts read `facts`, and exit 0.)
         return 1 if is_error or (op.name == "entity" and not body.get("found")) else 0
     if is_error and op.name == "get_page" and body.get("error") == "not_found":
         return _page_miss(params["slug"].strip(), target)

@@ -121,8 +121,17 @@ def render(report: dict) -> str:
         *lines,
         "",
         "CPU (user + system of the process) moves little with the machine's load; wall is what a person waits for.",
+        *_compared(by, launches),
         END,
     ])
+
+
+def _compared(by: dict, launches: list[str]) -> list[str]:
+    """One line comparing this tree's CPU with the other tree's, command by command (when there is one)."""
+    if "before" not in launches:
+        return []
+    ratios = [by[("this tree", label)]["cpu_ms_p50"] / by[("before", label)]["cpu_ms_p50"] for label, _, _ in COMMANDS]
+    return ["", f"CPU of this tree against the other (`--before`), median per command: {min(ratios):.2f}–{max(ratios):.2f}×."]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,7 +139,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", type=Path, help="another checkout of the repository, run interleaved with this one")
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--no-write", action="store_true", help="print the section; leave RESULTS.md as it is")
+    parser.add_argument("--render", action="store_true", help="rewrite the section from the last run's JSON; measure nothing")
     args = parser.parse_args(argv)
+    if args.render:
+        replace_section(BEGIN, END, render(json.loads(LATEST.read_text())))
+        return 0
     launches = {"memverbs (console script)": [*processes.memverbs_cmd()], "this tree": from_checkout(CHECKOUT)}
     if args.before:
         launches["before"] = from_checkout(args.before.resolve())

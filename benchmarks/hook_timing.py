@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -126,16 +127,21 @@ def interleaved(size, tmp: Path, launches: dict[str, list[str]], runs: int) -> d
         cases[f"{label}: floor"] = ([*hook, "heartbeat", "--harness", "claude"], {**env, "MEMVERBS_HOOKS": "off"}, b"{}")
         cases[f"{label}: unchanged heartbeat"] = ([*hook, "heartbeat", "--harness", "claude"], env, json.dumps(beat).encode())
     walls: dict[str, list[float]] = {k: [] for k in cases}
+    cpus: dict[str, list[float]] = {k: [] for k in cases}
     for _ in range(runs):
         for key, (argv, env, data) in cases.items():
+            used = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             proc = subprocess.run(argv, input=data, env=env, capture_output=True, timeout=30)
             walls[key].append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus[key].append((after.ru_utime - used.ru_utime) + (after.ru_stime - used.ru_stime))
             if key.endswith("unchanged heartbeat"):
                 code = json.loads((homes[key.split(":")[0]][0] / "logs" / "hooks.jsonl").read_text().splitlines()[-1])["code"]
                 if proc.stdout or code != "unchanged":
                     raise RuntimeError(f"{key} logged {code}")
-    return {k: {"median_s": round(statistics.median(v), 3), "min_s": round(min(v), 3)} for k, v in walls.items()}
+    return {k: {"median_s": round(statistics.median(v), 3), "min_s": round(min(v), 3),
+                "cpu_ms_median": round(1000 * statistics.median(cpus[k]), 1)} for k, v in walls.items()}
 
 
 def run(runs: int) -> dict:
@@ -279,6 +285,9 @@ def launcher_ab(rounds: int) -> str:
     for case in ("floor", "unchanged heartbeat"):
         lines.append(f"| {case} | " + " | ".join(
             f"{found[f'{label}: {case}']['median_s']:.3f} / {found[f'{label}: {case}']['min_s']:.3f}" for label in chosen) + " |")
+    for case in ("floor", "unchanged heartbeat"):  # a process's own CPU moves little with the machine's load
+        lines.append(f"| {case}, CPU ms (median) | " + " | ".join(
+            f"{found[f'{label}: {case}']['cpu_ms_median']:.1f}" for label in chosen) + " |")
     for case in ("python -c pass", "python -I -S -c pass"):
         lines.append(f"| `{case}` (interpreter alone) | {found[case]['median_s']:.3f} / {found[case]['min_s']:.3f} |"
                      + " |" * (len(chosen) - 1))

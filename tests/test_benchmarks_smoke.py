@@ -200,3 +200,13 @@ def test_install_size_renders_its_rows_into_its_own_section():
     text = install_size.section([("`pip install memverbs`", {"mb_over_empty": 73.1, "packages": 52, "biggest": [("pygments", 9.9)]})])
     assert text.startswith(install_size.BEGIN) and text.endswith(install_size.END)
     assert "| `pip install memverbs` | 73.1 | 52 | pygments 9.9 |" in text
+
+
+def test_cli_latency_runs_each_read_command_for_real_and_renders(smoke):
+    from benchmarks import cli_latency
+
+    report = cli_latency.measure({"this tree": cli_latency.from_checkout(cli_latency.CHECKOUT)}, smoke, runs=1)
+    assert {r["command"] for r in report["rows"]} == {label for label, _, _ in cli_latency.COMMANDS}  # each printed its answer
+    report["machine"] = {"nproc": 2, "python": "3", "date": "today"}
+    text = cli_latency.render(report)
+    assert text.startswith(cli_latency.BEGIN) and text.endswith(cli_latency.END) and "`recall --query`" in text

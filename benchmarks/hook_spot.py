@@ -18,7 +18,8 @@ import subprocess
 import time
 
 from memverbs.hooks.events import Harness
-from memverbs.installers.base import Options, hook_command
+from memverbs.installers.base import Options, hook_command, launcher_step
+from memverbs.installers.steps import Context
 
 
 def _wall(cmd: str, payload: dict) -> tuple[float, str]:
@@ -36,12 +37,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=8)
     args = parser.parse_args(argv)
     opts = Options(Harness.CLAUDE)
+    launcher_step(opts).apply(Context(backups=opts.home.backups / "bench"))  # the file the commands run, as install writes it
     lean = {m: hook_command(opts, m) for m in ("session-start", "heartbeat")}
     console = {m: f"memverbs hook {m} --harness claude" for m in ("session-start", "heartbeat")}
     subprocess.run(["memverbs", "remember", "The spot check keeps one fact", "--provenance", "bench",
                     "--entity", "bench/spot"], capture_output=True, check=True)
     time.sleep(2.2)
-    for label, cmds in (("lean launcher", lean), ("console script", console)):
+    for label, cmds in (("launcher file", lean), ("console script", console)):
         starts, quiet, delivers = [], [], []
         for i in range(args.runs):
             sid = f"spot-{time.time_ns()}"

@@ -1,14 +1,16 @@
 """Hook wall times per moment and per way of starting the hook: `python -m benchmarks.hook_timing`.
 
-Four launches of the same hook code, each a cold process fed a recorded Claude Code payload:
+Six launches of the same hook code, each a cold process fed a recorded Claude Code payload:
 
 * the `memverbs` console script, editable install (`pip install -e .`, what a developer has);
-* the lean launcher the installers write (hooks/launcher.py: `python -I -S -c <bootstrap> hook …`),
-  editable install;
-* the console script and the lean launcher of a wheel install (`pip install .`, what users get): the
-  wheel is built from this checkout and installed without dependencies into a venv of its own under
-  benchmarks/.cache/ (the hook path imports none of them; the venv has the same `.pth` files a full
-  install has — setuptools' — so `site` costs what it costs a user).
+* the bootstrap one-liner earlier installs wrote, which the JS plugins still spawn
+  (hooks/launcher.py: `python -I -S -c <bootstrap> hook …`), editable install;
+* the launcher file the installers write now (`$MEMVERBS_HOME/bin/memverbs-hook …`: `#!python -IS`
+  and the same bootstrap), editable install;
+* the same three for a wheel install (`pip install .`, what users get): the wheel is built from this
+  checkout and installed without dependencies into a venv of its own under benchmarks/.cache/ (the
+  hook path imports none of them; the venv has the same `.pth` files a full install has —
+  setuptools' — so `site` costs what it costs a user).
 
 Moments: the floor (kill switch: start, import the runner, exit), an unchanged heartbeat (one indexed
 read), a heartbeat that delivers (full `delta`), session-start (a pack of 8 cards), and the same two on a
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -61,13 +64,29 @@ def lean_argv(python: Path | str) -> list[str]:
     return json.loads(out)
 
 
+def launcher_file(python: Path | str, where: Path) -> list[str]:
+    """The launcher file `memverbs install` would write for that interpreter's memverbs, written into `where`."""
+    code = "from memverbs.hooks.launcher import launcher_script as s;print(s(),end='')"
+    text = subprocess.run([str(python), "-c", code], check=True, capture_output=True, text=True, cwd="/").stdout
+    where.mkdir(parents=True, exist_ok=True)
+    path = where / "memverbs-hook"
+    path.write_text(text)
+    path.chmod(0o755)
+    return [str(path)]
+
+
+LAUNCHERS = corpus.CACHE / "launchers"
+
+
 def launches() -> dict[str, list[str]]:
     wheel = wheel_python()
     return {
         "editable, console script": [*processes.memverbs_cmd(), "hook"],
-        "editable, lean launcher": lean_argv(sys.executable),
+        "editable, one-liner": lean_argv(sys.executable),
+        "editable, launcher file": launcher_file(sys.executable, LAUNCHERS / "editable"),
         "wheel, console script": [str(wheel.parent / "memverbs"), "hook"],
-        "wheel, lean launcher": lean_argv(wheel),
+        "wheel, one-liner": lean_argv(wheel),
+        "wheel, launcher file": launcher_file(wheel, LAUNCHERS / "wheel"),
     }
 
 
@@ -108,16 +127,21 @@ def interleaved(size, tmp: Path, launches: dict[str, list[str]], runs: int) -> d
         cases[f"{label}: floor"] = ([*hook, "heartbeat", "--harness", "claude"], {**env, "MEMVERBS_HOOKS": "off"}, b"{}")
         cases[f"{label}: unchanged heartbeat"] = ([*hook, "heartbeat", "--harness", "claude"], env, json.dumps(beat).encode())
     walls: dict[str, list[float]] = {k: [] for k in cases}
+    cpus: dict[str, list[float]] = {k: [] for k in cases}
     for _ in range(runs):
         for key, (argv, env, data) in cases.items():
+            used = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             proc = subprocess.run(argv, input=data, env=env, capture_output=True, timeout=30)
             walls[key].append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus[key].append((after.ru_utime - used.ru_utime) + (after.ru_stime - used.ru_stime))
             if key.endswith("unchanged heartbeat"):
                 code = json.loads((homes[key.split(":")[0]][0] / "logs" / "hooks.jsonl").read_text().splitlines()[-1])["code"]
                 if proc.stdout or code != "unchanged":
                     raise RuntimeError(f"{key} logged {code}")
-    return {k: {"median_s": round(statistics.median(v), 3), "min_s": round(min(v), 3)} for k, v in walls.items()}
+    return {k: {"median_s": round(statistics.median(v), 3), "min_s": round(min(v), 3),
+                "cpu_ms_median": round(1000 * statistics.median(cpus[k]), 1)} for k, v in walls.items()}
 
 
 def run(runs: int) -> dict:
@@ -215,13 +239,13 @@ def markdown(report: dict) -> str:
             cells.append(f"{cell['median_s']:.3f}{own}")
         target = TARGETS.get(key)
         lean = report["launches"][labels[-1]][key]["median_s"]
-        verdict = "" if target is None else f"≤ {target:.3f}: " + ("met" if lean <= target else "**missed**") + " (wheel, lean)"
+        verdict = "" if target is None else f"≤ {target:.3f}: " + ("met" if lean <= target else "**missed**") + " (wheel, launcher file)"
         lines.append(f"| {title} | " + " | ".join(cells) + f" | {verdict or '—'} |")
     lines += [
         "",
-        "The installers write the lean launcher for every harness's hooks (Claude Code, Codex and Grok hooks; "
-        "opencode's and OpenClaw's plugins spawn the same argv). The verdict column judges the wheel install's lean "
-        "launcher — what a user's harness runs. The floor row of a lean launcher is the interpreter and the "
+        "The installers write the launcher file for Claude Code's, Codex's and Grok's hooks (opencode's and "
+        "OpenClaw's plugins spawn the one-liner's argv). The verdict column judges the wheel install's launcher "
+        "file — what a user's harness runs. The floor row of a lean launch is the interpreter and the "
         "bootstrap only (the kill switch is checked before the runner is imported); of a console script, the "
         "interpreter, `site` and the CLI's parser. An unchanged heartbeat through the lean launcher imports "
         "`json`, `select`, `sqlite3` (and `tomllib` only when the home's config file changed since the last hook: its parsed tables wait in `hooks/config.json`) and no runner module (tested); a "
@@ -233,6 +257,43 @@ def markdown(report: dict) -> str:
     return "\n".join(lines)
 
 
+AB_BEGIN, AB_END = "<!-- hook-launcher-ab:begin -->", "<!-- hook-launcher-ab:end -->"
+
+
+def launcher_ab(rounds: int) -> str:
+    """The launcher file against the one-liner it replaces, in rounds: the `hook-launcher-ab` section."""
+    chosen = {k: v for k, v in launches().items() if "console" not in k}
+    with tempfile.TemporaryDirectory(prefix="memverbs-hookab-") as tmp:
+        before = round(os.getloadavg()[0], 2)
+        found = interleaved(corpus.SIZES["smoke"], Path(tmp), chosen, rounds)
+        after = round(os.getloadavg()[0], 2)
+    lines = [
+        AB_BEGIN,
+        f"## Hook command: the launcher file against the one-liner (`python -m benchmarks.hook_timing --launcher-ab {rounds}`, "
+        f"{time.strftime('%Y-%m-%d')})",
+        "",
+        "The command each harness's settings hold went from the 334-character bootstrap one-liner "
+        "(`<python> -I -S -c '<bootstrap>' hook heartbeat --harness claude`) to the launcher file "
+        "(`~/.memverbs/bin/memverbs-hook heartbeat --harness claude`, ~60 characters with a default home). "
+        f"Same hook code, same brain (smoke corpus); {rounds} rounds, each running every case once; median / fastest "
+        f"wall in seconds; 1-minute load {before}–{after} (a shared machine: read the columns against each other; "
+        "the lead re-runs this on a quiet one).",
+        "",
+        "| case | " + " | ".join(chosen) + " |",
+        "|---|" + "---|" * len(chosen),
+    ]
+    for case in ("floor", "unchanged heartbeat"):
+        lines.append(f"| {case} | " + " | ".join(
+            f"{found[f'{label}: {case}']['median_s']:.3f} / {found[f'{label}: {case}']['min_s']:.3f}" for label in chosen) + " |")
+    for case in ("floor", "unchanged heartbeat"):  # a process's own CPU moves little with the machine's load
+        lines.append(f"| {case}, CPU ms (median) | " + " | ".join(
+            f"{found[f'{label}: {case}']['cpu_ms_median']:.1f}" for label in chosen) + " |")
+    for case in ("python -c pass", "python -I -S -c pass"):
+        lines.append(f"| `{case}` (interpreter alone) | {found[case]['median_s']:.3f} / {found[case]['min_s']:.3f} |"
+                     + " |" * (len(chosen) - 1))
+    return "\n".join([*lines, AB_END])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.hook_timing", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9)
@@ -240,7 +301,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--render", action="store_true", help="rewrite the section from the last run's JSON; measure nothing")
     parser.add_argument("--rounds-only", type=int, metavar="N",
                         help="measure only the N rounds (interpreter, floor, unchanged heartbeat) into the last run's JSON")
+    parser.add_argument("--launcher-ab", type=int, metavar="N",
+                        help="only the launcher file against the one-liner, N rounds: the hook-launcher-ab section")
     args = parser.parse_args(argv)
+    if args.launcher_ab:
+        section = launcher_ab(args.launcher_ab)
+        print(section)
+        if not args.no_write:
+            replace_section(AB_BEGIN, AB_END, section)
+        return 0
     if args.render:
         replace_section(BEGIN, END, markdown(json.loads(LATEST.read_text())))
         return 0

@@ -3,26 +3,45 @@
 A hook runs on every prompt, so its process start is most of its cost. The
 `memverbs` console script pays for `site` (site-packages scanning and every
 `.pth` file — an editable install adds an import finder there) and for the
-CLI's argument parser, before the hook does anything. The installers write this
-instead:
+CLI's argument parser, before the hook does anything. The installers write a
+small launcher file instead, `$MEMVERBS_HOME/bin/memverbs-hook`, and a harness
+runs it by its path:
 
-    <venv python> -I -S -c '<bootstrap>' hook <moment> --harness <harness>
+    /home/me/.memverbs/bin/memverbs-hook <moment> --harness <harness>
 
-`-S` skips `site`; `-I` ignores `PYTHON*` variables and keeps the working
-directory (the user's project) off `sys.path`, so no file there can shadow a
-module of ours. The bootstrap puts back, explicitly, the two directories the
-hook imports from: the one holding the `memverbs` package (site-packages for a
-wheel, the checkout for an editable install) and the interpreter's
-site-packages (a keyring backend for a remote brain's token lives there).
+(Claude Code echoes a hook's command into the model's context after a
+compaction: that is one short line, not the bootstrap.) The file is a script of
+the interpreter memverbs is installed in:
+
+    #!<venv python> -IS
+    <bootstrap>
+
+`-S` skips `site`; `-I` ignores `PYTHON*` variables and keeps both the working
+directory (the user's project) and the script's own folder off `sys.path`, so no
+file there can shadow a module of ours. The bootstrap puts back, explicitly, the
+two directories the hook imports from: the one holding the `memverbs` package
+(site-packages for a wheel, the checkout for an editable install) and the
+interpreter's site-packages (a keyring backend for a remote brain's token lives
+there). An interpreter path a `#!` line cannot hold (too long, or with spaces)
+gets a `/bin/sh` line that execs it with the same flags instead.
 
 When memverbs moves — a venv rebuilt for a new Python, a wheel replacing an
 editable install — the recorded directory no longer holds the package, and the
 bootstrap falls back to running `site` as an ordinary start would, so the hook
 still finds whatever memverbs that interpreter has now. The interpreter path is
 the venv's own (not resolved through its symlink), which survives upgrades of
-memverbs in place; if the interpreter itself is gone the shell reports the
-missing command (exit 127), as it would for a missing console script.
-`memverbs hook` (the console script) stays the documented, equivalent way in.
+memverbs in place; if the interpreter itself is gone the shell reports it
+(exit 126/127), as it would for a missing console script.
+
+One file per home: every harness install writes it (the latest install's
+interpreter wins) and records it in its receipt; the uninstall of the last
+harness that records it removes it. `installers/base.py`'s `hook_moment` knows
+this command, the bootstrap one-liner earlier installs wrote
+(`<python> -I -S -c '<bootstrap>' hook <moment> …`) and the console script
+(`memverbs hook <moment>`), so a re-install upgrades and an uninstall removes
+each of them. The JS plugins (opencode, OpenClaw) spawn `bootstrap_argv()`
+themselves: no shell, nothing echoed, no file to keep. `memverbs hook` stays the
+documented, equivalent way in.
 """
 
 from __future__ import annotations
@@ -30,12 +49,15 @@ from __future__ import annotations
 import sys
 import time
 
-# `hook` right after the bootstrap keeps the command recognisable as ours (base.is_our_hook).
+# `hook` right after the bootstrap keeps the one-liner recognisable as ours (base.hook_moment).
 MARKER = "hook"
+LAUNCHER_NAME = "memverbs-hook"
+LAUNCHER_MARK = "# memverbs hook launcher"  # in every launcher file: ours, not a file someone else put there
+_SHEBANG_MAX = 127  # the longest `#!` line every kernel memverbs runs on reads whole
 
 
-def bootstrap_argv() -> list[str]:
-    """The argv prefix a harness runs (add the moment and its flags): this interpreter, the bootstrap, `hook`."""
+def bootstrap_code() -> str:
+    """The bootstrap: this memverbs's directories on the path (or `site` when it moved), then main()."""
     import json  # noqa: PLC0415 - install time only
     import os  # noqa: PLC0415
     import sysconfig  # noqa: PLC0415
@@ -47,13 +69,34 @@ def bootstrap_argv() -> list[str]:
     purelib = sysconfig.get_paths()["purelib"]
     if os.path.abspath(purelib) != package_parent:
         dirs.append(purelib)
-    # Double quotes only (json.dumps writes a valid Python list), so the shell-quoted command stays readable.
-    code = (
+    # Double quotes only (json.dumps writes a valid Python list), so a shell-quoted command stays readable.
+    return (
         f"import os,sys;p={json.dumps(dirs)};"
         'sys.path[:0]=p if os.path.isfile(p[0]+"/memverbs/__init__.py") else __import__("site").main() or [];'
         "from memverbs.hooks.launcher import main;main()"
     )
-    return [sys.executable, "-I", "-S", "-c", code, MARKER]
+
+
+def bootstrap_argv() -> list[str]:
+    """The argv prefix a plugin spawns (add the moment and its flags): this interpreter, the bootstrap, `hook`."""
+    return [sys.executable, "-I", "-S", "-c", bootstrap_code(), MARKER]
+
+
+def launcher_script() -> str:
+    """The launcher file's text, for this interpreter and this memverbs."""
+    import shlex  # noqa: PLC0415 - install time only
+
+    python = sys.executable
+    shebang = f"#!{python} -IS"
+    if len(shebang) > _SHEBANG_MAX or not python.isascii() or any(c.isspace() for c in python):
+        # A line the kernel would cut or split: /bin/sh execs the interpreter instead. To Python, the
+        # two lines after it are one string literal (pip's launchers do the same).
+        shebang = "#!/bin/sh\n'''exec' " + shlex.quote(python) + ' -I -S "$0" "$@"\n' + "' '''"
+    return (
+        f"{shebang}\n{LAUNCHER_MARK}: written by `memverbs install`, removed by `memverbs uninstall`.\n"
+        "# It runs `memverbs hook ARGS` without `site` or the CLI's parser (memverbs.hooks.launcher).\n"
+        f"{bootstrap_code()}\n"
+    )
 
 
 def main() -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 import time
@@ -27,7 +28,7 @@ from memverbs.installers.command_steps import CliCommand
 from memverbs.installers.files import atomic_write_through
 from memverbs.installers.json_steps import JsonArrayItem, JsonArrayValue, JsonEntry
 from memverbs.installers.steps import Context, InstallError, Step, remove_empty_dirs
-from memverbs.installers.text_steps import MarkedBlock, OwnedFile, TomlBlock
+from memverbs.installers.text_steps import LauncherFile, MarkedBlock, OwnedFile, TomlBlock
 from memverbs.remote.record import TOKEN_ENV, RemoteRecord
 from memverbs.server.home import DEFAULT_SOURCE, LOCAL_RECEIPT, Home
 
@@ -84,26 +85,50 @@ def server_argv(opts: Options) -> list[str]:
     return [memverbs_executable(), "serve", "--surface", opts.surface]
 
 
+def launcher_path(opts: Options) -> Path:
+    """Where the hook launcher of this home lives (hooks/launcher.py): `$MEMVERBS_HOME/bin/memverbs-hook`."""
+    from memverbs.hooks.launcher import LAUNCHER_NAME  # noqa: PLC0415
+
+    return opts.home.root.resolve() / "bin" / LAUNCHER_NAME
+
+
+def launcher_step(opts: Options) -> LauncherFile:
+    """The step that writes the hook launcher: every plan whose hooks run `hook_command` has it."""
+    from memverbs.hooks.launcher import LAUNCHER_MARK, launcher_script  # noqa: PLC0415
+
+    return LauncherFile(launcher_path(opts), launcher_script(), LAUNCHER_MARK)
+
+
 def hook_command(opts: Options, moment: str) -> str:
     """The shell command a harness runs for a hook, with our env when it is not the default: the lean
-    launcher (hooks/launcher.py), which starts the interpreter without `site` or the CLI's parser."""
-    from memverbs.hooks.launcher import bootstrap_argv  # noqa: PLC0415
-
+    launcher (hooks/launcher.py), a file that starts the interpreter without `site` or the CLI's parser.
+    A short line: Claude Code shows it to the model after a compaction."""
     env = " ".join(f"{k}={_quote(v)}" for k, v in server_env(opts).items())
-    launcher = " ".join(_quote(part) for part in bootstrap_argv())
-    cmd = f"{launcher} {moment} --harness {opts.harness.value}"
+    cmd = f"{_quote(str(launcher_path(opts)))} {moment} --harness {opts.harness.value}"
     return f"{env} {cmd}" if env else cmd
 
 
+# What runs a hook of ours, in each form an install has written: the launcher file
+# (`…/memverbs-hook MOMENT`), the bootstrap one-liner of earlier installs (`python -I -S -c '…'
+# hook MOMENT`) and the console script (`memverbs hook MOMENT`). The moment is the word after.
+_HOOK_RUN = re.compile(r"""(?:memverbs-hook['"]?|\shook)\s+([a-z][a-z-]*)""")
+
+
+def hook_moment(command: object) -> str | None:
+    """The moment a hook command of ours runs (`heartbeat`, `capture`, …); None when it is not ours."""
+    text = str(command)
+    if "memverbs" not in text:
+        return None
+    m = _HOOK_RUN.search(text)
+    return m.group(1) if m else None
+
+
 def is_our_hook(value: object) -> TypeGuard[dict[str, Any]]:
-    """A hook group (Claude's format) that runs `memverbs hook …`."""
+    """A hook group (Claude's format) that runs `memverbs hook …`, in any form an install wrote."""
     if not isinstance(value, dict):
         return False
     hooks = value.get("hooks")
-    return isinstance(hooks, list) and any(
-        isinstance(h, dict) and "memverbs" in str(h.get("command", "")) and " hook " in str(h.get("command", ""))
-        for h in hooks
-    )
+    return isinstance(hooks, list) and any(isinstance(h, dict) and hook_moment(h.get("command", "")) for h in hooks)
 
 
 def is_our_server(value: object) -> bool:
@@ -227,6 +252,8 @@ def run_uninstall(opts: Options, skip: Callable[[dict], bool] | None = None) -> 
         elif kind == "toml_block":
             TomlBlock.revert(record, ctx)
         elif kind == "owned_file":
+            if record.get("shared") and _recorded_elsewhere(opts, record):
+                continue  # the hook launcher another harness's hooks still run
             OwnedFile.revert(record, ctx)
         elif kind == "cli":
             CliCommand.revert(record, ctx, opts.env if record.get("env") else None)
@@ -239,6 +266,21 @@ def run_uninstall(opts: Options, skip: Callable[[dict], bool] | None = None) -> 
     remove_empty_dirs(receipt.get("created_dirs", []))
     receipt_path(opts.home, opts.harness, opts.receipt).unlink(missing_ok=True)
     return receipt
+
+
+def _recorded_elsewhere(opts: Options, record: dict) -> bool:
+    """Does another receipt of this home (another harness, or this one's other brain) record the file too?"""
+    mine = receipt_path(opts.home, opts.harness, opts.receipt).resolve()
+    for other in sorted(opts.home.integrations.glob("*/*.json")):
+        if other.resolve() == mine:
+            continue
+        try:
+            steps = json.loads(other.read_text(encoding="utf-8")).get("steps", [])
+        except (OSError, ValueError, AttributeError):
+            continue
+        if any(isinstance(s, dict) and s.get("kind") == "owned_file" and s.get("path") == record["path"] for s in steps):
+            return True
+    return False
 
 
 # -- what the remote plans share (each harness's `remote_plan`) -----------------------------

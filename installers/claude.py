@@ -29,6 +29,7 @@ from memverbs.installers.base import (
     is_our_hook,
     is_our_remote,
     is_our_server,
+    launcher_step,
     refuse_foreign,
     server_argv,
     server_env,
@@ -171,7 +172,7 @@ def hook_steps(opts: Options, notes: list[str]) -> list[Step]:
             notes.append(f"{event} hook not added: memverbs is already wired there by {', '.join(elsewhere)}.")
             continue
         steps.append(JsonArrayItem(target, ["hooks", event], hook_group(opts, event), is_our_hook))
-    return steps
+    return [launcher_step(opts), *steps] if steps else steps
 
 
 # -- the remote brain (`memverbs connect --install claude`) --------------------------------

@@ -30,6 +30,7 @@ from memverbs.installers.base import (
     helper_command,
     hook_command,
     is_our_hook,
+    launcher_step,
     remote_toml_conflicts,
     server_argv,
     server_env,
@@ -113,6 +114,7 @@ def plan(opts: Options, codex: str = "codex") -> tuple[list[Step], list[str]]:
     steps: list[Step] = []
     notes: list[str] = []
     if opts.hooks:
+        steps.append(launcher_step(opts))
         for event in EVENTS:
             steps.append(JsonArrayItem(hooks_file, ["hooks", event], hook_group(opts, event), is_our_hook))
 
@@ -150,7 +152,8 @@ def remote_plan(opts: Options, record: RemoteRecord, notes: list[str]) -> list[S
         server["bearer_token_env_var"] = TOKEN_ENV
     server["startup_timeout_sec"] = REMOTE_STARTUP_TIMEOUT_S
     hooks_file = codex_home(opts) / "hooks.json"
-    steps: list[Step] = [JsonArrayItem(hooks_file, ["hooks", event], hook_group(opts, event), is_our_hook) for event in EVENTS]
+    steps: list[Step] = [launcher_step(opts)]
+    steps += [JsonArrayItem(hooks_file, ["hooks", event], hook_group(opts, event), is_our_hook) for event in EVENTS]
 
     def block(ctx: Context) -> dict:
         # The hooks are trusted in the same block, so disconnect removes the trust with the server.

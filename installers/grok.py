@@ -46,7 +46,9 @@ from memverbs.installers.base import (
     SERVER_NAME,
     Options,
     hook_command,
+    hook_moment,
     is_our_hook,
+    launcher_step,
     local_hook_steps,
     remote_toml_conflicts,
     server_argv,
@@ -148,8 +150,8 @@ def capture_fires_in_grok(event: str, group: object) -> bool:
 
 def _our_hooks(group: dict) -> list[bool]:
     """For each `memverbs hook` command in the group: does it run capture?"""
-    commands = [f"{h.get('command', '')} " for h in group.get("hooks") or [] if isinstance(h, dict)]
-    return [" hook capture " in c for c in commands if "memverbs" in c and " hook " in c]
+    moments = [hook_moment(h.get("command", "")) for h in group.get("hooks") or [] if isinstance(h, dict)]
+    return [moment == "capture" for moment in moments if moment]
 
 
 def _groups(path: Path, event: str) -> list:
@@ -275,6 +277,8 @@ def plan(opts: Options, grok: str = "grok") -> tuple[list[Step], list[str]]:
             notes.append(f"Grok {event} capture hook not added: Grok already runs memverbs capture for it from {', '.join(elsewhere)}.")
         else:
             captures.append(event)
+    if events or captures:
+        steps.append(launcher_step(opts))
     if events or captures or where["hooks"].exists():  # an earlier install's file is rewritten, never left double-firing
         steps.append(OwnedFile(where["hooks"], hooks_file(opts, events, captures), HOOKS_MARKER))
     notes.append(

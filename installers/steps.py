@@ -53,9 +53,12 @@ class Context:
     def read(self, path: Path) -> str | None:
         return self.overlay[path] if path in self.overlay else read_text(path)
 
-    def write(self, path: Path, before: str | None, after: str | None) -> None:
-        """Replace `path` (None deletes it), with a backup of the original first."""
+    def write(self, path: Path, before: str | None, after: str | None, *, mode: int | None = None) -> None:
+        """Replace `path` (None deletes it), with a backup of the original first; `mode`: the file's
+        permissions (kept as they are when not given)."""
         if before == after:
+            if mode is not None and after is not None and not self.dry_run and path.exists() and path.stat().st_mode & 0o777 != mode:
+                path.chmod(mode)
             return
         self.originals.setdefault(path, read_text(path))
         if self.dry_run:
@@ -71,7 +74,9 @@ class Context:
                 path.unlink(missing_ok=True)
         else:
             self.created_dirs += [str(d) for d in _missing_dirs(path.parent)]
-            atomic_write_through(path, after)
+            atomic_write_through(path, after, default_mode=0o644 if mode is None else mode)
+            if mode is not None:
+                path.chmod(mode)
 
     def run(self, argv: list[str], env: dict | None, *, check: bool = True) -> None:
         self.commands.append("$ " + " ".join(argv))

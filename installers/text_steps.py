@@ -102,6 +102,17 @@ class OwnedFile:
 
 
 
+@dataclass
+class LauncherFile(OwnedFile):
+    """The hook launcher (hooks/launcher.py): an executable file memverbs owns, which the hooks of every
+    harness installed from this home run; uninstall leaves it while another receipt records it."""
+
+    def apply(self, ctx: Context) -> dict:
+        before = self._check(ctx)
+        ctx.write(self.path, before, self.content, mode=0o755)
+        return {"kind": "owned_file", "path": str(self.path), "marker": self.marker, "shared": True}
+
+
 MD_BEGIN = "<!-- >>> memverbs >>> managed by `memverbs install`; `memverbs uninstall` removes this block -->"
 MD_END = "<!-- <<< memverbs <<< -->"
 

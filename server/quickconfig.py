@@ -36,6 +36,9 @@ DEFAULTS: Mapping[str, Any] = MappingProxyType({
     "search.remote_private_pages": False,
     "hooks.entities": "",
     "hooks.user": "people/me",
+    "cli_remote": False,
+    "embeddings.model": "",
+    "llm.model": "",
 })
 
 
@@ -44,8 +47,11 @@ class QuickSettings(Frozen):
         "brain_path",
         "brain_url",
         "busy_timeout_ms",
+        "cli_remote",
+        "embeddings_model",
         "hook_entities",
         "hook_user",
+        "llm_model",
         "mcp_surface",
         "pool_size",
         "remote_private_pages",
@@ -63,16 +69,21 @@ class QuickSettings(Frozen):
     mcp_surface: str | None
     strict_params: str
     remote_private_pages: bool
+    cli_remote: bool
+    embeddings_model: str  # empty: no embedding provider, known without the full settings
+    llm_model: str  # empty: no chat model
     sure: bool  # False: a value this reader cannot vouch for; ask the full settings
 
     def __init__(self, source: str, brain_path: str, brain_url: str, busy_timeout_ms: int, hook_entities: str,
                  pool_size: int = DEFAULTS["brain.pool_size"], mcp_surface: str | None = None,
                  strict_params: str = DEFAULTS["mcp.strict_params"],
                  remote_private_pages: bool = DEFAULTS["search.remote_private_pages"], sure: bool = True,
-                 hook_user: str = DEFAULTS["hooks.user"]) -> None:
+                 hook_user: str = DEFAULTS["hooks.user"], cli_remote: bool = DEFAULTS["cli_remote"],
+                 embeddings_model: str = DEFAULTS["embeddings.model"], llm_model: str = DEFAULTS["llm.model"]) -> None:
         super().__init__(source=source, brain_path=brain_path, brain_url=brain_url, busy_timeout_ms=busy_timeout_ms,
                          hook_entities=hook_entities, hook_user=hook_user, pool_size=pool_size, mcp_surface=mcp_surface,
-                         strict_params=strict_params, remote_private_pages=remote_private_pages, sure=sure)
+                         strict_params=strict_params, remote_private_pages=remote_private_pages, sure=sure,
+                         cli_remote=cli_remote, embeddings_model=embeddings_model, llm_model=llm_model)
 
 
 def lookup(data: dict, dotted: str) -> Any:
@@ -118,11 +129,13 @@ def quick_settings(home: Home, tables: Callable[[], dict[str, Any]] | None = Non
         raise ConfigError("brain.busy_timeout_ms or brain.pool_size is not a number", "Run `memverbs doctor`.") from exc
     surface = _value(data, "mcp_surface")
     strict = _value(data, "mcp.strict_params")
-    private = _value(data, "search.remote_private_pages")
-    if isinstance(private, str):
-        private = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False,
-                   "off": False}.get(private.strip().lower(), private)
-    sure = (surface is None or surface in SURFACES) and strict in STRICT_PARAMS and isinstance(private, bool)
+    private = _flag(_value(data, "search.remote_private_pages"))
+    remote = _flag(_value(data, "cli_remote"))
+    models = [_value(data, "embeddings.model"), _value(data, "llm.model")]
+    sure = ((surface is None or surface in SURFACES) and strict in STRICT_PARAMS and isinstance(private, bool)
+            and isinstance(remote, bool) and all(isinstance(m, str) for m in models)
+            # A whole section given as JSON in one variable is the full reader's to read.
+            and not any(f"MEMVERBS_{section}" in os.environ for section in ("EMBEDDINGS", "LLM", "BRAIN", "SEARCH", "MCP")))
     return QuickSettings(
         source=str(_value(data, "source")).strip() or DEFAULT_SOURCE,
         brain_path=str(_value(data, "brain.path")),
@@ -135,4 +148,15 @@ def quick_settings(home: Home, tables: Callable[[], dict[str, Any]] | None = Non
         strict_params=strict if sure else "warn",
         remote_private_pages=private if sure else False,
         sure=sure,
+        cli_remote=remote if sure else False,
+        embeddings_model=str(models[0]) if sure else "",
+        llm_model=str(models[1]) if sure else "",
     )
+
+
+_FLAGS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
+
+
+def _flag(value: Any) -> Any:
+    """A boolean setting as the environment or the file gives it; anything else as it is (not sure)."""
+    return _FLAGS.get(value.strip().lower(), value) if isinstance(value, str) else value

@@ -60,12 +60,18 @@ class Runtime:
         # a connection (each holds one at a time). `serve --http` raises it to its worker count.
         self.workers = 1
         # Costs nothing to build: keys, httpx and numpy wait for the first call that needs them.
-        self.providers = providers or Providers(None, load=lambda: self.settings)
+        self.providers = providers or Providers(None, load=lambda: self.settings, models=self._quick_models)
 
     @classmethod
     def quick(cls, home: Home | None = None) -> Runtime:
         """A runtime whose full settings wait until needed (the stdio server's)."""
         return cls(home, lazy=True)
+
+    def _quick_models(self) -> tuple[str, str] | None:
+        """(embeddings.model, llm.model) from the quick reading, while the full settings are not loaded."""
+        if self._loaded or self._quick is None:
+            return None
+        return self._quick.embeddings_model, self._quick.llm_model
 
     @property
     def settings(self) -> Settings | None:

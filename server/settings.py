@@ -62,7 +62,7 @@ class EmbeddingsSettings(_Section):
     base_url: str = Field(
         "", description="API base URL, e.g. http://localhost:11434/v1 for Ollama; empty: https://api.openai.com/v1."
     )
-    model: str = Field("", description="Embedding model id; empty: no embedding provider (keyword-only search).")
+    model: str = Field(DEFAULTS["embeddings.model"], description="Embedding model id; empty: no embedding provider (keyword-only search).")
     dimensions: int = Field(0, ge=0, description="Ask the model for this many dimensions; 0: the model's native size.")
     batch_size: int = Field(64, ge=1, le=2048, description="Texts per embeddings request (reindex, page writes).")
     timeout_seconds: int = Field(15, ge=1, description="Per-request timeout for embedding calls.")
@@ -77,7 +77,7 @@ class LlmSettings(_Section):
     base_url: str = Field(
         "", description="API base URL; empty: https://api.anthropic.com or https://api.openai.com/v1 by provider."
     )
-    model: str = Field("", description="Chat model id; empty: no LLM (synthesize answers unavailable).")
+    model: str = Field(DEFAULTS["llm.model"], description="Chat model id; empty: no LLM (synthesize answers unavailable).")
     max_tokens: int = Field(1500, ge=16, description="Upper bound on the tokens one synthesize answer may use.")
     timeout_seconds: int = Field(60, ge=1, description="Per-request timeout for chat calls.")
     price_input_per_mtok: float | None = Field(
@@ -154,7 +154,7 @@ class Settings(BaseSettings):
     mcp_surface: Surface | None = Field(DEFAULTS["mcp_surface"], description="Default MCP surface: verbs, starter or full.")
     protocol_installed_at: str | None = Field(None, description="When `memverbs init` ran (for protocol stats).")
     cli_remote: bool = Field(
-        False, description="The CLI's memory and page commands talk to the remote brain `memverbs connect` set up (as `memverbs --remote` does)."
+        DEFAULTS["cli_remote"], description="The CLI's memory and page commands talk to the remote brain `memverbs connect` set up (as `memverbs --remote` does)."
     )
     brain: BrainSettings = BrainSettings()
     mcp: McpSettings = McpSettings()

@@ -56,7 +56,23 @@ class _Stemmer(Protocol):
 
 @lru_cache(maxsize=1)
 def _stemmer() -> _Stemmer:
-    import snowballstemmer  # noqa: PLC0415 - only where text is indexed or searched
+    """Snowball's English stemmer, loaded alone: the package's `__init__` imports all of its ~30
+    languages (most of a CLI search's start-up), so its English module is imported under the package
+    without running it; a later `import snowballstemmer` runs the package as usual."""
+    import importlib.util  # noqa: PLC0415 - only where text is indexed or searched
+    import sys  # noqa: PLC0415
+
+    if "snowballstemmer" not in sys.modules:
+        spec = importlib.util.find_spec("snowballstemmer")
+        if spec is not None and spec.submodule_search_locations is not None:
+            sys.modules["snowballstemmer"] = importlib.util.module_from_spec(spec)  # its __init__ not run
+            try:
+                from snowballstemmer.english_stemmer import EnglishStemmer  # noqa: PLC0415
+
+                return EnglishStemmer()
+            finally:
+                del sys.modules["snowballstemmer"]
+    import snowballstemmer  # noqa: PLC0415
 
     stemmer: _Stemmer = snowballstemmer.stemmer("english")
     return stemmer

@@ -107,6 +107,8 @@ def module_files() -> dict[str, Path]:
     for package, folder in ROOMS.items():
         for path in sorted(folder.rglob("*.py")):
             parts = list(path.relative_to(folder).with_suffix("").parts)
+            if any(part.startswith(".") for part in parts):
+                continue  # benchmarks/.cache/ holds a venv of its own (hook_timing's wheel install): not ours
             if parts[-1] == "__init__":
                 parts.pop()
             found[".".join([package, *parts])] = path

@@ -16,6 +16,7 @@ from memverbs.cli.completion import subcommands
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
 
 # Each command's runner, imported only when that command runs (start-up stays light).
 COMMANDS = {
@@ -60,6 +61,22 @@ def _cli_name(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
     return argv
 
 
+def _parser_for(argv: list[str], build: Callable[..., argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    """The tree with only the command `argv` names built (a tool's MCP name too); the whole tree when
+    it names none, asks for the top-level help, or names no command (its error lists them all)."""
+    for word in argv:
+        if word in ("-h", "--help"):
+            break
+        if word.startswith("-"):
+            continue
+        name = word.replace("_", "-")
+        parser = build(only=name)
+        if name in subcommands(parser):
+            return parser
+        break
+    return build()
+
+
 def main(argv: list[str] | None = None) -> int:
     called_as_program = argv is None
     argv = sys.argv[1:] if argv is None else argv
@@ -75,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         return code
     from memverbs.cli.parser import build_parser  # noqa: PLC0415 - argparse's tree, not the hook's
 
-    parser = build_parser()
+    parser = _parser_for(argv, build_parser)
     argv = _cli_name(argv, parser)
     args, extra = parser.parse_known_args(argv)
     if extra:

@@ -115,8 +115,11 @@ def _run(op: Operation, params: dict, args: argparse.Namespace, target: Target) 
         print_json(body)
         if op.name == "put_page" and not is_error and not target.remote:
             _offer_fact_move(body["slug"], target, move=args.move_facts, out=sys.stderr)
-        # Exit 1 for "not found" as in the human rendering; the body stays the wire's.
+        # Exit 1 for "not found" as in the human rendering; the body stays the wire's. (recall's
+        # empty answer is no error on the wire: scripts read `facts`, and exit 0.)
         return 1 if is_error or (op.name == "entity" and not body.get("found")) else 0
+    if is_error and op.name == "get_page" and body.get("error") == "not_found":
+        return _page_miss(params["slug"].strip(), target)
     if is_error:
         return fail(*wire_error(body, op))
     shown = _SHOWN.get(op.name)
@@ -144,6 +147,10 @@ def _shown_entity(body: dict, params: dict, args: argparse.Namespace, target: Ta
 
 
 def _shown_recall(body: dict, params: dict, args: argparse.Namespace, target: Target) -> int:
+    if params.get("entity") and not body["facts"] and not body.get("results"):
+        missing = _no_such_entity(params["entity"], target)
+        if missing is not None:
+            return missing
     if args.format != "table":
         emit(body["facts"], FACT_COLUMNS, args.format)
         return 0
@@ -267,7 +274,7 @@ def _print_raw(slug: str, target: Target) -> int:
     except MemverbsError as exc:
         return fail(exc.message, exc.fix)
     if row is None:
-        return fail(f'no page with slug "{slug}"', "Check the slug with `memverbs list-pages`.")
+        return _page_miss(slug, target)
     text = stored_markdown(json.loads(row["frontmatter"]), row["body"], row["markdown"])
     sys.stdout.flush()
     sys.stdout.buffer.write(text.encode("utf-8"))
@@ -360,6 +367,41 @@ def _recall_window(params: dict, args: argparse.Namespace, target: LocalTarget, 
     more = f" (next: --offset {nxt})" if nxt is not None else ""
     print(paint(f"{offset + 1 if facts else offset}–{offset + len(facts)} of {matched} facts{more}", "dim"))
     return 0
+
+
+def _no_such_entity(name: str, target: Target) -> int | None:
+    """`recall --entity NAME` found nothing: exit 1 with the near misses when no entity has that name
+    (None when it has a page: an entity without facts is an answer)."""
+    is_error, found = target.call("entity", {"name": name})
+    if is_error or found.get("found") or _facts_filed(name, target):
+        return None
+    near = ", ".join(s["slug"] for s in found.get("suggestions", []))
+    return fail(f"no entity named {name}" + (f" (near: {near})" if near else ""),
+                "`memverbs entities` lists every entity; `remember … --entity NAME` files a fact under a new one.")
+
+
+def _facts_filed(name: str, target: Target) -> bool:
+    """Whether facts, forgotten ones too, are filed under the name (the local brain; a remote brain's
+    answer is its active facts only)."""
+    if target.remote:
+        return False
+    from memverbs.server.names import slug_of_name  # noqa: PLC0415
+
+    brain = target.brain()
+    return any(brain.fact_changes(target.source, 0, entity=slug, limit=1) for slug in {name.strip(), slug_of_name(name)} if slug)
+
+
+def _page_miss(name: str, target: Target) -> int:
+    """No page with that slug: the page the name means (a title, an alias, a file name, as `entity`
+    resolves names), or the near misses."""
+    is_error, found = target.call("entity", {"name": name})
+    if not is_error and found.get("found"):
+        slug = found["card"]["entity"]["slug"]
+        return fail(f'no page with slug "{name}"; the page it names is {slug}', f"memverbs get-page {slug}")
+    near = [] if is_error else [s["slug"] for s in found.get("suggestions", [])]
+    if near:
+        return fail(f'no page with slug "{name}" (near: {", ".join(near)})', f"memverbs get-page {near[0]}")
+    return fail(f'no page with slug "{name}"', "Check the slug with `memverbs list-pages` or `memverbs search`; put-page creates a page.")
 
 
 def _entity_miss(name: str, body: dict, target: Target) -> int:

@@ -31,13 +31,28 @@ GROUPS = (
 EXIT_CODES = "exit status: 0 ok · 1 not found, or a problem (the fix is on stderr) · 2 usage error"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    # The light homes of the names the parser offers: the surfaces (the settings reader's), the
+class _Unbuilt:
+    """A command this run does not need (build_parser's `only`): whatever is asked of it (arguments,
+    groups, subcommands) is taken and dropped, so the tree costs one command's worth to build."""
+
+    def __getattr__(self, name: str) -> Any:
+        return self._drop
+
+    def _drop(self, *args: Any, **kwargs: Any) -> Any:
+        return self
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole tree; with `only`, a tree in which only that command (and the top level) is built:
+    what a run of one command needs (cli/main.py), a tenth of the cost."""
+    # The light homes of the names the parser offers: the surfaces (the settings reader's) and the
     # harnesses (the hook vocabulary, which a test keeps equal to installers/registry.py: importing
-    # the table itself costs every command ~80 ms) and the hook's arguments (the runner's own).
+    # the table itself costs every command ~80 ms); the hook's arguments are the runner's own.
     from memverbs.hooks.events import INSTALLABLE  # noqa: PLC0415
-    from memverbs.hooks.runner import HOOK_OPTIONS, MOMENTS  # noqa: PLC0415
     from memverbs.server.quickconfig import SURFACES  # noqa: PLC0415
+
+    def wanted(*names: str) -> bool:
+        return only is None or only in names
 
     parser = Parser(
         prog="memverbs",
@@ -53,8 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
     helps: dict[str, str] = {}
 
     def add(sub_: argparse._SubParsersAction[Parser], name: str, text: str, **kw: Any) -> Parser:
+        if isinstance(sub_, _Unbuilt):
+            return sub_  # type: ignore[return-value] # an action of a command not built
         if sub_ is sub:  # only commands are grouped in the top-level help, not their actions
             helps[name] = text
+            if not wanted(name, *kw.get("aliases", ())):
+                return _Unbuilt()  # type: ignore[return-value]
         return sub_.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".", **kw)
 
     p = add(sub, "init", "create the home, its config and the brain (safe to re-run)")
@@ -98,9 +117,12 @@ def build_parser() -> argparse.ArgumentParser:
     # `memverbs hook` never reaches argparse (main() hands it to the runner first, whose own parser
     # never fails); this entry lists and documents it, from the runner's table of its arguments.
     p = add(sub, "hook", "lifecycle hook entry point, wired by `memverbs install` (`memverbs docs hooks`)")
-    p.add_argument("moment", choices=MOMENTS, help="which moment of the session")
-    for flag, metavar, text in HOOK_OPTIONS:
-        p.add_argument(flag, metavar=metavar, help=f"{text}: {harnesses} or plain" if flag == "--harness" else text)
+    if wanted("hook"):
+        from memverbs.hooks.runner import HOOK_OPTIONS, MOMENTS  # noqa: PLC0415
+
+        p.add_argument("moment", choices=MOMENTS, help="which moment of the session")
+        for flag, metavar, text in HOOK_OPTIONS:
+            p.add_argument(flag, metavar=metavar, help=f"{text}: {harnesses} or plain" if flag == "--harness" else text)
     p.epilog = ("A harness runs it with its event as JSON on stdin; the context goes to stdout, and on any problem it prints "
                 "nothing and exits 0, so a session never breaks. Run at a terminal, it says on stderr why it printed "
                 "nothing. MEMVERBS_HOOKS=off turns every hook off.")
@@ -225,14 +247,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-non-loopback", action="store_true", help="serve on a non-loopback --host (it shows private memory to whoever has the URL)")
     p.add_argument("--no-open", action="store_true", help="print the URL but do not open a browser")
 
-    from memverbs.cli.sync import add_parsers as add_sync_parsers  # noqa: PLC0415 - argparse only
+    if wanted("import", "export", "sync"):
+        from memverbs.cli.sync import add_parsers as add_sync_parsers  # noqa: PLC0415 - argparse only
 
-    add_sync_parsers(sub, add)
+        add_sync_parsers(sub, add)
     add_tool_parsers(sub, add)
     add_browse_parsers(sub, add)
-    from memverbs.cli.page_history import add_parsers as add_page_history_parsers  # noqa: PLC0415 - argparse only
+    if wanted("page-history", "page-restore"):
+        from memverbs.cli.page_history import add_parsers as add_page_history_parsers  # noqa: PLC0415 - argparse only
 
-    add_page_history_parsers(sub, add)
+        add_page_history_parsers(sub, add)
     parser.epilog = _grouped(helps) + "\n\n" + EXIT_CODES + "\nRun `memverbs COMMAND --help` for a command's options, `memverbs docs` for the longer docs."
     return parser
 

@@ -69,7 +69,7 @@ def emit(rows: Sequence[dict], columns: Sequence[str], fmt: str, *, empty: str =
         print(empty)
         return
     cells = [[_cell(row.get(c)) for c in columns] for row in rows]
-    widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(columns)]
+    widths = [max(len(c), *(width(r[i]) for r in cells)) for i, c in enumerate(columns)]
     # Identifiers (slugs, ids) are printed whole: a person copies them into the next command. Only
     # prose columns are cut, to what the terminal leaves them (60 characters when not a terminal).
     prose = [i for i, c in enumerate(columns) if c in PROSE]
@@ -82,20 +82,46 @@ def emit(rows: Sequence[dict], columns: Sequence[str], fmt: str, *, empty: str =
             room = max(20, (shutil.get_terminal_size().columns - fixed) // len(prose))
         for r in cells:
             for i in prose:
-                if len(r[i]) > room:
-                    r[i] = r[i][: room - 1] + "…"
-        widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(columns)]
+                if width(r[i]) > room:
+                    r[i] = _cut(r[i], room - 1) + "…"
+        widths = [max(len(c), *(width(r[i]) for r in cells)) for i, c in enumerate(columns)]
     print(paint("  ".join(c.upper().replace("_", " ").ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip(), "bold"))
     for r in cells:
-        print("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
+        print("  ".join(_pad(v, w) for v, w in zip(r, widths, strict=True)).rstrip())
 
 
 def print_aligned(table: Sequence[Sequence[str]]) -> None:
     """Rows of strings (the header first) in left-aligned columns, never cut: the listings whose
     cells are identifiers a person copies (tokens, OAuth clients)."""
-    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    widths = [max(width(row[i]) for row in table) for i in range(len(table[0]))]
     for row in table:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+        print("  ".join(_pad(cell, w) for cell, w in zip(row, widths, strict=True)).rstrip())
+
+
+def width(text: str) -> int:
+    """The columns a terminal gives `text`: two for a wide character (CJK, fullwidth forms), none for a
+    combining mark or a zero-width one, one for the rest; so `日本` lines up with `ab` + 2 spaces."""
+    if text.isascii():
+        return len(text)
+    import unicodedata  # noqa: PLC0415 - loaded already by the names module; only a non-ASCII cell asks
+
+    return sum(0 if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf")
+               else 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
+
+
+def _pad(text: str, columns: int) -> str:
+    return text + " " * max(0, columns - width(text))
+
+
+def _cut(text: str, columns: int) -> str:
+    """The longest start of `text` that fits in `columns`."""
+    out, used = [], 0
+    for ch in text:
+        used += width(ch)
+        if used > columns:
+            break
+        out.append(ch)
+    return "".join(out)
 
 
 def _cell(value: object) -> str:

@@ -54,11 +54,14 @@ def add_parsers(sub: argparse._SubParsersAction[Parser], add: Callable[..., argp
                         "or both (the file gets both, between conflict markers)")
 
 
-def _folder_and_prefix(args: argparse.Namespace) -> tuple[str, str] | int:
-    """DIR and --prefix checked: (root, prefix), or the exit status after the error."""
+def _folder_and_prefix(args: argparse.Namespace) -> tuple[str, str | None] | int:
+    """DIR and --prefix checked: (root, prefix; None when not given: the folder's own from before), or
+    the exit status after the error."""
     root = _folder_arg(args.dir)
     if root is None:
         return fail(f"{args.dir} is not a folder", "Pass the path of a folder of markdown files.")
+    if args.prefix is None:
+        return root, None
     prefix = _check_prefix(args.prefix)
     if prefix is None:
         return fail(f'--prefix "{args.prefix}" is not a slug prefix',
@@ -67,7 +70,8 @@ def _folder_and_prefix(args: argparse.Namespace) -> tuple[str, str] | int:
 
 
 def _pass_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--prefix", default="", metavar="PREFIX", help="slug prefix for this folder's pages, e.g. notes (default: none)")
+    p.add_argument("--prefix", metavar="PREFIX",
+                   help="slug prefix for this folder's pages, e.g. notes (default: the one it was synced with, else none)")
     p.add_argument("--max-bytes", type=int, default=None, metavar="BYTES", help="skip files larger than this (default 2 MiB)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
@@ -168,7 +172,7 @@ def _one_pass(args: argparse.Namespace, *, mode: str, follow_deletes: bool) -> i
     return 1 if report.errors else 0
 
 
-def _restore_first(brain: Brain, root: str, prefix: str, *, dry_run: bool) -> dict | None:
+def _restore_first(brain: Brain, root: str, prefix: str | None, *, dry_run: bool) -> dict | None:
     """A full export's backup (`export --full`) goes into the brain before its notes are read; its
     manifest, or None for a folder without one. A dry run only checks that it would restore."""
     from memverbs.server.errors import BrainError  # noqa: PLC0415
@@ -200,14 +204,15 @@ def _verify_restore(brain: Brain, manifest: dict, report: Report, *, dry_run: bo
                                   "(or the rows differ); the brain is not an exact copy"))
 
 
-def _peek_folder(brain: Brain, source: str, root: str, prefix: str, mode: str) -> Folder:
+def _peek_folder(brain: Brain, source: str, root: str, prefix: str | None, mode: str) -> Folder:
     """A dry run writes nothing, not even the folder's row: use the row if there is one."""
     from memverbs.server.sync.state import Folder, SyncState  # noqa: PLC0415
 
     for f in SyncState(brain, source).folders():
         if f.root == root:
-            return Folder(f.id, root, prefix, f.mode, f.last_pass_at, f.last_change_at, f.watcher_pid, f.watcher_beat)
-    return Folder(-1, root, prefix, mode, None, None, None, None)
+            return Folder(f.id, root, f.prefix if prefix is None else prefix, f.mode, f.last_pass_at, f.last_change_at,
+                          f.watcher_pid, f.watcher_beat)
+    return Folder(-1, root, prefix or "", mode, None, None, None, None)
 
 
 def print_report(report: Report) -> None:
@@ -299,7 +304,7 @@ def run_watch(args: argparse.Namespace) -> int:
     from memverbs.server.sync.watcher import Changes, FolderWatch, watch  # noqa: PLC0415
 
     root: str | None = None
-    prefix = ""
+    prefix: str | None = None
     if args.dir:
         checked = _folder_and_prefix(args)
         if isinstance(checked, int):

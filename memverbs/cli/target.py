@@ -32,7 +32,10 @@ class LocalTarget:
     def __init__(self) -> None:
         from memverbs.server.runtime import Runtime  # noqa: PLC0415
 
-        self.runtime = Runtime()
+        # The quick reading of the config, as the hooks and the stdio server start: the full
+        # settings (pydantic-settings, most of a read command's time) load only when something
+        # needs them, a provider or a key the quick reader cannot vouch for.
+        self.runtime = Runtime.quick()
 
     def call(self, tool: str, params: dict) -> tuple[bool, dict]:
         from memverbs.cli.projects import here  # noqa: PLC0415
@@ -98,10 +101,16 @@ def wants_remote(args: argparse.Namespace) -> bool:
         return False
     from memverbs.server.errors import ConfigError  # noqa: PLC0415
     from memverbs.server.home import Home  # noqa: PLC0415
-    from memverbs.server.settings import load_settings  # noqa: PLC0415
+    from memverbs.server.quickconfig import quick_settings  # noqa: PLC0415
 
+    home = Home.from_env()
     try:
-        return load_settings(Home.from_env()).cli_remote
+        quick = quick_settings(home)
+        if quick.sure:
+            return quick.cli_remote
+        from memverbs.server.settings import load_settings  # noqa: PLC0415 - a value the quick reader cannot vouch for
+
+        return load_settings(home).cli_remote
     except ConfigError:
         return False  # a broken config is reported by the local brain's own call, with its fix
 

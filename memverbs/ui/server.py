@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 COOKIE = "memverbs_ui"  # + the port: cookies ignore ports, and two inspectors may run side by side
 NAV = (("/timeline", "Timeline"), ("/entities", "Entities"), ("/pack", "Pack preview"), ("/search", "Search"), ("/conflicts", "Conflicts"),
        ("/access", "Access"), ("/health", "Health"))
-STATIC = {"ui.css": "text/css; charset=utf-8", "ui.js": "text/javascript; charset=utf-8"}
+STATIC = {"ui.css": "text/css; charset=utf-8", "ui.js": "text/javascript; charset=utf-8", "favicon.svg": "image/svg+xml"}
 MAX_BODY = 4 * 1024 * 1024
 
 
@@ -184,6 +184,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._redirect("/timeline")
         if path.startswith("/static/"):
             return self._static(path[len("/static/"):])
+        if path == "/favicon.ico":  # what a browser asks for before it reads the page's icon link
+            return self._static("favicon.svg")
         with app.lock:
             if path == "/api/feed":
                 return self._json(views.feed_json(app, q))
@@ -333,6 +335,7 @@ class Handler(BaseHTTPRequestHandler):
             '<meta name="color-scheme" content="light dark">'
             f"<title>{views.e(title)} · memverbs</title>"
             # Not deferred: it sets the chosen theme before the first paint (a small local file).
+            '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">'
             '<link rel="stylesheet" href="/static/ui.css"><script src="/static/ui.js"></script></head><body>'
             '<a class="skip" href="#main">Skip to content</a>'
             '<header class="top"><p class="brand"><a href="/timeline"><span class="logo" aria-hidden="true">m</span>'

@@ -21,6 +21,7 @@ from memverbs.server.errors import MemverbsError
 from memverbs.server.timeparse import iso, now_ms, parse_since
 from memverbs.ui import markdown
 from memverbs.ui.charts import bar_chart, latency_over_time
+from memverbs.ui.links import PageLinks
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -84,6 +85,19 @@ def when(ms: int | None) -> str:
         return ""
     text = iso(ms)
     return f'<time datetime="{e(text)}">{e(text[:16].replace("T", " "))} UTC</time>'
+
+
+def when_text(text: str | None) -> str:
+    """A moment the wire gives as text: an instant as `when` draws it; a day (a date, or the midnight
+    an open thread's dated row becomes) as that date, in no time zone."""
+    if not text:
+        return ""
+    if len(text) == 10 or text[10:] in ("T00:00:00.000Z", "T00:00:00Z"):
+        return f'<time datetime="{e(text[:10])}" data-day>{e(text[:10])}</time>'
+    from memverbs.server.timeparse import parse_instant  # noqa: PLC0415
+
+    at = parse_instant(text)
+    return when(at) if at is not None else e(text)
 
 
 def fact_state(row: Row, now: int) -> str:
@@ -303,10 +317,13 @@ def fact_row(r: Row, now: int, *, change: tuple[str, int] | None = None, actions
 
 def page_change_row(r: Row) -> str:
     what = "page deleted" if r["deleted_at"] else "page written"
+    title = e(r["title"] or r["slug"])
+    # A deleted page has no view to open (its address answers 404, saying so): its title is text.
+    shown = f'<span class="primary gone">{title}</span>' if r["deleted_at"] else f'<a class="primary" href="{e(markdown.page_href(r["slug"]))}">{title}</a>'
     return (
         f'<li class="page-change{" is-private" if r["visibility"] == "private" else ""}">'
         f'<div class="row-when">{when(r["changed_at"])}<span class="change change-{what.replace(" ", "-")}">{what}</span></div>'
-        f'<div class="row-body"><p class="text"><a class="primary" href="{e(markdown.page_href(r["slug"]))}">{e(r["title"] or r["slug"])}</a></p>'
+        f'<div class="row-body"><p class="text">{shown}</p>'
         f'<p class="meta"><span class="slug">{e(r["slug"])}</span><span>{e(r["type"] or "")}</span>{private_badge(r["visibility"])}</p></div></li>'
     )
 
@@ -358,11 +375,18 @@ def timeline(app: InspectorApp, q: dict) -> tuple[str, str, str]:
     body = (
         form + problem + status
         + f'<ol id="feed" class="rows" {attrs}{"" if items else " hidden"}>' + "".join(i["html"] for i in items) + "</ol>"
-        + ("" if items else '<p class="empty" id="feed-empty">Nothing yet: facts appear here as agents remember them.</p>')
+        + ("" if items else f'<div class="empty" id="feed-empty">{_empty_feed(f)}</div>')
         + (f'<nav class="pager" aria-label="timeline pages">{"".join(pager)}</nav>' if pager else "")
     )
     lede = "Every change to facts and pages, newest first."
     return "Timeline", body, lede
+
+
+def _empty_feed(f: dict) -> str:
+    """What an empty timeline says: that the filters leave nothing (and how to clear them), or how memory gets in."""
+    if any(f.values()):
+        return '<p>No change matches these filters. <a href="/timeline">Clear them</a> to see every change.</p>'
+    return "<p>Nothing yet: changes appear here, live, as agents and you remember facts and write pages.</p>" + EMPTY_BRAIN
 
 
 def options(values: Iterable[str], chosen: str) -> str:
@@ -410,10 +434,20 @@ def entities(app: InspectorApp, q: dict) -> tuple[str, str, str]:
         nav.append(f'<a rel="prev" href="{e(href("/entities", q=q.get("q"), offset=max(0, offset - PAGE_SIZE)))}">← previous</a>')
     if offset + PAGE_SIZE < total:
         nav.append(f'<a rel="next" href="{e(href("/entities", q=q.get("q"), offset=offset + PAGE_SIZE))}">next →</a>')
-    shown = f"{offset + 1 if window else 0}–{offset + len(window)} of {total}"
+    lede = "Everything the brain knows about, with or without a page."
+    if not window:
+        if text:
+            said = (f'<p>No entity’s slug or title holds “{e(q.get("q"))}”.</p><p><a href="/entities">Every entity</a> · '
+                    f'<a href="{e(href("/search", q=q.get("q")))}">search the pages and facts for it</a></p>')
+        elif offset:
+            said = '<p>No entities this far: <a href="/entities">back to the first page</a>.</p>'
+        else:
+            said = EMPTY_BRAIN
+        return "Entities", form + f'<div class="empty">{said}</div>', lede
+    shown = f"{offset + 1}–{offset + len(window)} of {total}"
     body = (
         form
-        + f'<p class="count">{shown} entities</p>'
+        + f'<p class="count">{shown} {"entity" if total == 1 else "entities"}</p>'
         + '<div class="table-wrap"><table class="listing"><thead><tr><th scope="col">slug</th><th scope="col">title</th><th scope="col">type</th>'
         '<th scope="col">page</th><th scope="col" class="num">active / facts</th><th scope="col" class="num">private</th>'
         '<th scope="col">last touched</th></tr></thead><tbody>'
@@ -421,7 +455,17 @@ def entities(app: InspectorApp, q: dict) -> tuple[str, str, str]:
         + "</tbody></table></div>"
         + (f'<nav class="pager" aria-label="entity pages">{" ".join(nav)}</nav>' if nav else "")
     )
-    return "Entities", body, "Everything the brain knows about, with or without a page."
+    return "Entities", body, lede
+
+
+# What every view of an empty brain says to do next: the three ways memory gets in.
+EMPTY_BRAIN = (
+    "<p><strong>The brain is empty.</strong> Memory gets in three ways:</p>"
+    '<ul class="next-steps"><li>an agent remembers it: <code>memverbs install claude</code> (or codex, grok, opencode, openclaw) '
+    "wires the server and the hooks;</li>"
+    '<li>you tell it: <code>memverbs remember "Dana owns billing" --provenance me --entity people/dana</code>;</li>'
+    "<li>your notes: <code>memverbs sync ~/notes --prefix notes</code> keeps a markdown folder and the brain in step.</li></ul>"
+)
 
 
 def _as_written(app: InspectorApp, slug: str, aka: list[str], frontmatter: dict) -> list[str]:
@@ -443,13 +487,15 @@ def _card(app: InspectorApp, card: dict, page_row: Row | None) -> str:
     """The card `entity` answers an agent, drawn once: summary, aliases, open threads, edges, counts."""
     ent = card["entity"]
     frontmatter = json.loads(page_row["frontmatter"]) if page_row is not None else {}
+    links = page_links(app, page_row) if page_row is not None else None
     aka = _as_written(app, ent["slug"], card["aka"], frontmatter)
     rows = []
     if aka:
         rows.append("<dt>also known as</dt><dd>" + "".join(f'<span class="chip">{e(a)}</span>' for a in aka) + "</dd>")
     if card["open_threads"]:
         rows.append("<dt>open threads</dt><dd><ul class=\"edges\">" + "".join(
-            f'<li><span class="edge-type">{e(THREAD_KINDS.get(t["kind"], t["kind"]))}</span> {e(t["text"])} <span class="note">{e(t["date"])}</span></li>'
+            f'<li><span class="edge-type">{e(THREAD_KINDS.get(t["kind"], t["kind"]))}</span> {markdown.inline(t["text"], links)} '
+            f'<span class="note">{when_text(t["date"])}</span></li>'
             for t in card["open_threads"]) + "</ul></dd>")
     for direction, name in (("out", "links to"), ("in", "linked from")):
         edges = [x for x in card["edges"] if x["direction"] == direction]
@@ -459,7 +505,8 @@ def _card(app: InspectorApp, card: dict, page_row: Row | None) -> str:
                 + (f' <span class="note">{e(x["context"])}</span>' if x.get("context") else "") + "</li>"
                 for x in edges) + "</ul></dd>")
     touched = (card.get("last_touched") or {}).get("updated_at")
-    summary = f'<p class="card-summary">{markdown.inline(card["summary"])}</p>' if card["summary"] else '<p class="note">No summary.</p>'
+    summary = (f'<p class="card-summary">{markdown.inline(card["summary"], links)}</p>' if card["summary"]
+               else '<p class="note">No summary: the page has no <code>summary:</code> and no sentence under its title.</p>')
     return (
         '<section class="panel card" aria-labelledby="card-h">'
         '<p class="eyebrow" id="card-h">Card (as an agent sees it)</p>'
@@ -513,7 +560,8 @@ def entity(app: InspectorApp, slug: str) -> tuple[str, str, str] | None:
         for r in links if (r["slug"], r["link_type"]) not in on_card
     )
     threads = {(t["date"], t["text"]) for t in card["open_threads"]} if card is not None else set()
-    tl = "".join(f'<li><span class="note">{e(r["date"])}</span> {e(r["summary"])}</li>'
+    text_links = page_links(app, page_row) if page_row is not None else None
+    tl = "".join(f'<li><span class="note">{when_text(r["date"])}</span> {markdown.inline(r["summary"], text_links)}</li>'
                  for r in entries if (r["date"], r["summary"]) not in threads)
     if bl:
         side.append(f'<section class="panel" aria-labelledby="bl-h"><h2 id="bl-h">{"More backlinks" if on_card else "Backlinks"}</h2>'
@@ -522,7 +570,10 @@ def entity(app: InspectorApp, slug: str) -> tuple[str, str, str] | None:
         side.append(f'<section class="panel" aria-labelledby="tl-h"><h2 id="tl-h">{"Earlier timeline" if threads else "Timeline"}</h2>'
                     f'<ul class="simple">{tl}</ul></section>')
     if not bl and not tl:
-        side.append('<section class="panel note">Nothing links here and no timeline entries beyond the card.</section>')
+        # Said from what is there: the card may list every backlink and thread itself.
+        said = ("The card lists every page that links here and every timeline entry." if links or entries
+                else "No page links here yet, and it has no timeline entries (a page's <code>## Timeline</code> rows).")
+        side.append(f'<section class="panel note">{said}</section>')
     if rows:
         side.append(
             '<section class="panel" aria-labelledby="move-h"><h2 id="move-h">Move these facts</h2>'
@@ -594,9 +645,15 @@ def page(app: InspectorApp, slug: str) -> tuple[str, str, str] | None:
         f'<input type="hidden" name="slug" value="{e(slug)}"><input type="hidden" name="visibility" value="{other}">'
         f'<button type="submit" class="quiet">Make {other}</button></form></div>'
         + (f'<details><summary>frontmatter</summary><div class="table-wrap"><table class="frontmatter">{fm_rows}</table></div></details>' if fm_rows else "")
-        + f'<article class="page-body{" is-private" if vis == "private" else ""}">{markdown.render(_without_title(row["body"], row["title"]))}</article>'
+        + f'<article class="page-body{" is-private" if vis == "private" else ""}">'
+        f'{markdown.render(_without_title(row["body"], row["title"]), page_links(app, row))}</article>'
     )
     return row["title"] or slug, body, ""
+
+
+def page_links(app: InspectorApp, row: Row) -> PageLinks:
+    """How the links of this page's text resolve (as its stored links do)."""
+    return PageLinks(app.brain(), app.source, row["slug"], private_page=row["visibility"] == "private")
 
 
 def _without_title(body: str, title: str | None) -> str:
@@ -666,25 +723,42 @@ def pack(app: InspectorApp, q: dict) -> tuple[str, str, str]:
         f'<div class="stat"><b>{len(preview["text"])}</b><span>characters ({len(preview["output"])} in the hook\'s output)</span></div>'
         "</div>"
     )
+    filed, unfiled = _standing(app, preview["entities"])
+    standing = ", ".join(f'<a href="{e(entity_href(s))}">{e(s)}</a>' for s in filed) or "none"
+    if unfiled:
+        standing += f' (asked for too, nothing filed under {"it" if len(unfiled) == 1 else "them"} yet: {e(", ".join(unfiled))})'
+    if preview["text"]:
+        shown = (f'<pre id="pack-output" class="pack">{e(preview["text"])}</pre>'
+                 '<details><summary>Exactly what the session-start hook prints</summary>'
+                 f'<pre id="hook-output" class="pack">{e(preview["output"])}</pre></details>')
+    else:
+        shown = ('<div id="pack-output" class="empty"><p>Nothing: a session started now would begin with no memory, and the '
+                 "hook would print nothing.</p>" + EMPTY_BRAIN + "</div>")
     html = (
         f'<form class="filters" method="get" action="/pack"><label>harness <select name="harness">{opts}</select></label>'
         f'<label class="grow">working directory <input name="cwd" value="{e(cwd)}" list="project-roots" '
         'placeholder="a directory inside a repository"></label>'
         f'<datalist id="project-roots">{roots}</datalist>'
         '<button type="submit">Preview</button></form>' + choices
-        + f'<p class="note">{where} · standing entities: {e(", ".join(preview["entities"]) or "none")} · '
+        + f'<p class="note">{where} · standing entities: {standing} · '
         f'budget: {used} of {budget} tokens used, {body.get("dropped_count", 0)} dropped to fit</p>' + stats
-        + '<h2>What the model reads</h2>'
-        + f'<pre id="pack-output" class="pack">{e(preview["text"])}</pre>'
-        + '<details><summary>Exactly what the session-start hook prints</summary>'
-        + f'<pre id="hook-output" class="pack">{e(preview["output"])}</pre></details>'
+        + '<h2>What the model reads</h2>' + shown
     )
     lede = "What a new session started now reads first, for the harness and the working directory you choose."
     return "Pack preview", html, lede
 
 
+def _standing(app: InspectorApp, slugs: list[str]) -> tuple[list[str], list[str]]:
+    """The standing entities the brain knows (a page or facts), and those asked for with nothing filed
+    yet (the user's own `people/me` on a new brain)."""
+    brain, source = app.brain(), app.source
+    known = [s for s in slugs if brain.page(source, s) is not None or brain.fact_changes(source, 0, entity=s, limit=1)]
+    return known, [s for s in slugs if s not in known]
+
+
 _MARKUP = re.compile(r"^\s*(#{1,6}\s+|[-*+]\s+(\[[ xX]\]\s+)?|>\s*)|\*\*|__|`|<!--.*?-->", re.MULTILINE)
-_WIKI_TEXT = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]*))?\]\]")
+_WIKI_TEXT = re.compile(r"!?\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")  # `![[a#h|b]]` reads as b, or a
+_MD_TEXT = re.compile(r"!?\[([^\]]*)\]\(([^)\s]+)\)")  # `[label](target)` reads as its label
 
 
 def _terms(query: str) -> re.Pattern | None:
@@ -706,6 +780,7 @@ def highlight(text: str, terms: re.Pattern | None) -> str:
 def snippet(chunk: str, terms: re.Pattern | None, width: int = 240) -> str:
     """The part of a page's matching chunk around the first word of the query, as plain text, marked."""
     text = _WIKI_TEXT.sub(lambda m: m.group(2) or m.group(1), chunk)
+    text = _MD_TEXT.sub(lambda m: m.group(1) or m.group(2).rsplit("/", 1)[-1], text)
     text = " ".join(_MARKUP.sub("", text).split())
     first = terms.search(text) if terms is not None else None
     start = max(0, (first.start() if first else 0) - width // 3)
@@ -729,7 +804,8 @@ def search(app: InspectorApp, q: dict) -> tuple[str, str, str]:
     )
     lede = "<code>recall --query</code>: the pages and facts an agent would get."
     if not text:
-        return "Search", form, lede
+        return "Search", form + ('<p class="note">Ask as an agent would: a name (<em>Dana</em>), a topic (<em>billing '
+                                 'deploys</em>) or a question (<em>who owns invoicing?</em>).</p>'), lede
     is_error, body = app.call("recall", {"query": text})
     if is_error:
         return "Search", form + f'<p class="error" role="alert">{e(body.get("message"))} {e(body.get("suggestion"))}</p>', lede
@@ -755,10 +831,18 @@ def search(app: InspectorApp, q: dict) -> tuple[str, str, str]:
     return "Search", (
         form + degraded
         + f"<h2>Pages <span class=\"note\">({n_pages})</span></h2>"
-        + (f'<ol class="rows">{results}</ol>' if results else '<p class="empty">No page matches.</p>')
+        + (f'<ol class="rows">{results}</ol>' if results else f'<p class="empty">No page matches. {_search_hint(app)}</p>')
         + f"<h2>Facts <span class=\"note\">({n_facts})</span></h2>"
-        + (f'<ol class="rows">{facts}</ol>' if facts else '<p class="empty">No fact matches.</p>')
+        + (f'<ol class="rows">{facts}</ol>' if facts else '<p class="empty">No fact matches: try fewer or other words, or '
+           '<a href="/entities">browse the entities</a>.</p>')
     ), lede
+
+
+def _search_hint(app: InspectorApp) -> str:
+    """What to try when no page matched: fewer words, or pages at all."""
+    if not app.brain().list_pages(app.source, type_=None, prefix=None, limit=1, allow_private=True):
+        return "The brain has no pages yet: <code>memverbs put-page SLUG FILE</code> writes one, <code>memverbs sync DIR</code> brings a folder of notes."
+    return "Try fewer or other words: without an embedding provider, search matches words, not meaning."
 
 
 def health(app: InspectorApp) -> tuple[str, str, str]:
@@ -803,7 +887,8 @@ def health(app: InspectorApp) -> tuple[str, str, str]:
            + "</div>"
            + '<h3>Per verb</h3><div class="table-wrap"><table><thead><tr><th scope="col">verb</th><th scope="col" class="num">calls</th>'
            f'<th scope="col" class="num">errors</th><th scope="col" class="num">avg latency</th></tr></thead><tbody>{usage}</tbody></table></div>'
-           if events else '<p class="empty">No MCP calls logged yet.</p>')
+           if events else '<p class="empty">No MCP calls logged yet: they appear once an agent uses the server '
+                          '(<code>memverbs install claude</code> wires it), as the verbs’ calls, errors and latency.</p>')
     )
     lede = ", ".join(f"{n} {name}" for name, n in (("passing", said["ok"]), ("warning", said["warn"]), ("failing", said["fail"])) if n)
     return "Health", body, lede

@@ -214,9 +214,26 @@ def record(transcript: Transcript) -> Record:
     rec.files = list(seen_files)[:FILES_KEEP]
     finals = transcript.said("assistant")
     if finals:
-        final = clean(finals[-1]).strip()
+        # The last answer with substance: a closing "You're welcome!" says nothing of where the work stands.
+        final = next((t for t in (clean(f).strip() for f in reversed(finals)) if not _courtesy(t)), clean(finals[-1]).strip())
         rec.final = final if len(final) <= FINAL_CHARS else final[: FINAL_CHARS - 1] + "…"
     return rec
+
+
+# Manners, sentence by sentence (thanks taken, a goodbye, an offer of more help): a reply made only
+# of them is never a session's final state.
+_COURTESY = re.compile(
+    r"you(?:'|’)?re (?:very |most |so )?welcome|no problem|no worries|happy to help|glad (?:i could|i was able to|to) help"
+    r"|any ?time|my pleasure|sure thing|thanks?(?: you)?(?: so much| a lot)?|cheers|good ?bye|bye|take care|good luck"
+    r"|happy coding|have a (?:great|good|nice) (?:day|one|evening|weekend)|(?:let me know|feel free|(?:ping|tell) me)\b.*",
+    re.IGNORECASE,
+)
+
+
+def _courtesy(text: str) -> bool:
+    parts = [p.strip(" \t!.,:;()🙂😊👍") for p in re.split(r"(?<=[.!?])\s+|\n+|\s[—–-]\s", text)]
+    parts = [p for p in parts if p]
+    return bool(parts) and all(_COURTESY.fullmatch(p) for p in parts)
 
 
 def _short(path: str, cwd: str | None) -> str:

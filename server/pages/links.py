@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import posixpath
 
-from memverbs.server.brain.base import PageDraft, draft_aliases
+from memverbs.server.brain.base import Brain, PageDraft, draft_aliases
 from memverbs.server.context import VerbContext
 from memverbs.server.names import link_key, looks_like_slug, normalize_alias, slugify_path, title_key
 
@@ -36,7 +36,7 @@ def resolve_links(ctx: VerbContext, slug: str, links: list[Link], *, private_pag
     seen: set[tuple[str, str, str]] = set()
     for to_slug, link_type, link_source, context in links:
         if link_source == "markdown":
-            to_slug = resolve_body_target(ctx, slug, to_slug, private_ok=private_ok)
+            to_slug = resolve_body_target(ctx.brain, ctx.source, slug, to_slug, private_ok=private_ok)
         key = (to_slug, link_type, link_source)
         if key not in seen:
             seen.add(key)
@@ -44,23 +44,24 @@ def resolve_links(ctx: VerbContext, slug: str, links: list[Link], *, private_pag
     return out
 
 
-def resolve_body_target(ctx: VerbContext, from_slug: str, target: str, *, private_ok: bool) -> str:
-    """The slug a body link of `from_slug` points at, or the dangling target to store."""
+def resolve_body_target(brain: Brain, source: str, from_slug: str, target: str, *, private_ok: bool) -> str:
+    """The slug a body link of `from_slug` points at, or the dangling target to store (the inspector
+    asks this too, to draw a page's links as the brain resolves them)."""
     if target.startswith(("./", "../")):
         parts = posixpath.normpath(posixpath.join(posixpath.dirname(from_slug), target)).split("/")
         joined = "/".join(p for p in parts if p not in ("..", "."))  # above the vault's root: from its root
         bare = "/".join(seg for seg in target.split("/") if seg not in (".", ".."))
         for candidate in dict.fromkeys(c for c in (joined, link_key(joined)) if c):
-            if looks_like_slug(candidate) and ctx.brain.page(ctx.source, candidate, allow_private=private_ok) is not None:
+            if looks_like_slug(candidate) and brain.page(source, candidate, allow_private=private_ok) is not None:
                 return candidate
         if not bare:
             return target
-        found = resolve_target(ctx, bare, private_ok=private_ok)
+        found = resolve_target(brain, source, bare, private_ok=private_ok)
         # Dangling: `../x` names one place; `x/y.md` is kept from the vault's root, as before, and
         # finds `here/x/y` too when that is created (a path suffix of it).
         return found or _itself(from_slug, link_key(bare)) or link_key(joined if target.startswith("../") else bare) or bare
     key = link_key(target)
-    return resolve_target(ctx, target, private_ok=private_ok) or _itself(from_slug, key) or key or target
+    return resolve_target(brain, source, target, private_ok=private_ok) or _itself(from_slug, key) or key or target
 
 
 def _itself(slug: str, key: str) -> str | None:
@@ -68,8 +69,7 @@ def _itself(slug: str, key: str) -> str | None:
     return slug if key and (slug == key or slug.endswith("/" + key)) else None
 
 
-def resolve_target(ctx: VerbContext, target: str, *, private_ok: bool) -> str | None:
-    brain, source = ctx.brain, ctx.source
+def resolve_target(brain: Brain, source: str, target: str, *, private_ok: bool) -> str | None:
     if looks_like_slug(target) and brain.page(source, target, allow_private=private_ok) is not None:
         return target
     key = link_key(target)

@@ -398,29 +398,40 @@ def body_links(body: str) -> list[tuple[str, str, str, str | None]]:
     the page's folder that server/pages/links.py resolves. Links inside fenced or inline code are
     text, and attachments (`![[img.png]]`, `[x](doc.pdf)`) are not notes."""
     text = _without_code(body)
-    found: list[str] = []
-    for m in _WIKI_LINK.finditer(text):
-        target = m.group(1).strip().rstrip("\\").strip()
-        if target and not is_attachment(target):
-            found.append(target)
-    for m in _MD_LINK.finditer(text):
-        target = m.group(1).strip("<>")
-        if "://" in target or target.startswith(("#", "mailto:")):
-            continue
-        target = unquote(target.split("#", 1)[0]).strip()
-        if not target or is_attachment(target):
-            continue
-        if not target.startswith(("/", "./", "../")):
-            target = "./" + target  # relative to the page's folder, as Obsidian writes them
-        found.append(target)
+    found = [link_target(m.group(1), wiki=True) for m in _WIKI_LINK.finditer(text)]
+    found += [link_target(m.group(1), wiki=False) for m in _MD_LINK.finditer(text)]
     out: list[tuple[str, str, str, str | None]] = []
     seen: set[str] = set()
-    for raw in found:
-        slug = _body_target(raw)
+    for named in found:
+        if named is None or named[0] != "note":
+            continue
+        slug = named[1]
         if slug and slug not in seen:
             seen.add(slug)
             out.append((slug, "references", "markdown", None))
     return out
+
+
+def link_target(raw: str, *, wiki: bool) -> tuple[str, str] | None:
+    """What one link of a body names, as body_links reads it: ("note", the target stored before it is
+    resolved: `people/dana smith`, `./a/b`), ("attachment", the file), or None (a web address, an
+    anchor, mail, nothing). `raw`: a wikilink's target (`[[raw#h|alias]]`), or a markdown link's URL."""
+    if wiki:
+        target = raw.strip().rstrip("\\").strip()
+        if not target:
+            return None
+        return ("attachment", target) if is_attachment(target) else ("note", _body_target(target))
+    target = raw.strip("<>")
+    if "://" in target or target.startswith(("#", "mailto:")):
+        return None
+    target = unquote(target.split("#", 1)[0]).strip()
+    if not target:
+        return None
+    if is_attachment(target):
+        return ("attachment", target)
+    if not target.startswith(("/", "./", "../")):
+        target = "./" + target  # relative to the page's folder, as Obsidian writes them
+    return ("note", _body_target(target))
 
 
 _MD_TARGET = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")  # a link or an image: `[x](a.pdf)`, `![](a.png)`
@@ -542,7 +553,7 @@ def safe_summary(body: str, frontmatter_summary: str | None, *, include_private:
         text = line.strip()
         if not text or text.startswith(("#", "<!--", "---", "```")):
             continue
-        text = re.sub(r"^[-*+>]\s+", "", text)
+        text = re.sub(r"^(?:[-*+>]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?", "", text)  # a list item's marker (`1.`, `- [ ]`)
         text = re.sub(r"^\[private\]\s*", "", text, flags=re.IGNORECASE)
         if not text:
             continue

@@ -132,13 +132,21 @@ def _draft(ctx: VerbContext, slug: str, content: str, parsed: ParsedPage, existi
     their write-back keeps the private facts-fence rows they were never shown. A file that
     export wrote without private rows gets the page's rows back where it marks them cut,
     whoever writes it. A page that was private stays private unless the markdown says
-    `visibility: world`. (The answer counts only what the caller sent, never what was kept
+    `visibility: world`. An MCP caller's text is merged into the page's source first
+    (frontmatter_merge.py): the frontmatter keys it did not change keep their bytes. (The answer counts only what the caller sent, never what was kept
     for the owner.)
     """
-    markdown = content
     hidden = existing is not None and (existing["deleted_at"] is not None or existing["visibility"] != "world")
     if hidden and not ctx.caller.trusted:
         raise _hidden_slug(slug)
+    if ctx.caller.remote and existing is not None and existing["deleted_at"] is None and existing["markdown"]:
+        # An agent rebuilt the page from get_page's values: what it did not change keeps the source's bytes.
+        from memverbs.server.pages.frontmatter_merge import merged_source  # noqa: PLC0415 - MCP writes over a page only
+
+        merged = merged_source(existing["markdown"], content)
+        if merged != content:
+            content, parsed = merged, parse_page(merged)
+    markdown = content
     merged = parsed.body
     if has_kept_marker(merged):
         merged = restore_kept_rows(existing["body"] if existing is not None else "", merged)

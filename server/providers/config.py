@@ -30,11 +30,15 @@ class Providers:
         embedder: Embedder | None = _UNSET,
         chat: ChatModel | None = _UNSET,
         load: Callable[[], Settings | None] | None = None,
+        models: Callable[[], tuple[str, str] | None] | None = None,
     ) -> None:
         """`embedder` / `chat` given explicitly (tests, benchmarks) win over the settings; `load`
-        fetches the settings at first use instead (the runtime's, which may not be loaded yet)."""
+        fetches the settings at first use instead (the runtime's, which may not be loaded yet);
+        `models` says (embeddings.model, llm.model) without loading them (quickconfig's reading, None
+        when it cannot vouch), so a brain with no provider never pays for the full settings."""
         self._settings = settings
         self._load = load
+        self._models = models
         self._embedder = embedder
         self._chat = chat
         self.embedder_problem: str | None = None
@@ -52,10 +56,20 @@ class Providers:
 
     # -- embeddings -----------------------------------------------------------
 
+    def _quick_model(self, which: int) -> str | None:
+        """A model setting as read without the full settings, while they are not loaded; None: ask them."""
+        if self._load is None or self._models is None:
+            return None
+        models = self._models()
+        return None if models is None else models[which]
+
     @property
     def embeddings_configured(self) -> bool:
         if self._embedder is not _UNSET:
             return self._embedder is not None
+        quick = self._quick_model(0)
+        if quick is not None and not quick.strip():
+            return False
         return bool(self.settings and self.settings.embeddings.model.strip())
 
     def embedder(self) -> Embedder | None:
@@ -95,6 +109,9 @@ class Providers:
     def llm_configured(self) -> bool:
         if self._chat is not _UNSET:
             return self._chat is not None
+        quick = self._quick_model(1)
+        if quick is not None and not quick.strip():
+            return False
         return bool(self.settings and self.settings.llm.model.strip())
 
     def chat(self) -> ChatModel | None:

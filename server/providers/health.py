@@ -54,12 +54,15 @@ def embeddings_check(providers: Providers) -> Row:
     embedder = providers.embedder()
     if embedder is None:
         return ("embeddings", "fail", providers.embedder_problem or "not usable", keys.how_to_set(keys.EMBEDDINGS_KEY))
-    assert isinstance(embedder, OpenAIEmbeddings), "built from settings: the HTTP provider"
-    where = f"{cfg.provider} {cfg.model!r} at {embedder.api.host}"
+    # An HTTP provider is probed where it lives; the local one (embeddings.provider = local) on this CPU, keyless.
+    remote = isinstance(embedder, OpenAIEmbeddings)
+    where = f"{cfg.provider} {cfg.model!r} " + (f"at {embedder.api.host}" if isinstance(embedder, OpenAIEmbeddings) else "on this CPU")
     try:
         rows = embedder.embed(["memverbs doctor"])
     except ProviderError as exc:
         return ("embeddings", "fail", f"{where}: {exc.message}", exc.fix or "Check the embeddings settings.")
+    if not remote:
+        return ("embeddings", "ok", f"{where}: {rows.shape[1]} dims (no key needed)", None)
     _, source = keys.lookup(keys.EMBEDDINGS_KEY)
     return ("embeddings", "ok", f"{where}: {rows.shape[1]} dims (key: {source})", None)
 

@@ -49,6 +49,25 @@ class SlugSpaceTaken(MemverbsError):
     """A second folder asked for a slug prefix another synced folder holds (message: which; fix: --prefix)."""
 
 
+class PrefixChanged(MemverbsError):
+    """A synced folder asked for another slug prefix than the one its notes are filed under."""
+
+
+def _prefix_for(known: Folder | None, root: str, asked: str | None) -> str:
+    """The prefix a pass over the folder uses: the one asked for, or the one it was synced with."""
+    if asked is None:
+        return known.prefix if known is not None else ""
+    if known is not None and known.mode == "sync" and known.prefix != asked:
+        was = f'--prefix "{known.prefix}"' if known.prefix else "no --prefix"
+        now = f'--prefix "{asked}"' if asked else "no prefix"
+        raise PrefixChanged(
+            f"{root} is synced with {was}; with {now} its notes would be filed again, as other pages",
+            f"Run `memverbs sync {root}` without --prefix (it keeps the folder's own), or sync a copy of the folder "
+            "with the new prefix.",
+        )
+    return asked
+
+
 def _suggest(root: str, taken: set[str]) -> str:
     from memverbs.server.sync.slugs import segment_slug  # noqa: PLC0415
 
@@ -131,13 +150,15 @@ class SyncState:
 
     # -- folders -------------------------------------------------------------
 
-    def folder(self, root: str, prefix: str, mode: str) -> Folder:
+    def folder(self, root: str, prefix: str | None, mode: str) -> Folder:
         """The folder's row, created on first use; `sync` upgrades an imported folder to synced.
 
         A folder is its id (`.memverbs/folder.json`, given on its first sync) on this host, never its path
         alone: a teammate's folder at the same path is another folder, and a moved folder is still this one.
         A synced folder claims its slug prefix: a second folder claiming one already claimed is refused
-        (SlugSpaceTaken), with the fix."""
+        (SlugSpaceTaken), with the fix. `prefix` None (no --prefix given) is the folder's own from before
+        (none for a new folder); a synced folder asked for another is refused (PrefixChanged): its notes
+        would be filed again under other slugs."""
         root = os.path.realpath(root)
         host = this_host()
         uid = identity.ensure_id(root) if mode == "sync" else identity.read_id(root)
@@ -150,6 +171,7 @@ class SyncState:
             mine = None
         if mine is None:
             mine = next((f for f in rows if f.uid is None and f.root == root and f.host in (None, host)), None)
+        prefix = _prefix_for(mine, root, prefix)
         if mode == "sync":
             mine = self._claim_prefix(rows, mine, root, prefix, host)
         return _folder(self.brain.sync_folder(self.source, root, prefix, mode, now_ms(), host, uid, mine.id if mine else None))

@@ -24,7 +24,6 @@ fails leaves the keyword ranking: never an error.
 
 from __future__ import annotations
 
-import logging
 import re
 import weakref
 from functools import lru_cache
@@ -43,7 +42,6 @@ if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain
     from memverbs.server.context import VerbContext
 
-log = logging.getLogger("memverbs.search")
 K = TypeVar("K", int, str)
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
@@ -193,7 +191,9 @@ def _vector_arm(ctx: VerbContext, query: str, f: FactFilter) -> tuple[_Meaning, 
     try:
         space_id, rows = embed(ctx, [query], create_space=False)
     except ProviderError as exc:
-        log.warning("facts ranked by keywords only: query not embedded (%s): %s", exc.kind, exc.message)
+        import logging  # noqa: PLC0415 - a provider's failure only: a read without one never logs
+
+        logging.getLogger("memverbs.search").warning("facts ranked by keywords only: query not embedded (%s): %s", exc.kind, exc.message)
         return None
     if space_id is None:
         return None

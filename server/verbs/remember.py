@@ -19,7 +19,6 @@ active) is still a `duplicate`.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -32,8 +31,6 @@ from memverbs.server.terms import query_terms
 from memverbs.server.timeparse import iso, now_ms
 from memverbs.server.verbs.cards import resolve_entity_slug
 from memverbs.server.verbs.ttl import parse_ttl
-
-log = logging.getLogger("memverbs.remember")
 
 PROVENANCE_MAX = 500
 DEDUP_COSINE = 0.95
@@ -152,7 +149,9 @@ def _embed_fact(ctx: VerbContext, fact: str) -> _Embedded | None:
     try:
         space_id, rows = embed(ctx, [fact])
     except ProviderError as exc:
-        log.warning("fact not embedded, dedup degraded (%s): %s", exc.kind, exc.message)
+        import logging  # noqa: PLC0415 - a provider's failure only: a read without one never logs
+
+        logging.getLogger("memverbs.remember").warning("fact not embedded, dedup degraded (%s): %s", exc.kind, exc.message)
         return None
     return _Embedded(pack(rows[0]), space_id, int(rows.shape[1]))
 

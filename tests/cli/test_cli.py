@@ -426,3 +426,36 @@ def test_cli_calls_do_not_write_the_usage_log(env, home, remote):
 
     remote.ok("recall", entity="people/alice")  # control: an MCP caller does log, at this very path
     assert [json.loads(line)["verb"] for line in log.read_text().splitlines()] == ["recall"]
+
+
+def test_a_page_or_an_entity_that_is_not_there_says_which_one_is_meant(env):
+    """`get-page "People/Dana Smith"` names the page that name means (as `entity` does), and `recall
+    --entity nobody` is not found (exit 1) rather than an empty answer; an entity with a page and no
+    facts is an answer."""
+    ok(env, "put-page", "people/dana-smith", stdin="---\ntitle: Dana Smith\n---\n# Dana Smith\nOwns billing.\n")
+    for args in (("get-page", "People/Dana Smith"), ("get-page", "people/dana-smit", "--raw")):
+        proc = run(env, *args)
+        assert proc.returncode == 1 and proc.stdout == "" and "fix: memverbs get-page people/dana-smith" in proc.stderr, args
+    proc = run(env, "get-page", "nothing/like-it")
+    assert proc.returncode == 1 and "list-pages" in proc.stderr
+    proc = run(env, "recall", "--entity", "nobody")
+    assert proc.returncode == 1 and "no entity named nobody" in proc.stderr and proc.stdout == ""
+    assert run(env, "recall", "--entity", "nobody", "--json").returncode == 0  # the wire's empty answer, for scripts
+    proc = run(env, "recall", "--entity", "dana smit")
+    assert proc.returncode == 1 and "near: people/dana-smith" in proc.stderr
+    assert "(no facts)" in ok(env, "recall", "--entity", "people/dana-smith").stdout
+    ok(env, "remember", "Sam likes tea", "--provenance", "t", "--entity", "people/sam")
+    ok(env, "forget", "1", "--reason", "misheard")  # filed under the name, no longer active: an answer, not a miss
+    assert "(no facts)" in ok(env, "recall", "--entity", "people/sam").stdout
+
+
+def test_wide_characters_keep_the_columns_of_a_listing_aligned(env):
+    """A CJK slug or title takes two terminal columns a character: the next column still starts in one place."""
+    from memverbs.cli.style import width
+
+    for slug, title in (("notes/東京", "東京メモ"), ("notes/plain", "Plain"), ("notes/cafe", "Café́")):
+        ok(env, "put-page", slug, stdin=f"# {title}\nx\n")
+    lines = ok(env, "list-pages").stdout.splitlines()[:4]
+    starts = {width(line[: line.index("world")]) for line in lines[1:]}
+    assert len(starts) == 1 and width(lines[0][: lines[0].index("VISIBILITY")]) in starts
+    assert (width("東京"), width("Café́"), width("ab")) == (4, 4, 2)

@@ -107,3 +107,19 @@ def test_unreachable_providers_are_problems_with_fixes(env):
     proc = run_cli("synthesize", "anything?", "--json", env=env)
     body = json.loads(proc.stdout)
     assert body["error"] == "unavailable" and body["detail"] == "QUESTION_EMBED_FAILED; LLM_CALL_FAILED: network"
+
+
+def test_the_local_provider_is_probed_on_this_cpu_and_a_model_it_lacks_is_a_problem(home, monkeypatch):
+    """`embeddings.provider = local`: no host, no key; once a crash (an assertion on the HTTP provider)."""
+    import pytest
+
+    pytest.importorskip("wordllama")
+    monkeypatch.setenv("MEMVERBS_EMBEDDINGS__PROVIDER", "local")
+    monkeypatch.setenv("MEMVERBS_EMBEDDINGS__MODEL", "wordllama/l2_supercat")
+    check = by_name(home)["embeddings"]
+    assert (check.status, check.fix) == ("ok", None) and "on this CPU: 256 dims (no key needed)" in check.detail
+    monkeypatch.setenv("MEMVERBS_EMBEDDINGS__MODEL", "wordllama/no-such-model")
+    check = by_name(home)["embeddings"]
+    assert check.status == "fail" and "no-such-model" in check.detail and check.fix
+    result = run_cli("doctor")
+    assert result.returncode == 1 and "Traceback" not in result.stdout + result.stderr and "wordllama/no-such-model" in result.stdout

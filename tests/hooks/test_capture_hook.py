@@ -13,10 +13,10 @@ import uuid
 from pathlib import Path
 
 import pytest
-from helpers import ROOMY_DEADLINE
+from helpers import ROOMY_DEADLINE, installed_hook_command
 
 from memverbs.hooks.events import Harness
-from memverbs.installers.base import Options, hook_command
+from memverbs.installers.base import Options
 
 DATA = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "capture"
 
@@ -54,7 +54,7 @@ def hook(env, tmp_path):
     def run(event: str = "SessionEnd", session: str = "s-1", extra_env: dict | None = None, payload: object = None):
         body = payload if payload is not None else {"session_id": session, "transcript_path": str(transcript),
                                                      "hook_event_name": event, "cwd": str(tmp_path)}
-        command = f"{hook_command(Options(Harness.CODEX, env=env), 'capture')} {shlex.join(ROOMY_DEADLINE)}"
+        command = f"{installed_hook_command(Options(Harness.CODEX, env=env), 'capture')} {shlex.join(ROOMY_DEADLINE)}"
         return subprocess.run(["/bin/sh", "-c", command], input=json.dumps(body), capture_output=True, text=True,
                               env={**env, "CAPTURE_TEST_MARK": mark, **(extra_env or {})}, timeout=30)
 
@@ -119,7 +119,7 @@ def test_a_grok_session_through_claude_codes_hook_is_captured_as_grok(env, home,
     transcript.write_text((DATA / "grok-fix.jsonl").read_text().replace("/bench/project", str(tmp_path / "elsewhere")))
     body = {"hookEventName": "session_end", "sessionId": "g-1", "workspaceRoot": str(tmp_path), "transcriptPath": str(transcript),
             "hook_event_name": "SessionEnd", "session_id": "g-1", "transcript_path": str(transcript), "reason": "shutdown"}
-    command = f"{hook_command(Options(Harness.CLAUDE, env=env), 'capture')} {shlex.join(ROOMY_DEADLINE)}"
+    command = f"{installed_hook_command(Options(Harness.CLAUDE, env=env), 'capture')} {shlex.join(ROOMY_DEADLINE)}"
     proc = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(body), capture_output=True, text=True,
                           env={**env, "CAPTURE_TEST_MARK": mark}, timeout=30)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
@@ -137,7 +137,7 @@ def test_openclaws_session_end_without_a_file_is_captured_from_its_sqlite_store(
 
     transcript_store(tmp_path / "state", DATA / "openclaw-decision.jsonl")
     mark = uuid.uuid4().hex
-    command = f"{hook_command(Options(Harness.OPENCLAW, env=env), 'capture')} --session-id rec-1 {shlex.join(ROOMY_DEADLINE)}"
+    command = f"{installed_hook_command(Options(Harness.OPENCLAW, env=env), 'capture')} --session-id rec-1 {shlex.join(ROOMY_DEADLINE)}"
     proc = subprocess.run(["/bin/sh", "-c", command], input=json.dumps({"session_id": "rec-1", "hook_event_name": "SessionEnd"}),
                           capture_output=True, text=True, env={**env, "CAPTURE_TEST_MARK": mark, "OPENCLAW_STATE_DIR": str(tmp_path / "state")},
                           timeout=30)
@@ -159,7 +159,7 @@ def test_opencodes_turn_end_is_captured_from_its_store_then_rate_limited(env, ho
     opencode_store(tmp_path / "data", DATA / "opencode-store.json")
     mark = uuid.uuid4().hex
     sid = "ses_dcbf5fb4fffe1QmqHUqZJLMb31"
-    command = f"{hook_command(Options(Harness.OPENCODE, env=env), 'capture')} --session-id {sid} {shlex.join(ROOMY_DEADLINE)}"
+    command = f"{installed_hook_command(Options(Harness.OPENCODE, env=env), 'capture')} --session-id {sid} {shlex.join(ROOMY_DEADLINE)}"
 
     def idle():
         return subprocess.run(["/bin/sh", "-c", command], input=json.dumps({"session_id": sid, "hook_event_name": "session.idle"}),
@@ -184,7 +184,7 @@ def test_a_harness_that_kills_the_hooks_process_group_does_not_reach_the_worker(
     mark = uuid.uuid4().hex
     transcript = tmp_path / "session.jsonl"
     transcript.write_text((DATA / "codex-decision.jsonl").read_text().replace("/bench/project", str(tmp_path / "elsewhere")))
-    command = f"{hook_command(Options(Harness.CODEX, env=env), 'capture')} {shlex.join(ROOMY_DEADLINE)}"
+    command = f"{installed_hook_command(Options(Harness.CODEX, env=env), 'capture')} {shlex.join(ROOMY_DEADLINE)}"
     proc = subprocess.Popen(["/bin/sh", "-c", command], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env={**env, "CAPTURE_TEST_MARK": mark}, start_new_session=True)
     out, err = proc.communicate(json.dumps({"session_id": "pg-1", "transcript_path": str(transcript), "hook_event_name": "SessionEnd"}).encode(),

@@ -14,14 +14,15 @@ from pathlib import Path
 
 import payloads
 import pytest
-from helpers import ROOMY_DEADLINE, page
+from helpers import ROOMY_DEADLINE, installed_hook_command, page
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memverbs.hooks import fastpath
 from memverbs.hooks.events import Harness
-from memverbs.hooks.launcher import bootstrap_argv
-from memverbs.installers.base import Options, hook_command
+from memverbs.hooks.launcher import LAUNCHER_MARK, bootstrap_argv, bootstrap_code
+from memverbs.installers.base import Options, hook_command, hook_moment, launcher_step
+from memverbs.installers.steps import Context
 from memverbs.server.brain.factory import locate
 from memverbs.server.home import Home
 from memverbs.server.quickconfig import quick_settings
@@ -47,10 +48,18 @@ def brain(local):
     return local
 
 
+def write_launcher(opts: Options) -> Path:
+    """The launcher file exactly as `memverbs install` writes it (its step, on the disk)."""
+    step = launcher_step(opts)
+    step.apply(Context(backups=opts.home.backups / "test"))
+    return step.path
+
+
 @pytest.fixture
 def lean(env):
     """Run a moment through the exact command `memverbs install claude` writes."""
     opts = Options(Harness.CLAUDE, env=env)
+    write_launcher(opts)
 
     def run(moment: str, payload, *, extra_env=None, cwd=None) -> subprocess.CompletedProcess:
         return shell(f"{hook_command(opts, moment)} {shlex.join(ROOMY_DEADLINE)}", payload, {**env, **(extra_env or {})}, cwd)
@@ -60,7 +69,7 @@ def lean(env):
 
 def with_dirs(dirs: list[str]) -> str:
     """The bootstrap code with other recorded directories."""
-    return re.sub(r"p=\[.*?\];", lambda _: f"p={json.dumps(dirs)};", bootstrap_argv()[4], count=1)
+    return re.sub(r"p=\[.*?\];", lambda _: f"p={json.dumps(dirs)};", bootstrap_code(), count=1)
 
 
 def wait_unchanged(lean, home) -> subprocess.CompletedProcess:
@@ -73,11 +82,32 @@ def wait_unchanged(lean, home) -> subprocess.CompletedProcess:
     raise AssertionError(f"no unchanged heartbeat: {log_lines(home)[-3:]}")
 
 
-def test_the_installed_command_is_the_lean_launcher():
+def test_the_installed_command_is_a_short_line_that_runs_the_launcher_file(tmp_path):
     argv = bootstrap_argv()
     assert argv[0] == sys.executable and argv[1:4] == ["-I", "-S", "-c"] and argv[-1] == "hook"
-    command = hook_command(Options(Harness.CLAUDE), "heartbeat")
-    assert " hook heartbeat --harness claude" in command and "memverbs" in command  # base.is_our_hook knows it
+    user = tmp_path / "a-user-with-a-longish-name"
+    env = {"HOME": str(user), "PATH": os.environ["PATH"]}  # the default home, as most users have it
+    opts = Options(Harness.CLAUDE, env=env, home=Home(user / ".memverbs"))
+    for moment in ("session-start", "post-compact", "heartbeat", "capture"):
+        command = hook_command(opts, moment)
+        assert command == f"{user}/.memverbs/bin/memverbs-hook {moment} --harness claude"
+        assert len(command) <= 160 and hook_moment(command) == moment  # base.is_our_hook knows it
+    script = write_launcher(opts).read_text()
+    assert script.startswith(f"#!{sys.executable} -IS\n") and LAUNCHER_MARK in script and bootstrap_code() in script
+    assert os.stat(write_launcher(opts)).st_mode & 0o777 == 0o755
+
+
+def test_every_form_an_install_wrote_is_recognised_and_nothing_else():
+    ours = {
+        "/home/u/.memverbs/bin/memverbs-hook heartbeat --harness claude": "heartbeat",
+        "MEMVERBS_HOME=/x '/a b/bin/memverbs-hook' capture --harness codex": "capture",
+        shlex.join(bootstrap_argv()) + " session-start --harness claude": "session-start",
+        "/usr/local/bin/memverbs hook post-compact --harness grok": "post-compact",
+    }
+    for command, moment in ours.items():
+        assert hook_moment(command) == moment, command
+    for command in ("echo hello", "memverbs-notes sync", "/opt/hook heartbeat", "memverbs recall --query hook"):
+        assert hook_moment(command) is None, command
 
 
 def test_session_start_and_heartbeats_through_the_launcher(lean, brain, local, home):
@@ -136,6 +166,28 @@ def test_a_package_in_the_project_directory_cannot_shadow_ours(lean, brain, home
     # PYTHONPATH is ignored too (-I): a harness's environment cannot redirect the hook.
     proc = lean("session-start", payloads.CLAUDE_SESSION_START, cwd=project, extra_env={"PYTHONPATH": str(project)})
     assert proc.returncode == 0 and proc.stdout and not marker.exists()
+
+
+def test_a_moved_package_falls_back_to_site_through_the_launcher_file(env, brain, home):
+    opts = Options(Harness.CLAUDE, env=env)
+    path = write_launcher(opts)
+    path.write_text(path.read_text().replace(bootstrap_code(), with_dirs(["/nonexistent/site-packages"])))
+    proc = shell(hook_command(opts, "session-start"), payloads.CLAUDE_SESSION_START, env)
+    assert proc.returncode == 0 and "Alice prefers async standups" in proc.stdout, proc.stderr
+
+
+def test_an_interpreter_a_shebang_cannot_name_runs_through_sh(env, brain, home, tmp_path, monkeypatch):
+    """A venv under a long path, or one with a space: the kernel would cut or split the `#!` line."""
+    for name in ("with space", "long-" + "x" * 120):
+        python = tmp_path / name / "bin" / "python3"
+        python.parent.mkdir(parents=True)
+        python.symlink_to(sys.executable)
+        monkeypatch.setattr(sys, "executable", str(python))
+        opts = Options(Harness.CLAUDE, env=env)
+        script = write_launcher(opts).read_text()
+        assert script.startswith("#!/bin/sh\n")
+        proc = shell(hook_command(opts, "session-start"), payloads.CLAUDE_SESSION_START, env)
+        assert proc.returncode == 0 and "Alice prefers async standups" in proc.stdout, (name, proc.stderr)
 
 
 def test_a_moved_package_falls_back_to_site(env, brain, home):
@@ -306,7 +358,7 @@ def test_a_locked_brain_keeps_the_heartbeat_inside_its_deadline(env, brain, loca
     db.execute("PRAGMA journal_mode = DELETE")
     db.execute("BEGIN EXCLUSIVE")
     try:
-        command = hook_command(Options(Harness.CLAUDE, env=env), "heartbeat") + f" --deadline-ms {deadline_ms}"
+        command = installed_hook_command(Options(Harness.CLAUDE, env=env), "heartbeat") + f" --deadline-ms {deadline_ms}"
         proc = shell(command, payloads.CLAUDE_PROMPT, env)
     finally:
         db.execute("ROLLBACK")

@@ -20,7 +20,7 @@ from memverbs.hooks.events import Harness
 from memverbs.installers import claude as claude_installer
 from memverbs.installers import grok as grok_installer
 from memverbs.installers import toml_block
-from memverbs.installers.base import Options
+from memverbs.installers.base import Options, hook_moment
 from memverbs.installers.steps import Context, InstallError
 from memverbs.installers.text_steps import MD_BEGIN, MD_END, MarkedBlock
 from memverbs.server.home import Home
@@ -110,7 +110,7 @@ def test_claude_hooks_grok_would_run_are_not_wired_twice(tmp_path):
     assert any("UserPromptSubmit hook not added" in n and "settings.json" in n for n in notes)
     # Claude's capture hooks fire in Grok too (the hook tells Grok's payload apart): not added again,
     # and they do not stand in for Grok's own PreCompact re-arm.
-    assert [" hook capture " in h["command"] for h in hooks["PreCompact"][0]["hooks"]] == [False]
+    assert [hook_moment(h["command"]) for h in hooks["PreCompact"][0]["hooks"]] == ["post-compact"]
     for event in ("SessionEnd", "Stop", "PreCompact"):
         assert any(f"{event} capture hook not added" in n and "settings.json" in n for n in notes)
 
@@ -122,7 +122,7 @@ def test_claude_hooks_are_ignored_when_grok_does_not_read_them(tmp_path):
     steps, _notes = grok_installer.plan(opts)
     hooks = json.loads(next(s for s in steps if s.__class__.__name__ == "OwnedFile").content)["hooks"]
     assert sorted(hooks) == sorted(ALL_EVENTS)
-    moments = {e: [h["command"].split(" hook ")[1].split()[0] for h in g[0]["hooks"]] for e, g in hooks.items()}
+    moments = {e: [hook_moment(h["command"]) for h in g[0]["hooks"]] for e, g in hooks.items()}
     assert moments["PreCompact"] == ["post-compact", "capture"]
     assert moments["SessionEnd"] == moments["Stop"] == ["capture"]
 

@@ -17,6 +17,9 @@ CASES = [
     ('mcp_surface = "starter"\n', {"MEMVERBS_MCP_SURFACE": "verbs", "MEMVERBS_SEARCH__REMOTE_PRIVATE_PAGES": "1",
                                   "MEMVERBS_MCP__STRICT_PARAMS": "warn"}),
     ("", {"MEMVERBS_SEARCH__REMOTE_PRIVATE_PAGES": "off"}),
+    ('cli_remote = true\n[embeddings]\nmodel = "text-embedding-3-small"\n[llm]\nmodel = "claude-sonnet-4-5"\n', {}),
+    ('cli_remote = true\n[embeddings]\nmodel = "m"\n', {"MEMVERBS_CLI_REMOTE": "no", "MEMVERBS_EMBEDDINGS__MODEL": "",
+                                                      "MEMVERBS_LLM__MODEL": "other"}),
 ]
 
 
@@ -36,3 +39,4 @@ def test_agrees_with_settings(home, monkeypatch, toml, env):
     assert quick.sure
     assert (quick.mcp_surface, quick.strict_params, quick.remote_private_pages) == (
         full.mcp_surface, full.mcp.strict_params, full.search.remote_private_pages)
+    assert (quick.cli_remote, quick.embeddings_model, quick.llm_model) == (full.cli_remote, full.embeddings.model, full.llm.model)

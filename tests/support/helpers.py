@@ -58,3 +58,12 @@ def page(client: Client, slug: str, title: str, *, body: str = "", **frontmatter
 def sql_for(brain, sql: str) -> str:
     """A test's raw SQL with `?` placeholders, in the brain's own dialect (Postgres takes %s)."""
     return sql.replace("?", "%s") if brain.backend == "postgres" else sql
+
+
+def installed_hook_command(opts, moment: str) -> str:
+    """The shell command `memverbs install` writes for a hook, with the launcher file it runs written too."""
+    from memverbs.installers.base import hook_command, launcher_step
+    from memverbs.installers.steps import Context
+
+    launcher_step(opts).apply(Context(backups=opts.home.backups / "tests"))
+    return hook_command(opts, moment)

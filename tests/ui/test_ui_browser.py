@@ -396,7 +396,9 @@ def test_entities_are_listed_searchable_and_paged(browser, inspector):
 def test_the_page_renders_wikilinks_and_privacy_fences(browser, inspector):
     browser.get(base(inspector) + "/page/people/alice-example")
     link = browser.find_element(By.CSS_SELECTOR, "a.wikilink")
-    assert link.get_attribute("href").endswith("/page/people/bob-example")
+    # Bob has facts and no page: the link is unresolved, to what is filed under his name.
+    assert link.get_attribute("href").endswith("/entity/people/bob-example") and "unresolved" in link.get_attribute("class")
+    assert "no page people/bob-example yet" in link.get_attribute("title")
     fenced = browser.find_element(By.CSS_SELECTOR, ".fence-facts li.private")
     assert "salary" in fenced.text and "private" in fenced.find_element(By.CSS_SELECTOR, ".badge-private").text
     shot(browser, "page")
@@ -755,12 +757,25 @@ aliases: [Atlas, billing rewrite]
 ---
 # Atlas: the billing rewrite
 
-Moves invoicing off the monolith. Owner: [[people/maya-chen]].
+Moves invoicing off the monolith. Owner: [[people/maya-chen]]; the plan is in [[Billing sync|the sync notes]].
+
+![[atlas architecture.png]]
 
 ## Decisions
-- Ship behind the `billing_v2` flag
-- Postgres only; no second datastore
+1. Ship behind the `billing_v2` flag
+2. Postgres only; no second datastore
 """
+
+# A synced vault as people keep one: a person under a folder, meeting notes that link her by path and
+# alias, embed a diagram and name a page nobody wrote yet, and a note in another script.
+VAULT = {
+    "People/Dana Smith.md": "---\n# people I work with\naliases: [Dana, \"D. Smith\"]\nupdated: 2026-11-30T10:15:00\n---\n"
+                            "# Dana Smith\n\nRuns invoicing. Works with [[people/maya-chen|Maya]].\n",
+    "Billing sync.md": "# Billing sync\n\nWith [[People/Dana Smith|Dana]] and [[Maya]]; see ![[arch diagram.png]] and "
+                       "[the spec](specs/billing%20spec.pdf). Next: [[Nobody Yet]] writes the runbook; [[日本]] has the Tokyo notes.\n\n"
+                       "## Timeline\n- 2026-11-20: Kick-off with [[People/Dana Smith|Dana]]\n",
+    "日本.md": "# 日本\n\nTokyo office notes, for [[Billing sync]].\n",
+}
 
 
 @pytest.fixture(scope="module")
@@ -817,6 +832,12 @@ def demo(tmp_path_factory):
     notes = root.parent / "notes"
     notes.mkdir()
     (notes / "Rollout.md").write_text("# Rollout\n\n- Canary on Monday\n- Everyone by Friday\n")
+    for rel, text in VAULT.items():
+        (notes / rel).parent.mkdir(parents=True, exist_ok=True)
+        (notes / rel).write_text(text)
+    (notes / "arch diagram.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    assert cli(e, "put-page", "topics/old-plan", "-", stdin="# Old plan\n\nReplaced by [[projects/atlas]].\n").returncode == 0
+    assert cli(e, "delete-page", "topics/old-plan").returncode == 0
     assert cli(e, "sync", str(notes), "--prefix", "notes").returncode == 0
     assert cli(e, "put-page", "notes/rollout", "-", stdin="# Rollout\n\n- Canary on Tuesday\n- Everyone by Friday\n").returncode == 0
     (notes / "Rollout.md").write_text("# Rollout\n\n- Canary on Monday, 10% of traffic\n- Everyone by Friday\n")
@@ -998,3 +1019,113 @@ def test_a_settle_that_cannot_be_done_is_refused_with_its_reason(gate_inspector,
     status, _, _ = _request(gate_inspector, "/resolve", method="POST", body="id=1&keep=brain&confirmed=yes",
                             headers={**jar, "Content-Type": "application/x-www-form-urlencoded"})
     assert status == 403
+
+
+# -- every link goes somewhere; every view says what to do next ------------------------------------
+
+# The views a person reaches from the top navigation and a search; the crawl finds the rest.
+START = ("/timeline", "/entities", "/pack", "/search?q=dana", "/search?q=billing", "/conflicts", "/access", "/health")
+_STATUSES = """
+const done = arguments[arguments.length - 1];
+Promise.all(arguments[0].map(u => fetch(u, {credentials: 'same-origin'}).then(r => r.status, () => 0))).then(done);
+"""
+
+
+def crawl(browser, home: str, limit: int = 400) -> tuple[dict[str, int], dict[str, str], int]:
+    """Open every view reachable from START by its links (GET, this inspector only), and ask the browser
+    for the status of every link on each: (status by link, the page each was found on, views opened)."""
+    browser.set_script_timeout(120)
+    status: dict[str, int] = {}
+    found_on: dict[str, str] = {}
+    queue = [home + path for path in START]
+    seen = set(queue)
+    opened = 0
+    while queue and opened < limit:
+        url = queue.pop(0)
+        browser.get(url)
+        opened += 1
+        assert "Internal error" not in browser.title, url
+        text = browser.find_element(By.TAG_NAME, "body").text
+        assert "!arch diagram" not in text and "Traceback" not in text, url
+        hrefs = browser.execute_script("return [...document.querySelectorAll('a[href]')].map(a => a.href)")
+        own = sorted({h.split("#", 1)[0] for h in hrefs if h.startswith(home + "/")} - set(status))
+        for h, code in zip(own, browser.execute_async_script(_STATUSES, own), strict=True):
+            status[h] = code
+            found_on[h] = url
+            path = urlsplit(h).path
+            if code == 200 and not path.startswith(("/static/", "/api/")) and h not in seen:
+                seen.add(h)
+                queue.append(h)
+    return status, found_on, opened
+
+
+def test_every_link_on_every_view_of_a_lived_in_brain_leads_somewhere(browser, demo):
+    """A brain with people, projects, a synced vault (links by path, title and alias, an embed, a page no
+    one wrote yet, a note in another script), a deleted page and a conflict: every same-origin link of
+    every view answers, and each goes where the brain resolved it."""
+    browser.get(demo["url"])  # this inspector's own session
+    home = base(demo["url"])
+    status, found_on, opened = crawl(browser, home)
+    dead = {h: (code, found_on[h]) for h, code in status.items() if code != 200}
+    assert not dead, dead
+    assert opened >= 45 and len(status) >= 45, (opened, len(status))  # the views of every entity, page, fact and version
+    # The meeting notes' links: Dana by path and alias, the page nobody wrote yet, the embed.
+    browser.get(home + "/page/notes/billing-sync")
+    links = {a.text: a for a in browser.find_elements(By.CSS_SELECTOR, "article a.wikilink")}
+    assert links["Dana"].get_attribute("href") == home + "/page/notes/people/dana-smith"
+    assert links["Maya"].get_attribute("href") == home + "/page/people/maya-chen"
+    assert "unresolved" in links["Nobody Yet"].get_attribute("class")
+    assert links["Nobody Yet"].get_attribute("href") == home + "/entity/nobody-yet"
+    assert links["日本"].get_attribute("href") == home + "/page/" + quote("notes/日本", safe="/")
+    attachments = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "article .attachment")]
+    assert attachments == ["📎 arch diagram.png", "📎 the spec"]
+    # …and where a link that names no page leads says what links there, rather than that nothing does.
+    browser.get(home + "/entity/nobody-yet")
+    assert "notes/billing-sync" in browser.find_element(By.TAG_NAME, "main").text
+    # The favicon is the inspector's own.
+    assert status.get(home + "/static/favicon.svg") is None or status[home + "/static/favicon.svg"] == 200
+    icon = browser.find_element(By.CSS_SELECTOR, "link[rel=icon]").get_attribute("href")
+    assert browser.execute_async_script(_STATUSES, [icon, home + "/favicon.ico"]) == [200, 200]
+
+
+def test_an_empty_brain_says_what_to_do_next_in_every_view(browser, tmp_path):
+    root = tmp_path / "empty-home"
+    init_home(root)
+    e = {k: v for k, v in os.environ.items() if not k.startswith("MEMVERBS_")}
+    e["MEMVERBS_HOME"] = str(root)
+    proc, url = _start_inspector(e)
+    try:
+        browser.get(url)
+        home = base(url)
+        for path in ("/timeline", "/entities", "/pack"):
+            browser.get(home + path)
+            empty = browser.find_element(By.CSS_SELECTOR, "main .empty")
+            assert "memverbs install claude" in empty.text and "memverbs remember" in empty.text, path
+        browser.get(home + "/entities")
+        assert "0–0" not in browser.find_element(By.TAG_NAME, "main").text
+        browser.get(home + "/pack")
+        main = browser.find_element(By.TAG_NAME, "main").text
+        assert "standing entities: none (asked for too, nothing filed under it yet: people/me)" in main
+        assert not browser.find_elements(By.CSS_SELECTOR, "a[href='/entity/people/me']")
+        assert browser.find_element(By.ID, "pack-output").tag_name == "div"  # no empty box
+        for path, said in (("/search?q=anything", "no pages yet"), ("/health", "memverbs install claude"),
+                           ("/conflicts", "No open conflicts"), ("/access", "No OAuth clients")):
+            browser.get(home + path)
+            assert said in browser.find_element(By.TAG_NAME, "main").text, path
+        status, _, _ = crawl(browser, home, limit=60)
+        assert not {h: c for h, c in status.items() if c != 200}
+        out = Path(GALLERY) if GALLERY else ARTIFACTS / "gallery"
+        out.mkdir(parents=True, exist_ok=True)
+        for theme in ("light", "dark"):  # the gallery's `empty` view: a new brain's timeline
+            browser.execute_script("localStorage.setItem('memverbs-theme', arguments[0])", theme)
+            for device, (width, height) in (("desktop", (1280, 860)), ("phone", (390, 844))):
+                browser.set_window_size(width, height)
+                browser.get(home + "/timeline")
+                assert browser.execute_script("return document.documentElement.scrollWidth") <= browser.execute_script(
+                    "return window.innerWidth"), device
+                browser.save_screenshot(str(out / f"empty-{theme}-{device}.png"))
+    finally:
+        browser.set_window_size(1200, 1000)
+        browser.execute_script("localStorage.removeItem('memverbs-theme')")
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from memverbs.server.pages.markdown import declared_visibility, split_frontmatter
 from memverbs.ui import markdown
 from memverbs.ui.app import with_visibility
+from memverbs.ui.links import Link, web_link
 from memverbs.ui.server import BindRefused, check_bind, is_loopback
 
 
@@ -39,13 +40,32 @@ def test_the_cli_refuses_a_non_loopback_host_with_a_fix(memverbs_cmd, env):
     assert "Traceback" not in done.stderr
 
 
+class _EveryLinkAPage:
+    """Links that resolve every target to a page named by it (hostile names included): the href path."""
+
+    def wiki(self, target, *, embed=False):
+        return Link(markdown.page_href(target), "page", target)
+
+    def markdown(self, url, *, image=False):
+        return web_link(url, image=image) or Link(markdown.page_href(url), "page", url)
+
+
 def test_wikilinks_fences_and_private_rows_render():
-    html = markdown.render("# T\n\nSee [[people/bob-example|Bob]].\n\n<!-- facts -->\n- [private] secret\n- open\n<!-- /facts -->\n")
-    assert '<a class="wikilink" href="/page/people/bob-example">Bob</a>' in html
+    html = markdown.render("# T\n\nSee [[people/bob-example|Bob]].\n\n<!-- facts -->\n- [private] secret\n- open\n<!-- /facts -->\n",
+                           _EveryLinkAPage())
+    assert '<a class="wikilink page" href="/page/people/bob-example" title="people/bob-example">Bob</a>' in html
     assert 'class="fence fence-facts"' in html and '<li class="private"><span class="badge badge-private">private</span> secret</li>' in html
+    # Without a page to resolve them against, a wikilink is its label, never a guessed address.
+    assert '<span class="wikilink">Bob</span>' in markdown.render("See [[people/bob-example|Bob]].")
 
 
-_ALLOWED = {"p", "ul", "li", "a", "code", "pre", "strong", "em", "h2", "h3", "h4", "h5", "h6", "section", "span"}
+def test_numbered_lists_and_task_lists():
+    html = markdown.render("1. one\n2. two\n\n3) three\n- [x] done\n- loose\n")
+    assert '<ol start="1"><li>one</li><li>two</li></ol>' in html and '<ol start="3"><li>three</li></ol>' in html
+    assert '<ul><li class="task task-done">' in html and "<li>loose</li></ul>" in html
+
+
+_ALLOWED = {"p", "ul", "ol", "li", "a", "code", "pre", "strong", "em", "h2", "h3", "h4", "h5", "h6", "section", "span"}
 
 
 _PIECES = [*list("<>\"'&[]()|#*`-/:!= \nabcjsvcript"), "javascript:", "<script>", "[[", "]]", "](", "<!-- facts -->", "<!-- /facts -->", "onerror=", "- [private] ", "```\n"]
@@ -55,12 +75,13 @@ _PIECES = [*list("<>\"'&[]()|#*`-/:!= \nabcjsvcript"), "javascript:", "<script>"
 @given(st.lists(st.sampled_from(_PIECES), max_size=60).map("".join))
 def test_no_page_can_inject_markup(text):
     """Whatever a page holds, the inspector's HTML has only its own tags and attributes, and no script links."""
-    seen = _Tags()
-    seen.feed(markdown.render(text))
-    seen.close()
-    assert seen.tags <= _ALLOWED
-    assert seen.attrs <= {"class", "href", "aria-label", "title", "rel"}
-    assert not any(h.strip().lower().startswith(("javascript", "data", "vbscript")) for h in seen.hrefs)
+    for links in (None, _EveryLinkAPage()):
+        seen = _Tags()
+        seen.feed(markdown.render(text, links))
+        seen.close()
+        assert seen.tags <= _ALLOWED
+        assert seen.attrs <= {"class", "href", "aria-label", "title", "rel", "start", "aria-hidden"}
+        assert not any(h.strip().lower().startswith(("javascript", "data", "vbscript")) for h in seen.hrefs)
 
 
 class _Tags(HTMLParser):
@@ -248,3 +269,12 @@ def test_every_key_is_documented():
     doc = (Path(__file__).resolve().parents[2] / "docs" / "ui.md").read_text()
     for keys, _ in KEYS:
         assert f"`{keys}`" in doc, keys
+
+
+def test_an_open_threads_date_is_a_moment_or_a_day_never_raw_iso():
+    from memverbs.ui.views import when_text
+
+    assert when_text("2026-12-07T17:43:13.237Z") == '<time datetime="2026-12-07T17:43:13.237Z">2026-12-07 17:43 UTC</time>'
+    for day in ("2026-11-18", "2026-11-18T00:00:00.000Z"):  # a dated row: its day, in no zone (ui.js leaves it)
+        assert when_text(day) == '<time datetime="2026-11-18" data-day>2026-11-18</time>'
+    assert when_text(None) == "" and when_text("soon") == "soon"

@@ -34,7 +34,7 @@
   function localTimes(scope) {
     const now = new Date();
     const today = new Date(now.getFullYear(), now.getMonth(), now.getDate()).getTime();
-    scope.querySelectorAll("time[datetime]").forEach(function (el) {
+    scope.querySelectorAll("time[datetime]:not([data-day])").forEach(function (el) {  // a day is no moment: no zone
       const at = new Date(el.getAttribute("datetime"));
       if (isNaN(at)) return;
       const hm = at.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });

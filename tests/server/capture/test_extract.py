@@ -80,6 +80,16 @@ def test_the_record_is_short_cleaned_and_capped():
     assert len(rec.asked[0]) == 300 and rec.final == "Done."
 
 
+def test_the_final_state_is_the_last_answer_with_substance_not_the_thanks_after_it():
+    done = "The migration ran and all 412 tests pass; the PR is #88."
+    for manners in ("You're welcome!", "You’re welcome! Let me know if you need anything else.", "Happy to help — ping me anytime.",
+                    "Glad I could help! 🙂"):
+        rec = record(_t(Said("assistant", done), Said("user", "thanks!"), Said("assistant", manners)))
+        assert rec.final == done, manners
+    assert record(_t(Said("assistant", "Thanks! The flag is on in staging."))).final == "Thanks! The flag is on in staging."
+    assert record(_t(Said("assistant", "You're welcome!"))).final == "You're welcome!"  # nothing else was said
+
+
 @pytest.mark.parametrize("tool", ["mcp__memverbs__remember", "memverbs_remember", "remember"])
 def test_what_the_agent_already_remembered_is_not_kept_again(tool):
     saved = remembered_fact(tool, {"fact": "Alice moved to Lisbon", "entity": "people/alice"})

@@ -83,6 +83,22 @@ def test_several_folders_each_with_a_prefix(tmp_path, cli, cli_json, local):
     assert "1 changed or new file," in out
 
 
+def test_a_folder_keeps_the_prefix_it_was_synced_with(tmp_path, cli, cli_json, local):
+    """`sync DIR --prefix notes`, then plain `sync DIR` (and `import DIR`, and the watcher): the same pages,
+    not the notes filed again at the vault's root; another prefix for it is refused with the fix."""
+    root = tmp_path / "v"
+    write(root / "a.md", "# A\nalpha\n")
+    assert cli_json("sync", root, "--prefix", "notes")[1]["created"] == 1
+    local.ok("put_page", slug="notes/a", content="# A\nalpha, from an agent\n")
+    code, rep = cli_json("sync", root)
+    assert code == 0 and rep["prefix"] == "notes" and (rep["created"], rep["conflicts"]) == (0, []), rep
+    assert (root / "a.md").read_text() == "# A\nalpha, from an agent\n"  # written back to its own page's file
+    assert cli_json("import", root)[1]["prefix"] == "notes"
+    code, _out, err = cli("sync", root, "--prefix", "other")
+    assert code == 1 and '--prefix "notes"' in err and f"memverbs sync {os.path.realpath(root)}" in err
+    assert [p["slug"] for p in local.ok("list_pages")["pages"]] == ["notes/a"]
+
+
 def test_moving_a_folder_renames_every_page_in_it(tmp_path, cli_json, local):
     root = tmp_path / "v"
     write(root / "old" / "a.md", "# A\nalpha\n")

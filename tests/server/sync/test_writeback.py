@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from markdown_notes import date as _date
+from markdown_notes import notes
+from markdown_notes import word as _word
 from vaults import write
 
 NOTE = (
@@ -83,46 +86,6 @@ def test_a_save_between_render_and_replace_is_a_conflict_not_overwritten(tmp_pat
 
 
 # -- the rendering as a property: random notes × random brain additions × repeated passes ---------
-
-_word = st.text(alphabet="abcdefghijklmnopqrstuvwxyzé日 ", min_size=1, max_size=10).filter(lambda t: t.strip())
-_line = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")) | st.sampled_from("-#[]:*`'\"é"),
-                max_size=30)
-_date = st.builds(lambda m, d: f"2025-{m:02d}-{d:02d}", st.integers(1, 12), st.integers(1, 28))
-
-
-@st.composite
-def notes(draw):
-    nl = draw(st.sampled_from(["\n", "\r\n"]))
-    fm: list[str] = []
-    if draw(st.booleans()):
-        fm.append("# a comment")
-    if draw(st.booleans()):
-        fm.append(f"title: {draw(st.sampled_from(['Plain', 'Quoted: yes', 'Été']))!r}")
-    if draw(st.booleans()):
-        fm.append("created: 2024-03-01")
-    style = draw(st.sampled_from(["none", "flow", "block", "scalar", "empty"]))
-    if style == "flow":
-        fm.append("aliases: [One, 'two: x']")
-    elif style == "block":
-        fm += ["aliases:", "  - One", "  - \"two\""]
-    elif style == "scalar":
-        fm.append("aliases: One")
-    elif style == "empty":
-        fm.append("aliases: []")
-    if draw(st.booleans()):
-        fm += ["tags:", "- x", "- y"]
-    if draw(st.booleans()):
-        fm += ["links:", "  related: [b]"]
-    body = [draw(_line) for _ in range(draw(st.integers(0, 3)))]
-    if draw(st.booleans()):
-        body += ["", "## Timeline", f"- {draw(_date)}: {draw(_word).strip()}"]
-        if draw(st.booleans()):
-            body += ["", "## After", draw(_line)]
-    text = nl.join(body) + (nl if draw(st.booleans()) and body else "")
-    if fm or draw(st.booleans()):
-        text = "---" + nl + nl.join(fm) + (nl if fm else "") + "---" + nl + text
-    return text
-
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(

@@ -114,3 +114,12 @@ def test_deleted_page_is_a_miss(local):
     page(local, "people/gone", "Gone Person")
     local.ok("delete_page", slug="people/gone")
     assert local.ok("entity", name="Gone Person")["found"] is False
+
+
+def test_a_summary_from_a_list_reads_its_item_not_its_marker(local):
+    """The first line under the heading is a numbered list, or a task: the card says the item, not `1.`."""
+    for slug, first in (("projects/steps", "1. Ship the billing flag first. Then the rest."),
+                        ("projects/todo", "- [ ] Ship the billing flag first. Then the rest."),
+                        ("projects/paren", "3) Ship the billing flag first. Then the rest.")):
+        local.ok("put_page", slug=slug, content=f"# Steps\n\n{first}\n2. More.\n")
+        assert local.ok("entity", name=slug)["card"]["summary"] == "Ship the billing flag first."

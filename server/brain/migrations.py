@@ -95,6 +95,8 @@ MIGRATIONS: tuple[Step, ...] = (
     # FTS5 keeps no pending list and its own totals: only Postgres's GIN index is told to take new
     # facts at once, and only Postgres keeps BM25's corpus totals in a table.
     Step("0020_fact_ranking", sqlite=(), postgres=(pg.FACT_INDEX_DIRECT, pg.FACT_TOTALS)),
+    # SQLite's file's user reads every row already: only Postgres's owner needs a way to the whole brain.
+    Step("0023_whole_brain", sqlite=(), postgres=(pg.WHOLE_BRAIN_FUNCTION, pg.whole_brain_policies)),
 )
 
 

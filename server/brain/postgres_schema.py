@@ -9,6 +9,8 @@ vectors also live in (with one HNSW index per space, created with the space).
 
 from __future__ import annotations
 
+from typing import Any
+
 COLUMN_TYPES = {
     "rowid": "BIGSERIAL PRIMARY KEY",
     "serial": "BIGSERIAL PRIMARY KEY",  # a sequence never hands an id out twice
@@ -174,6 +176,34 @@ ROW_SECURITY = PERSON_FUNCTION + "".join((
     _policies("fact_vectors", read="EXISTS (SELECT 1 FROM facts f WHERE f.id = fact_vectors.fact_id)"),
     _policies("access_tokens", read="true", add=_TOKEN_HOLDER, change=_TOKEN_HOLDER, remove=_TOKEN_HOLDER),
 ))
+
+# The whole brain, for its owner, one transaction at a time. A backup of every person's rows, its
+# restore and `migrate` read and write rows no person's view holds, and the owner's login is held
+# by the policies above as everyone is (FORCE). The tables' owner could lift that anyway (NO FORCE,
+# which locks every table against the team for as long as the copy takes), so nothing widens here:
+# a session of the owner's login with no person named (memverbs_person() = 1) that sets
+# `memverbs.whole_brain` for its transaction (postgres_base.whole_brain) reads and writes every
+# row. Any other session — a teammate's login, a server acting for a person — is not admitted by
+# it, whatever it sets. One more permissive policy per table, so the rules above stay as they are.
+WHOLE_BRAIN_FUNCTION = """
+    CREATE FUNCTION memverbs_whole_brain() RETURNS boolean LANGUAGE sql STABLE AS $$
+        SELECT coalesce(current_setting('memverbs.whole_brain', true), '') = 'on' AND memverbs_person() = 1
+    $$;
+"""
+WHOLE_BRAIN_POLICY = (
+    'CREATE POLICY whole_brain ON "{table}" FOR ALL USING ((SELECT memverbs_whole_brain())) '
+    "WITH CHECK ((SELECT memverbs_whole_brain()))"
+)
+
+
+def whole_brain_policies(conn: Any) -> None:
+    """The whole_brain policy on every table the schema declares (tables.py) that this brain has."""
+    from memverbs.server.brain.tables import declared  # noqa: PLC0415 - the steps, read when the step runs
+
+    for t in declared():
+        if conn.execute("SELECT to_regclass(%s)", (t.name,)).fetchone()[0] is not None:
+            conn.execute(WHOLE_BRAIN_POLICY.format(table=t.name))
+
 
 # Postgres drops the one-row-per-path key of sync_folders in place (schema.FOLDER_IDENTITY).
 FOLDER_IDENTITY = """

@@ -90,7 +90,7 @@ class FolderPass:
     def __init__(self, dispatcher: Dispatcher, brain: Brain, source: str, folder: Folder, *, dry_run: bool = False,
                  max_bytes: int = MAX_BYTES, restored: bool = False):
         self.dispatcher = dispatcher
-        # Just restored from this folder's backup (server/brain/backup.py): a note that says what its page
+        # Just restored from this folder's backup (server/sync/restore.py): a note that says what its page
         # says is recorded, not written again, and the facts file is the backup's already.
         self.restored = restored
         self.brain = brain

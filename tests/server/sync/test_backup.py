@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from vaults import write
 
 from memverbs.cli.main import main
-from memverbs.server.brain.transfer import TABLES, _Side, table_hash
+from memverbs.server.brain.transfer import _Side, table_hash
 from memverbs.server.runtime import Runtime
-from memverbs.server.sync.backup import BACKUP_TABLES
+from memverbs.server.sync.backup import backup_tables
 from memverbs.server.timeparse import iso, parse_instant
 
 
@@ -32,8 +32,10 @@ def second_home(tmp_path: Path, monkeypatch, other_brain_url, name: str = "home2
 
 
 def hashes(brain) -> dict[str, tuple[int, str]]:
+    """Every backup table's (rows, hash), read as migrate verifies: the whole brain, at one moment."""
     side = _Side(brain)
-    return {name: table_hash(side, name, key, cols) for name, key, cols in TABLES if name in BACKUP_TABLES}
+    with brain.snapshot(), brain.whole_brain():
+        return {t.name: table_hash(side, t) for t in backup_tables()}
 
 
 def test_a_fact_read_back_from_the_facts_file_keeps_the_time_it_became_true(tmp_path, cli_json, local):
@@ -105,7 +107,7 @@ def test_export_full_then_import_restores_the_brain_exactly(tmp_path, home, loca
     with second_home(tmp_path, monkeypatch, other_brain_url):
         code, rep = cli_json("import", tmp_path / "out")
         assert code == 0, rep
-        assert rep["restore"]["ok"] and {t["table"] for t in rep["restore"]["verify"]} == set(BACKUP_TABLES)
+        assert rep["restore"]["ok"] and {t["table"] for t in rep["restore"]["verify"]} == {t.name for t in backup_tables()}
         assert rep["facts"]["inserted"] == 0 and rep["created"] == rep["updated"] == 0  # the notes are the restored pages
         rt = Runtime()
         try:

@@ -315,9 +315,9 @@ def run_export(args: argparse.Namespace) -> int:
             print(f"  full backup in {report.folder}/.memverbs-backup: {plural(len(report.backup), 'table')}, "
                   f"{plural(sum(report.backup.values()), 'row')} (`memverbs import {args.dir}` into a new brain restores it)")
             print_left_out(report.backup_left_out or {})
-        if args.include_private or args.full:
+        if args.include_private and not args.full:
             print("  private material included: private pages, private facts-fence rows and private facts")
-        else:
+        elif not args.full:  # a full export's lines above say whose private material is in it
             left = (report.private_pages_left_out, report.private_rows_left_out, report.private_facts_left_out)
             print(
                 f"  private material left out: {plural(left[0], 'private page')}, private rows cut from "

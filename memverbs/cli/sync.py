@@ -154,7 +154,7 @@ def _one_pass(args: argparse.Namespace, *, mode: str, follow_deletes: bool) -> i
         restored = _restore_first(brain, root, prefix, args, dry_run=dry_run) if mode == "import" else None
         folder = SyncState(brain, runtime.source).folder(root, prefix, mode) if not dry_run else _peek_folder(brain, runtime.source, root, prefix, mode)
         pass_ = FolderPass(runtime.local_dispatcher(lane=SYNC_LANE), brain, runtime.source, folder, dry_run=dry_run,
-                           max_bytes=args.max_bytes or MAX_BYTES, restored=restored is not None)
+                           max_bytes=args.max_bytes or MAX_BYTES, restored=restored.notes if restored is not None else None)
         entries = pass_.entries()
         progress = Progress(len(entries), "importing" if mode == "import" else "syncing", quiet=args.json)
         try:

@@ -14,8 +14,9 @@ A backup is one moment of the brain: the export reads everything in one snapshot
 (`Brain.snapshot()`: one read transaction on SQLite, REPEATABLE READ on Postgres), so no row
 in it points at a row it lacks however busy the brain is.
 
-Whose rows it holds. By default, the exporting person's: world rows and their own private ones
-(backup_view.py says exactly how each table is cut), which is what that person may read. With
+Whose rows it holds. By default, what the exporting person may read: world rows and their own
+private ones (backup_view.py says exactly how each table is cut; on SQLite the file's user reads
+every private fact and page, and only other people's `[private]` page rows are cut). With
 `--all-people` (the brain's owner only: the owner's login on Postgres, the file's user on
 SQLite) it is the whole brain, every person's private rows included, and a restore gives the
 brain back exactly. Either way the manifest and the report say what was left out and why.
@@ -38,7 +39,7 @@ from typing import TYPE_CHECKING
 from memverbs.server.brain.tables import Table, declared
 from memverbs.server.brain.transfer import _Side, digest_rows, table_batches
 from memverbs.server.errors import BrainError
-from memverbs.server.files import OutsideFolder, replace_inside
+from memverbs.server.files import OutsideFolder, read_inside, replace_inside
 from memverbs.server.people import OWNER, OWNER_NAME
 from memverbs.server.sync.backup_view import PersonView
 from memverbs.server.sync.scan import BACKUP_DIR
@@ -105,7 +106,9 @@ def write_backup(brain: Brain, dest: str | Path, *, everyone: bool = False) -> B
             "Leave it out to back up what is yours and the world's; the brain's owner takes the whole brain.",
         )
     side = _Side(brain)
-    view = None if everyone else PersonView(person, lambda: side.brain.query("SELECT id, visibility, owner FROM facts"))
+    # What the person may read: on SQLite the file's user reads every private fact and page (backup_view.py).
+    view = None if everyone else PersonView(person, lambda: side.brain.query("SELECT id, visibility, owner FROM facts"),
+                                            every_private=owner and brain.backend == "sqlite")
     names = {OWNER: OWNER_NAME} | {int(r["id"]): r["name"] for r in brain.people()}
     made_by = {"person": person, "name": names.get(person, f"#{person}"), "scope": "all people" if everyone else "person"}
     manifest: dict = {"format": FORMAT, "schema": sorted(brain.schema_status()["applied"]), "made_by": made_by, "tables": []}
@@ -127,12 +130,31 @@ def write_backup(brain: Brain, dest: str | Path, *, everyone: bool = False) -> B
             manifest["tables"].append({"name": table.name, "columns": list(table.column_names), "rows": n,
                                        "sha256": digest.hexdigest()})
             report.tables[table.name] = n
+    manifest["notes"] = _notes(dest)
     report.left_out = manifest["left_out"] = {
         "tables": dict(LEFT_OUT),
         "other_people": view.left_out(names, counted=owner) if view is not None else None,
     }
     _write(dest, f"{BACKUP_DIR}/{MANIFEST}", (json.dumps(manifest, indent=1) + "\n").encode("utf-8"), report)
     return report
+
+
+def _notes(dest: str | Path) -> dict[str, str]:
+    """Each note in the folder as the export left it: its SHA-256, by path (a restore records these
+    notes as they are, and applies one edited since as an edit)."""
+    from memverbs.server.sync import scan  # noqa: PLC0415
+    from memverbs.server.sync.importer import MAX_BYTES, file_hash  # noqa: PLC0415
+
+    digests = {}
+    for entry in scan.walk(str(dest)):
+        if entry.kind == "page":
+            try:
+                data, st = read_inside(dest, entry.rel, MAX_BYTES)
+            except (OSError, OutsideFolder):
+                continue
+            if st.st_size <= MAX_BYTES:
+                digests[entry.rel] = file_hash(data)
+    return digests
 
 
 def _write(dest: str | Path, rel: str, data: bytes, report: BackupReport) -> bool:

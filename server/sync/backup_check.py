@@ -87,6 +87,11 @@ class CheckedBackup:
     tables: list[TableRows]  # in the schema's order: the foreign keys' order
     renamed: list[str] = field(default_factory=list)  # what the people mapping did, in words
 
+    @property
+    def notes(self) -> frozenset[str]:
+        """The SHA-256 of each note as the export wrote it (none in a format-1 backup)."""
+        return frozenset(self.manifest.get("notes", {}).values())
+
     def would_restore(self) -> dict[str, int]:
         return {t.table.name: len(t.rows) for t in self.tables}
 
@@ -134,6 +139,9 @@ def read_manifest(folder: str | Path, brain: Brain) -> dict:
             "the backup was made by a newer memverbs (schema steps this brain does not have)",
             "Upgrade memverbs, run `memverbs init`, then import again.",
         )
+    notes = manifest.get("notes", {})
+    if not isinstance(notes, dict) or not all(isinstance(h, str) and re.fullmatch(r"[0-9a-f]{64}", h) for h in notes.values()):
+        raise BadBackup(MANIFEST, "has notes that are not SHA-256 digests by path")
     known = {t.name for t in backup_tables()}
     seen: set[str] = set()
     for entry in manifest["tables"]:

@@ -14,6 +14,11 @@ by a person holds what that person may read, cut the way memverbs cuts it everyw
   `[private]` rows become one marker line, as `export` writes the page (render.py);
 * people and projects are everyone's: names and repositories, never private material.
 
+On SQLite the file's user reads every private fact, page and version already (one person's file:
+docs/postgres.md, "People and privacy"), so the owner's backup of a SQLite brain keeps them;
+only the `[private]` rows of another person's page text, and the links and timeline rows they
+declare, are cut there, as every reader but the page's owner has them cut.
+
 A table no rule here speaks for is left out whole (fail closed), and counted. Every cut is
 counted per table, with whose rows they were, for the manifest and the report.
 """
@@ -38,8 +43,9 @@ EVERYONES = frozenset({"people", "projects"})
 class PersonView:
     """Cuts the rows of the backup tables, read in backup order, to what `person` may read."""
 
-    def __init__(self, person: int, facts: Callable[[], Iterable[Any]]) -> None:
+    def __init__(self, person: int, facts: Callable[[], Iterable[Any]], *, every_private: bool = False) -> None:
         self.person = person
+        self.every_private = every_private  # reads every private fact, page and version (SQLite's file's user)
         self._facts = facts  # (id, visibility, owner) of every fact: a fact may be superseded by a later one
         self.kept_facts: set[int] | None = None
         self.cut_pages: set[int] = set()
@@ -91,7 +97,10 @@ class PersonView:
 
     def _mine(self, r: Row, flag: str = "visibility") -> bool:
         """A row this person may read: the world's, or their own."""
-        world = r[flag] == "world" if flag == "visibility" else not r[flag]
+        if flag == "visibility":
+            world = r[flag] == "world" or self.every_private
+        else:
+            world = not r[flag]
         if world or r["owner"] == self.person:
             return True
         self.owners.add(r["owner"])
@@ -153,5 +162,5 @@ class PersonView:
     def _kept_facts(self) -> set[int]:
         if self.kept_facts is None:
             self.kept_facts = {int(i) for i, visibility, owner in self._facts()
-                               if visibility == "world" or owner == self.person}
+                               if visibility == "world" or owner == self.person or self.every_private}
         return self.kept_facts

@@ -78,7 +78,7 @@ def test_a_crafted_backup_of_aliases_and_versions_never_reaches_a_populated_brai
     ]}, {"aliases": [[900, "default", "secret/plan", "Public name", "public name", "manual"]],
          "page_versions": [[900, page_ids["notes/open"], 7, "# Forged\n", "Forged", "world", 1, 2, "local"]]}, {})
     crafted.save()
-    text = _refused(capsys, out, brain, "not a whole backup")
+    _refused(capsys, out, brain, "not a whole backup")
     assert brain.alias_slugs("default", "public name") == []
 
 

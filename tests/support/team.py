@@ -64,6 +64,9 @@ class PlainOwner:
 def home_for(root: Path, url: str, monkeypatch) -> Runtime:
     """A CLI home at `root` whose brain.url is `url` (made the process's home: the CLI acts in it)."""
     monkeypatch.setenv("MEMVERBS_HOME", str(root))
-    monkeypatch.setenv("MEMVERBS_BRAIN__URL", url)
+    if url:
+        monkeypatch.setenv("MEMVERBS_BRAIN__URL", url)
+    else:  # the home's own SQLite file
+        monkeypatch.delenv("MEMVERBS_BRAIN__URL", raising=False)
     init_home(root)
     return Runtime(Home(root))

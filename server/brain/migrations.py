@@ -96,7 +96,7 @@ MIGRATIONS: tuple[Step, ...] = (
     # facts at once, and only Postgres keeps BM25's corpus totals in a table.
     Step("0020_fact_ranking", sqlite=(), postgres=(pg.FACT_INDEX_DIRECT, pg.FACT_TOTALS)),
     # SQLite's file's user reads every row already: only Postgres's owner needs a way to the whole brain.
-    Step("0023_whole_brain", sqlite=(), postgres=(pg.WHOLE_BRAIN_FUNCTION, pg.whole_brain_policies)),
+    Step("0023_whole_brain", sqlite=(), postgres=(pg.WHOLE_BRAIN,)),
 )
 
 

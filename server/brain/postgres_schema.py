@@ -9,8 +9,6 @@ vectors also live in (with one HNSW index per space, created with the space).
 
 from __future__ import annotations
 
-from typing import Any
-
 COLUMN_TYPES = {
     "rowid": "BIGSERIAL PRIMARY KEY",
     "serial": "BIGSERIAL PRIMARY KEY",  # a sequence never hands an id out twice
@@ -185,24 +183,20 @@ ROW_SECURITY = PERSON_FUNCTION + "".join((
 # `memverbs.whole_brain` for its transaction (postgres_base.whole_brain) reads and writes every
 # row. Any other session — a teammate's login, a server acting for a person — is not admitted by
 # it, whatever it sets. One more permissive policy per table, so the rules above stay as they are.
-WHOLE_BRAIN_FUNCTION = """
+WHOLE_BRAIN = """
     CREATE FUNCTION memverbs_whole_brain() RETURNS boolean LANGUAGE sql STABLE AS $$
         SELECT coalesce(current_setting('memverbs.whole_brain', true), '') = 'on' AND memverbs_person() = 1
     $$;
+    DO $$
+    DECLARE t text;
+    BEGIN  -- every table of the brain under row-level security (a later step that secures a table adds it there)
+        FOR t IN SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind = 'r'
+                 AND relrowsecurity AND relowner = current_user::regrole LOOP
+            EXECUTE format('CREATE POLICY whole_brain ON %I FOR ALL USING ((SELECT memverbs_whole_brain())) '
+                           'WITH CHECK ((SELECT memverbs_whole_brain()))', t);
+        END LOOP;
+    END $$;
 """
-WHOLE_BRAIN_POLICY = (
-    'CREATE POLICY whole_brain ON "{table}" FOR ALL USING ((SELECT memverbs_whole_brain())) '
-    "WITH CHECK ((SELECT memverbs_whole_brain()))"
-)
-
-
-def whole_brain_policies(conn: Any) -> None:
-    """The whole_brain policy on every table the schema declares (tables.py) that this brain has."""
-    from memverbs.server.brain.tables import declared  # noqa: PLC0415 - the steps, read when the step runs
-
-    for t in declared():
-        if conn.execute("SELECT to_regclass(%s)", (t.name,)).fetchone()[0] is not None:
-            conn.execute(WHOLE_BRAIN_POLICY.format(table=t.name))
 
 
 # Postgres drops the one-row-per-path key of sync_folders in place (schema.FOLDER_IDENTITY).

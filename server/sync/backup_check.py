@@ -126,7 +126,8 @@ def read_manifest(folder: str | Path, brain: Brain) -> dict:
         manifest = loads_strict(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise BadBackup(MANIFEST, f"is not JSON ({exc})") from None
-    if not isinstance(manifest, dict) or manifest.get("format") not in FORMAT_TABLES or not isinstance(manifest.get("tables"), list):
+    if (not isinstance(manifest, dict) or type(manifest.get("format")) is not int or manifest["format"] not in FORMAT_TABLES
+            or not isinstance(manifest.get("tables"), list)):
         raise BrainError(
             f"{BACKUP_DIR}/{MANIFEST} is not a memverbs backup manifest this memverbs reads",
             "Export again with `memverbs export --full`, or upgrade memverbs.",
@@ -146,7 +147,7 @@ def read_manifest(folder: str | Path, brain: Brain) -> dict:
     seen: set[str] = set()
     for entry in manifest["tables"]:
         name = entry.get("name") if isinstance(entry, dict) else None
-        if name not in known:
+        if not isinstance(name, str) or name not in known:
             raise BrainError(f"the backup holds a table this memverbs does not restore ({str(name)[:80]!r})",
                              "Upgrade memverbs; nothing was restored.")
         if name in seen:

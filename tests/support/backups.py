@@ -89,3 +89,28 @@ def empty_brain(brain) -> None:
     with brain.write() as db, brain.whole_brain():
         for t in reversed(declared()):
             db.execute(f"DELETE FROM {t.name}")
+
+
+def seed_history(local, runtime) -> None:
+    """A brain with a history: versions, aliases, links, timeline, supersession by hand, moves, a
+    forgotten and restored fact, a visibility change, a private page, an expiring fact."""
+    from memverbs.server.timeparse import now_ms
+
+    local.ok("put_page", slug="people/alice", content="---\ntitle: Alice\naliases: [Ali]\n---\nFirst.\n")
+    local.ok("put_page", slug="people/alice", content="---\ntitle: Alice\naliases: [Ali]\n---\nSecond. See [[bob]].\n")
+    local.ok("put_page", slug="bob", content="# Bob\n\n## Timeline\n- 2025-01-02: joined\n")
+    local.ok("put_page", slug="secret/plan", content="---\nvisibility: private\n---\n# Plan\n")
+    local.ok("add_alias", slug="bob", alias="Robert")
+    local.ok("add_timeline_entry", slug="people/alice", date="2026-03-04", summary="Promoted")
+    local.ok("remember", fact="Alice likes tea", provenance="chat", entity="people/alice", kind="preference")
+    local.ok("remember", fact="Bob is on call", provenance="chat", entity="bob", ttl="30d")
+    local.ok("remember", fact="Alice's salary", provenance="chat", entity="people/alice", visibility="private")
+    local.ok("remember", fact="Old fact", provenance="chat", entity="ali-old")
+    brain, source = runtime.brain(), runtime.source
+    local.ok("forget", id="1", reason="changed her mind")
+    brain.restore_fact(source, 1, reason="she did not", actor="test", now=now_ms())
+    brain.move_facts(source, "ali-old", "people/alice", "same person", now_ms())
+    brain.set_fact_visibility(source, 2, "private", widen=False, reason="on-call is private", actor="test", now=now_ms())
+    local.ok("remember", fact="Alice likes green tea", provenance="chat", entity="people/alice", kind="preference")
+    with brain.write() as db:  # a supersession as remember's embedding rule makes one
+        db.execute("UPDATE facts SET superseded_by = 5, expired_at = 1, expiry_reason = 'superseded by fact #5' WHERE id = 1")

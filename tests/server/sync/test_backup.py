@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from backups import seed_history
 from helpers import Client, init_home
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -69,31 +70,6 @@ def test_export_then_import_keeps_every_facts_time(tmp_path, home, local, runtim
             rt.close()
     capsys.readouterr()
     assert after == before
-
-
-def seed_history(local, runtime) -> None:
-    """A brain with a history: versions, aliases, links, timeline, supersession by hand, moves, a
-    forgotten and restored fact, a visibility change, a private page, an expiring fact."""
-    from memverbs.server.timeparse import now_ms
-
-    local.ok("put_page", slug="people/alice", content="---\ntitle: Alice\naliases: [Ali]\n---\nFirst.\n")
-    local.ok("put_page", slug="people/alice", content="---\ntitle: Alice\naliases: [Ali]\n---\nSecond. See [[bob]].\n")
-    local.ok("put_page", slug="bob", content="# Bob\n\n## Timeline\n- 2025-01-02: joined\n")
-    local.ok("put_page", slug="secret/plan", content="---\nvisibility: private\n---\n# Plan\n")
-    local.ok("add_alias", slug="bob", alias="Robert")
-    local.ok("add_timeline_entry", slug="people/alice", date="2026-03-04", summary="Promoted")
-    local.ok("remember", fact="Alice likes tea", provenance="chat", entity="people/alice", kind="preference")
-    local.ok("remember", fact="Bob is on call", provenance="chat", entity="bob", ttl="30d")
-    local.ok("remember", fact="Alice's salary", provenance="chat", entity="people/alice", visibility="private")
-    local.ok("remember", fact="Old fact", provenance="chat", entity="ali-old")
-    brain, source = runtime.brain(), runtime.source
-    local.ok("forget", id="1", reason="changed her mind")
-    brain.restore_fact(source, 1, reason="she did not", actor="test", now=now_ms())
-    brain.move_facts(source, "ali-old", "people/alice", "same person", now_ms())
-    brain.set_fact_visibility(source, 2, "private", widen=False, reason="on-call is private", actor="test", now=now_ms())
-    local.ok("remember", fact="Alice likes green tea", provenance="chat", entity="people/alice", kind="preference")
-    with brain.write() as db:  # a supersession as remember's embedding rule makes one
-        db.execute("UPDATE facts SET superseded_by = 5, expired_at = 1, expiry_reason = 'superseded by fact #5' WHERE id = 1")
 
 
 def test_export_full_then_import_restores_the_brain_exactly(tmp_path, home, local, runtime, monkeypatch, capsys, cli_json,

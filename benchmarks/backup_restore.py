@@ -162,7 +162,9 @@ def under_writes(backend: str, rounds: int, pages: int, tmp: Path) -> list[str]:
                     else:
                         from memverbs.server.sync.backup import write_backup  # noqa: PLC0415
 
-                        write_backup(rt.brain(), out, everyone=True)  # each table read as it comes: no snapshot
+                        out.mkdir(parents=True)
+                        written = write_backup(rt.brain(), out, everyone=True)  # each table read as it comes: no snapshot
+                        assert not written.errors, written.errors
                     export_s.append(time.perf_counter() - started)
                     landed.append(w.done - before)
                     home, url = fresh(f"{mode[:5]}-{k}")
@@ -196,6 +198,7 @@ def crafted(examples: int, tmp: Path) -> list[str]:
     from memverbs.server.brain.location import BrainLocation  # noqa: PLC0415
     from memverbs.server.runtime import Runtime  # noqa: PLC0415
 
+    os.environ.pop("MEMVERBS_BRAIN__URL", None)  # SQLite files
     home = init_home(tmp / "fuzz-source")
     rt = Runtime(home)
     try:

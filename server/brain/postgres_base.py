@@ -436,7 +436,7 @@ class PostgresBase(Store):
                 f"only the brain's owner reads and writes every person's rows, and the login {login!r} is not "
                 f"the owner of {self.where} (the role {owner!r} is)",
                 f"Run it as {owner!r}: for this one command, point brain.url at that role, e.g. "
-                f"MEMVERBS_BRAIN__URL='postgresql://{owner}@HOST/DB' (docs/postgres.md, \"Backups, restores and migrate\").",
+                f"MEMVERBS_BRAIN__URL='postgresql://{owner}@HOST/DB' (`memverbs docs postgres`, \"Backups, restores and migrate\").",
             )
         conn.execute("SELECT set_config('memverbs.whole_brain', 'on', true)")
         try:
@@ -614,7 +614,7 @@ def _refused(exc: psycopg.Error, url: str, where: str, text: str) -> BrainError:
             f"the brain {where} refused a row: row-level security lets each person write world rows and their own "
             f"private rows only ({text})",
             "A restore (`memverbs import` of a full export) and `memverbs migrate` write every person's rows: run them "
-            "as the role that owns the brain's tables (docs/postgres.md, \"Backups, restores and migrate\").",
+            "as the role that owns the brain's tables (`memverbs docs postgres`, \"Backups, restores and migrate\").",
         )
     schema = re.search(r'permission denied for schema "?([^" ]+)', text)
     if schema:

@@ -234,6 +234,16 @@ def test_migrate_as_the_owner_copies_every_persons_rows_both_ways(team, tmp_path
     assert team.roles["owner"] in err and "fix:" in err and "ownership" not in err
 
 
+def test_a_target_the_owner_may_not_build_in_names_the_grant(team, tmp_path, capsys):
+    """A database the owner's role does not own (made by an administrator): its public schema takes no
+    table from it, and the fix names the grant."""
+    team.owner.server.admin(f'CREATE DATABASE "adm_{team.owner.tag}" TEMPLATE template0')
+    team.owner.databases.append(f"adm_{team.owner.tag}")
+    assert team.cli("owner", "migrate", "--to", team.owner.url(f"adm_{team.owner.tag}")) == 1
+    err = capsys.readouterr().err
+    assert f'GRANT CREATE ON SCHEMA "public" TO "{team.roles["owner"]}"' in err, err
+
+
 def test_the_whole_brain_is_the_owners_alone(team):
     """Every table under row-level security admits the owner's whole-brain transaction to every row,
     as the superuser counts them; a teammate's session setting the same flag sees nothing more."""

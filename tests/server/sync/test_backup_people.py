@@ -176,3 +176,15 @@ def test_a_people_mapping_that_cannot_apply_is_refused(tmp_path, team_brain, mon
     code = main(["import", str(tmp_path / "out"), option, *extra])
     err = capsys.readouterr().err
     assert code == 1 and "fix:" in err and "Traceback" not in err, err
+
+
+def test_a_new_person_never_gets_the_id_of_rows_whose_person_is_not_listed(runtime, local):
+    """Rows of person 2 with no person 2 listed (a brain restored or copied without its people, as
+    before people were backed up): the next person added is 3, never the owner of those rows."""
+    bob = _bob(runtime)
+    bob.ok("remember", fact="orphaned private 4711", provenance="t", entity="x", visibility="private")
+    brain = runtime.brain()
+    with brain.write() as db:
+        db.execute("DELETE FROM access_tokens")
+        db.execute("DELETE FROM people")
+    assert brain.add_person("carol", None, now_ms()) == 3

@@ -309,7 +309,7 @@ def _check_slugs(tables: dict[str, TableRows]) -> None:
                 if r[i] is not None and not rule(r[i]):
                     raise BadBackup(f"{t.table.name}.jsonl row {n}", f"has a {name} memverbs never writes ({r[i][:80]!r}): "
                                     "a slug is a path below a folder, never above or outside it")
-        if t.table.name == "pages" and "slug_rev" in cols:
+        if t.table.name == "pages" and {"slug", "slug_rev"} <= set(cols):
             slug, rev = cols.index("slug"), cols.index("slug_rev")
             for n, r in enumerate(t.rows, 1):
                 if r[rev] != r[slug][::-1]:
@@ -330,7 +330,7 @@ def _map_people(tables: dict[str, TableRows], wanted: PeopleMap) -> list[str]:
         if OWNER_COLUMN in t.table.column_names:
             at = t.table.column_names.index(OWNER_COLUMN)
             owners |= {r[at] for r in t.rows}
-    by_name = {p["name"]: pid for pid, p in people.items()}
+    by_name = {p.get("name"): pid for pid, p in people.items()}
     next_id = max([OWNER, *people, *owners]) + 1
     moved: dict[int, int] = {}
     said: list[str] = []
@@ -354,8 +354,8 @@ def _map_people(tables: dict[str, TableRows], wanted: PeopleMap) -> list[str]:
         else:  # the backup's owner becomes a person: a new id
             new_id, next_id = next_id, next_id + 1
         moved[pid] = new_id
-        people[new_id] = {"id": new_id, "name": target, "role": old["role"] if old else None,
-                          "created_at": old["created_at"] if old else now_ms()}
+        people[new_id] = {"id": new_id, "name": target, "role": old.get("role") if old else None,
+                          "created_at": old.get("created_at") if old else now_ms()}
         said.append(f"{source} is restored as the person {target}")
     for name, role in wanted.roles.items():
         named = [row for row in people.values() if row["name"] == name]
@@ -370,7 +370,7 @@ def _map_people(tables: dict[str, TableRows], wanted: PeopleMap) -> list[str]:
             t.rows = [(*r[:at], moved.get(r[at], r[at]), *r[at + 1:]) for r in t.rows]
     _check_people(people, {moved.get(o, o) for o in owners})
     people_t.table = table("people")
-    people_t.rows = sorted(tuple(p[c] for c in people_t.table.column_names) for p in people.values())
+    people_t.rows = sorted(tuple(p.get(c) for c in people_t.table.column_names) for p in people.values())
     return said
 
 
@@ -389,14 +389,15 @@ def _check_people(people: dict[int, dict], owners: set[int]) -> None:
     names: set[str] = set()
     roles: set[str] = set()
     for pid, p in people.items():
-        problem = check_name(p["name"]) if isinstance(p["name"], str) else "it is not text"
+        name, role = p.get("name"), p.get("role")
+        problem = check_name(name) if isinstance(name, str) else "it is not text"
         if pid <= OWNER or problem:
-            raise BadBackup("people.jsonl", f"has a person memverbs never writes (#{pid} {str(p['name'])[:40]!r}: {problem or 'id'})")
-        if p["name"] in names or (p["role"] is not None and p["role"] in roles):
-            raise BadBackup("people.jsonl", f"names {p['name']!r} or their role twice")
-        names.add(p["name"])
-        if p["role"] is not None:
-            roles.add(p["role"])
+            raise BadBackup("people.jsonl", f"has a person memverbs never writes (#{pid} {str(name)[:40]!r}: {problem or 'id'})")
+        if name in names or (role is not None and role in roles):
+            raise BadBackup("people.jsonl", f"names {name!r} or their role twice")
+        names.add(name)
+        if role is not None:
+            roles.add(role)
     unnamed = sorted(o for o in owners if o != OWNER and o not in people)
     if unnamed:
         ids = ", ".join(f"#{o}" for o in unnamed)

@@ -57,7 +57,7 @@ class Backup:
         raw = raw or {}
         for t in self.manifest["tables"] if isinstance(self.manifest.get("tables"), list) else []:
             name = t.get("name") if isinstance(t, dict) else None
-            if name not in self.rows:
+            if not isinstance(name, str) or name not in self.rows:
                 continue
             data = raw.get(name)
             if data is None:

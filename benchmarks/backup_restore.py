@@ -14,7 +14,7 @@ Parts:
   writes that landed while they were read, restores whose every table matched, and the restores
   that failed. On SQLite the same is done once more with the backup read the old way, table by
   table outside a snapshot (`write_backup` called bare), to show what the snapshot prevents.
-* **crafted backups**: tests/server/sync/test_backup_fuzz.py's examples (one change to a real
+* **crafted backups**: tests/server/sync/backup/test_backup_fuzz.py's examples (one change to a real
   backup, most re-signed) restored into a populated and an empty brain; counted: backups tried,
   refused, restored exactly, and rows written by a refused one (must be 0).
 
@@ -230,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
-    sys.path[:0] = [str(ROOT / "tests" / "support"), str(ROOT / "tests" / "server" / "sync")]
+    sys.path[:0] = [str(ROOT / "tests" / "support"), str(ROOT / "tests" / "server" / "sync" / "backup")]
     load = os.getloadavg()[0]
     tmp = Path(tempfile.mkdtemp(prefix="memverbs-backup-bench-"))
     try:
@@ -255,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         "|---|---|---|---|---|---|---|---|",
         *writes,
         "",
-        "Crafted backups (tests/server/sync/test_backup_fuzz.py's property, run long): one change to a real backup "
+        "Crafted backups (tests/server/sync/backup/test_backup_fuzz.py's property, run long): one change to a real backup "
         "(a value, an owner, a row dropped, repeated or moved, a file of junk, a manifest field), most re-signed so "
         "only the checks below the manifest can catch it; each restored into a populated brain (must be refused) and "
         "into an empty one (refused, or restored exactly as the files say). *written on refusal* counts refused "

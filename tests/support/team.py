@@ -70,3 +70,4 @@ def home_for(root: Path, url: str, monkeypatch) -> Runtime:
         monkeypatch.delenv("MEMVERBS_BRAIN__URL", raising=False)
     init_home(root)
     return Runtime(Home(root))
+

@@ -25,34 +25,6 @@ from memverbs.server.runtime import Runtime
 from memverbs.server.sync.backup import backup_tables
 from memverbs.server.timeparse import now_ms
 
-
-@pytest.fixture
-def plain_owner(request, brain_backend):
-    """On Postgres, brains owned by a plain role, as a team has them (a superuser reads every row)."""
-    if brain_backend == "sqlite":
-        yield None
-        return
-    from team import PlainOwner
-
-    servers = request.getfixturevalue("pg_servers")
-    server = servers.get("pgvector") or servers.get("plain")
-    if server is None:
-        pytest.skip("no Postgres server on this machine")
-    owner = PlainOwner(server)
-    yield owner
-    owner.close()
-
-
-@pytest.fixture
-def brain_url(plain_owner):
-    return plain_owner.database() if plain_owner else None
-
-
-@pytest.fixture
-def other_brain_url(plain_owner):
-    return plain_owner.database() if plain_owner else None
-
-
 BOB = {"fact": "bob-secret-7777", "page": "bob-page-8888", "fenced": "bob-fenced-9999", "moved": "cancer diagnosis",
        "audit": "bob-reason-6543"}
 

@@ -330,7 +330,7 @@ def _map_people(tables: dict[str, TableRows], wanted: PeopleMap) -> list[str]:
         if OWNER_COLUMN in t.table.column_names:
             at = t.table.column_names.index(OWNER_COLUMN)
             owners |= {r[at] for r in t.rows}
-    by_name = {p.get("name"): pid for pid, p in people.items()}
+    by_name = {p["name"]: pid for pid, p in people.items() if isinstance(p.get("name"), str)}
     next_id = max([OWNER, *people, *owners]) + 1
     moved: dict[int, int] = {}
     said: list[str] = []
@@ -391,7 +391,7 @@ def _check_people(people: dict[int, dict], owners: set[int]) -> None:
     for pid, p in people.items():
         name, role = p.get("name"), p.get("role")
         problem = check_name(name) if isinstance(name, str) else "it is not text"
-        if pid <= OWNER or problem:
+        if pid <= OWNER or problem or not isinstance(name, str):
             raise BadBackup("people.jsonl", f"has a person memverbs never writes (#{pid} {str(name)[:40]!r}: {problem or 'id'})")
         if name in names or (role is not None and role in roles):
             raise BadBackup("people.jsonl", f"names {name!r} or their role twice")

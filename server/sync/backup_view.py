@@ -38,6 +38,11 @@ Row = dict[str, Any]
 WHY = ("other people's private rows are theirs: a person's backup holds world rows and their own private rows "
        "(the brain's owner takes every person's with --all-people)")
 EVERYONES = frozenset({"people", "projects"})
+# Each table's rule (a PersonView method): which of its rows a person's backup keeps, and how cut.
+_RULES = {"pages": "_page", "page_versions": "_version", "aliases": "_alias", "links": "_row_of_page",
+          "timeline": "_row_of_page", "chunks": "_chunk", "facts": "_fact", "fact_moves": "_of_fact",
+          "fact_audit": "_of_fact"}
+RULED = frozenset(_RULES) | EVERYONES  # every table a rule here speaks for
 
 
 class PersonView:
@@ -55,18 +60,13 @@ class PersonView:
         self.cleared = 0  # kept facts whose supersession by a left-out fact was cleared
         self.owners: set[int] = set()  # whose rows were cut
         self.unruled: set[str] = set()
-        self._rules: dict[str, Callable[[Row], Row | None]] = {
-            "pages": self._page, "page_versions": self._version, "aliases": self._alias, "links": self._row_of_page,
-            "timeline": self._row_of_page, "chunks": self._chunk, "facts": self._fact, "fact_moves": self._of_fact,
-            "fact_audit": self._of_fact,
-        }
 
     def keep(self, table: Table, batch: Sequence[Sequence[Any]]) -> list[tuple]:
         """The rows of `batch` this person's backup holds, cut as the module says."""
         cols = table.column_names
         if table.name in EVERYONES:
             return [tuple(r) for r in batch]
-        rule = self._rules.get(table.name)
+        rule: Callable[[Row], Row | None] | None = getattr(self, _RULES[table.name]) if table.name in _RULES else None
         if rule is None:
             self.unruled.add(table.name)
             self.rows[table.name] += len(batch)

@@ -222,3 +222,14 @@ def test_the_report_says_what_a_backup_left_out(exported):
     assert set(left["tables"]) >= {"access_tokens", "oauth_clients", "session_cursors", "text_vectors", "sync_files"}
     assert left["other_people"]["rows"] == {} and exported.manifest["made_by"]["name"] == "owner"
     assert all(set(t) == {"name", "columns", "rows", "sha256"} for t in exported.manifest["tables"])
+
+
+def test_every_table_a_backup_holds_has_its_rule_for_a_persons_backup():
+    """A table added to the schema is backed up (all but what `LEFT_OUT` names), so it needs a rule
+    for whose rows a person's backup keeps: without one it would be left out whole, and say so."""
+    from memverbs.server.brain.tables import declared
+    from memverbs.server.sync.backup import LEFT_OUT, backup_tables
+    from memverbs.server.sync.backup_view import RULED
+
+    assert {t.name for t in backup_tables()} == set(RULED)
+    assert set(LEFT_OUT) <= {t.name for t in declared()}

@@ -191,7 +191,7 @@ WHOLE_BRAIN = """
     DECLARE t text;
     BEGIN  -- every table of the brain under row-level security (a later step that secures a table adds it there)
         FOR t IN SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind = 'r'
-                 AND relrowsecurity AND relowner = current_user::regrole LOOP
+                 AND relrowsecurity AND relowner = (SELECT relowner FROM pg_class WHERE oid = 'people'::regclass) LOOP
             EXECUTE format('CREATE POLICY whole_brain ON %I FOR ALL USING ((SELECT memverbs_whole_brain())) '
                            'WITH CHECK ((SELECT memverbs_whole_brain()))', t);
         END LOOP;

@@ -59,6 +59,21 @@ def team_brain(runtime, local):
     return runtime
 
 
+def _new_home(tmp_path: Path, monkeypatch, url: str | None, source: Runtime) -> None:
+    """Close `source` and make a new home with an empty brain (at `url`, or its own file) the CLI's."""
+    source.close()
+    monkeypatch.setenv("MEMVERBS_HOME", str(tmp_path / "restored"))
+    if url:
+        monkeypatch.setenv("MEMVERBS_BRAIN__URL", url)
+    init_home(tmp_path / "restored")
+
+
+def _whole(brain, sql: str, params: tuple = ()) -> list:
+    """A query over every person's rows, as the brain's owner reads them for a backup."""
+    with brain.snapshot(), brain.whole_brain():
+        return brain.query(sql, params)
+
+
 def _files_text(folder: Path) -> str:
     return "\n".join(p.read_text(errors="replace") for p in sorted(folder.rglob("*")) if p.is_file())
 
@@ -87,11 +102,7 @@ def test_the_owners_all_people_backup_restores_the_whole_brain_and_its_people(tm
     assert "every person's rows included" in capsys.readouterr().out
     text = _files_text(tmp_path / "out" / ".memverbs-backup")
     assert all(secret in text for secret in BOB.values())
-    team_brain.close()
-    monkeypatch.setenv("MEMVERBS_HOME", str(tmp_path / "restored"))
-    if other_brain_url:
-        monkeypatch.setenv("MEMVERBS_BRAIN__URL", other_brain_url)
-    init_home(tmp_path / "restored")
+    _new_home(tmp_path, monkeypatch, other_brain_url, team_brain)
     assert main(["import", str(tmp_path / "out"), "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
     assert rep["restore"]["ok"], rep
@@ -103,10 +114,7 @@ def test_the_owners_all_people_backup_restores_the_whole_brain_and_its_people(tm
         # A person added after the restore is a new person: never bob, never bob's rows.
         assert main(["people", "add", "dave", "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["id"] == 3
-        brain = rt.brain()
-        with brain.snapshot(), brain.whole_brain():
-            owners = {r[0] for r in brain.query("SELECT DISTINCT owner FROM facts")}
-        assert owners == {1, 2}
+        assert {r[0] for r in _whole(rt.brain(), "SELECT DISTINCT owner FROM facts")} == {1, 2}
     finally:
         rt.close()
 
@@ -114,11 +122,7 @@ def test_the_owners_all_people_backup_restores_the_whole_brain_and_its_people(tm
 def test_a_person_restored_as_the_owner_by_mapping(tmp_path, team_brain, monkeypatch, capsys, other_brain_url):
     """`--person bob=owner`: bob's rows become the owner's of the new brain (his own backup into his own brain)."""
     assert main(["export", str(tmp_path / "out"), "--full", "--all-people"]) == 0
-    team_brain.close()
-    monkeypatch.setenv("MEMVERBS_HOME", str(tmp_path / "restored"))
-    if other_brain_url:
-        monkeypatch.setenv("MEMVERBS_BRAIN__URL", other_brain_url)
-    init_home(tmp_path / "restored")
+    _new_home(tmp_path, monkeypatch, other_brain_url, team_brain)
     capsys.readouterr()
     assert main(["import", str(tmp_path / "out"), "--person", "bob=owner", "--person", "owner=olga"]) == 0
     assert "bob's rows are the owner's" in capsys.readouterr().out
@@ -127,10 +131,9 @@ def test_a_person_restored_as_the_owner_by_mapping(tmp_path, team_brain, monkeyp
         local = Client(rt.local_dispatcher())
         assert BOB["fact"] in repr(local.ok("recall", query="salary"))  # the CLI is the owner: bob's private facts are its own
         assert [(r["id"], r["name"]) for r in rt.brain().people()] == [(3, "olga")]
-        brain = rt.brain()
-        with brain.snapshot(), brain.whole_brain():  # olga's private fact: no one else's view holds it
-            olga = {r[0] for r in brain.query("SELECT owner FROM facts WHERE fact = ?", ("The owner's own secret 1111",))}
-        assert olga == {3}
+        # olga's private fact: no one else's view holds it
+        olga = _whole(rt.brain(), "SELECT owner FROM facts WHERE fact = ?", ("The owner's own secret 1111",))
+        assert {r[0] for r in olga} == {3}
     finally:
         rt.close()
 
@@ -138,11 +141,7 @@ def test_a_person_restored_as_the_owner_by_mapping(tmp_path, team_brain, monkeyp
 @pytest.mark.parametrize("option", ["--person=nobody=owner", "--person=bob=owner", "--role=ghost=x", "--person=bob"])
 def test_a_people_mapping_that_cannot_apply_is_refused(tmp_path, team_brain, monkeypatch, capsys, other_brain_url, option):
     assert main(["export", str(tmp_path / "out"), "--full"]) == 0  # the owner's backup: bob's name, none of his rows
-    team_brain.close()
-    monkeypatch.setenv("MEMVERBS_HOME", str(tmp_path / "restored"))
-    if other_brain_url:
-        monkeypatch.setenv("MEMVERBS_BRAIN__URL", other_brain_url)
-    init_home(tmp_path / "restored")
+    _new_home(tmp_path, monkeypatch, other_brain_url, team_brain)
     capsys.readouterr()
     extra = ["--person", "bob=owner"] if option == "--person=bob=owner" else []
     code = main(["import", str(tmp_path / "out"), option, *extra])

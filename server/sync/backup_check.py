@@ -266,6 +266,8 @@ def _value(tname: str, col: Any, v: Any, where: str) -> Any:
             return base64.b64decode(v["b64"], validate=True)
         except (binascii.Error, ValueError):
             raise BadBackup(where, f"has a {col.name} that is not base64") from None
+    if kind == "int" and type(v) is float and v.is_integer():
+        v = int(v)  # a whole number as SQLite may have kept it: it hashes as the integer (transfer._value)
     ok = (type(v) is int and -_INT64 <= v < _INT64 if kind == "int" else
           (type(v) is int or (type(v) is float and math.isfinite(v))) if kind == "float" else
           isinstance(v, str))

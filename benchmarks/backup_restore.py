@@ -14,6 +14,10 @@ Parts:
   writes that landed while they were read, restores whose every table matched, and the restores
   that failed. On SQLite the same is done once more with the backup read the old way, table by
   table outside a snapshot (`write_backup` called bare), to show what the snapshot prevents.
+* **what the whole-brain policy costs a read**: on a team's Postgres brain (a plain owner, so the
+  policies apply), the same reads (search, recall, get_page, entity) as the owner's CLI, in rounds
+  that alternate with and without the `whole_brain` policies (dropped and made again by the
+  superuser between rounds), p50 of each;
 * **crafted backups**: tests/server/sync/backup/test_backup_fuzz.py's examples (one change to a real
   backup, most re-signed) restored into a populated and an empty brain; counted: backups tried,
   refused, restored exactly, and rows written by a refused one (must be 0).
@@ -189,6 +193,69 @@ def under_writes(backend: str, rounds: int, pages: int, tmp: Path) -> list[str]:
     return lines
 
 
+def policy_cost(rounds: int, pages: int, tmp: Path) -> list[str]:
+    import random  # noqa: PLC0415
+    import statistics  # noqa: PLC0415
+
+    import psycopg  # noqa: PLC0415
+    from helpers import Client  # noqa: PLC0415
+    from postgres import start_distro, start_pgserver  # noqa: PLC0415
+    from team import PlainOwner, home_for  # noqa: PLC0415
+
+    from memverbs.server.brain.postgres_schema import WHOLE_BRAIN_POLICY  # noqa: PLC0415
+
+    class Env:
+        setenv = staticmethod(os.environ.__setitem__)
+
+        @staticmethod
+        def delenv(name: str, raising: bool = False) -> None:
+            os.environ.pop(name, None)
+
+    server = start_pgserver() or start_distro()
+    if server is None:
+        return ["| no Postgres server on this machine | | |"]
+    owner = PlainOwner(server, "cost")
+    try:
+        url = owner.database()
+        rt = home_for(tmp / "cost", url, Env)
+        client = Client(rt.local_dispatcher())
+        for i in range(pages):
+            client.ok("put_page", slug=f"t/p{i}", content=("---\nvisibility: private\n---\n" if i % 10 == 0 else "")
+                      + f"# Topic {i}\n\nalpha{i % 40} beta [[t/p{(i + 1) % pages}]]\n")
+            if i % 2 == 0:
+                client.ok("remember", fact=f"fact {i} alpha{i % 40}", provenance="bench", entity=f"t/p{i}")
+        su = psycopg.connect(owner.superuser_url(url), autocommit=True)
+        tables = [r[0] for r in su.execute("SELECT tablename FROM pg_policies WHERE policyname = 'whole_brain'")]
+        create = WHOLE_BRAIN_POLICY.replace("%I", '"{}"')
+        calls = (("search", lambda i: {"query": f"alpha{i % 40} beta"}), ("recall", lambda i: {"query": f"alpha{i % 40}"}),
+                 ("get_page", lambda i: {"slug": f"t/p{i}"}), ("entity", lambda i: {"name": f"Topic {i}"}))
+        took: dict[tuple[bool, str], list[float]] = {(w, name): [] for w in (True, False) for name, _ in calls}
+        policies = True
+        for r in range(2 * rounds):
+            want = r % 2 == 0
+            if want != policies:
+                for t in tables:
+                    su.execute(create.format(t) if want else f'DROP POLICY whole_brain ON "{t}"')
+                policies = want
+            for _ in range(60):
+                i = random.randrange(pages)
+                for name, params in calls:
+                    started = time.perf_counter()
+                    client.ok(name, **params(i))
+                    took[(want, name)].append((time.perf_counter() - started) * 1000)
+        if not policies:
+            for t in tables:
+                su.execute(create.format(t))
+        rt.close()
+    finally:
+        owner.close()
+        server.stop()
+    line = [f"| {name} | {statistics.median(took[(True, name)]):.2f} ms | {statistics.median(took[(False, name)]):.2f} ms |"
+            for name, _ in calls]
+    print(*line, sep="\n", flush=True)
+    return line
+
+
 def crafted(examples: int, tmp: Path) -> list[str]:
     from backups import Backup, seed_history  # noqa: PLC0415
     from helpers import Client, init_home  # noqa: PLC0415
@@ -228,6 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=300, help="pages the owner's brain is grown to first")
     parser.add_argument("--examples", type=int, default=300, help="crafted backups tried")
     parser.add_argument("--backends", default="sqlite,postgres")
+    parser.add_argument("--policy-rounds", type=int, default=4, help="rounds with and without the whole-brain policy, each")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
     sys.path[:0] = [str(ROOT / "tests" / "support"), str(ROOT / "tests" / "server" / "sync" / "backup")]
@@ -235,6 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="memverbs-backup-bench-"))
     try:
         writes = [line for b in args.backends.split(",") for line in under_writes(b, args.rounds, args.pages, tmp / b)]
+        cost = policy_cost(args.policy_rounds, args.pages, tmp / "cost") if "postgres" in args.backends else []
         fuzz = crafted(args.examples, tmp / "fuzz")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -256,6 +325,14 @@ def main(argv: list[str] | None = None) -> int:
         "| backend | read | backups | rows each | writes during | matched | failed | export / restore |",
         "|---|---|---|---|---|---|---|---|",
         *writes,
+        "",
+        f"What the whole-brain policy costs a read: the owner's CLI on a team's Postgres brain (its policies apply), "
+        f"{args.pages} pages and half as many facts, {args.policy_rounds} rounds each of 60 × 4 calls with the "
+        "`whole_brain` policies and without them, alternating, p50:",
+        "",
+        "| call | with | without |",
+        "|---|---|---|",
+        *cost,
         "",
         "Crafted backups (tests/server/sync/backup/test_backup_fuzz.py's property, run long): one change to a real backup "
         "(a value, an owner, a row dropped, repeated or moved, a file of junk, a manifest field), most re-signed so "

@@ -183,7 +183,9 @@ ROW_SECURITY = PERSON_FUNCTION + "".join((
 # `memverbs.whole_brain` for its transaction (postgres_base.whole_brain) reads and writes every
 # row. Any other session — a teammate's login, a server acting for a person — is not admitted by
 # it, whatever it sets. One more permissive policy per table, so the rules above stay as they are.
-WHOLE_BRAIN = """
+WHOLE_BRAIN_POLICY = ("CREATE POLICY whole_brain ON %I FOR ALL USING ((SELECT memverbs_whole_brain())) "
+                      "WITH CHECK ((SELECT memverbs_whole_brain()))")  # %I: the table (format())
+WHOLE_BRAIN = f"""
     CREATE FUNCTION memverbs_whole_brain() RETURNS boolean LANGUAGE sql STABLE AS $$
         SELECT coalesce(current_setting('memverbs.whole_brain', true), '') = 'on' AND memverbs_person() = 1
     $$;
@@ -192,8 +194,7 @@ WHOLE_BRAIN = """
     BEGIN  -- every table of the brain under row-level security (a later step that secures a table adds it there)
         FOR t IN SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind = 'r'
                  AND relrowsecurity AND relowner = (SELECT relowner FROM pg_class WHERE oid = 'people'::regclass) LOOP
-            EXECUTE format('CREATE POLICY whole_brain ON %I FOR ALL USING ((SELECT memverbs_whole_brain())) '
-                           'WITH CHECK ((SELECT memverbs_whole_brain()))', t);
+            EXECUTE format('{WHOLE_BRAIN_POLICY}', t);
         END LOOP;
     END $$;
 """

@@ -362,7 +362,8 @@ def main(argv: list[str] | None = None) -> int:
         "`whole_brain` policies and without them, alternating (the policies dropped and made again between rounds; "
         "the first 10 calls after a switch not counted), p50; and single statements as the owner's login, warm, "
         "the best of 15 `EXPLAIN ANALYZE` runs per round (the policy adds an initplan to each secured table's "
-        "rules: its cost is the planning and the one evaluation):",
+        "rules: its cost is the planning and the one evaluation; a SQL-language gate, inlined into every plan, "
+        "measured +0.03–0.14 ms of planning a statement this way and p50s 10–20 % higher, so the gate is PL/pgSQL):",
         "",
         "| call | with | without |",
         "|---|---|---|",

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from memverbs.cli.argparser import Parser
     from memverbs.server.brain.base import Brain
+    from memverbs.server.sync.backup_check import CheckedBackup
     from memverbs.server.sync.report import Report
     from memverbs.server.sync.state import Folder, SyncState
 
@@ -32,13 +33,22 @@ def add_parsers(sub: argparse._SubParsersAction[Parser], add: Callable[..., argp
     p.add_argument("dir", metavar="DIR", help="the folder to read")
     _pass_options(p)
     p.add_argument("--dry-run", action="store_true", help="show what would change; write nothing")
+    p.add_argument("--person", action="append", default=[], metavar="FROM=TO",
+                   help="a full export's person FROM (a name, owner, or #ID) restored as TO (a name, or owner: their rows "
+                        "become the owner's); repeatable. Without it people are restored as they were")
+    p.add_argument("--role", action="append", default=[], metavar="NAME=ROLE",
+                   help="a full export's person NAME restored acting as the Postgres role ROLE (empty: none); repeatable")
 
     p = add(sub, "export", "write every page to its note's path (or DIR/<slug>.md) and the facts to DIR/memverbs-facts.jsonl")
     p.add_argument("dir", metavar="DIR", help="the folder to write (created if missing)")
     p.add_argument("--include-private", action="store_true", help="also write private pages, private facts-fence rows and private facts")
     p.add_argument("--full", action="store_true",
-                   help="a full backup: also the brain's history (fact times, supersession, moves, audit, page versions) "
-                        "in DIR/.memverbs-backup, which `memverbs import DIR` restores exactly; includes private material")
+                   help="a full backup: also the brain's history (fact times, supersession, moves, audit, page versions, "
+                        "people) in DIR/.memverbs-backup, which `memverbs import DIR` restores exactly; includes your private "
+                        "material, not other people's")
+    p.add_argument("--all-people", action="store_true",
+                   help="with --full: every person's rows, their private material included (the brain's owner only): "
+                        "the whole brain, for a restore of the team's brain")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
     p = add(sub, "sync", "keep a markdown folder and the brain in step: one pass, or --watch")
@@ -145,10 +155,10 @@ def _one_pass(args: argparse.Namespace, *, mode: str, follow_deletes: bool) -> i
         return fail(exc.message, exc.fix)
     try:
         dry_run = bool(getattr(args, "dry_run", False))
-        manifest = _restore_first(brain, root, prefix, dry_run=dry_run) if mode == "import" else None
+        restored = _restore_first(brain, root, prefix, args, dry_run=dry_run) if mode == "import" else None
         folder = SyncState(brain, runtime.source).folder(root, prefix, mode) if not dry_run else _peek_folder(brain, runtime.source, root, prefix, mode)
         pass_ = FolderPass(runtime.local_dispatcher(lane=SYNC_LANE), brain, runtime.source, folder, dry_run=dry_run,
-                           max_bytes=args.max_bytes or MAX_BYTES, restored=manifest is not None)
+                           max_bytes=args.max_bytes or MAX_BYTES, restored=restored.notes if restored is not None else None)
         entries = pass_.entries()
         progress = Progress(len(entries), "importing" if mode == "import" else "syncing", quiet=args.json)
         try:
@@ -159,8 +169,8 @@ def _one_pass(args: argparse.Namespace, *, mode: str, follow_deletes: bool) -> i
             from memverbs.server.sync.writeback import write_back  # noqa: PLC0415
 
             write_back(pass_, report)
-        if manifest is not None:
-            _verify_restore(brain, manifest, report, dry_run=dry_run)
+        if restored is not None:
+            _verify_restore(brain, restored, report, dry_run=dry_run)
     except MemverbsError as exc:
         return fail(exc.message, exc.fix)
     finally:
@@ -172,36 +182,47 @@ def _one_pass(args: argparse.Namespace, *, mode: str, follow_deletes: bool) -> i
     return 1 if report.errors else 0
 
 
-def _restore_first(brain: Brain, root: str, prefix: str | None, *, dry_run: bool) -> dict | None:
-    """A full export's backup (`export --full`) goes into the brain before its notes are read; its
-    manifest, or None for a folder without one. A dry run only checks that it would restore."""
+def _restore_first(brain: Brain, root: str, prefix: str | None, args: argparse.Namespace, *, dry_run: bool) -> CheckedBackup | None:
+    """A full export's backup (`export --full`) goes into the brain before its notes are read,
+    checked whole and restored in one transaction (server/sync/restore.py); None for a folder
+    without one. A dry run only checks that it would restore."""
     from memverbs.server.errors import BrainError  # noqa: PLC0415
-    from memverbs.server.sync.backup import BACKUP_DIR, check_backup, has_backup, restore_backup  # noqa: PLC0415
+    from memverbs.server.sync.backup import has_backup  # noqa: PLC0415
+    from memverbs.server.sync.backup_check import PeopleMap  # noqa: PLC0415
+    from memverbs.server.sync.restore import check_restore, restore_backup  # noqa: PLC0415
+    from memverbs.server.sync.scan import BACKUP_DIR  # noqa: PLC0415
 
     if not has_backup(root):
+        if args.person or args.role:
+            raise BrainError(f"--person and --role map a full export's people, and {root} has no {BACKUP_DIR}",
+                             "Leave them out to import the notes, or import the folder of a full export.")
         return None
     if prefix:
         raise BrainError(f"a full export ({BACKUP_DIR}) is imported as it was exported, without --prefix",
                          "Run the import again without --prefix.")
-    manifest = check_backup(brain, root)
-    if not dry_run:
-        restore_backup(brain, root)
-    return manifest
+    people = PeopleMap(args.person, args.role)
+    if dry_run:
+        return check_restore(brain, root, people)
+    checked, _ = restore_backup(brain, root, people)
+    return checked
 
 
-def _verify_restore(brain: Brain, manifest: dict, report: Report, *, dry_run: bool) -> None:
-    """After the notes pass: every restored table against the backup, as `migrate` verifies a copy."""
-    from memverbs.server.sync.backup import verify_backup  # noqa: PLC0415
+def _verify_restore(brain: Brain, checked: CheckedBackup, report: Report, *, dry_run: bool) -> None:
+    """After the notes pass: every restored table against the backup, as `migrate` verifies a copy
+    (the restore itself was verified before it committed; a note edited since the export changes its page)."""
+    from memverbs.server.sync.restore import verify_restore  # noqa: PLC0415
 
     if dry_run:
-        report.restore = {"would_restore": {t["name"]: t["rows"] for t in manifest["tables"]}}
+        report.restore = {"would_restore": checked.would_restore(), "people": checked.renamed}
         return
-    tables = verify_backup(brain, manifest)
-    report.restore = {"ok": all(t.ok for t in tables), "verify": [dict(t.__dict__, ok=t.ok) for t in tables]}
+    tables = verify_restore(brain, checked)
+    report.restore = {"ok": all(t.ok for t in tables), "verify": [dict(t.__dict__, ok=t.ok) for t in tables],
+                      "people": checked.renamed}
     for t in tables:
         if not t.ok:
             report.errors.append((f"restore: {t.table}", f"{t.target_rows} rows after the import, {t.source_rows} in the backup "
-                                  "(or the rows differ); the brain is not an exact copy"))
+                                  "(or the rows differ): the folder's notes changed it after the restore (a note edited "
+                                  "since the export?); the brain is not an exact copy"))
 
 
 def _peek_folder(brain: Brain, source: str, root: str, prefix: str | None, mode: str) -> Folder:
@@ -229,14 +250,41 @@ def print_report(report: Report) -> None:
             rows = sum(t["target_rows"] for t in report.restore["verify"])
             bad = [t["table"] for t in report.restore["verify"] if not t["ok"]]
             print(f"  restored {len(report.restore['verify'])} tables from the backup ({plural(rows, 'row')}): "
-                  + ("every table matches it, as migrate verifies" if not bad else f"MISMATCH in {', '.join(bad)}"))
+                  + ("every table matches it, as migrate verifies" if not bad else
+                     f"the restore matched it; the notes changed {', '.join(bad)} since"))
         else:
             rows = sum(report.restore["would_restore"].values())
             print(f"  would restore {len(report.restore['would_restore'])} tables from the backup ({plural(rows, 'row')})")
+        for said in report.restore.get("people", []):
+            print(f"  people: {said}")
     f = report.facts
     if any(f.values()):
         print(f"  facts: {f.get('inserted', 0)} new, {f.get('duplicate', 0)} already known, {f.get('superseded', 0)} superseding, "
               f"{plural(f.get('errors', 0), 'error')}")
+
+
+def print_left_out(left_out: dict) -> None:
+    """What a full backup left out, and why: the tables no backup holds, and other people's rows."""
+    why: dict[str, list[str]] = {}
+    for table, reason in left_out.get("tables", {}).items():
+        why.setdefault(reason, []).append(table)
+    for reason, tables in why.items():
+        print(f"  left out: {', '.join(tables)} ({reason})")
+    others = left_out.get("other_people")
+    if others is None:
+        print("  every person's rows included, private ones too: keep this backup as you keep the brain")
+        return
+    cut = {t: n for t, n in others["rows"].items() if n}
+    texts = {t: n for t, n in others["texts_cut"].items() if n}
+    if cut or texts or others["supersessions_cleared"]:
+        whose = ", ".join(others["people"]) or "other people"
+        print(f"  left out, {whose}'s private material: "
+              + ", ".join([f"{n} {t} rows" for t, n in cut.items()] + [f"[private] rows cut from {n} {t} texts" for t, n in texts.items()]
+                          + ([f"{others['supersessions_cleared']} supersessions by them cleared"] if others["supersessions_cleared"] else [])))
+    if others["hidden_by_the_database"]:
+        print("  left out: other people's private rows, which the database does not show this login (not counted)")
+    if cut or texts or others["hidden_by_the_database"]:
+        print(f"  ({others['why']})")
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -250,7 +298,10 @@ def run_export(args: argparse.Namespace) -> int:
     except MemverbsError as exc:
         return fail(exc.message, exc.fix)
     try:
-        report = export_brain(brain, runtime.source, args.dir, include_private=args.include_private or args.full, full=args.full)
+        if args.all_people and not args.full:
+            return fail("--all-people is for a full backup", "Add --full: `memverbs export DIR --full --all-people`.", code=2)
+        report = export_brain(brain, runtime.source, args.dir, include_private=args.include_private or args.full,
+                              full=args.full, everyone=args.all_people)
     except MemverbsError as exc:
         return fail(exc.message, exc.fix)
     except OSError as exc:
@@ -268,9 +319,10 @@ def run_export(args: argparse.Namespace) -> int:
         if report.backup is not None:
             print(f"  full backup in {report.folder}/.memverbs-backup: {plural(len(report.backup), 'table')}, "
                   f"{plural(sum(report.backup.values()), 'row')} (`memverbs import {args.dir}` into a new brain restores it)")
-        if args.include_private or args.full:
+            print_left_out(report.backup_left_out or {})
+        if args.include_private and not args.full:
             print("  private material included: private pages, private facts-fence rows and private facts")
-        else:
+        elif not args.full:  # a full export's lines above say whose private material is in it
             left = (report.private_pages_left_out, report.private_rows_left_out, report.private_facts_left_out)
             print(
                 f"  private material left out: {plural(left[0], 'private page')}, private rows cut from "

@@ -15,6 +15,7 @@ constructed directly, so the configured `brain.url` decides which one runs.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from memverbs.server.errors import MemverbsError
@@ -278,6 +279,14 @@ class Brain(Protocol):
     def describe(self) -> str: ...
     def ping(self) -> None:
         """One round trip to storage (the HTTP server's /health)."""
+        ...
+
+    # backups and migrate: one consistent read of the brain, and every person's rows for its owner
+    def snapshot(self) -> AbstractContextManager[Any]:
+        """Every read this thread makes inside the block sees the brain at one moment; nothing is written."""
+        ...
+    def whole_brain(self) -> AbstractContextManager[None]:
+        """Inside a snapshot or a write: every person's rows, for the brain's owner (BrainError for anyone else)."""
         ...
 
     # pages

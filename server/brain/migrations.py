@@ -121,6 +121,8 @@ MIGRATIONS: tuple[Step, ...] = (
     Step("0022_world_view", sqlite=(sq.WORLD_INDEX, private_behind_a_blank_line),
          postgres=(pg.WORLD_SEARCH, "ALTER TABLE pages NO FORCE ROW LEVEL SECURITY", private_behind_a_blank_line,
                    "ALTER TABLE pages FORCE ROW LEVEL SECURITY")),
+    # SQLite's file's user reads every row already: only Postgres's owner needs a way to the whole brain.
+    Step("0023_whole_brain", sqlite=(), postgres=(pg.WHOLE_BRAIN,)),
     Step("0024_project_statements", schema.PROJECT_STATEMENTS),
 )
 

@@ -18,6 +18,16 @@ if TYPE_CHECKING:
     from memverbs.server.brain.base import Row
 
 PERSON_COLS = "id, name, role, created_at"
+PERSON_COLUMNS = ("owner", "person")  # the columns a row names its person in (schema.PEOPLE)
+
+
+def _next_id_sql() -> str:
+    """The next person's id: past the people's own ids and every person a row names."""
+    from memverbs.server.brain.tables import declared  # noqa: PLC0415 - read from the schema, when a person is added
+
+    named = "".join(f" UNION ALL SELECT max({c}) FROM {t.name}" for t in declared() for c in t.column_names
+                    if c in PERSON_COLUMNS)
+    return f"SELECT max(n) + 1 FROM (SELECT coalesce(max(id), 1) AS n FROM people{named}) AS persons"
 
 
 class PersonTaken(BrainError):
@@ -47,8 +57,11 @@ class PeopleStore(Store):
         return None if row is None else int(row["id"])
 
     def add_person(self, name: str, role: str | None, now: int) -> int:
-        """A new person (ids from 2); PersonTaken when the name or the role is someone's already."""
-        with self.write() as db:
+        """A new person (ids from 2); PersonTaken when the name or the role is someone's already.
+
+        The id is past every person the rows name, not only the people listed: rows whose person has
+        no row (a brain restored or copied without its people) never become the new person's."""
+        with self.write() as db, self.whole_brain():
             if db.execute("SELECT 1 FROM people WHERE name = ?", (name,)).fetchone() is not None:
                 raise PersonTaken(f"person {name!r}")
             taken = None if role is None else db.execute(
@@ -56,7 +69,7 @@ class PeopleStore(Store):
             ).fetchone()
             if taken is not None:
                 raise PersonTaken(f"the role {role!r} (person {taken[0]!r})")
-            next_id = db.execute("SELECT coalesce(max(id), 1) + 1 FROM people").fetchone()[0]
+            next_id = db.execute(_next_id_sql()).fetchone()[0]
             db.execute(
                 "INSERT INTO people (id, name, role, created_at) VALUES (?, ?, ?, ?)",
                 (next_id, name, role, now),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import socket
 import threading
 import time
@@ -27,7 +28,7 @@ from memverbs.server.brain import waits
 from memverbs.server.brain.location import redact
 from memverbs.server.brain.postgres_dialect import POSTGRES
 from memverbs.server.brain.postgres_rows import Row, row_factory
-from memverbs.server.brain.store import Params, Store, first
+from memverbs.server.brain.store import Params, Store, check_owner_acts, first
 from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked, invalid
 
 T = TypeVar("T")
@@ -394,6 +395,56 @@ class PostgresBase(Store):
             finally:
                 self._held.conn = None
 
+    @contextmanager
+    def snapshot(self) -> Iterator[Conn]:
+        """One consistent read: every read this thread makes inside the block sees the brain at one
+        moment (REPEATABLE READ, READ ONLY), whatever commits meanwhile, so a backup holds no row
+        that points at a row it lacks. A write inside it fails: the transaction is read only."""
+        if getattr(self._held, "conn", None) is not None:
+            raise AssertionError("a snapshot is its own transaction, not one inside a write")
+        with self.connection() as conn:
+            conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            self._held.conn = conn
+            try:
+                yield conn
+            finally:
+                self._held.conn = None
+                if not conn.broken and conn.info.transaction_status != pq.TransactionStatus.IDLE:
+                    with suppress(psycopg.Error):  # an error inside is the one to report
+                        conn.execute("ROLLBACK")
+
+    @contextmanager
+    def whole_brain(self) -> Iterator[None]:
+        """Inside this thread's snapshot or write: every person's rows, for the brain's owner.
+
+        Row-level security holds the owner's login to world rows and its own private ones, as it
+        holds everyone (FORCE). A backup of the whole brain, its restore and `migrate` need every
+        row, so the owner's session lifts that for the one transaction: the `whole_brain` policy
+        (schema step 0023) admits every row to the owner's login while `memverbs.whole_brain` is
+        on, set transaction-locally here. Any other login is refused, with the role it needs."""
+        check_owner_acts()
+        conn = getattr(self._held, "conn", None)
+        if conn is None:
+            raise AssertionError("whole_brain() runs inside a snapshot() or a write()")
+        row = conn.execute(
+            "SELECT memverbs_person(), pg_get_userbyid(relowner)::text, current_user::text "
+            "FROM pg_class WHERE oid = 'people'::regclass"
+        ).fetchone()
+        if row is None or row[0] != people.OWNER:
+            owner, login = (row[1], row[2]) if row is not None else ("?", conn.info.user)
+            raise BrainError(
+                f"only the brain's owner reads and writes every person's rows, and the login {login!r} is not "
+                f"the owner of {self.where} (the role {owner!r} is)",
+                f"Run it as {owner!r}: for this one command, point brain.url at that role, e.g. "
+                f"MEMVERBS_BRAIN__URL='postgresql://{owner}@HOST/DB' (`memverbs docs postgres`, \"Backups, restores and migrate\").",
+            )
+        conn.execute("SELECT set_config('memverbs.whole_brain', 'on', true)")
+        try:
+            yield
+        finally:
+            if not conn.broken and conn.info.transaction_status == pq.TransactionStatus.INTRANS:
+                conn.execute("SELECT set_config('memverbs.whole_brain', '', true)")
+
     def _take_write_lock(self, conn: Conn) -> psycopg.Cursor[Row]:
         """Queue for the write lock; with a deadline, wait only for what is left of it.
 
@@ -550,6 +601,36 @@ def _lock_holder(conn: Conn) -> str | None:
     return f"held by {who} {held}, now {row['state'] or 'unknown'}"
 
 
+def _refused(exc: psycopg.Error, url: str, where: str, text: str) -> BrainError:
+    """A statement the login's privileges or the row policies refused: the fix names what is missing."""
+    from urllib.parse import urlsplit  # noqa: PLC0415
+
+    try:
+        login = urlsplit(url).username or "the login"
+    except ValueError:
+        login = "the login"
+    if "row-level security" in text:
+        return BrainError(
+            f"the brain {where} refused a row: row-level security lets each person write world rows and their own "
+            f"private rows only ({text})",
+            "A restore (`memverbs import` of a full export) and `memverbs migrate` write every person's rows: run them "
+            "as the role that owns the brain's tables (`memverbs docs postgres`, \"Backups, restores and migrate\").",
+        )
+    schema = re.search(r'permission denied for schema "?([^" ]+)', text)
+    if schema:
+        return BrainError(
+            f"the role {login!r} may not create the brain's tables in {where} ({text})",
+            f"As an administrator: `GRANT CREATE ON SCHEMA \"{schema.group(1)}\" TO \"{login}\"`, or make it the "
+            f"database's owner (`ALTER DATABASE … OWNER TO \"{login}\"`), then run `memverbs init` again.",
+        )
+    return BrainError(
+        f"the role {login!r} may not do this in {where} ({text})",
+        "A teammate's role gets the brain's tables from `memverbs people add NAME --role ROLE` (run again after an "
+        "upgrade); the schema and the people are the owner's: run that as the role that owns the brain's tables "
+        "(`memverbs docs postgres`).",
+    )
+
+
 def translate(
     exc: psycopg.Error, url: str, keyring_password: str | None = None, *, holder: str | None = None,
     waited_ms: int | None = None, tried: str | None = None,
@@ -581,10 +662,7 @@ def translate(
             "Create it (`createdb`) and run `memverbs init`, or correct brain.url.",
         )
     if state == "42501":
-        return BrainError(
-            f"the role in {where} may not do this ({text})",
-            "Grant the role ownership of the brain's schema (`memverbs docs postgres`).",
-        )
+        return _refused(exc, url, where, text)
     if state == "40P01":  # deadlock detected: two transactions waited for each other, this one was chosen
         return BrainLocked(
             f"brain {where}: a write lost a deadlock with another transaction and was rolled back ({text})",

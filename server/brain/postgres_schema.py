@@ -175,6 +175,36 @@ ROW_SECURITY = PERSON_FUNCTION + "".join((
     _policies("access_tokens", read="true", add=_TOKEN_HOLDER, change=_TOKEN_HOLDER, remove=_TOKEN_HOLDER),
 ))
 
+# The whole brain, for its owner, one transaction at a time. A backup of every person's rows, its
+# restore and `migrate` read and write rows no person's view holds, and the owner's login is held
+# by the policies above as everyone is (FORCE). The tables' owner could lift that anyway (NO FORCE,
+# which locks every table against the team for as long as the copy takes), so nothing widens here:
+# a session of the owner's login with no person named (memverbs_person() = 1) that sets
+# `memverbs.whole_brain` for its transaction (postgres_base.whole_brain) reads and writes every
+# row. Any other session — a teammate's login, a server acting for a person — is not admitted by
+# it, whatever it sets. One more permissive policy per table, so the rules above stay as they are.
+WHOLE_BRAIN_POLICY = ("CREATE POLICY whole_brain ON %I FOR ALL USING ((SELECT memverbs_whole_brain())) "
+                      "WITH CHECK ((SELECT memverbs_whole_brain()))")  # %I: the table (format())
+# The gate is a PL/pgSQL function with its search path pinned: a SQL function would be inlined, with
+# memverbs_person()'s subqueries, into every query's rules and planned each time (a tenth of a
+# millisecond a statement, measured); this one is one cheap call per query, and asks who the
+# session is only when the flag is on.
+WHOLE_BRAIN = f"""
+    CREATE FUNCTION memverbs_whole_brain() RETURNS boolean LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
+    BEGIN
+        RETURN coalesce(current_setting('memverbs.whole_brain', true), '') = 'on' AND memverbs_person() = 1;
+    END $$;
+    DO $$
+    DECLARE t text;
+    BEGIN  -- every table of the brain under row-level security (a later step that secures a table adds it there)
+        FOR t IN SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind = 'r'
+                 AND relrowsecurity AND relowner = (SELECT relowner FROM pg_class WHERE oid = 'people'::regclass) LOOP
+            EXECUTE format('{WHOLE_BRAIN_POLICY}', t);
+        END LOOP;
+    END $$;
+"""
+
+
 # Postgres drops the one-row-per-path key of sync_folders in place (schema.FOLDER_IDENTITY).
 FOLDER_IDENTITY = """
     ALTER TABLE sync_folders DROP CONSTRAINT IF EXISTS sync_folders_source_id_root_key;

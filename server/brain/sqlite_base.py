@@ -17,7 +17,7 @@ from typing import TypeVar
 
 from memverbs.server.brain.sqlite_dialect import SQLITE
 from memverbs.server.brain.sqlite_fact_rank import rank_in_process
-from memverbs.server.brain.store import Params, Store, first
+from memverbs.server.brain.store import Params, Store, check_owner_acts, first
 from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked
 
 T = TypeVar("T")
@@ -68,6 +68,33 @@ class SqliteBase(Store):
     # The hot writes' transactions, as the shared stores ask for them (store.Store): SQLite runs
     # in this process, so nothing is gained by batching statements and a write is `write()`.
     batched_write = write
+
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """One consistent read: every read inside the block sees the brain at one moment, whatever
+        other connections commit meanwhile (a read transaction on WAL's snapshot), so a backup holds
+        no row that points at a row it lacks. Nothing may be written inside it."""
+        try:
+            self._bound_wait()
+            self.db.execute("BEGIN")
+            self.db.execute("SELECT 1 FROM sqlite_master LIMIT 1")  # the snapshot is taken at the first read
+        except sqlite3.DatabaseError as exc:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise translate(exc, self.path) from exc
+        try:
+            yield self.db
+        finally:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+
+    @contextmanager
+    def whole_brain(self) -> Iterator[None]:
+        """Every person's rows, for the brain's owner: on SQLite the file's user, whose connection
+        reads every row already (docs/postgres.md, "People and privacy"); a call acting for another
+        person is refused."""
+        check_owner_acts()
+        yield
 
     def locked_statement(self, sql: str, params: Params = ()) -> sqlite3.Row:
         """One statement answering one row, as its own write transaction (BEGIN IMMEDIATE takes the lock)."""

@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from memverbs.server.errors import BrainError
+
 if TYPE_CHECKING:
     from memverbs.server.brain.base import FactFilter, Row
     from memverbs.server.brain.dialect import Dialect
@@ -53,6 +55,19 @@ class Tx(Protocol):
     def executemany(self, sql: str, seq: Iterable[Params], /) -> Any: ...
 
 
+def check_owner_acts() -> None:
+    """Refuse to read or write every person's rows (a backup of the whole brain, its restore,
+    `migrate`) in a call that acts for someone other than the brain's owner."""
+    from memverbs.server import people  # noqa: PLC0415
+
+    person = people.current().person
+    if person not in (None, people.OWNER):
+        raise BrainError(
+            f"only the brain's owner reads or writes every person's rows; this call acts for person {person}",
+            "Run it from the owner's CLI (the home whose brain.url logs in as the role that owns the brain).",
+        )
+
+
 def first(cursor: Cursor) -> Row:
     """The row a statement always answers (`INSERT … RETURNING`, an aggregate without GROUP BY)."""
     row = cursor.fetchone()
@@ -72,6 +87,10 @@ class Store:
         def one(self, sql: str, params: Params = ()) -> Row | None: ...
         # Inside a write: the statements sent from here as one batch, where the driver can.
         def pipelined(self, db: Any) -> AbstractContextManager[object]: ...
+        # One consistent read of the whole brain (backups, migrate), and, inside it or a write, every
+        # person's rows for the brain's owner (each base says how).
+        def snapshot(self) -> AbstractContextManager[Any]: ...
+        def whole_brain(self) -> AbstractContextManager[None]: ...
 
         # -- the hot writes' transactions (each backend's fastest; see its base) ------------
         def batched_write(self) -> AbstractContextManager[Tx]:

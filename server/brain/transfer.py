@@ -9,16 +9,24 @@ every fact is there. The verify step compares, per table, the row count and a
 SHA-256 over every row in key order: equal on both sides or the copy is not done.
 
 Both backends have the same tables column for column (schema.py, written once for
-both); a column or table this code does not list is refused, not dropped silently.
+both); the tables, their columns, keys and foreign keys are read from that declaration
+(tables.py), and a column or table it does not declare is refused, not dropped silently.
+
+Every person's rows are copied: the source is read as one snapshot of the whole brain and the
+target written as a whole, both as the brain's owner (`whole_brain()`: on Postgres the role that
+owns the tables; any other login is refused with the role it needs), so a teammate's private
+rows are neither left behind nor refused by the target's row policies.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from memverbs.server.brain.tables import DERIVED_COLUMNS, Table, declared
 from memverbs.server.errors import BrainError
 
 if TYPE_CHECKING:
@@ -27,53 +35,6 @@ if TYPE_CHECKING:
     from memverbs.server.brain.sqlite import SqliteBrain
 
 BATCH = 1000
-
-# (table, key columns, every column) in an order that satisfies the foreign keys.
-TABLES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
-    ("people", ("id",), ("id", "name", "role", "created_at")),
-    ("pages", ("id",), ("id", "source_id", "slug", "slug_rev", "title", "type", "body", "frontmatter", "summary",
-                        "visibility", "origin", "created_at", "updated_at", "last_retrieved_at", "deleted_at",
-                        "markdown", "title_key", "owner")),
-    ("page_versions", ("id",), ("id", "page_id", "version", "markdown", "title", "visibility", "written_at", "replaced_at",
-                                "replaced_by", "owner")),
-    ("aliases", ("id",), ("id", "source_id", "slug", "alias", "alias_norm", "origin")),
-    ("links", ("id",), ("id", "source_id", "from_slug", "to_slug", "link_type", "link_source", "context", "created_at",
-                         "private_row", "owner")),
-    ("timeline", ("id",), ("id", "source_id", "slug", "date", "summary", "detail", "origin", "created_at",
-                            "private_row", "owner")),
-    ("facts", ("id",), ("id", "source_id", "fact", "fact_norm", "kind", "entity_slug", "visibility", "notability",
-                        "provenance", "source_session", "context", "confidence", "valid_from", "valid_until",
-                        "expired_at", "expiry_reason", "superseded_by", "consolidated_at", "consolidated_into",
-                        "created_at", "project", "search_terms", "owner")),
-    ("fact_moves", ("id",), ("id", "fact_id", "from_slug", "to_slug", "reason", "moved_at")),
-    ("fact_audit", ("id",), ("id", "fact_id", "action", "old_value", "old_at", "new_value", "reason", "actor", "at")),
-    ("projects", ("source_id", "key"), ("source_id", "key", "slug", "name", "root", "created_at", "updated_at")),
-    ("session_cursors", ("source_id", "client_id", "session_id"),
-     ("source_id", "client_id", "session_id", "last_wake_at", "cursor_slug", "created_at", "updated_at")),
-    ("access_tokens", ("id",), ("id", "name", "token_hash", "token_hint", "scopes", "surface", "source_id", "client_id",
-                                "created_at", "last_used_at", "revoked_at", "person")),
-    ("oauth_clients", ("id",), ("id", "client_id", "name", "metadata", "secret_hash", "lane", "created_at", "last_used_at",
-                                "revoked_at")),
-    ("oauth_tokens", ("id",), ("id", "client_ref", "kind", "token_hash", "family", "scopes", "surface", "source_id",
-                               "resource", "redirect_uri", "code_challenge", "state", "attempts", "expires_at",
-                               "created_at", "revoked_at")),
-    ("oauth_owner_secrets", ("id",), ("id", "kind", "secret_hash", "expires_at", "created_at", "used_at")),
-    ("vector_spaces", ("id",), ("id", "provider", "model", "dims", "created_at")),
-    ("chunks", ("id",), ("id", "source_id", "page_id", "ord", "text", "text_hash")),
-    ("text_vectors", ("id",), ("id", "space_id", "text_hash", "vector", "created_at")),
-    ("fact_vectors", ("fact_id", "space_id"), ("fact_id", "space_id", "vector", "created_at")),
-    ("sync_folders", ("id",), ("id", "source_id", "root", "slug_prefix", "mode", "created_at", "last_pass_at",
-                               "last_change_at", "watcher_pid", "watcher_beat", "host", "watcher_host", "folder_uid")),
-    ("sync_files", ("folder_id", "rel_path"), ("folder_id", "rel_path", "slug", "file_hash", "size", "mtime_ns",
-                                               "page_updated_at", "synced_at")),
-    ("sync_conflicts", ("id",), ("id", "folder_id", "rel_path", "slug", "brain_content", "detected_at", "resolved_at")),
-    ("sync_failures", ("folder_id", "rel_path"), ("folder_id", "rel_path", "size", "mtime_ns", "outcome", "reason", "first_at",
-                                                 "last_at")),
-)
-# Maintained by the backend itself, never copied: SQLite's FTS5 tables, Postgres's tsvector and pgvector columns.
-DERIVED_COLUMNS = {"search", "search_len", "embedding"}
-DEFERRED = {("facts", "superseded_by")}
-TEXT_KEYS = {"source_id", "client_id", "session_id", "rel_path", "key"}
 
 Progress = Callable[[str, int, int], None]
 
@@ -140,39 +101,49 @@ class _Side:
             )
         return {r[0] for r in rows} - {"_migrations"}
 
-    def count(self, table: str) -> int:
-        return int(self.brain.aggregate(f"SELECT count(*) FROM {table}")[0])
+    @contextmanager
+    def whole(self) -> Iterator[None]:
+        """Reads of every person's rows at one moment: a snapshot, as the brain's owner."""
+        with self.brain.snapshot(), self.brain.whole_brain():
+            yield
 
-    def _keys(self, key: tuple[str, ...], suffix: str = "") -> str:
+    def count(self, table: Table) -> int:
+        return int(self.brain.aggregate(f"SELECT count(*) FROM {table.name}")[0])
+
+    def _keys(self, table: Table, suffix: str = "") -> str:
         # Text keys compare byte-wise on both sides (SQLite's order), so both read rows in one order.
-        return ", ".join((f'{k} COLLATE "C"' if self.pg and k in TEXT_KEYS else k) + suffix for k in key)
+        return ", ".join((f'{k} COLLATE "C"' if self.pg and table.column(k).kind == "text" else k) + suffix
+                         for k in table.key)
 
-    def rows(self, table: str, key: tuple[str, ...], cols: tuple[str, ...], after: tuple | None, limit: int) -> list:
-        keys = self._keys(key)
+    def rows(self, table: Table, after: tuple | None, limit: int) -> list:
+        keys = self._keys(table)
         where = ""
         args: tuple = ()
         if after is not None:
-            where = f"WHERE ({keys}) > ({', '.join([self.mark] * len(key))})"
+            where = f"WHERE ({keys}) > ({', '.join([self.mark] * len(table.key))})"
             args = tuple(after)
         return self.brain.query(
-            f"SELECT {', '.join(cols)} FROM {table} {where} ORDER BY {keys} LIMIT {int(limit)}", args
+            f"SELECT {', '.join(table.column_names)} FROM {table.name} {where} ORDER BY {keys} LIMIT {int(limit)}", args
         )
 
-    def last_key(self, table: str, key: tuple[str, ...]) -> tuple | None:
-        row = self.brain.one(f"SELECT {', '.join(key)} FROM {table} ORDER BY {self._keys(key, ' DESC')} LIMIT 1")
+    def last_key(self, table: Table) -> tuple | None:
+        row = self.brain.one(f"SELECT {', '.join(table.key)} FROM {table.name} ORDER BY {self._keys(table, ' DESC')} LIMIT 1")
         return tuple(row) if row is not None else None
 
-    def insert(self, table: str, cols: tuple[str, ...], rows: list[tuple]) -> None:
-        sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join([self.mark] * len(cols))})"
+    def insert(self, table: Table, rows: list[tuple]) -> None:
+        cols = table.column_names
+        sql = f"INSERT INTO {table.name} ({', '.join(cols)}) VALUES ({', '.join([self.mark] * len(cols))})"
         self._executemany(sql, rows)
 
-    def set_superseded(self, pairs: list[tuple[int, int]]) -> None:
-        m = self.mark
-        self._executemany(f"UPDATE facts SET superseded_by = {m} WHERE id = {m}", pairs)
+    def set_later(self, table: Table, column: str, pairs: list[tuple[int, int]]) -> None:
+        """Fill `column` (a link to another row of `table`, `Table.self_references`) once every row is there."""
+        if pairs:
+            m = self.mark
+            self._executemany(f"UPDATE {table.name} SET {column} = {m} WHERE id = {m}", pairs)
 
     def _executemany(self, sql: str, rows: Sequence[tuple[object, ...]]) -> None:
         """One statement over many rows, in one write transaction (a cursor's executemany on either driver)."""
-        with self.brain.write() as db:
+        with self.brain.write() as db, self.brain.whole_brain():
             cur = db.cursor()
             try:
                 cur.executemany(sql, rows)
@@ -188,17 +159,23 @@ class _Side:
 
         brain = self.brain
         assert isinstance(brain, PostgresBrain)
-        with brain.write() as db:
-            for table, key, _ in TABLES:
-                if key == ("id",):
-                    db.execute(
-                        f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(max(id), 1), max(id) IS NOT NULL) "
-                        f"FROM {table}"
-                    )
+        with brain.write() as db, brain.whole_brain():
+            restart_sequences(db)
         with brain.connection() as conn:
             if brain.pgvector:
                 backfill_embeddings(conn)
             conn.execute("ANALYZE")  # planner statistics for the bulk-loaded tables, before the first query
+
+
+def restart_sequences(db: object) -> None:
+    """Inside a Postgres write as the whole brain: each id sequence past the ids its table holds (a
+    copy keeps its ids), so the next row gets a new one."""
+    for table in declared():
+        if table.key == ("id",):
+            db.execute(  # type: ignore[attr-defined]
+                f"SELECT setval(pg_get_serial_sequence('{table.name}', 'id'), COALESCE(max(id), 1), max(id) IS NOT NULL) "
+                f"FROM {table.name}"
+            )
 
 
 def _backend(brain: Brain) -> SqliteBrain | PostgresBrain:
@@ -226,12 +203,13 @@ def _value(v: object) -> str:
     return "s" + str(v)
 
 
-def table_batches(side: _Side, table: str, key: tuple[str, ...], cols: tuple[str, ...]) -> Iterator[list]:
+def table_batches(side: _Side, table: Table) -> Iterator[list]:
     """Every row of `table` in key order, a batch at a time."""
     after = None
-    while rows := side.rows(table, key, cols, after, BATCH):
+    cols = table.column_names
+    while rows := side.rows(table, after, BATCH):
         yield rows
-        after = tuple(rows[-1][cols.index(k)] for k in key)
+        after = tuple(rows[-1][cols.index(k)] for k in table.key)
 
 
 def digest_rows(digest: hashlib._Hash, rows: Sequence[Sequence[object]]) -> None:
@@ -240,11 +218,11 @@ def digest_rows(digest: hashlib._Hash, rows: Sequence[Sequence[object]]) -> None
         digest.update("\x1f".join(_value(v) for v in r).encode() + b"\x1e")
 
 
-def table_hash(side: _Side, table: str, key: tuple[str, ...], cols: tuple[str, ...]) -> tuple[int, str]:
+def table_hash(side: _Side, table: Table) -> tuple[int, str]:
     """(rows, SHA-256 over every row in key order), read in batches."""
     digest = hashlib.sha256()
     n = 0
-    for rows in table_batches(side, table, key, cols):
+    for rows in table_batches(side, table):
         digest_rows(digest, rows)
         n += len(rows)
     return n, digest.hexdigest()
@@ -258,7 +236,7 @@ def check_compatible(source: _Side, target: _Side) -> None:
             f"the two brains are at different schema versions (source {s['applied']}, target {t['applied']})",
             "Run `memverbs init` on the source with this memverbs first (or upgrade memverbs).",
         )
-    known = {name for name, _, _ in TABLES}
+    known = {table.name for table in declared()}
     for side, label in ((source, "source"), (target, "target")):
         extra = side.tables() - known
         if extra:
@@ -266,11 +244,11 @@ def check_compatible(source: _Side, target: _Side) -> None:
                 f"the {label} brain has tables this memverbs cannot copy ({', '.join(sorted(extra))})",
                 "Upgrade memverbs; nothing was copied.",
             )
-        for name, _, cols in TABLES:
-            unknown = set(side.columns(name)) - set(cols) - DERIVED_COLUMNS
+        for table in declared():
+            unknown = set(side.columns(table.name)) - set(table.column_names) - DERIVED_COLUMNS
             if unknown:
                 raise BrainError(
-                    f"the {label} brain's {name} table has columns this memverbs cannot copy ({', '.join(sorted(unknown))})",
+                    f"the {label} brain's {table.name} table has columns this memverbs cannot copy ({', '.join(sorted(unknown))})",
                     "Upgrade memverbs; nothing was copied.",
                 )
 
@@ -280,40 +258,47 @@ def transfer(source_brain: Brain, target_brain: Brain, *, resume: bool = False, 
     source, target = _Side(source_brain), _Side(target_brain)
     tell = progress or (lambda stage, done, total: None)
     check_compatible(source, target)
-    held = sum(target.count(name) for name, _, _ in TABLES)
+    tables = declared()
+    with target.whole():
+        held = sum(target.count(table) for table in tables)
+        resumed = {table.name: (target.count(table), target.last_key(table)) for table in tables} if resume else {}
     if held and not resume:
         raise BrainError(
             f"the target brain is not empty ({held} rows)",
             "Copy into a new, empty brain; or pass --resume to continue a copy that was interrupted.",
         )
     report = TransferReport()
-    for name, key, cols in TABLES:
-        total = source.count(name)
-        after = target.last_key(name, key) if resume else None
-        done = target.count(name)
-        copied = 0
-        tell(f"copying {name}", done, total)
-        deferred = [i for i, c in enumerate(cols) if (name, c) in DEFERRED]
-        while rows := source.rows(name, key, cols, after, BATCH):
-            values = [tuple(None if i in deferred else r[i] for i in range(len(cols))) for r in rows]
-            target.insert(name, cols, values)
-            after = tuple(rows[-1][cols.index(k)] for k in key)
-            copied += len(rows)
-            tell(f"copying {name}", min(done + copied, total), total)
-        report.copied[name] = copied
-    # Second pass: supersession links, now that every fact they name exists (idempotent on resume).
-    after = None
-    while rows := source.brain.query(
-        f"SELECT id, superseded_by FROM facts WHERE superseded_by IS NOT NULL AND id > {source.mark} ORDER BY id LIMIT {BATCH}",
-        (after if after is not None else 0,),
-    ):
-        target.set_superseded([(r[1], r[0]) for r in rows])
-        after = rows[-1][0]
-    target.finish()
-    for name, key, cols in TABLES:
-        tell("verifying", len(report.tables), len(TABLES))
-        s_rows, s_hash = table_hash(source, name, key, cols)
-        t_rows, t_hash = table_hash(target, name, key, cols)
-        report.tables.append(TableReport(name, s_rows, t_rows, s_hash, t_hash))
-    tell("verifying", len(TABLES), len(TABLES))
+    with source.whole():  # every row, as of one moment: no row points at one the copy lacks
+        for table in tables:
+            total = source.count(table)
+            done, after = resumed.get(table.name, (0, None))
+            copied = 0
+            tell(f"copying {table.name}", done, total)
+            cols = table.column_names
+            later = [cols.index(c) for c in table.self_references]  # a row may name one copied after it
+            while rows := source.rows(table, after, BATCH):
+                target.insert(table, [tuple(None if i in later else v for i, v in enumerate(r)) for r in rows])
+                after = tuple(rows[-1][cols.index(k)] for k in table.key)
+                copied += len(rows)
+                tell(f"copying {table.name}", min(done + copied, total), total)
+            report.copied[table.name] = copied
+        # Second pass: the rows' links to later rows (a fact's supersession), now that every row they
+        # name exists (idempotent on resume).
+        for table in tables:
+            for column in table.self_references:
+                target.set_later(table, column, _later_links(source, table, column))
+        target.finish()
+        with target.whole():
+            for table in tables:
+                tell("verifying", len(report.tables), len(tables))
+                s_rows, s_hash = table_hash(source, table)
+                t_rows, t_hash = table_hash(target, table)
+                report.tables.append(TableReport(table.name, s_rows, t_rows, s_hash, t_hash))
+    tell("verifying", len(tables), len(tables))
     return report
+
+
+def _later_links(side: _Side, table: Table, column: str) -> list[tuple[int, int]]:
+    """(the linked row, the row) of every row of `table` whose `column` names another row of it."""
+    rows = side.brain.query(f"SELECT id, {column} FROM {table.name} WHERE {column} IS NOT NULL ORDER BY id")
+    return [(r[1], r[0]) for r in rows]

@@ -44,6 +44,7 @@ class ExportReport:
     private_rows_left_out: int = 0  # pages whose private facts-fence rows were cut
     private_facts_left_out: int = 0
     backup: dict[str, int] | None = None  # `--full`: rows per table in .memverbs-backup
+    backup_left_out: dict | None = None  # `--full`: what the backup left out and why (its manifest's)
     attachments: int = 0  # files the notes embed, copied from their synced folder
     attachments_missing: list[tuple[str, str]] = field(default_factory=list)  # (note, target): not in the brain, folder gone
     errors: list[tuple[str, str]] = field(default_factory=list)
@@ -56,9 +57,18 @@ class ExportReport:
 
 
 def export_brain(brain: Brain, source: str, dest: str, *, include_private: bool, full: bool = False,
-                 progress: Callable[[str], None] | None = None) -> ExportReport:
+                 everyone: bool = False, progress: Callable[[str], None] | None = None) -> ExportReport:
     """Every live page as a file and the active facts as lines; `full` adds the brain's own rows
-    (server/brain/backup.py), from which `import` restores it exactly."""
+    (server/sync/backup.py: with `everyone`, every person's), from which `import` restores it exactly.
+
+    All of it is read in one snapshot of the brain: the notes and the backup are one moment, and
+    no backup row points at a row the backup lacks, however busy the brain is meanwhile."""
+    with brain.snapshot():
+        return _export(brain, source, dest, include_private=include_private, full=full, everyone=everyone, progress=progress)
+
+
+def _export(brain: Brain, source: str, dest: str, *, include_private: bool, full: bool, everyone: bool,
+            progress: Callable[[str], None] | None) -> ExportReport:
     root = Path(dest)
     root.mkdir(parents=True, exist_ok=True)
     report = ExportReport(str(root.resolve()), include_private)
@@ -93,8 +103,9 @@ def export_brain(brain: Brain, source: str, dest: str, *, include_private: bool,
     if full:
         from memverbs.server.sync.backup import write_backup  # noqa: PLC0415 - only a full export
 
-        written = write_backup(brain, root)
+        written = write_backup(brain, root, everyone=everyone)
         report.backup = written.tables
+        report.backup_left_out = written.left_out
         report.errors.extend(written.errors)
     return report
 

@@ -88,10 +88,11 @@ class FolderPass:
     """Applies a folder's files to the brain through a dispatcher, keeping per-file state."""
 
     def __init__(self, dispatcher: Dispatcher, brain: Brain, source: str, folder: Folder, *, dry_run: bool = False,
-                 max_bytes: int = MAX_BYTES, restored: bool = False):
+                 max_bytes: int = MAX_BYTES, restored: frozenset[str] | None = None):
         self.dispatcher = dispatcher
-        # Just restored from this folder's backup (server/brain/backup.py): a note that says what its page
-        # says is recorded, not written again, and the facts file is the backup's already.
+        # Just restored from this folder's backup (server/sync/restore.py; the SHA-256 of each note as the
+        # export wrote it): a note as exported, or one that says what its page says, is recorded, not
+        # written again (the backup's page is the truth), and the facts file is the backup's already.
         self.restored = restored
         self.brain = brain
         self.source = source
@@ -234,7 +235,8 @@ class FolderPass:
             if not self.dry_run:
                 self._record(rel, slug, got, page["updated_at"])
             return "unchanged", ""
-        if self.restored and prev is None and page is not None and render_page(self.brain, self.source, slug) == got.text:
+        if (self.restored is not None and prev is None and page is not None
+                and (got.digest in self.restored or render_page(self.brain, self.source, slug) == got.text)):
             if not self.dry_run:
                 self._record(rel, slug, got, page["updated_at"])
             return "unchanged", ""
@@ -370,7 +372,7 @@ class FolderPass:
             return
         if prev is not None and prev.file_hash == got.digest:
             return
-        if self.restored:
+        if self.restored is not None:
             if not self.dry_run:
                 self._record(entry.rel, "", got, None)
             return

@@ -17,7 +17,7 @@ class Report:
     errors: list[tuple[str, str]] = field(default_factory=list)  # (file, why)
     conflicts: list[tuple[str, str]] = field(default_factory=list)  # (file, slug)
     facts: dict[str, int] = field(default_factory=lambda: {"inserted": 0, "duplicate": 0, "superseded": 0, "errors": 0})
-    # A full export's backup restored first (server/brain/backup.py): migrate's per-table verify, after the notes pass.
+    # A full export's backup restored first (server/sync/restore.py): migrate's per-table verify, after the notes pass.
     restore: dict | None = None
 
     def add(self, outcome: str, rel: str = "", why: str = "") -> None:

@@ -75,7 +75,7 @@ def _walk(root: str, rel: str) -> Iterator[Entry]:
             yield Entry(child_rel, path, f"cannot stat: {exc.strerror}", "error")
             continue
         if not rel and e.name == BACKUP_DIR and is_dir:
-            continue  # a full export's backup: import restores it before the walk (server/brain/backup.py)
+            continue  # a full export's backup: import restores it before the walk (server/sync/restore.py)
         if not rel and e.name == FOLDER_DIR:
             continue  # memverbs's own: the folder's identity (server/sync/identity.py), not content nor news
         if e.name.startswith("."):

@@ -13,7 +13,8 @@ from provider_fakes import hashing_runtime
 from memverbs.cli.main import main
 from memverbs.server.brain.factory import open_brain
 from memverbs.server.brain.location import BrainLocation
-from memverbs.server.brain.transfer import TABLES, transfer
+from memverbs.server.brain.tables import declared
+from memverbs.server.brain.transfer import transfer
 from memverbs.server.home import Home
 from memverbs.server.runtime import Runtime
 from memverbs.server.timeparse import now_ms
@@ -119,7 +120,7 @@ def test_an_interrupted_copy_resumes_and_verifies(grown, tmp_path):
         transfer(source, target)  # a second plain copy would duplicate: refused
     report = transfer(source, target, resume=True)
     assert report.ok, report.as_dict()
-    assert set(report.copied) == {name for name, _, _ in TABLES}
+    assert set(report.copied) == {t.name for t in declared()}
     assert report.copied["pages"] == 0 and report.copied["access_tokens"] == 1  # nothing copied twice
     source.close()
     target.close()
@@ -133,8 +134,8 @@ def test_a_mismatch_fails_the_verify(grown, tmp_path):
         db.execute("UPDATE facts SET fact = 'tampered' WHERE id = 1")
     from memverbs.server.brain.transfer import _Side, table_hash
 
-    facts = next(t for t in TABLES if t[0] == "facts")
-    assert table_hash(_Side(source), *facts) != table_hash(_Side(target), *facts)
+    facts = next(t for t in declared() if t.name == "facts")
+    assert table_hash(_Side(source), facts) != table_hash(_Side(target), facts)
     source.close()
     target.close()
 

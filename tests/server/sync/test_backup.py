@@ -8,15 +8,16 @@ import json
 from pathlib import Path
 
 import pytest
+from backups import seed_history
 from helpers import Client, init_home
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from vaults import write
 
 from memverbs.cli.main import main
-from memverbs.server.brain.transfer import TABLES, _Side, table_hash
+from memverbs.server.brain.transfer import _Side, table_hash
 from memverbs.server.runtime import Runtime
-from memverbs.server.sync.backup import BACKUP_TABLES
+from memverbs.server.sync.backup import backup_tables
 from memverbs.server.timeparse import iso, parse_instant
 
 
@@ -32,8 +33,10 @@ def second_home(tmp_path: Path, monkeypatch, other_brain_url, name: str = "home2
 
 
 def hashes(brain) -> dict[str, tuple[int, str]]:
+    """Every backup table's (rows, hash), read as migrate verifies: the whole brain, at one moment."""
     side = _Side(brain)
-    return {name: table_hash(side, name, key, cols) for name, key, cols in TABLES if name in BACKUP_TABLES}
+    with brain.snapshot(), brain.whole_brain():
+        return {t.name: table_hash(side, t) for t in backup_tables()}
 
 
 def test_a_fact_read_back_from_the_facts_file_keeps_the_time_it_became_true(tmp_path, cli_json, local):
@@ -69,31 +72,6 @@ def test_export_then_import_keeps_every_facts_time(tmp_path, home, local, runtim
     assert after == before
 
 
-def seed_history(local, runtime) -> None:
-    """A brain with a history: versions, aliases, links, timeline, supersession by hand, moves, a
-    forgotten and restored fact, a visibility change, a private page, an expiring fact."""
-    from memverbs.server.timeparse import now_ms
-
-    local.ok("put_page", slug="people/alice", content="---\ntitle: Alice\naliases: [Ali]\n---\nFirst.\n")
-    local.ok("put_page", slug="people/alice", content="---\ntitle: Alice\naliases: [Ali]\n---\nSecond. See [[bob]].\n")
-    local.ok("put_page", slug="bob", content="# Bob\n\n## Timeline\n- 2025-01-02: joined\n")
-    local.ok("put_page", slug="secret/plan", content="---\nvisibility: private\n---\n# Plan\n")
-    local.ok("add_alias", slug="bob", alias="Robert")
-    local.ok("add_timeline_entry", slug="people/alice", date="2026-03-04", summary="Promoted")
-    local.ok("remember", fact="Alice likes tea", provenance="chat", entity="people/alice", kind="preference")
-    local.ok("remember", fact="Bob is on call", provenance="chat", entity="bob", ttl="30d")
-    local.ok("remember", fact="Alice's salary", provenance="chat", entity="people/alice", visibility="private")
-    local.ok("remember", fact="Old fact", provenance="chat", entity="ali-old")
-    brain, source = runtime.brain(), runtime.source
-    local.ok("forget", id="1", reason="changed her mind")
-    brain.restore_fact(source, 1, reason="she did not", actor="test", now=now_ms())
-    brain.move_facts(source, "ali-old", "people/alice", "same person", now_ms())
-    brain.set_fact_visibility(source, 2, "private", widen=False, reason="on-call is private", actor="test", now=now_ms())
-    local.ok("remember", fact="Alice likes green tea", provenance="chat", entity="people/alice", kind="preference")
-    with brain.write() as db:  # a supersession as remember's embedding rule makes one
-        db.execute("UPDATE facts SET superseded_by = 5, expired_at = 1, expiry_reason = 'superseded by fact #5' WHERE id = 1")
-
-
 def test_export_full_then_import_restores_the_brain_exactly(tmp_path, home, local, runtime, monkeypatch, capsys, cli_json,
                                                             other_brain_url):
     seed_history(local, runtime)
@@ -105,7 +83,7 @@ def test_export_full_then_import_restores_the_brain_exactly(tmp_path, home, loca
     with second_home(tmp_path, monkeypatch, other_brain_url):
         code, rep = cli_json("import", tmp_path / "out")
         assert code == 0, rep
-        assert rep["restore"]["ok"] and {t["table"] for t in rep["restore"]["verify"]} == set(BACKUP_TABLES)
+        assert rep["restore"]["ok"] and {t["table"] for t in rep["restore"]["verify"]} == {t.name for t in backup_tables()}
         assert rep["facts"]["inserted"] == 0 and rep["created"] == rep["updated"] == 0  # the notes are the restored pages
         rt = Runtime()
         try:

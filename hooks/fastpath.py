@@ -211,9 +211,9 @@ def _answer(args: dict, raw: bytes, budget_s: float) -> bool | str | None:
         prompt = prompt_of(payload)
         if not prompt.strip() or not reflex_on(reflex_setting):
             return ""
-        from memverbs.hooks.reflex import answer_quick  # noqa: PLC0415 - a prompt may name something: the name index
+        from memverbs.hooks.reflex import PlainReads, answer  # noqa: PLC0415 - a prompt may name something: the name index
 
-        return answer_quick(db, root, args["harness"], session[:200], source, prompt)
+        return answer(PlainReads(db), root, args["harness"], session[:200], source, prompt)
     finally:
         db.close()
 

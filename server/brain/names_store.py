@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memverbs.server.brain.store import Store
-from memverbs.server.name_index import named_sql, page_names
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Row
@@ -31,6 +30,8 @@ def write_names(db: Tx, source: str, slug: str, title: str | None, type_: str | 
     """The page's rows, computed afresh from its title, type, slug and `aliases` (None: every alias it has now).
 
     A caller inside a Postgres pipeline passes the aliases: a read there would wait for the batch."""
+    from memverbs.server.name_index import page_names  # noqa: PLC0415 - a page write's, not every brain open's
+
     if aliases is None:
         aliases = page_aliases(db, source, slug)
     db.execute("DELETE FROM entity_names WHERE source_id = ? AND slug = ?", (source, slug))
@@ -46,6 +47,8 @@ def drop_names(db: Tx, source: str, slug: str) -> None:
 
 def rebuild_all(conn: Tx) -> None:
     """Every live page's rows, from scratch (the schema step's fill, a restored backup)."""
+    from memverbs.server.name_index import page_names  # noqa: PLC0415
+
     conn.execute("DELETE FROM entity_names")
     pages = conn.execute("SELECT source_id, slug, title, type FROM pages WHERE deleted_at IS NULL ORDER BY id").fetchall()
     aliases: dict[tuple[str, str], list[str]] = {}
@@ -62,6 +65,8 @@ def rebuild_all(conn: Tx) -> None:
 class NameStore(Store):
     def named_pages(self, source: str, keys: list[str], *, allow_private: bool) -> list[Row]:
         """The index's rows for `keys` (name_key, slug, how, type, title) whose pages the caller may see."""
+        from memverbs.server.name_index import named_sql  # noqa: PLC0415
+
         out: list[Row] = []
         for at in range(0, len(keys), KEY_BATCH):
             among, args = self.dialect.any_of("n.name_key", keys[at : at + KEY_BATCH])

@@ -285,7 +285,8 @@ def _written_as_name(words: tuple[Word, ...]) -> bool:
         return True
     if len(words) == 1:
         return words[0].capital and not words[0].initial
-    return all(w.capital for w in words if w.key not in STOP_WORDS)
+    # Every word written with a capital ("Monday Review", "Target Person 3"): function words and numbers have none.
+    return all(w.capital for w in words if w.key not in STOP_WORDS and not w.key.isdigit())
 
 
 def _someone_else(words: tuple[Word, ...], at: int, known: dict) -> bool:

@@ -66,7 +66,7 @@ from memverbs.server.terms import STOP_WORDS, fold, spaceless
 # Not `typing.TYPE_CHECKING`: the hook's cheap path imports this module, and typing would cost it.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Iterator
 
     from memverbs.server.brain.base import Brain
 
@@ -205,17 +205,21 @@ def scan(text: str) -> Scan:
             last_end = m.end()
             if not raw.isascii() and spaceless(raw):
                 pieces.extend(_pieces(folded, m.start()))
-    keys: dict[str, None] = {}
+    keys = dict.fromkeys(key for _, _, key in _runs(words))
+    for key, _, _ in pieces:
+        keys[key] = None
+    return Scan(tuple(words), tuple(keys), tuple(pieces))
+
+
+def _runs(words: tuple[Word, ...] | list[Word]) -> Iterator[tuple[int, int, str]]:
+    """Every run of up to MAX_NAME_WORDS joined words: (first word, past the last, its key)."""
     for i in range(len(words)):
         parts: list[str] = []
         for j in range(i, min(len(words), i + MAX_NAME_WORDS)):
             if j > i and not words[j].joined:
                 break
             parts.append(words[j].key)
-            keys[" ".join(parts)] = None
-    for key, _, _ in pieces:
-        keys[key] = None
-    return Scan(tuple(words), tuple(keys), tuple(pieces))
+            yield i, j + 1, " ".join(parts)
 
 
 def _pieces(run: str, start: int) -> list[tuple[str, int, int]]:
@@ -310,16 +314,7 @@ def resolve(scan: Scan, rows: Iterable[Row], text: str | None = None) -> Named:
         return Named()
     words = scan.words
     # Candidates, longest first, then in text order: (start word, end word (exclusive), key).
-    spans: list[tuple[int, int, str]] = []
-    for i in range(len(words)):
-        parts: list[str] = []
-        for j in range(i, min(len(words), i + MAX_NAME_WORDS)):
-            if j > i and not words[j].joined:
-                break
-            parts.append(words[j].key)
-            key = " ".join(parts)
-            if key in by_key:
-                spans.append((i, j + 1, key))
+    spans = [run for run in _runs(words) if run[2] in by_key]
     spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
     claimed: list[tuple[int, int]] = []
     found: list[Mention] = []

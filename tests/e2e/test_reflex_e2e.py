@@ -9,14 +9,13 @@ turn that names nothing, then a turn that names it. The fake model on loopback l
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 from fake_model import Text
-from harness_e2e import CODEX_KEY_VAR, World, codex_provider_config, describe
+from harness_e2e import CODEX_KEY_VAR, codex_provider_config, describe
 from harnesses import require_cli
-from openclaw_support import fake_model_config, require_openclaw
+from openclaw_support import installed_openclaw
 
 from memverbs.server.verbs.render import NAMED_SECTION
 
@@ -106,16 +105,7 @@ def test_opencode_points_to_what_a_prompt_names_in_that_turns_request(kelpforge,
 
 
 def test_openclaw_points_to_what_a_prompt_names_in_that_turns_request(kelpforge, fake_api, tmp_path):
-    cli = require_openclaw(kelpforge.env)
-    brain = tmp_path / "brain"
-    shutil.move(kelpforge.env["MEMVERBS_HOME"], brain)
-    kelpforge.env["MEMVERBS_HOME"] = str(brain)
-    config = Path(kelpforge.env["HOME"]) / ".openclaw" / "openclaw.json"
-    config.parent.mkdir(exist_ok=True)
-    config.write_text(json.dumps(fake_model_config(fake_api.url), indent=2))
-    kelpforge.memverbs("install", "openclaw")
-    bare = World({k: v for k, v in kelpforge.env.items() if k != "MEMVERBS_HOME"}, kelpforge.home, kelpforge.project,
-                 runs=kelpforge.runs)
+    cli, bare = installed_openclaw(kelpforge, fake_api, tmp_path)
     fake_api.script(Text("Coffee first."), Text("Here is what I have."))
 
     def run_turn(prompt: str) -> None:

@@ -105,16 +105,7 @@ def test_title_keys_are_filled_for_pages_written_before_them(brain_backend, brai
             brain.save_page("default", f"notes/p{n}", lambda _, n=n, title=title: _draft(f"notes/p{n}", title), 1)
     finally:
         brain.close()
-    if brain_url:
-        import psycopg
-
-        with psycopg.connect(brain_url, autocommit=True) as conn:
-            for sql in undo:
-                conn.execute(sql)
-    else:
-        db = sqlite3.connect(where.path)
-        db.executescript(";\n".join(undo))
-        db.close()
+    undo_step(where, undo)
     brain = open_brain(where)  # applies the pending step
     try:
         assert [r["slug"] for r in brain.pages_titled("default", "été 2024", allow_private=False)] == ["notes/p0"]
@@ -139,16 +130,7 @@ def test_the_name_index_is_filled_for_pages_written_before_it(brain_backend, bra
     finally:
         brain.close()
     undo = ("DROP TABLE entity_names", "DELETE FROM _migrations WHERE name = '0025_entity_names'")
-    if brain_url:
-        import psycopg
-
-        with psycopg.connect(brain_url, autocommit=True) as conn:
-            for sql in undo:
-                conn.execute(sql)
-    else:
-        db = sqlite3.connect(where.path)
-        db.executescript(";\n".join(undo))
-        db.close()
+    undo_step(where, undo)
     brain = open_brain(where)  # applies the pending step
     try:
         assert name_index.named_in(brain, "default", "did Alice Example or ally call").slugs == ["people/alice-example"]
@@ -156,6 +138,20 @@ def test_the_name_index_is_filled_for_pages_written_before_it(brain_backend, bra
         assert name_index.named_in(brain, "default", "kubernetes upgrade").slugs == []
     finally:
         brain.close()
+
+
+def undo_step(where, undo: tuple[str, ...]) -> None:
+    """Take a step back out of a brain (its SQL, then its record), as a brain from before it would be."""
+    if where.backend == "postgres":
+        import psycopg
+
+        with psycopg.connect(where.url, autocommit=True) as conn:
+            for sql in undo:
+                conn.execute(sql)
+    else:
+        db = sqlite3.connect(where.path)
+        db.executescript(";\n".join(undo))
+        db.close()
 
 
 def _draft(slug: str, title: str):

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import time
 
-from memverbs.server.name_index import find, key_of
+from memverbs.server.name_index import find, key_of, named_sql
 from memverbs.server.terms import STOP_WORDS
 
 # Not `typing.TYPE_CHECKING`: the cheap path loads this module, and typing would cost it.
@@ -64,11 +64,7 @@ _ENDINGS = ("ations", "ation", "ments", "ment", "ings", "ing", "ies", "ied", "er
 
 # The reads below, written once for a plain connection of either backend: `?` marks (psycopg's `%s` on
 # Postgres), `{among}` a list of values, `{facts}` the facts table as its index is named on SQLite.
-_NAMED = (
-    "SELECT n.name_key, n.slug, n.how, p.type, p.title FROM entity_names n "
-    "JOIN pages p ON p.source_id = n.source_id AND p.slug = n.slug "
-    "WHERE n.source_id = ? AND n.name_key {among} AND p.deleted_at IS NULL AND p.visibility = 'world'"
-)
+_NAMED = named_sql("n.name_key {among}")  # the name index's own lookup, world-visible only (below)
 # The body's first stretch only when there is no summary to show: its first prose sentence stands in.
 _PAGES = (
     "SELECT slug, title, summary, CASE WHEN summary IS NULL OR summary = '' THEN substr(body, 1, 2000) END, updated_at "
@@ -101,7 +97,7 @@ class PlainReads:
     def named(self, source: str, keys: list[str]) -> list[tuple]:
         rows: list[tuple] = []
         for at in range(0, len(keys), MAX_KEYS):
-            rows += self._rows(_NAMED, (source,), keys[at : at + MAX_KEYS])
+            rows += self._rows(_NAMED, (source,), keys[at : at + MAX_KEYS], (False, False))
         return rows
 
     def pages(self, source: str, slugs: list[str]) -> dict[str, tuple]:
@@ -202,18 +198,21 @@ def pointers_for(reads: Reads, source: str, slugs: list[str], state: SessionStat
     out: list[dict] = []
     facts_left = MAX_FACTS
     for slug in slugs[: MAX_POINTERS + MAX_MORE]:
-        page = pages.get(slug)
+        rows = reads.facts(source, slug, now_ms)
+        # An entity with facts and no page is pointed to by its slug, its facts speaking for it.
+        page = pages.get(slug) or ((None, None, None, 0) if rows else None)
         if page is None:
             continue
         title, summary, body_head, updated_at = page
-        rows = reads.facts(source, slug, now_ms)
         key = pointer_key(slug, updated_at, max((r[0] for r in rows), default=0))
         if state.given(key) or (state.given(card_key(slug, updated_at)) and not _news(rows, slug, state)):
             continue
         shown = len(out) < MAX_POINTERS
         related = _related(rows, slug, asked or set(), state, min(FACTS_PER_POINTER, facts_left)) if shown else []
+        if shown and not related and title is None and facts_left > 0:  # no page to sum it up: its newest fact
+            related = [{"fact": rows[0][1], "kind": rows[0][2], "valid_from": rows[0][3]}]
         facts_left -= len(related)
-        out.append({"slug": slug, "title": title or slug, "summary": _summary(summary, body_head) if shown else "",
+        out.append({"slug": slug, "title": title or slug.rsplit("/", 1)[-1], "summary": _summary(summary, body_head) if shown else "",
                     "facts": related, "key": key})
     return out
 

@@ -2,8 +2,10 @@
 
 Every row is derived from a page and its aliases (name_index.page_names), so the index is written
 where they are: in the same transaction as the page's save, an alias added, a rename or a delete
-(pages_store.py calls `write_names` / `drop_names` there). `rebuild_names` writes every live page's
-rows again, for the schema step that creates the table and for a restored backup.
+(pages_store.py calls `write_names` / `drop_names` there). An entity with facts and no page is
+named by its slug read as words, written by a trigger on the facts (the schema step's
+`facts_entity_name`). `rebuild_names` writes every row again, for the schema step that creates the
+table and for a restored backup.
 """
 
 from __future__ import annotations
@@ -42,12 +44,13 @@ def write_names(db: Tx, source: str, slug: str, title: str | None, type_: str | 
 
 
 def drop_names(db: Tx, source: str, slug: str) -> None:
-    db.execute("DELETE FROM entity_names WHERE source_id = ? AND slug = ?", (source, slug))
+    """A page gone (deleted, or moved away): its names go; what its facts still name it by stays."""
+    db.execute("DELETE FROM entity_names WHERE source_id = ? AND slug = ? AND how <> 'slug'", (source, slug))
 
 
 def rebuild_all(conn: Tx) -> None:
     """Every live page's rows, from scratch (the schema step's fill, a restored backup)."""
-    from memverbs.server.name_index import page_names  # noqa: PLC0415
+    from memverbs.server.name_index import page_names, slug_key  # noqa: PLC0415
 
     conn.execute("DELETE FROM entity_names")
     pages = conn.execute("SELECT source_id, slug, title, type FROM pages WHERE deleted_at IS NULL ORDER BY id").fetchall()
@@ -57,6 +60,10 @@ def rebuild_all(conn: Tx) -> None:
     rows = [(source, key, slug, how)
             for source, slug, title, type_ in pages
             for key, how in page_names(title, slug, type_, aliases.get((source, slug), []))]
+    paged = {(source, slug) for source, slug, _, _ in pages}
+    rows += [(source, key, slug, "slug")
+             for source, slug in conn.execute("SELECT DISTINCT source_id, entity_slug FROM facts WHERE entity_slug IS NOT NULL").fetchall()
+             if (source, slug) not in paged and (key := slug_key(slug))]
     for at in range(0, len(rows), 1000):
         conn.executemany("INSERT INTO entity_names (source_id, name_key, slug, how) VALUES (?, ?, ?, ?)",
                          rows[at : at + 1000])
@@ -70,7 +77,7 @@ class NameStore(Store):
         out: list[Row] = []
         for at in range(0, len(keys), KEY_BATCH):
             among, args = self.dialect.any_of("n.name_key", keys[at : at + KEY_BATCH])
-            out += self.query(named_sql(among), (source, *args, allow_private))
+            out += self.query(named_sql(among), (source, *args, allow_private, allow_private))
         return out
 
     def rebuild_names(self) -> None:

@@ -197,3 +197,11 @@ def test_a_page_whose_card_the_pack_showed_is_not_pointed_to_until_it_changes(br
     local.ok("remember", fact="Soren agreed to a pricing review in April", provenance="chat", entity="people/soren-hartwhistle")
     text, _ = prompt("And Soren Hartwhistle on pricing now?")
     assert "pricing review in April [people/soren-hartwhistle]" in text and NAMED_SECTION not in text
+
+
+def test_an_entity_with_facts_and_no_page_gets_a_pointer_with_its_fact(brain, prompt, local):
+    local.ok("remember", fact="Bob owns the billing service since May", provenance="chat", entity="people/bob-marsh")
+    time.sleep(2.2)
+    settle(prompt)
+    text, _ = prompt("who is bob marsh again?")
+    assert "**bob-marsh** → `people/bob-marsh`" in text and "Bob owns the billing service since May" in text

@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memverbs.hooks.adapters import ADAPTERS
+from memverbs.hooks.basics import reflex_on
 from memverbs.hooks.events import Moment
-from memverbs.hooks.fastpath import reflex_on
 from memverbs.hooks.standing import touched
 from memverbs.server.projects import PROJECT_PREFIX
 from memverbs.server.verbs.render import render_delta

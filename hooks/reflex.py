@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import time
 
-from memverbs.server.name_index import find, key_of, named_sql
+from memverbs.server.name_index import Named, find, key_of, named_sql
 from memverbs.server.terms import STOP_WORDS
 
 # Not `typing.TYPE_CHECKING`: the cheap path loads this module, and typing would cost it.
@@ -175,12 +175,13 @@ def pointer_key(slug: str, updated_at: int, newest_fact: int) -> str:
     return f"pointer\0{slug}\0{updated_at}\0{newest_fact}"
 
 
-def pointers(reads: Reads, source: str, prompt: str, state: SessionState, now_ms: int, *, mark: bool = True) -> list[dict]:
+def pointers(reads: Reads, source: str, prompt: str, state: SessionState, now_ms: int, *, mark: bool = True,
+             named: Named | None = None) -> list[dict]:
     """The pointers this prompt earns, in the order it names their pages; each `{slug, title, summary,
     facts: [{fact, kind, valid_from}], key}`. With `mark` they are recorded in the session's state as
     given (and their pages banked); without it (a harness that cannot show them now) the caller keeps
-    their slugs for `pointers_for` to give later."""
-    named = find(prompt, lambda keys: reads.named(source, keys))
+    their slugs for `pointers_for` to give later. `named`: the prompt's mentions, when already found."""
+    named = named or find(prompt, lambda keys: reads.named(source, keys))
     if not named.mentions:
         return []
     drop = {w for m in named.mentions for w in key_of(f"{m.title or ''} {m.text}").split()}
@@ -273,6 +274,9 @@ def answer(reads: Reads, root: str, harness: str, session: str, source: str, pro
     """A prompt's answer when nothing else changed, on a plain connection (the launcher's fast path, or
     the runner on a brain it need not open): the harness's output with the pointers, or "" (nothing
     new named, or a harness that shows them at a later moment)."""
+    named = find(prompt, lambda keys: reads.named(source, keys))
+    if not named.mentions:
+        return ""  # the common case: nothing named, and nothing more loaded or read
     import os  # noqa: PLC0415 - loaded with the interpreter
 
     from memverbs.hooks.adapters import ADAPTERS  # noqa: PLC0415
@@ -283,12 +287,12 @@ def answer(reads: Reads, root: str, harness: str, session: str, source: str, pro
     state = SessionState.load(os.path.join(root, "hooks", "sessions"), harness, session)
     now = time.time_ns() // 1_000_000
     if not adapter.delivers_prompt:
-        later = pointers(reads, source, prompt, state, now, mark=False)
+        later = pointers(reads, source, prompt, state, now, mark=False, named=named)
         if later:
             wait(state, later)
             state.save()
         return ""
-    given = pointers(reads, source, prompt, state, now)
+    given = pointers(reads, source, prompt, state, now, named=named)
     if not given:
         return ""
     state.save()

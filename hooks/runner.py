@@ -24,6 +24,7 @@ import time
 from typing import TYPE_CHECKING, NoReturn
 
 from memverbs.hooks.adapters import ADAPTERS
+from memverbs.hooks.basics import reflex_on
 from memverbs.hooks.events import Harness, HookError, HookFailure, HookInputError, Moment
 from memverbs.hooks.fastpath import (
     DEFAULT_DEADLINE_MS,
@@ -35,7 +36,6 @@ from memverbs.hooks.fastpath import (
     log_line,
     parse_args,
     read_raw_stdin,
-    reflex_on,
 )
 from memverbs.server.home import Home
 

@@ -34,38 +34,19 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks import brainbench_brain as brain
 from benchmarks import brainbench_harnesses as hx
 from benchmarks import brainbench_report as report
+from benchmarks import brainbench_result as result_doc
 from benchmarks import brainbench_score as score
 from benchmarks.brainbench_data import SUITES, Corpus, Fixture, Turn, default_root, load, select
+from benchmarks.brainbench_result import Unit
 
 SETTLE_S = 2.5  # past delta's in-flight window (2 s): seeded pages are history, not news, to a new session
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 LATEST = RESULTS_DIR / "brainbench-latest.json"
-
-
-@dataclass
-class Unit:
-    """One brain and the sessions run on it: a fixture in one harness, or a continuity pair."""
-
-    key: str
-    harness: str
-    fixtures: list[Fixture]
-    reader_harness: str | None = None
-    seeded_at: float = 0.0
-    rows: list[score.TurnRow] = field(default_factory=list)
-    writeback: list[dict] = field(default_factory=list)
-    continuity: list[dict] = field(default_factory=list)
-    failures: list[str] = field(default_factory=list)
-    hook_codes: dict[tuple[str, str, str], int] = field(default_factory=dict)  # from the home's hooks log
-
-    @property
-    def active(self) -> str:
-        return self.fixtures[0].active_source
 
 
 def next_harness(harness: str, rotation: list[str]) -> str:
@@ -167,7 +148,7 @@ class Run:
         try:
             start = session.start()
             texts, pointed = [start.text], set()
-            given: dict[int, hx.Delivery] = {}
+            given: dict[int, score.Delivery] = {}
             history: list[Turn] = []
             first = True
             for turn in fixture.turns:
@@ -238,8 +219,8 @@ def run(corpus: Corpus, fixtures: list[Fixture], harnesses: list[str], rotation:
         machine = {"nproc": os.cpu_count(), "python": sys.version.split()[0],
                    "load_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)]}
         installs = {f"{h}/{s}": i.how for (h, s), i in runner.installs.items()}
-        return report.build(corpus, units, harnesses, seed_failures, started, time.time() - started, machine, installs,
-                            git_sha())
+        return result_doc.build(corpus, units, harnesses, seed_failures, started, time.time() - started, machine,
+                                installs, git_sha())
     finally:
         if keep:
             hx.log(f"[brainbench] kept the work folder: {workdir}")

@@ -35,11 +35,12 @@ import subprocess
 import sys
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import brainbench_transcripts as transcripts
 from benchmarks.brainbench_data import Turn
+from benchmarks.brainbench_score import Delivery
 from benchmarks.processes import memverbs_cmd
 
 HARNESSES = ("claude-code", "codex", "openclaw")
@@ -54,22 +55,6 @@ PLACEHOLDER = "brainbench-home-placeholder"
 
 class HarnessUnavailable(Exception):
     """This harness cannot be replayed here (no node for OpenClaw's plugin): the run skips it and says why."""
-
-
-@dataclass
-class Delivery:
-    """What memverbs put in front of the model for one prompt, by part, and what it cost."""
-
-    parts: dict[str, str] = field(default_factory=dict)
-    ms: float = 0.0
-    problems: list[str] = field(default_factory=list)
-    raw: dict[str, str] = field(default_factory=dict)  # a command hook's stdout and command, as Claude Code records them
-    calls: list[dict] = field(default_factory=list)  # each hook process run: moment, the payload it was sent, what it printed
-    carried: dict[str, str] = field(default_factory=dict)  # re-sent context the model already had (OpenClaw's cached pack)
-
-    @property
-    def text(self) -> str:
-        return "\n\n".join(p for p in self.parts.values() if p)
 
 
 # -- the installed commands --------------------------------------------------------------------
@@ -107,8 +92,7 @@ def install(harness: str, workdir: Path, source: str) -> Install:
     shutil.rmtree(user_home, ignore_errors=True)
     user_home.mkdir(parents=True)
     placeholder = str(workdir / PLACEHOLDER)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMVERBS_", "CODEX_", "CLAUDE_", "OPENCLAW_"))}
-    env.update(HOME=str(user_home), MEMVERBS_HOME=placeholder)
+    env = {**harness_env(user_home), "MEMVERBS_HOME": placeholder}
     if source != "default":
         env["MEMVERBS_SOURCE"] = source
     name = MEMVERBS_NAME[harness]
@@ -174,7 +158,7 @@ class Session:
         raise NotImplementedError
 
     def end(self, turns: list[Turn], given: dict[int, Delivery], start: Delivery) -> str:
-        """Write the transcript, end the session as the harness does; the capture hook's logged code."""
+        """Write the transcript and end the session as the harness does: "ran", or what went wrong."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -192,6 +176,7 @@ def harness_env(user_home: Path) -> dict[str, str]:
 class CommandHookSession(Session):
     """Claude Code and Codex: shell hooks from settings, Claude's payloads and output format."""
 
+    max_output: int | None = None  # stdout longer than this never reaches the model
     def _run(self, event: str, payload: dict) -> tuple[str, Delivery]:
         cmd, timeout = self.install.commands[event]
         delivery = Delivery()
@@ -210,6 +195,10 @@ class CommandHookSession(Session):
         call["stdout"] = proc.stdout
         if proc.returncode != 0:
             delivery.problems.append(f"{event}: exit {proc.returncode}: {proc.stderr.strip()[:200]}")
+            return "", delivery
+        if self.max_output is not None and len(proc.stdout) > self.max_output:
+            delivery.problems.append(f"{event}: {len(proc.stdout)} characters of output, over the harness's "
+                                     f"{self.max_output}: not injected")
             return "", delivery
         return model_text(proc.stdout, delivery, event), delivery
 
@@ -270,6 +259,7 @@ def model_text(stdout: str, delivery: Delivery, event: str) -> str:
 
 class ClaudeSession(CommandHookSession):
     harness = "claude-code"
+    max_output = 10_000  # Claude Code diverts longer hook output to a file instead (HARNESSES.md §1)
 
     def __init__(self, install: Install, user_home: Path, cwd: Path, started: float) -> None:
         super().__init__(install, user_home, cwd, started)

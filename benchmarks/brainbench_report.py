@@ -1,19 +1,12 @@
-"""BrainBench's figures: the JSON result, the tables printed per harness, the per-turn reading (`-v`) and
-the RESULTS.md section."""
+"""BrainBench's figures as people read them: the tables printed per harness, the per-turn reading (`-v`)
+and the RESULTS.md section, all drawn from the JSON result (brainbench_result.py)."""
 
 from __future__ import annotations
 
 import json
-import time
-from typing import TYPE_CHECKING
 
 from benchmarks import brainbench_score as score
-from benchmarks.brainbench_harnesses import MEMVERBS_NAME
 from benchmarks.results_file import replace_section
-
-if TYPE_CHECKING:
-    from benchmarks.brainbench import Unit
-    from benchmarks.brainbench_data import Corpus
 
 # The issue's targets, every harness: (direction, bound). n/a (nothing to measure) counts as missed.
 TARGETS: dict[str, tuple[str, float]] = {
@@ -40,101 +33,15 @@ GLOSSARY = {
     "fidelity": "gold facts matched by a stored fact (entity slug + every keyword; one stored fact per gold fact) / gold facts",
     "provenance": "stored facts whose provenance is exactly `capture:<harness> session <id>` / stored facts",
     "writeback_precision": "stored facts that matched a gold fact / stored (active) facts",
+    "facts_echoing_injection": "stored facts that repeat what memverbs injected into the session and the user never said",
+    "facts_other_sources": "facts a session's capture wrote outside the session's source",
+    "carried_tokens_per_turn": "tokens of context re-sent unchanged (OpenClaw's cached pack after the first prompt), not counted as injected",
+    "hook_deadlines": "hook runs that hit their deadline and printed nothing (the hooks log's `deadline`)",
 }
 HEADLINE = ("know_to_ask_failure_rate", "false_fire_rate", "push_precision", "push_recall", "continuity",
             "cross_source_injections", "injected_tokens_per_turn", "fidelity", "provenance")
 BEGIN, END = "<!-- brainbench:begin -->", "<!-- brainbench:end -->"
 BASE_BEGIN, BASE_END = "<!-- brainbench-baseline:begin -->", "<!-- brainbench-baseline:end -->"
-
-
-def build(corpus: Corpus, units: list[Unit], harnesses: list[str], seed_failures: list[dict], started: float,
-          seconds: float, machine: dict, installs: dict, sha: str) -> dict:
-    rows = [r for u in units for r in u.rows]
-    writeback = [w for u in units for w in u.writeback]
-    continuity = [c for u in units for c in u.continuity]
-    cells: list[dict] = []
-    summary: dict[str, dict] = {}
-    for h in harnesses:
-        mine = [r for r in rows if r.harness == h]
-        by_suite = {
-            "know-to-ask": lambda m=mine: {**score.know_to_ask(_in(m, "know-to-ask")), **score.per_turn(_in(m, "know-to-ask"))},
-            "push": lambda m=mine: {**score.push(_in(m, "push")), **score.per_turn(_in(m, "push"))},
-            "write-back": lambda h=h: score.write_back_cell([w for w in writeback if w["harness"] == h]),
-            "continuity": lambda h=h: score.continuity_cell([c for c in continuity if c["reader"] == h]),
-        }
-        summary[h] = {}
-        for suite, compute in by_suite.items():
-            fixtures = sorted({f.fixture_id for u in units for f in u.fixtures if suite in f.suites and _ran(u, h)})
-            if not fixtures:
-                continue
-            metrics = compute()
-            gold_total, gold_failed = metrics.pop("gold_total"), metrics.pop("gold_failed")
-            cells.append({"suite": suite, "harness": h, "seam": "production", "gold_total": gold_total,
-                          "gold_failed": gold_failed, "metrics": {k: _round(v) for k, v in metrics.items() if isinstance(v, int | float)},
-                          "fixtures": fixtures})
-            summary[h].update({k: v for k, v in metrics.items() if k in HEADLINE or k in GLOSSARY})
-        overall = score.per_turn(mine)
-        summary[h].update(injected_tokens_per_turn=overall["injected_tokens_per_turn"],
-                          carried_tokens_per_turn=overall["carried_tokens_per_turn"],
-                          cross_source_injections=overall["cross_source_injections"], turns=overall["turns"],
-                          latency_ms_p50=overall["latency_ms_p50"], latency_ms_p95=overall["latency_ms_p95"],
-                          hook_problems=overall["hook_problems"])
-    codes: dict[str, dict[str, int]] = {}
-    names = {hx_name: h for h, hx_name in MEMVERBS_NAME.items()}
-    for u in units:
-        for (name, moment, code), n in u.hook_codes.items():
-            key = f"{moment}:{code}"
-            per = codes.setdefault(names.get(name, name), {})
-            per[key] = per.get(key, 0) + n
-    for h in summary:
-        summary[h]["hook_deadlines"] = sum(n for k, n in codes.get(h, {}).items() if k.endswith(":deadline"))
-    turn_rows = [
-        {"fixture_id": r.fixture_id, "turn_id": r.turn_id, "harness": r.harness, "suite": suite,
-         "injected_slugs": r.injected, "injected_tokens": r.tokens, "gold": _gold(r), "cross_source_slugs": r.cross_source,
-         "latency_ms": r.latency_ms}
-        for r in rows for suite in r.suites
-    ]
-    prompts = {(f.fixture_id, t.turn_id): t.text for u in units for f in u.fixtures for t in f.turns}
-    return {
-        "receipt": {"result_schema_version": 1, "fixtures_hash": "", "harness_sha": sha,
-                    "ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)), "cmd_args": [], "seed": 0,
-                    "include_holdout": False, "llm": False},
-        "cells": cells,
-        "turn_rows": turn_rows,
-        "seed_failures": seed_failures,
-        "_meta": {
-            "metric_glossary": GLOSSARY, "targets": {k: list(v) for k, v in TARGETS.items()},
-            "summary": {h: {k: _round(v) for k, v in s.items()} for h, s in summary.items()},
-            "corpus": str(corpus.root), "harnesses": harnesses, "seconds": round(seconds, 1), "machine": machine,
-            "installs": installs,
-            "hook_codes": codes,  # harness → "moment:code" → runs, from every home's hooks log
-            "failures": [{"unit": f"{u.harness}/{u.key}", "error": e} for u in units for e in u.failures],
-            "deliveries": [{"fixture_id": r.fixture_id, "turn_id": r.turn_id, "harness": r.harness,
-                            "prompt": prompts.get((r.fixture_id, r.turn_id), ""), "text": r.text, "parts": r.parts,
-                            "carried": r.carried, "calls": r.calls, "problems": r.problems} for r in rows],
-            "writeback_rows": writeback,
-            "continuity_rows": continuity,
-        },
-    }
-
-
-def _in(rows: list[score.TurnRow], suite: str) -> list[score.TurnRow]:
-    return [r for r in rows if suite in r.suites]
-
-
-def _ran(unit: Unit, harness: str) -> bool:
-    return unit.harness == harness or unit.reader_harness == harness
-
-
-def _gold(r: score.TurnRow) -> dict | None:
-    if r.gold is None:
-        return None
-    return {"should_retrieve": r.gold.should_retrieve, "gold_slugs": sorted(r.gold.gold_slugs),
-            "acceptable_slugs": sorted(r.gold.acceptable_slugs)}
-
-
-def _round(v: float | None) -> float | None:
-    return None if v is None else round(v, 4)
 
 
 def met(metric: str, value: float | None) -> bool:
@@ -181,8 +88,9 @@ def counts_table(result: dict, walls: bool = True) -> list[str]:
 
 def tables(result: dict) -> str:
     meta = result["_meta"]
+    load = meta["machine"]["load_1min"]
     out = [f"BrainBench ({len({c for cell in result['cells'] for c in cell['fixtures']})} fixtures, "
-           f"{meta['seconds']} s, load {meta['machine']['load_1min']})", "", *headline_table(result), "",
+           f"{meta['seconds']} s, 1-minute load {load[0]} → {load[1]})", "", *headline_table(result), "",
            *counts_table(result)]
     late = {h: s["hook_deadlines"] for h, s in meta["summary"].items() if s.get("hook_deadlines")}
     if late:
@@ -259,7 +167,7 @@ def markdown(result: dict, begin: str, end: str, title: str) -> str:
     load = meta["machine"]["load_1min"]
     lines = [begin, f"## {title}", "",
              f"Run {result['receipt']['ts']} at `{result['receipt']['harness_sha']}` on {meta['machine']['nproc']} cores, "
-             f"Python {meta['machine']['python']}, 1-minute load {load[0]}–{load[1]}; corpus hash "
+             f"Python {meta['machine']['python']}, 1-minute load {load[0]} at the start and {load[1]} at the end; corpus hash "
              f"`{result['receipt']['fixtures_hash']}`, {meta['seconds']} s. Hooks from: "
              + "; ".join(sorted({f'{k.split("/")[0]} {v}' for k, v in meta["installs"].items()})) + ".",
              "", *headline_table(result), "", *counts_table(result, walls=False)]
@@ -280,7 +188,7 @@ HOW = (
 
 BASELINE_NOTE = (
     "The product as it was before the per-prompt reflex and the capture rework (`python -m benchmarks.brainbench "
-    "--baseline` on that code rewrites this section; the latest run is the next section)."
+    "--baseline` on that code rewrites this section; a run without `--baseline` writes the latest figures in a section of their own after it)."
 )
 
 

@@ -66,6 +66,22 @@ def tokens(text: str) -> int:
 
 
 @dataclass
+class Delivery:
+    """What memverbs put in front of the model for one prompt, by part, and what it cost."""
+
+    parts: dict[str, str] = field(default_factory=dict)
+    ms: float = 0.0
+    problems: list[str] = field(default_factory=list)
+    raw: dict[str, str] = field(default_factory=dict)  # a command hook's stdout and command, as Claude Code records them
+    calls: list[dict] = field(default_factory=list)  # each hook process run: moment, the payload it was sent, what it printed
+    carried: dict[str, str] = field(default_factory=dict)  # re-sent context the model already had (OpenClaw's cached pack)
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(p for p in self.parts.values() if p)
+
+
+@dataclass
 class TurnRow:
     fixture_id: str
     turn_id: int

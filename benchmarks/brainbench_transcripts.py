@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from benchmarks.brainbench_data import Turn
-    from benchmarks.brainbench_harnesses import Delivery
+    from benchmarks.brainbench_score import Delivery
 
 CLAUDE_VERSION = "2.1.197"
 CODEX_VERSION = "0.171.0"

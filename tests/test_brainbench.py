@@ -9,7 +9,8 @@ import pytest
 from benchmarks import brainbench, brainbench_brain, brainbench_data, brainbench_score
 from benchmarks import brainbench_transcripts as tr
 from benchmarks.brainbench_data import Decision, GoldFact, Turn, TurnGold
-from benchmarks.brainbench_harnesses import Delivery, _carry
+from benchmarks.brainbench_harnesses import _carry
+from benchmarks.brainbench_score import Delivery
 from memverbs.server.capture.transcript import read_transcript
 
 PERSON = "---\ntitle: Quillon Marsh\ntype: person\naliases: [quillon]\nsummary: Founder of Brindle Works.\n---\n\nQuillon Marsh founded Brindle Works.\n"

@@ -96,7 +96,7 @@ HOT = [
      {"facts": "facts_entity"}),
     ("delta: session cursor", lambda b, now: b.cursor(S, "local", "s1"), {"session_cursors": "sqlite_autoindex_session_cursors_1"}),
     ("reflex: the name index", lambda b, now: b.named_pages(S, ["person 1", "pp1", "p", "nobody here"], allow_private=False),
-     {"n": "primary key", "p": "sqlite_autoindex_pages_1"}),
+     {"n": "primary key", "p": "sqlite_autoindex_pages_1", "f": "facts_entity"}),  # f: an entity without a page
 ]
 
 _STEP = re.compile(r"^(SEARCH|SCAN) (\S+)(?: USING (?:(?:COVERING )?INDEX (\S+)|(INTEGER PRIMARY KEY)|(PRIMARY KEY)))?( VIRTUAL TABLE)?")

@@ -29,10 +29,12 @@ import select
 import sys
 import time
 
+# write_private stays importable from here (capture's stamps import it so).
+from memverbs.hooks.basics import OFF, prompt_of, reflex_on, write_private
+
 DEFAULT_DEADLINE_MS = 2_500  # well inside the 5–10 s timeouts the installers set
 MAX_DEADLINE_MS = 60_000
 MAX_STDIN = 1 << 20
-OFF = {"off", "0", "false", "no", "disabled"}
 # Copies of names whose homes import more than this path may (pathlib, enums); tests/test_layers.py
 # holds each equal to its home.
 HARNESSES = {"claude", "codex", "grok", "opencode", "openclaw", "plain"}  # hooks/events.py Harness
@@ -153,25 +155,42 @@ def log_line(root: str, harness: str, moment: str, code: str, started: float, ch
 
 
 def answer_unchanged(argv: list[str], started: float) -> tuple[bool, bytes | None, bool]:
-    """(True, None, False) when this was an unchanged heartbeat, answered and logged; else (False, the
-    stdin read so far or None when none was read, whether the brain said something changed) for the
-    runner to finish — it need not ask the brain the same question again."""
+    """(True, None, False) when this heartbeat was answered here — nothing changed, and the prompt named
+    nothing new (silence) or only what the reflex could point to on this connection (its pointers) —
+    and logged; else (False, the stdin read so far or None when none was read, whether the brain said
+    something changed) for the runner to finish: it need not ask the brain the same question again."""
     args = parse_args(argv)
     if args["moment"] != "heartbeat" or args["harness"] not in HARNESSES:
         return False, None, False
     raw = read_raw_stdin(started + deadline_s(args) * 0.4)
     try:
-        changed = _changed(args, raw, deadline_s(args))
+        answer = _answer(args, raw, deadline_s(args))
     except Exception:  # noqa: BLE001 - any doubt is the runner's to settle, with its classified codes
-        changed = None
-    if changed is not False:
-        return False, raw, changed is True
-    log_line(home_root(), args["harness"], "heartbeat", "unchanged", started, 0)
+        answer = None
+    if not isinstance(answer, str):
+        return False, raw, answer is True
+    code = "unchanged"
+    if answer:
+        code = "reflex" if emit(answer) else "stdout_closed"
+    log_line(home_root(), args["harness"], "heartbeat", code, started, len(answer))
     return True, None, False
 
 
-def _changed(args: dict, raw: bytes, budget_s: float) -> bool | None:
-    """Whether the brain holds anything newer than the session's cursor; None when this path cannot tell."""
+def emit(output: str) -> bool:
+    """UTF-8 bytes straight to fd 1 (no text layer to fail, fine when sys.stdout is None); False when
+    stdout is closed or broken, which must not break the session."""
+    data = memoryview((output + "\n").encode("utf-8"))
+    try:
+        while data:
+            data = data[os.write(1, data) :]
+    except OSError:
+        return False
+    return True
+
+
+def _answer(args: dict, raw: bytes, budget_s: float) -> bool | str | None:
+    """True: something changed (the runner delivers it); the output when nothing did ("" for silence);
+    None when this path cannot tell."""
     payload = json.loads(raw) if raw else {}
     if not isinstance(payload, dict):
         return None
@@ -183,13 +202,27 @@ def _changed(args: dict, raw: bytes, budget_s: float) -> bool | None:
     root = home_root()
     if os.path.exists(os.path.join(root, "integrations", args["harness"], REMOTE_RECEIPT)):
         return None  # hooks/remote.py decides whether that receipt names a usable brain
-    brain, source = _sqlite_brain(root)
+    brain, source, reflex_setting = _sqlite_brain(root)
     if brain is None:
         return None
-    from memverbs.hooks.changes import BUSY_MS, changed_since_cursor  # noqa: PLC0415
+    from memverbs.hooks.changes import BUSY_MS, changed_on, connect  # noqa: PLC0415
 
     busy_ms = max(10, min(BUSY_MS, int(budget_s * 1000 * 0.2)))  # a lock leaves the runner most of the budget
-    return changed_since_cursor(brain, source, LOCAL_LANE, session[:200], busy_ms)
+    db = connect(brain, busy_ms)
+    if db is None:
+        return None
+    try:
+        changed = changed_on(db, source, LOCAL_LANE, session[:200])
+        if changed is not False:
+            return changed
+        prompt = payload.get("prompt")
+        if not prompt or not reflex_on(reflex_setting):
+            return ""
+        from memverbs.hooks.reflex import PlainReads, answer  # noqa: PLC0415 - a prompt may name something: the name index
+
+        return answer(PlainReads(db), root, args["harness"], session[:200], source, prompt_of(payload))
+    finally:
+        db.close()
 
 
 def config_tables(root: str) -> dict:
@@ -228,31 +261,10 @@ def config_tables(root: str) -> dict:
     return data
 
 
-def write_private(path: str, text: str) -> None:
-    """Write `text` atomically, readable by the owner only, making its folder if missing.
-
-    A name only this process uses, opened exclusively: `tempfile` would cost the hook's start-up its
-    imports (random, shutil). Here rather than in hooks/state.py, which uses it too, because the fast
-    path must not import dataclasses and pathlib.
-    """
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _sqlite_brain(root: str) -> tuple[str | None, str]:
-    """quick_settings + locate for the two keys a heartbeat needs (server/quickconfig.py,
-    server/brain/factory.py): the brain file when the brain is a plain `brain.path` file, and the source."""
+def _sqlite_brain(root: str) -> tuple[str | None, str, str]:
+    """quick_settings + locate for the keys a heartbeat needs (server/quickconfig.py,
+    server/brain/factory.py): the brain file when the brain is a plain `brain.path` file, the
+    source, and the `hooks.reflex` setting."""
     data = config_tables(root)
 
     def value(dotted: str, default: str) -> str:
@@ -268,7 +280,8 @@ def _sqlite_brain(root: str) -> tuple[str | None, str]:
 
     int(value("brain.busy_timeout_ms", "0")), int(value("brain.pool_size", "0"))  # a bad number is the runner's config_error
     source = value("source", DEFAULT_SOURCE).strip() or DEFAULT_SOURCE
+    reflex = value("hooks.reflex", "true")
     if value("brain.url", "").strip():
-        return None, source  # a URL (Postgres, sqlite://) goes the full way
+        return None, source, reflex  # a URL (Postgres, sqlite://) goes the full way
     path = os.path.expanduser(value("brain.path", DEFAULT_BRAIN_NAME))
-    return (path if os.path.isabs(path) else os.path.join(root, path)), source
+    return (path if os.path.isabs(path) else os.path.join(root, path)), source, reflex

@@ -24,12 +24,14 @@ import time
 from typing import TYPE_CHECKING, NoReturn
 
 from memverbs.hooks.adapters import ADAPTERS
+from memverbs.hooks.basics import reflex_on
 from memverbs.hooks.events import Harness, HookError, HookFailure, HookInputError, Moment
 from memverbs.hooks.fastpath import (
     DEFAULT_DEADLINE_MS,
     HOOK_OPTIONS,
     MAX_DEADLINE_MS,
     config_tables,
+    emit,
     hooks_off,
     log_line,
     parse_args,
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
     from types import FrameType
 
     from memverbs.hooks.events import HookEvent
+    from memverbs.hooks.reflex import BrainReads
     from memverbs.hooks.remote import RemoteHook
     from memverbs.hooks.state import SessionState
     from memverbs.server.brain.location import BrainLocation
@@ -108,6 +111,11 @@ class Hook:
 
         return self.brain.cursor(self.source, LOCAL_LANE, self.event.session_id) is not None
 
+    def reads(self) -> BrainReads:
+        from memverbs.hooks.reflex import BrainReads  # noqa: PLC0415 - a heartbeat with a prompt only
+
+        return BrainReads(self.brain)
+
     def page_stamps(self, cards: list[dict]) -> list[dict]:
         """The cards' pages with their times, so a heartbeat does not repeat a page the pack just showed."""
         from memverbs.server.timeparse import iso  # noqa: PLC0415
@@ -151,6 +159,39 @@ def _local_brain(home: Home, settings: QuickSettings) -> BrainLocation | None:
         return locate(settings.brain_url, home, settings.brain_path)
     except ConfigError:
         return None
+
+
+def _unchanged(home: Home, where: BrainLocation, settings: QuickSettings, event: HookEvent, state: SessionState,
+               repeat: bool) -> tuple[bool, str | None]:
+    """Whether nothing changed since the session's cursor (one indexed read on a plain connection), and
+    if so, the moment's whole answer when that connection can give it: "" for silence, or a prompt's
+    pointers (hooks/reflex.py); None when the full path must still run (Grok's pointers waiting for
+    this PostToolUse, or a repeated session start)."""
+    from memverbs.hooks.changes import changed_on_plain, plain_connection  # noqa: PLC0415
+    from memverbs.server.context import LOCAL_LANE  # noqa: PLC0415
+
+    db = plain_connection(where)
+    if db is None:
+        return False, None
+    try:
+        if changed_on_plain(db, where.backend, settings.source, LOCAL_LANE, event.session_id) is not False:
+            return False, None
+        if repeat:
+            return True, None
+        if event.moment is Moment.POST_TOOL:
+            if state.pending and reflex_on(settings.hook_reflex):
+                return True, None
+            state.last_heartbeat_ms = _now_ms()
+            state.save()
+            return True, ""
+        if not event.prompt or not reflex_on(settings.hook_reflex):
+            return True, ""
+        from memverbs.hooks.reflex import PlainReads, answer  # noqa: PLC0415
+
+        return True, answer(PlainReads(db, where.backend), str(home.root), event.harness.value, event.session_id,
+                            settings.source, event.prompt)
+    finally:
+        db.close()
 
 
 def read_stdin(deadline: float, raw: bytes | None = None) -> dict:
@@ -207,7 +248,7 @@ def run_hook(argv: list[str], started: float | None = None, stdin: bytes | None 
     finally:
         signal.signal(signal.SIGALRM, previous)
     if output:
-        code = _emit(output, code)
+        code = code if emit(output) else "stdout_closed"
     else:
         _tell_person(code, detail)
     _diagnose(home, harness, moment, code, started, len(output or ""))
@@ -264,7 +305,7 @@ def _run(
     # config.toml through the fast path's parsed-once copy: no TOML parser on a hook's path.
     settings = quick_settings(home, lambda: config_tables(str(home.root)))
     url = remote_url(home, event.harness.value)  # a harness wired to a remote brain: its hooks follow it
-    state = SessionState.load(home.root / "hooks" / "sessions", event.harness, event.session_id)
+    state = SessionState.load(os.path.join(home.root, "hooks", "sessions"), event.harness, event.session_id)
     if event.moment is Moment.POST_TOOL:
         from memverbs.hooks.heartbeat import tool_beat_due  # noqa: PLC0415
 
@@ -279,17 +320,14 @@ def _run(
     # second connection); a wrong "changed" would cost a delta that delivers nothing, never a change.
     check = (beats and not (changed and event.moment is Moment.HEARTBEAT)) or repeat is not None
     where = _local_brain(home, settings) if check and url is None else None
+    unchanged = False
     if where is not None:
-        from memverbs.hooks.changes import changed_in  # noqa: PLC0415
-        from memverbs.server.context import LOCAL_LANE  # noqa: PLC0415
-
-        if changed_in(where, settings.source, LOCAL_LANE, event.session_id) is False:
+        unchanged, answered = _unchanged(home, where, settings, event, state, repeat is not None)
+        if unchanged:
             if repeat is not None:
                 return "repeat_start", adapter.render(repeat, event), event.moment.value
-            if event.moment is Moment.POST_TOOL:
-                state.last_heartbeat_ms = _now_ms()
-                state.save()
-            return "unchanged", None, event.moment.value  # one indexed read; the brain is not even opened
+            if answered is not None:  # a few indexed reads on a plain connection; the brain is not even opened
+                return ("reflex" if answered else "unchanged"), answered or None, event.moment.value
 
     hook: Hook | RemoteHook
     if url is not None:
@@ -302,12 +340,12 @@ def _run(
         if beats:
             from memverbs.hooks.heartbeat import heartbeat  # noqa: PLC0415
 
-            text = heartbeat(hook)
+            text = heartbeat(hook, changed=not unchanged)
         else:
             from memverbs.hooks.session_start import rehydrate  # noqa: PLC0415
             from memverbs.hooks.state import collect_idle  # noqa: PLC0415
 
-            collect_idle(hook.state.path.parent)
+            collect_idle(os.path.dirname(hook.state.path))
             text = rehydrate(hook)
             if event.moment is Moment.SESSION_START and text:
                 hook.state.keep_pack(text)
@@ -315,24 +353,17 @@ def _run(
             hook.state.packed = event.moment is Moment.POST_TOOL or adapter.delivers_start
             if event.moment is Moment.POST_TOOL:
                 hook.state.last_heartbeat_ms = hook.now_ms
+                if hook.state.pending:  # a Grok prompt's pointers, which waited for this moment too
+                    from memverbs.hooks.heartbeat import named_lines  # noqa: PLC0415
+                    from memverbs.server.verbs.render import with_named  # noqa: PLC0415
+
+                    text = with_named(text, named_lines(hook))
         hook.state.save()
     finally:
         hook.close()
     if not text:
-        return "empty", None, event.moment.value
+        return ("unchanged" if unchanged else "empty"), None, event.moment.value
     return "ok", adapter.render(text, event), event.moment.value
-
-
-def _emit(output: str, code: str) -> str:
-    """UTF-8 bytes straight to fd 1: no text-layer encoding to fail, and fine when sys.stdout is None."""
-    data = (output + "\n").encode("utf-8")
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(1, view) :]
-    except Exception:  # noqa: BLE001 - a closed or broken stdout must not break the session
-        return "stdout_closed"
-    return code
 
 
 def _now_ms() -> int:

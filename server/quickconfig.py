@@ -39,6 +39,7 @@ DEFAULTS: Mapping[str, Any] = MappingProxyType({
     "cli_remote": False,
     "embeddings.model": "",
     "llm.model": "",
+    "hooks.reflex": True,
 })
 
 
@@ -50,6 +51,7 @@ class QuickSettings(Frozen):
         "cli_remote",
         "embeddings_model",
         "hook_entities",
+        "hook_reflex",
         "hook_user",
         "llm_model",
         "mcp_surface",
@@ -65,6 +67,7 @@ class QuickSettings(Frozen):
     busy_timeout_ms: int
     hook_entities: str
     hook_user: str
+    hook_reflex: str  # as written ("true", "off", …): hooks/fastpath.reflex_on reads it
     pool_size: int
     mcp_surface: str | None
     strict_params: str
@@ -78,12 +81,12 @@ class QuickSettings(Frozen):
                  pool_size: int = DEFAULTS["brain.pool_size"], mcp_surface: str | None = None,
                  strict_params: str = DEFAULTS["mcp.strict_params"],
                  remote_private_pages: bool = DEFAULTS["search.remote_private_pages"], sure: bool = True,
-                 hook_user: str = DEFAULTS["hooks.user"], cli_remote: bool = DEFAULTS["cli_remote"],
+                 hook_user: str = DEFAULTS["hooks.user"], hook_reflex: str = "true", cli_remote: bool = DEFAULTS["cli_remote"],
                  embeddings_model: str = DEFAULTS["embeddings.model"], llm_model: str = DEFAULTS["llm.model"]) -> None:
         super().__init__(source=source, brain_path=brain_path, brain_url=brain_url, busy_timeout_ms=busy_timeout_ms,
-                         hook_entities=hook_entities, hook_user=hook_user, pool_size=pool_size, mcp_surface=mcp_surface,
-                         strict_params=strict_params, remote_private_pages=remote_private_pages, sure=sure,
-                         cli_remote=cli_remote, embeddings_model=embeddings_model, llm_model=llm_model)
+                         hook_entities=hook_entities, hook_user=hook_user, hook_reflex=hook_reflex, pool_size=pool_size,
+                         mcp_surface=mcp_surface, strict_params=strict_params, remote_private_pages=remote_private_pages,
+                         sure=sure, cli_remote=cli_remote, embeddings_model=embeddings_model, llm_model=llm_model)
 
 
 def lookup(data: dict, dotted: str) -> Any:
@@ -143,6 +146,7 @@ def quick_settings(home: Home, tables: Callable[[], dict[str, Any]] | None = Non
         busy_timeout_ms=timeout,
         hook_entities=str(_value(data, "hooks.entities")),
         hook_user=str(_value(data, "hooks.user")),
+        hook_reflex=str(_value(data, "hooks.reflex")),
         pool_size=pool_size,
         mcp_surface=surface if sure else None,
         strict_params=strict if sure else "warn",

@@ -22,13 +22,21 @@ steps (`query_terms`), so what matches is decided here, once:
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
-from typing import Protocol
+
+# Not `typing.TYPE_CHECKING`: the hooks import this module, and typing would cost them its import.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class _Stemmer(Protocol):
+        def stemWord(self, word: str) -> str: ...  # noqa: N802 - snowballstemmer's name
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-# Scripts written without spaces between words: a run is indexed by its character pairs.
-_SPACELESS = re.compile(
+# Scripts written without spaces between words: a run is indexed by its character pairs. The class
+# spans most of Unicode's planes, and compiling it costs a cold process milliseconds: it is compiled
+# by the first text that is not plain ASCII (a hook's is usually plain ASCII).
+_SPACELESS_CLASS = (
     "["
     "\u0e00-\u0e7f"  # Thai
     "\u0e80-\u0eff"  # Lao
@@ -50,8 +58,9 @@ STOP_WORDS = frozenset(
 )
 
 
-class _Stemmer(Protocol):
-    def stemWord(self, word: str) -> str: ...  # noqa: N802 - snowballstemmer's name
+@lru_cache(maxsize=1)
+def _spaceless() -> re.Pattern[str]:
+    return re.compile(_SPACELESS_CLASS)
 
 
 @lru_cache(maxsize=1)
@@ -92,6 +101,10 @@ def stem(word: str) -> str:
 
 def fold(text: str) -> str:
     """NFKC, case-folded, accents dropped from Latin, Greek and Cyrillic letters."""
+    if text.isascii():  # NFKC leaves ASCII as it is, and case-folds it as lower() does
+        return text.lower()
+    import unicodedata  # noqa: PLC0415 - a cold hook's prompt is usually ASCII: ~1 ms it need not load
+
     text = unicodedata.normalize("NFKC", text).casefold()
     if text.isascii():
         return text
@@ -121,7 +134,7 @@ def words(text: str) -> list[str]:
             out.append(_stem(token))
             continue
         pos = 0
-        for m in _SPACELESS.finditer(token):
+        for m in _spaceless().finditer(token):
             if m.start() > pos:
                 out.append(_stem(token[pos : m.start()]))
             out.extend(_pairs(m.group()))
@@ -151,7 +164,7 @@ def query_terms(text: str, cap: int | None = MAX_QUERY_TERMS) -> list[str]:
 
 def spaceless(text: str) -> bool:
     """Whether the text holds a script written without spaces (its words are found by character pairs)."""
-    return _SPACELESS.search(text) is not None
+    return not text.isascii() and _spaceless().search(text) is not None
 
 
 def around(text: str, needles: list[str], size: int = 300) -> str:

@@ -88,6 +88,12 @@ def private_behind_a_blank_line(conn: Any) -> None:
     if meant:
         conn.executemany("UPDATE pages SET visibility = 'private' WHERE id = ?", meant)
 
+def fill_entity_names(conn: Any) -> None:
+    """The name index (server/name_index.py) of every page already in the brain."""
+    from memverbs.server.brain.names_store import rebuild_all  # noqa: PLC0415 - loaded only when the step runs
+
+    rebuild_all(conn)
+
 
 MIGRATIONS: tuple[Step, ...] = (
     Step("0001_core_tables", sqlite=(schema.CORE_TABLES,), postgres=(schema.CORE_TABLES, pg.LINKS_FROM)),
@@ -124,6 +130,9 @@ MIGRATIONS: tuple[Step, ...] = (
     # SQLite's file's user reads every row already: only Postgres's owner needs a way to the whole brain.
     Step("0023_whole_brain", sqlite=(), postgres=(pg.WHOLE_BRAIN,)),
     Step("0024_project_statements", schema.PROJECT_STATEMENTS),
+
+    Step("0025_entity_names", sqlite=(schema.ENTITY_NAMES, sq.ENTITY_NAMES_FROM_FACTS, fill_entity_names),
+         postgres=(schema.ENTITY_NAMES, pg.ENTITY_NAMES_SECURITY, fill_entity_names)),
 )
 
 

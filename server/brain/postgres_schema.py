@@ -204,6 +204,40 @@ WHOLE_BRAIN = f"""
     END $$;
 """
 
+# The name index's rows show only with their page (as the aliases they are made of do) or, for an
+# entity with facts and no page, with a fact the session may see; the teammates added before this
+# step get the table too (`people add` grants it from now on: TEAMMATE_TABLES). Its trigger is
+# sqlite_schema.ENTITY_NAMES_FROM_FACTS's twin.
+ENTITY_NAMES_SECURITY = _policies(
+    "entity_names", read=_with_page("p.source_id = entity_names.source_id AND p.slug = entity_names.slug")
+    + " OR EXISTS (SELECT 1 FROM facts f WHERE f.source_id = entity_names.source_id AND f.entity_slug = entity_names.slug)"
+) + """
+    CREATE FUNCTION memverbs_fact_entity_name() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF NEW.entity_slug IS NOT NULL THEN
+            INSERT INTO entity_names (source_id, name_key, slug, how)
+            VALUES (NEW.source_id, translate(regexp_replace(NEW.entity_slug, '^.*/', ''), '-_', '  '), NEW.entity_slug, 'slug')
+            ON CONFLICT DO NOTHING;
+        END IF;
+        IF TG_OP = 'UPDATE' AND OLD.entity_slug IS NOT NULL THEN  -- facts moved away: a name nothing answers to goes
+            DELETE FROM entity_names WHERE source_id = OLD.source_id AND slug = OLD.entity_slug
+                AND NOT EXISTS (SELECT 1 FROM pages WHERE source_id = OLD.source_id AND slug = OLD.entity_slug AND deleted_at IS NULL)
+                AND NOT EXISTS (SELECT 1 FROM facts WHERE source_id = OLD.source_id AND entity_slug = OLD.entity_slug);
+        END IF;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER facts_entity_name AFTER INSERT ON facts FOR EACH ROW EXECUTE FUNCTION memverbs_fact_entity_name();
+    CREATE TRIGGER facts_entity_name_moved AFTER UPDATE OF entity_slug ON facts
+        FOR EACH ROW WHEN (NEW.entity_slug IS DISTINCT FROM OLD.entity_slug) EXECUTE FUNCTION memverbs_fact_entity_name();
+    DO $$
+    DECLARE r text;
+    BEGIN
+        FOR r IN SELECT role FROM people WHERE role IS NOT NULL AND EXISTS (SELECT 1 FROM pg_roles WHERE rolname = role) LOOP
+            EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON entity_names TO %I', r);
+        END LOOP;
+    END $$;
+""" + WHOLE_BRAIN_POLICY.replace("%I", "entity_names") + ";\n"  # a table secured after WHOLE_BRAIN gets its policy here
+
 
 # Postgres drops the one-row-per-path key of sync_folders in place (schema.FOLDER_IDENTITY).
 FOLDER_IDENTITY = """
@@ -218,7 +252,7 @@ FOLDER_IDENTITY = """
 TEAMMATE_TABLES = (
     "pages", "facts", "links", "timeline", "aliases", "chunks", "page_versions", "fact_vectors", "fact_moves",
     "fact_audit", "session_cursors", "projects", "vector_spaces", "text_vectors", "sync_folders", "sync_files",
-    "sync_conflicts", "sync_failures", "access_tokens",
+    "sync_conflicts", "sync_failures", "access_tokens", "entity_names",
 )
 READ_ONLY_TABLES = ("people", "_migrations", "fact_totals")
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from memverbs.server.brain import sqlite_migrate, sqlite_schema
+from memverbs.server.brain import migrations, sqlite_migrate, sqlite_schema
 from memverbs.server.brain.browse_store import BrowseStore
 from memverbs.server.brain.cursors_store import CursorStore
 from memverbs.server.brain.facts_store import FactStore
 from memverbs.server.brain.health_store import HealthStore
+from memverbs.server.brain.names_store import NameStore
 from memverbs.server.brain.oauth_store import OAuthStore
 from memverbs.server.brain.pages_store import PageStore
 from memverbs.server.brain.people_store import PeopleStore
@@ -28,7 +29,7 @@ from memverbs.server.brain.tokens_store import TokenStore
 from memverbs.server.errors import BrainError, BrainMissing
 
 
-class SqliteBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, SqliteVectors, BrowseStore, SyncStore, OAuthStore,
+class SqliteBrain(PageStore, NameStore, FactStore, ProjectStore, CursorStore, TokenStore, SqliteVectors, BrowseStore, SyncStore, OAuthStore,
                   PeopleStore, HealthStore):
     @classmethod
     def open(
@@ -58,9 +59,9 @@ class SqliteBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, S
             if create:
                 sqlite_migrate.migrate(db, path)
             else:
-                sqlite_migrate.check_not_future(db, path)
-                waiting = sqlite_migrate.pending(db)
-                if waiting:
+                done = sqlite_migrate.applied(db)  # read once: every open pays for it (a hook's too)
+                migrations.check_not_future(done, path)
+                if migrations.pending(done):
                     sqlite_migrate.migrate(db, path)
             db.execute("PRAGMA foreign_keys = ON")
         except sqlite3.DatabaseError as exc:

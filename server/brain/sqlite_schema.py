@@ -140,3 +140,30 @@ WORLD_INDEX = f"""
             {_DROP_FACT.replace(";", " WHERE old.visibility = 'world';")} {_ADD_FACT.replace(";", " WHERE new.visibility = 'world';")} END;
         INSERT INTO facts_world_fts (rowid, search_terms) SELECT id, search_terms FROM facts WHERE visibility = 'world';
 """
+
+
+# The name index names an entity that has facts but no page by its slug read as words (its last
+# segment, `-` and `_` as spaces: name_index.slug_key's rule for a slug), from the fact that first
+# files something under it. A trigger, so every way a fact is written (remember, capture, a copy, a
+# restore) keeps it; a page's own names replace the row when the page is written (names_store).
+ENTITY_NAMES_FROM_FACTS = """
+        CREATE TRIGGER facts_entity_name AFTER INSERT ON facts WHEN new.entity_slug IS NOT NULL BEGIN
+            INSERT OR IGNORE INTO entity_names (source_id, name_key, slug, how)
+            VALUES (new.source_id,
+                    replace(replace(substr(new.entity_slug, length(rtrim(new.entity_slug, replace(new.entity_slug, '/', ''))) + 1),
+                                    '-', ' '), '_', ' '),
+                    new.entity_slug, 'slug');
+        END;
+        CREATE TRIGGER facts_entity_name_moved AFTER UPDATE OF entity_slug ON facts
+        WHEN new.entity_slug IS NOT old.entity_slug BEGIN
+            INSERT OR IGNORE INTO entity_names (source_id, name_key, slug, how)
+            SELECT new.source_id,
+                   replace(replace(substr(new.entity_slug, length(rtrim(new.entity_slug, replace(new.entity_slug, '/', ''))) + 1),
+                                   '-', ' '), '_', ' '),
+                   new.entity_slug, 'slug'
+            WHERE new.entity_slug IS NOT NULL;
+            DELETE FROM entity_names WHERE source_id = old.source_id AND slug = old.entity_slug
+                AND NOT EXISTS (SELECT 1 FROM pages WHERE source_id = old.source_id AND slug = old.entity_slug AND deleted_at IS NULL)
+                AND NOT EXISTS (SELECT 1 FROM facts WHERE source_id = old.source_id AND entity_slug = old.entity_slug);
+        END;
+"""

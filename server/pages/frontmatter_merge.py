@@ -25,10 +25,11 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
+from memverbs.server.pages.synopsis import FRONTMATTER
+
 if TYPE_CHECKING:
     import yaml
 
-_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _STR = "tag:yaml.org,2002:str"
 
 
@@ -57,7 +58,7 @@ def merged_source(old: str, new: str) -> str:
     nl = "\r\n" if "\r\n" in old and "\n" not in old.replace("\r\n", "") else "\n"
     if nl == "\r\n":
         new = re.sub(r"(?<!\r)\n", "\r\n", new)  # the agent's plain newlines, in the file's line endings
-    m_old, m_new = _FRONTMATTER.match(old), _FRONTMATTER.match(new)
+    m_old, m_new = FRONTMATTER.match(old), FRONTMATTER.match(new)
     if m_old is None:
         return new
     # No frontmatter from the agent: the source's says nothing either (comments only), or the agent dropped it.

@@ -23,6 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memverbs.server.brain.names_store import rebuild_all
 from memverbs.server.brain.tables import declared
 from memverbs.server.brain.transfer import TableReport, TransferReport, _Side, restart_sequences, table_hash
 from memverbs.server.errors import BrainError
@@ -56,6 +57,7 @@ def restore_backup(brain: Brain, folder: str | Path, people: PeopleMap | None = 
             report.copied[t.table.name] = len(t.rows)
         for t in checked.tables:
             _link_later(side, db, t)
+        rebuild_all(db)  # the name index is not in a backup: written again from the rows restored
         if side.pg:
             restart_sequences(db)
             _grant_roles(side, checked)

@@ -11,13 +11,13 @@ import time
 
 import payloads
 import pytest
-from helpers import ROOMY_DEADLINE, page
+from helpers import ROOMY_DEADLINE, installed_hook_command, page
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memverbs.hooks import reflex
 from memverbs.hooks.events import Harness
-from memverbs.installers.base import Options, hook_command
+from memverbs.installers.base import Options
 from memverbs.server.timeparse import iso
 from memverbs.server.verbs.render import HEADER, NAMED_SECTION
 
@@ -38,7 +38,7 @@ def prompt(way, env, memverbs_cmd, home):
         payload = {**payloads.CLAUDE_PROMPT, "session_id": session, "hook_event_name": event, "prompt": text}
         run_env = {**env, **(extra_env or {})}
         if way == "fast path" and moment == "heartbeat":
-            command = f"{hook_command(Options(Harness(harness), env=run_env), moment)} --deadline-ms 20000"
+            command = f"{installed_hook_command(Options(Harness(harness), env=run_env), moment)} --deadline-ms 20000"
             argv = ["/bin/sh", "-c", command]
         else:
             argv = [*memverbs_cmd, "hook", moment, "--harness", harness, *ROOMY_DEADLINE]

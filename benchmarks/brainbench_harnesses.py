@@ -116,11 +116,14 @@ def install(harness: str, workdir: Path, source: str) -> Install:
 
 
 def _hook_commands(settings: dict) -> dict[str, tuple[str, float]]:
+    """Claude's event name → memverbs's command for it, recognised as the installers recognise their own."""
+    from memverbs.installers.base import hook_moment  # noqa: PLC0415
+
     out = {}
     for event, groups in (settings.get("hooks") or {}).items():
         for group in groups:
             for hook in group.get("hooks") or []:
-                if " hook " in f" {hook.get('command', '')} " and "memverbs" in hook.get("command", ""):
+                if hook_moment(hook.get("command", "")) is not None:
                     out[event] = (hook["command"], float(hook.get("timeout", 60)))
     return out
 

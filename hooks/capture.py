@@ -164,7 +164,7 @@ def worker_main(job: dict) -> None:
         signal.alarm(WORKER_WALL_S)
         from memverbs.server.capture.worker import run_job  # noqa: PLC0415
 
-        run_job(job)
+        run_job(job, limited=True)  # reaching a limit is logged (stopped_*), and the next capture resumes
     except BaseException:  # noqa: BLE001 - a detached process with nowhere to report: it logs inside run_job
         code = 1
     finally:

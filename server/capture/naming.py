@@ -1,0 +1,32 @@
+"""Which entities a text names, for capture: the brain's one name index (server/name_index.py), the
+same rules the per-prompt reflex uses, asked with the brain open as the trusted local caller.
+
+Capture files a statement about a person or an organisation under that entity (reports.py); it
+never keeps a name list of its own. Without the index (a brain that cannot answer), capture still
+keeps the user's own statements and files them under the project, and nothing about others.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memverbs.server.capture.reports import Names
+    from memverbs.server.runtime import Runtime
+
+
+def brain_names(runtime: Runtime) -> Names | None:
+    """`text → mentions` over `runtime`'s brain, private pages included (capture is the trusted local
+    caller; a fact keeps its own visibility), or None when there is no index to ask."""
+    import importlib  # noqa: PLC0415
+
+    try:
+        named_in = importlib.import_module("memverbs.server.name_index").named_in
+    except (ImportError, AttributeError):
+        return None
+    brain, source = runtime.brain(), runtime.source
+
+    def names(text: str) -> list:
+        return list(named_in(brain, source, text, allow_private=True).mentions)
+
+    return names

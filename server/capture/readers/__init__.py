@@ -1,0 +1,31 @@
+"""One reader per harness: its entries in, events out (transcript.py's shapes), authorship decided.
+
+Each reader is a generator over a Transcript: it reads from `t.start`, fills in what the entries
+say about the session (id, working directory, start time), yields events, counts what it cannot
+read in `t.skipped`, and moves `t.resume_at` past each entry after which it holds nothing
+half-read (no tool call waiting for its result, no message half-streamed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from memverbs.server.capture.authorship import split_turn
+from memverbs.server.capture.transcript import Event, Said, Transcript
+
+Reader = Callable[[Transcript], Iterator[Event]]
+
+
+def reader_for(harness: str) -> Reader:
+    from memverbs.server.capture.readers import claude, codex, grok, openclaw, opencode  # noqa: PLC0415
+
+    return {"codex": codex.read, "grok": grok.read, "openclaw": openclaw.read, "opencode": opencode.read}.get(harness, claude.read)
+
+
+def user_turn(text: str, at: str | None) -> Iterator[Said]:
+    """A user-role entry's text as events: the harness's pieces first (labelled), then the user's own words."""
+    turn = split_turn(text)
+    for label, piece in turn.harness:
+        yield Said("harness", piece, at, label)
+    if turn.own:
+        yield Said("user", turn.own, at)

@@ -1,0 +1,217 @@
+"""What the user says about people and organisations, as facts filed under them, without a model.
+
+Kept only when the sentence names a known entity (the brain's name index, the same one the
+per-prompt reflex asks: a `Names` callable, text → mentions), and filed under it:
+
+* **what someone said**: "Vada said Tidecraft Systems hit their growth target", "Soren told me …",
+  "Noor mentioned/reported/confirmed/announced …" — a fact (a belief for "thinks", "believes",
+  "feels", "expects");
+* **concerns**: "Soren is worried the pricing model undercuts their margin", "Leander has concerns
+  about …" — a belief;
+* **preferences**: "Vada prefers async updates over standing calls", "Ingrid hates long meetings" —
+  a preference;
+* **commitments** the user made to someone: "I committed to sending Soren the checklist by Friday",
+  "I promised Anouk …", "I'll send Dmitri the deck by Monday" (a "will" needs a deadline to count)
+  — a commitment, its deadline resolved to a date from when it was said (dates.py);
+* **plain statements** whose subject is a person or an organisation: "Kelpforge raised a seed
+  round", "Alice moved to Lisbon" — a fact.
+
+The subject may be a pronoun ("She is worried …") when the user's recent turns name exactly one
+person; the fact then says the name. Only people and organisations are subjects and filing
+targets (a tool or a concept page named in passing is not what a statement is about). The
+sentence is otherwise kept as said: "I" becomes "the user", a resolved pronoun its name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from memverbs.server.capture.dates import due_date
+from memverbs.server.capture.statements import Fact, is_statement, strip_lead, worded
+
+MAX_LOOKUPS = 4_000  # name-index lookups per capture, at most: a huge session stays linear and bounded
+RECENT_TURNS = 3  # user turns a pronoun may reach back over
+RECENT_CHARS = 2_000
+
+
+class Mention(Protocol):
+    """What the name index says of one name in a text (server/name_index.py's Mention)."""
+
+    slug: str
+    type: str | None
+    title: str | None
+    start: int
+    end: int
+
+
+Names = Callable[[str], Sequence[Mention]]
+
+_ABOUT_TYPES = frozenset({"person", "company", "organization", "organisation", "org", "team", "customer", "vendor",
+                          "investor", "fund", "startup", "client", "partner"})
+_ABOUT_PREFIXES = ("people/", "companies/", "orgs/", "organizations/", "organisations/", "teams/", "customers/",
+                   "clients/", "vendors/", "investors/", "funds/")
+_PERSON_PREFIXES = ("people/",)
+
+_ADVERB = r"(?:(?:also|just|now|still|really|already|finally|recently|apparently|clearly|again|even|actually)\s+)*"
+_REPORT = re.compile(
+    rf"^{_ADVERB}(?P<verb>said|says|told\s+(?:me|us|him|her|them|the\s+team)|mentioned|reported|confirmed|announced|noted|explained|"
+    r"shared|admitted|claims|claimed|warned|pointed\s+out|let\s+(?:me|us)\s+know|agreed|suggested|thinks|believes|feels|expects|"
+    r"hopes|reckons|estimates)\b", re.I)
+_BELIEF_VERBS = ("thinks", "believes", "feels", "expects", "hopes", "reckons", "estimates")
+_CONCERN = re.compile(
+    rf"^(?:{_ADVERB}(?:is|was|are|were|'s|’s|seems|seemed|sounds|sounded|remains|got)\s+{_ADVERB}(?:very\s+|quite\s+|a\s+bit\s+|a\s+little\s+|so\s+|pretty\s+)?"
+    r"(?:worried|concerned|nervous|anxious|skeptical|sceptical|unhappy|upset|frustrated|uneasy|unsure|excited|optimistic|"
+    r"pessimistic|keen|thrilled|disappointed|annoyed|confident)"
+    rf"|{_ADVERB}(?:worries|fears|has\s+(?:concerns|doubts|reservations)|raised\s+(?:a\s+)?concerns?|is\s+not\s+sure))\b", re.I)
+_PREFERENCE = re.compile(
+    rf"^{_ADVERB}(?:prefers|likes|loves|hates|dislikes|enjoys|favou?rs|would\s+rather|wants|doesn't\s+like|does\s+not\s+like|"
+    r"can't\s+stand|cannot\s+stand|isn't\s+a\s+fan\s+of|is\s+not\s+a\s+fan\s+of|is\s+a\s+fan\s+of|insists\s+on|asked\s+for)\b", re.I)
+_IRREGULAR_PAST = frozenset(["became", "began", "bought", "brought", "built", "came", "chose", "cut", "did", "drew", "drove", "fell", "felt", "found", "flew", "forgot", "gave", "got", "grew", "had", "heard", "held", "hit", "hurt", "kept", "knew", "laid", "led", "left", "lent", "lost", "made", "meant", "met", "paid", "put", "quit", "ran", "read", "rode", "rose", "sank", "saw", "sent", "set", "shut", "sold", "spent", "spoke", "stood", "stole", "swore", "took", "taught", "told", "thought", "threw", "understood", "went", "woke", "won", "wrote", "is", "was", "are", "were", "has"])
+_NOT_VERBS = frozenset(["as", "is", "this", "his", "has", "was", "always", "perhaps", "its", "news", "series", "species", "analysis", "basis", "us", "thus", "plus", "yes", "bus", "status", "focus", "bonus", "campus", "canvas", "corpus", "gas", "lens", "virus", "less", "unless", "across", "towards", "afterwards", "besides", "whereas", "various", "previous", "serious", "famous"]) - {"is", "was", "has"}
+_PLAIN = re.compile(rf"^{_ADVERB}(?P<verb>[a-z]+)\b(?P<rest>\s+\S+\s+\S+.*)$", re.I)
+_COMMITMENT = re.compile(
+    r"^(?:i|we)\s+(?:have\s+|just\s+|already\s+|also\s+)*(?:committed|promised|agreed|offered|owe|pledged|told\s+\S+(?:\s+\S+)?\s+(?:i|we)(?:'d|'ll| would| will))\b"
+    r"|^(?:i|we)(?:'ll|’ll| will| shall|'m going to| am going to|'re going to| are going to| need to| have to| must)\s+\w+", re.I)
+_FIRM = re.compile(r"^(?:i|we)\s+(?:have\s+|just\s+|already\s+|also\s+)*(?:committed|promised|agreed|offered|owe|pledged|told)\b", re.I)
+_SUBJECT_PRONOUN = re.compile(r"^(?:she|he)\b", re.I)
+_OBJECT_PRONOUN = re.compile(r"\b(?:her|him)\b", re.I)
+_I = re.compile(r"^(?:i|we)\b", re.I)
+# A sentence that could be one of these at all, checked before the name index is asked: it opens with a
+# pronoun, or a verb of the right form follows its first few words.
+_MAYBE = re.compile(
+    r"^(?:she|he|i|we)\b|^(?:[\w'’.&-]+\s+){1,5}?" + _ADVERB + r"(?:[a-z]+ed|[a-z]+s|"
+    + "|".join(sorted(_IRREGULAR_PAST)) + r"|would|seems|sounds|can't|doesn't|does|isn't)\b",
+    re.I,
+)
+
+
+@dataclass
+class Context:
+    """The user's recent turns, for the pronouns of the next ones."""
+
+    recent: list[str] = field(default_factory=list)  # the last RECENT_TURNS turns, newest last
+    lookups: int = 0  # name-index lookups so far
+
+    def remember_turn(self, text: str) -> None:
+        self.recent = [*self.recent, text[:RECENT_CHARS]][-RECENT_TURNS:]
+
+
+class Reporter:
+    """Reads sentences for statements about known entities, with a budget of name-index lookups."""
+
+    def __init__(self, names: Names | None, context: Context) -> None:
+        self.names, self.context = names, context
+        self._cache: dict[str, list[Mention]] = {}
+
+    def mentions(self, text: str) -> list[Mention]:
+        if self.names is None or not text:
+            return []
+        if text not in self._cache:
+            if self.context.lookups >= MAX_LOOKUPS:
+                return []
+            self.context.lookups += 1
+            if len(self._cache) > 512:
+                self._cache.clear()
+            self._cache[text] = list(self.names(text))
+        return self._cache[text]
+
+    def about(self, text: str) -> Mention | None:
+        """The first person or organisation `text` names."""
+        return next((m for m in self.mentions(text) if is_about(m)), None)
+
+    def report(self, sentence: str, at: str | None, earlier: str = "") -> Fact | None:
+        """A fact filed under the entity `sentence` is about, else None. `earlier`: the sentences before it in
+        the same turn (a pronoun may point back to them)."""
+        body = strip_lead(sentence)
+        if self.names is None or self.context.lookups >= MAX_LOOKUPS or not _MAYBE.match(body):
+            return None
+        fact = self._commitment(body, at, earlier) if _I.match(body) else self._statement(body, at, earlier)
+        return fact if fact is not None and is_statement(sentence) else None
+
+    def _statement(self, body: str, at: str | None, earlier: str) -> Fact | None:
+        subject, rest, named = self._subject(body, earlier)
+        kind = _kind(rest, is_person(subject)) if subject is not None else None
+        return worded(named + rest, kind, at, subject.slug) if subject is not None and kind is not None else None
+
+    def _subject(self, body: str, earlier: str) -> tuple[Mention | None, str, str]:
+        """The entity `body` opens with, what follows it, and how the fact names it."""
+        pronoun = _SUBJECT_PRONOUN.match(body)
+        if pronoun is not None:
+            person = self._last_person(earlier)
+            return (person, body[pronoun.end() :], _name(person)) if person is not None else (None, "", "")
+        first = next(iter(self.mentions(body)), None)
+        if first is None or first.start > 4 or not is_about(first) or body[first.end : first.end + 2] in ("'s", "’s"):
+            return None, "", ""
+        return first, body[first.end :], body[: first.end]
+
+    def _commitment(self, body: str, at: str | None, earlier: str) -> Fact | None:
+        if not _COMMITMENT.match(body):
+            return None
+        due = due_date(body, at)
+        if due is None and not _FIRM.match(body):
+            return None  # "I'll …" is a plan; with a deadline it is a promise
+        target = self.about(body)
+        text = body
+        if target is None and _OBJECT_PRONOUN.search(body):
+            target = self._last_person(earlier)
+            if target is not None:
+                text = _OBJECT_PRONOUN.sub(_name(target), body, count=1)
+        if target is None:
+            return None
+        text = re.sub(r"^i\b", "The user", text, flags=re.I)
+        text = re.sub(r"^we\b", "We", text, flags=re.I)
+        if due is not None:
+            text = f"{text.rstrip(' .!')} (due {due})"
+        return worded(text, "commitment", at, target.slug)
+
+    def _last_person(self, earlier: str) -> Mention | None:
+        """The one person the nearest turn naming anyone names; None when it names several (never a guess)."""
+        for text in (earlier, *reversed(self.context.recent)):
+            people: dict[str, Mention] = {m.slug: m for m in self.mentions(text) if is_person(m)}
+            if people:
+                return next(iter(people.values())) if len(people) == 1 else None
+        return None
+
+
+def _kind(rest: str, person: bool) -> str | None:
+    """The kind of statement `rest` (what follows the subject) makes, or None when it is none of them."""
+    rest = rest.lstrip(" ,")
+    report = _REPORT.match(rest)
+    if report is not None:
+        return "belief" if report.group("verb").lower() in _BELIEF_VERBS else "fact"
+    if _CONCERN.match(rest):
+        return "belief"
+    if _PREFERENCE.match(rest):
+        return "preference" if person or not rest.lower().startswith(("asked", "wants")) else "fact"
+    plain = _PLAIN.match(rest)
+    if plain is not None and _is_finite(plain.group("verb")):
+        return "fact"
+    return None
+
+
+def _is_finite(word: str) -> bool:
+    """A past-tense or third-person verb: "raised", "moved", "hit", "runs" (not "will", "should", "is going")."""
+    w = word.lower()
+    if w in _IRREGULAR_PAST:
+        return True
+    if w in _NOT_VERBS or len(w) < 3:
+        return False
+    return w.endswith("ed") or (w.endswith("s") and not w.endswith(("ss", "us", "is")))
+
+
+def is_about(m: Mention) -> bool:
+    """Is `m` a person or an organisation: something a statement can be about."""
+    kind = (getattr(m, "type", None) or "").strip().lower()
+    return kind in _ABOUT_TYPES or m.slug.startswith(_ABOUT_PREFIXES)
+
+
+def is_person(m: Mention) -> bool:
+    return (getattr(m, "type", None) or "").strip().lower() == "person" or m.slug.startswith(_PERSON_PREFIXES)
+
+
+def _name(m: Mention) -> str:
+    title = getattr(m, "title", None)
+    return title if isinstance(title, str) and title.strip() else m.slug.rsplit("/", 1)[-1].replace("-", " ").title()

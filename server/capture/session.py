@@ -10,7 +10,8 @@ session's digest (its head, and a ring of its tail).
 Facts come from the user's own words only (a harness-written entry is a `Said("harness")`:
 record.py lists it, nothing reads it for facts), after `<private>` blocks are dropped and with
 quoted or pasted material left out (authorship.own_words). At most `keep` facts are gathered;
-past that the session stops looking and counts on.
+past that the session stops looking (`full_at`: the turn it stopped at), so a huge session costs
+no more than reading it.
 
 `Session.as_json()` is a checkpoint of all of it (state.py writes it beside the capture state):
 every text in it has passed privacy.clean. `Session.from_json` takes a capture up again from there.
@@ -40,7 +41,9 @@ class Session:
     def __init__(self, names: Names | None = None, keep: int = 10, digest: bool = False) -> None:
         self.record = Record()
         self.facts: dict[str, Fact] = {}  # by gist, in the order said
-        self.over = 0  # statements found past `keep`, or not looked for once it was reached
+        self.over = 0  # statements found past `keep`
+        self.full_at: int | None = None  # the user turn from which, `keep` reached, no more were looked for
+        self.turns = 0
         self.keep = keep
         self.remembered: list[str] = []
         self.menu: dict | None = None
@@ -72,8 +75,9 @@ class Session:
         text = strip_private(said.text)
         self.record.asked_for(text)
         offered, self.menu = self.menu, None
+        self.turns += 1
         if len(self.facts) >= self.keep:
-            self.over += 1 if text.strip() else 0
+            self.full_at = self.full_at or self.turns
             return
         if offered is not None:
             chosen = pick(text, offered, said.at)
@@ -120,6 +124,8 @@ class Session:
             "record": self.record.as_json(),
             "facts": [f.as_json() for f in self.facts.values()],
             "over": self.over,
+            "full_at": self.full_at,
+            "turns": self.turns,
             "remembered": [clean(r) for r in self.remembered],
             "menu": self.menu,
             "recent": [clean(t) for t in self.context.recent],
@@ -136,6 +142,8 @@ class Session:
                 fact = Fact.from_json(item)
                 s.facts[gist(fact.text)] = fact
         s.over = int(value.get("over") or 0)
+        s.full_at = value.get("full_at") if isinstance(value.get("full_at"), int) else None
+        s.turns = int(value.get("turns") or 0)
         s.remembered = [r for r in value.get("remembered") or [] if isinstance(r, str)]
         s.menu = value.get("menu") if isinstance(value.get("menu"), dict) else None
         s.context.recent = [t for t in value.get("recent") or [] if isinstance(t, str)]

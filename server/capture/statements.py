@@ -109,6 +109,8 @@ def statement(sentence: str, following: str | None = None) -> Fact | None:
 
 
 def _matched(body: str, following: str | None) -> Fact | None:
+    if PICK_WORDS.search(body):
+        return None
     for pattern, kind, wording in _RULES:
         m = pattern.match(body)
         if m is None:
@@ -160,28 +162,38 @@ def _tidy(text: str) -> str:
 
 # -- a pick from the assistant's numbered list ---------------------------------------------------
 
-_OPTION = re.compile(r"^\s*(?:\*\*)?(?:option\s+)?(?P<n>[1-9])(?:[.):]|\*\*[.):]?)(?:\*\*)?\s+(?P<text>\S.*)$", re.I | re.M)
+_OPTION = re.compile(r"^\s*(?:[-*]\s+)?(?:\*\*)?(?:option\s+)?\(?(?P<n>[1-9]|[A-Ea-e])(?:[.):]|\*\*[.):]?)(?:\*\*)?\s+(?P<text>\S.*)$", re.I | re.M)
+_QUESTION = re.compile(r"[^.!?\n*]{8,}\?")
+_CHOICE = re.compile(r"\b(?:options?|choose|pick|prefer|which one|let me know which)\b", re.I)
 _PICK = re.compile(
-    r"^\s*(?:(?:let's|let us|i'll|we'll|i will|we will|i'd like|i want|please)\s+(?:go\s+with|take|do|pick|choose)\s+)?"
-    r"(?:(?:go\s+with|take|do|pick|choose)\s+)?(?:option\s+|number\s+|#\s*|no\.\s*)?(?P<n>[1-9]|one|two|three|four|five|first|second|third|fourth|fifth)"
+    r"^\s*(?:(?:let's|let us|i'll|we'll|i will|we will|i'd like|i want|please)\s+(?:go\s+with|take|do|pick|choose|use)\s+)?"
+    r"(?:(?:go\s+with|take|do|pick|choose|use)\s+)?(?:the\s+)?(?:option\s+|number\s+|#\s*|no\.\s*)?"
+    r"(?P<n>[1-9]|[a-e]|one|two|three|four|five|first|second|third|fourth|fifth)"
     r"(?:\s+(?:one|option|please|pls|then|it is))?\s*[.!]?\s*(?:please|thanks|thank you)?[.!]?\s*$",
     re.I,
 )
 _ORDINALS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
+# "go with option B": a pick, never a decision on its own (it means nothing without the list).
+PICK_WORDS = re.compile(r"\bgo\s+with\s+(?:the\s+)?(?:option|number|#|no\.)?\s*(?:[1-9]|[a-e]|first|second|third|fourth|fifth)\b\W*$", re.I)
 
 
 def menu(text: str) -> dict | None:
-    """The numbered options an assistant message offers (two or more, numbered from 1 in order) and the
-    question it asks, or None."""
+    """The options an assistant message lists (two or more, numbered 1, 2, … or lettered A, B, … in order)
+    and the question it asks, or None."""
     options: dict[int, str] = {}
+    first_at, lettered = -1, False
     for m in _OPTION.finditer(text):
-        n = int(m.group("n"))
-        if n == len(options) + 1:
+        mark = m.group("n").upper()
+        n = int(mark) if mark.isdigit() else ord(mark) - ord("A") + 1
+        if n == len(options) + 1 and (n == 1 or lettered != mark.isdigit()):
             options[n] = _option_text(m.group("text"))
-    if len(options) < 2:
-        return None
-    question = next((line.strip().strip("*").strip() for line in reversed(text.splitlines()) if line.strip().endswith("?")), "")
-    return {"question": question[:300], "options": [options[n][:200] for n in sorted(options)]}
+            if n == 1:
+                first_at, lettered = m.start(), not mark.isdigit()
+    asked = _QUESTION.findall(text[:first_at]) or _QUESTION.findall(text[first_at:])
+    if len(options) < 2 or not (asked or _CHOICE.search(text)):
+        return None  # a list of steps or findings, not a choice offered
+    question = asked[-1].strip().strip("*").strip() if asked else ""
+    return {"question": question[:300], "options": [options[n][:200] for n in sorted(options)], "lettered": lettered}
 
 
 def _option_text(text: str) -> str:
@@ -194,7 +206,10 @@ def pick(reply: str, offered: dict, at: str | None) -> Fact | None:
     m = _PICK.match(" ".join(reply.split()))
     if m is None:
         return None
-    n = _ORDINALS.get(m.group("n").lower()) or (int(m.group("n")) if m.group("n").isdigit() else 0)
+    mark = m.group("n").lower()
+    if len(mark) == 1 and mark.isalpha() != bool(offered.get("lettered")):
+        return None  # "a" answers a lettered list, "1" a numbered one
+    n = _ORDINALS.get(mark) or (int(mark) if mark.isdigit() else ord(mark) - ord("a") + 1 if len(mark) == 1 else 0)
     options = offered.get("options") or []
     if not 1 <= n <= len(options):
         return None

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from memverbs.hooks.events import EVENT_MOMENTS, Harness, HookEvent, HookInputError, Moment
+from memverbs.hooks.fastpath import prompt_of
 
 # The events a local install wires for Claude Code and Codex (Codex takes Claude's names).
 # The session's end, each turn's end and a compaction carry `transcript_path`: capture reads it
@@ -44,6 +45,9 @@ class Adapter:
     # Does the model see what session-start and post-compact print? Grok drops it: its pack
     # then goes out with the session's first PostToolUse instead.
     delivers_start = True
+    # Does the model see what the prompt hook prints? Grok drops it: the reflex's pointers then wait
+    # for the session's next PostToolUse (hooks/reflex.py).
+    delivers_prompt = True
     # The harness's hook events `memverbs install` wires, and the moment each runs: the installer
     # module reads them from here, so an event's moment has one home. (A plugin harness wires its
     # events in its JS plugin instead.)
@@ -63,7 +67,9 @@ class Adapter:
                 raise HookInputError("cannot tell the moment")
         if moment is Moment.SESSION_START and source == "compact":
             moment = Moment.POST_COMPACT
-        return HookEvent(self.harness, moment, session[:200], event_name, source, _first_str(payload, "cwd", "workspaceRoot"))
+        prompt = prompt_of(payload) if moment is Moment.HEARTBEAT else None
+        return HookEvent(self.harness, moment, session[:200], event_name, source, _first_str(payload, "cwd", "workspaceRoot"),
+                         prompt or None)
 
     def render(self, text: str, event: HookEvent) -> str:
         return cap(text, self.max_chars)
@@ -90,6 +96,7 @@ class GrokAdapter(Adapter):
 
     harness = Harness.GROK
     delivers_start = False
+    delivers_prompt = False
     # SessionStart sets the session's cursor (its output is dropped); the pack and what changed reach
     # the model through PostToolUse; a compaction (PreCompact, PostCompact) re-arms the pack.
     wired = MappingProxyType({

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from memverbs.hooks.events import HookEvent
+    from memverbs.hooks.reflex import Reads
     from memverbs.hooks.state import SessionState
     from memverbs.server.quickconfig import QuickSettings
 
@@ -31,3 +32,7 @@ class BrainSide(Protocol):
     def has_cursor(self) -> bool: ...
 
     def page_stamps(self, cards: list[dict]) -> list[dict]: ...
+
+    # The reflex's reads of this brain (hooks/reflex.py); None where it cannot run (a remote brain:
+    # the protocol has no name lookup, so its agents pull with `entity` and `recall` instead).
+    def reads(self) -> Reads | None: ...

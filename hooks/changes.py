@@ -56,21 +56,34 @@ WHERE c.source_id = %s AND c.client_id = %s AND c.session_id = %s
 PG_CONNECT_TIMEOUT_S = 2  # libpq's smallest; the hook's own deadline still bounds the wait
 
 
-def changed_since_cursor(
-    brain: str | os.PathLike[str], source: str, lane: str, session: str, busy_ms: int = BUSY_MS
-) -> bool | None:
-    """True/False when the cursor answers; None when only a full delta can tell."""
+def connect(brain: str | os.PathLike[str], busy_ms: int = BUSY_MS) -> sqlite3.Connection | None:
+    """One plain connection to an existing SQLite brain (read-write, never created); None when it cannot be had."""
     try:
-        db = sqlite3.connect(f"{_file_uri(brain)}?mode=rw", uri=True, timeout=busy_ms / 1000)
+        return sqlite3.connect(f"{_file_uri(brain)}?mode=rw", uri=True, timeout=busy_ms / 1000)
     except (sqlite3.Error, OSError, ValueError):
         return None
+
+
+def changed_on(db: sqlite3.Connection, source: str, lane: str, session: str) -> bool | None:
+    """True/False when the session's cursor answers on `db`; None when only a full delta can tell."""
     try:
         row = db.execute(_QUERY, (source, lane, session)).fetchone()
     except sqlite3.Error:
         return None
+    return None if row is None else bool(row[0])
+
+
+def changed_since_cursor(
+    brain: str | os.PathLike[str], source: str, lane: str, session: str, busy_ms: int = BUSY_MS
+) -> bool | None:
+    """True/False when the cursor answers; None when only a full delta can tell."""
+    db = connect(brain, busy_ms)
+    if db is None:
+        return None
+    try:
+        return changed_on(db, source, lane, session)
     finally:
         db.close()
-    return None if row is None else bool(row[0])
 
 
 def changed_in(where: BrainLocation, source: str, lane: str, session: str) -> bool | None:

@@ -41,18 +41,25 @@ EVENT_MOMENTS = {
 
 
 class HookEvent(Frozen):
-    __slots__ = ("cwd", "event_name", "harness", "moment", "session_id", "source")
+    __slots__ = ("cwd", "event_name", "harness", "moment", "prompt", "session_id", "source")
     harness: Harness
     moment: Moment
     session_id: str
     event_name: str | None  # the harness's own name, echoed back where its output format wants it
     source: str | None  # SessionStart's startup | resume | clear | compact
     cwd: str | None
+    # The user's prompt (a heartbeat's): what the reflex looks for names in (hooks/reflex.py). Held in
+    # memory for this one run, never stored or logged; kept out of the record's repr.
+    prompt: str | None
 
     def __init__(self, harness: Harness, moment: Moment, session_id: str, event_name: str | None = None,
-                 source: str | None = None, cwd: str | None = None) -> None:
+                 source: str | None = None, cwd: str | None = None, prompt: str | None = None) -> None:
         super().__init__(harness=harness, moment=moment, session_id=session_id, event_name=event_name, source=source,
-                         cwd=cwd)
+                         cwd=cwd, prompt=prompt)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__ if n != "prompt")
+        return f"HookEvent({shown}, prompt={'…' if self.prompt else None})"
 
 
 class HookError(MemverbsError):

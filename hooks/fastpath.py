@@ -47,6 +47,19 @@ def hooks_off() -> bool:
     return os.environ.get("MEMVERBS_HOOKS", "").strip().lower() in OFF
 
 
+def prompt_of(payload: dict) -> str:
+    """The user's prompt in a prompt hook's payload: `prompt` (Claude Code, Codex, Grok, and our opencode
+    and OpenClaw plugins), "" when there is none. Read for the reflex, never kept."""
+    value = payload.get("prompt")
+    return value if isinstance(value, str) else ""
+
+
+def reflex_on(setting: object) -> bool:
+    """The per-prompt reflex (hooks/reflex.py) runs unless `MEMVERBS_REFLEX=off` or the `hooks.reflex`
+    setting (`false`, `off`, …) turns it off."""
+    return os.environ.get("MEMVERBS_REFLEX", "").strip().lower() not in OFF and str(setting).strip().lower() not in OFF
+
+
 # The runner's arguments (flag, metavar, help): parse_args reads them, and so does the CLI's
 # parser, which only lists and documents `memverbs hook` (docs/cli.md).
 HOOK_OPTIONS = (
@@ -135,25 +148,42 @@ def log_line(root: str, harness: str, moment: str, code: str, started: float, ch
 
 
 def answer_unchanged(argv: list[str], started: float) -> tuple[bool, bytes | None, bool]:
-    """(True, None, False) when this was an unchanged heartbeat, answered and logged; else (False, the
-    stdin read so far or None when none was read, whether the brain said something changed) for the
-    runner to finish — it need not ask the brain the same question again."""
+    """(True, None, False) when this heartbeat was answered here — nothing changed, and the prompt named
+    nothing new (silence) or only what the reflex could point to on this connection (its pointers) —
+    and logged; else (False, the stdin read so far or None when none was read, whether the brain said
+    something changed) for the runner to finish: it need not ask the brain the same question again."""
     args = parse_args(argv)
     if args["moment"] != "heartbeat" or args["harness"] not in HARNESSES:
         return False, None, False
     raw = read_raw_stdin(started + deadline_s(args) * 0.4)
     try:
-        changed = _changed(args, raw, deadline_s(args))
+        answer = _answer(args, raw, deadline_s(args))
     except Exception:  # noqa: BLE001 - any doubt is the runner's to settle, with its classified codes
-        changed = None
-    if changed is not False:
-        return False, raw, changed is True
-    log_line(home_root(), args["harness"], "heartbeat", "unchanged", started, 0)
+        answer = None
+    if not isinstance(answer, str):
+        return False, raw, answer is True
+    code = "unchanged"
+    if answer:
+        code = "reflex" if emit(answer) else "stdout_closed"
+    log_line(home_root(), args["harness"], "heartbeat", code, started, len(answer))
     return True, None, False
 
 
-def _changed(args: dict, raw: bytes, budget_s: float) -> bool | None:
-    """Whether the brain holds anything newer than the session's cursor; None when this path cannot tell."""
+def emit(output: str) -> bool:
+    """UTF-8 bytes straight to fd 1 (no text layer to fail, fine when sys.stdout is None); False when
+    stdout is closed or broken, which must not break the session."""
+    data = memoryview((output + "\n").encode("utf-8"))
+    try:
+        while data:
+            data = data[os.write(1, data) :]
+    except OSError:
+        return False
+    return True
+
+
+def _answer(args: dict, raw: bytes, budget_s: float) -> bool | str | None:
+    """True: something changed (the runner delivers it); the output when nothing did ("" for silence);
+    None when this path cannot tell."""
     payload = json.loads(raw) if raw else {}
     if not isinstance(payload, dict):
         return None
@@ -165,13 +195,27 @@ def _changed(args: dict, raw: bytes, budget_s: float) -> bool | None:
     root = home_root()
     if os.path.exists(os.path.join(root, "integrations", args["harness"], REMOTE_RECEIPT)):
         return None  # hooks/remote.py decides whether that receipt names a usable brain
-    brain, source = _sqlite_brain(root)
+    brain, source, reflex_setting = _sqlite_brain(root)
     if brain is None:
         return None
-    from memverbs.hooks.changes import BUSY_MS, changed_since_cursor  # noqa: PLC0415
+    from memverbs.hooks.changes import BUSY_MS, changed_on, connect  # noqa: PLC0415
 
     busy_ms = max(10, min(BUSY_MS, int(budget_s * 1000 * 0.2)))  # a lock leaves the runner most of the budget
-    return changed_since_cursor(brain, source, LOCAL_LANE, session[:200], busy_ms)
+    db = connect(brain, busy_ms)
+    if db is None:
+        return None
+    try:
+        changed = changed_on(db, source, LOCAL_LANE, session[:200])
+        if changed is not False:
+            return changed
+        prompt = prompt_of(payload)
+        if not prompt.strip() or not reflex_on(reflex_setting):
+            return ""
+        from memverbs.hooks.reflex import answer_quick  # noqa: PLC0415 - a prompt may name something: the name index
+
+        return answer_quick(db, root, args["harness"], session[:200], source, prompt)
+    finally:
+        db.close()
 
 
 def config_tables(root: str) -> dict:
@@ -232,9 +276,10 @@ def write_private(path: str, text: str) -> None:
         raise
 
 
-def _sqlite_brain(root: str) -> tuple[str | None, str]:
-    """quick_settings + locate for the two keys a heartbeat needs (server/quickconfig.py,
-    server/brain/factory.py): the brain file when the brain is a plain `brain.path` file, and the source."""
+def _sqlite_brain(root: str) -> tuple[str | None, str, str]:
+    """quick_settings + locate for the keys a heartbeat needs (server/quickconfig.py,
+    server/brain/factory.py): the brain file when the brain is a plain `brain.path` file, the
+    source, and the `hooks.reflex` setting."""
     data = config_tables(root)
 
     def value(dotted: str, default: str) -> str:
@@ -250,7 +295,8 @@ def _sqlite_brain(root: str) -> tuple[str | None, str]:
 
     int(value("brain.busy_timeout_ms", "0")), int(value("brain.pool_size", "0"))  # a bad number is the runner's config_error
     source = value("source", DEFAULT_SOURCE).strip() or DEFAULT_SOURCE
+    reflex = value("hooks.reflex", "true")
     if value("brain.url", "").strip():
-        return None, source  # a URL (Postgres, sqlite://) goes the full way
+        return None, source, reflex  # a URL (Postgres, sqlite://) goes the full way
     path = os.path.expanduser(value("brain.path", DEFAULT_BRAIN_NAME))
-    return (path if os.path.isabs(path) else os.path.join(root, path)), source
+    return (path if os.path.isabs(path) else os.path.join(root, path)), source, reflex

@@ -219,6 +219,10 @@ class RemoteHook:
     def has_cursor(self) -> bool:
         return self.state.cursor_set
 
+    def reads(self) -> None:
+        """No reflex on a remote brain: the protocol has no name lookup (its agents pull with `entity`)."""
+        return None
+
     def page_stamps(self, cards: list[dict]) -> list[dict]:
         return []  # the pack's cards carry no page times; a page edited just before the start may come once more
 

@@ -30,10 +30,12 @@ from memverbs.hooks.fastpath import (
     HOOK_OPTIONS,
     MAX_DEADLINE_MS,
     config_tables,
+    emit,
     hooks_off,
     log_line,
     parse_args,
     read_raw_stdin,
+    reflex_on,
 )
 from memverbs.server.home import Home
 
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
     from types import FrameType
 
     from memverbs.hooks.events import HookEvent
+    from memverbs.hooks.reflex import BrainReads
     from memverbs.hooks.remote import RemoteHook
     from memverbs.hooks.state import SessionState
     from memverbs.server.brain.location import BrainLocation
@@ -105,6 +108,11 @@ class Hook:
         from memverbs.server.context import LOCAL_LANE  # noqa: PLC0415
 
         return self.brain.cursor(self.source, LOCAL_LANE, self.event.session_id) is not None
+
+    def reads(self) -> BrainReads:
+        from memverbs.hooks.reflex import BrainReads  # noqa: PLC0415 - a heartbeat with a prompt only
+
+        return BrainReads(self.brain)
 
     def page_stamps(self, cards: list[dict]) -> list[dict]:
         """The cards' pages with their times, so a heartbeat does not repeat a page the pack just showed."""
@@ -203,7 +211,7 @@ def run_hook(argv: list[str], started: float | None = None, stdin: bytes | None 
     finally:
         signal.signal(signal.SIGALRM, previous)
     if output:
-        code = _emit(output, code)
+        code = code if emit(output) else "stdout_closed"
     else:
         _tell_person(code, detail)
     _diagnose(home, harness, moment, code, started, len(output or ""))
@@ -246,7 +254,7 @@ def _run(
     # config.toml through the fast path's parsed-once copy: no TOML parser on a hook's path.
     settings = quick_settings(home, lambda: config_tables(str(home.root)))
     url = remote_url(home, event.harness.value)  # a harness wired to a remote brain: its hooks follow it
-    state = SessionState.load(home.root / "hooks" / "sessions", event.harness, event.session_id)
+    state = SessionState.load(os.path.join(home.root, "hooks", "sessions"), event.harness, event.session_id)
     if event.moment is Moment.POST_TOOL:
         from memverbs.hooks.heartbeat import tool_beat_due  # noqa: PLC0415
 
@@ -261,17 +269,23 @@ def _run(
     # second connection); a wrong "changed" would cost a delta that delivers nothing, never a change.
     check = (beats and not (changed and event.moment is Moment.HEARTBEAT)) or repeat is not None
     where = _local_brain(home, settings) if check and url is None else None
+    unchanged = False
     if where is not None:
         from memverbs.hooks.changes import changed_in  # noqa: PLC0415
         from memverbs.server.context import LOCAL_LANE  # noqa: PLC0415
 
-        if changed_in(where, settings.source, LOCAL_LANE, event.session_id) is False:
+        unchanged = changed_in(where, settings.source, LOCAL_LANE, event.session_id) is False
+        if unchanged:
             if repeat is not None:
                 return "repeat_start", adapter.render(repeat, event), event.moment.value
-            if event.moment is Moment.POST_TOOL:
-                state.last_heartbeat_ms = _now_ms()
-                state.save()
-            return "unchanged", None, event.moment.value  # one indexed read; the brain is not even opened
+            # Nothing changed: only the reflex may have something to say (the prompt's names, or
+            # pointers a Grok prompt left for this PostToolUse).
+            waiting = state.pending if event.moment is Moment.POST_TOOL else event.prompt
+            if not waiting or not reflex_on(settings.hook_reflex):
+                if event.moment is Moment.POST_TOOL:
+                    state.last_heartbeat_ms = _now_ms()
+                    state.save()
+                return "unchanged", None, event.moment.value  # one indexed read; the brain is not even opened
 
     hook: Hook | RemoteHook
     if url is not None:
@@ -284,12 +298,12 @@ def _run(
         if beats:
             from memverbs.hooks.heartbeat import heartbeat  # noqa: PLC0415
 
-            text = heartbeat(hook)
+            text = heartbeat(hook, changed=not unchanged)
         else:
             from memverbs.hooks.session_start import rehydrate  # noqa: PLC0415
             from memverbs.hooks.state import collect_idle  # noqa: PLC0415
 
-            collect_idle(hook.state.path.parent)
+            collect_idle(os.path.dirname(hook.state.path))
             text = rehydrate(hook)
             if event.moment is Moment.SESSION_START and text:
                 hook.state.keep_pack(text)
@@ -301,20 +315,8 @@ def _run(
     finally:
         hook.close()
     if not text:
-        return "empty", None, event.moment.value
+        return ("unchanged" if unchanged else "empty"), None, event.moment.value
     return "ok", adapter.render(text, event), event.moment.value
-
-
-def _emit(output: str, code: str) -> str:
-    """UTF-8 bytes straight to fd 1: no text-layer encoding to fail, and fine when sys.stdout is None."""
-    data = (output + "\n").encode("utf-8")
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(1, view) :]
-    except Exception:  # noqa: BLE001 - a closed or broken stdout must not break the session
-        return "stdout_closed"
-    return code
 
 
 def _now_ms() -> int:

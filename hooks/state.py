@@ -16,11 +16,14 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable
-from pathlib import Path
 
 from memverbs.hooks.fastpath import write_private
 from memverbs.server.record import Record
+
+# Not `typing.TYPE_CHECKING`: the prompt hook's cheap path (hooks/fastpath.py) loads this module.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 try:  # CPython's own SHA-256: hashlib would load OpenSSL and blake2 too, ~4 ms of a cold hook
     from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]  # 3.11; typeshed has no stub
@@ -38,31 +41,37 @@ MAX_SEEN = 256
 
 
 class SessionState(Record):
-    __slots__ = ("cursor_set", "entities", "last_heartbeat_ms", "packed", "path", "seen")
-    path: Path
+    __slots__ = ("cursor_set", "entities", "last_heartbeat_ms", "packed", "path", "pending", "seen")
+    path: str
     entities: list[str]
     last_heartbeat_ms: int
     seen: list[str]  # short digests of what was already injected
     cursor_set: bool  # a remote brain's delta cursor for this session exists (local brains are asked)
     packed: bool  # the model has been shown a pack since the start or the last compaction
+    # Slugs a prompt named that wait for the next moment whose output reaches the model (Grok drops a
+    # prompt hook's output: they go out with its next PostToolUse). Slugs only, never the prompt.
+    pending: list[str]
 
-    def __init__(self, path: Path, entities: list[str] | None = None, last_heartbeat_ms: int = 0,
-                 seen: list[str] | None = None, cursor_set: bool = False, packed: bool = False) -> None:
+    def __init__(self, path: str, entities: list[str] | None = None, last_heartbeat_ms: int = 0,
+                 seen: list[str] | None = None, cursor_set: bool = False, packed: bool = False,
+                 pending: list[str] | None = None) -> None:
         super().__init__(path=path, entities=[] if entities is None else entities,
                          last_heartbeat_ms=last_heartbeat_ms, seen=[] if seen is None else seen,
-                         cursor_set=cursor_set, packed=packed)
+                         cursor_set=cursor_set, packed=packed, pending=[] if pending is None else pending)
 
     @classmethod
-    def load(cls, root: Path, harness: str, session_id: str) -> SessionState:
+    def load(cls, root: str, harness: str, session_id: str) -> SessionState:
         key = sha256(f"{harness}\0{session_id}".encode()).hexdigest()[:32]
-        path = root / f"{key}.json"
+        path = os.path.join(root, f"{key}.json")
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            with open(path, encoding="utf-8") as fh:
+                data = json.load(fh)
             entities = [e for e in data.get("entities", []) if isinstance(e, str)]
             seen = [s for s in data.get("seen", []) if isinstance(s, str)]
+            pending = [s for s in data.get("pending", []) if isinstance(s, str)]
             return cls(
                 path, entities[:MAX_BANKED], int(data.get("last_heartbeat_ms", 0)), seen[-MAX_SEEN:],
-                data.get("cursor_set") is True, data.get("packed") is True,
+                data.get("cursor_set") is True, data.get("packed") is True, pending[:MAX_BANKED],
             )
         except (OSError, ValueError, TypeError, AttributeError):
             return cls(path)
@@ -71,6 +80,10 @@ class SessionState(Record):
         """Most recent first, deduplicated, bounded."""
         merged = [s for s in slugs if s] + [e for e in self.entities if e not in slugs]
         self.entities = list(dict.fromkeys(merged))[:MAX_BANKED]
+
+    def given(self, key: str) -> bool:
+        """Whether what `key` names was injected in this session already."""
+        return sha256(key.encode()).hexdigest()[:16] in self.seen
 
     def unseen(self, items: list[dict], key: Callable[[dict], str]) -> list[dict]:
         """The items not injected before in this session; marks them as injected now."""
@@ -86,20 +99,21 @@ class SessionState(Record):
         return fresh
 
     @property
-    def pack_path(self) -> Path:
-        return self.path.with_suffix(PACK_SUFFIX)
+    def pack_path(self) -> str:
+        return os.path.splitext(self.path)[0] + PACK_SUFFIX
 
     def recent_pack(self, now_ms: int) -> str | None:
         """The pack this session's start printed less than `REPEAT_START_MS` ago, if any."""
         try:
-            if now_ms - self.pack_path.stat().st_mtime_ns // 1_000_000 > REPEAT_START_MS:
+            if now_ms - os.stat(self.pack_path).st_mtime_ns // 1_000_000 > REPEAT_START_MS:
                 return None
-            return self.pack_path.read_text(encoding="utf-8")
+            with open(self.pack_path, encoding="utf-8") as fh:
+                return fh.read()
         except (OSError, ValueError):
             return None
 
     def keep_pack(self, text: str) -> None:
-        write_private(str(self.pack_path), text)
+        write_private(self.pack_path, text)
 
     def save(self) -> None:
         data = {
@@ -108,12 +122,13 @@ class SessionState(Record):
             "seen": self.seen,
             "cursor_set": self.cursor_set,
             "packed": self.packed,
+            "pending": self.pending,
             "updated_ms": int(time.time() * 1000),
         }
-        write_private(str(self.path), json.dumps(data))
+        write_private(self.path, json.dumps(data))
 
 
-def collect_idle(root: Path, now: float | None = None) -> None:
+def collect_idle(root: str, now: float | None = None) -> None:
     """Remove session files idle for `IDLE_SECONDS`, and packs past their repeat window."""
     now = now if now is not None else time.time()
     try:

@@ -36,6 +36,7 @@ DEFAULTS: Mapping[str, Any] = MappingProxyType({
     "search.remote_private_pages": False,
     "hooks.entities": "",
     "hooks.user": "people/me",
+    "hooks.reflex": True,
 })
 
 
@@ -45,6 +46,7 @@ class QuickSettings(Frozen):
         "brain_url",
         "busy_timeout_ms",
         "hook_entities",
+        "hook_reflex",
         "hook_user",
         "mcp_surface",
         "pool_size",
@@ -59,6 +61,7 @@ class QuickSettings(Frozen):
     busy_timeout_ms: int
     hook_entities: str
     hook_user: str
+    hook_reflex: str  # as written ("true", "off", …): hooks/fastpath.reflex_on reads it
     pool_size: int
     mcp_surface: str | None
     strict_params: str
@@ -69,9 +72,10 @@ class QuickSettings(Frozen):
                  pool_size: int = DEFAULTS["brain.pool_size"], mcp_surface: str | None = None,
                  strict_params: str = DEFAULTS["mcp.strict_params"],
                  remote_private_pages: bool = DEFAULTS["search.remote_private_pages"], sure: bool = True,
-                 hook_user: str = DEFAULTS["hooks.user"]) -> None:
+                 hook_user: str = DEFAULTS["hooks.user"], hook_reflex: str = "true") -> None:
         super().__init__(source=source, brain_path=brain_path, brain_url=brain_url, busy_timeout_ms=busy_timeout_ms,
-                         hook_entities=hook_entities, hook_user=hook_user, pool_size=pool_size, mcp_surface=mcp_surface,
+                         hook_entities=hook_entities, hook_user=hook_user, hook_reflex=hook_reflex, pool_size=pool_size,
+                         mcp_surface=mcp_surface,
                          strict_params=strict_params, remote_private_pages=remote_private_pages, sure=sure)
 
 
@@ -130,6 +134,7 @@ def quick_settings(home: Home, tables: Callable[[], dict[str, Any]] | None = Non
         busy_timeout_ms=timeout,
         hook_entities=str(_value(data, "hooks.entities")),
         hook_user=str(_value(data, "hooks.user")),
+        hook_reflex=str(_value(data, "hooks.reflex")),
         pool_size=pool_size,
         mcp_surface=surface if sure else None,
         strict_params=strict if sure else "warn",

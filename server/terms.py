@@ -24,11 +24,20 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
-from typing import Protocol
+
+# Not `typing.TYPE_CHECKING`: the hooks import this module, and typing would cost them its import.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class _Stemmer(Protocol):
+        def stemWord(self, word: str) -> str: ...  # noqa: N802 - snowballstemmer's name
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-# Scripts written without spaces between words: a run is indexed by its character pairs.
-_SPACELESS = re.compile(
+# Scripts written without spaces between words: a run is indexed by its character pairs. The class
+# spans most of Unicode's planes, and compiling it costs a cold process milliseconds: it is compiled
+# by the first text that is not plain ASCII (a hook's is usually plain ASCII).
+_SPACELESS_CLASS = (
     "["
     "\u0e00-\u0e7f"  # Thai
     "\u0e80-\u0eff"  # Lao
@@ -50,8 +59,9 @@ STOP_WORDS = frozenset(
 )
 
 
-class _Stemmer(Protocol):
-    def stemWord(self, word: str) -> str: ...  # noqa: N802 - snowballstemmer's name
+@lru_cache(maxsize=1)
+def _spaceless() -> re.Pattern[str]:
+    return re.compile(_SPACELESS_CLASS)
 
 
 @lru_cache(maxsize=1)
@@ -105,7 +115,7 @@ def words(text: str) -> list[str]:
             out.append(_stem(token))
             continue
         pos = 0
-        for m in _SPACELESS.finditer(token):
+        for m in _spaceless().finditer(token):
             if m.start() > pos:
                 out.append(_stem(token[pos : m.start()]))
             out.extend(_pairs(m.group()))
@@ -135,7 +145,7 @@ def query_terms(text: str) -> list[str]:
 
 def spaceless(text: str) -> bool:
     """Whether the text holds a script written without spaces (its words are found by character pairs)."""
-    return _SPACELESS.search(text) is not None
+    return not text.isascii() and _spaceless().search(text) is not None
 
 
 def around(text: str, needles: list[str], size: int = 300) -> str:

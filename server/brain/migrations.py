@@ -68,6 +68,13 @@ def fill_fact_terms(conn: Any) -> None:
                      [(index_text(r[1]), restatement_key(r[1]), r[0]) for r in rows])
 
 
+def fill_entity_names(conn: Any) -> None:
+    """The name index (server/name_index.py) of every page already in the brain."""
+    from memverbs.server.brain.names_store import rebuild_all  # noqa: PLC0415 - loaded only when the step runs
+
+    rebuild_all(conn)
+
+
 MIGRATIONS: tuple[Step, ...] = (
     Step("0001_core_tables", sqlite=(schema.CORE_TABLES,), postgres=(schema.CORE_TABLES, pg.LINKS_FROM)),
     Step("0002_keyword_index", sqlite=(sq.KEYWORD_INDEX,), postgres=(pg.KEYWORD_INDEX,)),
@@ -95,6 +102,8 @@ MIGRATIONS: tuple[Step, ...] = (
     # FTS5 keeps no pending list and its own totals: only Postgres's GIN index is told to take new
     # facts at once, and only Postgres keeps BM25's corpus totals in a table.
     Step("0020_fact_ranking", sqlite=(), postgres=(pg.FACT_INDEX_DIRECT, pg.FACT_TOTALS)),
+    Step("0025_entity_names", sqlite=(schema.ENTITY_NAMES, fill_entity_names),
+         postgres=(schema.ENTITY_NAMES, pg.ENTITY_NAMES_SECURITY, fill_entity_names)),
 )
 
 

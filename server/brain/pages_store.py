@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from memverbs.server import people
 from memverbs.server.brain.base import PAGE_HISTORY_KEEP, SlugHidden, draft_aliases, page_owner, replaced_text
+from memverbs.server.brain.names_store import drop_names, page_aliases, write_names
 from memverbs.server.brain.page_search import PageSearch
 from memverbs.server.brain.store import first
 from memverbs.server.names import title_key
@@ -225,6 +226,8 @@ class PageStore(PageSearch):
                 (source, slug),
             ).fetchone()
             draft = build(existing)
+            # Aliases added by hand stay through a save: the name index needs them beside the draft's.
+            manual = page_aliases(db, source, slug, origin="manual") if existing is not None else []
             kept = replaced_text(existing, draft)
             owner = page_owner(existing, draft, people.current().person)  # None: the owner() the dialect gives
             values = (
@@ -278,13 +281,14 @@ class PageStore(PageSearch):
                         (*values, by, page_id),
                     )
                 self._write_chunks(db, source, page_id, draft.title, draft.body)
-                self._write_page_rows(db, source, draft, now, owner_sql, owner)
+                self._write_page_rows(db, source, draft, now, owner_sql, owner, manual)
         return existing is None or existing["deleted_at"] is not None, draft
 
     @staticmethod
-    def _write_page_rows(db: Tx, source: str, draft: PageDraft, now: int, owner_sql: str, owner: int | None) -> None:
+    def _write_page_rows(db: Tx, source: str, draft: PageDraft, now: int, owner_sql: str, owner: int | None,
+                         manual_aliases: list[str]) -> None:
         """The aliases, links and timeline rows the page's markdown declares: what it declared before
-        is replaced, what was added by hand is kept."""
+        is replaced, what was added by hand is kept; and the page's names (the name index)."""
         db.execute("DELETE FROM aliases WHERE source_id = ? AND slug = ? AND origin = 'frontmatter'", (source, draft.slug))
         for alias, norm in draft_aliases(draft):
             db.execute(
@@ -292,6 +296,7 @@ class PageStore(PageSearch):
                 "ON CONFLICT DO NOTHING",
                 (source, draft.slug, alias, norm),
             )
+        write_names(db, source, draft.slug, draft.title, draft.type, [a for a, _ in draft_aliases(draft)] + manual_aliases)
         db.execute(
             "DELETE FROM links WHERE source_id = ? AND from_slug = ? AND link_source IN ('markdown', 'frontmatter')",
             (source, draft.slug),
@@ -335,6 +340,7 @@ class PageStore(PageSearch):
             if cur.rowcount == 0:
                 return None
             db.execute("DELETE FROM chunks WHERE page_id = (SELECT id FROM pages WHERE source_id = ? AND slug = ?)", (source, slug))
+            drop_names(db, source, slug)
             return True
 
     def add_alias(self, source: str, slug: str, alias: str, alias_norm: str, now: int, *, allow_private: bool) -> bool | None:
@@ -347,6 +353,8 @@ class PageStore(PageSearch):
             )
             if cur.rowcount == 0:
                 return False
+            page = db.execute("SELECT title, type FROM pages WHERE source_id = ? AND slug = ?", (source, slug)).fetchone()
+            write_names(db, source, slug, page[0], page[1])
             # The page's file-relevant state changed (write-back renders it into the note's aliases):
             # stamped like add_timeline_entry, so a synced folder gets it without waiting for a page write.
             db.execute("UPDATE pages SET updated_at = ? WHERE source_id = ? AND slug = ?", (now, source, slug))
@@ -486,6 +494,10 @@ class PageStore(PageSearch):
             )
             db.execute("DELETE FROM links WHERE source_id = ? AND to_slug = ?", (source, old))
             db.execute("UPDATE facts SET entity_slug = ? WHERE source_id = ? AND entity_slug = ?", (new, source, old))
+            drop_names(db, source, old)
+            page = db.execute("SELECT title, type FROM pages WHERE source_id = ? AND slug = ?", (source, new)).fetchone()
+            if page is not None:
+                write_names(db, source, new, page[0], page[1])
 
 
 def _by_id(row: Row) -> int:

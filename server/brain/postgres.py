@@ -33,6 +33,7 @@ from memverbs.server.brain.cursors_store import CursorStore
 from memverbs.server.brain.facts_store import FactStore
 from memverbs.server.brain.health_store import HealthStore
 from memverbs.server.brain.location import redact
+from memverbs.server.brain.names_store import NameStore
 from memverbs.server.brain.oauth_store import OAuthStore
 from memverbs.server.brain.pages_store import PageStore
 from memverbs.server.brain.people_store import PeopleStore
@@ -58,7 +59,7 @@ _OWN_TABLES = ("pages", "aliases", "links", "timeline", "facts", "fact_moves", "
 _login_person: dict[str, int] = {}  # brain URL → the person its login is (session_person)
 
 
-class PostgresBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, PostgresVectors, BrowseStore, SyncStore, OAuthStore,
+class PostgresBrain(PageStore, NameStore, FactStore, ProjectStore, CursorStore, TokenStore, PostgresVectors, BrowseStore, SyncStore, OAuthStore,
                     PeopleStore, HealthStore):
     # -- opening ---------------------------------------------------------------
 

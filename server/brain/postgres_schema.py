@@ -175,6 +175,19 @@ ROW_SECURITY = PERSON_FUNCTION + "".join((
     _policies("access_tokens", read="true", add=_TOKEN_HOLDER, change=_TOKEN_HOLDER, remove=_TOKEN_HOLDER),
 ))
 
+# The name index's rows show only with their page, as the aliases they are made of do; the teammates
+# added before this step get the table too (`people add` grants it from now on: TEAMMATE_TABLES).
+ENTITY_NAMES_SECURITY = _policies(
+    "entity_names", read=_with_page("p.source_id = entity_names.source_id AND p.slug = entity_names.slug")) + """
+    DO $$
+    DECLARE r text;
+    BEGIN
+        FOR r IN SELECT role FROM people WHERE role IS NOT NULL AND EXISTS (SELECT 1 FROM pg_roles WHERE rolname = role) LOOP
+            EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON entity_names TO %I', r);
+        END LOOP;
+    END $$;
+"""
+
 # Postgres drops the one-row-per-path key of sync_folders in place (schema.FOLDER_IDENTITY).
 FOLDER_IDENTITY = """
     ALTER TABLE sync_folders DROP CONSTRAINT IF EXISTS sync_folders_source_id_root_key;
@@ -188,7 +201,7 @@ FOLDER_IDENTITY = """
 TEAMMATE_TABLES = (
     "pages", "facts", "links", "timeline", "aliases", "chunks", "page_versions", "fact_vectors", "fact_moves",
     "fact_audit", "session_cursors", "projects", "vector_spaces", "text_vectors", "sync_folders", "sync_files",
-    "sync_conflicts", "sync_failures", "access_tokens",
+    "sync_conflicts", "sync_failures", "access_tokens", "entity_names",
 )
 READ_ONLY_TABLES = ("people", "_migrations", "fact_totals")
 

@@ -461,3 +461,19 @@ FOLDER_IDENTITY = """
         CREATE UNIQUE INDEX sync_folders_by_path ON sync_folders (source_id, root, COALESCE(host, '')) WHERE folder_uid IS NULL;
         CREATE INDEX sync_files_by_slug ON sync_files (slug);
 """
+
+# The name index (server/name_index.py): every name a page goes by — title, aliases, its slug read as
+# words, a person's first and last name — as a folded key, so which pages a text names is one lookup
+# of the text's candidate keys through the primary key, whatever the brain's size. Derived from
+# pages and aliases, written in their write transactions (brain/names_store.py); the step's fill
+# (names_store.rebuild_all) indexes the pages already there.
+ENTITY_NAMES = """
+        CREATE TABLE entity_names (
+            source_id  TEXT NOT NULL,
+            name_key   {keytext} NOT NULL,
+            slug       {keytext} NOT NULL,
+            how        TEXT NOT NULL CHECK (how IN ('title', 'alias', 'slug', 'part')),
+            PRIMARY KEY (source_id, name_key, slug)
+        ){without_rowid};
+        CREATE INDEX entity_names_slug ON entity_names (source_id, slug);
+"""

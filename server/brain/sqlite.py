@@ -17,6 +17,7 @@ from memverbs.server.brain.browse_store import BrowseStore
 from memverbs.server.brain.cursors_store import CursorStore
 from memverbs.server.brain.facts_store import FactStore
 from memverbs.server.brain.health_store import HealthStore
+from memverbs.server.brain.names_store import NameStore
 from memverbs.server.brain.oauth_store import OAuthStore
 from memverbs.server.brain.pages_store import PageStore
 from memverbs.server.brain.people_store import PeopleStore
@@ -28,7 +29,7 @@ from memverbs.server.brain.tokens_store import TokenStore
 from memverbs.server.errors import BrainError, BrainMissing
 
 
-class SqliteBrain(PageStore, FactStore, ProjectStore, CursorStore, TokenStore, SqliteVectors, BrowseStore, SyncStore, OAuthStore,
+class SqliteBrain(PageStore, NameStore, FactStore, ProjectStore, CursorStore, TokenStore, SqliteVectors, BrowseStore, SyncStore, OAuthStore,
                   PeopleStore, HealthStore):
     @classmethod
     def open(

@@ -37,6 +37,7 @@ TABLES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("page_versions", ("id",), ("id", "page_id", "version", "markdown", "title", "visibility", "written_at", "replaced_at",
                                 "replaced_by", "owner")),
     ("aliases", ("id",), ("id", "source_id", "slug", "alias", "alias_norm", "origin")),
+    ("entity_names", ("source_id", "name_key", "slug"), ("source_id", "name_key", "slug", "how")),
     ("links", ("id",), ("id", "source_id", "from_slug", "to_slug", "link_type", "link_source", "context", "created_at",
                          "private_row", "owner")),
     ("timeline", ("id",), ("id", "source_id", "slug", "date", "summary", "detail", "origin", "created_at",
@@ -73,7 +74,7 @@ TABLES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
 # Maintained by the backend itself, never copied: SQLite's FTS5 tables, Postgres's tsvector and pgvector columns.
 DERIVED_COLUMNS = {"search", "search_len", "embedding"}
 DEFERRED = {("facts", "superseded_by")}
-TEXT_KEYS = {"source_id", "client_id", "session_id", "rel_path", "key"}
+TEXT_KEYS = {"source_id", "client_id", "session_id", "rel_path", "key", "name_key", "slug"}
 
 Progress = Callable[[str, int, int], None]
 

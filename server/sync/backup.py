@@ -197,6 +197,8 @@ def restore_backup(brain: Brain, folder: str | Path) -> TransferReport:
         report.copied[name] = len(rows)
     if superseded:
         target.set_superseded(superseded)
+    # The name index is derived from pages and aliases, not backed up: written again from them.
+    brain.rebuild_names()
     target.finish()
     report.tables = verify_backup(brain, manifest)
     return report

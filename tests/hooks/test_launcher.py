@@ -160,29 +160,38 @@ def test_a_broken_install_is_silent_and_exits_0(env, brain, home, tmp_path):
         assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
 
 
-def fast_path_probe(env, then: str) -> tuple[str, str]:
+def fast_path_probe(env, then: str, payload: dict | None = None) -> tuple[str, str]:
     """A heartbeat through the launcher's bootstrap that asks the fast path alone: whether it
     answered, then what the Python expression `then` says about the process afterwards."""
+    payload = payloads.CLAUDE_PROMPT if payload is None else payload
     argv = bootstrap_argv()
     probe = argv[4].replace("main()", "main() if False else None") + (
         ";import memverbs.hooks.fastpath as f,time;print(f.answer_unchanged(sys.argv[2:], time.monotonic())[0]);"
         f"print({then})"
     )
     proc = subprocess.run([*argv[:4], probe, "hook", "heartbeat", "--harness", "claude"],
-                          input=json.dumps(payloads.CLAUDE_PROMPT), capture_output=True, text=True, env=env, timeout=30)
-    answered, said = proc.stdout.splitlines()
+                          input=json.dumps(payload), capture_output=True, text=True, env=env, timeout=30)
+    answered, said = proc.stdout.splitlines()[-2:]
     return answered, said
 
 
 def test_the_fast_path_imports_no_runner_module(env, brain, home, lean):
     lean("session-start", payloads.CLAUDE_SESSION_START)
     wait_unchanged(lean, home)
-    answered, modules = fast_path_probe(
-        env, "sorted(m for m in sys.modules if m.startswith(('memverbs','pathlib','dataclasses','hashlib','tempfile','typing')))"
-    )
+    modules = "sorted(m for m in sys.modules if m.startswith(('memverbs','pathlib','dataclasses','hashlib','tempfile','typing')))"
+    no_prompt = {k: v for k, v in payloads.CLAUDE_PROMPT.items() if k != "prompt"}
+    answered, loaded = fast_path_probe(env, modules, no_prompt)
     assert answered == "True"
-    assert eval(modules) == ["memverbs", "memverbs.hooks", "memverbs.hooks.changes", "memverbs.hooks.fastpath",
-                             "memverbs.hooks.launcher"]
+    assert eval(loaded) == ["memverbs", "memverbs.hooks", "memverbs.hooks.changes", "memverbs.hooks.fastpath",
+                            "memverbs.hooks.launcher"]
+    # A prompt adds the reflex: the name index and the session's state, still none of the runner's modules.
+    answered, loaded = fast_path_probe(env, modules)
+    assert answered == "True"
+    assert eval(loaded) == ["memverbs", "memverbs.hooks", "memverbs.hooks.adapters", "memverbs.hooks.changes",
+                            "memverbs.hooks.events", "memverbs.hooks.fastpath", "memverbs.hooks.launcher",
+                            "memverbs.hooks.reflex", "memverbs.hooks.state", "memverbs.server",
+                            "memverbs.server.common_words", "memverbs.server.errors", "memverbs.server.name_index",
+                            "memverbs.server.record", "memverbs.server.terms"]
 
 
 
@@ -283,8 +292,9 @@ def test_the_fast_path_finds_the_brain_and_source_the_runner_would(tmp_path, mon
     monkeypatch.setenv("MEMVERBS_HOME", str(root))
     home = Home.from_env()
     full = quick_settings(home)
-    path, source = fastpath._sqlite_brain(fastpath.home_root())
+    path, source, reflex = fastpath._sqlite_brain(fastpath.home_root())
     assert source == full.source
+    assert fastpath.reflex_on(reflex) == fastpath.reflex_on(full.hook_reflex)
     try:
         where = locate(full.brain_url, home, full.brain_path)
     except Exception:  # noqa: BLE001 - a URL the full path refuses: the fast path must not have vouched for it

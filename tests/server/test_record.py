@@ -93,7 +93,7 @@ def test_every_record_on_the_hook_path_sets_each_of_its_fields():
 
     caller = Caller.local("default")
     made = [
-        HookEvent(Harness.CLAUDE, Moment.HEARTBEAT, "s"), SessionState(Path("x")), FactFilter("recent", 0, True, True, 5),
+        HookEvent(Harness.CLAUDE, Moment.HEARTBEAT, "s"), SessionState("x"), FactFilter("recent", 0, True, True, 5),
         NewFact("f", "f", "fact", None, "world", "t", None), PageDraft("a/b", "B", None, "", {}, None, "world"),
         SearchQuery(("a",)), BrainLocation("sqlite", Path("b.db")), Step("0001", "SELECT 1"), caller,
         VerbContext(brain=None, caller=caller), Dispatcher(caller, "verbs", lambda: None), Outcome({}), Home(Path("h")),  # type: ignore[arg-type]
@@ -103,4 +103,4 @@ def test_every_record_on_the_hook_path_sets_each_of_its_fields():
     for record in made:
         assert all(hasattr(record, name) for name in record.__slots__), record
         assert record == record and not hasattr(record, "__dict__")
-    assert SessionState(Path("x")).entities is not SessionState(Path("x")).entities
+    assert SessionState("x").entities is not SessionState("x").entities

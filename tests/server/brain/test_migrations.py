@@ -124,6 +124,40 @@ def test_title_keys_are_filled_for_pages_written_before_them(brain_backend, brai
         brain.close()
 
 
+def test_the_name_index_is_filled_for_pages_written_before_it(brain_backend, brain_url, tmp_path):
+    """0025_entity_names on a brain that has pages and aliases: each page is named by them, on both backends."""
+    from memverbs.server import name_index
+    from memverbs.server.brain.factory import open_brain
+    from memverbs.server.brain.location import BrainLocation
+
+    where = BrainLocation("postgres", url=brain_url) if brain_url else BrainLocation("sqlite", path=tmp_path / "b.db")
+    brain = open_brain(where, create=True)
+    try:
+        brain.save_page("default", "people/alice-example", lambda _: _draft("people/alice-example", "Alice Example"), 1)
+        brain.add_alias("default", "people/alice-example", "Ally", "ally", 2, allow_private=True)
+        brain.save_page("team", "notes/k8s", lambda _: _draft("notes/k8s", "Kubernetes"), 1)
+    finally:
+        brain.close()
+    undo = ("DROP TABLE entity_names", "DELETE FROM _migrations WHERE name = '0025_entity_names'")
+    if brain_url:
+        import psycopg
+
+        with psycopg.connect(brain_url, autocommit=True) as conn:
+            for sql in undo:
+                conn.execute(sql)
+    else:
+        db = sqlite3.connect(where.path)
+        db.executescript(";\n".join(undo))
+        db.close()
+    brain = open_brain(where)  # applies the pending step
+    try:
+        assert name_index.named_in(brain, "default", "did Alice Example or ally call").slugs == ["people/alice-example"]
+        assert name_index.named_in(brain, "team", "kubernetes upgrade").slugs == ["notes/k8s"]
+        assert name_index.named_in(brain, "default", "kubernetes upgrade").slugs == []
+    finally:
+        brain.close()
+
+
 def _draft(slug: str, title: str):
     from memverbs.server.brain.base import PageDraft
 

@@ -28,7 +28,8 @@ S = "default"
 PAGES = 60
 
 # (what, call on the brain, {table or alias in the plan: how it must be searched})
-# "rowid" = by primary key, "fts" = the FTS5 index; anything else is an index name (a tuple: any of them).
+# "rowid" = by primary key, "primary key" = a WITHOUT ROWID table's, "fts" = the FTS5 index; anything else
+# is an index name (a tuple: any of them).
 HOT = [
     ("page by slug", lambda b, now: b.page(S, "people/p-1"), {"pages": "sqlite_autoindex_pages_1"}),
     ("pages by slugs", lambda b, now: b.pages_by_slugs(S, ["people/p-1", "people/p-2"], allow_private=False),
@@ -94,9 +95,11 @@ HOT = [
         S, NewFact("fact 1 about p", "fact 1 about p", "fact", "people/p-1", "world", "t", None), now),
      {"facts": "facts_entity"}),
     ("delta: session cursor", lambda b, now: b.cursor(S, "local", "s1"), {"session_cursors": "sqlite_autoindex_session_cursors_1"}),
+    ("reflex: the name index", lambda b, now: b.named_pages(S, ["person 1", "pp1", "p", "nobody here"], allow_private=False),
+     {"n": "primary key", "p": "sqlite_autoindex_pages_1"}),
 ]
 
-_STEP = re.compile(r"^(SEARCH|SCAN) (\S+)(?: USING (?:(?:COVERING )?INDEX (\S+)|(INTEGER PRIMARY KEY)))?( VIRTUAL TABLE)?")
+_STEP = re.compile(r"^(SEARCH|SCAN) (\S+)(?: USING (?:(?:COVERING )?INDEX (\S+)|(INTEGER PRIMARY KEY)|(PRIMARY KEY)))?( VIRTUAL TABLE)?")
 
 
 def searched(db: sqlite3.Connection, sql: str) -> dict[str, str | None]:
@@ -109,8 +112,9 @@ def searched(db: sqlite3.Connection, sql: str) -> dict[str, str | None]:
         m = _STEP.match(row[3])
         if not m or m.group(2).startswith("(") or m.group(2) in made:  # a subquery or co-routine, not a table
             continue
-        _, table, index, rowid, virtual = m.groups()
-        out[table] = "fts" if virtual else "rowid" if rowid else index
+        kind, table, index, rowid, key, virtual = m.groups()
+        # A WITHOUT ROWID table searched (not scanned) through its primary key: "primary key".
+        out[table] = "fts" if virtual else "rowid" if rowid else "primary key" if key and kind == "SEARCH" else index
     return out
 
 

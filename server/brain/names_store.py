@@ -1,0 +1,73 @@
+"""The name index's table (`entity_names`), on either backend: what server/name_index.py looks names up in.
+
+Every row is derived from a page and its aliases (name_index.page_names), so the index is written
+where they are: in the same transaction as the page's save, an alias added, a rename or a delete
+(pages_store.py calls `write_names` / `drop_names` there). `rebuild_names` writes every live page's
+rows again, for the schema step that creates the table and for a restored backup.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from memverbs.server.brain.store import Store
+from memverbs.server.name_index import named_sql, page_names
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.base import Row
+    from memverbs.server.brain.store import Tx
+
+# Keys per statement: far below either backend's parameter limit (a text gives a few thousand at most).
+KEY_BATCH = 5_000
+
+
+def page_aliases(db: Tx, source: str, slug: str, *, origin: str | None = None) -> list[str]:
+    """The page's aliases (of one origin: `frontmatter` or `manual`), oldest first."""
+    sql = "SELECT alias FROM aliases WHERE source_id = ? AND slug = ?" + (" AND origin = ?" if origin else "") + " ORDER BY id"
+    return [r[0] for r in db.execute(sql, (source, slug, origin) if origin else (source, slug)).fetchall()]
+
+
+def write_names(db: Tx, source: str, slug: str, title: str | None, type_: str | None, aliases: list[str] | None = None) -> None:
+    """The page's rows, computed afresh from its title, type, slug and `aliases` (None: every alias it has now).
+
+    A caller inside a Postgres pipeline passes the aliases: a read there would wait for the batch."""
+    if aliases is None:
+        aliases = page_aliases(db, source, slug)
+    db.execute("DELETE FROM entity_names WHERE source_id = ? AND slug = ?", (source, slug))
+    names = page_names(title, slug, type_, aliases)
+    if names:
+        db.executemany("INSERT INTO entity_names (source_id, name_key, slug, how) VALUES (?, ?, ?, ?)",
+                       [(source, key, slug, how) for key, how in names])
+
+
+def drop_names(db: Tx, source: str, slug: str) -> None:
+    db.execute("DELETE FROM entity_names WHERE source_id = ? AND slug = ?", (source, slug))
+
+
+def rebuild_all(conn: Tx) -> None:
+    """Every live page's rows, from scratch (the schema step's fill, a restored backup)."""
+    conn.execute("DELETE FROM entity_names")
+    pages = conn.execute("SELECT source_id, slug, title, type FROM pages WHERE deleted_at IS NULL ORDER BY id").fetchall()
+    aliases: dict[tuple[str, str], list[str]] = {}
+    for source, slug, alias in conn.execute("SELECT source_id, slug, alias FROM aliases ORDER BY id").fetchall():
+        aliases.setdefault((source, slug), []).append(alias)
+    rows = [(source, key, slug, how)
+            for source, slug, title, type_ in pages
+            for key, how in page_names(title, slug, type_, aliases.get((source, slug), []))]
+    for at in range(0, len(rows), 1000):
+        conn.executemany("INSERT INTO entity_names (source_id, name_key, slug, how) VALUES (?, ?, ?, ?)",
+                         rows[at : at + 1000])
+
+
+class NameStore(Store):
+    def named_pages(self, source: str, keys: list[str], *, allow_private: bool) -> list[Row]:
+        """The index's rows for `keys` (name_key, slug, how, type, title) whose pages the caller may see."""
+        out: list[Row] = []
+        for at in range(0, len(keys), KEY_BATCH):
+            among, args = self.dialect.any_of("n.name_key", keys[at : at + KEY_BATCH])
+            out += self.query(named_sql(among), (source, *args, allow_private))
+        return out
+
+    def rebuild_names(self) -> None:
+        with self.write() as db:
+            rebuild_all(db)

@@ -2,8 +2,8 @@
 same rules the per-prompt reflex uses, asked with the brain open as the trusted local caller.
 
 Capture files a statement about a person or an organisation under that entity (reports.py); it
-never keeps a name list of its own. Without the index (a brain that cannot answer), capture still
-keeps the user's own statements and files them under the project, and nothing about others.
+never keeps a name list of its own. A plan made without it (`plan_capture(names=None)`) keeps
+the user's own statements, filed under the project, and nothing about others.
 """
 
 from __future__ import annotations
@@ -15,15 +15,11 @@ if TYPE_CHECKING:
     from memverbs.server.runtime import Runtime
 
 
-def brain_names(runtime: Runtime) -> Names | None:
+def brain_names(runtime: Runtime) -> Names:
     """`text → mentions` over `runtime`'s brain, private pages included (capture is the trusted local
-    caller; a fact keeps its own visibility), or None when there is no index to ask."""
-    import importlib  # noqa: PLC0415
+    caller; a fact keeps its own visibility)."""
+    from memverbs.server.name_index import named_in  # noqa: PLC0415 - only a capture with a brain asks
 
-    try:
-        named_in = importlib.import_module("memverbs.server.name_index").named_in
-    except (ImportError, AttributeError):
-        return None
     brain, source = runtime.brain(), runtime.source
 
     def names(text: str) -> list:

@@ -37,8 +37,27 @@ MAX_PENDING = 256  # tool calls waiting for a result, at most; an older one is t
 EDIT_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch", "edit", "write", "patch", "search_replace"}
 SHELL_TOOLS = {"Bash", "exec_command", "shell", "local_shell", "bash", "run_terminal_cmd", "run_terminal_command"}
 READERS = ("claude", "codex", "grok", "openclaw", "opencode")  # a harness with a reader of its own; any other is told from the file
-# What a line of unexpected shape raises in a reader: that line is skipped and counted.
-BAD_SHAPE = (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError, UnicodeError)
+
+
+class BadShape(ValueError):
+    """An entry that is not the shape its reader expects (a message that is a list, content that is a
+    number, a tool call's id that is an object): skipped and counted, like a line that is not JSON."""
+
+
+def expect(condition: bool) -> None:
+    if not condition:
+        raise BadShape
+
+
+def a_dict(value: object) -> dict:
+    """`value`, which must be an object (a dict) for its entry to be read."""
+    if not isinstance(value, dict):
+        raise BadShape
+    return value
+
+
+# What reading a line of unexpected shape raises: that line is skipped and counted.
+BAD_SHAPE = (BadShape, TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError, UnicodeError)
 
 
 @dataclass
@@ -180,9 +199,14 @@ def parse_entry(raw: str | bytes) -> dict | None:
         return None
     try:
         entry = json.loads(raw)
-    except (ValueError, RecursionError):
+        if _ESCAPED_SURROGATE.search(raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")):
+            json.dumps(entry, ensure_ascii=False).encode("utf-8")  # a lone surrogate cannot be stored: the line is lost
+    except (ValueError, RecursionError):  # UnicodeEncodeError is a ValueError
         return None
     return entry if isinstance(entry, dict) else None
+
+
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 def guarded(t: Transcript, handle: Callable[[dict], Iterator[Event]], entry: dict | None) -> Iterator[Event]:
@@ -202,12 +226,19 @@ def guarded(t: Transcript, handle: Callable[[dict], Iterator[Event]], entry: dic
 
 
 def text_of(value: object) -> str | None:
-    return value if isinstance(value, str) else None
+    """An optional string field (an id, a directory): absent is fine, another shape makes the entry a bad one."""
+    if value is None or isinstance(value, str):
+        return value
+    raise BadShape
 
 
 def call_id(value: object) -> str:
-    """A tool call's id as the string the result refers to: anything else (a dict, a list) matches nothing."""
-    return value if isinstance(value, str) else str(value) if isinstance(value, int) and not isinstance(value, bool) else ""
+    """A tool call's id as the string its result refers to; an id of any other shape makes the entry a bad one."""
+    if value is None:
+        return ""
+    expect(isinstance(value, str | int) and not isinstance(value, bool))
+    return str(value)
+
 
 
 def stamp(value: object) -> str | None:

@@ -17,14 +17,17 @@ from memverbs.server.capture.readers import user_turn
 from memverbs.server.capture.transcript import (
     EDIT_TOOLS,
     SHELL_TOOLS,
+    BadShape,
     Event,
     Pending,
     Said,
     ToolRun,
     Transcript,
+    a_dict,
     call_id,
     clip,
     entries,
+    expect,
     flatten,
     guarded,
     remembered_fact,
@@ -53,10 +56,12 @@ def _entry(t: Transcript, entry: dict, pending: Pending) -> Iterator[Event]:
     t.started = t.started or at
     if entry.get("isSidechain"):
         return
-    message = entry.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content if isinstance(content, list) else []
-    blocks = [b for b in blocks if isinstance(b, dict)]
+    content = a_dict(entry.get("message")).get("content")
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    if not isinstance(content, list):
+        raise BadShape
+    blocks = [a_dict(b) for b in content]
     if kind == "assistant":
         for block in blocks:
             if block.get("type") == "text" and isinstance(block.get("text"), str) and block["text"].strip():
@@ -86,7 +91,8 @@ def _entry(t: Transcript, entry: dict, pending: Pending) -> Iterator[Event]:
 def _tool(block: dict) -> ToolRun:
     name = str(block.get("name") or "")
     raw = block.get("input")
-    args: dict = raw if isinstance(raw, dict) else {}
+    expect(raw is None or isinstance(raw, dict))
+    args: dict = raw or {}
     run = ToolRun(name=name, call_id=call_id(block.get("id")) or None, remembered=remembered_fact(name, args))
     if name in SHELL_TOOLS and isinstance(args.get("command"), str):
         run.command = args["command"]

@@ -22,9 +22,11 @@ from memverbs.server.capture.transcript import (
     Said,
     ToolRun,
     Transcript,
+    a_dict,
     call_id,
     clip,
     entries,
+    expect,
     guarded,
     remembered_fact,
     stamp,
@@ -48,9 +50,10 @@ def read(t: Transcript) -> Iterator[Event]:
 
 
 def _entry(t: Transcript, entry: dict, pending: Pending) -> Iterator[Event]:
-    raw_payload = entry.get("payload")
-    payload: dict = raw_payload if isinstance(raw_payload, dict) else {}
     kind = entry.get("type")
+    raw_payload = entry.get("payload")
+    expect((raw_payload is None and kind not in ("session_meta", "response_item")) or isinstance(raw_payload, dict))
+    payload: dict = raw_payload or {}
     at = stamp(entry.get("timestamp"))
     if kind == "session_meta":
         t.session_id = text_of(payload.get("id")) or text_of(payload.get("session_id")) or t.session_id
@@ -66,8 +69,10 @@ def _entry(t: Transcript, entry: dict, pending: Pending) -> Iterator[Event]:
     if ptype == "message":
         role = payload.get("role")
         content = payload.get("content")
-        parts = content if isinstance(content, list) else [{"text": content}] if isinstance(content, str) else []
-        text = "\n".join(c["text"] for c in parts if isinstance(c, dict) and isinstance(c.get("text"), str))
+        expect(isinstance(content, list | str))
+        parts = [a_dict(c).get("text", "") for c in content] if isinstance(content, list) else [content]
+        expect(all(isinstance(part, str) for part in parts))
+        text = "\n".join(str(part) for part in parts)
         if role == "user":
             yield from user_turn(text, at)
         elif role == "assistant" and text.strip():

@@ -21,9 +21,11 @@ from memverbs.server.capture.transcript import (
     Said,
     ToolRun,
     Transcript,
+    a_dict,
     call_id,
     clip,
     entries,
+    expect,
     flatten,
     guarded,
     remembered_fact,
@@ -67,10 +69,10 @@ def read(t: Transcript) -> Iterator[Event]:
 
 
 def _entry(t: Transcript, entry: dict, pending: Pending, message: _Message) -> Iterator[Event]:
-    params = entry.get("params")
-    if not isinstance(params, dict) or not isinstance(params.get("update"), dict):
+    if not str(entry.get("method", "")).endswith("session/update"):
         return
-    update: dict = params["update"]
+    params = a_dict(entry.get("params"))
+    update = a_dict(params.get("update"))
     t.session_id = text_of(params.get("sessionId")) or t.session_id
     meta = entry.get("_meta") if isinstance(entry.get("_meta"), dict) else update.get("_meta")
     at = stamp(entry.get("timestamp")) or (stamp(meta.get("agentTimestampMs")) if isinstance(meta, dict) else None)
@@ -81,9 +83,9 @@ def _entry(t: Transcript, entry: dict, pending: Pending, message: _Message) -> I
         if who != message.speaker:
             yield from message.flush()
             message.speaker, message.at = who, at
-        content = update.get("content")
-        if isinstance(content, dict) and isinstance(content.get("text"), str):
-            message.chunks.append(content["text"])
+        text = a_dict(update.get("content")).get("text", "")
+        expect(isinstance(text, str))
+        message.chunks.append(text)
     elif kind == "tool_call":
         yield from message.flush()
         yield from pending.start(_tool(update))

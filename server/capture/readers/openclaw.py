@@ -22,9 +22,11 @@ from memverbs.server.capture.transcript import (
     Said,
     ToolRun,
     Transcript,
+    a_dict,
     call_id,
     clip,
     entries,
+    expect,
     flatten,
     guarded,
     is_sqlite,
@@ -74,15 +76,17 @@ def _entry(t: Transcript, entry: dict, pending: Pending) -> Iterator[Event]:
         t.cwd = t.cwd or text_of(entry.get("cwd"))
         t.started = t.started or stamp(entry.get("timestamp"))
         return
-    message = entry.get("message")
-    if kind != "message" or not isinstance(message, dict):
+    if kind != "message":
         return
+    message = a_dict(entry.get("message"))
     at = stamp(entry.get("timestamp")) or stamp(message.get("timestamp"))
     t.started = t.started or at
     role = message.get("role")
     content = message.get("content")
-    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content if isinstance(content, list) else []
-    blocks = [b for b in blocks if isinstance(b, dict)]
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    expect((content is None and role == "toolResult") or isinstance(content, list))
+    blocks = [a_dict(b) for b in content or []]
     if role == "user":
         yield from user_turn("\n".join(b["text"] for b in blocks if isinstance(b.get("text"), str)), at)
     elif role == "assistant":

@@ -161,8 +161,7 @@ class Reporter:
                 text = _OBJECT_PRONOUN.sub(_name(target), body, count=1)
         if target is None:
             return None
-        text = re.sub(r"^i\b", "The user", text, flags=re.I)
-        text = re.sub(r"^we\b", "We", text, flags=re.I)
+        text = _as_the_user(text)
         if due is not None:
             text = f"{text.rstrip(' .!')} (due {due})"
         return worded(text, "commitment", at, target.slug)
@@ -174,6 +173,20 @@ class Reporter:
             if people:
                 return next(iter(people.values())) if len(people) == 1 else None
         return None
+
+
+_FIRST_PERSON = ((r"^i(?:'ll|’ll| will)\b", "The user will"), (r"^i(?:'m| am) going to\b", "The user is going to"),
+                 (r"^i need to\b", "The user needs to"), (r"^i have to\b", "The user has to"), (r"^i owe\b", "The user owes"),
+                 (r"^i\b", "The user"), (r"^we\b", "We"))
+
+
+def _as_the_user(text: str) -> str:
+    """"I'll send Soren the deck" → "The user will send Soren the deck": read later, by someone else."""
+    for pattern, replacement in _FIRST_PERSON:
+        changed = re.sub(pattern, replacement, text, count=1, flags=re.I)
+        if changed != text:
+            return changed
+    return text
 
 
 def _kind(rest: str, person: bool) -> str | None:

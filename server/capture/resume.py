@@ -9,8 +9,9 @@ cleaned). So a capture stopped by its limits goes on from there next time, and a
 captured at each `Stop` reads only what was added since.
 
 A checkpoint is used only for the same transcript, unchanged up to its position: the same file
-(device and inode) whose bytes just before the position are the ones read; anything else, and
-the capture starts over. opencode's store is always read whole: its tool rows change in place.
+(device and inode) whose first bytes and bytes just before the position are the ones read (a
+harness appends to its transcript; a rewritten one is another file); anything else, and the
+capture starts over. opencode's store is always read whole: its tool rows change in place.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from memverbs.server.capture.state import SessionState
 
 VERSION = 1
-_TAIL = 256  # bytes before the position that must be unchanged
+_ENDS = 4096  # bytes at the file's start, and just before the position, that must be unchanged
 _NOT_RESUMABLE = ("opencode",)
 
 
@@ -106,6 +107,7 @@ def _identity(path: str, position: int) -> list:
     if position > st.st_size:
         return []
     with open(path, "rb") as fh:
-        fh.seek(max(0, position - _TAIL))
-        tail = fh.read(min(position, _TAIL))
-    return [st.st_dev, st.st_ino, hashlib.sha256(tail).hexdigest()]
+        head = fh.read(min(position, _ENDS))
+        fh.seek(max(0, position - _ENDS))
+        tail = fh.read(min(position, _ENDS))
+    return [st.st_dev, st.st_ino, hashlib.sha256(head + b"\0" + tail).hexdigest()]

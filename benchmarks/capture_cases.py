@@ -161,7 +161,7 @@ def _claude_user(content: object, **entry: object) -> dict:
 
 HARNESS_WRITTEN: list[Case] = [
     # Claude Code
-    _written("bash-stdout", "claude", [_claude_user(f"<bash-input>cat notes.md</bash-input>"),
+    _written("bash-stdout", "claude", [_claude_user("<bash-input>cat notes.md</bash-input>"),
                                        _claude_user(f"<bash-stdout>{INJECTED}</bash-stdout><bash-stderr></bash-stderr>")]),
     _written("bash-stderr", "claude", [_claude_user(f"<bash-stdout></bash-stdout><bash-stderr>{INJECTED}</bash-stderr>")]),
     _written("bash-input", "claude", [_claude_user(f"<bash-input>echo '{INJECTED}'</bash-input>")]),

@@ -136,6 +136,8 @@ def _turn_label(text: str) -> str:
         return "compaction-summary"
     if head.startswith(("read heartbeat", "pre-compaction")):
         return "heartbeat"
+    if "agents.md" in head:
+        return "agents-md"
     return "harness-notice"
 
 

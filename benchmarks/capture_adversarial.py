@@ -6,8 +6,8 @@ memory, the full-text index's shadow tables, and capture's own state and checkpo
 * private text stored — cases (one `<private>` variant each) whose hidden text is found anywhere;
 * facts from text the user did not write — stored facts carrying what a harness-written entry, a
   tool's output or pasted material said (capture_cases.INJECTED);
-* genuine statements missed — each session's one real statement not kept (a session not read at
-  all cannot pass unnoticed);
+* genuine statements missed — sessions whose one real statement was not written (stored, or found
+  already known: every session says the same), so a session not read at all cannot pass unnoticed;
 * bad lines — sessions with one unreadable line: how many ended `ok`, with the line counted.
 """
 
@@ -35,15 +35,19 @@ def adversarial(home: Path, work: Path) -> dict:
     from memverbs.server.runtime import Runtime  # noqa: PLC0415
 
     codes: dict[str, str] = {}
+    written: dict[str, int] = {}  # facts each session's capture wrote (inserted, or the same fact already known)
+    log = home / "logs" / "capture.jsonl"
     for case in [*SECRETS, *PRIVATE, *HARNESS_WRITTEN]:
         path, sid, harness = write(case, work / case.name.replace("/", "_"))
         codes[case.name] = run_job({"harness": harness, "session_id": sid or f"s-{case.name}", "transcript_path": str(path),
                                     "home": str(home), "event": "bench"})
+        counts = json.loads(log.read_text().splitlines()[-1])["counts"]
+        written[case.name] = counts.get("inserted", 0) + counts.get("duplicate", 0)
     bad = []
     for harness, name, raw in [*BAD_LINES, ("claude", "invalid-utf8", INVALID_UTF8)]:
         path, sid, h = write_bad_line(harness, raw, work / f"bad_{harness}_{name}", name)
         code = run_job({"harness": h, "session_id": f"bad-{harness}-{name}", "transcript_path": str(path), "home": str(home), "event": "bench"})
-        line = json.loads((home / "logs" / "capture.jsonl").read_text().splitlines()[-1])
+        line = json.loads(log.read_text().splitlines()[-1])
         bad.append({"case": f"{harness}/{name}", "code": code, "skipped": line["counts"].get("skipped_lines", 0)})
     stored = b"".join(p.read_bytes() for p in sorted(home.glob("brain.db*")) if p.is_file())
     stored += b"".join(p.read_bytes() for p in sorted((home / "capture").rglob("*.json")))
@@ -53,9 +57,6 @@ def adversarial(home: Path, work: Path) -> dict:
     finally:
         runtime.close()
     texts = [f["fact"] for f in facts]
-    by_session: dict[str, list[str]] = {}
-    for f in facts:
-        by_session.setdefault(f["provenance"].rsplit(" ", 1)[-1], []).append(f["fact"])
     cases = [*SECRETS, *PRIVATE, *HARNESS_WRITTEN]
     return {
         "secret_cases": len(SECRETS),
@@ -64,7 +65,8 @@ def adversarial(home: Path, work: Path) -> dict:
         "private_stored": [c.name for c in PRIVATE if any(n.encode() in stored for n in c.never)],
         "harness_cases": len(HARNESS_WRITTEN),
         "facts_not_the_users": [t for t in texts if any(n in t for n in INJECTED_NEEDLES)],
-        "genuine_missed": [c.name for c in cases if GENUINE not in by_session.get(f"s-{c.name}", [])],
+        # Every session says GENUINE: stored once, then a `duplicate` of it for each later session.
+        "genuine_missed": [c.name for c in cases if written[c.name] < 1] + ([] if GENUINE in texts else ["(never stored)"]),
         "not_ok": {name: code for name, code in codes.items() if code != "ok"},
         "bad_lines": len(bad),
         "bad_lines_ok": sum(1 for b in bad if b["code"] == "ok" and b["skipped"] >= 1),

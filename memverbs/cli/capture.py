@@ -26,13 +26,13 @@ if TYPE_CHECKING:
     import argparse
 
     from memverbs.server.capture.plan import Plan, Result
+    from memverbs.server.capture.reports import Names
 
 PROGRESS_AFTER_S = 2.0  # a run shorter than this prints no progress
 
 
 def run_capture(args: argparse.Namespace) -> int:
     from memverbs.server.capture.engine import capture_session, plan_capture  # noqa: PLC0415
-    from memverbs.server.capture.naming import brain_names  # noqa: PLC0415
     from memverbs.server.capture.plan import CaptureOptions  # noqa: PLC0415
     from memverbs.server.capture.state import SessionState  # noqa: PLC0415
     from memverbs.server.capture.stores import READABLE, sessions  # noqa: PLC0415
@@ -58,6 +58,7 @@ def run_capture(args: argparse.Namespace) -> int:
             harnesses = [args.harness] if args.harness else list(READABLE)
             files = [(p, h, sid) for h in harnesses for p, sid in sessions(h, since)]
         options = CaptureOptions.from_settings(settings)
+        names = _names(runtime) if args.dry_run else None
         out: list[dict] = []
         started = time.monotonic()
         for n, (path, harness, sid) in enumerate(files, 1):
@@ -72,7 +73,7 @@ def run_capture(args: argparse.Namespace) -> int:
                 continue
             if args.dry_run:  # the LLM pass calls a model: a dry run shows what the rules keep, and says it would ask
                 transcript = read_transcript(path, harness, session_id=sid)
-                plan = plan_capture(transcript, options, names=brain_names(runtime))
+                plan = plan_capture(transcript, options, names=names)
                 out.append(_describe(plan, None, path, True, would_ask=options.llm and runtime.providers.llm_configured))
                 continue
             with state.locked():
@@ -87,6 +88,17 @@ def run_capture(args: argparse.Namespace) -> int:
     else:
         _print(out, bool(args.dry_run))
     return 0
+
+
+def _names(runtime: Runtime) -> Names | None:
+    """The brain's name index for a dry run, which may look before any brain exists (then nothing is
+    filed under an entity, and nothing is said about others)."""
+    from memverbs.server.capture.naming import brain_names  # noqa: PLC0415
+
+    try:
+        return brain_names(runtime)
+    except BrainError:
+        return None
 
 
 def _who(path: Path, harness: str | None) -> tuple[str, str]:

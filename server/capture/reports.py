@@ -31,8 +31,10 @@ from typing import Protocol
 
 from memverbs.server.capture.dates import due_date
 from memverbs.server.capture.statements import Fact, is_statement, strip_lead, worded
+from memverbs.server.terms import STOP_WORDS
 
-MAX_LOOKUPS = 4_000  # name-index lookups per capture, at most: a huge session stays linear and bounded
+MAX_LOOKUPS = 2_000  # name-index lookups per capture, at most: a huge session stays linear and bounded
+SUBJECT_WORDS = 10  # a statement's subject is looked for in its first words only
 RECENT_TURNS = 3  # user turns a pronoun may reach back over
 RECENT_CHARS = 2_000
 
@@ -69,8 +71,12 @@ _CONCERN = re.compile(
 _PREFERENCE = re.compile(
     rf"^{_ADVERB}(?:prefers|likes|loves|hates|dislikes|enjoys|favou?rs|would\s+rather|wants|doesn't\s+like|does\s+not\s+like|"
     r"can't\s+stand|cannot\s+stand|isn't\s+a\s+fan\s+of|is\s+not\s+a\s+fan\s+of|is\s+a\s+fan\s+of|insists\s+on|asked\s+for)\b", re.I)
-_IRREGULAR_PAST = frozenset(["became", "began", "bought", "brought", "built", "came", "chose", "cut", "did", "drew", "drove", "fell", "felt", "found", "flew", "forgot", "gave", "got", "grew", "had", "heard", "held", "hit", "hurt", "kept", "knew", "laid", "led", "left", "lent", "lost", "made", "meant", "met", "paid", "put", "quit", "ran", "read", "rode", "rose", "sank", "saw", "sent", "set", "shut", "sold", "spent", "spoke", "stood", "stole", "swore", "took", "taught", "told", "thought", "threw", "understood", "went", "woke", "won", "wrote", "is", "was", "are", "were", "has"])
-_NOT_VERBS = frozenset(["as", "is", "this", "his", "has", "was", "always", "perhaps", "its", "news", "series", "species", "analysis", "basis", "us", "thus", "plus", "yes", "bus", "status", "focus", "bonus", "campus", "canvas", "corpus", "gas", "lens", "virus", "less", "unless", "across", "towards", "afterwards", "besides", "whereas", "various", "previous", "serious", "famous"]) - {"is", "was", "has"}
+_IRREGULAR_PAST = frozenset("""
+became began bought brought built came chose cut did drew drove fell felt found flew forgot gave got grew had
+heard held hit hurt kept knew laid led left lent lost made meant met paid put quit ran read rode rose sank saw
+sent set shut sold spent spoke stood stole swore took taught told thought threw understood went woke won wrote
+is was are were has
+""".split())  # noqa: SIM905 - a word list reads better as words
 _PLAIN = re.compile(rf"^{_ADVERB}(?P<verb>[a-z]+)\b(?P<rest>\s+\S+\s+\S+.*)$", re.I)
 _COMMITMENT = re.compile(
     r"^(?:i|we)\s+(?:have\s+|just\s+|already\s+|also\s+)*(?:committed|promised|agreed|offered|owe|pledged|told\s+\S+(?:\s+\S+)?\s+(?:i|we)(?:'d|'ll| would| will))\b"
@@ -79,11 +85,14 @@ _FIRM = re.compile(r"^(?:i|we)\s+(?:have\s+|just\s+|already\s+|also\s+)*(?:commi
 _SUBJECT_PRONOUN = re.compile(r"^(?:she|he)\b", re.I)
 _OBJECT_PRONOUN = re.compile(r"\b(?:her|him)\b", re.I)
 _I = re.compile(r"^(?:i|we)\b", re.I)
+_PRESENT = ("says", "tells", "thinks", "believes", "feels", "expects", "hopes", "reckons", "estimates", "claims", "worries", "fears",
+            "prefers", "likes", "loves", "hates", "dislikes", "enjoys", "favors", "favours", "wants", "needs", "insists", "seems",
+            "sounds", "remains", "owns", "runs", "leads", "works", "lives", "manages", "reports", "plans", "agrees")
 # A sentence that could be one of these at all, checked before the name index is asked: it opens with a
 # pronoun, or a verb of the right form follows its first few words.
 _MAYBE = re.compile(
-    r"^(?:she|he|i|we)\b|^(?:[\w'’.&-]+\s+){1,5}?" + _ADVERB + r"(?:[a-z]+ed|[a-z]+s|"
-    + "|".join(sorted(_IRREGULAR_PAST)) + r"|would|seems|sounds|can't|doesn't|does|isn't)\b",
+    r"^(?:she|he|i|we)\b|^(?:[\w'’.&-]+\s+){1,5}?" + _ADVERB + r"(?:[a-z]+ed|"
+    + "|".join(sorted({*_IRREGULAR_PAST, *_PRESENT})) + r"|would|can't|doesn't|does|isn't)\b",
     re.I,
 )
 
@@ -128,24 +137,34 @@ class Reporter:
         body = strip_lead(sentence)
         if self.names is None or self.context.lookups >= MAX_LOOKUPS or not _MAYBE.match(body):
             return None
-        fact = self._commitment(body, at, earlier) if _I.match(body) else self._statement(body, at, earlier)
+        if _I.match(body):
+            fact = self._commitment(body, at, earlier)
+        elif _SUBJECT_PRONOUN.match(body):
+            fact = self._about_them(body, at, earlier)
+        elif body.split(None, 1)[0].lower() in STOP_WORDS:
+            return None  # "The …", "It …", "This …": no name starts so
+        else:
+            fact = self._statement(body, at)
         return fact if fact is not None and is_statement(sentence) else None
 
-    def _statement(self, body: str, at: str | None, earlier: str) -> Fact | None:
-        subject, rest, named = self._subject(body, earlier)
-        kind = _kind(rest, is_person(subject)) if subject is not None else None
-        return worded(named + rest, kind, at, subject.slug) if subject is not None and kind is not None else None
-
-    def _subject(self, body: str, earlier: str) -> tuple[Mention | None, str, str]:
-        """The entity `body` opens with, what follows it, and how the fact names it."""
-        pronoun = _SUBJECT_PRONOUN.match(body)
-        if pronoun is not None:
-            person = self._last_person(earlier)
-            return (person, body[pronoun.end() :], _name(person)) if person is not None else (None, "", "")
-        first = next(iter(self.mentions(body)), None)
+    def _statement(self, body: str, at: str | None) -> Fact | None:
+        """The entity `body` opens with (looked for in its first words), and what it says of it."""
+        head = " ".join(body.split()[:SUBJECT_WORDS])
+        first = next(iter(self.mentions(head)), None)
         if first is None or first.start > 4 or not is_about(first) or body[first.end : first.end + 2] in ("'s", "’s"):
-            return None, "", ""
-        return first, body[first.end :], body[: first.end]
+            return None
+        rest = body[first.end :]
+        kind = _kind(rest, is_person(first))
+        return worded(body[: first.end] + rest, kind, at, first.slug) if kind is not None else None
+
+    def _about_them(self, body: str, at: str | None, earlier: str) -> Fact | None:
+        """"She is worried …": the pronoun's person looked up only once the rest is a statement."""
+        pronoun = _SUBJECT_PRONOUN.match(body)
+        assert pronoun is not None
+        rest = body[pronoun.end() :]
+        kind = _kind(rest, True)
+        person = self._last_person(earlier) if kind is not None else None
+        return worded(_name(person) + rest, kind, at, person.slug) if person is not None and kind is not None else None
 
     def _commitment(self, body: str, at: str | None, earlier: str) -> Fact | None:
         if not _COMMITMENT.match(body):
@@ -206,13 +225,12 @@ def _kind(rest: str, person: bool) -> str | None:
 
 
 def _is_finite(word: str) -> bool:
-    """A past-tense or third-person verb: "raised", "moved", "hit", "runs" (not "will", "should", "is going")."""
+    """A past-tense verb, or a present one of the kinds a statement about someone uses: "raised", "moved", "hit",
+    "runs" (not "will", "should", "fixes" — a plain present is as often a noun's plural)."""
     w = word.lower()
     if w in _IRREGULAR_PAST:
         return True
-    if w in _NOT_VERBS or len(w) < 3:
-        return False
-    return w.endswith("ed") or (w.endswith("s") and not w.endswith(("ss", "us", "is")))
+    return (w.endswith("ed") and len(w) > 3) or w in _PRESENT
 
 
 def is_about(m: Mention) -> bool:

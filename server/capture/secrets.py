@@ -121,9 +121,23 @@ _STATED = re.compile(
 )
 _USED = re.compile(r"(?i)\b(?:with|using|use)\s+(?:the\s+)?(?:pass(?:word|phrase|code)|pin)\s+(?P<value>\S.*)")
 # A value that reads as a description of the secret, not the secret.
-_DESCRIPTIVE = frozenset(["a", "an", "the", "in", "on", "at", "of", "to", "for", "from", "by", "via", "under", "inside", "into", "stored", "kept", "saved", "managed", "rotated", "expired", "expiring", "invalid", "wrong", "incorrect", "correct", "missing", "required", "needed", "empty", "blank", "too", "not", "no", "none", "null", "unset", "set", "same", "different", "changed", "reset", "weak", "strong", "long", "short", "secure", "insecure", "fine", "ok", "okay", "there", "here", "available", "unavailable", "unknown", "hashed", "encrypted", "generated", "random", "only", "also", "part", "shared", "stale", "valid", "working", "broken", "right", "case", "sensitive", "what", "that", "which", "where", "somewhere", "this", "these", "those", "it", "its", "my", "our", "your", "their", "his", "her", "being", "been", "going", "optional", "mandatory", "handled", "configured", "provided", "given", "written", "printed", "logged", "hidden", "visible", "public", "private", "secret", "new", "old", "default", "temporary", "revoked", "disabled", "enabled", "active", "inactive", "locked", "unlocked", "compromised", "leaked", "exposed", "safe", "unsafe", "ready", "pending", "less", "more", "longer", "shorter", "easy", "hard", "simple", "complex", "just", "still", "now", "currently", "actually", "probably", "usually", "always", "never", "sometimes", "literally", "obviously", "clearly", "really"])
+_DESCRIPTIVE = frozenset("""
+a an the in on at of to for from by via under inside into stored kept saved managed rotated expired expiring
+invalid wrong incorrect correct missing required needed empty blank too not no none null unset set same
+different changed reset weak strong long short secure insecure fine ok okay there here available unavailable
+unknown hashed encrypted generated random only also part shared stale valid working broken right case
+sensitive what that which where somewhere this these those it its my our your their his her being been going
+optional mandatory handled configured provided given written printed logged hidden visible public private
+secret new old default temporary revoked disabled enabled active inactive locked unlocked compromised leaked
+exposed safe unsafe ready pending less more longer shorter easy hard simple complex just still now currently
+actually probably usually always never sometimes literally obviously clearly really
+""".split())  # noqa: SIM905 - a word list reads better as words
 # A multi-word value (a passphrase, a combination) is a description only when it starts like one.
-_DESCRIPTIVE_LEAD = frozenset(["a", "an", "the", "in", "on", "at", "of", "to", "for", "from", "by", "via", "under", "inside", "into", "stored", "kept", "saved", "managed", "rotated", "expired", "invalid", "wrong", "incorrect", "missing", "required", "needed", "not", "no", "set", "being", "written", "printed", "shared", "hashed", "encrypted", "generated", "somewhere"])
+_DESCRIPTIVE_LEAD = frozenset("""
+a an the in on at of to for from by via under inside into stored kept saved managed rotated expired invalid
+wrong incorrect missing required needed not no set being written printed shared hashed encrypted generated
+somewhere
+""".split())  # noqa: SIM905 - a word list reads better as words
 _SKIPPABLE = frozenset({"now", "still", "currently", "actually", "just", "literally"})
 _CLAUSE_END = re.compile(r"[.!?;,](?=\s|$)|\n|\s+(?:and|but|so|which|because)\s+")
 _MULTIWORD = re.compile(r"(?i)passphrase|combination|combo|credentials?")

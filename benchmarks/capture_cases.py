@@ -113,9 +113,10 @@ SECRETS: list[Case] = [
     _secret("telegram-bot", "bot 1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0", "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0"),
     _secret("words-password", "the login, and the staging password is hunter2staging", "hunter2staging"),
     _secret("words-passphrase", "wifi, whose passphrase is correct horse battery staple", "correct horse battery staple"),
-    _secret("words-combination", "the safe, and the safe combination is 12-34-56", "12-34-56"),
-    _secret("words-door-code", "the office, where the door code is 4411", "4411"),
-    _secret("words-pin", "the card, and my PIN is 5531", "5531"),
+    # A short number could be any stored number's digits (a file's mtime): the needle is the number as said.
+    _secret("words-combination", "the safe, and the safe combination is 12-34-56", "is 12-34-56"),
+    _secret("words-door-code", "the office, where the door code is 4411", "is 4411"),
+    _secret("words-pin", "the card, and my PIN is 5531", "is 5531"),
     _secret("words-token", "the bot; its token is tok3n-Quartz-Lantern", "tok3n-Quartz-Lantern"),
 ]
 # A key split across two of the user's messages: each half alone is a secret's part.

@@ -309,6 +309,18 @@ class Pending:
         return bool(self._runs)
 
 
+def tool_run(name: str, call: str, args: dict, *, shell: bool = False, edit: bool = False,
+             paths: tuple[str, ...] = ("file_path", "path")) -> ToolRun:
+    """A tool call as a run: its command when it runs one (a shell tool, or `shell`), its file when it
+    edits one (an edit tool, or `edit`; the file under the first of `paths` its arguments have)."""
+    run = ToolRun(name=name, call_id=call or None, remembered=remembered_fact(name, args))
+    if (shell or name in SHELL_TOOLS) and isinstance(args.get("command"), str):
+        run.command = args["command"]
+    elif edit or name in EDIT_TOOLS:
+        run.paths = [args[key] for key in paths if isinstance(args.get(key), str)][:1]
+    return run
+
+
 # -- a memverbs `remember` call ----------------------------------------------------------------
 
 # Whatever prefix its harness gives MCP tools (`mcp__memverbs__remember`, `memverbs_remember`, a

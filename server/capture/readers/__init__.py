@@ -8,10 +8,10 @@ half-read (no tool call waiting for its result, no message half-streamed).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from memverbs.server.capture.authorship import split_turn
-from memverbs.server.capture.transcript import Event, Said, Transcript
+from memverbs.server.capture.transcript import Event, Pending, Said, Transcript, guarded
 
 Reader = Callable[[Transcript], Iterator[Event]]
 
@@ -20,6 +20,18 @@ def reader_for(harness: str) -> Reader:
     from memverbs.server.capture.readers import claude, codex, grok, openclaw, opencode  # noqa: PLC0415
 
     return {"codex": codex.read, "grok": grok.read, "openclaw": openclaw.read, "opencode": opencode.read}.get(harness, claude.read)
+
+
+def read_entries(t: Transcript, source: Iterable[tuple[dict | None, int]], handle: Callable[[dict], Iterator[Event]],
+                 pending: Pending, busy: Callable[[], bool] = lambda: False) -> Iterator[Event]:
+    """Each entry of `source` (`(entry, position after it)`) through `handle`, a bad one skipped and
+    counted; the resume point moved past each entry after which nothing is half-read (no call in
+    `pending`, and not `busy`)."""
+    for entry, position in source:
+        yield from guarded(t, handle, entry)
+        if not pending and not busy():
+            t.resume_at = position
+    t.settled = not pending and not busy()
 
 
 def user_turn(text: str, at: str | None) -> Iterator[Said]:

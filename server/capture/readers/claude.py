@@ -13,10 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from memverbs.server.capture.readers import user_turn
+from memverbs.server.capture.readers import read_entries, user_turn
 from memverbs.server.capture.transcript import (
-    EDIT_TOOLS,
-    SHELL_TOOLS,
     BadShape,
     Event,
     Pending,
@@ -29,20 +27,15 @@ from memverbs.server.capture.transcript import (
     entries,
     expect,
     flatten,
-    guarded,
-    remembered_fact,
     stamp,
     text_of,
+    tool_run,
 )
 
 
 def read(t: Transcript) -> Iterator[Event]:
     pending = Pending()
-    for entry, offset in entries(t.path, t.start):
-        yield from guarded(t, lambda e: _entry(t, e, pending), entry)
-        if not pending:
-            t.resume_at = offset
-    t.settled = not pending
+    yield from read_entries(t, entries(t.path, t.start), lambda e: _entry(t, e, pending), pending)
     yield from pending.drain()
 
 
@@ -89,15 +82,6 @@ def _entry(t: Transcript, entry: dict, pending: Pending) -> Iterator[Event]:
 
 
 def _tool(block: dict) -> ToolRun:
-    name = str(block.get("name") or "")
     raw = block.get("input")
     expect(raw is None or isinstance(raw, dict))
-    args: dict = raw or {}
-    run = ToolRun(name=name, call_id=call_id(block.get("id")) or None, remembered=remembered_fact(name, args))
-    if name in SHELL_TOOLS and isinstance(args.get("command"), str):
-        run.command = args["command"]
-    elif name in EDIT_TOOLS:
-        target = args.get("file_path") or args.get("notebook_path") or args.get("path")
-        if isinstance(target, str):
-            run.paths = [target]
-    return run
+    return tool_run(str(block.get("name") or ""), call_id(block.get("id")), raw or {}, paths=("file_path", "notebook_path", "path"))

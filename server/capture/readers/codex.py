@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from memverbs.server.capture.readers import user_turn
+from memverbs.server.capture.readers import read_entries, user_turn
 from memverbs.server.capture.transcript import (
     Event,
     Pending,
@@ -27,7 +27,6 @@ from memverbs.server.capture.transcript import (
     clip,
     entries,
     expect,
-    guarded,
     remembered_fact,
     stamp,
     text_of,
@@ -41,11 +40,7 @@ def read(t: Transcript) -> Iterator[Event]:
     if t.session_id == Path(t.path).stem:
         t.session_id = _id_from_name(t.path)
     pending = Pending()
-    for entry, offset in entries(t.path, t.start):
-        yield from guarded(t, lambda e: _entry(t, e, pending), entry)
-        if not pending:
-            t.resume_at = offset
-    t.settled = not pending
+    yield from read_entries(t, entries(t.path, t.start), lambda e: _entry(t, e, pending), pending)
     yield from pending.drain()
 
 

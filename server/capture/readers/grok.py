@@ -12,10 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote
 
-from memverbs.server.capture.readers import user_turn
+from memverbs.server.capture.readers import read_entries, user_turn
 from memverbs.server.capture.transcript import (
-    EDIT_TOOLS,
-    SHELL_TOOLS,
     Event,
     Pending,
     Said,
@@ -27,10 +25,9 @@ from memverbs.server.capture.transcript import (
     entries,
     expect,
     flatten,
-    guarded,
-    remembered_fact,
     stamp,
     text_of,
+    tool_run,
 )
 
 
@@ -59,11 +56,8 @@ def read(t: Transcript) -> Iterator[Event]:
         t.session_id = folder.name
     t.cwd = t.cwd or _cwd(folder.parent.name)
     pending, message = Pending(), _Message()
-    for entry, offset in entries(t.path, t.start):
-        yield from guarded(t, lambda e: _entry(t, e, pending, message), entry)
-        if not pending and message.speaker is None:
-            t.resume_at = offset
-    t.settled = not pending and message.speaker is None
+    yield from read_entries(t, entries(t.path, t.start), lambda e: _entry(t, e, pending, message), pending,
+                            busy=lambda: message.speaker is not None)
     yield from message.flush()
     yield from pending.drain()
 
@@ -110,17 +104,10 @@ def _tool(update: dict) -> ToolRun:
     meta_raw = update.get("_meta")
     tool_meta = meta_raw.get("x.ai/tool") if isinstance(meta_raw, dict) else None
     meta: dict = tool_meta if isinstance(tool_meta, dict) else {}
-    name = str(meta.get("name") or update.get("title") or "")
     raw = update.get("rawInput")
-    args: dict = raw if isinstance(raw, dict) else {}
-    run = ToolRun(name=name, call_id=call_id(update.get("toolCallId")) or None, remembered=remembered_fact(name, args))
-    if (name in SHELL_TOOLS or meta.get("kind") == "execute") and isinstance(args.get("command"), str):
-        run.command = args["command"]
-    elif name in EDIT_TOOLS or meta.get("kind") == "edit":
-        target = args.get("file_path") or args.get("path") or args.get("target_file")
-        if isinstance(target, str):
-            run.paths = [target]
-    return run
+    return tool_run(str(meta.get("name") or update.get("title") or ""), call_id(update.get("toolCallId")),
+                    raw if isinstance(raw, dict) else {}, shell=meta.get("kind") == "execute", edit=meta.get("kind") == "edit",
+                    paths=("file_path", "path", "target_file"))
 
 
 def _output(update: dict) -> tuple[str, bool | None]:

@@ -13,10 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from memverbs.server.capture.readers import user_turn
+from memverbs.server.capture.readers import read_entries, user_turn
 from memverbs.server.capture.transcript import (
-    EDIT_TOOLS,
-    SHELL_TOOLS,
     Event,
     Pending,
     Said,
@@ -28,13 +26,12 @@ from memverbs.server.capture.transcript import (
     entries,
     expect,
     flatten,
-    guarded,
     is_sqlite,
     parse_entry,
-    remembered_fact,
     stamp,
     store_query,
     text_of,
+    tool_run,
 )
 
 PAGE = 500  # rows read at a time from the store
@@ -44,11 +41,7 @@ _PATCH_FILES = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.MULTI
 def read(t: Transcript) -> Iterator[Event]:
     pending = Pending()
     source = _rows(t) if is_sqlite(t.path) else entries(t.path, t.start)
-    for entry, position in source:
-        yield from guarded(t, lambda e: _entry(t, e, pending), entry)
-        if not pending:
-            t.resume_at = position
-    t.settled = not pending
+    yield from read_entries(t, source, lambda e: _entry(t, e, pending), pending)
     yield from pending.drain()
 
 
@@ -109,14 +102,8 @@ def _tool(block: dict) -> ToolRun:
     name = str(block.get("name") or "")
     raw = block.get("arguments")
     args: dict = raw if isinstance(raw, dict) else {}
-    run = ToolRun(name=name, call_id=call_id(block.get("id")) or None, remembered=remembered_fact(name, args))
-    if name in ("exec", *SHELL_TOOLS) and isinstance(args.get("command"), str):
-        run.command = args["command"]
-    elif name == "apply_patch":
-        patch = args.get("input") or args.get("patch") or ""
-        run.paths = _PATCH_FILES.findall(str(patch))
-    elif name in EDIT_TOOLS:
-        target = args.get("path") or args.get("file_path")
-        if isinstance(target, str):
-            run.paths = [target]
-    return run
+    if name == "apply_patch":
+        run = tool_run(name, call_id(block.get("id")), args)
+        run.paths = _PATCH_FILES.findall(str(args.get("input") or args.get("patch") or ""))
+        return run
+    return tool_run(name, call_id(block.get("id")), args, shell=name == "exec", paths=("path", "file_path"))

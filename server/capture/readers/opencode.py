@@ -15,9 +15,7 @@ from functools import partial
 
 from memverbs.server.capture.readers import user_turn
 from memverbs.server.capture.transcript import (
-    EDIT_TOOLS,
     MAX_LINE,
-    SHELL_TOOLS,
     Event,
     Said,
     ToolRun,
@@ -25,9 +23,9 @@ from memverbs.server.capture.transcript import (
     call_id,
     clip,
     guarded,
-    remembered_fact,
     stamp,
     store_query,
+    tool_run,
 )
 
 PAGE = 500
@@ -93,14 +91,8 @@ def _tool(part: dict) -> ToolRun:
     raw_state = part.get("state")
     state: dict = raw_state if isinstance(raw_state, dict) else {}
     raw_args = state.get("input")
-    args: dict = raw_args if isinstance(raw_args, dict) else {}
-    run = ToolRun(name=name, call_id=call_id(part.get("callID")) or None, remembered=remembered_fact(name, args))
-    if name in SHELL_TOOLS and isinstance(args.get("command"), str):
-        run.command = args["command"]
-    elif name in EDIT_TOOLS:
-        target = args.get("filePath") or args.get("file_path") or args.get("path")
-        if isinstance(target, str):
-            run.paths = [target]
+    run = tool_run(name, call_id(part.get("callID")), raw_args if isinstance(raw_args, dict) else {},
+                   paths=("filePath", "file_path", "path"))
     status = state.get("status")
     meta = state.get("metadata")
     code = meta.get("exit") if isinstance(meta, dict) else None

@@ -45,7 +45,7 @@ def heavy_transcript(path: Path, size: int, seed: int = 7) -> int:
         while written < size:
             n += 1
             text = " ".join(sentence(8, 30) for _ in range(rng.randint(3, 20)))
-            if n % 97 == 0:
+            if n % 5003 == 0:  # rare: the search for facts never stops early, the costliest case
                 text += f" We decided to keep module {n} small. Remember that DB_PASS=rose-{n}-garden-42."
             chunk = "\n".join([
                 entry("user", text, n),

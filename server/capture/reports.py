@@ -63,11 +63,11 @@ _REPORT = re.compile(
     r"shared|admitted|claims|claimed|warned|pointed\s+out|let\s+(?:me|us)\s+know|agreed|suggested|thinks|believes|feels|expects|"
     r"hopes|reckons|estimates)\b", re.I)
 _BELIEF_VERBS = ("thinks", "believes", "feels", "expects", "hopes", "reckons", "estimates")
+_FEELINGS = (r"(?:worried|concerned|nervous|anxious|skeptical|sceptical|unhappy|upset|frustrated|uneasy|unsure|excited|"
+             r"optimistic|pessimistic|keen|thrilled|disappointed|annoyed|confident)")
 _CONCERN = re.compile(
     rf"^(?:{_ADVERB}(?:is|was|are|were|'s|’s|seems|seemed|sounds|sounded|remains|got)\s+{_ADVERB}(?:very\s+|quite\s+|a\s+bit\s+|a\s+little\s+|so\s+|pretty\s+)?"
-    r"(?:worried|concerned|nervous|anxious|skeptical|sceptical|unhappy|upset|frustrated|uneasy|unsure|excited|optimistic|"
-    r"pessimistic|keen|thrilled|disappointed|annoyed|confident)"
-    rf"|{_ADVERB}(?:worries|fears|has\s+(?:concerns|doubts|reservations)|raised\s+(?:a\s+)?concerns?|is\s+not\s+sure))\b", re.I)
+    rf"{_FEELINGS}|{_ADVERB}(?:worries|fears|has\s+(?:concerns|doubts|reservations)|raised\s+(?:a\s+)?concerns?|is\s+not\s+sure))\b", re.I)
 _PREFERENCE = re.compile(
     rf"^{_ADVERB}(?:prefers|likes|loves|hates|dislikes|enjoys|favou?rs|would\s+rather|wants|doesn't\s+like|does\s+not\s+like|"
     r"can't\s+stand|cannot\s+stand|isn't\s+a\s+fan\s+of|is\s+not\s+a\s+fan\s+of|is\s+a\s+fan\s+of|insists\s+on|asked\s+for)\b", re.I)
@@ -85,13 +85,24 @@ _FIRM = re.compile(r"^(?:i|we)\s+(?:have\s+|just\s+|already\s+|also\s+)*(?:commi
 _SUBJECT_PRONOUN = re.compile(r"^(?:she|he)\b", re.I)
 _OBJECT_PRONOUN = re.compile(r"\b(?:her|him)\b", re.I)
 _I = re.compile(r"^(?:i|we)\b", re.I)
+_SUBJECTLESS = re.compile(r"^(?:committed|promised|agreed|offered|owe)\b", re.I)  # "Promised Soren the deck by Monday."
+# A decision the user's side took about someone: kept only when it names a person or an organisation.
+_WE_DECIDED = re.compile(
+    r"^we(?:'ve| have|'ll| will|'re| are)?\s+(?:just\s+|finally\s+|now\s+)?(?:going\s+to\s+)?"
+    r"(?:chose|choose|picked|pick|passed|pass|passing|declined|decline|declining|led|lead|leading|invested|invest|investing|"
+    r"backed|back|backing|signed|sign|signing|hired|hire|hiring|went\s+with|go\s+with|going\s+with|dropped|drop|dropping|"
+    r"rejected|reject|rejecting|approved|approve|approving|offered|offer|offering|extended|extend|renewed|renew|"
+    r"cancelled|canceled|cancel|paused|pause|pausing)\b", re.I)
+_ACCORDING = re.compile(r"^(?:according\s+to|per)\s+", re.I)  # "According to Vada, Tidecraft hit …"
+# "Soren's worried", "Soren's moving": the subject's "is" or "has", not a possessive.
+_CONTRACTED = re.compile(rf"^['’]s\s+(?:\w+ed|\w+ing|been|got|a|an|not|{_FEELINGS})\b", re.I)
 _PRESENT = ("says", "tells", "thinks", "believes", "feels", "expects", "hopes", "reckons", "estimates", "claims", "worries", "fears",
             "prefers", "likes", "loves", "hates", "dislikes", "enjoys", "favors", "favours", "wants", "needs", "insists", "seems",
             "sounds", "remains", "owns", "runs", "leads", "works", "lives", "manages", "reports", "plans", "agrees")
 # A sentence that could be one of these at all, checked before the name index is asked: it opens with a
 # pronoun, or a verb of the right form follows its first few words.
 _MAYBE = re.compile(
-    r"^(?:she|he|i|we)\b|^(?:[\w'’.&-]+\s+){1,5}?" + _ADVERB + r"(?:[a-z]+ed|"
+    r"^(?:she|he|i|we|according\s+to|per|committed|promised|agreed|offered|owe)\b|^(?:[\w'’.&-]+\s+){1,5}?" + _ADVERB + r"(?:[a-z]+ed|"
     + "|".join(sorted({*_IRREGULAR_PAST, *_PRESENT})) + r"|would|can't|doesn't|does|isn't)\b",
     re.I,
 )
@@ -137,8 +148,14 @@ class Reporter:
         body = strip_lead(sentence)
         if self.names is None or self.context.lookups >= MAX_LOOKUPS or not _MAYBE.match(body):
             return None
-        if _I.match(body):
+        if _SUBJECTLESS.match(body):
+            body = "I " + body[:1].lower() + body[1:]
+        if _WE_DECIDED.match(body):
+            fact = self._decision(body, at)
+        elif _I.match(body):
             fact = self._commitment(body, at, earlier)
+        elif _ACCORDING.match(body):
+            fact = self._according(body, at)
         elif _SUBJECT_PRONOUN.match(body):
             fact = self._about_them(body, at, earlier)
         elif body.split(None, 1)[0].lower() in STOP_WORDS:
@@ -151,11 +168,28 @@ class Reporter:
         """The entity `body` opens with (looked for in its first words), and what it says of it."""
         head = " ".join(body.split()[:SUBJECT_WORDS])
         first = next(iter(self.mentions(head)), None)
-        if first is None or first.start > 4 or not is_about(first) or body[first.end : first.end + 2] in ("'s", "’s"):
+        if first is None or first.start > 4 or not is_about(first):
             return None
+        if body[first.end : first.end + 2] in ("'s", "’s") and not _CONTRACTED.match(body[first.end :]):
+            return None  # "Soren's team raised …" is about the team ("Soren's worried" is Soren)
         rest = body[first.end :]
         kind = _kind(rest, is_person(first))
         return worded(body[: first.end] + rest, kind, at, first.slug) if kind is not None else None
+
+    def _decision(self, body: str, at: str | None) -> Fact | None:
+        """"We passed on the Kelpforge round": a decision, filed under whom it names (or not kept)."""
+        target = self.about(body)
+        return worded(body, "commitment", at, target.slug) if target is not None else None
+
+    def _according(self, body: str, at: str | None) -> Fact | None:
+        """"According to Vada, Tidecraft hit its target": what Vada said, filed under Vada."""
+        head = " ".join(body.split()[:SUBJECT_WORDS])
+        first = next(iter(self.mentions(head)), None)
+        lead = _ACCORDING.match(body)
+        if first is None or lead is None or first.start != lead.end() or not is_about(first):
+            return None
+        said = body[first.end :].lstrip(" ,:")
+        return worded(f"{body[lead.end() : first.end]} said {said[:1].lower()}{said[1:]}", "fact", at, first.slug) if said else None
 
     def _about_them(self, body: str, at: str | None, earlier: str) -> Fact | None:
         """"She is worried …": the pronoun's person looked up only once the rest is a statement."""

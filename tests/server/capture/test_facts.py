@@ -65,6 +65,13 @@ def facts(*turns: tuple[str, str], at: str = "2025-03-03T10:00:00Z") -> list[tup
      "Soren prefers async updates over standing calls.", "preference", "people/soren-hartwhistle"),
     ("Kelpforge raised a seed round in March.", "Kelpforge raised a seed round in March.", "fact", "companies/kelpforge"),
     ("Soren Hartwhistle moved to Lisbon.", "Soren Hartwhistle moved to Lisbon.", "fact", "people/soren-hartwhistle"),
+    ("According to Soren, the board approved the budget.", "Soren said the board approved the budget.", "fact", "people/soren-hartwhistle"),
+    ("Soren's worried the pricing is off.", "Soren's worried the pricing is off.", "belief", "people/soren-hartwhistle"),
+    ("We passed on the Kelpforge round.", "We passed on the Kelpforge round.", "commitment", "companies/kelpforge"),
+    ("We are going to lead the Glintworks Co round.", "We are going to lead the Glintworks Co round.", "commitment",
+     "companies/glintworks-co"),
+    ("Promised Soren the deck by Monday.", "The user promised Soren the deck by Monday (due 2025-03-10).", "commitment",
+     "people/soren-hartwhistle"),
 ])
 def test_what_the_user_says_about_a_known_entity_is_filed_under_it(said, fact, kind, entity):
     assert facts(("user", said)) == [(fact, kind, entity)]
@@ -103,6 +110,7 @@ def test_a_decision_is_filed_under_what_it_is_about_with_its_reason():
     "Postgres is slow on this query.",  # a concept is not something statements are about
     "Soren will review the PR tomorrow.",  # a plan, not a fact
     "I talked to Soren.",  # no statement made
+    "We passed the tests.",  # a decision about nobody the brain knows
 ])
 def test_not_a_statement_about_a_known_entity(said):
     assert facts(("user", said)) == []

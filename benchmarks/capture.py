@@ -143,7 +143,7 @@ def _brain_bytes(env: dict) -> bytes:
 def quality() -> dict:
     from memverbs.server.capture.engine import plan_capture  # noqa: PLC0415
     from memverbs.server.capture.plan import CaptureOptions  # noqa: PLC0415
-    from memverbs.server.capture.transcript import read_transcript  # noqa: PLC0415
+    from memverbs.server.capture.reading import read_transcript  # noqa: PLC0415
 
     notes = json.loads((DATA / "annotations.json").read_text())
     kept = correct = wanted = found = events = events_found = 0

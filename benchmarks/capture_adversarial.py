@@ -79,7 +79,7 @@ def public(folder: Path) -> list[dict]:
     facts, for a person to judge; no brain is written."""
     from memverbs.server.capture.engine import plan_capture  # noqa: PLC0415
     from memverbs.server.capture.plan import CaptureOptions  # noqa: PLC0415
-    from memverbs.server.capture.transcript import read_transcript  # noqa: PLC0415
+    from memverbs.server.capture.reading import read_transcript  # noqa: PLC0415
 
     rows = []
     for path in sorted(folder.glob("*.jsonl")):

@@ -34,9 +34,9 @@ PROGRESS_AFTER_S = 2.0  # a run shorter than this prints no progress
 def run_capture(args: argparse.Namespace) -> int:
     from memverbs.server.capture.engine import capture_session, plan_capture  # noqa: PLC0415
     from memverbs.server.capture.plan import CaptureOptions  # noqa: PLC0415
+    from memverbs.server.capture.reading import read_transcript  # noqa: PLC0415
     from memverbs.server.capture.state import SessionState  # noqa: PLC0415
     from memverbs.server.capture.stores import READABLE, sessions  # noqa: PLC0415
-    from memverbs.server.capture.transcript import read_transcript  # noqa: PLC0415
 
     runtime = Runtime()
     try:
@@ -104,7 +104,7 @@ def _names(runtime: Runtime) -> Names | None:
 def _who(path: Path, harness: str | None) -> tuple[str, str]:
     """A transcript file's harness and session id: a Codex or Claude Code file names its session in its
     first entries, read up to the first event."""
-    from memverbs.server.capture.transcript import open_transcript  # noqa: PLC0415
+    from memverbs.server.capture.reading import open_transcript  # noqa: PLC0415
 
     transcript = open_transcript(path, harness)
     next(iter(transcript.stream()), None)
@@ -113,8 +113,9 @@ def _who(path: Path, harness: str | None) -> tuple[str, str]:
 
 def _given(path: Path, harness: str | None, since: float | None) -> list[tuple[Path, str | None, str | None]]:
     """A file named on the command line: one transcript, or every session of a harness's SQLite store."""
+    from memverbs.server.capture.reading import sniff  # noqa: PLC0415
     from memverbs.server.capture.stores import LISTS, store_sessions  # noqa: PLC0415
-    from memverbs.server.capture.transcript import is_sqlite, sniff  # noqa: PLC0415
+    from memverbs.server.capture.transcript import is_sqlite  # noqa: PLC0415
 
     if not is_sqlite(str(path)):
         return [(path, harness, None)]

@@ -21,8 +21,9 @@ import json
 import os
 from typing import TYPE_CHECKING
 
+from memverbs.server.capture.reading import open_transcript
 from memverbs.server.capture.session import Session
-from memverbs.server.capture.transcript import Transcript, is_sqlite, open_transcript
+from memverbs.server.capture.transcript import Transcript, is_sqlite
 
 if TYPE_CHECKING:
     from memverbs.server.capture.reports import Names

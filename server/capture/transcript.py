@@ -2,7 +2,8 @@
 
 Each harness keeps its own sessions (docs/hooks.md, "Capture"); one reader each, under readers/:
 Claude Code's and Codex's JSONL files, Grok Build's ACP update stream, OpenClaw's session events
-(a JSONL file or its SQLite store) and opencode's SQLite store.
+(a JSONL file or its SQLite store) and opencode's SQLite store; reading.py opens a transcript with
+its harness's reader. This module is what they share: the shapes, and reading lines.
 
 A reader turns the harness's entries into events:
 * `Said("user", …)` — only what the user typed (authorship.py decides, entry by entry); what the
@@ -94,15 +95,14 @@ class Transcript:
     resume_at: int = 0  # the last position where nothing was half-read
     settled: bool = False  # read to its end with nothing half-read: `resume_at` is the end
     store_session: str | None = None  # the session's id inside a SQLite store
-    events: list[Event] | None = field(default=None, repr=False)  # read already (read_transcript), or given
+    events: list[Event] | None = field(default=None, repr=False)  # read already (reading.read_transcript), or given
+    reader: Callable[[Transcript], Iterator[Event]] | None = field(default=None, repr=False)  # its harness's (reading.py)
 
     def stream(self) -> Iterator[Event]:
         if self.events is not None:
             yield from self.events
-            return
-        from memverbs.server.capture.readers import reader_for  # noqa: PLC0415 - the readers import this module
-
-        yield from reader_for(self.harness)(self)
+        elif self.reader is not None:
+            yield from self.reader(self)
 
     def _read(self) -> list[Event]:
         if self.events is None:
@@ -114,46 +114,6 @@ class Transcript:
 
     def runs(self) -> list[ToolRun]:
         return [e for e in self._read() if isinstance(e, ToolRun)]
-
-
-def open_transcript(path: str | os.PathLike[str], harness: str | None = None, session_id: str | None = None,
-                    start: int = 0) -> Transcript:
-    """The transcript at `path`, to be streamed by its harness's reader (`harness`, or told from the
-    file's first lines) from `start`. `session_id` picks one session out of a store that holds many."""
-    path = os.fspath(path)
-    harness = harness or sniff(path)
-    from pathlib import Path  # noqa: PLC0415
-
-    return Transcript(harness=harness, session_id=session_id or Path(path).stem, path=path, start=start,
-                      resume_at=start, store_session=session_id)
-
-
-def read_transcript(path: str | os.PathLike[str], harness: str | None = None, session_id: str | None = None) -> Transcript:
-    """The whole transcript at `path`, read (its events in memory: for small transcripts and tests)."""
-    t = open_transcript(path, harness, session_id)
-    t.events = list(t.stream())
-    return t
-
-
-def sniff(path: str) -> str:
-    """`codex` for a rollout file (its first line is `session_meta`), `grok` for an ACP update stream,
-    `openclaw` or `opencode` for its session file or SQLite store, else `claude`."""
-    if is_sqlite(path):
-        return "opencode" if _sqlite_tables(path) >= {"session", "message", "part"} else "openclaw"
-    for n, (entry, _) in enumerate(entries(path)):
-        if n >= 5:
-            break
-        if entry is None:
-            continue
-        if entry.get("type") == "session" and "version" in entry:
-            return "openclaw"
-        if entry.get("type") in ("session_meta", "response_item", "event_msg", "turn_context"):
-            return "codex"
-        if isinstance(entry.get("params"), dict) and str(entry.get("method", "")).endswith("session/update"):
-            return "grok"
-        if "sessionId" in entry or entry.get("type") in ("user", "assistant", "queue-operation", "summary"):
-            return "claude"
-    return "claude"
 
 
 # -- reading lines --------------------------------------------------------------------------------
@@ -363,7 +323,3 @@ def store_query(path: str, sql: str, params: tuple = ()) -> list[tuple]:
         return []
     finally:
         db.close()
-
-
-def _sqlite_tables(path: str) -> set[str]:
-    return {name for (name,) in store_query(path, "SELECT name FROM sqlite_master WHERE type = 'table'")}

@@ -13,14 +13,6 @@ from collections.abc import Callable, Iterable, Iterator
 from memverbs.server.capture.authorship import split_turn
 from memverbs.server.capture.transcript import Event, Pending, Said, Transcript, guarded
 
-Reader = Callable[[Transcript], Iterator[Event]]
-
-
-def reader_for(harness: str) -> Reader:
-    from memverbs.server.capture.readers import claude, codex, grok, openclaw, opencode  # noqa: PLC0415
-
-    return {"codex": codex.read, "grok": grok.read, "openclaw": openclaw.read, "opencode": opencode.read}.get(harness, claude.read)
-
 
 def read_entries(t: Transcript, source: Iterable[tuple[dict | None, int]], handle: Callable[[dict], Iterator[Event]],
                  pending: Pending, busy: Callable[[], bool] = lambda: False) -> Iterator[Event]:

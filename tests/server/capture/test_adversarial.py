@@ -26,7 +26,7 @@ from benchmarks.capture_cases import (
 )
 from memverbs.server.capture.engine import plan_capture
 from memverbs.server.capture.plan import CaptureOptions
-from memverbs.server.capture.transcript import read_transcript
+from memverbs.server.capture.reading import read_transcript
 from memverbs.server.capture.worker import run_job
 
 SECOND = "The staging database lives on db-2."

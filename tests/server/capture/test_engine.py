@@ -11,7 +11,7 @@ import pytest
 
 from memverbs.server.capture.engine import apply_plan, plan_capture
 from memverbs.server.capture.plan import CaptureOptions
-from memverbs.server.capture.transcript import read_transcript
+from memverbs.server.capture.reading import read_transcript
 
 DATA = Path(__file__).resolve().parents[3] / "benchmarks" / "data" / "capture"  # recorded from the real binaries
 SECRETS = ("sk-proj-Q9vXw2LmT4pRz8KdYc3NbHf6", "Tr0ub4dor-3x", "AKIAQ3EGUWXZ5MPLE7KD",

@@ -14,9 +14,10 @@ from helpers import page
 
 from memverbs.server.capture.engine import plan_capture, read_into
 from memverbs.server.capture.plan import CaptureOptions
+from memverbs.server.capture.reading import read_transcript
 from memverbs.server.capture.session import Session
 from memverbs.server.capture.statements import statement
-from memverbs.server.capture.transcript import Said, Transcript, read_transcript
+from memverbs.server.capture.transcript import Said, Transcript
 from memverbs.server.capture.worker import run_job
 
 

@@ -125,7 +125,7 @@ def test_the_checkpoint_on_disk_holds_no_secret_and_no_private_text(home, tmp_pa
 def test_options_keep_their_meaning_on_a_resumed_session(tmp_path):
     """A resumed session still caps its facts by the options of the capture that plans it."""
     path = transcript(tmp_path / "s.jsonl", 0, 30, {n: f"We decided to ship module {n} on Tuesdays." for n in range(0, 30, 3)})
-    from memverbs.server.capture.transcript import open_transcript
+    from memverbs.server.capture.reading import open_transcript
 
     plan = engine.plan_capture(open_transcript(path, "claude"), CaptureOptions(max_facts=4))
     assert len(plan.facts) == 4 and plan.dropped == 6

@@ -13,8 +13,8 @@ import json
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from memverbs.hooks.basics import prompt_of
 from memverbs.hooks.events import EVENT_MOMENTS, Harness, HookEvent, HookInputError, Moment
-from memverbs.hooks.fastpath import prompt_of
 
 # The events a local install wires for Claude Code and Codex (Codex takes Claude's names).
 # The session's end, each turn's end and a compaction carry `transcript_path`: capture reads it

@@ -21,6 +21,8 @@ import sqlite3
 # milliseconds; type checkers read this constant the same way.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from memverbs.server.brain.location import BrainLocation
 
 # The page arm mirrors delta's keyset (updated_at, slug); an empty cursor slug means
@@ -88,26 +90,46 @@ def changed_since_cursor(
 
 def changed_in(where: BrainLocation, source: str, lane: str, session: str) -> bool | None:
     """The check for the configured brain, whichever backend holds it."""
-    if where.backend == "postgres" and where.url:
-        return _changed_on_postgres(where, source, lane, session)
-    return changed_since_cursor(where.path, source, lane, session) if where.path is not None else None
+    db = plain_connection(where)
+    if db is None:
+        return None
+    try:
+        return changed_on_plain(db, where.backend, source, lane, session)
+    finally:
+        db.close()
 
 
-def _changed_on_postgres(where: BrainLocation, source: str, lane: str, session: str) -> bool | None:
+def plain_connection(where: BrainLocation) -> Any:
+    """One plain DB-API connection to the configured brain (sqlite3's, or psycopg's in autocommit, the
+    brain's keyring password given): no brain object, no pool. None when it cannot be had; the full
+    path says why, classified. The caller closes it."""
+    if where.backend != "postgres":
+        return connect(where.path) if where.path is not None else None
+    if not where.url:
+        return None
     try:
         import psycopg  # noqa: PLC0415 - only a Postgres brain pays for the driver
 
         from memverbs.server.brain.password import keyring_password  # noqa: PLC0415 - stdlib unless a note names the keyring
     except ImportError:
         return None  # no driver: the full path says so, classified
-    password = keyring_password(where.url or "", where.keyring)
+    password = keyring_password(where.url, where.keyring)
     try:
-        with psycopg.connect(
-            where.url or "", autocommit=True, connect_timeout=PG_CONNECT_TIMEOUT_S, password=password
-        ) as db:
-            row = db.execute(_PG_QUERY, (source, lane, session)).fetchone()
+        return psycopg.connect(where.url, autocommit=True, connect_timeout=PG_CONNECT_TIMEOUT_S, password=password)
     except (psycopg.Error, OSError, ValueError):
-        return None  # unreachable, refused, an old schema: the full path classifies it
+        return None  # unreachable, refused: the full path classifies it
+
+
+def changed_on_plain(db: Any, backend: str, source: str, lane: str, session: str) -> bool | None:
+    """changed_on for a plain connection of either backend."""
+    if backend != "postgres":
+        return changed_on(db, source, lane, session)
+    import psycopg  # noqa: PLC0415 - loaded by plain_connection already
+
+    try:
+        row = db.execute(_PG_QUERY, (source, lane, session)).fetchone()
+    except (psycopg.Error, OSError, ValueError):
+        return None  # an old schema, a dropped connection: the full path classifies it
     return None if row is None else bool(row[0])
 
 

@@ -28,10 +28,12 @@ import select
 import sys
 import time
 
+# write_private stays importable from here (capture's stamps import it so).
+from memverbs.hooks.basics import OFF, prompt_of, reflex_on, write_private
+
 DEFAULT_DEADLINE_MS = 2_500  # well inside the 5–10 s timeouts the installers set
 MAX_DEADLINE_MS = 60_000
 MAX_STDIN = 1 << 20
-OFF = {"off", "0", "false", "no", "disabled"}
 # Copies of names whose homes import more than this path may (pathlib, enums); tests/test_layers.py
 # holds each equal to its home.
 HARNESSES = {"claude", "codex", "grok", "opencode", "openclaw", "plain"}  # hooks/events.py Harness
@@ -45,19 +47,6 @@ CONFIG_COPY = "config.json"  # under $MEMVERBS_HOME/hooks/: config.toml parsed, 
 def hooks_off() -> bool:
     """`MEMVERBS_HOOKS=off` turns every hook into a no-op."""
     return os.environ.get("MEMVERBS_HOOKS", "").strip().lower() in OFF
-
-
-def prompt_of(payload: dict) -> str:
-    """The user's prompt in a prompt hook's payload: `prompt` (Claude Code, Codex, Grok, and our opencode
-    and OpenClaw plugins), "" when there is none. Read for the reflex, never kept."""
-    value = payload.get("prompt")
-    return value if isinstance(value, str) else ""
-
-
-def reflex_on(setting: object) -> bool:
-    """The per-prompt reflex (hooks/reflex.py) runs unless `MEMVERBS_REFLEX=off` or the `hooks.reflex`
-    setting (`false`, `off`, …) turns it off."""
-    return os.environ.get("MEMVERBS_REFLEX", "").strip().lower() not in OFF and str(setting).strip().lower() not in OFF
 
 
 # The runner's arguments (flag, metavar, help): parse_args reads them, and so does the CLI's
@@ -208,12 +197,12 @@ def _answer(args: dict, raw: bytes, budget_s: float) -> bool | str | None:
         changed = changed_on(db, source, LOCAL_LANE, session[:200])
         if changed is not False:
             return changed
-        prompt = prompt_of(payload)
-        if not prompt.strip() or not reflex_on(reflex_setting):
+        prompt = payload.get("prompt")
+        if not prompt or not reflex_on(reflex_setting):
             return ""
-        from memverbs.hooks.reflex import answer_quick  # noqa: PLC0415 - a prompt may name something: the name index
+        from memverbs.hooks.reflex import PlainReads, answer  # noqa: PLC0415 - a prompt may name something: the name index
 
-        return answer_quick(db, root, args["harness"], session[:200], source, prompt)
+        return answer(PlainReads(db), root, args["harness"], session[:200], source, prompt_of(payload))
     finally:
         db.close()
 
@@ -252,28 +241,6 @@ def config_tables(root: str) -> dict:
     except OSError:  # a read-only home still answers, parsing each time
         pass
     return data
-
-
-def write_private(path: str, text: str) -> None:
-    """Write `text` atomically, readable by the owner only, making its folder if missing.
-
-    A name only this process uses, opened exclusively: `tempfile` would cost the hook's start-up its
-    imports (random, shutil). Here rather than in hooks/state.py, which uses it too, because the fast
-    path must not import dataclasses and pathlib.
-    """
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def _sqlite_brain(root: str) -> tuple[str | None, str, str]:

@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memverbs.hooks.adapters import ADAPTERS
+from memverbs.hooks.basics import reflex_on
 from memverbs.hooks.events import Moment
-from memverbs.hooks.fastpath import reflex_on
 from memverbs.hooks.standing import touched
 from memverbs.server.projects import PROJECT_PREFIX
 from memverbs.server.verbs.render import render_delta
@@ -42,7 +42,7 @@ def heartbeat(hook: BrainSide, *, changed: bool = True) -> str:
     event, state = hook.event, hook.state
     state.last_heartbeat_ms = hook.now_ms
     if not changed:
-        named = _named(hook)
+        named = named_lines(hook)
         return render_delta("", [], [], [], named=named) if named else ""
     body = hook.call(
         "delta",
@@ -58,13 +58,13 @@ def heartbeat(hook: BrainSide, *, changed: bool = True) -> str:
     pages = state.unseen(body["pages"], page_key)
     facts = state.unseen(body["facts"], fact_key)
     threads = state.unseen(body["threads"], lambda t: f"thread\0{t['kind']}\0{t['text']}\0{t['date']}")
-    named = _named(hook)
+    named = named_lines(hook)
     if not (pages or facts or threads or named):
         return ""
     return render_delta(body["since"], pages, facts, threads, named=named)
 
 
-def _named(hook: BrainSide) -> list[str]:
+def named_lines(hook: BrainSide) -> list[str]:
     """The reflex's lines for this moment: the prompt's pointers, or those a harness that drops the
     prompt hook's output (Grok) kept for now. After the delta, so what it just showed is not repeated."""
     from memverbs.hooks import reflex  # noqa: PLC0415 - only a heartbeat with a prompt or pointers waiting
@@ -93,6 +93,11 @@ def _other_project(entity: str | None, asked: set[str]) -> bool:
 
 def page_key(page: dict) -> str:
     return f"page\0{page['slug']}\0{page['updated_at']}"
+
+
+def card_key(page: dict) -> str:
+    """A page whose card (title, summary, facts) a pack showed: the reflex need not point to it again."""
+    return f"card\0{page['slug']}\0{page['updated_at']}"
 
 
 def fact_key(fact: dict) -> str:

@@ -7,9 +7,9 @@ for each one this session has not been shown yet, the reflex writes a pointer: t
 title and one-line summary, and at most the one or two of its facts most related to the prompt.
 
 * Nothing named, nothing said. A name two pages share is never guessed (name_index's rules).
-* A pointer already given in this session, or a page its pack or a delta already showed, is not
-  given again while nothing about it changed (the page, or its newest fact): a re-mention is not
-  news. Named beside new ones, only the new ones get pointers.
+* A pointer already given in this session, or a page whose card its pack showed, is not given
+  again while nothing about it changed (the page, or its newest fact): a re-mention is not news.
+  Named beside new ones, only the new ones get pointers.
 * World-visible pages and facts of the session's source only, as the packs read them: no private
   page, fact or row, nothing of another source.
 * The prompt is read here and dropped: never stored, logged or sent anywhere. The session's state
@@ -17,25 +17,25 @@ title and one-line summary, and at most the one or two of its facts most related
 * Bounded: at most MAX_POINTERS pointers (further names as bare slugs, up to MAX_MORE), MAX_FACTS
   facts in all; cost by the prompt's length, not the brain's size.
 
-It reads the brain through a small `Reads` protocol, answered by the hook's own SQLite connection
-on the cheap path (`SqliteReads`: hooks/fastpath.py, when nothing else changed) and by an open
-brain on the full path (`BrainReads`: hooks/heartbeat.py, which puts the pointers into the same
-message as the delta). Imports nothing the cheap path has not loaded, but the name index.
+It reads the brain through a small `Reads` protocol, answered by the hook's own plain connection
+when nothing else changed (`PlainReads`: the launcher's fast path on SQLite, the runner on
+Postgres: no brain object is opened) and by an open brain when something did (`BrainReads`:
+hooks/heartbeat.py, which puts the pointers into the same message as the delta). Imports nothing
+the cheap path has not loaded, but the name index.
 """
 
 from __future__ import annotations
 
 import time
 
-from memverbs.server.name_index import find, key_of
+from memverbs.server.name_index import Named, find, key_of, named_sql
 from memverbs.server.terms import STOP_WORDS
 
 # Not `typing.TYPE_CHECKING`: the cheap path loads this module, and typing would cost it.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import sqlite3
     from collections.abc import Iterable
-    from typing import Protocol
+    from typing import Any, Protocol
 
     from memverbs.hooks.state import SessionState
     from memverbs.server.brain.base import Brain
@@ -62,44 +62,50 @@ _ENDINGS = ("ations", "ation", "ments", "ment", "ings", "ing", "ies", "ied", "er
 
 # -- the brain, as the reflex reads it ------------------------------------------------------------
 
-_NAMED = (
-    "SELECT n.name_key, n.slug, n.how, p.type, p.title FROM entity_names n "
-    "JOIN pages p ON p.source_id = n.source_id AND p.slug = n.slug "
-    "WHERE n.source_id = ? AND n.name_key IN ({marks}) AND p.deleted_at IS NULL AND p.visibility = 'world'"
-)
+# The reads below, written once for a plain connection of either backend: `?` marks (psycopg's `%s` on
+# Postgres), `{among}` a list of values, `{facts}` the facts table as its index is named on SQLite.
+_NAMED = named_sql("n.name_key {among}")  # the name index's own lookup, world-visible only (below)
 # The body's first stretch only when there is no summary to show: its first prose sentence stands in.
 _PAGES = (
     "SELECT slug, title, summary, CASE WHEN summary IS NULL OR summary = '' THEN substr(body, 1, 2000) END, updated_at "
-    "FROM pages WHERE source_id = ? AND slug IN ({marks}) AND deleted_at IS NULL AND visibility = 'world'"
+    "FROM pages WHERE source_id = ? AND slug {among} AND deleted_at IS NULL AND visibility = 'world'"
 )
 # facts_store.entity_facts's rows, world-visible and active, for one entity: through facts_entity.
 _FACTS = (
-    "SELECT id, fact, kind, valid_from FROM facts INDEXED BY facts_entity WHERE source_id = ? AND entity_slug = ? "
+    "SELECT id, fact, kind, valid_from FROM {facts} WHERE source_id = ? AND entity_slug = ? "
     "AND expired_at IS NULL AND (valid_until IS NULL OR valid_until > ?) AND visibility = 'world' "
     "ORDER BY valid_from DESC, id DESC LIMIT ?"
 )
 MAX_KEYS = 5_000  # per statement: far below SQLite's parameter limit
 
 
-class SqliteReads:
-    """The hook's own connection to a SQLite brain (no SqliteBrain, no dispatcher: the cheap path)."""
+class PlainReads:
+    """The hook's own plain connection (hooks/changes.plain_connection): sqlite3's, or psycopg's on a
+    Postgres brain (whose row-level security still applies). No brain object, no dispatcher."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
+    def __init__(self, db: Any, backend: str = "sqlite") -> None:
+        self.db, self.postgres = db, backend == "postgres"
+
+    def _rows(self, template: str, head: tuple, values: list, tail: tuple = ()) -> list[tuple]:
+        if self.postgres:
+            among, args = "= ANY(?)", (list(values),)
+        else:
+            among, args = f"IN ({','.join('?' * len(values))})", tuple(values)
+        sql = template.format(among=among)
+        return self.db.execute(sql.replace("?", "%s") if self.postgres else sql, (*head, *args, *tail)).fetchall()
 
     def named(self, source: str, keys: list[str]) -> list[tuple]:
         rows: list[tuple] = []
         for at in range(0, len(keys), MAX_KEYS):
-            part = keys[at : at + MAX_KEYS]
-            rows += self.db.execute(_NAMED.format(marks=",".join("?" * len(part))), (source, *part)).fetchall()
+            rows += self._rows(_NAMED, (source,), keys[at : at + MAX_KEYS], (False, False))
         return rows
 
     def pages(self, source: str, slugs: list[str]) -> dict[str, tuple]:
-        sql = _PAGES.format(marks=",".join("?" * len(slugs)))
-        return {r[0]: tuple(r[1:]) for r in self.db.execute(sql, (source, *slugs)).fetchall()}
+        return {r[0]: tuple(r[1:]) for r in self._rows(_PAGES, (source,), slugs)}
 
     def facts(self, source: str, slug: str, now: int) -> list[tuple]:
-        return self.db.execute(_FACTS, (source, slug, now, FACTS_READ)).fetchall()
+        sql = _FACTS.format(facts="facts" if self.postgres else "facts INDEXED BY facts_entity")
+        return self.db.execute(sql.replace("?", "%s") if self.postgres else sql, (source, slug, now, FACTS_READ)).fetchall()
 
 
 class BrainReads:
@@ -155,9 +161,9 @@ def _summary(summary: str | None, body_head: str | None) -> str:
     return _clip(safe_summary(body_head, None, include_private=False), SUMMARY_CHARS)
 
 
-def page_key(slug: str, updated_at: int) -> str:
-    """hooks/heartbeat.page_key of the page as a pack or delta showed it."""
-    return f"page\0{slug}\0{iso(updated_at)}"
+def card_key(slug: str, updated_at: int) -> str:
+    """hooks/heartbeat.card_key of the page as a pack showed its card (a delta's page line says less)."""
+    return f"card\0{slug}\0{iso(updated_at)}"
 
 
 def fact_key(slug: str, fact: str, valid_from: int) -> str:
@@ -169,12 +175,13 @@ def pointer_key(slug: str, updated_at: int, newest_fact: int) -> str:
     return f"pointer\0{slug}\0{updated_at}\0{newest_fact}"
 
 
-def pointers(reads: Reads, source: str, prompt: str, state: SessionState, now_ms: int, *, mark: bool = True) -> list[dict]:
+def pointers(reads: Reads, source: str, prompt: str, state: SessionState, now_ms: int, *, mark: bool = True,
+             named: Named | None = None) -> list[dict]:
     """The pointers this prompt earns, in the order it names their pages; each `{slug, title, summary,
     facts: [{fact, kind, valid_from}], key}`. With `mark` they are recorded in the session's state as
     given (and their pages banked); without it (a harness that cannot show them now) the caller keeps
-    their slugs for `pointers_for` to give later."""
-    named = find(prompt, lambda keys: reads.named(source, keys))
+    their slugs for `pointers_for` to give later. `named`: the prompt's mentions, when already found."""
+    named = named or find(prompt, lambda keys: reads.named(source, keys))
     if not named.mentions:
         return []
     drop = {w for m in named.mentions for w in key_of(f"{m.title or ''} {m.text}").split()}
@@ -192,18 +199,21 @@ def pointers_for(reads: Reads, source: str, slugs: list[str], state: SessionStat
     out: list[dict] = []
     facts_left = MAX_FACTS
     for slug in slugs[: MAX_POINTERS + MAX_MORE]:
-        page = pages.get(slug)
+        rows = reads.facts(source, slug, now_ms)
+        # An entity with facts and no page is pointed to by its slug, its facts speaking for it.
+        page = pages.get(slug) or ((None, None, None, 0) if rows else None)
         if page is None:
             continue
         title, summary, body_head, updated_at = page
-        rows = reads.facts(source, slug, now_ms)
         key = pointer_key(slug, updated_at, max((r[0] for r in rows), default=0))
-        if state.given(key) or (state.given(page_key(slug, updated_at)) and not _news(rows, slug, state)):
+        if state.given(key) or (state.given(card_key(slug, updated_at)) and not _news(rows, slug, state)):
             continue
         shown = len(out) < MAX_POINTERS
         related = _related(rows, slug, asked or set(), state, min(FACTS_PER_POINTER, facts_left)) if shown else []
+        if shown and not related and title is None and facts_left > 0:  # no page to sum it up: its newest fact
+            related = [{"fact": rows[0][1], "kind": rows[0][2], "valid_from": rows[0][3]}]
         facts_left -= len(related)
-        out.append({"slug": slug, "title": title or slug, "summary": _summary(summary, body_head) if shown else "",
+        out.append({"slug": slug, "title": title or slug.rsplit("/", 1)[-1], "summary": _summary(summary, body_head) if shown else "",
                     "facts": related, "key": key})
     return out
 
@@ -260,9 +270,13 @@ def text(given: list[dict]) -> str:
     return render_delta("", [], [], [], named=lines(given))
 
 
-def answer_quick(db: sqlite3.Connection, root: str, harness: str, session: str, source: str, prompt: str) -> str:
-    """The cheap path's answer to a prompt when nothing else changed (hooks/fastpath.py): the harness's
-    output with the pointers, or "" (nothing new named, or a harness that shows them later)."""
+def answer(reads: Reads, root: str, harness: str, session: str, source: str, prompt: str) -> str:
+    """A prompt's answer when nothing else changed, on a plain connection (the launcher's fast path, or
+    the runner on a brain it need not open): the harness's output with the pointers, or "" (nothing
+    new named, or a harness that shows them at a later moment)."""
+    named = find(prompt, lambda keys: reads.named(source, keys))
+    if not named.mentions:
+        return ""  # the common case: nothing named, and nothing more loaded or read
     import os  # noqa: PLC0415 - loaded with the interpreter
 
     from memverbs.hooks.adapters import ADAPTERS  # noqa: PLC0415
@@ -273,12 +287,12 @@ def answer_quick(db: sqlite3.Connection, root: str, harness: str, session: str, 
     state = SessionState.load(os.path.join(root, "hooks", "sessions"), harness, session)
     now = time.time_ns() // 1_000_000
     if not adapter.delivers_prompt:
-        later = pointers(SqliteReads(db), source, prompt, state, now, mark=False)
+        later = pointers(reads, source, prompt, state, now, mark=False, named=named)
         if later:
             wait(state, later)
             state.save()
         return ""
-    given = pointers(SqliteReads(db), source, prompt, state, now)
+    given = pointers(reads, source, prompt, state, now, named=named)
     if not given:
         return ""
     state.save()

@@ -24,6 +24,7 @@ import time
 from typing import TYPE_CHECKING, NoReturn
 
 from memverbs.hooks.adapters import ADAPTERS
+from memverbs.hooks.basics import reflex_on
 from memverbs.hooks.events import Harness, HookError, HookFailure, HookInputError, Moment
 from memverbs.hooks.fastpath import (
     DEFAULT_DEADLINE_MS,
@@ -35,7 +36,6 @@ from memverbs.hooks.fastpath import (
     log_line,
     parse_args,
     read_raw_stdin,
-    reflex_on,
 )
 from memverbs.server.home import Home
 
@@ -159,6 +159,39 @@ def _local_brain(home: Home, settings: QuickSettings) -> BrainLocation | None:
         return None
 
 
+def _unchanged(home: Home, where: BrainLocation, settings: QuickSettings, event: HookEvent, state: SessionState,
+               repeat: bool) -> tuple[bool, str | None]:
+    """Whether nothing changed since the session's cursor (one indexed read on a plain connection), and
+    if so, the moment's whole answer when that connection can give it: "" for silence, or a prompt's
+    pointers (hooks/reflex.py); None when the full path must still run (Grok's pointers waiting for
+    this PostToolUse, or a repeated session start)."""
+    from memverbs.hooks.changes import changed_on_plain, plain_connection  # noqa: PLC0415
+    from memverbs.server.context import LOCAL_LANE  # noqa: PLC0415
+
+    db = plain_connection(where)
+    if db is None:
+        return False, None
+    try:
+        if changed_on_plain(db, where.backend, settings.source, LOCAL_LANE, event.session_id) is not False:
+            return False, None
+        if repeat:
+            return True, None
+        if event.moment is Moment.POST_TOOL:
+            if state.pending and reflex_on(settings.hook_reflex):
+                return True, None
+            state.last_heartbeat_ms = _now_ms()
+            state.save()
+            return True, ""
+        if not event.prompt or not reflex_on(settings.hook_reflex):
+            return True, ""
+        from memverbs.hooks.reflex import PlainReads, answer  # noqa: PLC0415
+
+        return True, answer(PlainReads(db, where.backend), str(home.root), event.harness.value, event.session_id,
+                            settings.source, event.prompt)
+    finally:
+        db.close()
+
+
 def read_stdin(deadline: float, raw: bytes | None = None) -> dict:
     """The payload: read now within `deadline`, or the bytes the launcher's fast path already read."""
     raw = read_raw_stdin(deadline) if raw is None else raw
@@ -271,21 +304,12 @@ def _run(
     where = _local_brain(home, settings) if check and url is None else None
     unchanged = False
     if where is not None:
-        from memverbs.hooks.changes import changed_in  # noqa: PLC0415
-        from memverbs.server.context import LOCAL_LANE  # noqa: PLC0415
-
-        unchanged = changed_in(where, settings.source, LOCAL_LANE, event.session_id) is False
+        unchanged, answered = _unchanged(home, where, settings, event, state, repeat is not None)
         if unchanged:
             if repeat is not None:
                 return "repeat_start", adapter.render(repeat, event), event.moment.value
-            # Nothing changed: only the reflex may have something to say (the prompt's names, or
-            # pointers a Grok prompt left for this PostToolUse).
-            waiting = state.pending if event.moment is Moment.POST_TOOL else event.prompt
-            if not waiting or not reflex_on(settings.hook_reflex):
-                if event.moment is Moment.POST_TOOL:
-                    state.last_heartbeat_ms = _now_ms()
-                    state.save()
-                return "unchanged", None, event.moment.value  # one indexed read; the brain is not even opened
+            if answered is not None:  # a few indexed reads on a plain connection; the brain is not even opened
+                return ("reflex" if answered else "unchanged"), answered or None, event.moment.value
 
     hook: Hook | RemoteHook
     if url is not None:
@@ -311,6 +335,11 @@ def _run(
             hook.state.packed = event.moment is Moment.POST_TOOL or adapter.delivers_start
             if event.moment is Moment.POST_TOOL:
                 hook.state.last_heartbeat_ms = hook.now_ms
+                if hook.state.pending:  # a Grok prompt's pointers, which waited for this moment too
+                    from memverbs.hooks.heartbeat import named_lines  # noqa: PLC0415
+                    from memverbs.server.verbs.render import with_named  # noqa: PLC0415
+
+                    text = with_named(text, named_lines(hook))
         hook.state.save()
     finally:
         hook.close()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memverbs.hooks.heartbeat import fact_key, page_key
+from memverbs.hooks.heartbeat import card_key, fact_key, page_key
 from memverbs.hooks.standing import touched
 
 if TYPE_CHECKING:
@@ -35,5 +35,7 @@ def rehydrate(hook: BrainSide) -> str:
     # What the pack just showed, the next heartbeat need not repeat (delta re-delivers
     # the last moments before a wake, at least once).
     state.unseen(body["facts"], fact_key)
-    state.unseen(hook.page_stamps(body["cards"]), page_key)
+    stamps = hook.page_stamps(body["cards"])
+    state.unseen(stamps, page_key)
+    state.unseen(stamps, card_key)
     return body["text"]

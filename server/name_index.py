@@ -6,7 +6,8 @@ the entities it names. Both get the same answer from the same rules.
 
 **What names a page** (`page_names`): its title ("Alice Example"), each alias ("alice"), its slug's
 last segment read as words (`people/alice-example` → "alice example"), and for a person (type
-`person`, or a slug under `people/`) the title's first and last word ("alice", "example"). Each is
+`person`, or a slug under `people/`) the title's first and last word ("alice", "example"). An
+entity with facts and no page is named by its slug read as words (`slug_key`). Each is
 stored as a key (`key_of`): NFKC, case-folded, accents dropped from Latin, Greek and Cyrillic letters
 (server/terms.py's `fold`), split into words (runs of letters and digits, inner apostrophes kept, a
 final possessive `'s` dropped), joined by single spaces. Declared names (title, alias) outrank the
@@ -50,7 +51,7 @@ it would be loaded, or rebuilt, from the whole brain every time.
   `Named.ambiguous`: `Ambiguous(text, start, end, slugs)`.
 * `named_sql(keys_condition)`: the lookup's SQL, one text for both backends and the hook's own
   connection (`keys_condition`: the dialect's `n.name_key IN (…)`; parameters: source, the keys,
-  then allow_private).
+  then allow_private twice). A row of an entity with facts and no page has no type and no title.
 
 Imports only what a hook already has loaded (`re`, `unicodedata`), plus two small modules.
 """
@@ -66,7 +67,7 @@ from memverbs.server.terms import STOP_WORDS, fold, spaceless
 # Not `typing.TYPE_CHECKING`: the hook's cheap path imports this module, and typing would cost it.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Iterator
 
     from memverbs.server.brain.base import Brain
 
@@ -120,7 +121,7 @@ def page_names(title: str | None, slug: str, type_: str | None, aliases: Iterabl
         add(key_of(title), TITLE)
     for alias in aliases:
         add(key_of(alias), ALIAS)
-    add(key_of(slug.rsplit("/", 1)[-1].replace("-", " ").replace("_", " ")), SLUG)
+    add(slug_key(slug), SLUG)
     if title and is_person(type_, slug):
         words = key_of(title).split()
         if len(words) >= 2:
@@ -129,12 +130,21 @@ def page_names(title: str | None, slug: str, type_: str | None, aliases: Iterabl
     return list(found.items())
 
 
+def slug_key(slug: str) -> str:
+    """A slug read as words: its last segment, `-` and `_` as spaces (`people/alice-example` → "alice example")."""
+    return key_of(slug.rsplit("/", 1)[-1].replace("-", " ").replace("_", " "))
+
+
 def named_sql(keys_condition: str) -> str:
-    """The index lookup: the rows of the given keys whose pages are live and, unless allowed, world-visible."""
+    """The index lookup: the rows of the given keys whose pages are live and, unless allowed, world-visible;
+    an entity with no page, while it has an active fact of that visibility (one indexed probe each)."""
     return (
         "SELECT n.name_key, n.slug, n.how, p.type, p.title FROM entity_names n "
-        "JOIN pages p ON p.source_id = n.source_id AND p.slug = n.slug "
-        f"WHERE n.source_id = ? AND {keys_condition} AND p.deleted_at IS NULL AND (? OR p.visibility = 'world')"
+        "LEFT JOIN pages p ON p.source_id = n.source_id AND p.slug = n.slug "
+        f"WHERE n.source_id = ? AND {keys_condition} AND "
+        "CASE WHEN p.slug IS NULL THEN EXISTS (SELECT 1 FROM facts f WHERE f.source_id = n.source_id "
+        "AND f.entity_slug = n.slug AND f.expired_at IS NULL AND (? OR f.visibility = 'world')) "
+        "ELSE p.deleted_at IS NULL AND (? OR p.visibility = 'world') END"
     )
 
 
@@ -205,17 +215,21 @@ def scan(text: str) -> Scan:
             last_end = m.end()
             if not raw.isascii() and spaceless(raw):
                 pieces.extend(_pieces(folded, m.start()))
-    keys: dict[str, None] = {}
+    keys = dict.fromkeys(key for _, _, key in _runs(words))
+    for key, _, _ in pieces:
+        keys[key] = None
+    return Scan(tuple(words), tuple(keys), tuple(pieces))
+
+
+def _runs(words: tuple[Word, ...] | list[Word]) -> Iterator[tuple[int, int, str]]:
+    """Every run of up to MAX_NAME_WORDS joined words: (first word, past the last, its key)."""
     for i in range(len(words)):
         parts: list[str] = []
         for j in range(i, min(len(words), i + MAX_NAME_WORDS)):
             if j > i and not words[j].joined:
                 break
             parts.append(words[j].key)
-            keys[" ".join(parts)] = None
-    for key, _, _ in pieces:
-        keys[key] = None
-    return Scan(tuple(words), tuple(keys), tuple(pieces))
+            yield i, j + 1, " ".join(parts)
 
 
 def _pieces(run: str, start: int) -> list[tuple[str, int, int]]:
@@ -285,7 +299,8 @@ def _written_as_name(words: tuple[Word, ...]) -> bool:
         return True
     if len(words) == 1:
         return words[0].capital and not words[0].initial
-    return all(w.capital for w in words if w.key not in STOP_WORDS)
+    # Every word written with a capital ("Monday Review", "Target Person 3"): function words and numbers have none.
+    return all(w.capital for w in words if w.key not in STOP_WORDS and not w.key.isdigit())
 
 
 def _someone_else(words: tuple[Word, ...], at: int, known: dict) -> bool:
@@ -309,16 +324,7 @@ def resolve(scan: Scan, rows: Iterable[Row], text: str | None = None) -> Named:
         return Named()
     words = scan.words
     # Candidates, longest first, then in text order: (start word, end word (exclusive), key).
-    spans: list[tuple[int, int, str]] = []
-    for i in range(len(words)):
-        parts: list[str] = []
-        for j in range(i, min(len(words), i + MAX_NAME_WORDS)):
-            if j > i and not words[j].joined:
-                break
-            parts.append(words[j].key)
-            key = " ".join(parts)
-            if key in by_key:
-                spans.append((i, j + 1, key))
+    spans = [run for run in _runs(words) if run[2] in by_key]
     spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
     claimed: list[tuple[int, int]] = []
     found: list[Mention] = []

@@ -91,7 +91,7 @@ class LlmSettings(_Section):
 class HookSettings(_Section):
     entities: str = Field(DEFAULTS["hooks.entities"], description="Standing entities for session-start packs, comma-separated.")
     user: str = Field(DEFAULTS["hooks.user"], description="The user's own entity, in every session-start pack after the project's (empty: none).")
-    reflex: bool = Field(DEFAULTS["hooks.reflex"], description="On every prompt, point the agent to what memory holds on the entities the prompt names (docs/hooks.md; MEMVERBS_REFLEX=off turns it off too).")
+    reflex: bool = Field(DEFAULTS["hooks.reflex"], description="On every prompt, point the agent to what memory holds on the entities the prompt names (`memverbs docs hooks`; MEMVERBS_REFLEX=off turns it off too).")
 
 
 class CaptureSettings(_Section):

@@ -13,9 +13,12 @@
 //   before_prompt_build then fetches the pack itself on first use.
 // * before_prompt_build → prependContext with the cached pack on every turn: OpenClaw does
 //   not keep prependContext in the history, so a pack given once is gone the next turn.
-//   From the second turn on, the turn's heartbeat (what changed since the last one — usually
-//   nothing, answered after one indexed read) comes along as appendContext, so a change made
-//   between two turns reaches the very next one.
+//   The turn's heartbeat comes along as appendContext, with the user's request
+//   (`currentUserMessage`, else `prompt`) as its `prompt`: what changed since the last turn
+//   (from the second turn on), and the reflex's pointers to what memory holds on the entities
+//   the request names (docs/hooks.md). Usually there is neither: the hook answers after a few
+//   indexed reads. It runs after the pack is built: both write the session's state, and what
+//   the pack shows is not pointed to again.
 //   Heartbeat turns (ctx.trigger "heartbeat") are skipped: they get what changed through
 //   heartbeat_prompt_contribution instead of the whole pack again.
 // * after_compaction → post-compact refreshes the cached pack for the next turn.
@@ -29,6 +32,13 @@ import { spawn } from "node:child_process";
 import { definePluginEntry } from "openclaw/plugin-sdk/plugin-entry";
 
 const MAX_SESSIONS = 128;
+const MAX_PROMPT = 20000;
+// The user's request this turn: OpenClaw's explicit `currentUserMessage` where the harness supplies
+// it (an empty string means none), else the prepared `prompt`. Handed to the hook, never kept.
+const promptOf = (event) => {
+  const text = typeof event?.currentUserMessage === "string" ? event.currentUserMessage : event?.prompt;
+  return typeof text === "string" ? text.slice(0, MAX_PROMPT) : "";
+};
 
 // >>> shared: templates/run-hook.js (python -m memverbs.installers.jsplugins rewrites this copy) >>>
 // Run the hook — `<argv…> <moment> --harness <harness> --session-id <id>` — and resolve with what it
@@ -132,7 +142,10 @@ export default definePluginEntry({
         const first = !packs.has(id) || fresh.has(id);
         const packed = pack(id);
         fresh.delete(id);
-        const [text, delta] = await Promise.all([packed, first ? "" : runHook(hook, env, "openclaw", "heartbeat", id)]);
+        const prompt = promptOf(event);
+        const text = await packed;
+        // Right after a fresh pack nothing has changed: the heartbeat is only asked for the prompt's names.
+        const delta = first && !prompt ? "" : await runHook(hook, env, "openclaw", "heartbeat", id, undefined, prompt ? { prompt } : undefined);
         const result = {};
         if (text) result.prependContext = text;
         if (delta) result.appendContext = delta;

@@ -8,9 +8,11 @@
 //
 // * session.created → session-start: the context pack, cached per session (as a promise,
 //   so the first request waits for it instead of racing it).
-// * chat.message (a user message arrives: the start of a turn) → heartbeat, so a change made
-//   between two turns reaches the very next one. Usually nothing changed and the hook answers
-//   after one indexed read.
+// * chat.message (a user message arrives: the start of a turn) → heartbeat with the message's text
+//   as `prompt`: a change made between two turns reaches the very next one, and the reflex points
+//   to what memory holds on the entities the message names (docs/hooks.md). Usually nothing
+//   changed and nothing new is named: the hook answers after a few indexed reads. It runs after
+//   the session's pack is built, so what the pack shows is not pointed to again.
 // * experimental.chat.system.transform → the cached pack (and this turn's heartbeat delta)
 //   as system messages. opencode rebuilds the system prompt for every model request, so
 //   the pack is pushed every time; it is never stored in the history. Two side requests
@@ -83,8 +85,17 @@ function runHook(argv, env, harness, moment, sessionId, eventName, extra) {
 }
 // <<< shared <<<
 
-const hook = (moment, sessionID, eventName) =>
-  runHook(HOOK, { ...process.env, ...MEMVERBS_ENV }, "opencode", moment, sessionID, eventName);
+const MAX_PROMPT = 20000;
+const hook = (moment, sessionID, eventName, extra) =>
+  runHook(HOOK, { ...process.env, ...MEMVERBS_ENV }, "opencode", moment, sessionID, eventName, extra);
+// The user's words in a chat.message's parts (its text parts; not the files or tool output opencode
+// attaches, which it marks synthetic). Handed to the hook on stdin, never kept.
+const promptOf = (parts) =>
+  (Array.isArray(parts) ? parts : [])
+    .filter((p) => p && p.type === "text" && typeof p.text === "string" && !p.synthetic && !p.ignored)
+    .map((p) => p.text)
+    .join("\n")
+    .slice(0, MAX_PROMPT);
 
 export const MemverbsPlugin = async () => {
   const sessions = new Map(); // sessionID → { pack: Promise<string> | null, delta: Promise<string> | null }
@@ -121,13 +132,16 @@ export const MemverbsPlugin = async () => {
       } catch {}
     },
 
-    "chat.message": async (input) => {
+    "chat.message": async (input, output) => {
       try {
         const id = input?.sessionID;
         if (typeof id !== "string" || !id) return;
+        const prompt = promptOf(output?.parts);
         // Not awaited: the heartbeat runs while opencode stores the message; the first
-        // system transform of the turn waits for it.
-        session(id).delta = hook("heartbeat", id, "chat.message");
+        // system transform of the turn waits for it. It follows the session's pack, which
+        // both write the session's state and whose cards the reflex need not repeat.
+        const packed = pack(id);
+        session(id).delta = packed.then(() => hook("heartbeat", id, "chat.message", prompt ? { prompt } : undefined));
       } catch {}
     },
 

@@ -102,7 +102,7 @@ MIGRATIONS: tuple[Step, ...] = (
     # FTS5 keeps no pending list and its own totals: only Postgres's GIN index is told to take new
     # facts at once, and only Postgres keeps BM25's corpus totals in a table.
     Step("0020_fact_ranking", sqlite=(), postgres=(pg.FACT_INDEX_DIRECT, pg.FACT_TOTALS)),
-    Step("0025_entity_names", sqlite=(schema.ENTITY_NAMES, fill_entity_names),
+    Step("0025_entity_names", sqlite=(schema.ENTITY_NAMES, sq.ENTITY_NAMES_FROM_FACTS, fill_entity_names),
          postgres=(schema.ENTITY_NAMES, pg.ENTITY_NAMES_SECURITY, fill_entity_names)),
 )
 

@@ -2,8 +2,10 @@
 
 Every row is derived from a page and its aliases (name_index.page_names), so the index is written
 where they are: in the same transaction as the page's save, an alias added, a rename or a delete
-(pages_store.py calls `write_names` / `drop_names` there). `rebuild_names` writes every live page's
-rows again, for the schema step that creates the table and for a restored backup.
+(pages_store.py calls `write_names` / `drop_names` there). An entity with facts and no page is
+named by its slug read as words, written by a trigger on the facts (the schema step's
+`facts_entity_name`). `rebuild_names` writes every row again, for the schema step that creates the
+table and for a restored backup.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memverbs.server.brain.store import Store
-from memverbs.server.name_index import named_sql, page_names
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Row
@@ -31,6 +32,8 @@ def write_names(db: Tx, source: str, slug: str, title: str | None, type_: str | 
     """The page's rows, computed afresh from its title, type, slug and `aliases` (None: every alias it has now).
 
     A caller inside a Postgres pipeline passes the aliases: a read there would wait for the batch."""
+    from memverbs.server.name_index import page_names  # noqa: PLC0415 - a page write's, not every brain open's
+
     if aliases is None:
         aliases = page_aliases(db, source, slug)
     db.execute("DELETE FROM entity_names WHERE source_id = ? AND slug = ?", (source, slug))
@@ -41,11 +44,14 @@ def write_names(db: Tx, source: str, slug: str, title: str | None, type_: str | 
 
 
 def drop_names(db: Tx, source: str, slug: str) -> None:
-    db.execute("DELETE FROM entity_names WHERE source_id = ? AND slug = ?", (source, slug))
+    """A page gone (deleted, or moved away): its names go; what its facts still name it by stays."""
+    db.execute("DELETE FROM entity_names WHERE source_id = ? AND slug = ? AND how <> 'slug'", (source, slug))
 
 
 def rebuild_all(conn: Tx) -> None:
     """Every live page's rows, from scratch (the schema step's fill, a restored backup)."""
+    from memverbs.server.name_index import page_names, slug_key  # noqa: PLC0415
+
     conn.execute("DELETE FROM entity_names")
     pages = conn.execute("SELECT source_id, slug, title, type FROM pages WHERE deleted_at IS NULL ORDER BY id").fetchall()
     aliases: dict[tuple[str, str], list[str]] = {}
@@ -54,6 +60,10 @@ def rebuild_all(conn: Tx) -> None:
     rows = [(source, key, slug, how)
             for source, slug, title, type_ in pages
             for key, how in page_names(title, slug, type_, aliases.get((source, slug), []))]
+    paged = {(source, slug) for source, slug, _, _ in pages}
+    rows += [(source, key, slug, "slug")
+             for source, slug in conn.execute("SELECT DISTINCT source_id, entity_slug FROM facts WHERE entity_slug IS NOT NULL").fetchall()
+             if (source, slug) not in paged and (key := slug_key(slug))]
     for at in range(0, len(rows), 1000):
         conn.executemany("INSERT INTO entity_names (source_id, name_key, slug, how) VALUES (?, ?, ?, ?)",
                          rows[at : at + 1000])
@@ -62,10 +72,12 @@ def rebuild_all(conn: Tx) -> None:
 class NameStore(Store):
     def named_pages(self, source: str, keys: list[str], *, allow_private: bool) -> list[Row]:
         """The index's rows for `keys` (name_key, slug, how, type, title) whose pages the caller may see."""
+        from memverbs.server.name_index import named_sql  # noqa: PLC0415
+
         out: list[Row] = []
         for at in range(0, len(keys), KEY_BATCH):
             among, args = self.dialect.any_of("n.name_key", keys[at : at + KEY_BATCH])
-            out += self.query(named_sql(among), (source, *args, allow_private))
+            out += self.query(named_sql(among), (source, *args, allow_private, allow_private))
         return out
 
     def rebuild_names(self) -> None:

@@ -175,10 +175,24 @@ ROW_SECURITY = PERSON_FUNCTION + "".join((
     _policies("access_tokens", read="true", add=_TOKEN_HOLDER, change=_TOKEN_HOLDER, remove=_TOKEN_HOLDER),
 ))
 
-# The name index's rows show only with their page, as the aliases they are made of do; the teammates
-# added before this step get the table too (`people add` grants it from now on: TEAMMATE_TABLES).
+# The name index's rows show only with their page (as the aliases they are made of do) or, for an
+# entity with facts and no page, with a fact the session may see; the teammates added before this
+# step get the table too (`people add` grants it from now on: TEAMMATE_TABLES). Its trigger is
+# sqlite_schema.ENTITY_NAMES_FROM_FACTS's twin.
 ENTITY_NAMES_SECURITY = _policies(
-    "entity_names", read=_with_page("p.source_id = entity_names.source_id AND p.slug = entity_names.slug")) + """
+    "entity_names", read=_with_page("p.source_id = entity_names.source_id AND p.slug = entity_names.slug")
+    + " OR EXISTS (SELECT 1 FROM facts f WHERE f.source_id = entity_names.source_id AND f.entity_slug = entity_names.slug)"
+) + """
+    CREATE FUNCTION memverbs_fact_entity_name() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF NEW.entity_slug IS NOT NULL THEN
+            INSERT INTO entity_names (source_id, name_key, slug, how)
+            VALUES (NEW.source_id, translate(regexp_replace(NEW.entity_slug, '^.*/', ''), '-_', '  '), NEW.entity_slug, 'slug')
+            ON CONFLICT DO NOTHING;
+        END IF;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER facts_entity_name AFTER INSERT ON facts FOR EACH ROW EXECUTE FUNCTION memverbs_fact_entity_name();
     DO $$
     DECLARE r text;
     BEGIN

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from memverbs.server.brain import sqlite_migrate
+from memverbs.server.brain import migrations, sqlite_migrate
 from memverbs.server.brain.browse_store import BrowseStore
 from memverbs.server.brain.cursors_store import CursorStore
 from memverbs.server.brain.facts_store import FactStore
@@ -58,9 +58,9 @@ class SqliteBrain(PageStore, NameStore, FactStore, ProjectStore, CursorStore, To
             if create:
                 sqlite_migrate.migrate(db, path)
             else:
-                sqlite_migrate.check_not_future(db, path)
-                waiting = sqlite_migrate.pending(db)
-                if waiting:
+                done = sqlite_migrate.applied(db)  # read once: every open pays for it (a hook's too)
+                migrations.check_not_future(done, path)
+                if migrations.pending(done):
                     sqlite_migrate.migrate(db, path)
             db.execute("PRAGMA foreign_keys = ON")
         except sqlite3.DatabaseError as exc:

@@ -34,6 +34,7 @@ class SqliteBase(Store):
         self.path = path
         self.busy_timeout_ms = busy_timeout_ms
         self.deadline = deadline  # a time.monotonic() no lock is waited for past (a hook's); None: no such time
+        self._busy_set = busy_timeout_ms  # the connection's busy timeout now (open() set it)
 
     def _bound_wait(self) -> None:
         """Give the next lock wait what is left before the deadline, if there is one.
@@ -43,7 +44,10 @@ class SqliteBase(Store):
         would start the whole busy timeout again. One PRAGMA, only on a brain with a deadline."""
         if self.deadline is not None:
             left = int((self.deadline - time.monotonic()) * 1000)
-            self.db.execute(f"PRAGMA busy_timeout = {max(0, min(self.busy_timeout_ms, left))}")
+            wait = max(0, min(self.busy_timeout_ms, left))
+            if wait != self._busy_set:  # far from the deadline the timeout stays the whole one: no statement
+                self.db.execute(f"PRAGMA busy_timeout = {wait}")
+                self._busy_set = wait
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:

@@ -87,3 +87,18 @@ FOLDER_IDENTITY = """
         DROP TABLE sync_folders;
         ALTER TABLE sync_folders_new RENAME TO sync_folders;
 """
+
+
+# The name index names an entity that has facts but no page by its slug read as words (its last
+# segment, `-` and `_` as spaces: name_index.slug_key's rule for a slug), from the fact that first
+# files something under it. A trigger, so every way a fact is written (remember, capture, a copy, a
+# restore) keeps it; a page's own names replace the row when the page is written (names_store).
+ENTITY_NAMES_FROM_FACTS = """
+        CREATE TRIGGER facts_entity_name AFTER INSERT ON facts WHEN new.entity_slug IS NOT NULL BEGIN
+            INSERT OR IGNORE INTO entity_names (source_id, name_key, slug, how)
+            VALUES (new.source_id,
+                    replace(replace(substr(new.entity_slug, length(rtrim(new.entity_slug, replace(new.entity_slug, '/', ''))) + 1),
+                                    '-', ' '), '_', ' '),
+                    new.entity_slug, 'slug');
+        END;
+"""

@@ -69,6 +69,15 @@ def card_line(c: dict) -> str:
     return f"- **{plain(c['title'])}** → `{c['slug']}`{summary}"
 
 
+def with_named(text: str, named: list[str]) -> str:
+    """A pack or delta text with the reflex's lines added as its last section (one message, one header)."""
+    if not named:
+        return text
+    if not text:
+        return _sections([(NAMED_SECTION, named)])
+    return "\n".join([text, "", f"## {NAMED_SECTION}", *named])
+
+
 def render_pack(cards: list[dict], threads: list[dict], facts: list[dict], *, project: tuple[str, str] | None = None) -> str:
     """`project`: (name, slug) of the caller's project, named once at the top."""
     lead = [f"Project: {project[0]} (`{project[1]}`)"] if project else []

@@ -18,29 +18,14 @@ from pathlib import Path
 
 import pytest
 from fake_model import Text, ToolCall
+from harness_e2e import CODEX_KEY_VAR as API_KEY_VAR
 from harness_e2e import ENTITY, SEED_FACT, describe, first_index, packs_in
+from harness_e2e import codex_provider_config as provider_config
 from harnesses import require_cli
 
 LISBON = "Alice moved to Lisbon"
 CAT = "Alice adopted a cat"
 SUMMARY = "E2E-SUMMARY-5c1e: the user asked to remember where Alice lives."
-API_KEY_VAR = "MEMVERBS_E2E_FAKE_KEY"
-
-
-def provider_config(url: str) -> str:
-    """The user's own config.toml before memverbs is installed: a model provider pointing at the fake."""
-    return (
-        'model = "gpt-e2e"\n'
-        'model_provider = "e2e"\n'
-        "\n"
-        "[model_providers.e2e]\n"
-        'name = "e2e fake"\n'
-        f'base_url = "{url}/v1"\n'
-        f'env_key = "{API_KEY_VAR}"\n'
-        'wire_api = "responses"\n'
-    )
-
-
 @pytest.fixture(autouse=True)
 def codex_cli():
     return require_cli("codex")  # before the world is built: a missing CLI skips (fails in CI) at once

@@ -15,14 +15,12 @@ at the start and a fact written between turns.
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
 import pytest
 from fake_model import Text
-from harness_e2e import PACK_HEADER, SEED_FACT, World, describe
+from harness_e2e import PACK_HEADER, SEED_FACT, describe
 from harnesses import memverbs, run
-from openclaw_support import fake_model_config, require_openclaw
+from openclaw_support import installed_openclaw
 
 CAT = "Alice adopted a cat"
 SESSION = "memverbs-e2e-turns"
@@ -30,16 +28,7 @@ SESSION = "memverbs-e2e-turns"
 
 @pytest.fixture
 def openclaw(world, fake_api, tmp_path):
-    cli = require_openclaw(world.env)
-    brain = tmp_path / "brain"
-    shutil.move(world.env["MEMVERBS_HOME"], brain)
-    world.env["MEMVERBS_HOME"] = str(brain)
-    config = Path(world.env["HOME"]) / ".openclaw" / "openclaw.json"
-    config.parent.mkdir(exist_ok=True)
-    config.write_text(json.dumps(fake_model_config(fake_api.url), indent=2))
-    world.memverbs("install", "openclaw")
-    # OpenClaw, and so the plugin's hooks, run without MEMVERBS_HOME (its runs still in the world's failure report).
-    bare = World({k: v for k, v in world.env.items() if k != "MEMVERBS_HOME"}, world.home, world.project, runs=world.runs)
+    cli, bare = installed_openclaw(world, fake_api, tmp_path)
 
     def turn(prompt: str) -> None:
         bare.harness([cli, "agent", "--local", "--session-id", SESSION, "-m", prompt, "--json"], {}, timeout=150)

@@ -149,3 +149,15 @@ def test_an_unchanged_heartbeat_imports_psycopg_but_not_the_brain(memverbs_cmd, 
     heavy = {"psycopg_pool", "memverbs.server.brain.postgres", "memverbs.server.dispatch", "keyring", "mcp",
              "pydantic_settings", "numpy", "httpx"}
     assert heavy & loaded == set()
+
+
+def test_the_reflex_points_to_what_a_prompt_names_on_postgres(memverbs_cmd, env, local):
+    """No fast path on Postgres: the runner reads the name index through the brain, one message with the delta."""
+    page(local, "companies/kelpforge", "Kelpforge", type="company", summary="Marine robotics.")
+    page(local, "people/secret-agent", "Secret Agent", type="person", visibility="private", summary="Top secret.")
+    prompt = {**payloads.CLAUDE_PROMPT, "prompt": "How are Kelpforge and Secret Agent doing?"}
+    proc = run_hook(memverbs_cmd, env, moment="heartbeat", payload=prompt)
+    context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "`companies/kelpforge`" in context and "Marine robotics." in context and "secret" not in context.lower()
+    again = run_hook(memverbs_cmd, env, moment="heartbeat", payload=prompt)
+    assert "Named in this prompt" not in again.stdout  # given once in this session

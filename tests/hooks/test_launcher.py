@@ -182,16 +182,15 @@ def test_the_fast_path_imports_no_runner_module(env, brain, home, lean):
     no_prompt = {k: v for k, v in payloads.CLAUDE_PROMPT.items() if k != "prompt"}
     answered, loaded = fast_path_probe(env, modules, no_prompt)
     assert answered == "True"
-    assert eval(loaded) == ["memverbs", "memverbs.hooks", "memverbs.hooks.changes", "memverbs.hooks.fastpath",
-                            "memverbs.hooks.launcher"]
-    # A prompt adds the reflex: the name index and the session's state, still none of the runner's modules.
+    assert eval(loaded) == ["memverbs", "memverbs.hooks", "memverbs.hooks.basics", "memverbs.hooks.changes",
+                            "memverbs.hooks.fastpath", "memverbs.hooks.launcher"]
+    # A prompt adds the reflex's name index (naming nothing here), still none of the runner's modules.
     answered, loaded = fast_path_probe(env, modules)
     assert answered == "True"
-    assert eval(loaded) == ["memverbs", "memverbs.hooks", "memverbs.hooks.adapters", "memverbs.hooks.changes",
-                            "memverbs.hooks.events", "memverbs.hooks.fastpath", "memverbs.hooks.launcher",
-                            "memverbs.hooks.reflex", "memverbs.hooks.state", "memverbs.server",
-                            "memverbs.server.common_words", "memverbs.server.errors", "memverbs.server.name_index",
-                            "memverbs.server.record", "memverbs.server.terms"]
+    assert eval(loaded) == ["memverbs", "memverbs.hooks", "memverbs.hooks.basics", "memverbs.hooks.changes",
+                            "memverbs.hooks.fastpath", "memverbs.hooks.launcher", "memverbs.hooks.reflex", "memverbs.server",
+                            "memverbs.server.common_words", "memverbs.server.name_index", "memverbs.server.record",
+                            "memverbs.server.terms"]
 
 
 

@@ -178,7 +178,8 @@ def test_dry_run_prints_the_diff_and_writes_nothing(openclaw):
 
 FAKE_MEMVERBS = ('#!/bin/sh\n# hook <moment> --harness <h> --session-id <id>\npayload=$(cat)\n'
                  'echo "PACK $2 $4 $6 home=$MEMVERBS_HOME"\n[ -n "$CALLS" ] && echo "$2 $6" >> "$CALLS"\n'
-                 '[ "$2" = capture ] && [ -n "$PAYLOADS" ] && echo "$payload" >> "$PAYLOADS"\nexit 0\n')
+                 '[ "$2" = capture ] && [ -n "$PAYLOADS" ] && echo "$payload" >> "$PAYLOADS"\n'
+                 '[ "$2" = heartbeat ] && [ -n "$PROMPTS" ] && echo "$payload" >> "$PROMPTS"\nexit 0\n')
 DRIVER = """
 const handlers = {};
 const cfg = JSON.parse(process.argv[3]);
@@ -189,7 +190,7 @@ const ctx = { sessionId: "s1", sessionKey: "agent:main:k1", trigger: "user" };
 handlers.session_start({ sessionId: "s1", sessionKey: "agent:main:k1" }, { sessionId: "s1", sessionKey: "agent:main:k1" });
 handlers.session_start({ sessionId: "s1", sessionKey: "agent:main:k1" }, { sessionId: "s1", sessionKey: "agent:main:k1" });
 out.turn1 = await handlers.before_prompt_build({ prompt: "hi", messages: [] }, ctx) ?? null;
-out.turn2 = await handlers.before_prompt_build({ prompt: "again", messages: [] }, ctx) ?? null;
+out.turn2 = await handlers.before_prompt_build({ prompt: "hi ... again", currentUserMessage: "again", messages: [] }, ctx) ?? null;
 out.heartbeatTurn = await handlers.before_prompt_build({ prompt: "hb", messages: [] }, { ...ctx, trigger: "heartbeat" }) ?? null;
 out.heartbeat = await handlers.heartbeat_prompt_contribution({ sessionKey: "agent:main:k1", agentId: "main" }, {}) ?? null;
 handlers.after_compaction({ messageCount: 2, compactedCount: 2 }, ctx);
@@ -232,21 +233,27 @@ def test_plugin_logic_every_turn_compaction_and_heartbeat(tmp_path):
     fake.chmod(0o755)
     # `hook` (the installer's lean launcher) is what runs; `command` only when a config has no `hook`.
     config = {"command": str(tmp_path / "unused"), "hook": [str(fake), "hook"]}
-    env = {"MEMVERBS_HOME": "/brain", "CALLS": str(tmp_path / "calls"), "PAYLOADS": str(tmp_path / "payloads")}
+    env = {"MEMVERBS_HOME": "/brain", "CALLS": str(tmp_path / "calls"), "PAYLOADS": str(tmp_path / "payloads"),
+           "PROMPTS": str(tmp_path / "prompts")}
     out = drive_plugin(tmp_path, {**config, "env": env})
     assert out["hooks"] == ["after_compaction", "before_compaction", "before_prompt_build", "heartbeat_prompt_contribution",
                             "session_end", "session_start"]
     pack = {"prependContext": "PACK session-start openclaw s1 home=/brain"}
-    beat = "PACK heartbeat openclaw s1 home=/brain"
-    assert out["turn1"] == pack  # the pack just built: no heartbeat on top
-    assert out["turn2"] == {**pack, "appendContext": beat}  # the pack on every turn (not kept in history), and what changed
+    beat = {"appendContext": "PACK heartbeat openclaw s1 home=/brain"}
+    # The pack on every turn (not kept in history), and the turn's heartbeat with its prompt (the reflex), after the pack.
+    assert out["turn1"] == {**pack, **beat}
+    assert out["turn2"] == {**pack, **beat}
     calls = (tmp_path / "calls").read_text().splitlines()
-    assert calls[:2] == ["session-start s1", "heartbeat s1"], calls  # the second session_start of s1 did no work
+    assert calls[:3] == ["session-start s1", "heartbeat s1", "heartbeat s1"], calls  # the second session_start did no work
     assert out["heartbeatTurn"] is None  # a heartbeat turn gets the delta below, not the pack again
-    assert out["heartbeat"] == {"appendContext": "PACK heartbeat openclaw s1 home=/brain"}  # the key led to the id
-    assert out["afterCompaction"] == {"prependContext": "PACK post-compact openclaw s1 home=/brain"}  # fresh: no heartbeat
-    assert out["local"] == {"prependContext": "PACK session-start openclaw s2 home=/brain"}  # no session_start (--local)
-    assert out["afterEnd"] == pack  # a new pack after the session ended
+    assert out["heartbeat"] == beat  # the key led to the id
+    assert out["afterCompaction"] == {"prependContext": "PACK post-compact openclaw s1 home=/brain", **beat}
+    assert out["local"] == {"prependContext": "PACK session-start openclaw s2 home=/brain",
+                            "appendContext": "PACK heartbeat openclaw s2 home=/brain"}  # no session_start (--local)
+    assert out["afterEnd"] == {**pack, **beat}  # a new pack after the session ended
+    prompts = [json.loads(line).get("prompt") for line in (tmp_path / "prompts").read_text().splitlines()]
+    # The user's request: `currentUserMessage` where OpenClaw gives it, else `prompt`; none on a heartbeat run.
+    assert prompts[:3] == ["hi", "again", None], prompts
     assert calls.count("session-start s1") == 2, calls  # once at the start, once after session_end
     assert out["garbage"] == [None, None, None, None]
     # Capture: before a compaction with the event's sessionFile, at the session's end without one (OpenClaw's

@@ -117,6 +117,10 @@ def test_an_everyday_word_names_a_page_only_capitalised_inside_a_sentence():
     assert named("Monday again. Let me grab a coffee first.") == []
     assert named("the monday review moved") == []
     assert named("the Monday Review moved") == ["concepts/monday-review"]
+    numbered = index([("people/target-person-3", "Target Person 3", "person", [])])
+    look = lambda keys: [r for k in keys for r in numbered.get(k, [])]  # noqa: E731
+    assert ni.find("What did Target Person 3 say?", look).slugs == ["people/target-person-3"]
+    assert ni.find("the target person 3 is late", look).slugs == []
 
 
 def test_fenced_code_is_not_read():

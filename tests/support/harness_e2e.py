@@ -31,6 +31,23 @@ ALICE_PAGE = "---\ntitle: Alice Example\ntype: person\n---\nAlice leads the paym
 SEED_FACT = "Alice prefers tea over coffee"
 
 
+CODEX_KEY_VAR = "MEMVERBS_E2E_FAKE_KEY"
+
+
+def codex_provider_config(url: str) -> str:
+    """A Codex user's own config.toml before memverbs is installed: a model provider pointing at the fake."""
+    return (
+        'model = "gpt-e2e"\n'
+        'model_provider = "e2e"\n'
+        "\n"
+        "[model_providers.e2e]\n"
+        'name = "e2e fake"\n'
+        f'base_url = "{url}/v1"\n'
+        f'env_key = "{CODEX_KEY_VAR}"\n'
+        'wire_api = "responses"\n'
+    )
+
+
 @dataclass
 class World:
     env: dict

@@ -34,6 +34,28 @@ def fake_model_config(api_url: str) -> dict:
     return {"models": {"providers": {"fake": provider}}, "agents": {"defaults": {"model": {"primary": "fake/fake-model"}}}}
 
 
+def installed_openclaw(world, fake_api, tmp_path: Path):
+    """`memverbs install openclaw` into the world's HOME, with the brain outside HOME/.memverbs and
+    OpenClaw's model pointed at the fake: the CLI, and the world as OpenClaw runs (no MEMVERBS_HOME:
+    the plugin finds the brain only through the config the install wrote)."""
+    import json
+    import shutil
+
+    from harness_e2e import World
+
+    cli = require_openclaw(world.env)
+    brain = tmp_path / "brain"
+    shutil.move(world.env["MEMVERBS_HOME"], brain)
+    world.env["MEMVERBS_HOME"] = str(brain)
+    config = Path(world.env["HOME"]) / ".openclaw" / "openclaw.json"
+    config.parent.mkdir(exist_ok=True)
+    config.write_text(json.dumps(fake_model_config(fake_api.url), indent=2))
+    world.memverbs("install", "openclaw")
+    # Its runs still show in the world's failure report.
+    bare = World({k: v for k, v in world.env.items() if k != "MEMVERBS_HOME"}, world.home, world.project, runs=world.runs)
+    return cli, bare
+
+
 def without_openclaw(env: dict, scratch: Path) -> dict:
     """`env` with no openclaw on PATH and every other command still there: for checks of memverbs's
     own config edits, where the CLI's install-ledger call (a Node start, seconds each) adds nothing

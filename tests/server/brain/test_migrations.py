@@ -105,16 +105,7 @@ def test_title_keys_are_filled_for_pages_written_before_them(brain_backend, brai
             brain.save_page("default", f"notes/p{n}", lambda _, n=n, title=title: _draft(f"notes/p{n}", title), 1)
     finally:
         brain.close()
-    if brain_url:
-        import psycopg
-
-        with psycopg.connect(brain_url, autocommit=True) as conn:
-            for sql in undo:
-                conn.execute(sql)
-    else:
-        db = sqlite3.connect(where.path)
-        db.executescript(";\n".join(undo))
-        db.close()
+    undo_step(where, undo)
     brain = open_brain(where)  # applies the pending step
     try:
         assert [r["slug"] for r in brain.pages_titled("default", "été 2024", allow_private=False)] == ["notes/p0"]
@@ -127,6 +118,7 @@ def test_title_keys_are_filled_for_pages_written_before_them(brain_backend, brai
 def test_the_name_index_is_filled_for_pages_written_before_it(brain_backend, brain_url, tmp_path):
     """0025_entity_names on a brain that has pages and aliases: each page is named by them, on both backends."""
     from memverbs.server import name_index
+    from memverbs.server.brain.base import NewFact
     from memverbs.server.brain.factory import open_brain
     from memverbs.server.brain.location import BrainLocation
 
@@ -136,26 +128,35 @@ def test_the_name_index_is_filled_for_pages_written_before_it(brain_backend, bra
         brain.save_page("default", "people/alice-example", lambda _: _draft("people/alice-example", "Alice Example"), 1)
         brain.add_alias("default", "people/alice-example", "Ally", "ally", 2, allow_private=True)
         brain.save_page("team", "notes/k8s", lambda _: _draft("notes/k8s", "Kubernetes"), 1)
+        brain.remember_fact("default", NewFact("Bob owns billing", "bob owns billing", "fact", "people/bob-marsh", "world",
+                                               "test", None), 3)
     finally:
         brain.close()
-    undo = ("DROP TABLE entity_names", "DELETE FROM _migrations WHERE name = '0025_entity_names'")
-    if brain_url:
+    trigger = ("DROP TRIGGER facts_entity_name ON facts", "DROP FUNCTION memverbs_fact_entity_name()") if brain_url \
+        else ("DROP TRIGGER facts_entity_name",)
+    undo_step(where, (*trigger, "DROP TABLE entity_names", "DELETE FROM _migrations WHERE name = '0025_entity_names'"))
+    brain = open_brain(where)  # applies the pending step
+    try:
+        assert name_index.named_in(brain, "default", "did Alice Example or ally call").slugs == ["people/alice-example"]
+        assert name_index.named_in(brain, "team", "kubernetes upgrade").slugs == ["notes/k8s"]
+        assert name_index.named_in(brain, "default", "kubernetes upgrade").slugs == []
+        assert name_index.named_in(brain, "default", "ask bob marsh").slugs == ["people/bob-marsh"]
+    finally:
+        brain.close()
+
+
+def undo_step(where, undo: tuple[str, ...]) -> None:
+    """Take a step back out of a brain (its SQL, then its record), as a brain from before it would be."""
+    if where.backend == "postgres":
         import psycopg
 
-        with psycopg.connect(brain_url, autocommit=True) as conn:
+        with psycopg.connect(where.url, autocommit=True) as conn:
             for sql in undo:
                 conn.execute(sql)
     else:
         db = sqlite3.connect(where.path)
         db.executescript(";\n".join(undo))
         db.close()
-    brain = open_brain(where)  # applies the pending step
-    try:
-        assert name_index.named_in(brain, "default", "did Alice Example or ally call").slugs == ["people/alice-example"]
-        assert name_index.named_in(brain, "team", "kubernetes upgrade").slugs == ["notes/k8s"]
-        assert name_index.named_in(brain, "default", "kubernetes upgrade").slugs == []
-    finally:
-        brain.close()
 
 
 def _draft(slug: str, title: str):

@@ -92,3 +92,18 @@ def test_rebuilding_the_index_writes_the_same_rows(local: Client, brain):
     before = rows(brain)
     brain.rebuild_names()
     assert rows(brain) == before
+
+
+def test_an_entity_with_facts_and_no_page_is_named_by_its_slug(local: Client, brain):
+    local.ok("remember", fact="Bob owns the billing service", provenance="chat", entity="people/bob-marsh")
+    local.ok("remember", fact="Carol's private note", provenance="chat", entity="people/carol-quill", visibility="private")
+    assert named(brain, "ask bob marsh about billing") == ["people/bob-marsh"]
+    # An entity whose only facts are private is named only for a caller who may see them.
+    assert named(brain, "what about carol quill") == []
+    assert named(brain, "what about carol quill", allow_private=True) == ["people/carol-quill"]
+    # Once it has a page, the page's names are its names.
+    page(local, "people/bob-marsh", "Robert Marsh", type="person", aliases=["bob"])
+    assert named(brain, "ask Robert Marsh") == ["people/bob-marsh"]
+    before = rows(brain)
+    brain.rebuild_names()
+    assert rows(brain) == before

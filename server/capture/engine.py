@@ -240,7 +240,8 @@ def page_body(transcript: Transcript, project: Project | None, session: Session,
         lines += ["## Commands", "", *(f"- `{c}` — {_outcome(ok)}" for c, ok in rec.commands)]
         lines += [f"- … and {more} more", ""] if more > 0 else [""]
     if rec.commits or rec.outcomes:
-        lines += ["## Events", "", *(f"- Commit {sha} on {branch}: {_inline(subject)}" for sha, branch, subject in rec.commits),
+        lines += ["## Events", "", *(f"- Commit {sha}{f' on {branch}' if branch else ''}: {_inline(subject)}"
+                                     for sha, branch, subject in rec.commits),
                   *(f"- {_inline(o)}" for o in rec.outcomes), ""]
     if rec.final:
         lines += ["## Final state", "", _inline(rec.final), ""]

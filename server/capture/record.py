@@ -31,6 +31,9 @@ FAILING_KEEP = 50
 
 COMMIT_CMD = re.compile(r"\bgit\s+(?:-C\s+\S+\s+)?commit\b")
 COMMIT_OUT = re.compile(r"^\[(?P<branch>[^\]\s]+)(?: \(root-commit\))? (?P<sha>[0-9a-f]{7,40})\] (?P<subject>.+)$", re.MULTILINE)
+# `git commit -q … && git log --oneline -1`: git prints no "[branch sha]" line, the log's first line is the commit.
+LOG_AFTER_COMMIT = re.compile(r"\bgit\s+(?:-C\s+\S+\s+)?log\b[^|;&]*--oneline")
+ONELINE = re.compile(r"^(?P<sha>[0-9a-f]{7,40}) (?P<subject>\S.*)$", re.MULTILINE)
 TEST_CMD = re.compile(
     r"\b(?:pytest|py\.test|tox|nox|unittest|go\s+test|cargo\s+(?:test|nextest)|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test|"
     r"jest|vitest|mocha|mvn\s+(?:-\S+\s+)*(?:test|verify)|gradle\w*\s+test|make\s+(?:test|check)|rspec|phpunit|ctest|"
@@ -97,11 +100,18 @@ class Record:
         if len(self.commands) < COMMANDS_KEEP:
             self.commands.append([_cut(" ".join(clean(command).split()), COMMAND_CHARS), run.ok])
         if COMMIT_CMD.search(command) and run.ok:
-            for m in COMMIT_OUT.finditer(run.output):
-                if len(self.commits) < COMMITS_KEEP:
-                    self.commits.append([m.group("sha")[:10], clean(m.group("branch")), clean(m.group("subject").strip())[:200]])
+            self._committed(command, run.output)
         if TEST_CMD.search(command):
             self._tested(" ".join(command.split()), run, cwd)
+
+    def _committed(self, command: str, output: str) -> None:
+        found = [(m.group("sha"), m.group("branch"), m.group("subject")) for m in COMMIT_OUT.finditer(output)]
+        logged = ONELINE.search(output) if LOG_AFTER_COMMIT.search(command) else None
+        if logged is not None and not any(sha.startswith(logged.group("sha")) for sha, _, _ in found):
+            found.insert(0, (logged.group("sha"), "", logged.group("subject")))
+        for sha, branch, subject in found:
+            if len(self.commits) < COMMITS_KEEP:
+                self.commits.append([sha[:10], clean(branch), clean(subject.strip())[:200]])
 
     def _tested(self, key: str, run: ToolRun, cwd: str | None) -> None:
         passed = run.ok is True and not TEST_FAILED.search(run.output)

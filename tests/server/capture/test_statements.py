@@ -87,6 +87,9 @@ def test_a_commit_is_an_event_on_the_page_only_when_git_printed_it():
     refused = ToolRun("Bash", command="git commit -m 'Fix add'", ok=False, output="nothing to commit")
     assert read(_t(ok)).record.commits == [["9d4ee4e", "main", "Fix add"]] and read(_t(ok)).kept() == []
     assert read(_t(refused)).record.commits == []
+    # `git commit -q … && git log --oneline -1`: no "[branch sha]" line, the log's first line is the commit.
+    quiet = ToolRun("Bash", command="git commit -q -m 'Fix add' && git log --oneline -1", ok=True, output="5fb1b16 Fix add\n")
+    assert read(_t(quiet)).record.commits == [["5fb1b16", "", "Fix add"]]
 
 
 def test_the_record_is_short_cleaned_and_capped():

@@ -26,13 +26,15 @@ if TYPE_CHECKING:
     from memverbs.server.brain.location import BrainLocation
 
 # The page arm mirrors delta's keyset (updated_at, slug); an empty cursor slug means
-# "strictly after the instant", as in delta.
+# "strictly after the instant", as in delta. It is a range of pages_changed from the cursor's instant
+# (`updated_at >=` first, the keyset within it), named: without statistics the planner took another
+# index that pins only the source, and so walked every page of a brain with nothing new (7 ms at
+# 10,000 pages, on every prompt).
 _QUERY = """
 SELECT EXISTS (
-         SELECT 1 FROM pages p
-         WHERE p.source_id = c.source_id AND p.deleted_at IS NULL
-           AND (p.updated_at > c.last_wake_at
-                OR (c.cursor_slug != '' AND p.updated_at = c.last_wake_at AND p.slug > c.cursor_slug)))
+         SELECT 1 FROM pages p INDEXED BY pages_changed
+         WHERE p.source_id = c.source_id AND p.deleted_at IS NULL AND p.updated_at >= c.last_wake_at
+           AND (p.updated_at > c.last_wake_at OR (c.cursor_slug != '' AND p.slug > c.cursor_slug)))
     OR EXISTS (SELECT 1 FROM facts f WHERE f.source_id = c.source_id AND f.created_at > c.last_wake_at)
 FROM session_cursors c
 WHERE c.source_id = ? AND c.client_id = ? AND c.session_id = ?

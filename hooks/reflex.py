@@ -156,7 +156,7 @@ def _summary(summary: str | None, body_head: str | None) -> str:
         return _clip(summary, SUMMARY_CHARS)
     if not body_head:
         return ""
-    from memverbs.server.pages.markdown import safe_summary  # noqa: PLC0415 - only for a page without a summary
+    from memverbs.server.pages.synopsis import safe_summary  # noqa: PLC0415 - only for a page without a summary
 
     return _clip(safe_summary(body_head, None, include_private=False), SUMMARY_CHARS)
 

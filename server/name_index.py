@@ -53,7 +53,8 @@ it would be loaded, or rebuilt, from the whole brain every time.
   connection (`keys_condition`: the dialect's `n.name_key IN (…)`; parameters: source, the keys,
   then allow_private twice). A row of an entity with facts and no page has no type and no title.
 
-Imports only what a hook already has loaded (`re`, `unicodedata`), plus two small modules.
+Imports only what a hook already has loaded (`re`), plus small modules of its own (`unicodedata` only for a
+text that is not plain ASCII).
 """
 
 from __future__ import annotations

@@ -22,7 +22,6 @@ steps (`query_terms`), so what matches is decided here, once:
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 
 # Not `typing.TYPE_CHECKING`: the hooks import this module, and typing would cost them its import.
@@ -86,6 +85,10 @@ def stem(word: str) -> str:
 
 def fold(text: str) -> str:
     """NFKC, case-folded, accents dropped from Latin, Greek and Cyrillic letters."""
+    if text.isascii():  # NFKC leaves ASCII as it is, and case-folds it as lower() does
+        return text.lower()
+    import unicodedata  # noqa: PLC0415 - a cold hook's prompt is usually ASCII: ~1 ms it need not load
+
     text = unicodedata.normalize("NFKC", text).casefold()
     if text.isascii():
         return text

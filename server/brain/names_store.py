@@ -44,8 +44,16 @@ def write_names(db: Tx, source: str, slug: str, title: str | None, type_: str | 
 
 
 def drop_names(db: Tx, source: str, slug: str) -> None:
-    """A page gone (deleted, or moved away): its names go; what its facts still name it by stays."""
-    db.execute("DELETE FROM entity_names WHERE source_id = ? AND slug = ? AND how <> 'slug'", (source, slug))
+    """A page gone (deleted, or moved away with its facts): its names go; while facts are still filed
+    under its slug, the slug read as words names them, as the facts' trigger would have it."""
+    from memverbs.server.name_index import slug_key  # noqa: PLC0415
+
+    db.execute("DELETE FROM entity_names WHERE source_id = ? AND slug = ?", (source, slug))
+    db.execute(
+        "INSERT INTO entity_names (source_id, name_key, slug, how) SELECT ?, ?, ?, 'slug' "
+        "WHERE EXISTS (SELECT 1 FROM facts WHERE source_id = ? AND entity_slug = ?) ON CONFLICT DO NOTHING",
+        (source, slug_key(slug), slug, source, slug),
+    )
 
 
 def rebuild_all(conn: Tx) -> None:

@@ -190,9 +190,16 @@ ENTITY_NAMES_SECURITY = _policies(
             VALUES (NEW.source_id, translate(regexp_replace(NEW.entity_slug, '^.*/', ''), '-_', '  '), NEW.entity_slug, 'slug')
             ON CONFLICT DO NOTHING;
         END IF;
+        IF TG_OP = 'UPDATE' AND OLD.entity_slug IS NOT NULL THEN  -- facts moved away: a name nothing answers to goes
+            DELETE FROM entity_names WHERE source_id = OLD.source_id AND slug = OLD.entity_slug
+                AND NOT EXISTS (SELECT 1 FROM pages WHERE source_id = OLD.source_id AND slug = OLD.entity_slug AND deleted_at IS NULL)
+                AND NOT EXISTS (SELECT 1 FROM facts WHERE source_id = OLD.source_id AND entity_slug = OLD.entity_slug);
+        END IF;
         RETURN NULL;
     END $$;
     CREATE TRIGGER facts_entity_name AFTER INSERT ON facts FOR EACH ROW EXECUTE FUNCTION memverbs_fact_entity_name();
+    CREATE TRIGGER facts_entity_name_moved AFTER UPDATE OF entity_slug ON facts
+        FOR EACH ROW WHEN (NEW.entity_slug IS DISTINCT FROM OLD.entity_slug) EXECUTE FUNCTION memverbs_fact_entity_name();
     DO $$
     DECLARE r text;
     BEGIN

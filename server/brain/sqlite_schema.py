@@ -101,4 +101,16 @@ ENTITY_NAMES_FROM_FACTS = """
                                     '-', ' '), '_', ' '),
                     new.entity_slug, 'slug');
         END;
+        CREATE TRIGGER facts_entity_name_moved AFTER UPDATE OF entity_slug ON facts
+        WHEN new.entity_slug IS NOT old.entity_slug BEGIN
+            INSERT OR IGNORE INTO entity_names (source_id, name_key, slug, how)
+            SELECT new.source_id,
+                   replace(replace(substr(new.entity_slug, length(rtrim(new.entity_slug, replace(new.entity_slug, '/', ''))) + 1),
+                                   '-', ' '), '_', ' '),
+                   new.entity_slug, 'slug'
+            WHERE new.entity_slug IS NOT NULL;
+            DELETE FROM entity_names WHERE source_id = old.source_id AND slug = old.entity_slug
+                AND NOT EXISTS (SELECT 1 FROM pages WHERE source_id = old.source_id AND slug = old.entity_slug AND deleted_at IS NULL)
+                AND NOT EXISTS (SELECT 1 FROM facts WHERE source_id = old.source_id AND entity_slug = old.entity_slug);
+        END;
 """

@@ -32,15 +32,22 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
 from urllib.parse import unquote
 
 from memverbs.server.errors import MemverbsError
-from memverbs.server.names import collapse
 from memverbs.server.pages import bounded_yaml
+from memverbs.server.pages.synopsis import (  # noqa: F401 - re-exported: the page's readers import them from here
+    _FENCE,
+    _FRONTMATTER,
+    SUMMARY_MAX,
+    _classified,
+    clip,
+    fenced_body,
+    frontmatter_block,
+    safe_summary,
+)
 from memverbs.server.record import Record
 
-_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _WIKI_LINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")
 _MD_LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -48,9 +55,6 @@ _TIMELINE_ROW = re.compile(
     r"^\s*[-*+]\s+(?:\*\*|__)?(\d{4}-\d{2}-\d{2})(?:\*\*|__)?\s*(?:[:|—–-]\s*)?(.+?)\s*$"
 )
 _TIMELINE_SENTINEL = re.compile(r"^\s*(?:<!--\s*timeline\s*-->|---\s+timeline\s+---)\s*$", re.IGNORECASE)
-_FENCE = re.compile(r"<!--\s*(/?)(takes|facts)\s*-->", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-SUMMARY_MAX = 160
 
 
 class PageFormatError(MemverbsError, ValueError):
@@ -171,12 +175,6 @@ def stored_markdown(frontmatter: dict, body: str, markdown: str | None) -> str:
     import yaml  # noqa: PLC0415
 
     return "---\n" + yaml.safe_dump(frontmatter, sort_keys=False, allow_unicode=True) + "---\n" + body
-
-
-def frontmatter_block(content: str) -> str:
-    """The frontmatter lines of `content`, delimiters included ('' when it has none)."""
-    m = _FRONTMATTER.match(content)
-    return m.group(0) if m else ""
 
 
 def _is_visibility_key(key: object) -> bool:
@@ -531,69 +529,9 @@ def timeline_rows(body: str) -> list[tuple[str, str, str | None]]:
     return rows
 
 
-def safe_summary(body: str, frontmatter_summary: str | None, *, include_private: bool) -> str:
-    """The card synopsis: frontmatter summary, else the first prose sentence outside the fences."""
-    if frontmatter_summary:
-        return clip(collapse(frontmatter_summary))
-    for line in fenced_body(body, include_private=include_private).splitlines():
-        text = line.strip()
-        if not text or text.startswith(("#", "<!--", "---", "```")):
-            continue
-        text = re.sub(r"^[-*+>]\s+", "", text)
-        text = re.sub(r"^\[private\]\s*", "", text, flags=re.IGNORECASE)
-        if not text:
-            continue
-        sentence = _SENTENCE_END.split(text, maxsplit=1)[0]
-        return clip(collapse(sentence))
-    return ""
-
-
-def _classified(body: str, *, keepends: bool = False) -> Iterator[tuple[str, str | None, bool]]:
-    """Each line with the fence it is in and whether it belongs to a private facts row.
-
-    A private row starts `- [private]` (any case) inside the facts fence; its indented
-    continuation lines are private too.
-    """
-    fence: str | None = None
-    private_row = False
-    for line in body.splitlines(keepends=keepends):
-        m = _FENCE.search(line)
-        if m:
-            fence = None if m.group(1) else m.group(2).lower()
-            private_row = False
-            yield line, None, False
-            continue
-        if fence == "facts":
-            stripped = line.strip()
-            if stripped.lstrip("-*+ ").lower().startswith("[private]"):
-                private_row = True
-            elif stripped and not line[:1].isspace():
-                private_row = False  # a new row (or prose) at the fence's own level
-        else:
-            private_row = False
-        yield line, fence, private_row
-
-
-def fenced_body(body: str, *, include_private: bool) -> str:
-    """The body with the takes fence removed and private facts-fence rows removed for untrusted readers."""
-    body = body[len(frontmatter_block(body)) :]  # a second `---` block in a body is cut, never parsed: its YAML may be anything
-    out: list[str] = []
-    for line, fence, private in _classified(body):
-        if fence is None and _FENCE.search(line):
-            continue
-        if fence == "takes" or (private and not include_private):
-            continue
-        out.append(line)
-    return "\n".join(out)
-
-
 def without_private_rows(body: str) -> str:
     """The page as an untrusted reader may see it: every line kept but the private facts-fence rows."""
     return "".join(line for line, _, private in _classified(body, keepends=True) if not private)
-
-
-def clip(text: str, limit: int = SUMMARY_MAX) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _first_heading(body: str) -> str | None:

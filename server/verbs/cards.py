@@ -107,7 +107,7 @@ def build_card(ctx: VerbContext, page: Row, *, include_private: bool, allow_priv
     """The entity card. `include_private` widens facts and the page's private facts-fence rows
     (its summary, and the links and timeline rows they declare: trusted-local only); `allow_private`
     says whether private pages may appear as its edges and backlinks."""
-    from memverbs.server.pages.markdown import safe_summary  # noqa: PLC0415 - delta's threads need no Markdown parser
+    from memverbs.server.pages.synopsis import safe_summary  # noqa: PLC0415 - delta's threads need no synopsis
 
     brain, source, slug = ctx.brain, ctx.source, page["slug"]
     timeline = brain.timeline_newest(source, slug, limit=CARD_TIMELINE, private_rows=include_private)

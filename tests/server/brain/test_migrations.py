@@ -132,8 +132,9 @@ def test_the_name_index_is_filled_for_pages_written_before_it(brain_backend, bra
                                                "test", None), 3)
     finally:
         brain.close()
-    trigger = ("DROP TRIGGER facts_entity_name ON facts", "DROP FUNCTION memverbs_fact_entity_name()") if brain_url \
-        else ("DROP TRIGGER facts_entity_name",)
+    trigger = ("DROP TRIGGER facts_entity_name ON facts", "DROP TRIGGER facts_entity_name_moved ON facts",
+               "DROP FUNCTION memverbs_fact_entity_name()") if brain_url \
+        else ("DROP TRIGGER facts_entity_name", "DROP TRIGGER facts_entity_name_moved")
     undo_step(where, (*trigger, "DROP TABLE entity_names", "DELETE FROM _migrations WHERE name = '0025_entity_names'"))
     brain = open_brain(where)  # applies the pending step
     try:

@@ -107,3 +107,12 @@ def test_an_entity_with_facts_and_no_page_is_named_by_its_slug(local: Client, br
     before = rows(brain)
     brain.rebuild_names()
     assert rows(brain) == before
+
+
+def test_facts_moved_to_another_entity_take_their_name_along(local: Client, brain):
+    local.ok("remember", fact="Ali runs the ops rota", provenance="chat", entity="ali-old")
+    assert named(brain, "ask ali old") == ["ali-old"]
+    local.ok("remember", fact="Alice owns billing", provenance="chat", entity="people/alice-new")
+    brain.move_facts(S, "ali-old", "people/alice-new", "the same person", 2_000_000_000_000)
+    assert named(brain, "ask ali old") == [] and named(brain, "ask alice new") == ["people/alice-new"]
+    assert {slug for _, slug, _ in rows(brain)} == {"people/alice-new"}

@@ -96,7 +96,7 @@ HOT = [
      {"facts": "facts_entity"}),
     ("delta: session cursor", lambda b, now: b.cursor(S, "local", "s1"), {"session_cursors": "sqlite_autoindex_session_cursors_1"}),
     ("reflex: the name index", lambda b, now: b.named_pages(S, ["person 1", "pp1", "p", "nobody here"], allow_private=False),
-     {"n": "primary key", "p": "sqlite_autoindex_pages_1"}),
+     {"n": "primary key", "p": "sqlite_autoindex_pages_1", "f": "facts_entity"}),  # f: an entity without a page
 ]
 
 _STEP = re.compile(r"^(SEARCH|SCAN) (\S+)(?: USING (?:(?:COVERING )?INDEX (\S+)|(INTEGER PRIMARY KEY)|(PRIMARY KEY)))?( VIRTUAL TABLE)?")
@@ -170,3 +170,15 @@ def test_hot_query_uses_its_index(brains, what, call, expected, stats):
     assert any(meets(plan, expected) for plan in plans), f"{what}: expected {expected}, planned {plans}"
     for plan in plans:
         assert None not in plan.values(), f"{what}: a full scan in {plan}"
+
+
+@pytest.mark.parametrize("stats", ["never analysed", "analysed"])
+def test_the_hooks_change_check_reads_a_range_of_the_change_indexes(brains, stats):
+    """hooks/changes.py's one-read check runs on every prompt with its own SQL: a range of pages_changed
+    and facts_created from the session's cursor, never a walk of the source's pages."""
+    from memverbs.hooks.changes import _QUERY
+
+    db = brains[stats].db
+    plan = [row[3] for row in db.execute("EXPLAIN QUERY PLAN " + _QUERY.replace("?", "'x'"))]
+    assert any(step.startswith("SEARCH p USING INDEX pages_changed (source_id=? AND updated_at>?)") for step in plan), plan
+    assert any("facts_created (source_id=? AND created_at>?)" in step for step in plan), plan

@@ -1,31 +1,35 @@
-"""`python -m benchmarks.capture`: what automatic capture keeps, what it never stores, and what it costs.
+"""`python -m benchmarks.capture [--public DIR] [--no-results-md]`: what automatic capture keeps, what it
+never stores, and what it costs.
 
 * Quality, on real sessions recorded from the real harness binaries against the fake model
   (benchmarks/capture_record.py; files and annotations in benchmarks/data/capture/; an OpenClaw
   session exported from its SQLite store one event a line, an opencode one as its store's rows,
-  loaded into an opencode.db of opencode's schema here):
-  precision and recall of the facts kept against what a careful person annotated (`keep`, where
-  `*` stands for a commit hash or branch).
-* Privacy: every recorded session and a planted corpus — one user turn, one command and one
-  closing assistant message per secret class (cloud keys, provider tokens, private keys, JWTs,
-  passwords in URLs, `.env` assignments), each inside a "remember that …" statement, the worst case
-  — is captured into a real SQLite brain by the worker; then the brain's files (brain.db, its WAL
-  and shared memory, FTS shadow tables included) are searched byte for byte for every secret and
-  every `<private>` text.
-* Cost: the hook's own wall time (the lean launcher, as installed, from exec to exit, with the
-  worker forked off), the worker's CPU time and peak RSS for a 1 MB transcript (a fresh process:
-  interpreter, imports, settings, reading, detection, the writes).
+  loaded into an opencode.db of opencode's schema here): precision and recall of the facts kept
+  against what a careful person annotated (`keep`, where `*` stands for a commit hash or branch),
+  and the events (commits, a test fixed) the session page must list instead (`events`).
+* Privacy, planted: every recorded session and a planted corpus — one user turn, one command and
+  one closing assistant message per secret class, each inside a "remember that …" statement, the
+  worst case — captured into a real SQLite brain by the worker; the brain's files (brain.db, its
+  WAL and shared memory, FTS shadow tables included) searched byte for byte.
+* Adversarial (capture_adversarial.py over capture_cases.py): one session per secret shape,
+  `<private>` variant and harness-written entry type, and sessions with a bad line: secrets
+  stored, private text stored, facts from text the user did not write, bad lines survived.
+* Cost (capture_cost.py): the hook's own wall and CPU time, and the worker's CPU time and peak RSS
+  on transcripts heavy in the user's text, at 1 MB and 100 MB (fresh process each).
+* `--public DIR`: what capture keeps from the Claude Code transcripts in DIR (public sessions
+  nobody here wrote, not shipped in the repository), listed for a person to judge.
 
-Targets (the issue's): precision ≥ 0.9, recall ≥ 0.7, secrets and private text stored 0, hook ≤ 50 ms,
-capture CPU ≤ 1 s per MB, peak RSS ≤ 150 MB. Writes the "Capture" section of RESULTS.md.
+Targets (the issues'): precision ≥ 0.95, recall ≥ 0.7, secrets, private text and facts from text
+the user did not write stored 0, hook ≤ 50 ms, capture CPU ≤ 1 s per MB and a 100 MB transcript
+≤ 30 s, peak RSS ≤ 150 MB. Writes the "Capture" section of RESULTS.md.
 """
 
 from __future__ import annotations
 
+import argparse
 import fnmatch
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,12 +37,13 @@ import time
 import uuid
 from pathlib import Path
 
+from benchmarks import capture_adversarial, capture_cost
 from benchmarks.results_file import replace_section
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data" / "capture"
 BEGIN, END = "<!-- capture-benchmark:begin -->", "<!-- capture-benchmark:end -->"
-HOOK_RUNS = 20
+SIZES = (1 << 20, 100 << 20)
 
 PLANTED = {
     "aws-access-key": "AKIAJ5QXZ7NPL2W4EXRT",
@@ -130,15 +135,6 @@ def corpus(tmp: Path) -> list[tuple[str, Path, str | None]]:
     return out
 
 
-def _capture(env: dict, path: Path, harness: str, sid: str) -> dict:
-    code = ("import json,sys,resource;from memverbs.server.capture.worker import run_job;"
-            "c=run_job(json.loads(sys.argv[1]));u=resource.getrusage(resource.RUSAGE_SELF);"
-            "print(json.dumps({'code':c,'cpu_s':u.ru_utime+u.ru_stime,'rss_mb':u.ru_maxrss/1024}))")
-    job = {"harness": harness, "session_id": sid, "transcript_path": str(path), "home": env["MEMVERBS_HOME"], "event": "bench"}
-    proc = subprocess.run([sys.executable, "-c", code, json.dumps(job)], env=env, capture_output=True, text=True, check=True)
-    return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
 def _brain_bytes(env: dict) -> bytes:
     home = Path(env["MEMVERBS_HOME"])
     return b"".join(p.read_bytes() for p in sorted(home.glob("brain.db*")) if p.is_file())
@@ -147,23 +143,28 @@ def _brain_bytes(env: dict) -> bytes:
 def quality() -> dict:
     from memverbs.server.capture.engine import plan_capture  # noqa: PLC0415
     from memverbs.server.capture.plan import CaptureOptions  # noqa: PLC0415
-    from memverbs.server.capture.transcript import read_transcript  # noqa: PLC0415
+    from memverbs.server.capture.reading import read_transcript  # noqa: PLC0415
 
     notes = json.loads((DATA / "annotations.json").read_text())
-    kept = correct = wanted = found = 0
+    kept = correct = wanted = found = events = events_found = 0
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         sessions = [(name, read_transcript(path, session_id=sid)) for name, path, sid in corpus(Path(tmp))]
     for name, transcript in sessions:
         note = notes[name]
-        facts = [f.text for f in plan_capture(transcript, CaptureOptions(max_facts=100)).facts]
+        plan = plan_capture(transcript, CaptureOptions(max_facts=100))
+        facts = [f.text for f in plan.facts]
         good = [f for f in facts if any(fnmatch.fnmatchcase(f.lower(), k.lower()) for k in note["keep"])]
         hit = [k for k in note["keep"] if any(fnmatch.fnmatchcase(f.lower(), k.lower()) for f in facts)]
+        page_lines = [line[2:] for line in plan.page_body.splitlines() if line.startswith("- ")]
+        listed = [e for e in note.get("events", []) if any(fnmatch.fnmatchcase(line.lower(), e.lower()) for line in page_lines)]
         kept, correct, wanted, found = kept + len(facts), correct + len(good), wanted + len(note["keep"]), found + len(hit)
+        events, events_found = events + len(note.get("events", [])), events_found + len(listed)
         rows.append({"session": name, "harness": transcript.harness, "kept": facts, "junk": [f for f in facts if f not in good],
-                     "missed": [k for k in note["keep"] if k not in hit]})
+                     "missed": [k for k in note["keep"] if k not in hit],
+                     "events_missed": [e for e in note.get("events", []) if e not in listed]})
     return {"precision": correct / kept if kept else 1.0, "recall": found / wanted if wanted else 1.0,
-            "kept": kept, "wanted": wanted, "sessions": rows}
+            "kept": kept, "wanted": wanted, "events": events, "events_listed": events_found, "sessions": rows}
 
 
 def privacy() -> dict:
@@ -172,10 +173,10 @@ def privacy() -> dict:
         root = Path(tmp)
         env = _home(root)
         for name, path, sid in corpus(root):
-            _capture(env, path, name.split("-")[0], sid or name)  # each file is named after its harness
+            capture_cost.capture_in_process(env, path, name.split("-")[0], sid or name)  # each file is named after its harness
         planted = root / "planted.jsonl"
         planted_transcript(planted, "planted-session", str(root / "nowhere"))
-        result = _capture(env, planted, "claude", "planted-session")
+        result = capture_cost.capture_in_process(env, planted, "claude", "planted-session")
         data = _brain_bytes(env)
         needles = {k: PLANTED_NEEDLES.get(k, v) for k, v in PLANTED.items()}
         recorded = [s for note in notes.values() for s in note["never"]]
@@ -191,61 +192,28 @@ def privacy() -> dict:
         }
 
 
-def cost() -> dict:
-    from memverbs.hooks.launcher import bootstrap_argv  # noqa: PLC0415
-
+def cost(sizes: tuple[int, ...] = SIZES) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         env = _home(root)
-        big = root / "big.jsonl"
-        planted_transcript(big, "big-session", str(root / "nowhere"), pad_to=1 << 20)
-        size = big.stat().st_size
-        runs = [_capture(env, big, "claude", f"big-{n}") for n in range(3)]
-        walls, cpus, bare, floor, floor_cpu = [], [], [], [], []
-        log = Path(env["MEMVERBS_HOME"]) / "logs" / "capture.jsonl"
-        for n in range(HOOK_RUNS):
-            payload = json.dumps({"session_id": f"hook-{n}", "transcript_path": str(big), "cwd": str(root),
-                                  "hook_event_name": "SessionEnd", "reason": "other"})
-            before = len(log.read_text().splitlines()) if log.exists() else 0
-            t0, c0 = time.perf_counter(), _children_cpu()
-            subprocess.run([*bootstrap_argv(), "capture", "--harness", "claude"], input=payload, text=True, env=env,
-                           capture_output=True, check=True)
-            walls.append((time.perf_counter() - t0) * 1000)
-            cpus.append((_children_cpu() - c0) * 1000)  # the hook alone: the worker is not our child to reap
-            deadline = time.monotonic() + 30  # the worker, before the next run (it would compete for the CPU)
-            while time.monotonic() < deadline and (len(log.read_text().splitlines()) if log.exists() else 0) <= before:
-                time.sleep(0.05)
-            # Interleaved with the hook's runs, so all three see the same load: the interpreter alone,
-            # and the launcher's floor (the kill switch).
-            t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-I", "-S", "-c", "pass"], check=True)
-            bare.append((time.perf_counter() - t0) * 1000)
-            t0, c0 = time.perf_counter(), _children_cpu()
-            subprocess.run([*bootstrap_argv(), "capture", "--harness", "claude"], input="{}", text=True,
-                           env={**env, "MEMVERBS_HOOKS": "off"}, capture_output=True, check=True)
-            floor.append((time.perf_counter() - t0) * 1000)
-            floor_cpu.append((_children_cpu() - c0) * 1000)
-        walls.sort()
-        return {
-            "load_1min": os.getloadavg()[0],
-            "bare_python_ms_p50": statistics.median(bare),
-            "launcher_floor_ms_p50": statistics.median(floor),
-            "transcript_bytes": size,
-            "capture_cpu_s": statistics.median(r["cpu_s"] for r in runs),
-            "capture_rss_mb": max(r["rss_mb"] for r in runs),
-            "hook_wall_ms_p50": statistics.median(walls),
-            "hook_wall_ms_p95": walls[int(len(walls) * 0.95) - 1],
-            "hook_cpu_ms_p50": statistics.median(cpus),
-            "launcher_floor_cpu_ms_p50": statistics.median(floor_cpu),
-        }
+        planted = root / "planted.jsonl"
+        planted_transcript(planted, "hook-session", str(root / "nowhere"), pad_to=1 << 20)
+        return {**capture_cost.hook(env, root, planted), "scale": capture_cost.scale(env, root, sizes)}
 
 
-def _children_cpu() -> float:
-    """CPU seconds of the children this process has reaped: a hook run's own, whatever the load (its wall is not)."""
-    import resource  # noqa: PLC0415
-
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+def adversarial() -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        env = _home(root)
+        old = os.environ.get("MEMVERBS_HOME")
+        os.environ["MEMVERBS_HOME"] = env["MEMVERBS_HOME"]
+        try:
+            return capture_adversarial.adversarial(Path(env["MEMVERBS_HOME"]), root / "cases")
+        finally:
+            if old is None:
+                os.environ.pop("MEMVERBS_HOME", None)
+            else:
+                os.environ["MEMVERBS_HOME"] = old
 
 
 def _mark(ok: bool) -> str:
@@ -269,58 +237,87 @@ def _stores(q: dict) -> str:
                                                               else " exported from its binary's SQLite store")
 
 
-def render(q: dict, p: dict, c: dict) -> str:
+def render(q: dict, p: dict, a: dict, c: dict, pub: list[dict] | None) -> str:
+    h = c
     lines = [
         BEGIN,
         "## Capture (`python -m benchmarks.capture`)",
         "",
-        f"Measured {time.strftime('%Y-%m-%d')} on this machine (2 cores shared with other work). Quality on {len(q['sessions'])} sessions recorded from the real "
-        f"{_names(q)} binaries against the fake model (benchmarks/capture_record.py; {_stores(q)}), "
-        f"{q['wanted']} facts annotated by hand in benchmarks/data/capture/annotations.json.",
+        f"Measured {time.strftime('%Y-%m-%d')} on this machine (2 cores shared with other work; 1-min load {h['load_1min']:.1f}). "
+        f"Quality on {len(q['sessions'])} sessions recorded from the real {_names(q)} binaries against the fake model "
+        f"(benchmarks/capture_record.py; {_stores(q)}), {q['wanted']} facts and {q['events']} events annotated by hand in "
+        "benchmarks/data/capture/annotations.json. Adversarial: one session per case of benchmarks/capture_cases.py, "
+        "captured by the worker into one SQLite brain, everything capture wrote searched byte for byte.",
         "",
         "| measure | value | target | |",
         "|---|---|---|---|",
-        f"| precision (facts kept that a careful person would keep) | {q['precision']:.2f} ({q['kept']} kept) | ≥ 0.9 | {_mark(q['precision'] >= 0.9)} |",
+        f"| precision (facts kept that a careful person would keep) | {q['precision']:.2f} ({q['kept']} kept) | ≥ 0.95 | {_mark(q['precision'] >= 0.95)} |",
         f"| recall (annotated facts kept) | {q['recall']:.2f} (of {q['wanted']}) | ≥ 0.7 | {_mark(q['recall'] >= 0.7)} |",
-        f"| secrets stored ({p['classes']} planted classes + {p['recorded_never']} in the recordings; brain.db, WAL, shm bytes) "
-        f"| {len(p['secrets_stored'])} | 0 | {_mark(not p['secrets_stored'])} |",
-        f"| `<private>` text stored | {len(p['private_stored'])} | 0 | {_mark(not p['private_stored'])} |",
-        f"| hook wall time, p50 / p95 of {HOOK_RUNS} (launcher exec → exit, worker forked) | "
-        f"{c['hook_wall_ms_p50']:.0f} / {c['hook_wall_ms_p95']:.0f} ms (same run, p50: `python -I -S -c pass` "
-        f"{c['bare_python_ms_p50']:.0f} ms, the launcher with `MEMVERBS_HOOKS=off` {c['launcher_floor_ms_p50']:.0f} ms; "
-        f"1-min load {c['load_1min']:.1f} on 2 cores) | ≤ 50 ms | {_mark(c['hook_wall_ms_p95'] <= 50)} |",
-        f"| hook CPU time, p50 (user + system, the hook process alone) | {c['hook_cpu_ms_p50']:.0f} ms (the launcher with "
-        f"`MEMVERBS_HOOKS=off` {c['launcher_floor_cpu_ms_p50']:.0f} ms) | | load-independent: what the wall would be on an idle core |",
-        f"| capture CPU, {c['transcript_bytes'] / 1048576:.2f} MB transcript (fresh process, median of 3) | "
-        f"{c['capture_cpu_s']:.2f} s | ≤ 1 s | {_mark(c['capture_cpu_s'] <= 1.0)} |",
-        f"| capture peak RSS | {c['capture_rss_mb']:.0f} MB | ≤ 150 MB | {_mark(c['capture_rss_mb'] <= 150)} |",
+        f"| events (commits, tests fixed) listed on the session page, not kept as facts | {q['events_listed']} of {q['events']} | all | "
+        f"{_mark(q['events_listed'] == q['events'])} |",
+        f"| secrets stored, adversarial ({a['secret_cases']} shapes, one session each: tokens, URLs, env lines, headers, password "
+        f"flags, keys wrapped/split/base64/PuTTY, credentials in words) | {len(a['secrets_stored'])} | 0 | {_mark(not a['secrets_stored'])} |",
+        f"| secrets stored, planted ({p['classes']} classes + {p['recorded_never']} in the recordings) | {len(p['secrets_stored'])} | 0 | "
+        f"{_mark(not p['secrets_stored'])} |",
+        f"| `<private>` text stored ({a['private_cases']} variants, one session each, + the planted and recorded ones) | "
+        f"{len(a['private_stored']) + len(p['private_stored'])} | 0 | {_mark(not a['private_stored'] and not p['private_stored'])} |",
+        f"| facts from text the user did not write ({a['harness_cases']} sessions: each harness-written entry type of the five "
+        f"harnesses, tool output, pasted and quoted material) | {len(a['facts_not_the_users'])} | 0 | {_mark(not a['facts_not_the_users'])} |",
+        f"| the user's own statement kept in every adversarial session | {len(a['genuine_missed'])} missed | 0 | {_mark(not a['genuine_missed'])} |",
+        f"| sessions with a bad line (deep nesting, lone surrogate, content a number, message a list, dict tool id, …) "
+        f"captured, the line skipped and counted | {a['bad_lines_ok']} of {a['bad_lines']} | all | {_mark(a['bad_lines_ok'] == a['bad_lines'])} |",
+        f"| hook wall time, p50 / p95 of {capture_cost.HOOK_RUNS} (launcher exec → exit, worker forked) | "
+        f"{h['hook_wall_ms_p50']:.0f} / {h['hook_wall_ms_p95']:.0f} ms (same run, p50: `python -I -S -c pass` "
+        f"{h['bare_python_ms_p50']:.0f} ms, the launcher with `MEMVERBS_HOOKS=off` {h['launcher_floor_ms_p50']:.0f} ms) | ≤ 50 ms | "
+        f"{_mark(h['hook_wall_ms_p95'] <= 50)} |",
+        f"| hook CPU time, p50 (the hook process alone) | {h['hook_cpu_ms_p50']:.0f} ms (launcher floor "
+        f"{h['launcher_floor_cpu_ms_p50']:.0f} ms) | | load-independent |",
+    ]
+    for row in c["scale"]:
+        mb = row["bytes"] / 1048576
+        target = 1.0 * mb if mb < 10 else 30.0
+        lines.append(f"| capture CPU, {mb:.0f} MB transcript heavy in the user's text ({row['turns']} turns; fresh process"
+                     f"{', median of 3' if mb < 10 else ''}; {', '.join(row['codes'])}) | {row['cpu_s']:.2f} s | ≤ {target:.0f} s | "
+                     f"{_mark(row['cpu_s'] <= target and row['codes'] == ['ok'])} |")
+        lines.append(f"| capture peak RSS, {mb:.0f} MB transcript | {row['rss_mb']:.0f} MB | ≤ 150 MB | {_mark(row['rss_mb'] <= 150)} |")
+    lines += [
         "",
-        "On a loaded machine every process start is slower (the interpreter alone took "
-        f"{c['bare_python_ms_p50']:.0f} ms here, ~10 ms quiet, see the hooks table above), and the wall follows the load; "
-        "the CPU time does not, and on an idle core the wall comes close to it. The hook's own share, its figures minus "
-        "the launcher's floor (the interpreter, the bootstrap and `json`'s import, then the interpreter's teardown), was "
-        f"{c['hook_wall_ms_p50'] - c['launcher_floor_ms_p50']:+.0f} ms of wall p50 and "
-        f"{c['hook_cpu_ms_p50'] - c['launcher_floor_cpu_ms_p50']:+.1f} ms of CPU in this run: its work (reading and "
-        "parsing the payload, `capture.enabled`, one fork and its log line) costs about what it saves by leaving with "
-        "`os._exit` instead of a teardown, and it waits for no other process (it used to wait on a double fork's middle "
-        f"child, and the harness's pipes on the worker). The corpus is small ({q['wanted']} annotated facts): the "
-        "precision and recall say the rules behave on real "
-        "transcripts, not how they generalise.",
-        "",
-        "Per session (junk: kept but not annotated; missed: annotated but not kept):",
+        "Timings on this shared machine are not final: the lead re-runs them on a quiet one. The CPU figures are the worker's "
+        "own (user + system), which the load moves far less than the wall. Capture reads a transcript once, as a stream, "
+        "holding the tool calls still waiting for their result and the session's bounded record, so its memory does not "
+        "grow with the transcript; it stops looking for facts once it has 20 past `capture.max_facts`, and checkpoints "
+        "every 4 MB so a capture its limits stop is resumed, not restarted.",
         "",
     ]
+    if a["secrets_stored"] or a["private_stored"] or a["facts_not_the_users"] or a["genuine_missed"] or a["bad_lines_failed"] or a["not_ok"]:
+        lines += [f"Adversarial failures: {json.dumps({k: a[k] for k in ('secrets_stored', 'private_stored', 'facts_not_the_users', 'genuine_missed', 'bad_lines_failed', 'not_ok')})}", ""]
+    lines += ["Per recorded session (junk: kept but not annotated; missed: annotated but not kept):", ""]
     for row in q["sessions"]:
-        lines.append(f"* `{row['session']}`: kept {len(row['kept'])}"
-                     + (f"; junk {row['junk']}" if row["junk"] else "") + (f"; missed {row['missed']}" if row["missed"] else ""))
+        lines.append(f"* `{row['session']}`: kept {len(row['kept'])}" + (f"; junk {row['junk']}" if row["junk"] else "")
+                     + (f"; missed {row['missed']}" if row["missed"] else "")
+                     + (f"; events not on the page {row['events_missed']}" if row["events_missed"] else ""))
+    if pub is not None:
+        kept = sum(len(r["facts"]) for r in pub)
+        lines += ["", f"Public transcripts (`--public`): {len(pub)} sessions, {kept} facts kept, "
+                  f"{sum(r['not_users_words'] for r in pub)} harness-written entries set apart as not the user's:", ""]
+        lines += [f"* `{r['session']}`: {r['facts'] or 'nothing kept'}" for r in pub]
     lines += ["", END]
     return "\n".join(lines)
 
 
 def main() -> None:
-    q, p, c = quality(), privacy(), cost()
-    print(json.dumps({"quality": {k: v for k, v in q.items() if k != "sessions"}, "privacy": p, "cost": c}, indent=2))
-    replace_section(BEGIN, END, render(q, p, c))
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.capture")
+    parser.add_argument("--public", type=Path, help="a folder of Claude Code transcripts nobody here wrote: list what capture keeps")
+    parser.add_argument("--sizes", default="1,100", help="transcript sizes for the cost, in MB (default 1,100)")
+    parser.add_argument("--no-results-md", action="store_true", help="print the results; do not write RESULTS.md")
+    args = parser.parse_args()
+    q, p, a = quality(), privacy(), adversarial()
+    c = cost(tuple(int(float(mb) * (1 << 20)) for mb in args.sizes.split(",")))
+    pub = capture_adversarial.public(args.public) if args.public else None
+    summary = {"quality": {k: v for k, v in q.items() if k != "sessions"}, "privacy": p, "adversarial": a, "cost": c, "public": pub}
+    print(json.dumps(summary, indent=2))
+    if not args.no_results_md:
+        replace_section(BEGIN, END, render(q, p, a, c, pub))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ switch, `capture.enabled`, a payload with a session id, `Stop` at most every STO
 per session — and forks the worker (`spawn_worker`), out of the hook's process group and holding
 none of the harness's descriptors (a harness reading the hook's stdout sees EOF when the hook
 exits, not when the worker does), which lowers its priority, caps its own CPU time, memory and
-wall clock, and runs server/capture/worker.py. The hook waits for no other process, reads no
+wall clock, and runs server/capture/worker.py (which logs reaching a limit as `stopped_<limit>`,
+and leaves a checkpoint the session's next capture resumes from). The hook waits for no other process, reads no
 transcript, and parses config.toml only when it mentions capture. It prints nothing and exits 0
 whatever happens.
 
@@ -164,7 +165,7 @@ def worker_main(job: dict) -> None:
         signal.alarm(WORKER_WALL_S)
         from memverbs.server.capture.worker import run_job  # noqa: PLC0415
 
-        run_job(job)
+        run_job(job, limited=True)  # reaching a limit is logged (stopped_*), and the next capture resumes
     except BaseException:  # noqa: BLE001 - a detached process with nowhere to report: it logs inside run_job
         code = 1
     finally:

@@ -29,8 +29,8 @@ what is wrong and a `fix` that says what to do about it.
          file's outcome), SlugSpaceTaken (a second folder claiming a slug prefix), and the CLI
          and UI's UsageError, WhenError, FilterError, ActionError.
 
-Outside the tree, on purpose: the hook runner's `Deadline` is a BaseException, like
-KeyboardInterrupt, so no `except Exception` on the way can swallow a deadline.
+Outside the tree, on purpose: the hook runner's `Deadline` and the capture worker's `LimitReached`
+are BaseExceptions, like KeyboardInterrupt, so no `except Exception` on the way can swallow them.
 
 Storage and config errors are translated into `VerbError(unavailable, ...)` once,
 at the dispatch boundary; the CLI and `doctor` print them with their fix. A storage

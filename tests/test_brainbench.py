@@ -11,7 +11,7 @@ from benchmarks import brainbench_transcripts as tr
 from benchmarks.brainbench_data import Decision, GoldFact, Turn, TurnGold
 from benchmarks.brainbench_harnesses import _carry
 from benchmarks.brainbench_score import Delivery
-from memverbs.server.capture.transcript import read_transcript
+from memverbs.server.capture.reading import read_transcript
 
 PERSON = "---\ntitle: Quillon Marsh\ntype: person\naliases: [quillon]\nsummary: Founder of Brindle Works.\n---\n\nQuillon Marsh founded Brindle Works.\n"
 COMPANY = "---\ntitle: Brindle Works\ntype: company\nsummary: Seed-stage kiln maker.\n---\n\nBrindle Works makes kilns.\n"

@@ -26,16 +26,17 @@ if TYPE_CHECKING:
     import argparse
 
     from memverbs.server.capture.plan import Plan, Result
+    from memverbs.server.capture.reports import Names
 
 PROGRESS_AFTER_S = 2.0  # a run shorter than this prints no progress
 
 
 def run_capture(args: argparse.Namespace) -> int:
-    from memverbs.server.capture.engine import apply_plan, plan_capture  # noqa: PLC0415
-    from memverbs.server.capture.plan import CaptureOptions, Spend  # noqa: PLC0415
+    from memverbs.server.capture.engine import capture_session, plan_capture  # noqa: PLC0415
+    from memverbs.server.capture.plan import CaptureOptions  # noqa: PLC0415
+    from memverbs.server.capture.reading import read_transcript  # noqa: PLC0415
     from memverbs.server.capture.state import SessionState  # noqa: PLC0415
     from memverbs.server.capture.stores import READABLE, sessions  # noqa: PLC0415
-    from memverbs.server.capture.transcript import read_transcript  # noqa: PLC0415
 
     runtime = Runtime()
     try:
@@ -57,6 +58,7 @@ def run_capture(args: argparse.Namespace) -> int:
             harnesses = [args.harness] if args.harness else list(READABLE)
             files = [(p, h, sid) for h in harnesses for p, sid in sessions(h, since)]
         options = CaptureOptions.from_settings(settings)
+        names = _names(runtime) if args.dry_run else None
         out: list[dict] = []
         started = time.monotonic()
         for n, (path, harness, sid) in enumerate(files, 1):
@@ -64,24 +66,18 @@ def run_capture(args: argparse.Namespace) -> int:
                 print(f"capture: {n}/{len(files)} {path.name}{' ' + sid if sid else ''}", file=sys.stderr, flush=True)
             # A session in a SQLite store is known by its id before its rows are read, and skipped unread
             # when unchanged; a file's session is told from the file.
-            transcript = read_transcript(path, harness) if sid is None else None
-            who = (transcript.harness, transcript.session_id) if transcript else (str(harness), str(sid))
+            who = _who(path, harness) if sid is None else (str(harness), str(sid))
             state = SessionState(str(runtime.home.root), *who)
             if not args.dry_run and state.unchanged(str(path)):
                 out.append({"path": str(path), "harness": who[0], "session_id": who[1], "status": "unchanged"})
                 continue
-            stamp = state.stamp(str(path))
-            transcript = transcript or read_transcript(path, harness, session_id=sid)
             if args.dry_run:  # the LLM pass calls a model: a dry run shows what the rules keep, and says it would ask
-                plan = plan_capture(transcript, options)
+                transcript = read_transcript(path, harness, session_id=sid)
+                plan = plan_capture(transcript, options, names=names)
                 out.append(_describe(plan, None, path, True, would_ask=options.llm and runtime.providers.llm_configured))
                 continue
             with state.locked():
-                plan = plan_capture(transcript, options, runtime.providers, Spend.from_json(state.llm_spent()))
-                result = apply_plan(plan, runtime.local_dispatcher(project=plan.project), options) if not plan.skipped else None
-                if result is not None or plan.llm is not None:
-                    state.save(str(path), stamp, {**result.facts, "page": result.page} if result else {},
-                               plan.llm.spent.as_json() if plan.llm else None)
+                plan, result = capture_session(runtime, state, str(path), harness, sid, options)
             out.append(_describe(plan, result, path, False))
     except BrainError as exc:
         return fail(exc.message, exc.fix)
@@ -94,10 +90,32 @@ def run_capture(args: argparse.Namespace) -> int:
     return 0
 
 
+def _names(runtime: Runtime) -> Names | None:
+    """The brain's name index for a dry run, which may look before any brain exists (then nothing is
+    filed under an entity, and nothing is said about others)."""
+    from memverbs.server.capture.naming import brain_names  # noqa: PLC0415
+
+    try:
+        return brain_names(runtime)
+    except BrainError:
+        return None
+
+
+def _who(path: Path, harness: str | None) -> tuple[str, str]:
+    """A transcript file's harness and session id: a Codex or Claude Code file names its session in its
+    first entries, read up to the first event."""
+    from memverbs.server.capture.reading import open_transcript  # noqa: PLC0415
+
+    transcript = open_transcript(path, harness)
+    next(iter(transcript.stream()), None)
+    return transcript.harness, transcript.session_id
+
+
 def _given(path: Path, harness: str | None, since: float | None) -> list[tuple[Path, str | None, str | None]]:
     """A file named on the command line: one transcript, or every session of a harness's SQLite store."""
+    from memverbs.server.capture.reading import sniff  # noqa: PLC0415
     from memverbs.server.capture.stores import LISTS, store_sessions  # noqa: PLC0415
-    from memverbs.server.capture.transcript import is_sqlite, sniff  # noqa: PLC0415
+    from memverbs.server.capture.transcript import is_sqlite  # noqa: PLC0415
 
     if not is_sqlite(str(path)):
         return [(path, harness, None)]
@@ -113,7 +131,8 @@ def _describe(plan: Plan, result: Result | None, path: Path, dry_run: bool, woul
         "status": plan.skipped or ("would_capture" if dry_run else "captured"),
         "entity": plan.entity,
         "page": plan.page_slug,
-        "facts": [{"fact": f.text, "kind": f.kind, **({"proposed_by": f.proposed_by} if f.proposed_by else {})} for f in plan.facts],
+        "facts": [{"fact": f.text, "kind": f.kind, "entity": f.entity or plan.entity,
+                   **({"proposed_by": f.proposed_by} if f.proposed_by else {})} for f in plan.facts],
         "facts_over_cap": plan.dropped,
     }
     if plan.llm is not None:
@@ -142,7 +161,7 @@ def _print(sessions: list[dict], dry_run: bool) -> None:
             print(f"  page {s['page']}{extra}")
         for f in s["facts"]:
             by = f"  (proposed by {f['proposed_by']})" if f.get("proposed_by") else ""
-            print(f"  {f['kind']}: {f['fact']}  [{s['entity']}]{by}")
+            print(f"  {f['kind']}: {f['fact']}  [{f['entity']}]{by}")
         if s.get("llm"):
             llm = s["llm"]
             print(f"  LLM pass: {llm['code']}" + (f", {llm['kept']} of {llm['proposed']} proposed kept, session total "

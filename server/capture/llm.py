@@ -24,21 +24,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memverbs.server.capture.extract import MAX_FACT_CHARS, MIN_FACT_WORDS, Fact, not_remembered, unseen
 from memverbs.server.capture.plan import CaptureOptions, Outcome, Plan, Spend
 from memverbs.server.capture.privacy import clean, is_clean
-from memverbs.server.capture.transcript import Said, ToolRun
+from memverbs.server.capture.session import unseen
+from memverbs.server.capture.statements import MAX_FACT_CHARS, MIN_FACT_WORDS, UNSAFE, Fact
 from memverbs.server.errors import ProviderError
 from memverbs.server.protocol.verb_defs import KINDS
 
 if TYPE_CHECKING:
+    from memverbs.server.capture.session import Session
     from memverbs.server.capture.transcript import Transcript
     from memverbs.server.providers.config import Providers
 
 CHARS_PER_TOKEN = 3  # an estimate on the safe side for the budget (English runs nearer 4)
 MIN_INPUT_TOKENS = 300  # less than this left: the session's budget is spent
 REPLY_TOKENS = 1_000  # the reply's ceiling (or llm.max_tokens, when lower): a list of at most capture.max_facts sentences
-LINE_CHARS = 600  # one said turn or command, at most, in the digest
 
 SYSTEM = (
     "You read the digest of a coding session between a user and an AI assistant and list the facts worth "
@@ -52,7 +52,8 @@ SYSTEM = (
 )
 
 
-def propose(plan: Plan, transcript: Transcript, providers: Providers, options: CaptureOptions, spent: Spend) -> Outcome:
+def propose(plan: Plan, transcript: Transcript, session: Session, providers: Providers, options: CaptureOptions,
+            spent: Spend) -> Outcome:
     """Ask the chat model for more facts and add those that pass to `plan.facts` (in place)."""
     if not options.llm:
         return Outcome("off", spent)
@@ -65,7 +66,7 @@ def propose(plan: Plan, transcript: Transcript, providers: Providers, options: C
     allowed = input_budget(options, spent, price, max_out) - len(SYSTEM) // CHARS_PER_TOKEN
     if allowed < MIN_INPUT_TOKENS:
         return Outcome("budget_spent", spent)
-    user = prompt(transcript, allowed * CHARS_PER_TOKEN)
+    user = prompt(transcript, session, allowed * CHARS_PER_TOKEN)
     try:
         completion = chat.complete(SYSTEM, user, max_tokens=max_out)
     except ProviderError as exc:
@@ -82,7 +83,7 @@ def propose(plan: Plan, transcript: Transcript, providers: Providers, options: C
         return Outcome("not_json", total)
     proposals = [_fact(item, chat.model) for item in parsed["facts"]]
     kept: list[Fact] = []
-    for fact in not_remembered([f for f in proposals if f is not None], transcript):
+    for fact in unseen([f for f in proposals if f is not None], session.remembered):
         if len(plan.facts) + len(kept) < options.max_facts and unseen([fact], [f.text for f in plan.facts + kept]):
             kept.append(fact)
     plan.facts += kept
@@ -98,10 +99,10 @@ def input_budget(options: CaptureOptions, spent: Spend, price: tuple[float, floa
     return allowed
 
 
-def prompt(transcript: Transcript, max_chars: int) -> str:
-    """The session's digest, every line cleaned, cut in the middle to `max_chars` (its start says what was
-    asked, its end how it ended)."""
-    lines = [line for line in (_line(e) for e in transcript.events) if line]
+def prompt(transcript: Transcript, session: Session, max_chars: int) -> str:
+    """The session's digest (session.py: every line cleaned; a long session's middle already left out), cut
+    in the middle to `max_chars` (its start says what was asked, its end how it ended)."""
+    lines = session.digest.lines() if session.digest is not None else []
     head = [f"A {transcript.harness} session" + (f" in {clean(transcript.cwd)}" if transcript.cwd else "") + ":", ""]
     text = "\n".join(head + lines)
     if len(text) <= max_chars:
@@ -125,27 +126,11 @@ def prompt(transcript: Transcript, max_chars: int) -> str:
     return "\n".join([*start, f"[… {skipped} lines left out …]", *end])
 
 
-def _line(event: Said | ToolRun) -> str | None:
-    if isinstance(event, Said):
-        text = " ".join(clean(event.text).split())
-        return f"{'User' if event.role == 'user' else 'Assistant'}: {_cut(text)}" if text else None
-    if event.command:
-        outcome = {True: "ok", False: "failed", None: "no result"}[event.ok]
-        return f"Ran: {_cut(' '.join(clean(event.command).split()))} ({outcome})"
-    if event.paths and event.ok is not False:
-        return "Edited: " + _cut(", ".join(clean(p) for p in event.paths))
-    return None
-
-
-def _cut(text: str) -> str:
-    return text if len(text) <= LINE_CHARS else text[: LINE_CHARS - 1] + "…"
-
-
 def _fact(item: object, model: str) -> Fact | None:
     if not isinstance(item, dict) or not isinstance(item.get("fact"), str):
         return None
     text = " ".join(item["fact"].split())
-    if not is_clean(text) or len(text.split()) < MIN_FACT_WORDS or len(text) > MAX_FACT_CHARS:
+    if not is_clean(text) or len(text.split()) < MIN_FACT_WORDS or len(text) > MAX_FACT_CHARS or UNSAFE.search(text):
         return None
     kind = item.get("kind") if item.get("kind") in KINDS else "fact"
     return Fact(text, str(kind), proposed_by=model)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from memverbs.server.capture.extract import Fact
+from memverbs.server.capture.statements import Fact
 from memverbs.server.projects import Project
 
 DEFAULT_USER_ENTITY = "people/me"
@@ -52,8 +52,9 @@ class Plan:
     page_body: str = ""
     page_markdown: str = ""
     facts: list[Fact] = field(default_factory=list)
-    dropped: int = 0  # facts past the cap
+    dropped: int = 0  # facts past the cap (or not looked for once it was reached)
     skipped: str | None = None  # why nothing is kept: excluded_project, empty
+    skipped_lines: int = 0  # transcript lines that could not be read
     llm: Outcome | None = None  # the LLM pass, when it was asked (providers given)
 
 

@@ -5,8 +5,10 @@ capped there). It loads the full settings (off the hook's path, pydantic is fine
 the transcript (the payload's `transcript_path`, else the harness's own store), skips it when
 unchanged since its last capture, and captures it through the dispatcher as the trusted local
 caller, with the optional LLM pass when `capture.llm` is on. What happened is one line in
-`$MEMVERBS_HOME/logs/capture.jsonl`: codes and counts (the LLM pass's code, facts and spend),
-never text.
+`$MEMVERBS_HOME/logs/capture.jsonl`: codes and counts (the LLM pass's code, facts and spend,
+transcript lines that could not be read), never text. Stopped by its own limits (CPU time, wall
+clock, memory), it logs `stopped_cpu_limit`, `stopped_wall_limit` or `stopped_memory_limit` with
+the position its checkpoint reached; the next capture of the session resumes from there.
 """
 
 from __future__ import annotations
@@ -22,12 +24,30 @@ from memverbs.server.home import REMOTE_RECEIPT, Home
 LOG_NAME = "capture.jsonl"
 
 
-def run_job(job: dict) -> str:
+class LimitReached(BaseException):
+    """The worker's own limits stopped it (its CPU time, its wall clock). A BaseException, like the hook
+    runner's Deadline, so no `except Exception` on the way can swallow it: the worker logs it and exits,
+    and the session's checkpoint (resume.py) is where the next capture takes up."""
+
+    def __init__(self, which: str) -> None:
+        super().__init__(which)
+        self.which = which
+
+
+def run_job(job: dict, limited: bool = False) -> str:
+    """Capture the job's session and log one line. `limited`: the process runs under the hook's limits
+    (hooks/capture.py), and turns reaching them into a logged stop instead of a silent death."""
     started = time.monotonic()
     home = Home(Path(job["home"]))
     counts: dict = {}
+    if limited:
+        _stop_at_limits()
     try:
         code, counts = _run(home, job)
+    except LimitReached as exc:
+        code, counts = f"stopped_{exc.which}", _progress(home, job)
+    except MemoryError:
+        code, counts = "stopped_memory_limit", _progress(home, job)
     except BrainMissing:
         code = "no_brain"
     except BrainLocked:
@@ -44,12 +64,41 @@ def run_job(job: dict) -> str:
     return code
 
 
+def _stop_at_limits() -> None:
+    """SIGXCPU (the soft CPU limit: the hard one kills 5 s later) and SIGALRM (the wall clock) raise
+    LimitReached, once each: the log line and the exit fit in what is left."""
+    import signal  # noqa: PLC0415
+
+    def stop(which: str, signum: int) -> None:
+        def handler(_signum: int, _frame: object) -> None:
+            signal.signal(signum, signal.SIG_IGN)
+            raise LimitReached(which)
+
+        signal.signal(signum, handler)
+
+    stop("cpu_limit", signal.SIGXCPU)
+    stop("wall_limit", signal.SIGALRM)
+
+
+def _progress(home: Home, job: dict) -> dict:
+    """How far the stopped capture's checkpoint got: where the next one resumes (0: from the start)."""
+    from memverbs.server.capture.resume import checkpoint_path  # noqa: PLC0415
+    from memverbs.server.capture.state import SessionState  # noqa: PLC0415
+
+    try:
+        with open(checkpoint_path(SessionState(str(home.root), job["harness"], job["session_id"])), encoding="utf-8") as fh:
+            position = json.load(fh).get("position", 0)
+    except (OSError, ValueError, AttributeError, KeyError):
+        position = 0
+    return {"resume_at": position if isinstance(position, int) else 0}
+
+
 def _run(home: Home, job: dict) -> tuple[str, dict]:
-    from memverbs.server.capture.engine import apply_plan, plan_capture  # noqa: PLC0415
-    from memverbs.server.capture.plan import CaptureOptions, Spend  # noqa: PLC0415
+    from memverbs.server.capture.engine import capture_session  # noqa: PLC0415
+    from memverbs.server.capture.plan import CaptureOptions  # noqa: PLC0415
     from memverbs.server.capture.state import SessionState  # noqa: PLC0415
     from memverbs.server.capture.stores import find_session, is_subagent  # noqa: PLC0415
-    from memverbs.server.capture.transcript import READERS, read_transcript  # noqa: PLC0415
+    from memverbs.server.capture.transcript import READERS  # noqa: PLC0415
     from memverbs.server.runtime import Runtime  # noqa: PLC0415
     from memverbs.server.settings import load_settings  # noqa: PLC0415
 
@@ -71,22 +120,17 @@ def _run(home: Home, job: dict) -> tuple[str, dict]:
     with state.locked():
         if state.unchanged(str(path)):
             return "unchanged", {}
-        stamp = state.stamp(str(path))
-        transcript = read_transcript(path, harness if harness in READERS else None, session_id=session)
-        transcript.cwd = transcript.cwd or job.get("cwd")
-        options = CaptureOptions.from_settings(settings)
         runtime = Runtime(home)
         try:
-            plan = plan_capture(transcript, options, runtime.providers, Spend.from_json(state.llm_spent()))
-            counts: dict = {}
-            if plan.skipped is None:
-                result = apply_plan(plan, runtime.local_dispatcher(project=plan.project), options)
-                counts = {**result.facts, "page": result.page}
+            plan, result = capture_session(runtime, state, str(path), harness if harness in READERS else None, session,
+                                           CaptureOptions.from_settings(settings), job.get("cwd"))
         finally:
             runtime.close()
+        counts: dict = {**result.facts, "page": result.page} if result is not None else {}
+        if plan.skipped_lines:
+            counts["skipped_lines"] = plan.skipped_lines
         if plan.llm is not None:
             counts["llm"] = {"code": plan.llm.code, "proposed": plan.llm.proposed, "kept": plan.llm.kept, **plan.llm.spent.as_json()}
-        state.save(str(path), stamp, counts, plan.llm.spent.as_json() if plan.llm else None)
         return plan.skipped or "ok", counts
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from memverbs.server.capture.engine import apply_plan, plan_capture
 from memverbs.server.capture.plan import CaptureOptions
-from memverbs.server.capture.transcript import read_transcript
+from memverbs.server.capture.reading import read_transcript
 
 DATA = Path(__file__).resolve().parents[3] / "benchmarks" / "data" / "capture"  # recorded from the real binaries
 SECRETS = ("sk-proj-Q9vXw2LmT4pRz8KdYc3NbHf6", "Tr0ub4dor-3x", "AKIAQ3EGUWXZ5MPLE7KD",
@@ -43,12 +43,13 @@ def capture(runtime, t, **options):
 def test_a_session_becomes_a_private_page_and_facts_filed_under_its_project(runtime, local, remote, project, tmp_path):
     t = transcript("claude-fix-and-commit", project, tmp_path)
     result = capture(runtime, t)
-    assert result.page == "created" and result.facts == {"inserted": 4}, result
+    assert result.page == "created" and result.facts == {"inserted": 2}, result  # commits are events: on the page
     slug = result.plan.page_slug
     assert slug.startswith("sessions/") and slug.endswith("-claude-" + t.session_id.replace("-", "")[:8])
     page = local.ok("get_page", slug=slug)
     assert page["visibility"] == "private" and page["type"] == "session"
     assert "[[projects/calc]]" in page["body"] and "calc.py" in page["body"] and "5531" not in page["body"]
+    assert "## Events" in page["body"] and "Record the fix" in page["body"]
     assert remote("get_page", slug=slug)[1]  # an untrusted caller never sees it
     facts = local.ok("recall", entity="projects/calc")["facts"]
     assert {f["provenance"] for f in facts} == {f"capture:claude session {t.session_id}"}
@@ -68,8 +69,8 @@ def test_capturing_the_same_session_twice_stores_nothing_new(runtime, local, pro
 
 def test_settings_private_facts_no_page_cap_and_excluded_projects(runtime, local, remote, project, tmp_path):
     t = transcript("claude-fix-and-commit", project, tmp_path)
-    result = capture(runtime, t, visibility="private", session_page="off", max_facts=2)
-    assert result.page is None and result.facts == {"inserted": 2} and result.plan.dropped == 2
+    result = capture(runtime, t, visibility="private", session_page="off", max_facts=1)
+    assert result.page is None and result.facts == {"inserted": 1} and result.plan.dropped == 1
     assert {f["visibility"] for f in local.ok("recall", entity="projects/calc", include_private=True)["facts"]} == {"private"}
     assert remote.ok("recall", entity="projects/calc")["facts"] == []
     skipped = capture(runtime, transcript("codex-decision", project, tmp_path), exclude_projects=("calc",))

@@ -59,3 +59,68 @@ def test_private_spans_are_dropped_closed_or_not(text):
 ])
 def test_ordinary_text_is_left_alone(text):
     assert clean(text) == text and is_clean(text)
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ("Remember that the staging password is hunter2staging.", "hunter2staging"),
+    ("The wifi passphrase is correct horse battery staple.", "correct horse battery staple"),
+    ("the safe combination is 12-34-56, don't tell", "12-34-56"),
+    ("The door code is 4411.", "4411"),
+    ("My PIN is 5531.", "5531"),
+    ("The API token for prod is 4f9c2a7b1e8d3f6a0b5c9e2d7f1a4b8c", "4f9c2a7b1e8d3f6a0b5c9e2d7f1a4b8c"),
+    ("the vault token is now hvs.CAESIJlU9Jq3kS0dG9rZW4xYWJjZGVm", "CAESIJlU9Jq3kS0dG9rZW4xYWJjZGVm"),
+    ("log in with password Quartz-Lantern-9", "Quartz-Lantern-9"),
+    ("DB_PASS=s3cr3t-value and SMTP_PASS=mailpass99", "mailpass99"),
+    ("redis://:supersecretpw@cache.internal:6379/0", "supersecretpw"),
+    ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "dXNlcjpwYXNzd29yZA=="),
+    ("sshpass -p 'Tr0ub4dor' ssh deploy@host", "Tr0ub4dor"),
+    ("mysql -u root -pRootPw123 app", "RootPw123"),
+    ("curl -u admin:AdminPw99 https://api.internal", "AdminPw99"),
+    ("PuTTY-User-Key-File-2: ssh-rsa\nPrivate-Lines: 1\nAAABAQCkR8oxyz\nPrivate-MAC: 8f3e", "AAABAQCkR8oxyz"),
+    ("LS0tLS1CRUdJTiBPUEVOU1NIIFBSSVZBVEUgS0VZLS0tLS0KYjNCbGJu", "YjNCbGJu"),
+    ("-----BEGIN RSA PRIVATE\nKEY-----\nMIIEowIBAAKCAQEA7bq\n-----END RSA PRIVATE\nKEY-----", "MIIEowIBAAKCAQEA7bq"),
+    ("MIIEowIBAAKCAQEA7bq\n-----END RSA PRIVATE KEY-----\nthanks", "MIIEowIBAAKCAQEA7bq"),  # the second half of a split key
+])
+def test_credentials_in_words_flags_headers_and_keys_are_redacted(text, needle):
+    out = clean(text)
+    assert needle not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "the password is stored in the keyring",
+    "the token is expired, rotate it",
+    "the code is ready for review",
+    "max_tokens=1000 and pass_rate: 0.95",
+    "docker run -p 8080:80 nginx",
+    "PWD=/home/me/app",
+    "HTTPServerRequestHandlerFactory2 lives in /usr/lib/python3.11/site-packages/foo",
+    "a < b and c > d",
+])
+def test_descriptions_and_look_alikes_are_not_secrets(text):
+    assert clean(text) == text
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("a <private>x</private> b", "a  b"),
+    ("a <PRIVATE >x</Private > b", "a  b"),
+    ('a <private reason="h">x</private> b', "a  b"),
+    ("a <private\n>x</private\n> b", "a  b"),
+    ("a <private>x <private>y</private> z</private> b", "a  b"),  # the outermost pair wins
+    ("a <private>x", "a "),  # unclosed: the rest of the text
+    ("x</private> b", " b"),  # the end of a block opened in an earlier message
+    ("a <private/> x", "a "),  # self-closing: opens a block
+    ("a &lt;private&gt;x&lt;/private&gt; b", "a  b"),
+    ("a < private >x< / private > b", "a  b"),
+    ("a <private-notes>x</private-notes> b", "a  b"),
+    ("<secret>k</secret> ok", " ok"),
+    ("if a < b and c > d", "if a < b and c > d"),
+    ("a <privately> b", "a <privately> b"),
+])
+def test_the_private_rule(text, kept):
+    from memverbs.server.capture.private import strip_private
+
+    assert strip_private(text) == kept
+
+
+def test_a_lone_surrogate_is_stored_as_a_replacement_character():
+    assert clean("bad \ud800 text") == "bad \ufffd text"

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from openclaw_support import opencode_store, transcript_store
 
+from memverbs.server.capture.reading import read_transcript, sniff
 from memverbs.server.capture.stores import find_session, sessions
-from memverbs.server.capture.transcript import Said, ToolRun, read_transcript, sniff
+from memverbs.server.capture.transcript import Said, ToolRun
 
 DATA = Path(__file__).resolve().parents[3] / "benchmarks" / "data" / "capture"
 

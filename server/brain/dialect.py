@@ -47,6 +47,16 @@ class Dialect:
     # The pages table as sync's "changed since" reads name it in FROM: through pages_changed.
     pages_by_change: str
 
+    def file_claims(self, source: str, slug: str, file_hash: str) -> str:
+        """The synced files of `source`'s folders holding `slug` with the bytes `file_hash` (SQL
+        expressions; NULL: any), whoever's folder, as a table (folder_id, rel_path, slug, file_hash,
+        root, host, person, mine): another person's folder named by person and host only."""
+        raise NotImplementedError
+
+    def prefix_claims(self, source: str) -> str:
+        """The slug prefixes `source`'s synced folders claim, whoever's: (folder_id, slug_prefix, host, person, mine)."""
+        raise NotImplementedError
+
     # -- pages -------------------------------------------------------------------------------------
 
     def text_match(self, query: SearchQuery) -> str | None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any
 
+from memverbs.server.brain import postgres_policies as policies
 from memverbs.server.brain import postgres_schema as pg
 from memverbs.server.brain import schema
 from memverbs.server.brain import sqlite_schema as sq
@@ -95,6 +96,8 @@ MIGRATIONS: tuple[Step, ...] = (
     # FTS5 keeps no pending list and its own totals: only Postgres's GIN index is told to take new
     # facts at once, and only Postgres keeps BM25's corpus totals in a table.
     Step("0020_fact_ranking", sqlite=(), postgres=(pg.FACT_INDEX_DIRECT, pg.FACT_TOTALS)),
+    Step("0021_team_privacy", sqlite=(schema.TEAM_PRIVACY, schema.FOLDER_OWNERS),
+         postgres=(schema.TEAM_PRIVACY, policies.FOLDER_OWNERS, policies.TEAM_ROW_SECURITY)),
 )
 
 

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 # A page a caller may see: not deleted, and world-visible unless the one parameter allows private pages.
 LIVE_PAGE = "deleted_at IS NULL AND (? OR visibility = 'world')"
+# A row that belongs to a page (a link from it, a timeline entry of it) is in the page's owner's name.
+_PAGE_OWNER = "SELECT owner FROM pages WHERE source_id = ? AND slug = ?"
 _PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_retrieved_at, owner"
 
 
@@ -226,7 +228,11 @@ class PageStore(PageSearch):
             ).fetchone()
             draft = build(existing)
             kept = replaced_text(existing, draft)
-            owner = page_owner(existing, draft, people.current().person)  # None: the owner() the dialect gives
+            writer = people.current().person
+            owner = page_owner(existing, draft, writer)  # None: the owner() the dialect gives
+            # The page's private rows are its owner's: another person's rewrite keeps them as they are
+            # (the text keeps them too: pages/ops.py), so only the world rows are written again.
+            own_rows = existing is None or existing["owner"] == (writer if writer is not None else self.session_person())
             values = (
                 draft.title,
                 draft.type,
@@ -262,10 +268,10 @@ class PageStore(PageSearch):
                     if kept is not None:
                         db.execute(
                             "INSERT INTO page_versions (page_id, version, markdown, title, visibility, written_at, replaced_at, "
-                            "replaced_by, owner) VALUES (?, COALESCE((SELECT MAX(version) FROM page_versions WHERE page_id = ?), 0) + 1, "
-                            "?, ?, ?, ?, ?, ?, ?)",
+                            "replaced_by, owner, by_person) VALUES (?, COALESCE((SELECT MAX(version) FROM page_versions "
+                            f"WHERE page_id = ?), 0) + 1, ?, ?, ?, ?, ?, ?, ?, {owner_sql})",
                             (page_id, page_id, kept, existing["title"], existing["visibility"], existing["updated_at"], now, by,
-                             existing["owner"]),
+                             existing["owner"], writer),
                         )
                         db.execute(
                             "DELETE FROM page_versions WHERE page_id = ? AND version <= "
@@ -278,13 +284,16 @@ class PageStore(PageSearch):
                         (*values, by, page_id),
                     )
                 self._write_chunks(db, source, page_id, draft.title, draft.body)
-                self._write_page_rows(db, source, draft, now, owner_sql, owner)
+                self._write_page_rows(db, source, draft, now, owner_sql, owner, own_rows=own_rows)
         return existing is None or existing["deleted_at"] is not None, draft
 
     @staticmethod
-    def _write_page_rows(db: Tx, source: str, draft: PageDraft, now: int, owner_sql: str, owner: int | None) -> None:
+    def _write_page_rows(db: Tx, source: str, draft: PageDraft, now: int, owner_sql: str, owner: int | None,
+                         *, own_rows: bool = True) -> None:
         """The aliases, links and timeline rows the page's markdown declares: what it declared before
-        is replaced, what was added by hand is kept."""
+        is replaced, what was added by hand is kept. Without `own_rows` (a rewrite by someone other
+        than the page's owner) its private rows stay as they are: they are the owner's."""
+        mine = "" if own_rows else " AND private_row = 0"
         db.execute("DELETE FROM aliases WHERE source_id = ? AND slug = ? AND origin = 'frontmatter'", (source, draft.slug))
         for alias, norm in draft_aliases(draft):
             db.execute(
@@ -293,17 +302,20 @@ class PageStore(PageSearch):
                 (source, draft.slug, alias, norm),
             )
         db.execute(
-            "DELETE FROM links WHERE source_id = ? AND from_slug = ? AND link_source IN ('markdown', 'frontmatter')",
+            f"DELETE FROM links WHERE source_id = ? AND from_slug = ? AND link_source IN ('markdown', 'frontmatter'){mine}",
             (source, draft.slug),
         )
         links, timeline = draft.rows()
+        if not own_rows:
+            links = [row for row in links if not row[1]]
+            timeline = [row for row in timeline if not row[1]]
         add_link = (
             "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, private_row, owner) "
             f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, {owner_sql}) ON CONFLICT DO NOTHING"
         )
         for (to_slug, link_type, link_source, context), private in links:
             db.execute(add_link, (source, draft.slug, to_slug, link_type, link_source, context, now, private, owner))
-        db.execute("DELETE FROM timeline WHERE source_id = ? AND slug = ? AND origin = 'markdown'", (source, draft.slug))
+        db.execute(f"DELETE FROM timeline WHERE source_id = ? AND slug = ? AND origin = 'markdown'{mine}", (source, draft.slug))
         add_entry = (
             "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, private_row, owner) "
             f"VALUES (?, ?, ?, ?, ?, 'markdown', ?, ?, {owner_sql})"
@@ -360,9 +372,9 @@ class PageStore(PageSearch):
             if not self._writable(db, source, from_slug, allow_private):
                 return None
             cur = db.execute(
-                "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                (source, from_slug, to_slug, link_type, link_source, context, now),
+                "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, owner) "
+                f"VALUES (?, ?, ?, ?, ?, ?, ?, ({_PAGE_OWNER})) ON CONFLICT DO NOTHING",
+                (source, from_slug, to_slug, link_type, link_source, context, now, source, from_slug),
             )
             if cur.rowcount == 0:
                 return False
@@ -374,9 +386,9 @@ class PageStore(PageSearch):
             if not self._writable(db, source, slug, allow_private):
                 return None
             entry_id = int(first(db.execute(
-                "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at) "
-                "VALUES (?, ?, ?, ?, ?, 'manual', ?) RETURNING id",
-                (source, slug, date, summary, detail, now),
+                "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, owner) "
+                f"VALUES (?, ?, ?, ?, ?, 'manual', ?, ({_PAGE_OWNER})) RETURNING id",
+                (source, slug, date, summary, detail, now, source, slug),
             ))[0])
             db.execute("UPDATE pages SET updated_at = ? WHERE source_id = ? AND slug = ?", (now, source, slug))
             return entry_id

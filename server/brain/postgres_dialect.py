@@ -43,6 +43,14 @@ class PostgresDialect(Dialect):
     same = "IS NOT DISTINCT FROM"
     pages_by_change = "pages"  # the planner finds pages_changed itself
 
+    # Another person's folder is not a row this session reads: its claims are, through the functions
+    # row-level security allows them (postgres_policies.SYNC_CLAIMS).
+    def file_claims(self, source: str, slug: str, file_hash: str) -> str:
+        return f"memverbs_sync_claims({source}, {slug}, {file_hash})"
+
+    def prefix_claims(self, source: str) -> str:
+        return f"memverbs_sync_prefixes({source})"
+
     # -- pages -------------------------------------------------------------------------------------
 
     def text_match(self, query: SearchQuery) -> str | None:

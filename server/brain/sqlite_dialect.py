@@ -44,6 +44,18 @@ class SqliteDialect(Dialect):
     # Named: SQLite would otherwise range-scan the pages once per synced file (seconds at 10,000 files).
     pages_by_change = "pages INDEXED BY pages_changed"
 
+    # One person's file: every folder is its owner's.
+    def file_claims(self, source: str, slug: str, file_hash: str) -> str:
+        return (
+            "(SELECT sf.folder_id, sf.rel_path, sf.slug, sf.file_hash, f.root, f.host, f.owner AS person, 1 AS mine "
+            f"FROM sync_files sf JOIN sync_folders f ON f.id = sf.folder_id WHERE f.source_id = {source} "
+            f"AND sf.slug = coalesce({slug}, sf.slug) AND sf.file_hash = coalesce({file_hash}, sf.file_hash) AND sf.slug <> '')"
+        )
+
+    def prefix_claims(self, source: str) -> str:
+        return (f"(SELECT id AS folder_id, slug_prefix, host, owner AS person, 1 AS mine FROM sync_folders "
+                f"WHERE source_id = {source} AND mode = 'sync')")
+
     # -- pages -------------------------------------------------------------------------------------
 
     def text_match(self, query: SearchQuery) -> str:

@@ -587,6 +587,11 @@ def fenced_body(body: str, *, include_private: bool) -> str:
     return "\n".join(out)
 
 
+def private_rows(body: str) -> Counter[str]:
+    """The body's private facts-fence lines (each as written, without its line ending), counted."""
+    return Counter(line.rstrip("\r\n") for line, _, private in _classified(body, keepends=True) if private)
+
+
 def without_private_rows(body: str) -> str:
     """The page as an untrusted reader may see it: every line kept but the private facts-fence rows."""
     return "".join(line for line, _, private in _classified(body, keepends=True) if not private)

@@ -16,6 +16,7 @@ from memverbs.server.brain.base import PageDraft, Row, SlugHidden
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, VerbError, invalid
 from memverbs.server.names import normalize_alias, valid_slug
+from memverbs.server.people import OWNER
 from memverbs.server.pages.links import adopt_dangling_links, resolve_links
 from memverbs.server.pages.markdown import (
     PageFormatError,
@@ -24,6 +25,7 @@ from memverbs.server.pages.markdown import (
     has_kept_marker,
     keep_private_rows,
     parse_page,
+    private_rows,
     restore_kept_rows,
     without_private_rows,
 )
@@ -73,6 +75,33 @@ def _hidden_slug(slug: str) -> VerbError:
         f'put_page cannot write "{slug}": the slug is taken by a page this connection may not change (a private or deleted page).',
         "Write the page under another slug. Private and deleted pages are changed only on the brain's own "
         "machine, with the memverbs CLI (memverbs put-page SLUG FILE).",
+    )
+
+
+def owns(ctx: VerbContext, page: Row) -> bool:
+    """Whether the call's person owns `page`: only they make it private or write its private rows. A
+    SQLite brain is one person's file, whose owner (person 1) owns every page in it."""
+    person = ctx.person()
+    return page["owner"] == person or (person == OWNER and ctx.brain.backend == "sqlite")
+
+
+def _not_theirs(slug: str, page: Row) -> VerbError:
+    """put_page making another person's page private: a world page stays the team's, and its owner's."""
+    return VerbError(
+        "scope_denied",
+        f'put_page cannot make "{slug}" private: it is another person\'s page (person {page["owner"]}), and only a '
+        "page's owner changes its visibility.",
+        "Leave visibility out (or world) to rewrite the shared page, or keep private notes in a private page of "
+        "your own under another slug.",
+    )
+
+
+def _private_rows_not_theirs(slug: str) -> VerbError:
+    return invalid(
+        f'put_page: the page "{slug}" is another person\'s, and the [private] rows of a page are its owner\'s: '
+        "new [private] rows in it would be shown to them, not kept for you.",
+        "Remove the new [private] rows, and keep private notes in a private page of your own or a private fact "
+        "(remember with visibility private).",
     )
 
 
@@ -139,6 +168,9 @@ def _draft(ctx: VerbContext, slug: str, content: str, parsed: ParsedPage, existi
     hidden = existing is not None and (existing["deleted_at"] is not None or existing["visibility"] != "world")
     if hidden and not ctx.caller.trusted:
         raise _hidden_slug(slug)
+    theirs = existing is not None and not owns(ctx, existing)
+    if theirs and parsed.visibility == "private":
+        raise _not_theirs(slug, existing)
     merged = parsed.body
     if has_kept_marker(merged):
         merged = restore_kept_rows(existing["body"] if existing is not None else "", merged)
@@ -146,6 +178,8 @@ def _draft(ctx: VerbContext, slug: str, content: str, parsed: ParsedPage, existi
         # Whoever was not shown the page's private rows (an untrusted writer, or another person)
         # keeps them for the page's owner.
         merged = keep_private_rows(existing["body"], merged)
+    if theirs and private_rows(merged) - private_rows(existing["body"]):
+        raise _private_rows_not_theirs(slug)
     if merged != parsed.body:
         markdown = content[: len(content) - len(parsed.body)] + merged
         parsed = parse_page(markdown)  # the kept rows' links and dates are the page's too

@@ -259,4 +259,13 @@ FOLDER_OWNERS = (
     "ALTER TABLE pages NO FORCE ROW LEVEL SECURITY;" + schema.FOLDER_OWNERS + "ALTER TABLE pages FORCE ROW LEVEL SECURITY;"
 )
 
-TEAM_ROW_SECURITY = FUNCTIONS + POLICIES + GUARDS + SYNC_CLAIMS
+# A row written without naming its person (a copy from an older memverbs, a script) is the session's
+# person's, which is what the policies accept; memverbs itself always names it.
+DEFAULTS = """
+    ALTER TABLE sync_folders ALTER COLUMN owner SET DEFAULT memverbs_person();
+    ALTER TABLE fact_audit ALTER COLUMN by_person SET DEFAULT memverbs_person();
+    ALTER TABLE fact_moves ALTER COLUMN by_person SET DEFAULT memverbs_person();
+    ALTER TABLE page_versions ALTER COLUMN by_person SET DEFAULT memverbs_person();
+"""
+
+TEAM_ROW_SECURITY = FUNCTIONS + DEFAULTS + POLICIES + GUARDS + SYNC_CLAIMS

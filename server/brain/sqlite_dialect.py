@@ -47,13 +47,13 @@ class SqliteDialect(Dialect):
     # One person's file: every folder is its owner's.
     def file_claims(self, source: str, slug: str, file_hash: str) -> str:
         return (
-            "(SELECT sf.folder_id, sf.rel_path, sf.slug, sf.file_hash, f.root, f.host, f.owner AS person, 1 AS mine "
+            "(SELECT sf.folder_id, sf.rel_path, sf.slug, sf.file_hash, f.root, f.host, 1 AS person, 1 AS mine "
             f"FROM sync_files sf JOIN sync_folders f ON f.id = sf.folder_id WHERE f.source_id = {source} "
             f"AND sf.slug = coalesce({slug}, sf.slug) AND sf.file_hash = coalesce({file_hash}, sf.file_hash) AND sf.slug <> '')"
         )
 
     def prefix_claims(self, source: str) -> str:
-        return (f"(SELECT id AS folder_id, slug_prefix, host, owner AS person, 1 AS mine FROM sync_folders "
+        return (f"(SELECT id AS folder_id, slug_prefix, host, 1 AS person, 1 AS mine FROM sync_folders "
                 f"WHERE source_id = {source} AND mode = 'sync')")
 
     # -- pages -------------------------------------------------------------------------------------

@@ -206,8 +206,8 @@ class SyncStore(Store):
     def sync_conflict_rows(self, source: str, folder_id: int | None = None, *, open_only: bool = True) -> list:
         """The conflicts of the folders this session's person syncs (on Postgres, the policies show no other)."""
         sql = (
-            "SELECT c.id, c.folder_id, c.rel_path, c.slug, c.detected_at, c.brain_content, c.cause, f.root, f.host "
-            "FROM sync_conflicts c JOIN sync_folders f ON f.id = c.folder_id WHERE f.source_id = ?"
+            # c.*: doctor reads a brain without migrating it, whose conflicts may not have every column yet
+            "SELECT c.*, f.root FROM sync_conflicts c JOIN sync_folders f ON f.id = c.folder_id WHERE f.source_id = ?"
         )
         args: list = [source]
         if folder_id is not None:

@@ -79,7 +79,8 @@ def folder_status(brain: Brain, source: str, *, scan_files: bool = True, with_si
                 "pending_files": pending,
                 "pending_deletes": deletes,
                 # Pages to write to their files, and pages born in the brain waiting for a file of their own.
-                "pending_write_back": len(brain.sync_due(source, folder.id)) + len(unfiled(brain, source, folder, folders)),
+                "pending_write_back": len(brain.sync_due(source, folder.id))
+                + (len(unfiled(brain, source, folder, folders)) if failures else 0),
                 "lag_ms": max(0, now - oldest) if oldest is not None else 0,
                 "lag": _human(max(0, now - oldest)) if oldest is not None else "none",
                 "failing_files": failing,

@@ -466,15 +466,15 @@ FOLDER_IDENTITY = """
 # A team on one brain (docs/postgres.md, "A team on one Postgres"). A synced folder is one person's
 # (`owner`: the person whose CLI synced it; folders from before are their notes' pages' owner's), and
 # one that cannot be read is kept, marked unavailable with why (server/sync/importer.py: nothing in
-# it is deleted meanwhile). A conflict says what happened (`cause`): both the file and the page
-# changed and the file won, or the file was not applied because another folder's note holds its
-# slug. Audit, move and history rows name the person who made them (`by_person`; NULL: made before
+# it is deleted meanwhile). A conflict says what happened (`cause`): the file won over a page that
+# changed too (`file_won`), or the file was not applied because another folder's note holds its
+# slug (`slug_taken`). Audit, move and history rows name the person who made them (`by_person`; NULL: made before
 # people were kept). A synced file is found by its bytes across folders (a note moved between them).
 TEAM_PRIVACY = """
         ALTER TABLE sync_folders ADD COLUMN owner {bigint} NOT NULL DEFAULT 1;
         ALTER TABLE sync_folders ADD COLUMN unavailable_at {bigint};
         ALTER TABLE sync_folders ADD COLUMN unavailable_reason TEXT;
-        ALTER TABLE sync_conflicts ADD COLUMN cause TEXT NOT NULL DEFAULT 'both_changed';
+        ALTER TABLE sync_conflicts ADD COLUMN cause TEXT NOT NULL DEFAULT 'file_won';
         ALTER TABLE fact_audit ADD COLUMN by_person {bigint};
         ALTER TABLE fact_moves ADD COLUMN by_person {bigint};
         ALTER TABLE page_versions ADD COLUMN by_person {bigint};

@@ -193,9 +193,9 @@ class SyncStore(Store):
     # -- conflicts -----------------------------------------------------------
 
     def sync_add_conflict(self, folder_id: int, rel_path: str, slug: str, brain_content: str, now: int,
-                          cause: str = "both_changed") -> int:
-        """`cause`: both_changed (the file and its page both changed: the file won) or slug_taken (another
-        folder's note holds the slug: this file was not applied)."""
+                          cause: str = "file_won") -> int:
+        """`cause` (server/sync/conflicts.py's CAUSES): file_won (the file and its page both changed, and
+        the file won) or slug_taken (another folder's note holds the slug: this file was not applied)."""
         with self.write() as db:
             return int(first(db.execute(
                 "INSERT INTO sync_conflicts (folder_id, rel_path, slug, brain_content, detected_at, cause) "

@@ -16,7 +16,6 @@ from memverbs.server.brain.base import PageDraft, Row, SlugHidden
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, VerbError, invalid
 from memverbs.server.names import normalize_alias, valid_slug
-from memverbs.server.people import OWNER
 from memverbs.server.pages.links import adopt_dangling_links, resolve_links
 from memverbs.server.pages.markdown import (
     PageFormatError,
@@ -29,6 +28,7 @@ from memverbs.server.pages.markdown import (
     restore_kept_rows,
     without_private_rows,
 )
+from memverbs.server.people import OWNER
 from memverbs.server.timeparse import iso, now_ms
 from memverbs.server.verbs.fact_search import search_facts
 from memverbs.server.verbs.search import search_pages
@@ -178,7 +178,7 @@ def _draft(ctx: VerbContext, slug: str, content: str, parsed: ParsedPage, existi
         # Whoever was not shown the page's private rows (an untrusted writer, or another person)
         # keeps them for the page's owner.
         merged = keep_private_rows(existing["body"], merged)
-    if theirs and private_rows(merged) - private_rows(existing["body"]):
+    if theirs and existing is not None and private_rows(merged) - private_rows(existing["body"]):
         raise _private_rows_not_theirs(slug)
     if merged != parsed.body:
         markdown = content[: len(content) - len(parsed.body)] + merged

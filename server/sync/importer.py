@@ -24,7 +24,9 @@ from memverbs.server.files import OutsideFolder, read_inside, stat_inside
 from memverbs.server.pages.markdown import PageFormatError, parse_page
 from memverbs.server.sync import scan
 from memverbs.server.sync.facts_file import read_facts
+from memverbs.server.sync.identity import read_id, write_id
 from memverbs.server.sync.moves import Moves, PassMoves
+from memverbs.server.sync.presence import why_unavailable
 from memverbs.server.sync.render import render_page
 from memverbs.server.sync.report import Report
 from memverbs.server.sync.slugs import note_name, slug_for_path
@@ -109,6 +111,15 @@ class FolderPass:
     def run(self, entries: list[scan.Entry], *, follow_deletes: bool, progress: Progress | None = None) -> Report:
         report = Report(self.folder.root, self.folder.prefix, self.dry_run)
         known = self.state.files(self.folder)
+        if self.folder.id > 0:  # a folder the brain keeps (a dry run's first look at one has no row yet)
+            why = why_unavailable(self.folder, entries, had_notes=any(f.slug for f in known.values()))
+            if not self.dry_run:
+                self.state.unavailable(self.folder, why)
+            if why is not None:
+                report.unavailable = why  # nothing is applied and nothing deleted: its pages stay as they are
+                return report
+            if self.folder.uid is not None and not self.dry_run and read_id(self.folder.root) is None:
+                write_id(self.folder.root, self.folder.uid)  # its identity file was removed: the folder keeps its id
         # A file still there but skipped this time (grown too large, an editor's half-written save) is
         # not gone; nor is anything below a folder that could not be read, or that became a symlink
         # (not followed, so not read: its pages stay as they were, and write-back refuses them).
@@ -250,7 +261,7 @@ class FolderPass:
             if not self.dry_run:
                 brain_version = render_page(self.brain, self.source, slug) or ""
                 self.state.add_conflict(self.folder, rel, slug, brain_version)
-            report.conflicts.append((rel, slug))
+            report.conflicts.append((rel, slug, "file_won"))
         if self.dry_run:
             self._check(slug, got.text)
             return ("created" if page is None else "updated"), ""
@@ -266,13 +277,23 @@ class FolderPass:
         if not others:
             return
         other = others[0]
-        where = f"{other['root']}/{other['rel_path']}" + (f" on {other['host']}" if other["host"] else "")
+        if other["root"] is not None:
+            where = f"{other['root']}/{other['rel_path']}" + (f" on {other['host']}" if other["host"] else "")
+        else:  # another person's folder: named by whose and where, never by its path
+            where = f"a note of {self._person_name(other['person'])}'s" + (f" on {other['host']}" if other["host"] else "")
         if not self.dry_run and not any(c["rel_path"] == rel and c["slug"] == slug for c in self.state.conflicts(self.folder)):
-            self.state.add_conflict(self.folder, rel, slug, render_page(self.brain, self.source, slug) or "")
+            self.state.add_conflict(self.folder, rel, slug, render_page(self.brain, self.source, slug) or "", "slug_taken")
         raise Failure(
             f'maps to the slug "{slug}", which {where} (another synced folder) holds; not applied, so neither note '
             "overwrites the other. Rename this file, or sync this folder with a --prefix of its own"
         )
+
+    def _person_name(self, person: int) -> str:
+        from memverbs.server.people import OWNER, OWNER_NAME  # noqa: PLC0415
+
+        if person == OWNER:
+            return OWNER_NAME
+        return next((r["name"] for r in self.brain.people() if r["id"] == person), f"person {person}")
 
     def move(self, old: FileState, rel: str, slug: str, got: Read, report: Report) -> None:
         """A gone note is this new file: its page moves to the file's slug with its facts, aliases, links and
@@ -288,7 +309,7 @@ class FolderPass:
                 self.brain.rename_page(self.source, old.slug, slug, now_ms(), title=retitle)
             if old.page_updated_at is not None and page["updated_at"] > old.page_updated_at:
                 self.state.add_conflict(self.folder, rel, slug, render_page(self.brain, self.source, slug) or "")
-                report.conflicts.append((rel, slug))
+                report.conflicts.append((rel, slug, "file_won"))
                 self._put(slug, got.text, rel)
             elif got.digest != old.file_hash:
                 self._put(slug, got.text, rel)

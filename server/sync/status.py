@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 from memverbs.server.sync import scan
-from memverbs.server.sync.conflicts import describe
+from memverbs.server.sync.conflicts import cause_of, describe, said
 from memverbs.server.sync.new_files import unfiled
 from memverbs.server.sync.state import FileState, Folder, SyncState, live_holder
 from memverbs.server.timeparse import iso, now_ms
@@ -71,6 +71,9 @@ def folder_status(brain: Brain, source: str, *, scan_files: bool = True, with_si
                 "host": folder.host,
                 "here": here,
                 "exists": os.path.isdir(folder.root) if here else None,
+                # Marked by the last pass or watcher that could not read it: nothing in it is deleted meanwhile.
+                "unavailable_since": iso(folder.unavailable_at),
+                "unavailable": folder.unavailable_reason if folder.unavailable_at is not None else None,
                 "files": len([f for f in known.values() if f.slug]),
                 "watching": watching(folder),
                 "watcher_pid": folder.watcher_pid,
@@ -87,7 +90,8 @@ def folder_status(brain: Brain, source: str, *, scan_files: bool = True, with_si
                 "orphans": orphaned,
                 "conflicts": [
                     {"id": c["id"], "file": c["rel_path"], "slug": c["slug"], "detected_at": iso(c["detected_at"]),
-                     **(describe(folder.root, c) if with_sides else {})}
+                     "cause": cause_of(c), "said": said(cause_of(c), c["slug"]),
+                     **(describe(folder.root, c, elsewhere=None if here else folder.host) if with_sides else {})}
                     for c in conflicts
                 ],
             }
@@ -166,8 +170,12 @@ def sync_checks(where: BrainLocation, source: str) -> list[tuple[str, str, str, 
         if not r["here"]:
             out.append((name, "ok", f"{r['mode']}, synced from {r['host']} (not this machine), {r['files']} files", None))
             continue
-        if not r["exists"]:
-            out.append((name, "warn", "the folder is gone", f"Recreate {r['root']}, or ignore this if it was moved on purpose."))
+        if r["unavailable"] or not r["exists"]:
+            why = r["unavailable"] or "the folder is gone"
+            out.append((name, "warn", f"{why}; its notes' pages ({r['files']}) are kept as they are (nothing is deleted "
+                        "while it cannot be read)",
+                        f"Put the folder back at {r['root']} (mount its drive, restore its permissions): the next pass "
+                        "or the watcher takes it up again. If it is gone for good, delete its pages yourself."))
             continue
         watch = "watched" if r["watching"] else "not watched"
         pending = r["pending_files"] + r["pending_deletes"] + r["pending_write_back"]

@@ -594,9 +594,16 @@ def page(app: InspectorApp, slug: str) -> tuple[str, str, str] | None:
         f'<input type="hidden" name="slug" value="{e(slug)}"><input type="hidden" name="visibility" value="{other}">'
         f'<button type="submit" class="quiet">Make {other}</button></form></div>'
         + (f'<details><summary>frontmatter</summary><div class="table-wrap"><table class="frontmatter">{fm_rows}</table></div></details>' if fm_rows else "")
-        + f'<article class="page-body{" is-private" if vis == "private" else ""}">{markdown.render(_without_title(row["body"], row["title"]))}</article>'
+        + f'<article class="page-body{" is-private" if vis == "private" else ""}">{markdown.render(_without_title(_readable_body(app, row), row["title"]))}</article>'
     )
     return row["title"] or slug, body, ""
+
+
+def _readable_body(app: InspectorApp, row: Row) -> str:
+    """The body as the brain's person may read it: another person's private facts-fence rows left out."""
+    from memverbs.server.pages.markdown import without_private_rows  # noqa: PLC0415
+
+    return row["body"] if row["owner"] == app.brain().session_person() else without_private_rows(row["body"])
 
 
 def _without_title(body: str, title: str | None) -> str:

@@ -17,6 +17,7 @@ from memverbs.server.brain.base import PAGE_HISTORY_KEEP, SlugHidden, draft_alia
 from memverbs.server.brain.page_search import PageSearch
 from memverbs.server.brain.store import first
 from memverbs.server.names import title_key
+from memverbs.server.pages.markdown import sealed_source
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import PageDraft, Row
@@ -57,11 +58,16 @@ class PageStore(PageSearch):
         )
 
     def page_version(self, source: str, slug: str, version: int) -> Row | None:
-        return self.one(
-            "SELECT v.version, v.title, v.visibility, v.markdown, v.written_at, v.replaced_at, v.replaced_by "
+        """One kept text, as the brain's person may read it: another person's page's private facts-fence
+        rows are sealed (a restore of it keeps the owner's rows where it marks them)."""
+        row = self.one(
+            "SELECT v.version, v.title, v.visibility, v.markdown, v.written_at, v.replaced_at, v.replaced_by, v.owner "
             "FROM page_versions v JOIN pages p ON p.id = v.page_id WHERE p.source_id = ? AND p.slug = ? AND v.version = ?",
             (source, slug, version),
         )
+        if row is None or row["owner"] == (people.current().person or self.session_person()):
+            return row
+        return {**dict(zip(row.keys(), row, strict=True)), "markdown": sealed_source(row["markdown"])}
 
     def pages_by_slugs(self, source: str, slugs: list[str], *, allow_private: bool) -> dict[str, Row]:
         if not slugs:

@@ -329,6 +329,13 @@ def sealed_body(body: str) -> str:
     return "".join(out)
 
 
+def sealed_source(text: str) -> str:
+    """A page's whole source (frontmatter and body) with its private facts-fence rows sealed: what a
+    reader who is not the page's owner is shown, and what saving it back keeps (`restore_kept_rows`)."""
+    head = frontmatter_block(text)
+    return head + sealed_body(text[len(head) :])
+
+
 def has_kept_marker(body: str) -> bool:
     return "private rows kept" in body.lower() and any(_KEPT_MARKER.match(line) for line in body.splitlines(keepends=True))
 

@@ -302,12 +302,15 @@ def add_timeline_entry(ctx: VerbContext, params: dict) -> dict:
 
 def whoami(ctx: VerbContext, params: dict) -> dict:
     c = ctx.caller
+    person = ctx.person()
     return {
         "source_id": c.source_id,
         "client_id": c.client_id,
         "remote": c.remote,
         "scopes": sorted(c.scopes),
         "surface": ctx.extras.get("surface"),
+        # Whose private rows it writes (and, with read:private, reads): the token's person, or the login's.
+        "person": (ctx.brain.person_name(person) if person else None) or "nobody",
         "protocol_version": PROTOCOL_VERSION,
     }
 

@@ -204,9 +204,10 @@ def _others_slugs(team: Team, reader: str) -> list[str]:
 
 
 def asked(text: str, slug: str) -> str:
-    """What a read by slug answered, less the slug itself where it echoes the question (a "no page with
-    slug …" answer): the asker knew it. Anything else the answer holds still counts."""
-    return text.replace(slug, "<asked>")
+    """What a read by slug answered, less the slug (or its last segment) where it echoes the question
+    (a "no page with slug …" answer, a search suggested for the name): the asker knew it. Anything else
+    the answer holds still counts."""
+    return text.replace(slug, "<asked>").replace(slug.rsplit("/", 1)[-1], "<asked>")
 
 
 def read_verbs(team: Team, reader: str) -> str:

@@ -50,7 +50,7 @@ class Dialect:
     def file_claims(self, source: str, slug: str, file_hash: str) -> str:
         """The synced files of `source`'s folders holding `slug` with the bytes `file_hash` (SQL
         expressions; NULL: any), whoever's folder, as a table (folder_id, rel_path, slug, file_hash,
-        root, host, person, mine): another person's folder named by person and host only."""
+        synced_at, root, host, person, mine): another person's folder named by person and host only."""
         raise NotImplementedError
 
     def prefix_claims(self, source: str) -> str:

@@ -496,14 +496,23 @@ class PageStore(PageSearch):
                 [(source, new, r["date"], r["summary"], r["detail"], r["origin"], r["created_at"], r["private_row"], r["owner"])
                  for r in sorted(timeline, key=_by_id)],
             )
-            db.execute(
-                "UPDATE links AS a SET to_slug = ? WHERE a.source_id = ? AND a.to_slug = ? AND NOT EXISTS "
-                "(SELECT 1 FROM links b WHERE b.source_id = a.source_id AND b.to_slug = ? AND b.from_slug = a.from_slug "
-                f"AND b.link_type = a.link_type AND b.link_source {self.dialect.same} a.link_source)",
-                (new, source, old, new),
-            )
-            db.execute("DELETE FROM links WHERE source_id = ? AND to_slug = ?", (source, old))
+            self._repoint(db, source, old, new)
             db.execute("UPDATE facts SET entity_slug = ? WHERE source_id = ? AND entity_slug = ?", (new, source, old))
+
+    def repoint_links(self, source: str, old: str, new: str) -> None:
+        """Point every link to `old` at `new` (a page that took another's place: a note moved between folders)."""
+        with self.write() as db:
+            self._repoint(db, source, old, new)
+
+    def _repoint(self, db: Tx, source: str, old: str, new: str) -> None:
+        """Links to `old` now name `new`; one that would duplicate a link `new` already has goes instead."""
+        db.execute(
+            "UPDATE links AS a SET to_slug = ? WHERE a.source_id = ? AND a.to_slug = ? AND NOT EXISTS "
+            "(SELECT 1 FROM links b WHERE b.source_id = a.source_id AND b.to_slug = ? AND b.from_slug = a.from_slug "
+            f"AND b.link_type = a.link_type AND b.link_source {self.dialect.same} a.link_source)",
+            (new, source, old, new),
+        )
+        db.execute("DELETE FROM links WHERE source_id = ? AND to_slug = ?", (source, old))
 
 
 def _by_id(row: Row) -> int:

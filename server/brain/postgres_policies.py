@@ -222,14 +222,15 @@ _UNRESTRICTED_OFF = "PERFORM set_config('memverbs.definer', '', true);"
 # and host only, and none whose page is private to someone other than the caller.
 SYNC_CLAIMS = f"""
     CREATE FUNCTION memverbs_sync_claims(want_source TEXT, want_slug TEXT, want_hash TEXT)
-    RETURNS TABLE (folder_id BIGINT, rel_path TEXT, slug TEXT, file_hash TEXT, root TEXT, host TEXT, person BIGINT, mine BOOLEAN)
+    RETURNS TABLE (folder_id BIGINT, rel_path TEXT, slug TEXT, file_hash TEXT, synced_at BIGINT, root TEXT, host TEXT,
+                   person BIGINT, mine BOOLEAN)
     LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path FROM CURRENT AS $$
     DECLARE
         me BIGINT := memverbs_invoker();
     BEGIN
         {_UNRESTRICTED_ON}
         RETURN QUERY
-            SELECT sf.folder_id, CASE WHEN f.owner = me THEN sf.rel_path::text END, sf.slug::text, sf.file_hash,
+            SELECT sf.folder_id, CASE WHEN f.owner = me THEN sf.rel_path::text END, sf.slug::text, sf.file_hash, sf.synced_at,
                    CASE WHEN f.owner = me THEN f.root::text END, f.host, f.owner, f.owner = me
             FROM sync_files sf JOIN sync_folders f ON f.id = sf.folder_id
             WHERE f.source_id = want_source AND sf.slug = coalesce(want_slug, sf.slug)

@@ -47,7 +47,7 @@ class SqliteDialect(Dialect):
     # One person's file: every folder is its owner's.
     def file_claims(self, source: str, slug: str, file_hash: str) -> str:
         return (
-            "(SELECT sf.folder_id, sf.rel_path, sf.slug, sf.file_hash, f.root, f.host, 1 AS person, 1 AS mine "
+            "(SELECT sf.folder_id, sf.rel_path, sf.slug, sf.file_hash, sf.synced_at, f.root, f.host, 1 AS person, 1 AS mine "
             f"FROM sync_files sf JOIN sync_folders f ON f.id = sf.folder_id WHERE f.source_id = {source} "
             f"AND sf.slug = coalesce({slug}, sf.slug) AND sf.file_hash = coalesce({file_hash}, sf.file_hash) AND sf.slug <> '')"
         )

@@ -151,9 +151,10 @@ class SyncStore(Store):
 
     def sync_files_with_bytes(self, source: str, file_hash: str) -> list:
         """Every folder's file whose bytes hash to `file_hash` (a note moved between folders): slug,
-        folder_id, rel_path (None for another person's folder), host, person, mine."""
+        folder_id, rel_path (None for another person's folder), synced_at, host, person, mine."""
         return self.query(
-            f"SELECT c.slug, c.folder_id, c.rel_path, c.host, c.person, c.mine FROM {self.dialect.file_claims('?', 'NULL', '?')} c "
+            f"SELECT c.slug, c.folder_id, c.rel_path, c.synced_at, c.host, c.person, c.mine "
+            f"FROM {self.dialect.file_claims('?', 'NULL', '?')} c "
             "ORDER BY c.folder_id, c.rel_path",
             (source, file_hash),
         )
@@ -249,6 +250,15 @@ class SyncStore(Store):
         with self.write() as db:
             db.executemany("DELETE FROM sync_failures WHERE folder_id = ? AND rel_path = ?",
                            [(folder_id, rel) for rel in rel_paths])
+
+    def sync_deleted_pages(self, source: str, since: int, limit: int = 500) -> list[Row]:
+        """Pages a folder sync deleted since `since` (its note left the folder), newest first: slug, markdown.
+        A note that turns up in another folder with the same bytes takes its page back (server/sync/crossing.py)."""
+        return self.query(
+            "SELECT slug, markdown FROM pages WHERE source_id = ? AND deleted_at >= ? AND origin = 'sync' "
+            "ORDER BY deleted_at DESC LIMIT ?",
+            (source, since, limit),
+        )
 
     # -- what export and write-back read -------------------------------------
 

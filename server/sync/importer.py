@@ -23,6 +23,7 @@ from memverbs.server.errors import BrainError, MemverbsError, VerbError
 from memverbs.server.files import OutsideFolder, read_inside, stat_inside
 from memverbs.server.pages.markdown import PageFormatError, parse_page
 from memverbs.server.sync import scan
+from memverbs.server.sync.crossing import came_from, moved_away
 from memverbs.server.sync.facts_file import read_facts
 from memverbs.server.sync.identity import read_id, write_id
 from memverbs.server.sync.moves import Moves, PassMoves
@@ -102,6 +103,7 @@ class FolderPass:
         self.dry_run = dry_run
         self.max_bytes = max_bytes
         self._failing: set[str] | None = None  # files failing as they stand (sync_failures), read once
+        self.deleted_lately: list | None = None  # pages a folder sync deleted lately (server/sync/crossing.py), read once
 
     # -- a whole pass --------------------------------------------------------
 
@@ -256,6 +258,13 @@ class FolderPass:
                 return "renamed", f"from {renamed_from.rel_path}"
             self.move(renamed_from, rel, slug, got, report)
             return "renamed", f"from {renamed_from.rel_path}"
+        came = came_from(self, got.digest) if prev is None and page is None and not self.dry_run else None
+        if came is not None:
+            # A note moved here from another folder: its page comes with it (server/sync/crossing.py).
+            self.brain.rename_page(self.source, came, slug, now_ms())
+            self._put(slug, got.text, rel)
+            self._record(rel, slug, got, self._updated_at(slug))
+            return "renamed", f"from another synced folder (the page {came})"
         if prev is not None and page is not None and prev.page_updated_at is not None and page["updated_at"] > prev.page_updated_at:
             # Both sides changed since the last sync: the file wins, the brain's version is kept.
             if not self.dry_run:
@@ -370,10 +379,12 @@ class FolderPass:
     # -- deletes and facts ---------------------------------------------------
 
     def remove(self, rel: str, prev: FileState, report: Report) -> None:
-        """The file is gone: soft-delete its page (put_page revives it) and forget the file."""
+        """The file is gone: soft-delete its page (put_page revives it) and forget the file. A note whose
+        bytes are another folder's note now moved there: what hangs off its page goes with it first."""
         if self.dry_run:
             report.add("deleted", rel)
             return
+        moved_away(self, prev)
         if self.brain.page(self.source, prev.slug) is not None:
             outcome = self.dispatcher.call("delete_page", {"slug": prev.slug})
             if outcome.is_error:

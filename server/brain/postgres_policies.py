@@ -114,6 +114,7 @@ _VERSION_PAGE = "p.id = page_versions.page_id"
 # newest is read by a function: a policy's own subquery on its table would be recursion to Postgres.
 _PRUNED = f"version <= memverbs_last_version(page_id) - {PAGE_HISTORY_KEEP}"
 _TOKEN_HOLDER = f"person = {ME} OR {ME} = 1"
+_NOT_HIDDEN = "NOT memverbs_slug_hidden(folder_id, slug)"
 
 
 def _page_row(table: str, match: str) -> dict[str, str]:
@@ -145,8 +146,13 @@ POLICIES = "".join((
     _replace("fact_moves", read=_fact("fact_moves"), add=f"{_fact('fact_moves')} AND {BY_ME}",
              change=NOBODY, change_check=NOBODY, remove=NOBODY),
     _replace("sync_folders", read=f"{MINE} OR {FREE}", add=MINE, change=MINE, change_check=MINE, remove=MINE),
+    # A synced file names no page its person cannot see: one planted under another person's private page
+    # would claim that page's slug (and block the note that is that page) though its folder never held it.
+    _replace("sync_files", read=f"{_folder('sync_files')} OR {FREE}", add=f"{_folder('sync_files')} AND {_NOT_HIDDEN}",
+             change=_folder("sync_files"), change_check=f"{_folder('sync_files')} AND {_NOT_HIDDEN}",
+             remove=_folder("sync_files")),
     *(_replace(t, read=f"{_folder(t)} OR {FREE}", add=_folder(t), change=_folder(t), change_check=_folder(t),
-               remove=_folder(t)) for t in ("sync_files", "sync_conflicts", "sync_failures")),
+               remove=_folder(t)) for t in ("sync_conflicts", "sync_failures")),
     _replace("access_tokens", read=_TOKEN_HOLDER, add=_TOKEN_HOLDER, change=_TOKEN_HOLDER, change_check=_TOKEN_HOLDER,
              remove=_TOKEN_HOLDER),
 ))
@@ -239,6 +245,21 @@ SYNC_CLAIMS = f"""
                                                   AND p.visibility = 'private' AND p.owner IS DISTINCT FROM me));
         {_UNRESTRICTED_OFF}
     END $$;
+    -- Whether `want_slug` is a page of the folder's source that the calling session may not see (another
+    -- person's private page): what put_page's refusal of such a slug says already, and no more.
+    CREATE FUNCTION memverbs_slug_hidden(want_folder BIGINT, want_slug TEXT) RETURNS BOOLEAN
+    LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path FROM CURRENT AS $$
+    DECLARE
+        me BIGINT := memverbs_invoker();
+        hidden BOOLEAN;
+    BEGIN
+        {_UNRESTRICTED_ON}
+        SELECT EXISTS (SELECT 1 FROM pages p JOIN sync_folders f ON f.source_id = p.source_id
+                       WHERE f.id = want_folder AND p.slug = want_slug AND p.visibility = 'private'
+                         AND p.owner IS DISTINCT FROM me) INTO hidden;
+        {_UNRESTRICTED_OFF}
+        RETURN hidden;
+    END $$;
     -- The slug prefixes the brain's synced folders claim, whoever's (a prefix names no note).
     CREATE FUNCTION memverbs_sync_prefixes(want_source TEXT)
     RETURNS TABLE (folder_id BIGINT, slug_prefix TEXT, host TEXT, person BIGINT, mine BOOLEAN)
@@ -269,4 +290,4 @@ DEFAULTS = """
     ALTER TABLE page_versions ALTER COLUMN by_person SET DEFAULT memverbs_person();
 """
 
-TEAM_ROW_SECURITY = FUNCTIONS + DEFAULTS + POLICIES + GUARDS + SYNC_CLAIMS
+TEAM_ROW_SECURITY = FUNCTIONS + DEFAULTS + SYNC_CLAIMS + POLICIES + GUARDS

@@ -444,6 +444,9 @@ def run_status(args: argparse.Namespace) -> int:
                   f"{plural(r['pending_write_back'], 'page')} to write back")
         for f in r["failing_files"]:
             print(f"  failing {f['file']} since {f['since']}: {f['reason']} (fix the file and save it)")
+        for x in r["stranded_facts"]:
+            print(f"  {plural(x['facts'], 'fact')} filed under {x['slug']}, a page that left with its note (moved into "
+                  f"another folder?): refile with `memverbs move-facts {x['slug']} NEW-SLUG`")
         for o in r["orphans"]:
             print(f"  orphan {o['slug']} ({plural(o['facts'], 'fact')}): its note is now {o['moved_to']} ({o['moved_to_slug']}); "
                   f"refile with `memverbs move-facts {o['slug']} {o['moved_to_slug']}`, then delete the page")

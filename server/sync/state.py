@@ -146,8 +146,14 @@ class SyncState:
         refused (SlugSpaceTaken), with the fix."""
         root = os.path.realpath(root)
         host = this_host()
-        uid = identity.ensure_id(root) if mode == "sync" else identity.read_id(root)
         rows = [_folder(r) for r in self.brain.sync_folder_rows(self.source)]
+        uid = identity.read_id(root)
+        if uid is None:
+            # A folder synced from this path that has lost its identity file (emptied, made anew, a drive not
+            # mounted): the same folder, until its pass finds out whether it is really there
+            # (server/sync/presence.py), not a new folder given a new id over the old one's notes.
+            lost = next((f for f in rows if f.uid is not None and f.root == root and f.host == host), None)
+            uid = lost.uid if lost is not None else (identity.write_id(root) if mode == "sync" else None)
         mine = next((f for f in rows if uid is not None and f.uid == uid and f.host == host), None)
         if mine is not None and mine.root != root and os.path.isdir(mine.root) and identity.read_id(mine.root) == uid:
             # The same id in two places on this machine: a copy of a synced folder (`cp -r notes notes2`),

@@ -59,10 +59,12 @@ def folder_status(brain: Brain, source: str, *, scan_files: bool = True, with_si
         deletes = len([r for r in known if r not in present]) if scan_files and here else 0
         conflicts = state.conflicts(folder)
         orphaned: list[dict] = []
+        left: list[dict] = []
         if folder.mode == "sync" and failures:
             if file_slugs is None:
                 file_slugs = brain.sync_all_file_slugs(source)
             orphaned = orphans(brain, source, folder, known, file_slugs)
+            left = stranded(brain, source, folder, now)
         out.append(
             {
                 "root": folder.root,
@@ -88,6 +90,7 @@ def folder_status(brain: Brain, source: str, *, scan_files: bool = True, with_si
                 "lag": _human(max(0, now - oldest)) if oldest is not None else "none",
                 "failing_files": failing,
                 "orphans": orphaned,
+                "stranded_facts": left,
                 "conflicts": [
                     {"id": c["id"], "file": c["rel_path"], "slug": c["slug"], "detected_at": iso(c["detected_at"]),
                      "cause": cause_of(c), "said": said(cause_of(c), c["slug"]),
@@ -125,6 +128,19 @@ def orphans(brain: Brain, source: str, folder: Folder, known: dict[str, FileStat
         facts = brain.active_fact_count(source, slug, world_only=False, now=now_ms())
         out.append({"slug": slug, "facts": facts, "moved_to": moved_to,
                     "moved_to_slug": known[moved_to].slug})
+    return out
+
+
+def stranded(brain: Brain, source: str, folder: Folder, now: int) -> list[dict]:
+    """Facts of the folder's slug space filed under a slug that has no page at all: its page moved away
+    with a note that went into another synced folder, and these are the facts its new folder's person
+    could not see to take along (another person's private facts: server/sync/crossing.py)."""
+    if not folder.prefix:
+        return []  # a folder without a prefix shares the slug space with every entity of the brain
+    out = []
+    for row in brain.entities(source, now, with_page=False, prefix=folder.prefix + "/"):
+        if row["active"] and not brain.page_changes(source, 0, entity=row["slug"], limit=1):
+            out.append({"slug": row["slug"], "facts": int(row["active"])})
     return out
 
 
@@ -193,6 +209,11 @@ def sync_checks(where: BrainLocation, source: str) -> list[tuple[str, str, str, 
                 fixes.append("fix each failing file (the reason is given) and save it: the next pass applies it")
             fix = "; ".join(fixes)
             out.append((name, "fail", f"{detail}; " + "; ".join(said), fix[0].upper() + fix[1:] + "."))
+        elif r["stranded_facts"]:
+            named = _some(f"{x['slug']} ({x['facts']} fact{'' if x['facts'] == 1 else 's'})" for x in r["stranded_facts"])
+            out.append((name, "warn", f"{detail}; facts filed under a page that left with its note: {named}",
+                        f"Refile them under the note's new page: `memverbs move-facts {r['stranded_facts'][0]['slug']} "
+                        "NEW-SLUG` (`memverbs search` finds the note by its words)."))
         elif r["orphans"]:
             named = _some(f"{o['slug']} ({o['facts']} fact{'' if o['facts'] == 1 else 's'}, its note now {o['moved_to']})"
                           for o in r["orphans"])

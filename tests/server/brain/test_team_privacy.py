@@ -161,6 +161,35 @@ def test_auth_create_in_a_teammates_home_acts_for_them_and_whoami_and_auth_list_
     assert {t["person"] for t in owner_list} == {"owner", "bob", "carol"}  # the owner administers them all
 
 
+# -- folders ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("first", ["owner", "bob"])
+def test_a_note_moved_into_a_teammates_folder_keeps_its_page(team, first):
+    """The owner's note moves into bob's folder (one host, one disk): whichever pass runs first, the page
+    lives on at bob's slug with its facts, and what bob could not see to take along is reported to the
+    owner instead of left behind silently."""
+    name = f"plan-{first}-first"
+    owner, bob = team.people["owner"], team.people["bob"]
+    note = owner.folder / f"{name}.md"
+    note.write_text(f"# Plan\n\nship {name}\n", encoding="utf-8")
+    team.cli("owner", "sync", owner.folder, "--prefix", "owner")
+    team.call("owner", "remember", fact=f"{name} ships on Friday", provenance="team", entity=f"owner/{name}")
+    team.call("owner", "remember", fact=f"{name} costs too much", provenance="team", entity=f"owner/{name}",
+              visibility="private")
+    note.rename(bob.folder / f"{name}.md")
+    for who in (first, "bob" if first == "owner" else "owner"):
+        team.cli(who, "sync", team.people[who].folder, "--prefix", who)
+    card = team.call("owner", "entity", name=f"bob/{name}")["card"]
+    status = json.loads(team.ok("owner", "sync", "--status", "--json"))["folders"][0]
+    stranded = {x["slug"] for x in status["stranded_facts"]}
+    if first == "bob":  # the owner's pass saw the move: both facts went with the page
+        assert card["active_fact_count"] == 2 and f"owner/{name}" not in stranded
+    else:  # bob's pass took the page back; the owner's private fact waits under the old slug, and is named
+        assert card["active_fact_count"] == 1 and f"owner/{name}" in stranded
+    assert team.call("bob", "entity", name=f"bob/{name}")["card"]["active_fact_count"] == 1  # the world fact
+
+
 # -- the whole matrix -------------------------------------------------------------------------------------
 
 

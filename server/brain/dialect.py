@@ -59,6 +59,13 @@ class Dialect:
 
     # -- pages -------------------------------------------------------------------------------------
 
+    def link_candidates(self, source: str, slugs: list[str], ranges: list[tuple[str, str, str]], title_keys: list[str],
+                        alias_norms: list[str], allow_private: bool) -> tuple[str, tuple]:
+        """The statement (and its parameters) that answers the link rule's questions at once
+        (pages_store.link_candidates): rows (kind, key, slug). `ranges`: (suffix, lo, hi), the
+        reversed-slug range of the live pages whose slug ends with '/<suffix>' (at most 50 each)."""
+        raise NotImplementedError
+
     def text_match(self, query: SearchQuery) -> str | None:
         """The full-text match `query` is written as (FTS5 MATCH text, tsquery text), or None when
         nothing can match it."""

@@ -114,31 +114,13 @@ class PageStore(PageSearch):
         """Everything the link rule asks about a page's links, in one statement (server/pages/links.py):
         rows (kind, key, slug) — 'slug': a live page at `key`; 'suffix': up to 50 live pages whose slug
         ends with '/<key>'; 'title': the live pages titled `key` (a title key); 'alias': the live pages
-        the alias `key` names. Only pages the caller may see (`allow_private`)."""
-        parts: list[str] = []
-        args: list[object] = []
-        for kind, column, values in (("slug", "slug", slugs), ("title", "title_key", title_keys)):
-            if values:
-                among, named = self.dialect.any_of(column, values)
-                parts.append(f"SELECT '{kind}' AS kind, {column} AS key, slug FROM pages WHERE source_id = ? AND {among} "
-                             f"AND {LIVE_PAGE}")
-                args += [source, *named, allow_private]
-        if alias_norms:
-            among, named = self.dialect.any_of("alias_norm", alias_norms)
-            parts.append(
-                f"SELECT DISTINCT 'alias' AS kind, alias_norm AS key, slug FROM {self.dialect.aliases_by_name} "
-                f"WHERE source_id = ? AND {among} AND EXISTS (SELECT 1 FROM pages p WHERE p.source_id = aliases.source_id "
-                "AND p.slug = aliases.slug AND p.deleted_at IS NULL AND (? OR p.visibility = 'world'))"
-            )
-            args += [source, *named, allow_private]
-        for key in suffixes:
-            lo = reverse("/" + key)
-            parts.append(f"SELECT * FROM (SELECT 'suffix' AS kind, ? AS key, slug FROM pages WHERE source_id = ? "
-                         f"AND slug_rev >= ? AND slug_rev < ? AND {LIVE_PAGE} LIMIT 50) s")
-            args += [key, source, lo, _prefix_upper(lo), allow_private]
-        if not parts:
+        the alias `key` names. Only pages the caller may see (`allow_private`). Each dialect writes the
+        statement its own way (`dialect.link_candidates`)."""
+        if not (slugs or suffixes or title_keys or alias_norms):
             return []
-        return self.query(" UNION ALL ".join(parts), tuple(args))
+        ranges = [(key, reverse("/" + key), _prefix_upper(reverse("/" + key))) for key in suffixes]
+        sql, args = self.dialect.link_candidates(source, slugs, ranges, title_keys, alias_norms, allow_private)
+        return self.query(sql, args)
 
     # -- card parts ----------------------------------------------------------
 

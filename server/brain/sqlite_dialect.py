@@ -44,6 +44,31 @@ class SqliteDialect(Dialect):
     # Named: SQLite would otherwise range-scan the pages once per synced file (seconds at 10,000 files).
     pages_by_change = "pages INDEXED BY pages_changed"
 
+    # One statement of parts (SQLite prepares one quickly, whatever its length).
+    def link_candidates(self, source: str, slugs: list[str], ranges: list[tuple[str, str, str]], title_keys: list[str],
+                        alias_norms: list[str], allow_private: bool) -> tuple[str, tuple]:
+        live = "deleted_at IS NULL AND (? OR visibility = 'world')"
+        parts: list[str] = []
+        args: list[object] = []
+        for kind, column, values in (("slug", "slug", slugs), ("title", "title_key", title_keys)):
+            if values:
+                parts.append(f"SELECT '{kind}' AS kind, {column} AS key, slug FROM pages WHERE source_id = ? "
+                             f"AND {column} IN ({','.join('?' * len(values))}) AND {live}")
+                args += [source, *values, allow_private]
+        if alias_norms:
+            parts.append(
+                f"SELECT DISTINCT 'alias' AS kind, alias_norm AS key, slug FROM {self.aliases_by_name} WHERE source_id = ? "
+                f"AND alias_norm IN ({','.join('?' * len(alias_norms))}) AND EXISTS (SELECT 1 FROM pages p "
+                "WHERE p.source_id = aliases.source_id AND p.slug = aliases.slug AND p.deleted_at IS NULL "
+                "AND (? OR p.visibility = 'world'))"
+            )
+            args += [source, *alias_norms, allow_private]
+        for key, lo, hi in ranges:
+            parts.append("SELECT * FROM (SELECT 'suffix' AS kind, ? AS key, slug FROM pages WHERE source_id = ? "
+                         f"AND slug_rev >= ? AND slug_rev < ? AND {live} LIMIT 50)")
+            args += [key, source, lo, hi, allow_private]
+        return " UNION ALL ".join(parts), tuple(args)
+
     # One person's file: every folder is its owner's.
     def file_claims(self, source: str, slug: str, file_hash: str) -> str:
         return (

@@ -138,13 +138,13 @@ def test_the_inspector_shows_only_ones_own_conflicts_and_cuts_private_rows(team)
 
 
 def test_conflicts_are_settled_by_their_folders_person_on_its_host(team):
-    owner_conflict = tp._conflict(team, "owner")
+    owner_conflict = tp.conflict_of(team, "owner")
     code, _, err = team.cli("bob", "sync", "--resolve", f"#{owner_conflict}", "--keep", "brain")
     assert code == 1 and "no open conflict" in err
     carol = team.people["carol"]
     carol.host, saved = "host-a", carol.host  # carol's folder is on host-b
     try:
-        code, _, err = team.cli("carol", "sync", "--resolve", f"#{tp._conflict(team, 'carol')}", "--keep", "brain")
+        code, _, err = team.cli("carol", "sync", "--resolve", f"#{tp.conflict_of(team, 'carol')}", "--keep", "brain")
     finally:
         carol.host = saved
     assert code == 1 and "host-b" in err and "not this machine" in err

@@ -59,6 +59,33 @@ class SearchQuery(Frozen):
         return self.prefixes[i] if i < len(self.prefixes) and self.mode != "title_phrase" else ""
 
 
+class LinkQuestions(Frozen):
+    """What the link rule (server/pages/links.py) asks the brain about a page's links, all at once: which
+    of `slugs` are live pages, which pages end with '/<suffix>' (up to 50 each), have one of
+    `title_keys`, or are named by one of `alias_norms`. Pages a caller with `allow_private` may see."""
+
+    __slots__ = ("alias_norms", "allow_private", "slugs", "suffixes", "title_keys")
+    slugs: tuple[str, ...]
+    suffixes: tuple[str, ...]
+    title_keys: tuple[str, ...]
+    alias_norms: tuple[str, ...]
+    allow_private: bool
+
+    def __init__(self, slugs: tuple[str, ...], suffixes: tuple[str, ...], title_keys: tuple[str, ...],
+                 alias_norms: tuple[str, ...], allow_private: bool) -> None:
+        super().__init__(slugs=slugs, suffixes=suffixes, title_keys=title_keys, alias_norms=alias_norms,
+                         allow_private=allow_private)
+
+    def __bool__(self) -> bool:
+        return bool(self.slugs or self.suffixes or self.title_keys or self.alias_norms)
+
+    def covers(self, other: LinkQuestions) -> bool:
+        """Whether these questions' answers answer `other`'s too (a page's world and private links are
+        asked apart, and sent together)."""
+        return self.allow_private == other.allow_private and all(
+            set(getattr(other, name)) <= set(getattr(self, name)) for name in ("slugs", "suffixes", "title_keys", "alias_norms"))
+
+
 class PageDraft(Record):
     """A page as put_page parsed it: everything a save replaces.
 
@@ -289,9 +316,8 @@ class Brain(Protocol):
         ...
     def pages_with_suffix(self, source: str, tail: str, *, allow_private: bool, limit: int = 50) -> list[Row]: ...
     def pages_with_prefix(self, source: str, prefix: str, *, allow_private: bool, limit: int = 50) -> list[Row]: ...
-    def link_candidates(self, source: str, *, slugs: list[str], suffixes: list[str], title_keys: list[str],
-                        alias_norms: list[str], allow_private: bool) -> list[Row]:
-        """What the link rule asks about a page's links, in one statement: rows (kind, key, slug)."""
+    def link_candidates(self, source: str, questions: LinkQuestions) -> list[Row]:
+        """What the link rule asks about a page's links, in one statement: rows (kind, key, slug, visibility)."""
         ...
     def aliases_of(self, source: str, slug: str) -> list[str]: ...
     # `allow_private`: may private pages show (as an edge's other end, a backlink's page)?
@@ -311,12 +337,15 @@ class Brain(Protocol):
     def aliased_slugs(self, source: str, slugs: list[str], alias_norm: str) -> set[str]: ...
     def changed_pages(self, source: str, since: int, since_slug: str | None, *, limit: int, allow_private: bool) -> list[Row]: ...
     def save_page(
-        self, source: str, slug: str, build: Callable[[Row | None], PageDraft], now: int, *, by: str = "local"
+        self, source: str, slug: str, build: Callable[[Row | None], PageDraft], now: int, *, by: str = "local",
+        links: LinkQuestions | None = None,
     ) -> tuple[bool, PageDraft]:
         """Create or replace a page: `build` gets the slug's current row (live, deleted or private;
         None if there is none) under the write lock and returns the draft, or raises to refuse and
         write nothing. A text it replaces is kept in the page's history, replaced by `by` (the
-        caller's lane). Returns (created or revived, the draft saved)."""
+        caller's lane). `links`: what resolving the page's links will ask (`link_candidates`), sent
+        with the lock so `build`'s resolution is answered without another round trip. Returns
+        (created or revived, the draft saved)."""
         ...
     def page_versions(self, source: str, slug: str) -> list[Row]:
         """The page's kept versions, newest first (without their text): version, title, visibility,

@@ -20,7 +20,7 @@ from memverbs.server.names import title_key
 from memverbs.server.pages.markdown import sealed_source
 
 if TYPE_CHECKING:
-    from memverbs.server.brain.base import PageDraft, Row
+    from memverbs.server.brain.base import LinkQuestions, PageDraft, Row
     from memverbs.server.brain.store import Tx
 
 # A page a caller may see: not deleted, and world-visible unless the one parameter allows private pages.
@@ -40,6 +40,9 @@ def _prefix_upper(prefix: str) -> str:
 
 
 class PageStore(PageSearch):
+    # What a page write sent with its lock for its links (`save_page`): (source, questions, rows).
+    _links_answered: tuple[str, LinkQuestions, list[Row]] | None = None
+
     # -- single pages --------------------------------------------------------
 
     def page(self, source: str, slug: str, *, allow_private: bool = True) -> Row | None:
@@ -109,18 +112,23 @@ class PageStore(PageSearch):
             (source, prefix, _prefix_upper(prefix), allow_private, limit),
         )
 
-    def link_candidates(self, source: str, *, slugs: list[str], suffixes: list[str], title_keys: list[str],
-                        alias_norms: list[str], allow_private: bool) -> list[Row]:
+    def link_candidates(self, source: str, questions: LinkQuestions) -> list[Row]:
         """Everything the link rule asks about a page's links, in one statement (server/pages/links.py):
-        rows (kind, key, slug) — 'slug': a live page at `key`; 'suffix': up to 50 live pages whose slug
-        ends with '/<key>'; 'title': the live pages titled `key` (a title key); 'alias': the live pages
-        the alias `key` names. Only pages the caller may see (`allow_private`). Each dialect writes the
-        statement its own way (`dialect.link_candidates`)."""
-        if not (slugs or suffixes or title_keys or alias_norms):
+        rows (kind, key, slug, visibility) — 'slug': a live page at `key`; 'suffix': up to 50 live pages
+        whose slug ends with '/<key>'; 'title': the live pages titled `key` (a title key); 'alias': the
+        live pages the alias `key` names. Only pages `questions.allow_private` lets the caller see. A
+        page write sends them with its write lock (`save_page`): then they are answered from there."""
+        if not questions:
             return []
-        ranges = [(key, reverse("/" + key), _prefix_upper(reverse("/" + key))) for key in suffixes]
-        sql, args = self.dialect.link_candidates(source, slugs, ranges, title_keys, alias_norms, allow_private)
-        return self.query(sql, args)
+        sent = self._links_answered
+        if sent is not None and sent[0] == source and sent[1].covers(questions):
+            return sent[2]  # the rows answer more questions than these: the extra ones are never looked up
+        return self.query(*self._link_statement(source, questions))
+
+    def _link_statement(self, source: str, questions: LinkQuestions) -> tuple[str, tuple]:
+        ranges = [(key, reverse("/" + key), _prefix_upper(reverse("/" + key))) for key in questions.suffixes]
+        return self.dialect.link_candidates(source, list(questions.slugs), ranges, list(questions.title_keys),
+                                            list(questions.alias_norms), questions.allow_private)
 
     # -- card parts ----------------------------------------------------------
 
@@ -230,7 +238,7 @@ class PageStore(PageSearch):
     # -- writes --------------------------------------------------------------
 
     def save_page(self, source: str, slug: str, build: Callable[[Row | None], PageDraft], now: int,
-                  *, by: str = "local") -> tuple[bool, PageDraft]:
+                  *, by: str = "local", links: LinkQuestions | None = None) -> tuple[bool, PageDraft]:
         """Create or replace a page; True when created (or revived).
 
         `build` gets the slug's current row (live, deleted or private alike; None if there is
@@ -240,12 +248,23 @@ class PageStore(PageSearch):
         by `by`, in the same transaction.
         """
         owner_sql = self.dialect.owner()
-        with self.write() as db:
-            existing = db.execute(
+        # The statements travel in batches (Postgres's pipeline): the lock, the row it replaces and what
+        # its links ask in the first round trip; a new page's insert in a second (its id is read back);
+        # the rest with COMMIT. So the brain-wide write lock is held for a round trip or three, never
+        # one per statement or per link.
+        with self.batched_write() as db:
+            sent = self.ahead(lambda: db.execute(
                 "SELECT id, visibility, body, deleted_at, markdown, title, updated_at, owner FROM pages WHERE source_id = ? AND slug = ?",
                 (source, slug),
-            ).fetchone()
-            draft = build(existing)
+            ))
+            asked = self.ahead(lambda: db.execute(*self._link_statement(source, links))) if links else None
+            existing = sent().fetchone()
+            if asked is not None and links is not None:
+                self._links_answered = (source, links, asked().fetchall())
+            try:
+                draft = build(existing)
+            finally:
+                self._links_answered = None
             kept = replaced_text(existing, draft)
             writer = people.current().person
             owner = page_owner(existing, draft, writer)  # None: the owner() the dialect gives
@@ -264,46 +283,42 @@ class PageStore(PageSearch):
                 title_key(draft.title) if draft.title is not None else None,
                 owner,
             )
-            # Nothing below is read back but a new page's id: on Postgres the statements travel as
-            # one batch (two for a new page), so the write lock is held for a round trip or two here
-            # rather than one per statement.
-            with self.pipelined(db):
-                if existing is None:
-                    # A slug no row answered for may be another person's private page, which a
-                    # Postgres session cannot see: then nothing is inserted, and the write is refused
-                    # as a private page is to anyone who may not change it (SlugHidden).
-                    inserted = db.execute(
-                        "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
-                        "markdown, updated_at, title_key, owner, created_at, origin) "
-                        f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {owner_sql}, ?, ?) "
-                        "ON CONFLICT (source_id, slug) DO NOTHING RETURNING id",
-                        (source, draft.slug, reverse(draft.slug), *values, now, by),
-                    ).fetchone()
-                    if inserted is None:
-                        raise SlugHidden(slug)
-                    page_id = inserted[0]
-                else:
-                    page_id = existing["id"]
-                    if kept is not None:
-                        db.execute(
-                            "INSERT INTO page_versions (page_id, version, markdown, title, visibility, written_at, replaced_at, "
-                            "replaced_by, owner, by_person) VALUES (?, COALESCE((SELECT MAX(version) FROM page_versions "
-                            f"WHERE page_id = ?), 0) + 1, ?, ?, ?, ?, ?, ?, ?, {owner_sql})",
-                            (page_id, page_id, kept, existing["title"], existing["visibility"], existing["updated_at"], now, by,
-                             existing["owner"], writer),
-                        )
-                        db.execute(
-                            "DELETE FROM page_versions WHERE page_id = ? AND version <= "
-                            "(SELECT MAX(version) FROM page_versions WHERE page_id = ?) - ?",
-                            (page_id, page_id, PAGE_HISTORY_KEEP),
-                        )
+            if existing is None:
+                # A slug no row answered for may be another person's private page, which a
+                # Postgres session cannot see: then nothing is inserted, and the write is refused
+                # as a private page is to anyone who may not change it (SlugHidden).
+                inserted = db.execute(
+                    "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
+                    "markdown, updated_at, title_key, owner, created_at, origin) "
+                    f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {owner_sql}, ?, ?) "
+                    "ON CONFLICT (source_id, slug) DO NOTHING RETURNING id",
+                    (source, draft.slug, reverse(draft.slug), *values, now, by),
+                ).fetchone()
+                if inserted is None:
+                    raise SlugHidden(slug)
+                page_id = inserted[0]
+            else:
+                page_id = existing["id"]
+                if kept is not None:
                     db.execute(
-                        "UPDATE pages SET title = ?, type = ?, body = ?, frontmatter = ?, summary = ?, visibility = ?, "
-                        f"markdown = ?, updated_at = ?, title_key = ?, owner = {owner_sql}, deleted_at = NULL, origin = ? WHERE id = ?",
-                        (*values, by, page_id),
+                        "INSERT INTO page_versions (page_id, version, markdown, title, visibility, written_at, replaced_at, "
+                        "replaced_by, owner, by_person) VALUES (?, COALESCE((SELECT MAX(version) FROM page_versions "
+                        f"WHERE page_id = ?), 0) + 1, ?, ?, ?, ?, ?, ?, ?, {owner_sql})",
+                        (page_id, page_id, kept, existing["title"], existing["visibility"], existing["updated_at"], now, by,
+                         existing["owner"], writer),
                     )
-                self._write_chunks(db, source, page_id, draft.title, draft.body)
-                self._write_page_rows(db, source, draft, now, owner_sql, owner, own_rows=own_rows)
+                    db.execute(
+                        "DELETE FROM page_versions WHERE page_id = ? AND version <= "
+                        "(SELECT MAX(version) FROM page_versions WHERE page_id = ?) - ?",
+                        (page_id, page_id, PAGE_HISTORY_KEEP),
+                    )
+                db.execute(
+                    "UPDATE pages SET title = ?, type = ?, body = ?, frontmatter = ?, summary = ?, visibility = ?, "
+                    f"markdown = ?, updated_at = ?, title_key = ?, owner = {owner_sql}, deleted_at = NULL, origin = ? WHERE id = ?",
+                    (*values, by, page_id),
+                )
+            self._write_chunks(db, source, page_id, draft.title, draft.body)
+            self._write_page_rows(db, source, draft, now, owner_sql, owner, own_rows=own_rows)
         return existing is None or existing["deleted_at"] is not None, draft
 
     @staticmethod

@@ -282,12 +282,12 @@ POSTGRES = PostgresDialect()
 
 _LIVE = "deleted_at IS NULL AND (%s OR visibility = 'world')"
 _LINK_CANDIDATES = (
-    f"SELECT 'slug' AS kind, slug AS key, slug FROM pages WHERE source_id = %s AND slug = ANY(%s) AND {_LIVE} "
-    f"UNION ALL SELECT 'title', title_key, slug FROM pages WHERE source_id = %s AND title_key = ANY(%s) AND {_LIVE} "
-    "UNION ALL SELECT DISTINCT 'alias', a.alias_norm, a.slug FROM aliases a WHERE a.source_id = %s AND a.alias_norm = ANY(%s) "
-    "AND EXISTS (SELECT 1 FROM pages p WHERE p.source_id = a.source_id AND p.slug = a.slug AND p.deleted_at IS NULL "
-    "AND (%s OR p.visibility = 'world')) "
-    "UNION ALL SELECT 'suffix', r.key, s.slug FROM unnest(%s::text[], %s::text[], %s::text[]) AS r(key, lo, hi) "
-    "CROSS JOIN LATERAL (SELECT slug FROM pages WHERE source_id = %s AND slug_rev >= r.lo AND slug_rev < r.hi "
+    f"SELECT 'slug' AS kind, slug AS key, slug, visibility FROM pages WHERE source_id = %s AND slug = ANY(%s) AND {_LIVE} "
+    f"UNION ALL SELECT 'title', title_key, slug, visibility FROM pages WHERE source_id = %s AND title_key = ANY(%s) AND {_LIVE} "
+    "UNION ALL SELECT DISTINCT 'alias', a.alias_norm, p.slug, p.visibility FROM aliases a JOIN pages p "
+    "ON p.source_id = a.source_id AND p.slug = a.slug WHERE a.source_id = %s AND a.alias_norm = ANY(%s) "
+    "AND p.deleted_at IS NULL AND (%s OR p.visibility = 'world') "
+    "UNION ALL SELECT 'suffix', r.key, s.slug, s.visibility FROM unnest(%s::text[], %s::text[], %s::text[]) AS r(key, lo, hi) "
+    "CROSS JOIN LATERAL (SELECT slug, visibility FROM pages WHERE source_id = %s AND slug_rev >= r.lo AND slug_rev < r.hi "
     f"AND {_LIVE} LIMIT 50) s"
 )

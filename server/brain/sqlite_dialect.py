@@ -52,19 +52,19 @@ class SqliteDialect(Dialect):
         args: list[object] = []
         for kind, column, values in (("slug", "slug", slugs), ("title", "title_key", title_keys)):
             if values:
-                parts.append(f"SELECT '{kind}' AS kind, {column} AS key, slug FROM pages WHERE source_id = ? "
+                parts.append(f"SELECT '{kind}' AS kind, {column} AS key, slug, visibility FROM pages WHERE source_id = ? "
                              f"AND {column} IN ({','.join('?' * len(values))}) AND {live}")
                 args += [source, *values, allow_private]
         if alias_norms:
             parts.append(
-                f"SELECT DISTINCT 'alias' AS kind, alias_norm AS key, slug FROM {self.aliases_by_name} WHERE source_id = ? "
-                f"AND alias_norm IN ({','.join('?' * len(alias_norms))}) AND EXISTS (SELECT 1 FROM pages p "
-                "WHERE p.source_id = aliases.source_id AND p.slug = aliases.slug AND p.deleted_at IS NULL "
-                "AND (? OR p.visibility = 'world'))"
+                f"SELECT DISTINCT 'alias' AS kind, aliases.alias_norm AS key, p.slug, p.visibility FROM {self.aliases_by_name} "
+                "JOIN pages p ON p.source_id = aliases.source_id AND p.slug = aliases.slug WHERE aliases.source_id = ? "
+                f"AND aliases.alias_norm IN ({','.join('?' * len(alias_norms))}) AND p.deleted_at IS NULL "
+                "AND (? OR p.visibility = 'world')"
             )
             args += [source, *alias_norms, allow_private]
         for key, lo, hi in ranges:
-            parts.append("SELECT * FROM (SELECT 'suffix' AS kind, ? AS key, slug FROM pages WHERE source_id = ? "
+            parts.append("SELECT * FROM (SELECT 'suffix' AS kind, ? AS key, slug, visibility FROM pages WHERE source_id = ? "
                          f"AND slug_rev >= ? AND slug_rev < ? AND {live} LIMIT 50)")
             args += [key, source, lo, hi, allow_private]
         return " UNION ALL ".join(parts), tuple(args)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import posixpath
 
-from memverbs.server.brain.base import PageDraft, draft_aliases
+from memverbs.server.brain.base import LinkQuestions, PageDraft, draft_aliases
 from memverbs.server.context import VerbContext
 from memverbs.server.names import link_key, looks_like_slug, normalize_alias, slugify_path, title_key
 
@@ -62,18 +62,13 @@ class Known:
 
     @classmethod
     def of(cls, ctx: VerbContext, from_slug: str, targets: list[str], *, private_ok: bool) -> Known:
-        """Every question `targets` can ask, answered in one statement. Asked with nothing known, the
-        rule asks all it can (each step goes on only when the one before found nothing), so what
-        `_Asked` records is all the real pass may ask."""
-        asked = _Asked()
-        for target in targets:
-            resolve_body_target(asked, from_slug, target)
+        """Every question `targets` can ask, answered in one statement (one `put_page` sends it with its
+        write lock: `ask`). Only pages `private_ok` lets the link name count."""
         known = cls()
-        rows = ctx.brain.link_candidates(
-            ctx.source, slugs=sorted(asked.pages), suffixes=sorted(asked.suffixes), title_keys=sorted(asked.titles),
-            alias_norms=sorted(asked.aliases), allow_private=private_ok,
-        )
-        for kind, key, slug in ((r["kind"], r["key"], r["slug"]) for r in rows):
+        for r in ctx.brain.link_candidates(ctx.source, ask(ctx, from_slug, targets)):
+            if not private_ok and r["visibility"] != "world":
+                continue
+            kind, key, slug = r["kind"], r["key"], r["slug"]
             if kind == "slug":
                 known.pages.add(slug)
             elif kind == "suffix":
@@ -99,6 +94,18 @@ class Known:
     def aliased(self, norm: str) -> set[str]:
         """Such pages the alias `norm` names."""
         return self.aliases.get(norm, set())
+
+
+def ask(ctx: VerbContext, from_slug: str, targets: list[str]) -> LinkQuestions:
+    """What resolving `targets` (a page's body links) will ask the brain. Asked with nothing known, the
+    rule asks all it can (each step goes on only when the one before found nothing), so what `_Asked`
+    records is all the real pass may ask. Asked as the caller may see pages (a world page's links
+    then leave the private ones out: `Known.of`)."""
+    asked = _Asked()
+    for target in targets:
+        resolve_body_target(asked, from_slug, target)
+    return LinkQuestions(tuple(sorted(asked.pages)), tuple(sorted(asked.suffixes)), tuple(sorted(asked.titles)),
+                         tuple(sorted(asked.aliases)), ctx.pages_private_ok)
 
 
 class _Asked(Known):

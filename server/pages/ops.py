@@ -16,7 +16,7 @@ from memverbs.server.brain.base import PageDraft, Row, SlugHidden
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, VerbError, invalid
 from memverbs.server.names import normalize_alias, valid_slug
-from memverbs.server.pages.links import adopt_dangling_links, resolve_links
+from memverbs.server.pages.links import adopt_dangling_links, ask, resolve_links
 from memverbs.server.pages.markdown import (
     PageFormatError,
     ParsedPage,
@@ -132,8 +132,11 @@ def put_page(ctx: VerbContext, params: dict) -> dict:
     def build(existing: Row | None) -> PageDraft:
         return _draft(ctx, slug, content, parsed, existing)
 
+    # What resolving the page's links will ask travels with the write lock (pages_store.save_page).
+    targets = [to for to, _, source, _ in parsed.world_links + parsed.private_links if source == "markdown"]
     try:
-        created, draft = ctx.brain.save_page(ctx.source, slug, build, now_ms(), by=ctx.caller.client_id)
+        created, draft = ctx.brain.save_page(ctx.source, slug, build, now_ms(), by=ctx.caller.client_id,
+                                             links=ask(ctx, slug, targets))
     except SlugHidden:
         raise _hidden_slug(slug) from None
     adopt_dangling_links(ctx, draft)

@@ -59,6 +59,10 @@ class Dialect:
 
     # -- pages -------------------------------------------------------------------------------------
 
+    # Whether a page at (source, slug) exists that this session cannot see (another person's private page);
+    # parameters (source, slug). None where every row is the session's to see (SQLite: one person's file).
+    page_hidden: str | None
+
     def link_candidates(self, source: str, slugs: list[str], ranges: list[tuple[str, str, str]], title_keys: list[str],
                         alias_norms: list[str], allow_private: bool) -> tuple[str, tuple]:
         """The statement (and its parameters) that answers the link rule's questions at once

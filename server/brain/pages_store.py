@@ -248,17 +248,23 @@ class PageStore(PageSearch):
         by `by`, in the same transaction.
         """
         owner_sql = self.dialect.owner()
-        # The statements travel in batches (Postgres's pipeline): the lock, the row it replaces and what
-        # its links ask in the first round trip; a new page's insert in a second (its id is read back);
-        # the rest with COMMIT. So the brain-wide write lock is held for a round trip or three, never
-        # one per statement or per link.
+        # The statements travel in batches (Postgres's pipeline): the lock, the row it replaces, whether
+        # the slug is a page hidden from this session and what its links ask in the first round trip;
+        # everything it writes with COMMIT, in the second. So the brain-wide write lock is held for two
+        # round trips, never one per statement or per link.
         with self.batched_write() as db:
             sent = self.ahead(lambda: db.execute(
                 "SELECT id, visibility, body, deleted_at, markdown, title, updated_at, owner FROM pages WHERE source_id = ? AND slug = ?",
                 (source, slug),
             ))
             asked = self.ahead(lambda: db.execute(*self._link_statement(source, links))) if links else None
+            hidden_sql = self.dialect.page_hidden
+            hidden = self.ahead(lambda: db.execute(hidden_sql, (source, slug))) if hidden_sql else None
             existing = sent().fetchone()
+            if existing is None and hidden is not None and first(hidden())[0]:
+                # The slug is another person's private page, which this session cannot see: it is refused
+                # as a private page is to anyone who may not change it.
+                raise SlugHidden(slug)
             if asked is not None and links is not None:
                 self._links_answered = (source, links, asked().fetchall())
             try:
@@ -283,22 +289,19 @@ class PageStore(PageSearch):
                 title_key(draft.title) if draft.title is not None else None,
                 owner,
             )
+            page: int | str
             if existing is None:
-                # A slug no row answered for may be another person's private page, which a
-                # Postgres session cannot see: then nothing is inserted, and the write is refused
-                # as a private page is to anyone who may not change it (SlugHidden).
-                inserted = db.execute(
+                # No row, and none hidden: under the write lock nothing can take the slug meanwhile, so the
+                # insert is not read back (its id is found by the statements that need it).
+                db.execute(
                     "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
                     "markdown, updated_at, title_key, owner, created_at, origin) "
-                    f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {owner_sql}, ?, ?) "
-                    "ON CONFLICT (source_id, slug) DO NOTHING RETURNING id",
+                    f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {owner_sql}, ?, ?)",
                     (source, draft.slug, reverse(draft.slug), *values, now, by),
-                ).fetchone()
-                if inserted is None:
-                    raise SlugHidden(slug)
-                page_id = inserted[0]
+                )
+                page = draft.slug
             else:
-                page_id = existing["id"]
+                page = page_id = existing["id"]
                 if kept is not None:
                     db.execute(
                         "INSERT INTO page_versions (page_id, version, markdown, title, visibility, written_at, replaced_at, "
@@ -317,7 +320,7 @@ class PageStore(PageSearch):
                     f"markdown = ?, updated_at = ?, title_key = ?, owner = {owner_sql}, deleted_at = NULL, origin = ? WHERE id = ?",
                     (*values, by, page_id),
                 )
-            self._write_chunks(db, source, page_id, draft.title, draft.body)
+            self._write_chunks(db, source, page, draft.title, draft.body)
             self._write_page_rows(db, source, draft, now, owner_sql, owner, own_rows=own_rows)
         return existing is None or existing["deleted_at"] is not None, draft
 

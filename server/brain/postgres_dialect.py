@@ -43,6 +43,8 @@ class PostgresDialect(Dialect):
     same = "IS NOT DISTINCT FROM"
     pages_by_change = "pages"  # the planner finds pages_changed itself
 
+    page_hidden = "SELECT memverbs_page_hidden(?, ?)"  # row-level security hides another person's private page
+
     # One statement whose text never changes (arrays, the suffixes unnested beside a LIMIT 50 each), so
     # psycopg prepares it once per connection: planned per call, a statement of one part per suffix cost
     # more than all its reads (its parts, and the row policies they expand to, are planned each time).

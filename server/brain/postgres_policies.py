@@ -260,6 +260,21 @@ SYNC_CLAIMS = f"""
         {_UNRESTRICTED_OFF}
         RETURN hidden;
     END $$;
+    -- Whether a page of `want_source` at `want_slug` exists that the calling session may not see: what a
+    -- put_page over that slug is refused for (it cannot replace a row it cannot see), asked with the write
+    -- lock so a new page's insert need not be read back.
+    CREATE FUNCTION memverbs_page_hidden(want_source TEXT, want_slug TEXT) RETURNS BOOLEAN
+    LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path FROM CURRENT AS $$
+    DECLARE
+        me BIGINT := memverbs_invoker();
+        hidden BOOLEAN;
+    BEGIN
+        {_UNRESTRICTED_ON}
+        SELECT EXISTS (SELECT 1 FROM pages p WHERE p.source_id = want_source AND p.slug = want_slug
+                       AND p.visibility = 'private' AND p.owner IS DISTINCT FROM me) INTO hidden;
+        {_UNRESTRICTED_OFF}
+        RETURN hidden;
+    END $$;
     -- The slug prefixes the brain's synced folders claim, whoever's (a prefix names no note).
     CREATE FUNCTION memverbs_sync_prefixes(want_source TEXT)
     RETURNS TABLE (folder_id BIGINT, slug_prefix TEXT, host TEXT, person BIGINT, mine BOOLEAN)

@@ -44,6 +44,8 @@ class SqliteDialect(Dialect):
     # Named: SQLite would otherwise range-scan the pages once per synced file (seconds at 10,000 files).
     pages_by_change = "pages INDEXED BY pages_changed"
 
+    page_hidden = None  # one person's file: the connection sees every row
+
     # One statement of parts (SQLite prepares one quickly, whatever its length).
     def link_candidates(self, source: str, slugs: list[str], ranges: list[tuple[str, str, str]], title_keys: list[str],
                         alias_norms: list[str], allow_private: bool) -> tuple[str, tuple]:

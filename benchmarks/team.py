@@ -77,6 +77,10 @@ class Team:
     def call(self, who: str, tool: str, **params: object) -> dict:
         return json.loads(self.ok(who, "call", tool, json.dumps(params)))
 
+    def person_id(self, who: str) -> int:
+        """The person's id in the brain (the owner is person 1, not a row)."""
+        return 1 if who == "owner" else int(self.sql(None, "SELECT id FROM people WHERE name = %s", (who,))[0][0])
+
     def sql(self, who: str | None, query: str, params: tuple = ()) -> list[tuple]:
         """Plain SQL as `who`'s role (None: a superuser, who sees every row)."""
         import psycopg  # noqa: PLC0415

@@ -22,9 +22,14 @@ class WriteResult:
     note: str = ""
 
 
+def pairs() -> list[tuple[str, str]]:
+    """(attacker, victim): every ordered pair of two people."""
+    return [(a, v) for a in PEOPLE for v in PEOPLE if a != v]
+
+
 def _snapshot(team: Team, victim: str) -> str:
     """Everything of the victim's as a superuser reads it (the rows a write could touch)."""
-    pid = 1 if victim == "owner" else team.sql(None, "SELECT id FROM people WHERE name = %s", (victim,))[0][0]
+    pid = team.person_id(victim)
     parts = [
         team.sql(None, "SELECT id, slug, owner, visibility, body, markdown, deleted_at FROM pages WHERE owner = %s ORDER BY id", (pid,)),
         team.sql(None, "SELECT id, fact, owner, visibility, expired_at, entity_slug FROM facts WHERE owner = %s ORDER BY id", (pid,)),
@@ -93,21 +98,18 @@ def try_sql_writes(team: Team) -> list[WriteResult]:
     results = []
     for name, template in SQL_WRITES:
         result = WriteResult(name)
-        for attacker in PEOPLE:
-            for victim in PEOPLE:
-                if victim == attacker:
-                    continue
-                pid = 1 if victim == "owner" else team.sql(None, "SELECT id FROM people WHERE name = %s", (victim,))[0][0]
-                world = team.sql(None, "SELECT id FROM pages WHERE slug = %s", (f"notes/{victim}-world",))[0][0]
-                before = _snapshot(team, victim)
-                result.attempts += 1
-                try:
-                    with psycopg.connect(team.people[attacker].url) as conn, conn.transaction():
-                        for statement in template.format(victim=pid, world=world).split("; "):
-                            conn.execute(statement)
-                except psycopg.Error:
-                    pass
-                _tally(result, attacker, victim, changed=_snapshot(team, victim) != before)
+        for attacker, victim in pairs():
+            pid = team.person_id(victim)
+            world = team.sql(None, "SELECT id FROM pages WHERE slug = %s", (f"notes/{victim}-world",))[0][0]
+            before = _snapshot(team, victim)
+            result.attempts += 1
+            try:
+                with psycopg.connect(team.people[attacker].url) as conn, conn.transaction():
+                    for statement in template.format(victim=pid, world=world).split("; "):
+                        conn.execute(statement)
+            except psycopg.Error:
+                pass
+            _tally(result, attacker, victim, changed=_snapshot(team, victim) != before)
         results.append(result)
     return results
 
@@ -129,26 +131,23 @@ def try_world_rewrite(team: Team) -> WriteResult:
     import psycopg  # noqa: PLC0415
 
     result = WriteResult("rewrite a world page's text", note="allowed by the team's rules; the replaced text is kept in its history")
-    for attacker in PEOPLE:
-        for victim in PEOPLE:
-            if victim == attacker:
-                continue
-            page_id, text = team.sql(None, "SELECT id, coalesce(markdown, body) FROM pages WHERE slug = %s",
-                                     (f"notes/{victim}-world",))[0]
-            result.attempts += 1
-            try:
-                with psycopg.connect(team.people[attacker].url) as conn, conn.transaction():
-                    conn.execute("UPDATE pages SET body = 'vandalised', markdown = 'vandalised' WHERE id = %s", (page_id,))
-            except psycopg.Error:
-                result.refused += 1
-                continue
-            kept = team.sql(None, "SELECT 1 FROM page_versions WHERE page_id = %s AND markdown = %s", (page_id, text))
-            if kept:
-                result.allowed += 1
-            else:
-                result.foreign += 1
-            with psycopg.connect(team.superuser_url) as conn, conn.transaction():  # the victim's text back, for the next
-                conn.execute("UPDATE pages SET body = %s, markdown = %s WHERE id = %s", (text, text, page_id))
+    for attacker, victim in pairs():
+        page_id, text = team.sql(None, "SELECT id, coalesce(markdown, body) FROM pages WHERE slug = %s",
+                                 (f"notes/{victim}-world",))[0]
+        result.attempts += 1
+        try:
+            with psycopg.connect(team.people[attacker].url) as conn, conn.transaction():
+                conn.execute("UPDATE pages SET body = 'vandalised', markdown = 'vandalised' WHERE id = %s", (page_id,))
+        except psycopg.Error:
+            result.refused += 1
+            continue
+        kept = team.sql(None, "SELECT 1 FROM page_versions WHERE page_id = %s AND markdown = %s", (page_id, text))
+        if kept:
+            result.allowed += 1
+        else:
+            result.foreign += 1
+        with psycopg.connect(team.superuser_url) as conn, conn.transaction():  # the victim's text back, for the next
+            conn.execute("UPDATE pages SET body = %s, markdown = %s WHERE id = %s", (text, text, page_id))
     return result
 
 
@@ -170,21 +169,18 @@ def try_cli_writes(team: Team) -> list[WriteResult]:
     )
     for name, args in checks:
         result = WriteResult(name)
-        for attacker in PEOPLE:
-            for victim in PEOPLE:
-                if victim == attacker:
-                    continue
-                argv = args(attacker, victim)  # first: finding a target may write the victim's rows
-                before = _snapshot(team, victim)
-                result.attempts += 1
-                team.cli(attacker, *argv)
-                _tally(result, attacker, victim, changed=_snapshot(team, victim) != before)
+        for attacker, victim in pairs():
+            argv = args(attacker, victim)  # first: finding a target may write the victim's rows
+            before = _snapshot(team, victim)
+            result.attempts += 1
+            team.cli(attacker, *argv)
+            _tally(result, attacker, victim, changed=_snapshot(team, victim) != before)
         results.append(result)
     return results
 
 
 def _world_fact(team: Team, who: str) -> int:
-    pid = 1 if who == "owner" else team.sql(None, "SELECT id FROM people WHERE name = %s", (who,))[0][0]
+    pid = team.person_id(who)
     rows = team.sql(None, "SELECT id FROM facts WHERE owner = %s AND visibility = 'world' ORDER BY id LIMIT 1", (pid,))
     if rows:
         return int(rows[0][0])
@@ -192,7 +188,7 @@ def _world_fact(team: Team, who: str) -> int:
 
 
 def conflict_of(team: Team, who: str) -> int:
-    pid = 1 if who == "owner" else team.sql(None, "SELECT id FROM people WHERE name = %s", (who,))[0][0]
+    pid = team.person_id(who)
     rows = team.sql(None, "SELECT c.id FROM sync_conflicts c JOIN sync_folders f ON f.id = c.folder_id WHERE f.owner = %s "
                           "AND c.resolved_at IS NULL ORDER BY c.id LIMIT 1", (pid,))
     return int(rows[0][0]) if rows else 0

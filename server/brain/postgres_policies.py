@@ -245,21 +245,6 @@ SYNC_CLAIMS = f"""
                                                   AND p.visibility = 'private' AND p.owner IS DISTINCT FROM me));
         {_UNRESTRICTED_OFF}
     END $$;
-    -- Whether `want_slug` is a page of the folder's source that the calling session may not see (another
-    -- person's private page): what put_page's refusal of such a slug says already, and no more.
-    CREATE FUNCTION memverbs_slug_hidden(want_folder BIGINT, want_slug TEXT) RETURNS BOOLEAN
-    LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path FROM CURRENT AS $$
-    DECLARE
-        me BIGINT := memverbs_invoker();
-        hidden BOOLEAN;
-    BEGIN
-        {_UNRESTRICTED_ON}
-        SELECT EXISTS (SELECT 1 FROM pages p JOIN sync_folders f ON f.source_id = p.source_id
-                       WHERE f.id = want_folder AND p.slug = want_slug AND p.visibility = 'private'
-                         AND p.owner IS DISTINCT FROM me) INTO hidden;
-        {_UNRESTRICTED_OFF}
-        RETURN hidden;
-    END $$;
     -- Whether a page of `want_source` at `want_slug` exists that the calling session may not see: what a
     -- put_page over that slug is refused for (it cannot replace a row it cannot see), asked with the write
     -- lock so a new page's insert need not be read back.
@@ -275,6 +260,10 @@ SYNC_CLAIMS = f"""
         {_UNRESTRICTED_OFF}
         RETURN hidden;
     END $$;
+    -- The same, for a slug a synced file of the folder `want_folder` (the caller's own) names.
+    CREATE FUNCTION memverbs_slug_hidden(want_folder BIGINT, want_slug TEXT) RETURNS BOOLEAN LANGUAGE sql STABLE AS $$
+        SELECT coalesce((SELECT memverbs_page_hidden(f.source_id, want_slug) FROM sync_folders f WHERE f.id = want_folder), false)
+    $$;
     -- The slug prefixes the brain's synced folders claim, whoever's (a prefix names no note).
     CREATE FUNCTION memverbs_sync_prefixes(want_source TEXT)
     RETURNS TABLE (folder_id BIGINT, slug_prefix TEXT, host TEXT, person BIGINT, mine BOOLEAN)

@@ -32,7 +32,7 @@ def team(pg_servers, tmp_path_factory):
 
 
 def pid(team, who: str) -> int:
-    return 1 if who == "owner" else team.sql(None, "SELECT id FROM people WHERE name = %s", (who,))[0][0]
+    return team.person_id(who)
 
 
 def world_page(team, who: str) -> int:

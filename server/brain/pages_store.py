@@ -17,7 +17,6 @@ from memverbs.server.brain.base import PAGE_HISTORY_KEEP, SlugHidden, draft_alia
 from memverbs.server.brain.page_search import PageSearch
 from memverbs.server.brain.store import first
 from memverbs.server.names import title_key
-from memverbs.server.pages.markdown import sealed_source
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import LinkQuestions, PageDraft, Row
@@ -70,6 +69,8 @@ class PageStore(PageSearch):
         )
         if row is None or row["owner"] == (people.current().person or self.session_person()):
             return row
+        from memverbs.server.pages.markdown import sealed_source  # noqa: PLC0415 - the hooks' path never reads history
+
         return {**dict(zip(row.keys(), row, strict=True)), "markdown": sealed_source(row["markdown"])}
 
     def pages_by_slugs(self, source: str, slugs: list[str], *, allow_private: bool) -> dict[str, Row]:

@@ -23,7 +23,7 @@ from memverbs.server.errors import BrainError, MemverbsError, VerbError
 from memverbs.server.files import OutsideFolder, read_inside, stat_inside
 from memverbs.server.pages.markdown import PageFormatError, parse_page
 from memverbs.server.sync import scan
-from memverbs.server.sync.crossing import came_from, moved_away
+from memverbs.server.sync.crossing import Crossing
 from memverbs.server.sync.facts_file import read_facts
 from memverbs.server.sync.identity import read_id, write_id
 from memverbs.server.sync.moves import Moves, PassMoves
@@ -103,7 +103,7 @@ class FolderPass:
         self.dry_run = dry_run
         self.max_bytes = max_bytes
         self._failing: set[str] | None = None  # files failing as they stand (sync_failures), read once
-        self.deleted_lately: list | None = None  # pages a folder sync deleted lately (server/sync/crossing.py), read once
+        self.crossing = Crossing(brain, source, folder)  # notes moved between synced folders
 
     # -- a whole pass --------------------------------------------------------
 
@@ -258,7 +258,7 @@ class FolderPass:
                 return "renamed", f"from {renamed_from.rel_path}"
             self.move(renamed_from, rel, slug, got, report)
             return "renamed", f"from {renamed_from.rel_path}"
-        came = came_from(self, got.digest) if prev is None and page is None and not self.dry_run else None
+        came = self.crossing.came_from(got.digest) if prev is None and page is None and not self.dry_run else None
         if came is not None:
             # A note moved here from another folder: its page comes with it (server/sync/crossing.py).
             self.brain.rename_page(self.source, came, slug, now_ms())
@@ -384,7 +384,7 @@ class FolderPass:
         if self.dry_run:
             report.add("deleted", rel)
             return
-        moved_away(self, prev)
+        self.crossing.moved_away(prev)
         if self.brain.page(self.source, prev.slug) is not None:
             outcome = self.dispatcher.call("delete_page", {"slug": prev.slug})
             if outcome.is_error:

@@ -294,7 +294,9 @@ class BrowseStore(Store):
             restated_by = None
             if row is not None and row["active"] and row["entity_slug"] is not None and current != visibility:
                 restated_by = _restated_by(db, source, row["entity_slug"], row["fact_norm"], visibility, fact_id, now)
-            theirs = row is not None and not self._owns(int(row["owner"]))
+            person = people.current().person
+            theirs = row is not None and not people.owns(
+                int(row["owner"]), person if person is not None else self.session_person(), self.backend)
             refused = visibility_refusal(fact_id, current, visibility, widen=widen, restated_by=restated_by,
                                          owner=int(row["owner"]) if theirs and row is not None else None)
             if refused is not None:
@@ -304,13 +306,6 @@ class BrowseStore(Store):
             db.execute("UPDATE facts SET visibility = ? WHERE id = ?", (visibility, fact_id))
             self._audit(db, fact_id, "visibility", (current, None, visibility), reason, actor, now)
             return True
-
-    def _owns(self, owner: int) -> bool:
-        """Whether the call's person owns a row of `owner`'s: only they change its visibility. A SQLite
-        brain is one person's file, whose owner (person 1) owns every row in it."""
-        person = people.current().person
-        person = person if person is not None else self.session_person()
-        return owner == person or (person == people.OWNER and self.backend == "sqlite")
 
     def _audit(self, db: Tx, fact_id: int, action: str, old: tuple[object, object, object], reason: str, actor: str,
                now: int) -> None:

@@ -28,7 +28,7 @@ from memverbs.server.pages.markdown import (
     restore_kept_rows,
     without_private_rows,
 )
-from memverbs.server.people import OWNER
+from memverbs.server.people import owns
 from memverbs.server.timeparse import iso, now_ms
 from memverbs.server.verbs.fact_search import search_facts
 from memverbs.server.verbs.search import search_pages
@@ -76,13 +76,6 @@ def _hidden_slug(slug: str) -> VerbError:
         "Write the page under another slug. Private and deleted pages are changed only on the brain's own "
         "machine, with the memverbs CLI (memverbs put-page SLUG FILE).",
     )
-
-
-def owns(ctx: VerbContext, page: Row) -> bool:
-    """Whether the call's person owns `page`: only they make it private or write its private rows. A
-    SQLite brain is one person's file, whose owner (person 1) owns every page in it."""
-    person = ctx.person()
-    return page["owner"] == person or (person == OWNER and ctx.brain.backend == "sqlite")
 
 
 def _not_theirs(slug: str, page: Row) -> VerbError:
@@ -171,7 +164,7 @@ def _draft(ctx: VerbContext, slug: str, content: str, parsed: ParsedPage, existi
     hidden = existing is not None and (existing["deleted_at"] is not None or existing["visibility"] != "world")
     if hidden and not ctx.caller.trusted:
         raise _hidden_slug(slug)
-    theirs = existing is not None and not owns(ctx, existing)
+    theirs = existing is not None and not owns(int(existing["owner"]), ctx.person(), ctx.brain.backend)
     if theirs and parsed.visibility == "private":
         raise _not_theirs(slug, existing)
     merged = parsed.body

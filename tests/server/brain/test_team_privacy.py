@@ -201,3 +201,66 @@ def test_every_read_path_and_every_write_on_anothers_rows(team):
     results = tp.writes(team)
     assert [r.name for r in results if r.foreign] == []
     assert sum(r.attempts for r in results) >= 200
+
+
+# -- any write, as a property -------------------------------------------------------------------------------
+
+_TABLES = ("pages", "facts", "links", "timeline", "page_versions", "fact_audit", "fact_moves", "sync_folders",
+           "sync_files", "sync_conflicts", "sync_failures", "access_tokens", "aliases", "chunks")
+
+
+def _invariant(team, victim: str, attacker: str) -> dict:
+    """What no other person may change of `victim`'s, whatever they write: the owner and visibility of
+    every row of theirs, their private rows whole, their trails (grown only: a rewrite of their world page
+    adds a version), their folders' state, and their tokens (the owner's login administers every token)."""
+    pid = team.person_id(victim)
+    q = lambda sql: set(team.sql(None, sql, (pid,)))  # noqa: E731
+    return {
+        "pages": q("SELECT id, owner, visibility FROM pages WHERE owner = %s"),
+        "private pages": q("SELECT id, slug, body, markdown, deleted_at FROM pages WHERE owner = %s AND visibility = 'private'"),
+        "facts": q("SELECT id, owner, visibility, fact, fact_norm, kind, created_at FROM facts WHERE owner = %s"),
+        "private facts": q("SELECT id, entity_slug, expired_at, expiry_reason FROM facts WHERE owner = %s AND visibility = 'private'"),
+        "private rows": q("SELECT id, from_slug, to_slug FROM links WHERE owner = %s AND private_row = 1"),
+        "private timeline rows": q("SELECT id, slug, summary FROM timeline WHERE owner = %s AND private_row = 1"),
+        "audit": q("SELECT a.id, a.reason, a.at, a.by_person FROM fact_audit a JOIN facts f ON f.id = a.fact_id WHERE f.owner = %s"),
+        "moves": q("SELECT m.id, m.reason, m.moved_at FROM fact_moves m JOIN facts f ON f.id = m.fact_id WHERE f.owner = %s"),
+        "history": q("SELECT v.id, v.markdown FROM page_versions v JOIN pages p ON p.id = v.page_id WHERE p.owner = %s"),
+        "folders": q("SELECT f.id, f.root, f.owner, f.slug_prefix, count(sf.rel_path), count(c.id) FROM sync_folders f "
+                     "LEFT JOIN sync_files sf ON sf.folder_id = f.id LEFT JOIN sync_conflicts c ON c.folder_id = f.id "
+                     "WHERE f.owner = %s GROUP BY f.id"),
+        "tokens": set() if attacker == "owner" else q("SELECT id, name, scopes, person, revoked_at FROM access_tokens WHERE person = %s"),
+    }
+
+
+def test_no_write_by_one_role_changes_what_is_anothers(team):
+    """Any UPDATE of any column to any of a few values, or any DELETE, of any table a teammate's role is
+    granted, by any person's role: what is another's stays as it was (hypothesis picks the writes)."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    columns = {t: [r[0] for r in team.sql(None, "SELECT column_name FROM information_schema.columns WHERE table_name = %s "
+                                                "AND is_generated = 'NEVER' ORDER BY ordinal_position", (t,))] for t in _TABLES}
+    values = st.sampled_from([None, "x", "private", "world", 0, 1, 2, 3, 99])
+    people = st.sampled_from(tp.PEOPLE)
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(attacker=people, victim=people, table=st.sampled_from(_TABLES), action=st.sampled_from(["update", "delete"]),
+           column=st.integers(0, 40), value=values)
+    def attempt(attacker, victim, table, action, column, value):
+        if attacker == victim:
+            return
+        before = _invariant(team, victim, attacker)
+        col = columns[table][column % len(columns[table])]
+        sql = f"UPDATE {table} SET {col} = %s" if action == "update" else f"DELETE FROM {table}"
+        with psycopg.connect(team.people[attacker].url) as conn:
+            try:
+                with conn.transaction():
+                    conn.execute(sql, (value,) if action == "update" else ())
+            except psycopg.Error:
+                pass
+        after = _invariant(team, victim, attacker)
+        # A rewrite of their world page adds a version (the text it replaced): their history only grows.
+        assert before.pop("history") <= after.pop("history"), (attacker, victim, sql, value)
+        assert after == before, (attacker, victim, sql, value)
+
+    attempt()

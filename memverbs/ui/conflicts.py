@@ -54,13 +54,22 @@ def conflicts(app: InspectorApp) -> tuple[str, str, str]:
     return "Conflicts", body, lede
 
 
+def _elsewhere(app: InspectorApp, row: Row) -> str | None:
+    """The host of the conflict's folder when that is not this machine: its file is not read here (a path
+    here names another file, if any), and it is settled there."""
+    from memverbs.server.sync.state import SyncState  # noqa: PLC0415
+
+    folder = next((f for f in SyncState(app.brain(), app.source).folders() if f.id == row["folder_id"]), None)
+    return folder.host if folder is not None and not folder.here() else None
+
+
 def conflict(app: InspectorApp, conflict_id: int) -> tuple[str, str, str] | None:
     """One open conflict: the diff from the brain's kept version to the file now, both sides, and the
     three ways to settle it. None (a 404) when no open conflict has that id."""
     row = next((r for r in _open(app) if r["id"] == conflict_id), None)
     if row is None:
         return None
-    sides = describe(row["root"], row)
+    sides = describe(row["root"], row, elsewhere=_elsewhere(app, row))
     rel, path = row["rel_path"], os.path.join(row["root"], row["rel_path"])
     if sides["file_content"] is None:
         compared = f'<p class="error" role="alert">The file cannot be read: {e(sides["file_problem"])}.</p>'

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from memverbs.server.sync.conflicts import describe
+from memverbs.server.sync.conflicts import cause_of, describe, said
 from memverbs.ui.diffs import diff_html
 from memverbs.ui.views import e, entity_href, when
 
@@ -36,7 +36,8 @@ def _open(app: InspectorApp) -> list[Row]:
 
 def conflicts(app: InspectorApp) -> tuple[str, str, str]:
     rows = _open(app)
-    lede = "Notes both sides changed since the last sync: the file won, the brain's version was kept until you settle it."
+    lede = ("Notes both sides changed since the last sync (the file won), or that another folder's note holds the slug of "
+            "(not applied): the brain's version is kept until you settle it.")
     if not rows:
         return "Conflicts", '<div class="panel"><p class="empty">No open conflicts: every synced note agrees with its page.</p></div>', lede
     lines = "".join(
@@ -98,4 +99,5 @@ def conflict(app: InspectorApp, conflict_id: int) -> tuple[str, str, str] | None
         f'<pre class="source">{e(sides["brain_content"])}</pre></details>'
         f"<details><summary>the file now</summary>{file_side}</details>"
     )
-    return f"Conflict #{row['id']}: {rel}", body, "The file won; the brain's version was kept. Choose which text the note holds from now on."
+    what = said(cause_of(row), row["slug"])
+    return f"Conflict #{row['id']}: {rel}", body, f"{what[0].upper()}{what[1:]}. Choose which text the note holds from now on."

@@ -130,6 +130,7 @@ FACT_EDIT_REFUSALS = (
     "entity_gone",  # restore: the page it is filed under was deleted
     "invalid_visibility",  # visibility: neither world nor private
     "needs_intent",  # visibility: widening to world was not asked for explicitly
+    "not_yours",  # visibility: the fact is another person's; only its owner changes its visibility
 )
 
 

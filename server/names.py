@@ -63,14 +63,23 @@ def path_segment_slug(segment: str) -> str:
     are (`日本` → `日本`, `서울 지도` → `서울-지도`), runs of anything else but `a-z 0-9 _ -` become
     `-`, leading `_`/`-` and trailing `-` trimmed; a segment with nothing left (only symbols or
     emoji) becomes `x-` and 8 hex digits of the SHA-1 of its case-folded form."""
-    lowered = unicodedata.normalize("NFC", segment.lower()).translate(_TRANSLIT)
-    plain = "".join(c if c.isascii() or _own_letter(c) else "-" for c in "".join(_spelled(ch) for ch in lowered))
-    slug = unicodedata.normalize("NFC", _NON_ASCII_PATH_SLUG.sub("-", plain)).lstrip("_-").rstrip("-")
+    # ASCII, the common case, is spelled as `_spelled_segment` spells it, without a pass per letter.
+    slug = _ascii_segment(segment) if segment.isascii() else _spelled_segment(segment)
     if not slug:
         import hashlib  # noqa: PLC0415 - only for a name with no letters at all; hooks import this module and never need it
 
         slug = "x-" + hashlib.sha1(unicodedata.normalize("NFC", segment).casefold().encode("utf-8")).hexdigest()[:8]
     return slug
+
+
+def _spelled_segment(segment: str) -> str:
+    lowered = unicodedata.normalize("NFC", segment.lower()).translate(_TRANSLIT)
+    plain = "".join(c if c.isascii() or _own_letter(c) else "-" for c in "".join(_spelled(ch) for ch in lowered))
+    return unicodedata.normalize("NFC", _NON_ASCII_PATH_SLUG.sub("-", plain)).lstrip("_-").rstrip("-")
+
+
+def _ascii_segment(segment: str) -> str:
+    return _NON_ASCII_PATH_SLUG.sub("-", segment.lower()).lstrip("_-").rstrip("-")
 
 
 def valid_slug(text: str) -> bool:

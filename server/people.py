@@ -60,6 +60,13 @@ def acting(actor: Actor | None) -> Iterator[Actor | None]:
         _actor.reset(token)
 
 
+def owns(owner: int, person: int, backend: str) -> bool:
+    """Whether `person` owns a row whose owner is `owner`: only they make it private (or world again),
+    or write its private rows. A SQLite brain is one person's file, whose owner (person 1) owns every
+    row in it."""
+    return owner == person or (person == OWNER and backend == "sqlite")
+
+
 def check_name(name: str) -> str | None:
     """The problem with a person's name, or None when it is fine."""
     if name == OWNER_NAME:

@@ -135,6 +135,36 @@ def duration_ms(match: re.Match) -> int:
     return n * _UNIT_SECONDS[key] * 1000
 
 
+WHEN_FORMS = ("a date (2026-08-11), a month (2026-08), a datetime (2026-08-11T09:30:00Z), a time ago (24h, 7d, -7d, "
+              "30m ago, 2w) or today / yesterday")
+_WEEKS = re.compile(r"^(\d+)\s*(w|wk|weeks?)(?:\s+ago)?$", re.IGNORECASE)
+
+
+def parse_when(text: str, now: int | None = None) -> int | None:
+    """A time as a person types it: every form `parse_since` reads, and "-7d" (seven days back), "2w",
+    "now", "today" and "yesterday" (midnight UTC). The CLI's --since/--until, and delta's and
+    context_pack's `since` on the wire (docs/protocol.md Part B); None when it is none of them."""
+    now = now if now is not None else now_ms()
+    s = text.strip().lower()
+    if not s:
+        return None
+    midnight = datetime.fromtimestamp(now / 1000, UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    if s == "now":
+        return now
+    if s == "today":
+        return _to_ms(midnight)
+    if s == "yesterday":
+        return _to_ms(midnight - timedelta(days=1))
+    raw = text.strip()
+    if re.match(r"^-\s*\d+\s*[a-z]", s):  # -5d: five days back, as a person writes it
+        s, raw = s[1:].strip(), raw[1:].strip()
+    m = _WEEKS.match(s)
+    if m:
+        at = now - int(m.group(1)) * 7 * 86_400_000
+        return at if MIN_MS <= at <= MAX_MS else None
+    return parse_since(raw, now)
+
+
 def parse_since(text: str, now: int | None = None) -> int | None:
     """recall's `since`: an absolute instant, or "N units [ago]" meaning now minus N units; None when it
     does not parse or lands outside the years 0001-9999 ("99999999999d" is no instant any store can hold)."""

@@ -48,7 +48,7 @@ def run_auth(args: argparse.Namespace) -> int:
 def _create(args: argparse.Namespace, runtime: Runtime, brain: Brain) -> int:
     from memverbs.server import tokens  # noqa: PLC0415
     from memverbs.server.brain.base import TokenNameTaken  # noqa: PLC0415
-    from memverbs.server.people import OWNER, OWNER_NAME, READ_PRIVATE  # noqa: PLC0415
+    from memverbs.server.people import OWNER, READ_PRIVATE  # noqa: PLC0415
     from memverbs.server.timeparse import iso, now_ms  # noqa: PLC0415
 
     problem = tokens.check_name(args.name)
@@ -59,11 +59,20 @@ def _create(args: argparse.Namespace, runtime: Runtime, brain: Brain) -> int:
     except ValueError as exc:
         return fail(f"--scopes: {exc}", "Scopes are read, write and read:private, comma-separated: --scopes read or "
                     "--scopes read,write.", code=2)
-    person_name = args.person or OWNER_NAME
-    person = brain.person_id(person_name)
-    if person is None:
-        return fail(f"--for: there is no person called {person_name!r}",
-                    "See the brain's people with `memverbs people list`; add one with `memverbs people add NAME`.", code=2)
+    if args.person:
+        person_name, person = args.person, brain.person_id(args.person)
+        if person is None:
+            return fail(f"--for: there is no person called {person_name!r}",
+                        "See the brain's people with `memverbs people list`; add one with `memverbs people add NAME`.", code=2)
+    else:
+        # The person this home's brain login is: a teammate's home mints tokens for the teammate.
+        person = brain.session_person()
+        named = brain.person_name(person) if person else None
+        if named is None:
+            return fail("this home's brain login is none of the brain's people, so a token would act for nobody",
+                        "Name the person with --for PERSON (`memverbs people list`), or have the brain's owner add this "
+                        "login: `memverbs people add NAME --role LOGIN`.", code=2)
+        person_name = named
     if READ_PRIVATE in scopes and person != OWNER and brain.backend != "postgres":
         # A SQLite brain is one person's file: it cannot keep one person's private rows from another's token.
         return fail("read:private is for the owner's tokens on a SQLite brain",
@@ -103,9 +112,17 @@ def _create(args: argparse.Namespace, runtime: Runtime, brain: Brain) -> int:
 def _list(args: argparse.Namespace, brain: Brain) -> int:
     from memverbs.server.timeparse import iso  # noqa: PLC0415
 
+    names: dict[int, str] = {}
+
+    def person(person_id: int) -> str:
+        if person_id not in names:
+            names[person_id] = brain.person_name(person_id) or f"person {person_id}"
+        return names[person_id]
+
     rows = [
         {
             "name": r["name"],
+            "person": person(int(r["person"])),
             "hint": r["token_hint"],
             "scopes": r["scopes"],
             "surface": r["surface"],
@@ -123,9 +140,9 @@ def _list(args: argparse.Namespace, brain: Brain) -> int:
     if not rows:
         print("no access tokens (create one with `memverbs auth create NAME`)")
         return 0
-    header = ("NAME", "TOKEN", "SCOPES", "SURFACE", "SOURCE", "CREATED", "LAST USED", "REVOKED")
+    header = ("NAME", "FOR", "TOKEN", "SCOPES", "SURFACE", "SOURCE", "CREATED", "LAST USED", "REVOKED")
     table = [header] + [
-        (r["name"], r["hint"], r["scopes"], r["surface"], r["source_id"], r["created_at"][:16],
+        (r["name"], r["person"], r["hint"], r["scopes"], r["surface"], r["source_id"], r["created_at"][:16],
          (r["last_used_at"] or "never")[:16], (r["revoked_at"] or "-")[:16])
         for r in rows
     ]

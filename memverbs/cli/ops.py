@@ -9,7 +9,6 @@ without ever changing what a tool answers.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from typing import TYPE_CHECKING, TextIO
@@ -20,7 +19,7 @@ from memverbs.cli.style import day, emit, paint
 from memverbs.cli.target import LocalTarget, Target, TargetError, open_target
 from memverbs.cli.words import evidence, plural, wire_error
 from memverbs.server.errors import MemverbsError, VerbError
-from memverbs.server.pages.markdown import frontmatter_block, stored_markdown
+from memverbs.server.pages.markdown import frontmatter_block
 from memverbs.server.protocol.registry import BY_NAME, Operation
 
 if TYPE_CHECKING:
@@ -275,7 +274,9 @@ def _print_raw(slug: str, target: Target) -> int:
         return fail(exc.message, exc.fix)
     if row is None:
         return _page_miss(slug, target)
-    text = stored_markdown(json.loads(row["frontmatter"]), row["body"], row["markdown"])
+    from memverbs.server.sync.render import readable_source  # noqa: PLC0415
+
+    text = readable_source(target.brain(), row)  # another person's private rows sealed, kept by a save of it
     sys.stdout.flush()
     sys.stdout.buffer.write(text.encode("utf-8"))
     sys.stdout.buffer.flush()
@@ -299,7 +300,9 @@ def _unrendered(target: LocalTarget, slug: str, content: str) -> str:
     row = target.brain().page(target.source, slug)
     if row is None:
         return content
-    source = stored_markdown(json.loads(row["frontmatter"]), row["body"], row["markdown"])
+    from memverbs.server.sync.render import readable_source  # noqa: PLC0415
+
+    source = readable_source(target.brain(), row)
     body = "\n".join(rest).lstrip("\r\n")
     return frontmatter_block(source) + (body if body.endswith("\n") else body + "\n")
 
@@ -544,8 +547,9 @@ def _whoami(body: dict) -> str:
         f"brain     {'remote' if body.get('remote') else 'local'}",
         f"scopes    {', '.join(body.get('scopes') or []) or 'none'}",
         f"surface   {body.get('surface')}",
+        f"person    {body.get('person') or 'not said (an older server)'} (whose private facts and pages it writes and may read)",
     ]
-    known = {"source_id", "client_id", "remote", "scopes", "surface", "protocol_version"}
+    known = {"source_id", "client_id", "remote", "scopes", "surface", "person", "protocol_version"}
     lines += [f"{k.replace('_', ' ')}: {v}" for k, v in body.items() if k not in known]
     return "\n".join(lines)
 

@@ -151,7 +151,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    help="comma-separated: read, write, read:private (its person's private facts and pages; implies read) "
                         "(default read,write)")
     a.add_argument("--for", dest="person", metavar="PERSON",
-                   help="the person the token acts for, as `memverbs people list` names them (default: owner)")
+                   help="the person the token acts for, as `memverbs people list` names them (default: the person this "
+                        "home's brain login is: owner on SQLite and for the owner's login)")
     a.add_argument("--surface", choices=SURFACES, default="full",
                    help="tools this token may see, capped by the server's --surface (default full: the server decides)")
     a.add_argument("--source", metavar="SOURCE", help="source the token reads and writes (default: this home's source)")

@@ -15,6 +15,7 @@ from memverbs.cli.output import fail, print_json
 from memverbs.cli.words import plural
 from memverbs.server.context import SYNC_LANE
 from memverbs.server.runtime import Runtime
+from memverbs.server.sync.conflicts import said
 
 if TYPE_CHECKING:
     import argparse
@@ -129,6 +130,17 @@ def _folder_arg(path: str) -> str | None:
     return os.path.realpath(path)
 
 
+def _unreadable(root: str) -> int | None:
+    """A folder this process cannot list is not read at all (its pages are kept): the exit status, said."""
+    try:
+        with os.scandir(root) as it:
+            next(it, None)
+    except OSError as exc:
+        return fail(f"cannot read {root}: {exc.strerror}",
+                    "Nothing was changed: its pages are kept as they are. Make the folder readable (chmod u+rx) and run this again.")
+    return None
+
+
 def _check_prefix(prefix: str) -> str | None:
     from memverbs.server.sync.slugs import valid_prefix  # noqa: PLC0415
 
@@ -149,6 +161,9 @@ def _one_pass(args: argparse.Namespace, *, mode: str, follow_deletes: bool) -> i
     if isinstance(checked, int):
         return checked
     root, prefix = checked
+    refused = _unreadable(root)
+    if refused is not None:
+        return refused
     try:
         runtime, brain = _runtime()
     except MemverbsError as exc:
@@ -179,7 +194,7 @@ def _one_pass(args: argparse.Namespace, *, mode: str, follow_deletes: bool) -> i
         print_json(report.as_dict())
     else:
         print_report(report)
-    return 1 if report.errors else 0
+    return 1 if report.errors or report.unavailable is not None else 0
 
 
 def _restore_first(brain: Brain, root: str, prefix: str | None, args: argparse.Namespace, *, dry_run: bool) -> CheckedBackup | None:
@@ -243,8 +258,11 @@ def print_report(report: Report) -> None:
         print(f"  skipped {rel}: {why}")
     for rel, why in report.errors:
         print(f"  error   {rel}: {why}")
-    for rel, slug in report.conflicts:
-        print(f"  conflict {rel}: the file won; the brain's version of {slug} is kept (memverbs sync --status)")
+    if report.unavailable is not None:
+        print(f"  not read: {report.unavailable}. Nothing was applied or deleted: its pages are kept as they are, and the "
+              "folder is taken up again once it is back (memverbs sync --status)")
+    for rel, slug, cause in report.conflicts:
+        print(f"  conflict {rel}: {said(cause, slug)} (memverbs sync --status)")
     if report.restore is not None:
         if "verify" in report.restore:
             rows = sum(t["target_rows"] for t in report.restore["verify"])
@@ -255,8 +273,8 @@ def print_report(report: Report) -> None:
         else:
             rows = sum(report.restore["would_restore"].values())
             print(f"  would restore {len(report.restore['would_restore'])} tables from the backup ({plural(rows, 'row')})")
-        for said in report.restore.get("people", []):
-            print(f"  people: {said}")
+        for line in report.restore.get("people", []):
+            print(f"  people: {line}")
     f = report.facts
     if any(f.values()):
         print(f"  facts: {f.get('inserted', 0)} new, {f.get('duplicate', 0)} already known, {f.get('superseded', 0)} superseding, "
@@ -389,12 +407,16 @@ def run_watch(args: argparse.Namespace) -> int:
 
                 print(json.dumps({"event": why, **report.as_dict()}, ensure_ascii=False), flush=True)
                 return
-            if why == "start" or report.changed or report.counts["written_back"] or report.errors or report.skipped:
+            if (why == "start" or report.changed or report.counts["written_back"] or report.errors or report.skipped
+                    or report.unavailable is not None):
                 print(f"[{time.strftime('%H:%M:%S')}] {report.folder} {why}: {report.summary()}", flush=True)
                 for rel, why_ in report.skipped + report.errors:
                     print(f"  {rel}: {why_}", flush=True)
-                for rel, slug in report.conflicts:
-                    print(f"  conflict {rel}: the file won; the brain's version of {slug} is kept", flush=True)
+                for rel, slug, cause in report.conflicts:
+                    print(f"  conflict {rel}: {said(cause, slug)}", flush=True)
+                if report.unavailable is not None:
+                    print(f"  not read: {report.unavailable}; its pages are kept, and it is watched again once it is back",
+                          flush=True)
 
         watches = []
         for folder in folders:
@@ -468,17 +490,25 @@ def run_status(args: argparse.Namespace) -> int:
         if not r["here"]:
             watch += f", synced from {r['host']}"
         print(f"{r['root']}{prefix} [{r['mode']}, {watch}] {plural(r['files'], 'file')}, last pass {r['last_pass_at'] or 'never'}, lag {r['lag']}")
+        if r["unavailable"]:
+            print(f"  unavailable since {r['unavailable_since']}: {r['unavailable']}; its pages are kept as they are, "
+                  "and it is taken up again once it is back")
         if not r["here"]:
+            for c in r["conflicts"]:
+                print(f"  conflict #{c['id']} {c['file']} ({c['slug']}): {c['said']}; settle it on {r['host']}, where the file is")
             continue  # its files are on that machine: nothing here to compare them with
         print(f"  pending: {plural(r['pending_files'], 'changed or new file')}, {r['pending_deletes']} deleted, "
                   f"{plural(r['pending_write_back'], 'page')} to write back")
         for f in r["failing_files"]:
             print(f"  failing {f['file']} since {f['since']}: {f['reason']} (fix the file and save it)")
+        for x in r["stranded_facts"]:
+            print(f"  {plural(x['facts'], 'fact')} filed under {x['slug']}, a page that left with its note (moved into "
+                  f"another folder?): refile with `memverbs move-facts {x['slug']} NEW-SLUG`")
         for o in r["orphans"]:
             print(f"  orphan {o['slug']} ({plural(o['facts'], 'fact')}): its note is now {o['moved_to']} ({o['moved_to_slug']}); "
                   f"refile with `memverbs move-facts {o['slug']} {o['moved_to_slug']}`, then delete the page")
         for c in r["conflicts"]:
-            print(f"  conflict #{c['id']} {c['file']} ({c['slug']}) at {c['detected_at']}: the file won, the brain's version is kept")
+            print(f"  conflict #{c['id']} {c['file']} ({c['slug']}) at {c['detected_at']}: {c['said']}")
             _print_sides(c)
             print(f"    settle it: memverbs sync --resolve {c['file']} --keep file|brain|both")
     return 0

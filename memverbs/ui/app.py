@@ -9,7 +9,6 @@ reads and audited edits (`move_facts`, `restore_fact`, `set_fact_visibility`), e
 
 from __future__ import annotations
 
-import json
 import threading
 
 from memverbs.cli.target import LocalTarget
@@ -147,12 +146,12 @@ class InspectorApp:
 
     def page_source(self, slug: str) -> str | None:
         """The page as its markdown file reads (what the editor shows and a visibility change rewrites)."""
-        from memverbs.server.pages.markdown import stored_markdown  # noqa: PLC0415
+        from memverbs.server.sync.render import readable_source  # noqa: PLC0415
 
         row = self.brain().page(self.source, slug)
         if row is None:
             return None
-        return stored_markdown(json.loads(row["frontmatter"]), row["body"], row["markdown"])
+        return readable_source(self.brain(), row)  # another person's private rows sealed, kept by a save
 
     def set_page_visibility(self, slug: str, visibility: str) -> str:
         """Rewrite the page's `visibility:` frontmatter line and save it with put_page."""

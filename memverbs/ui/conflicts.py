@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from memverbs.server.sync.conflicts import describe
+from memverbs.server.sync.conflicts import cause_of, describe, said
 from memverbs.ui.diffs import diff_html
 from memverbs.ui.views import e, entity_href, when
 
@@ -36,7 +36,8 @@ def _open(app: InspectorApp) -> list[Row]:
 
 def conflicts(app: InspectorApp) -> tuple[str, str, str]:
     rows = _open(app)
-    lede = "Notes both sides changed since the last sync: the file won, the brain's version was kept until you settle it."
+    lede = ("Notes both sides changed since the last sync (the file won), or that another folder's note holds the slug of "
+            "(not applied): the brain's version is kept until you settle it.")
     if not rows:
         return "Conflicts", '<div class="panel"><p class="empty">No open conflicts: every synced note agrees with its page.</p></div>', lede
     lines = "".join(
@@ -54,13 +55,22 @@ def conflicts(app: InspectorApp) -> tuple[str, str, str]:
     return "Conflicts", body, lede
 
 
+def _elsewhere(app: InspectorApp, row: Row) -> str | None:
+    """The host of the conflict's folder when that is not this machine: its file is not read here (a path
+    here names another file, if any), and it is settled there."""
+    from memverbs.server.sync.state import SyncState  # noqa: PLC0415
+
+    folder = next((f for f in SyncState(app.brain(), app.source).folders() if f.id == row["folder_id"]), None)
+    return folder.host if folder is not None and not folder.here() else None
+
+
 def conflict(app: InspectorApp, conflict_id: int) -> tuple[str, str, str] | None:
     """One open conflict: the diff from the brain's kept version to the file now, both sides, and the
     three ways to settle it. None (a 404) when no open conflict has that id."""
     row = next((r for r in _open(app) if r["id"] == conflict_id), None)
     if row is None:
         return None
-    sides = describe(row["root"], row)
+    sides = describe(row["root"], row, elsewhere=_elsewhere(app, row))
     rel, path = row["rel_path"], os.path.join(row["root"], row["rel_path"])
     if sides["file_content"] is None:
         compared = f'<p class="error" role="alert">The file cannot be read: {e(sides["file_problem"])}.</p>'
@@ -89,4 +99,5 @@ def conflict(app: InspectorApp, conflict_id: int) -> tuple[str, str, str] | None
         f'<pre class="source">{e(sides["brain_content"])}</pre></details>'
         f"<details><summary>the file now</summary>{file_side}</details>"
     )
-    return f"Conflict #{row['id']}: {rel}", body, "The file won; the brain's version was kept. Choose which text the note holds from now on."
+    what = said(cause_of(row), row["slug"])
+    return f"Conflict #{row['id']}: {rel}", body, f"{what[0].upper()}{what[1:]}. Choose which text the note holds from now on."

@@ -3,7 +3,7 @@
 put_page resolves every body link with server/pages/links.py (a slug, a file name or title, an
 alias, a path suffix, a path relative to the page's folder) and stores the page it found, or the
 link's key when no page has that name yet (a later page with the name adopts it). The inspector
-asks the same function, read-only, for each link it draws, so `[[People/Dana Smith|Dana]]` goes to
+asks the same rule, read-only (`resolve_one`), for each link it draws, so `[[People/Dana Smith|Dana]]` goes to
 `people/dana-smith` exactly as the page's stored link and Dana's backlinks say:
 
 * a link to a live page: that page's view;
@@ -21,7 +21,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import quote
 
-from memverbs.server.pages.links import resolve_body_target
+from memverbs.server.pages.links import resolve_one
 from memverbs.server.pages.markdown import link_target
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ class PageLinks:
         return link._replace(title=f"embedded note: {link.title}") if embed else link
 
     def _resolved(self, target: str) -> Link:
-        slug = resolve_body_target(self.brain, self.source, self.slug, target, private_ok=self.private_page)
+        slug = resolve_one(self.brain, self.source, self.slug, target, private_ok=self.private_page)
         if self.brain.page(self.source, slug) is not None:
             return Link(_path("/page/", slug), "page", slug)
         if self.brain.backlinks(self.source, slug, 1) or self.brain.fact_changes(self.source, 0, entity=slug, limit=1):

@@ -646,7 +646,7 @@ def page(app: InspectorApp, slug: str) -> tuple[str, str, str] | None:
         f'<button type="submit" class="quiet">Make {other}</button></form></div>'
         + (f'<details><summary>frontmatter</summary><div class="table-wrap"><table class="frontmatter">{fm_rows}</table></div></details>' if fm_rows else "")
         + f'<article class="page-body{" is-private" if vis == "private" else ""}">'
-        f'{markdown.render(_without_title(row["body"], row["title"]), page_links(app, row))}</article>'
+        f'{markdown.render(_without_title(_readable_body(app, row), row["title"]), page_links(app, row))}</article>'
     )
     return row["title"] or slug, body, ""
 
@@ -654,6 +654,13 @@ def page(app: InspectorApp, slug: str) -> tuple[str, str, str] | None:
 def page_links(app: InspectorApp, row: Row) -> PageLinks:
     """How the links of this page's text resolve (as its stored links do)."""
     return PageLinks(app.brain(), app.source, row["slug"], private_page=row["visibility"] == "private")
+
+
+def _readable_body(app: InspectorApp, row: Row) -> str:
+    """The body as the brain's person may read it: another person's private facts-fence rows left out."""
+    from memverbs.server.pages.markdown import without_private_rows  # noqa: PLC0415
+
+    return row["body"] if row["owner"] == app.brain().session_person() else without_private_rows(row["body"])
 
 
 def _without_title(body: str, title: str | None) -> str:

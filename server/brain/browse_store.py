@@ -277,11 +277,7 @@ class BrowseStore(Store):
                 raise refused
             assert row is not None, "restore_refusal refuses a missing fact"
             db.execute("UPDATE facts SET expired_at = NULL, expiry_reason = NULL WHERE id = ?", (fact_id,))
-            db.execute(
-                "INSERT INTO fact_audit (fact_id, action, old_value, old_at, reason, actor, at) "
-                "VALUES (?, 'restored', ?, ?, ?, ?, ?)",
-                (fact_id, row["expiry_reason"], row["expired_at"], reason, actor, now),
-            )
+            self._audit(db, fact_id, "restored", (row["expiry_reason"], row["expired_at"], None), reason, actor, now)
             return first(db.execute(f"SELECT {FACT_COLS}, expiry_reason FROM facts WHERE id = ?", (fact_id,)))
 
     def set_fact_visibility(self, source: str, fact_id: int, visibility: str, *, widen: bool, reason: str,
@@ -291,30 +287,34 @@ class BrowseStore(Store):
         fact already says the same (fact_edits.py). Raises FactEditRefused with nothing written."""
         with self.write() as db:
             row = db.execute(
-                f"SELECT visibility, entity_slug, fact_norm, {_ACTIVE} AS active FROM facts WHERE id = ? AND source_id = ?",
+                f"SELECT visibility, entity_slug, fact_norm, owner, {_ACTIVE} AS active FROM facts WHERE id = ? AND source_id = ?",
                 (now, fact_id, source),
             ).fetchone()
             current = row["visibility"] if row is not None else None
             restated_by = None
             if row is not None and row["active"] and row["entity_slug"] is not None and current != visibility:
                 restated_by = _restated_by(db, source, row["entity_slug"], row["fact_norm"], visibility, fact_id, now)
-            refused = visibility_refusal(fact_id, current, visibility, widen=widen, restated_by=restated_by)
+            person = people.current().person
+            theirs = row is not None and not people.owns(
+                int(row["owner"]), person if person is not None else self.session_person(), self.backend)
+            refused = visibility_refusal(fact_id, current, visibility, widen=widen, restated_by=restated_by,
+                                         owner=int(row["owner"]) if theirs and row is not None else None)
             if refused is not None:
                 raise refused
             if current == visibility:
                 return False
-            # A fact made private is the private fact of whoever made it so (people.py).
-            db.execute(
-                f"UPDATE facts SET visibility = ?, owner = CASE WHEN ? = 'private' THEN {self.dialect.owner()} "
-                "ELSE owner END WHERE id = ?",
-                (visibility, visibility, people.current().person, fact_id),
-            )
-            db.execute(
-                "INSERT INTO fact_audit (fact_id, action, old_value, new_value, reason, actor, at) "
-                "VALUES (?, 'visibility', ?, ?, ?, ?, ?)",
-                (fact_id, current, visibility, reason, actor, now),
-            )
+            db.execute("UPDATE facts SET visibility = ? WHERE id = ?", (visibility, fact_id))
+            self._audit(db, fact_id, "visibility", (current, None, visibility), reason, actor, now)
             return True
+
+    def _audit(self, db: Tx, fact_id: int, action: str, old: tuple[object, object, object], reason: str, actor: str,
+               now: int) -> None:
+        """One `fact_audit` row: (old value, when it was set, new value), who (`actor`, and the person), why."""
+        db.execute(
+            "INSERT INTO fact_audit (fact_id, action, old_value, old_at, new_value, reason, actor, at, by_person) "
+            f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, {self.dialect.owner()})",
+            (fact_id, action, *old, reason, actor, now, people.current().person),
+        )
 
     def move_facts(self, source: str, from_slug: str, to_slug: str, reason: str, now: int) -> list[tuple[int, str]]:
         """Refile every fact about `from_slug` under `to_slug`, in one transaction; each move is audited.
@@ -332,8 +332,9 @@ class BrowseStore(Store):
             for row in rows:
                 db.execute("UPDATE facts SET entity_slug = ? WHERE id = ?", (to_slug, row["id"]))
                 db.execute(
-                    "INSERT INTO fact_moves (fact_id, from_slug, to_slug, reason, moved_at) VALUES (?, ?, ?, ?, ?)",
-                    (row["id"], from_slug, to_slug, reason, now),
+                    "INSERT INTO fact_moves (fact_id, from_slug, to_slug, reason, moved_at, by_person) "
+                    f"VALUES (?, ?, ?, ?, ?, {self.dialect.owner()})",
+                    (row["id"], from_slug, to_slug, reason, now, people.current().person),
                 )
                 status = "moved"
                 if row["expired_at"] is None:

@@ -49,7 +49,28 @@ class Dialect:
     # The pages table as sync's "changed since" reads name it in FROM: through pages_changed.
     pages_by_change: str
 
+    def file_claims(self, source: str, slug: str, file_hash: str) -> str:
+        """The synced files of `source`'s folders holding `slug` with the bytes `file_hash` (SQL
+        expressions; NULL: any), whoever's folder, as a table (folder_id, rel_path, slug, file_hash,
+        synced_at, root, host, person, mine): another person's folder named by person and host only."""
+        raise NotImplementedError
+
+    def prefix_claims(self, source: str) -> str:
+        """The slug prefixes `source`'s synced folders claim, whoever's: (folder_id, slug_prefix, host, person, mine)."""
+        raise NotImplementedError
+
     # -- pages -------------------------------------------------------------------------------------
+
+    # Whether a page at (source, slug) exists that this session cannot see (another person's private page);
+    # parameters (source, slug). None where every row is the session's to see (SQLite: one person's file).
+    page_hidden: str | None
+
+    def link_candidates(self, source: str, slugs: list[str], ranges: list[tuple[str, str, str]], title_keys: list[str],
+                        alias_norms: list[str], allow_private: bool) -> tuple[str, tuple]:
+        """The statement (and its parameters) that answers the link rule's questions at once
+        (pages_store.link_candidates): rows (kind, key, slug). `ranges`: (suffix, lo, hi), the
+        reversed-slug range of the live pages whose slug ends with '/<suffix>' (at most 50 each)."""
+        raise NotImplementedError
 
     def text_match(self, query: SearchQuery) -> str | None:
         """The full-text match `query` is written as (FTS5 MATCH text, tsquery text), or None when

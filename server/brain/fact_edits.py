@@ -12,7 +12,9 @@ The rules (docs/ui.md, "Restoring and visibility"):
   restates, and not one filed under a page that was deleted;
 * widening to world needs explicit intent (`widen=True`); narrowing to private never does;
 * a fact is not given a visibility in which an active fact already says the same about the same
-  entity: as remember, the brain keeps one active copy per visibility.
+  entity: as remember, the brain keeps one active copy per visibility;
+* only a fact's owner changes its visibility: a teammate's world fact is the team's to forget, not
+  to take private.
 """
 
 from __future__ import annotations
@@ -105,19 +107,28 @@ def restore_refusal(
 
 
 def visibility_refusal(
-    fact_id: int, current: str | None, visibility: str, *, widen: bool, restated_by: int | None = None
+    fact_id: int, current: str | None, visibility: str, *, widen: bool, restated_by: int | None = None,
+    owner: int | None = None,
 ) -> FactEditRefused | None:
     """Why the fact (now `current`, None if missing) cannot be made `visibility`, or None when it
     can (or already is).
 
     `restated_by`: the id of another active fact with the same text and entity that already has
-    `visibility`, when this fact is active. remember keeps one active copy per visibility; the
+    `visibility`, when this fact is active; `owner`: the person whose fact it is, when that is not the
+    call's person (then only they may change it). remember keeps one active copy per visibility; the
     change would make two, so it is refused (nothing is merged or expired behind the owner's back).
     """
     if visibility not in VISIBILITIES:
         return FactEditRefused("invalid_visibility", f'"{visibility}" is not a visibility', "Pass world or private.")
     if current is None:
         return not_found(fact_id)
+    if owner is not None and current != visibility:
+        return FactEditRefused(
+            "not_yours",
+            f"fact #{fact_id} is another person's (person {owner}): only a fact's owner changes its visibility",
+            f"Forget it if it is wrong for the team (`memverbs forget {fact_id}`), or remember your own private "
+            "fact alongside it.",
+        )
     if restated_by is not None and current != visibility:
         return FactEditRefused(
             "duplicate",

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any
 
+from memverbs.server.brain import postgres_policies as policies
 from memverbs.server.brain import postgres_schema as pg
 from memverbs.server.brain import schema
 from memverbs.server.brain import sqlite_schema as sq
@@ -122,15 +123,19 @@ MIGRATIONS: tuple[Step, ...] = (
     # FTS5 keeps no pending list and its own totals: only Postgres's GIN index is told to take new
     # facts at once, and only Postgres keeps BM25's corpus totals in a table.
     Step("0020_fact_ranking", sqlite=(), postgres=(pg.FACT_INDEX_DIRECT, pg.FACT_TOTALS)),
+    Step("0021_team_privacy", sqlite=(schema.TEAM_PRIVACY, schema.FOLDER_OWNERS),
+         postgres=(schema.TEAM_PRIVACY, policies.FOLDER_OWNERS, policies.TEAM_ROW_SECURITY)),
     # The world view: what an untrusted caller's keyword ranking reads (brain/page_search.py), and the
     # privacy a frontmatter behind a blank line declared.
     Step("0022_world_view", sqlite=(sq.WORLD_INDEX, private_behind_a_blank_line),
-         postgres=(pg.WORLD_SEARCH, "ALTER TABLE pages NO FORCE ROW LEVEL SECURITY", private_behind_a_blank_line,
-                   "ALTER TABLE pages FORCE ROW LEVEL SECURITY")),
+         postgres=(pg.WORLD_SEARCH, "ALTER TABLE pages NO FORCE ROW LEVEL SECURITY",
+                   # The guard (0021) lets only a page's owner change its visibility; this is the writer's
+                   # own word, read again, so the step is not a person's change of someone else's page.
+                   "ALTER TABLE pages DISABLE TRIGGER guard", private_behind_a_blank_line,
+                   "ALTER TABLE pages ENABLE TRIGGER guard", "ALTER TABLE pages FORCE ROW LEVEL SECURITY")),
     # SQLite's file's user reads every row already: only Postgres's owner needs a way to the whole brain.
     Step("0023_whole_brain", sqlite=(), postgres=(pg.WHOLE_BRAIN,)),
     Step("0024_project_statements", schema.PROJECT_STATEMENTS),
-
     Step("0025_entity_names", sqlite=(schema.ENTITY_NAMES, sq.ENTITY_NAMES_FROM_FACTS, fill_entity_names),
          postgres=(schema.ENTITY_NAMES, pg.ENTITY_NAMES_SECURITY, fill_entity_names)),
 )

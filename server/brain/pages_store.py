@@ -14,30 +14,24 @@ from typing import TYPE_CHECKING
 
 from memverbs.server import people
 from memverbs.server.brain.base import PAGE_HISTORY_KEEP, SlugHidden, draft_aliases, page_owner, replaced_text
-from memverbs.server.brain.names_store import drop_names, page_aliases, write_names
+from memverbs.server.brain.names_store import drop_names, write_names
+from memverbs.server.brain.page_links import PageLinks, prefix_upper, reverse
 from memverbs.server.brain.page_search import PageSearch
 from memverbs.server.brain.store import first
 from memverbs.server.names import title_key
 
 if TYPE_CHECKING:
-    from memverbs.server.brain.base import PageDraft, Row
+    from memverbs.server.brain.base import LinkQuestions, PageDraft, Row
     from memverbs.server.brain.store import Tx
 
 # A page a caller may see: not deleted, and world-visible unless the one parameter allows private pages.
 LIVE_PAGE = "deleted_at IS NULL AND (? OR visibility = 'world')"
+# A row that belongs to a page (a link from it, a timeline entry of it) is in the page's owner's name.
+_PAGE_OWNER = "SELECT owner FROM pages WHERE source_id = ? AND slug = ?"
 _PAGE_COLS = "slug, title, type, summary, body, visibility, updated_at, last_retrieved_at, owner"
 
 
-def reverse(slug: str) -> str:
-    return slug[::-1]
-
-
-def _prefix_upper(prefix: str) -> str:
-    """The smallest string greater than every string starting with `prefix`."""
-    return prefix[:-1] + chr(ord(prefix[-1]) + 1)
-
-
-class PageStore(PageSearch):
+class PageStore(PageSearch, PageLinks):
     # -- single pages --------------------------------------------------------
 
     def page(self, source: str, slug: str, *, allow_private: bool = True) -> Row | None:
@@ -56,11 +50,18 @@ class PageStore(PageSearch):
         )
 
     def page_version(self, source: str, slug: str, version: int) -> Row | None:
-        return self.one(
-            "SELECT v.version, v.title, v.visibility, v.markdown, v.written_at, v.replaced_at, v.replaced_by "
+        """One kept text, as the brain's person may read it: another person's page's private facts-fence
+        rows are sealed (a restore of it keeps the owner's rows where it marks them)."""
+        row = self.one(
+            "SELECT v.version, v.title, v.visibility, v.markdown, v.written_at, v.replaced_at, v.replaced_by, v.owner "
             "FROM page_versions v JOIN pages p ON p.id = v.page_id WHERE p.source_id = ? AND p.slug = ? AND v.version = ?",
             (source, slug, version),
         )
+        if row is None or row["owner"] == (people.current().person or self.session_person()):
+            return row
+        from memverbs.server.pages.markdown import sealed_source  # noqa: PLC0415 - the hooks' path never reads history
+
+        return {**dict(zip(row.keys(), row, strict=True)), "markdown": sealed_source(row["markdown"])}
 
     def pages_by_slugs(self, source: str, slugs: list[str], *, allow_private: bool) -> dict[str, Row]:
         if not slugs:
@@ -93,13 +94,13 @@ class PageStore(PageSearch):
         lo = reverse("/" + tail)
         return self.query(
             f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND slug_rev >= ? AND slug_rev < ? AND {LIVE_PAGE} LIMIT ?",
-            (source, lo, _prefix_upper(lo), allow_private, limit),
+            (source, lo, prefix_upper(lo), allow_private, limit),
         )
 
     def pages_with_prefix(self, source: str, prefix: str, *, allow_private: bool, limit: int = 50) -> list[Row]:
         return self.query(
             f"SELECT {_PAGE_COLS} FROM pages WHERE source_id = ? AND slug >= ? AND slug < ? AND {LIVE_PAGE} LIMIT ?",
-            (source, prefix, _prefix_upper(prefix), allow_private, limit),
+            (source, prefix, prefix_upper(prefix), allow_private, limit),
         )
 
     # -- card parts ----------------------------------------------------------
@@ -167,7 +168,7 @@ class PageStore(PageSearch):
             args.append(type_)
         if prefix:
             sql += " AND slug >= ? AND slug < ?"
-            args += [prefix, _prefix_upper(prefix)]
+            args += [prefix, prefix_upper(prefix)]
         sql += " ORDER BY updated_at DESC, slug LIMIT ?"
         args.append(limit)
         return self.query(sql, tuple(args))
@@ -183,7 +184,7 @@ class PageStore(PageSearch):
                 args.append(value)
         if prefix:
             sql += " AND slug >= ? AND slug < ?"
-            args += [prefix, _prefix_upper(prefix)]
+            args += [prefix, prefix_upper(prefix)]
         row = self.one(sql, tuple(args))
         return int(row["n"]) if row is not None else 0
 
@@ -210,7 +211,7 @@ class PageStore(PageSearch):
     # -- writes --------------------------------------------------------------
 
     def save_page(self, source: str, slug: str, build: Callable[[Row | None], PageDraft], now: int,
-                  *, by: str = "local") -> tuple[bool, PageDraft]:
+                  *, by: str = "local", links: LinkQuestions | None = None) -> tuple[bool, PageDraft]:
         """Create or replace a page; True when created (or revived).
 
         `build` gets the slug's current row (live, deleted or private alike; None if there is
@@ -220,16 +221,39 @@ class PageStore(PageSearch):
         by `by`, in the same transaction.
         """
         owner_sql = self.dialect.owner()
-        with self.write() as db:
-            existing = db.execute(
+        # The statements travel in batches (Postgres's pipeline): the lock, the row it replaces, whether
+        # the slug is a page hidden from this session and what its links ask in the first round trip;
+        # everything it writes with COMMIT, in the second. So the brain-wide write lock is held for two
+        # round trips, never one per statement or per link.
+        with self.batched_write() as db:
+            sent = self.ahead(lambda: db.execute(
                 "SELECT id, visibility, body, deleted_at, markdown, title, updated_at, owner FROM pages WHERE source_id = ? AND slug = ?",
                 (source, slug),
-            ).fetchone()
-            draft = build(existing)
+            ))
+            asked = self.ahead(lambda: db.execute(*self._link_statement(source, links))) if links else None
             # Aliases added by hand stay through a save: the name index needs them beside the draft's.
-            manual = page_aliases(db, source, slug, origin="manual") if existing is not None else []
+            manual_sent = self.ahead(lambda: db.execute(
+                "SELECT alias FROM aliases WHERE source_id = ? AND slug = ? AND origin = 'manual' ORDER BY id", (source, slug)))
+            hidden_sql = self.dialect.page_hidden
+            hidden = self.ahead(lambda: db.execute(hidden_sql, (source, slug))) if hidden_sql else None
+            existing = sent().fetchone()
+            manual = [row[0] for row in manual_sent().fetchall()] if existing is not None else []
+            if existing is None and hidden is not None and first(hidden())[0]:
+                # The slug is another person's private page, which this session cannot see: it is refused
+                # as a private page is to anyone who may not change it.
+                raise SlugHidden(slug)
+            if asked is not None and links is not None:
+                self._links_answered = (source, links, asked().fetchall())
+            try:
+                draft = build(existing)
+            finally:
+                self._links_answered = None
             kept = replaced_text(existing, draft)
-            owner = page_owner(existing, draft, people.current().person)  # None: the owner() the dialect gives
+            writer = people.current().person
+            owner = page_owner(existing, draft, writer)  # None: the owner() the dialect gives
+            # The page's private rows are its owner's: another person's rewrite keeps them as they are
+            # (the text keeps them too: pages/ops.py), so only the world rows are written again.
+            own_rows = existing is None or existing["owner"] == (writer if writer is not None else self.session_person())
             values = (
                 draft.title,
                 draft.type,
@@ -242,53 +266,49 @@ class PageStore(PageSearch):
                 title_key(draft.title) if draft.title is not None else None,
                 owner,
             )
-            # Nothing below is read back but a new page's id: on Postgres the statements travel as
-            # one batch (two for a new page), so the write lock is held for a round trip or two here
-            # rather than one per statement.
-            with self.pipelined(db):
-                if existing is None:
-                    # A slug no row answered for may be another person's private page, which a
-                    # Postgres session cannot see: then nothing is inserted, and the write is refused
-                    # as a private page is to anyone who may not change it (SlugHidden).
-                    inserted = db.execute(
-                        "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
-                        "markdown, updated_at, title_key, owner, created_at, origin) "
-                        f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {owner_sql}, ?, ?) "
-                        "ON CONFLICT (source_id, slug) DO NOTHING RETURNING id",
-                        (source, draft.slug, reverse(draft.slug), *values, now, by),
-                    ).fetchone()
-                    if inserted is None:
-                        raise SlugHidden(slug)
-                    page_id = inserted[0]
-                else:
-                    page_id = existing["id"]
-                    if kept is not None:
-                        db.execute(
-                            "INSERT INTO page_versions (page_id, version, markdown, title, visibility, written_at, replaced_at, "
-                            "replaced_by, owner) VALUES (?, COALESCE((SELECT MAX(version) FROM page_versions WHERE page_id = ?), 0) + 1, "
-                            "?, ?, ?, ?, ?, ?, ?)",
-                            (page_id, page_id, kept, existing["title"], existing["visibility"], existing["updated_at"], now, by,
-                             existing["owner"]),
-                        )
-                        db.execute(
-                            "DELETE FROM page_versions WHERE page_id = ? AND version <= "
-                            "(SELECT MAX(version) FROM page_versions WHERE page_id = ?) - ?",
-                            (page_id, page_id, PAGE_HISTORY_KEEP),
-                        )
+            page: int | str
+            if existing is None:
+                # No row, and none hidden: under the write lock nothing can take the slug meanwhile, so the
+                # insert is not read back (its id is found by the statements that need it).
+                db.execute(
+                    "INSERT INTO pages (source_id, slug, slug_rev, title, type, body, frontmatter, summary, visibility, "
+                    "markdown, updated_at, title_key, owner, created_at, origin) "
+                    f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {owner_sql}, ?, ?)",
+                    (source, draft.slug, reverse(draft.slug), *values, now, by),
+                )
+                page = draft.slug
+            else:
+                page = page_id = existing["id"]
+                if kept is not None:
                     db.execute(
-                        "UPDATE pages SET title = ?, type = ?, body = ?, frontmatter = ?, summary = ?, visibility = ?, "
-                        f"markdown = ?, updated_at = ?, title_key = ?, owner = {owner_sql}, deleted_at = NULL, origin = ? WHERE id = ?",
-                        (*values, by, page_id),
+                        "INSERT INTO page_versions (page_id, version, markdown, title, visibility, written_at, replaced_at, "
+                        "replaced_by, owner, by_person) VALUES (?, COALESCE((SELECT MAX(version) FROM page_versions "
+                        f"WHERE page_id = ?), 0) + 1, ?, ?, ?, ?, ?, ?, ?, {owner_sql})",
+                        (page_id, page_id, kept, existing["title"], existing["visibility"], existing["updated_at"], now, by,
+                         existing["owner"], writer),
                     )
-                self._write_chunks(db, source, page_id, draft.title, draft.body)
-                self._write_page_rows(db, source, draft, now, owner_sql, owner, manual)
+                    db.execute(
+                        "DELETE FROM page_versions WHERE page_id = ? AND version <= "
+                        "(SELECT MAX(version) FROM page_versions WHERE page_id = ?) - ?",
+                        (page_id, page_id, PAGE_HISTORY_KEEP),
+                    )
+                db.execute(
+                    "UPDATE pages SET title = ?, type = ?, body = ?, frontmatter = ?, summary = ?, visibility = ?, "
+                    f"markdown = ?, updated_at = ?, title_key = ?, owner = {owner_sql}, deleted_at = NULL, origin = ? WHERE id = ?",
+                    (*values, by, page_id),
+                )
+            self._write_chunks(db, source, page, draft.title, draft.body)
+            self._write_page_rows(db, source, draft, now, owner_sql, owner, manual, own_rows=own_rows)
         return existing is None or existing["deleted_at"] is not None, draft
 
     @staticmethod
     def _write_page_rows(db: Tx, source: str, draft: PageDraft, now: int, owner_sql: str, owner: int | None,
-                         manual_aliases: list[str]) -> None:
+                         manual_aliases: list[str], *, own_rows: bool = True) -> None:
         """The aliases, links and timeline rows the page's markdown declares: what it declared before
-        is replaced, what was added by hand is kept; and the page's names (the name index)."""
+        is replaced, what was added by hand is kept; and the page's names (the name index). Without
+        `own_rows` (a rewrite by someone other than the page's owner) its private rows stay as they
+        are: they are the owner's."""
+        mine = "" if own_rows else " AND private_row = 0"
         db.execute("DELETE FROM aliases WHERE source_id = ? AND slug = ? AND origin = 'frontmatter'", (source, draft.slug))
         for alias, norm in draft_aliases(draft):
             db.execute(
@@ -298,17 +318,20 @@ class PageStore(PageSearch):
             )
         write_names(db, source, draft.slug, draft.title, draft.type, [a for a, _ in draft_aliases(draft)] + manual_aliases)
         db.execute(
-            "DELETE FROM links WHERE source_id = ? AND from_slug = ? AND link_source IN ('markdown', 'frontmatter')",
+            f"DELETE FROM links WHERE source_id = ? AND from_slug = ? AND link_source IN ('markdown', 'frontmatter'){mine}",
             (source, draft.slug),
         )
         links, timeline = draft.rows()
+        if not own_rows:
+            links = [row for row in links if not row[1]]
+            timeline = [row for row in timeline if not row[1]]
         add_link = (
             "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, private_row, owner) "
             f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, {owner_sql}) ON CONFLICT DO NOTHING"
         )
         for (to_slug, link_type, link_source, context), private in links:
             db.execute(add_link, (source, draft.slug, to_slug, link_type, link_source, context, now, private, owner))
-        db.execute("DELETE FROM timeline WHERE source_id = ? AND slug = ? AND origin = 'markdown'", (source, draft.slug))
+        db.execute(f"DELETE FROM timeline WHERE source_id = ? AND slug = ? AND origin = 'markdown'{mine}", (source, draft.slug))
         add_entry = (
             "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, private_row, owner) "
             f"VALUES (?, ?, ?, ?, ?, 'markdown', ?, ?, {owner_sql})"
@@ -368,9 +391,9 @@ class PageStore(PageSearch):
             if not self._writable(db, source, from_slug, allow_private):
                 return None
             cur = db.execute(
-                "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                (source, from_slug, to_slug, link_type, link_source, context, now),
+                "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, owner) "
+                f"VALUES (?, ?, ?, ?, ?, ?, ?, ({_PAGE_OWNER})) ON CONFLICT DO NOTHING",
+                (source, from_slug, to_slug, link_type, link_source, context, now, source, from_slug),
             )
             if cur.rowcount == 0:
                 return False
@@ -382,9 +405,9 @@ class PageStore(PageSearch):
             if not self._writable(db, source, slug, allow_private):
                 return None
             entry_id = int(first(db.execute(
-                "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at) "
-                "VALUES (?, ?, ?, ?, ?, 'manual', ?) RETURNING id",
-                (source, slug, date, summary, detail, now),
+                "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, owner) "
+                f"VALUES (?, ?, ?, ?, ?, 'manual', ?, ({_PAGE_OWNER})) RETURNING id",
+                (source, slug, date, summary, detail, now, source, slug),
             ))[0])
             db.execute("UPDATE pages SET updated_at = ? WHERE source_id = ? AND slug = ?", (now, source, slug))
             return entry_id
@@ -395,110 +418,3 @@ class PageStore(PageSearch):
         among, args = self.dialect.any_of("slug", slugs)
         with self.write() as db:
             db.execute(f"UPDATE pages SET last_retrieved_at = ? WHERE source_id = ? AND {among}", (now, source, *args))
-
-    def adopt_links(self, source: str, slug: str, names: list[str], *, from_private_only: bool = False) -> int:
-        """Point body links whose target is one of `names` and names no live page at `slug`.
-
-        `from_private_only` (for a private page): only links from private pages, so a world page's
-        links never come to name a private page. A link that would duplicate one the page already
-        has is dropped instead (the oldest of such twins moves)."""
-        if not names:
-            return 0
-        among, named = self.dialect.any_of("l.to_slug", names)
-        dangling = (
-            f"l.source_id = ? AND {among} AND l.link_source = 'markdown' AND l.from_slug != ? "
-            "AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.source_id = l.source_id AND p.slug = l.to_slug "
-            "AND p.deleted_at IS NULL)"
-        )
-        if from_private_only:
-            dangling += (
-                " AND EXISTS (SELECT 1 FROM pages f WHERE f.source_id = l.source_id AND f.slug = l.from_slug "
-                "AND f.visibility = 'private')"
-            )
-        args = (source, *named, slug)
-        links = self.dialect.links_by_target
-        if self.one(f"SELECT 1 FROM {links} WHERE {dangling} LIMIT 1", args) is None:
-            return 0  # the common case: nothing waits for this page, and no write transaction is spent
-        moved = 0
-        with self.write() as db:
-            for r in db.execute(f"SELECT l.id, l.from_slug, l.link_type FROM {links} WHERE {dangling} ORDER BY l.id", args).fetchall():
-                taken = db.execute(
-                    "SELECT 1 FROM links WHERE source_id = ? AND from_slug = ? AND to_slug = ? AND link_type = ? "
-                    "AND link_source = 'markdown'",
-                    (source, r["from_slug"], slug, r["link_type"]),
-                ).fetchone()
-                if taken is None:
-                    db.execute("UPDATE links SET to_slug = ? WHERE id = ?", (slug, r["id"]))
-                    moved += 1
-                else:  # the page already links here both ways: drop the now-duplicate dangling row
-                    db.execute("DELETE FROM links WHERE id = ?", (r["id"],))
-        return moved
-
-    def rename_page(self, source: str, old: str, new: str, now: int, *, title: tuple[str, str] | None = None) -> None:
-        """Move a page to a new slug with everything that hangs off it: aliases, links, timeline, facts.
-        `title` (was, becomes): a title that is `was` (it came from the old file name) becomes `becomes`.
-        Rows the new slug already has stay; the old slug's copies of them go."""
-        with self.write() as db:
-            # A soft-deleted page at the new slug gives way (its row only, never a live page: callers check).
-            gone = db.execute("SELECT id FROM pages WHERE source_id = ? AND slug = ? AND deleted_at IS NOT NULL", (source, new)).fetchone()
-            if gone is not None:
-                db.execute("DELETE FROM chunks WHERE page_id = ?", (gone["id"],))
-                db.execute("DELETE FROM page_versions WHERE page_id = ?", (gone["id"],))
-                db.execute("DELETE FROM pages WHERE id = ?", (gone["id"],))
-            # The rows that hang off the page by its slug are taken up while the page is still at the
-            # old slug and put down once it is at the new one: Postgres's row-level security shows
-            # (and lets an update write) a page's rows only with their page, so they cannot be
-            # updated across the move.
-            aliases = db.execute(
-                "DELETE FROM aliases WHERE source_id = ? AND slug = ? RETURNING id, alias, alias_norm, origin", (source, old)
-            ).fetchall()
-            links = db.execute(
-                "DELETE FROM links WHERE source_id = ? AND from_slug = ? "
-                "RETURNING id, to_slug, link_type, link_source, context, created_at, private_row, owner",
-                (source, old),
-            ).fetchall()
-            timeline = db.execute(
-                "DELETE FROM timeline WHERE source_id = ? AND slug = ? RETURNING id, date, summary, detail, origin, created_at, private_row, owner",
-                (source, old),
-            ).fetchall()
-            db.execute(
-                "UPDATE pages SET slug = ?, slug_rev = ?, updated_at = ? WHERE source_id = ? AND slug = ?",
-                (new, reverse(new), now, source, old),
-            )
-            if title is not None:
-                db.execute(
-                    "UPDATE pages SET title = ?, title_key = ? WHERE source_id = ? AND slug = ? AND title = ?",
-                    (title[1], title_key(title[1]), source, new, title[0]),
-                )
-            db.executemany(
-                "INSERT INTO aliases (source_id, slug, alias, alias_norm, origin) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                [(source, new, r["alias"], r["alias_norm"], r["origin"]) for r in sorted(aliases, key=_by_id)],
-            )
-            db.executemany(
-                "INSERT INTO links (source_id, from_slug, to_slug, link_type, link_source, context, created_at, private_row, owner) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                [(source, new, r["to_slug"], r["link_type"], r["link_source"], r["context"], r["created_at"], r["private_row"],
-                  r["owner"]) for r in sorted(links, key=_by_id)],
-            )
-            db.executemany(
-                "INSERT INTO timeline (source_id, slug, date, summary, detail, origin, created_at, private_row, owner) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(source, new, r["date"], r["summary"], r["detail"], r["origin"], r["created_at"], r["private_row"], r["owner"])
-                 for r in sorted(timeline, key=_by_id)],
-            )
-            db.execute(
-                "UPDATE links AS a SET to_slug = ? WHERE a.source_id = ? AND a.to_slug = ? AND NOT EXISTS "
-                "(SELECT 1 FROM links b WHERE b.source_id = a.source_id AND b.to_slug = ? AND b.from_slug = a.from_slug "
-                f"AND b.link_type = a.link_type AND b.link_source {self.dialect.same} a.link_source)",
-                (new, source, old, new),
-            )
-            db.execute("DELETE FROM links WHERE source_id = ? AND to_slug = ?", (source, old))
-            db.execute("UPDATE facts SET entity_slug = ? WHERE source_id = ? AND entity_slug = ?", (new, source, old))
-            drop_names(db, source, old)
-            page = db.execute("SELECT title, type FROM pages WHERE source_id = ? AND slug = ?", (source, new)).fetchone()
-            if page is not None:
-                write_names(db, source, new, page[0], page[1])
-
-
-def _by_id(row: Row) -> int:
-    return int(row["id"])

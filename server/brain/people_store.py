@@ -49,6 +49,13 @@ class PeopleStore(Store):
     def person_named(self, name: str) -> Row | None:
         return self.one(f"SELECT {PERSON_COLS} FROM people WHERE name = ?", (name,))
 
+    def person_name(self, person: int) -> str | None:
+        """The name of person `person` (1 is `owner`), or None for nobody the brain knows."""
+        if person == OWNER:
+            return OWNER_NAME
+        row = self.one(f"SELECT {PERSON_COLS} FROM people WHERE id = ?", (person,))
+        return None if row is None else str(row["name"])
+
     def person_id(self, name: str) -> int | None:
         """The id of the person called `name` (`owner` is 1), or None."""
         if name == OWNER_NAME:

@@ -484,7 +484,11 @@ class PostgresBase(Store):
                 with conn.pipeline() if PIPELINE else nullcontext():
                     conn.execute("BEGIN")
                     lock = self._take_write_lock(conn)
-                    yield conn
+                    self._held.conn = conn  # a read the block makes runs here, in its transaction (`connection()`)
+                    try:
+                        yield conn
+                    finally:
+                        self._held.conn = None
                     conn.execute("COMMIT")
             except BaseException:
                 # A failed statement leaves the block aborted (the rest of the batch, COMMIT

@@ -44,6 +44,25 @@ class PostgresDialect(Dialect):
     same = "IS NOT DISTINCT FROM"
     pages_by_change = "pages"  # the planner finds pages_changed itself
 
+    page_hidden = "SELECT memverbs_page_hidden(?, ?)"  # row-level security hides another person's private page
+
+    # One statement whose text never changes (arrays, the suffixes unnested beside a LIMIT 50 each), so
+    # psycopg prepares it once per connection: planned per call, a statement of one part per suffix cost
+    # more than all its reads (its parts, and the row policies they expand to, are planned each time).
+    def link_candidates(self, source: str, slugs: list[str], ranges: list[tuple[str, str, str]], title_keys: list[str],
+                        alias_norms: list[str], allow_private: bool) -> tuple[str, tuple]:
+        keys, los, his = ([r[i] for r in ranges] for i in range(3))
+        return _LINK_CANDIDATES, (source, slugs, allow_private, source, title_keys, allow_private, source, alias_norms,
+                                  allow_private, keys, los, his, source, allow_private)
+
+    # Another person's folder is not a row this session reads: its claims are, through the functions
+    # row-level security allows them (postgres_policies.SYNC_CLAIMS).
+    def file_claims(self, source: str, slug: str, file_hash: str) -> str:
+        return f"memverbs_sync_claims({source}, {slug}, {file_hash})"
+
+    def prefix_claims(self, source: str) -> str:
+        return f"memverbs_sync_prefixes({source})"
+
     # -- pages -------------------------------------------------------------------------------------
 
     def text_match(self, query: SearchQuery) -> str | None:
@@ -275,3 +294,16 @@ def snippet(text: str | None, terms: tuple[str, ...] | list[str], size: int = SN
 
 
 POSTGRES = PostgresDialect()
+
+
+_LIVE = "deleted_at IS NULL AND (%s OR visibility = 'world')"
+_LINK_CANDIDATES = (
+    f"SELECT 'slug' AS kind, slug AS key, slug, visibility FROM pages WHERE source_id = %s AND slug = ANY(%s) AND {_LIVE} "
+    f"UNION ALL SELECT 'title', title_key, slug, visibility FROM pages WHERE source_id = %s AND title_key = ANY(%s) AND {_LIVE} "
+    "UNION ALL SELECT DISTINCT 'alias', a.alias_norm, p.slug, p.visibility FROM aliases a JOIN pages p "
+    "ON p.source_id = a.source_id AND p.slug = a.slug WHERE a.source_id = %s AND a.alias_norm = ANY(%s) "
+    "AND p.deleted_at IS NULL AND (%s OR p.visibility = 'world') "
+    "UNION ALL SELECT 'suffix', r.key, s.slug, s.visibility FROM unnest(%s::text[], %s::text[], %s::text[]) AS r(key, lo, hi) "
+    "CROSS JOIN LATERAL (SELECT slug, visibility FROM pages WHERE source_id = %s AND slug_rev >= r.lo AND slug_rev < r.hi "
+    f"AND {_LIVE} LIMIT 50) s"
+)

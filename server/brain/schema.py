@@ -485,3 +485,26 @@ ENTITY_NAMES = """
         ){without_rowid};
         CREATE INDEX entity_names_slug ON entity_names (source_id, slug);
 """
+
+# A team on one brain (docs/postgres.md, "A team on one Postgres"). A synced folder is one person's
+# (`owner`: the person whose CLI synced it; folders from before are their notes' pages' owner's), and
+# one that cannot be read is kept, marked unavailable with why (server/sync/importer.py: nothing in
+# it is deleted meanwhile). A conflict says what happened (`cause`): the file won over a page that
+# changed too (`file_won`), or the file was not applied because another folder's note holds its
+# slug (`slug_taken`). Audit, move and history rows name the person who made them (`by_person`; NULL: made before
+# people were kept). A synced file is found by its bytes across folders (a note moved between them).
+TEAM_PRIVACY = """
+        ALTER TABLE sync_folders ADD COLUMN owner {bigint} NOT NULL DEFAULT 1;
+        ALTER TABLE sync_folders ADD COLUMN unavailable_at {bigint};
+        ALTER TABLE sync_folders ADD COLUMN unavailable_reason TEXT;
+        ALTER TABLE sync_conflicts ADD COLUMN cause TEXT NOT NULL DEFAULT 'file_won';
+        ALTER TABLE fact_audit ADD COLUMN by_person {bigint};
+        ALTER TABLE fact_moves ADD COLUMN by_person {bigint};
+        ALTER TABLE page_versions ADD COLUMN by_person {bigint};
+        CREATE INDEX sync_files_by_hash ON sync_files (file_hash);
+"""
+FOLDER_OWNERS = """
+        UPDATE sync_folders AS f SET owner = coalesce((
+            SELECT p.owner FROM sync_files sf JOIN pages p ON p.source_id = f.source_id AND p.slug = sf.slug
+            WHERE sf.folder_id = f.id GROUP BY p.owner ORDER BY count(*) DESC, p.owner LIMIT 1), 1);
+"""

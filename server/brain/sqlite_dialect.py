@@ -45,6 +45,45 @@ class SqliteDialect(Dialect):
     # Named: SQLite would otherwise range-scan the pages once per synced file (seconds at 10,000 files).
     pages_by_change = "pages INDEXED BY pages_changed"
 
+    page_hidden = None  # one person's file: the connection sees every row
+
+    # One statement of parts (SQLite prepares one quickly, whatever its length).
+    def link_candidates(self, source: str, slugs: list[str], ranges: list[tuple[str, str, str]], title_keys: list[str],
+                        alias_norms: list[str], allow_private: bool) -> tuple[str, tuple]:
+        live = "deleted_at IS NULL AND (? OR visibility = 'world')"
+        parts: list[str] = []
+        args: list[object] = []
+        for kind, column, values in (("slug", "slug", slugs), ("title", "title_key", title_keys)):
+            if values:
+                parts.append(f"SELECT '{kind}' AS kind, {column} AS key, slug, visibility FROM pages WHERE source_id = ? "
+                             f"AND {column} IN ({','.join('?' * len(values))}) AND {live}")
+                args += [source, *values, allow_private]
+        if alias_norms:
+            parts.append(
+                f"SELECT DISTINCT 'alias' AS kind, aliases.alias_norm AS key, p.slug, p.visibility FROM {self.aliases_by_name} "
+                "JOIN pages p ON p.source_id = aliases.source_id AND p.slug = aliases.slug WHERE aliases.source_id = ? "
+                f"AND aliases.alias_norm IN ({','.join('?' * len(alias_norms))}) AND p.deleted_at IS NULL "
+                "AND (? OR p.visibility = 'world')"
+            )
+            args += [source, *alias_norms, allow_private]
+        for key, lo, hi in ranges:
+            parts.append("SELECT * FROM (SELECT 'suffix' AS kind, ? AS key, slug, visibility FROM pages WHERE source_id = ? "
+                         f"AND slug_rev >= ? AND slug_rev < ? AND {live} LIMIT 50)")
+            args += [key, source, lo, hi, allow_private]
+        return " UNION ALL ".join(parts), tuple(args)
+
+    # One person's file: every folder is its owner's.
+    def file_claims(self, source: str, slug: str, file_hash: str) -> str:
+        return (
+            "(SELECT sf.folder_id, sf.rel_path, sf.slug, sf.file_hash, sf.synced_at, f.root, f.host, 1 AS person, 1 AS mine "
+            f"FROM sync_files sf JOIN sync_folders f ON f.id = sf.folder_id WHERE f.source_id = {source} "
+            f"AND sf.slug = coalesce({slug}, sf.slug) AND sf.file_hash = coalesce({file_hash}, sf.file_hash) AND sf.slug <> '')"
+        )
+
+    def prefix_claims(self, source: str) -> str:
+        return (f"(SELECT id AS folder_id, slug_prefix, host, 1 AS person, 1 AS mine FROM sync_folders "
+                f"WHERE source_id = {source} AND mode = 'sync')")
+
     # -- pages -------------------------------------------------------------------------------------
 
     def text_match(self, query: SearchQuery) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from memverbs.server import people
 from memverbs.server.brain.store import Store, first
 
 if TYPE_CHECKING:
@@ -42,9 +43,9 @@ class SyncStore(Store):
                 ).fetchone()
             if row is None:
                 folder_id = first(db.execute(
-                    "INSERT INTO sync_folders (source_id, root, slug_prefix, mode, created_at, host, folder_uid) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                    (source, root, prefix, mode, now, host, uid),
+                    "INSERT INTO sync_folders (source_id, root, slug_prefix, mode, created_at, host, folder_uid, owner) "
+                    f"VALUES (?, ?, ?, ?, ?, ?, ?, {self.dialect.owner()}) RETURNING id",
+                    (source, root, prefix, mode, now, host, uid, people.current().person),
                 ))[0]
             else:
                 folder_id = row["id"]
@@ -69,6 +70,22 @@ class SyncStore(Store):
                 db.execute("UPDATE sync_folders SET last_pass_at = ? WHERE id = ?", (passed_at, folder_id))
             if changed_at is not None:
                 db.execute("UPDATE sync_folders SET last_change_at = ? WHERE id = ?", (changed_at, folder_id))
+
+    def sync_folder_unavailable(self, folder_id: int, at: int | None, reason: str | None = None) -> None:
+        """Mark the folder unavailable since `at` (it cannot be read: gone, unmounted, another folder now at
+        its path), with why; `at` None: it is back. Only a change is written."""
+        with self.write() as db:
+            if at is None:
+                db.execute("UPDATE sync_folders SET unavailable_at = NULL, unavailable_reason = NULL "
+                           "WHERE id = ? AND unavailable_at IS NOT NULL", (folder_id,))
+            else:
+                db.execute("UPDATE sync_folders SET unavailable_at = coalesce(unavailable_at, ?), unavailable_reason = ? "
+                           "WHERE id = ?", (at, reason, folder_id))
+
+    def sync_prefix_claims(self, source: str) -> list[Row]:
+        """The slug prefix of every synced folder of the source, whoever's: (folder_id, slug_prefix, host,
+        person, mine). Another person's folder is not a row this session reads; its claim is."""
+        return self.query(f"SELECT * FROM {self.dialect.prefix_claims('?')} c ORDER BY c.folder_id", (source,))
 
     def sync_watcher_claim(self, folder_id: int, held: Sequence, mine: Sequence) -> bool:
         """Take the folder's watch if its claim is still `held` (pid, host, beat as read): a compare-and-swap,
@@ -118,19 +135,32 @@ class SyncStore(Store):
         with self.write() as db:
             db.execute("DELETE FROM sync_files WHERE folder_id = ? AND rel_path = ?", (folder_id, rel_path))
 
+    # Which synced files hold a slug (or have given bytes) is the one question sync asks across
+    # people: the dialect's `file_claims` answers it whoever's folder holds the file, naming another
+    # person's folder by person and host only (never its path), and leaving out a file whose page is
+    # private to someone else (postgres_policies.SYNC_CLAIMS).
+
     def sync_slug_files(self, source: str, slug: str) -> list:
-        """Every folder's file that maps to `slug` (two folders' files may: a collision is a conflict)."""
+        """Every folder's file that maps to `slug` (two folders' files may: a collision is a conflict):
+        folder_id, rel_path, root (None for another person's folder), host, person, mine."""
         return self.query(
-            "SELECT sf.folder_id, sf.rel_path, f.root, f.host FROM sync_files sf JOIN sync_folders f ON f.id = sf.folder_id "
-            "WHERE sf.slug = ? AND f.source_id = ? ORDER BY sf.folder_id, sf.rel_path",
-            (slug, source),
+            f"SELECT c.folder_id, c.rel_path, c.root, c.host, c.person, c.mine FROM {self.dialect.file_claims('?', '?', 'NULL')} c "
+            "ORDER BY c.folder_id, c.rel_path",
+            (source, slug),
+        )
+
+    def sync_files_with_bytes(self, source: str, file_hash: str) -> list:
+        """Every folder's file whose bytes hash to `file_hash` (a note moved between folders): slug,
+        folder_id, rel_path (None for another person's folder), synced_at, host, person, mine."""
+        return self.query(
+            f"SELECT c.slug, c.folder_id, c.rel_path, c.synced_at, c.host, c.person, c.mine "
+            f"FROM {self.dialect.file_claims('?', 'NULL', '?')} c "
+            "ORDER BY c.folder_id, c.rel_path",
+            (source, file_hash),
         )
 
     def sync_all_file_slugs(self, source: str) -> set[str]:
-        rows = self.query(
-            "SELECT DISTINCT sf.slug FROM sync_files sf JOIN sync_folders f ON f.id = sf.folder_id WHERE f.source_id = ?",
-            (source,),
-        )
+        rows = self.query(f"SELECT DISTINCT c.slug FROM {self.dialect.file_claims('?', 'NULL', 'NULL')} c", (source,))
         return {r[0] for r in rows}
 
     def sync_due(self, source: str, folder_id: int, since: int = 0) -> list:
@@ -157,25 +187,28 @@ class SyncStore(Store):
             "SELECT p.slug, p.title, p.updated_at FROM p JOIN sync_folders f ON f.id = ? "
             "WHERE p.origin NOT IN ('sync', 'put_page') AND CASE WHEN f.slug_prefix = '' THEN p.created_at >= f.created_at "
             "ELSE substr(p.slug, 1, length(f.slug_prefix) + 1) = f.slug_prefix || '/' END "
-            "AND NOT EXISTS (SELECT 1 FROM sync_folders o JOIN sync_files sf ON sf.folder_id = o.id AND sf.slug = p.slug "
-            "WHERE o.source_id = ?) ORDER BY p.slug",
+            f"AND NOT EXISTS (SELECT 1 FROM {self.dialect.file_claims('?', 'p.slug', 'NULL')} c) ORDER BY p.slug",
             (source, since, folder_id, source),
         )
 
     # -- conflicts -----------------------------------------------------------
 
-    def sync_add_conflict(self, folder_id: int, rel_path: str, slug: str, brain_content: str, now: int) -> int:
+    def sync_add_conflict(self, folder_id: int, rel_path: str, slug: str, brain_content: str, now: int,
+                          cause: str = "file_won") -> int:
+        """`cause` (server/sync/conflicts.py's CAUSES): file_won (the file and its page both changed, and
+        the file won) or slug_taken (another folder's note holds the slug: this file was not applied)."""
         with self.write() as db:
             return int(first(db.execute(
-                "INSERT INTO sync_conflicts (folder_id, rel_path, slug, brain_content, detected_at) "
-                "VALUES (?, ?, ?, ?, ?) RETURNING id",
-                (folder_id, rel_path, slug, brain_content, now),
+                "INSERT INTO sync_conflicts (folder_id, rel_path, slug, brain_content, detected_at, cause) "
+                "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+                (folder_id, rel_path, slug, brain_content, now, cause),
             ))[0])
 
     def sync_conflict_rows(self, source: str, folder_id: int | None = None, *, open_only: bool = True) -> list:
+        """The conflicts of the folders this session's person syncs (on Postgres, the policies show no other)."""
         sql = (
-            "SELECT c.id, c.folder_id, c.rel_path, c.slug, c.detected_at, c.brain_content, f.root FROM sync_conflicts c "
-            "JOIN sync_folders f ON f.id = c.folder_id WHERE f.source_id = ?"
+            # c.*: doctor reads a brain without migrating it, whose conflicts may not have every column yet
+            "SELECT c.*, f.root FROM sync_conflicts c JOIN sync_folders f ON f.id = c.folder_id WHERE f.source_id = ?"
         )
         args: list = [source]
         if folder_id is not None:
@@ -217,6 +250,15 @@ class SyncStore(Store):
         with self.write() as db:
             db.executemany("DELETE FROM sync_failures WHERE folder_id = ? AND rel_path = ?",
                            [(folder_id, rel) for rel in rel_paths])
+
+    def sync_deleted_pages(self, source: str, since: int, limit: int = 500) -> list[Row]:
+        """Pages a folder sync deleted since `since` (its note left the folder), newest first: slug, markdown.
+        A note that turns up in another folder with the same bytes takes its page back (server/sync/crossing.py)."""
+        return self.query(
+            "SELECT slug, markdown FROM pages WHERE source_id = ? AND deleted_at >= ? AND origin = 'sync' "
+            "ORDER BY deleted_at DESC LIMIT ?",
+            (source, since, limit),
+        )
 
     # -- what export and write-back read -------------------------------------
 

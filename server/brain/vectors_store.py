@@ -69,18 +69,23 @@ class VectorStore(Store):
 
     # -- chunks --------------------------------------------------------------------
 
-    def _write_chunks(self, db: Tx, source: str, page_id: int, title: str | None, body: str) -> None:
-        """Inside the page's write transaction: the chunks always match the saved text."""
+    def _write_chunks(self, db: Tx, source: str, page: int | str, title: str | None, body: str) -> None:
+        """Inside the page's write transaction: the chunks always match the saved text. `page`: the page's
+        id, or the slug of a page inserted in this transaction (its id is found by the statement, so a
+        batched write need not read it back first)."""
         # Only a page write chunks: the hooks' reads skip the Markdown parser's imports and regexes.
         from memverbs.server.pages.chunks import chunk_page, embed_input, text_hash  # noqa: PLC0415
 
-        db.execute("DELETE FROM chunks WHERE page_id = ?", (page_id,))
-        rows = [
-            (source, page_id, ord_, chunk, text_hash(embed_input(title, chunk)))
-            for ord_, chunk in enumerate(chunk_page(title, body))
-        ]
-        if rows:
-            db.executemany("INSERT INTO chunks (source_id, page_id, ord, text, text_hash) VALUES (?, ?, ?, ?, ?)", rows)
+        chunks = [(ord_, chunk, text_hash(embed_input(title, chunk))) for ord_, chunk in enumerate(chunk_page(title, body))]
+        if isinstance(page, int):
+            db.execute("DELETE FROM chunks WHERE page_id = ?", (page,))
+            if chunks:
+                db.executemany("INSERT INTO chunks (source_id, page_id, ord, text, text_hash) VALUES (?, ?, ?, ?, ?)",
+                               [(source, page, *c) for c in chunks])
+        elif chunks:
+            db.executemany("INSERT INTO chunks (source_id, page_id, ord, text, text_hash) "
+                           "SELECT ?, id, ?, ?, ? FROM pages WHERE source_id = ? AND slug = ?",
+                           [(source, *c, source, page) for c in chunks])
 
     def chunk_unchunked_pages(self, limit: int = 500) -> int:
         """Chunk live pages that have none (written before chunking existed, or in bulk); returns how many."""

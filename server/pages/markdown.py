@@ -327,6 +327,13 @@ def sealed_body(body: str) -> str:
     return "".join(out)
 
 
+def sealed_source(text: str) -> str:
+    """A page's whole source (frontmatter and body) with its private facts-fence rows sealed: what a
+    reader who is not the page's owner is shown, and what saving it back keeps (`restore_kept_rows`)."""
+    head = frontmatter_block(text)
+    return head + sealed_body(text[len(head) :])
+
+
 def has_kept_marker(body: str) -> bool:
     return "private rows kept" in body.lower() and any(_KEPT_MARKER.match(line) for line in body.splitlines(keepends=True))
 
@@ -538,6 +545,11 @@ def timeline_rows(body: str) -> list[tuple[str, str, str | None]]:
             if m:
                 rows.append((m.group(1), m.group(2).strip(), None))
     return rows
+
+
+def private_rows(body: str) -> Counter[str]:
+    """The body's private facts-fence lines (each as written, without its line ending), counted."""
+    return Counter(line.rstrip("\r\n") for line, _, private in _classified(body, keepends=True) if private)
 
 
 def without_private_rows(body: str) -> str:

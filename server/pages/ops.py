@@ -16,7 +16,7 @@ from memverbs.server.brain.base import PageDraft, Row, SlugHidden
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, VerbError, invalid
 from memverbs.server.names import normalize_alias, valid_slug
-from memverbs.server.pages.links import adopt_dangling_links, resolve_links
+from memverbs.server.pages.links import adopt_dangling_links, ask, resolve_links
 from memverbs.server.pages.markdown import (
     PageFormatError,
     ParsedPage,
@@ -24,9 +24,11 @@ from memverbs.server.pages.markdown import (
     has_kept_marker,
     keep_private_rows,
     parse_page,
+    private_rows,
     restore_kept_rows,
     without_private_rows,
 )
+from memverbs.server.people import owns
 from memverbs.server.timeparse import iso, now_ms
 from memverbs.server.verbs.fact_search import search_facts
 from memverbs.server.verbs.search import search_pages
@@ -76,6 +78,26 @@ def _hidden_slug(slug: str) -> VerbError:
     )
 
 
+def _not_theirs(slug: str, page: Row) -> VerbError:
+    """put_page making another person's page private: a world page stays the team's, and its owner's."""
+    return VerbError(
+        "scope_denied",
+        f'put_page cannot make "{slug}" private: it is another person\'s page (person {page["owner"]}), and only a '
+        "page's owner changes its visibility.",
+        "Leave visibility out (or world) to rewrite the shared page, or keep private notes in a private page of "
+        "your own under another slug.",
+    )
+
+
+def _private_rows_not_theirs(slug: str) -> VerbError:
+    return invalid(
+        f'put_page: the page "{slug}" is another person\'s, and the [private] rows of a page are its owner\'s: '
+        "new [private] rows in it would be shown to them, not kept for you.",
+        "Remove the new [private] rows, and keep private notes in a private page of your own or a private fact "
+        "(remember with visibility private).",
+    )
+
+
 def _limit(value: object, default: int, cap: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value <= 0:
         return default
@@ -103,8 +125,11 @@ def put_page(ctx: VerbContext, params: dict) -> dict:
     def build(existing: Row | None) -> PageDraft:
         return _draft(ctx, slug, content, parsed, existing)
 
+    # What resolving the page's links will ask travels with the write lock (pages_store.save_page).
+    targets = [to for to, _, source, _ in parsed.world_links + parsed.private_links if source == "markdown"]
     try:
-        created, draft = ctx.brain.save_page(ctx.source, slug, build, now_ms(), by=ctx.caller.client_id)
+        created, draft = ctx.brain.save_page(ctx.source, slug, build, now_ms(), by=ctx.caller.client_id,
+                                             links=ask(ctx, slug, targets))
     except SlugHidden:
         raise _hidden_slug(slug) from None
     adopt_dangling_links(ctx, draft)
@@ -147,6 +172,9 @@ def _draft(ctx: VerbContext, slug: str, content: str, parsed: ParsedPage, existi
         if merged != content:
             content, parsed = merged, parse_page(merged)
     markdown = content
+    theirs = existing is not None and not owns(int(existing["owner"]), ctx.person(), ctx.brain.backend)
+    if theirs and parsed.visibility == "private":
+        raise _not_theirs(slug, existing)
     merged = parsed.body
     if has_kept_marker(merged):
         merged = restore_kept_rows(existing["body"] if existing is not None else "", merged)
@@ -154,6 +182,8 @@ def _draft(ctx: VerbContext, slug: str, content: str, parsed: ParsedPage, existi
         # Whoever was not shown the page's private rows (an untrusted writer, or another person)
         # keeps them for the page's owner.
         merged = keep_private_rows(existing["body"], merged)
+    if theirs and existing is not None and private_rows(merged) - private_rows(existing["body"]):
+        raise _private_rows_not_theirs(slug)
     if merged != parsed.body:
         markdown = content[: len(content) - len(parsed.body)] + merged
         parsed = parse_page(markdown)  # the kept rows' links and dates are the page's too
@@ -276,12 +306,15 @@ def add_timeline_entry(ctx: VerbContext, params: dict) -> dict:
 
 def whoami(ctx: VerbContext, params: dict) -> dict:
     c = ctx.caller
+    person = ctx.person()
     return {
         "source_id": c.source_id,
         "client_id": c.client_id,
         "remote": c.remote,
         "scopes": sorted(c.scopes),
         "surface": ctx.extras.get("surface"),
+        # Whose private rows it writes (and, with read:private, reads): the token's person, or the login's.
+        "person": (ctx.brain.person_name(person) if person else None) or "nobody",
         "protocol_version": PROTOCOL_VERSION,
     }
 

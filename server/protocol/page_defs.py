@@ -82,7 +82,7 @@ ADD_TIMELINE_ENTRY = Operation(
 
 WHOAMI = Operation(
     name="whoami",
-    description="Who this connection is to the brain: source, cursor lane, remote or local, scopes and surface.",
+    description="Who this connection is to the brain: source, cursor lane, remote or local, scopes, surface and the person it acts for.",
     params=(),
     scope="read",
     mutating=False,

@@ -1,11 +1,18 @@
 """Sync conflicts you can read and settle: both sides, a diff, and `sync --resolve NOTE --keep file|brain|both`.
 
-A conflict is recorded when a file and its page both changed since the last sync: the file won,
-and the brain's version was kept in `sync_conflicts`. Settling one is a choice of which text the
-note holds from now on; it goes through `put_page` (so links, chunks and page history follow, and
-the text it replaces stays in the history) and then write-back, so the file holds it too. The
-kept row is marked resolved, never deleted: the brain's version stays readable. `settle` is the one
-entry point, for `sync --resolve` and the inspector's Conflicts view alike.
+A conflict is recorded, with the brain's version of the page kept in `sync_conflicts`, when a file
+and its page both changed since the last sync and the file won (`file_won`), or when a file was not
+applied because another synced folder's note holds its slug (`slug_taken`): `said` puts each in
+words. Settling one is a choice of which text the note holds from now on; it goes through `put_page`
+(so links, chunks and page history follow, and the text it replaces stays in the history) and then
+write-back, so the file holds it too. The kept row is marked resolved, never deleted: the brain's
+version stays readable. `settle` is the one entry point, for `sync --resolve` and the inspector's
+Conflicts view alike.
+
+A conflict is its folder's person's, and its file is on its folder's host: only that person sees it
+(on Postgres the row policies show nobody else a folder's conflicts), and it is settled only on that
+host, where the file it rewrites is; elsewhere its file side is not read (a path there names another
+file, if any).
 """
 
 from __future__ import annotations
@@ -25,7 +32,21 @@ if TYPE_CHECKING:
     from memverbs.server.sync.importer import FolderPass
 
 KEEP = ("file", "brain", "both")
+CAUSES = ("file_won", "slug_taken")
 READ_LIMIT = 2 * 1024 * 1024
+
+
+def cause_of(row: Row) -> str:
+    """What happened, as the row records it (a brain from before causes were kept: the file won)."""
+    cols = set(row.keys())  # a sqlite3.Row's `in` looks among its values
+    return row["cause"] if "cause" in cols and row["cause"] else "file_won"
+
+
+def said(cause: str, slug: str) -> str:
+    """What a conflict of `cause` over `slug` was, in words: the one label every report uses."""
+    if cause == "slug_taken":
+        return f"not applied: another synced folder's note holds {slug}; its page was kept as it is"
+    return f"the file won; the brain's version of {slug} is kept"
 
 
 class ConflictError(MemverbsError):
@@ -62,10 +83,12 @@ def sides(root: str, row: Row) -> Sides:
         return Sides(row["brain_content"], None, "it is not UTF-8")
 
 
-def describe(root: str, row: Row) -> dict:
-    """What `sync --status --json` says about one open conflict: both sides and the diff."""
-    s = sides(root, row)
-    return {"brain_content": s.brain, "file_content": s.file, "file_problem": s.file_problem, "diff": s.diff(row["rel_path"])}
+def describe(root: str, row: Row, *, elsewhere: str | None = None) -> dict:
+    """What `sync --status --json` says about one open conflict: both sides and the diff. `elsewhere`:
+    the host the folder is on, when that is not this machine (its file is not read here)."""
+    s = Sides(row["brain_content"], None, f"the file is on {elsewhere}") if elsewhere else sides(root, row)
+    return {"brain_content": s.brain, "file_content": s.file, "file_problem": s.file_problem, "diff": s.diff(row["rel_path"]),
+            "cause": cause_of(row)}
 
 
 def find(rows: list[Row], note: str) -> list[Row]:
@@ -144,6 +167,11 @@ def settle(dispatcher: Dispatcher, brain: Brain, source: str, note: str, keep: s
     if len({r["folder_id"] for r in rows}) > 1:
         raise ConflictError(f'"{note}" names a note in several folders', "Pass the file's full path, or the conflict's #id.")
     folder = next(f for f in state.folders() if f.id == rows[0]["folder_id"])
+    if not folder.here():
+        raise ConflictError(
+            f'"{note}" is a note of {folder.root} on {folder.host}, not this machine: its file is there',
+            f"Settle it on {folder.host}, where the file is (`memverbs sync --resolve {rows[-1]['rel_path']} --keep {keep}`).",
+        )
     fp = FolderPass(dispatcher, brain, source, folder, max_bytes=max_bytes or MAX_BYTES)
     done = resolve(fp, rows, keep)
     return Settled([r["id"] for r in rows], rows[-1]["rel_path"], rows[-1]["slug"], keep, done)

@@ -35,9 +35,9 @@ def read_id(root: str) -> str | None:
     return uid if isinstance(uid, str) and _ID.match(uid) else None
 
 
-def write_id(root: str) -> str | None:
-    """Give the folder a new id; None when the folder cannot take the file."""
-    uid = uuid.uuid4().hex
+def write_id(root: str, uid: str | None = None) -> str | None:
+    """Give the folder a new id (or `uid` back, the one it lost); None when the folder cannot take the file."""
+    uid = uid or uuid.uuid4().hex
     body = {"id": uid, "about": "memverbs sync: this folder's identity. Keep it with the folder; a copy of the folder needs none."}
     try:
         replace_inside(root, IDENTITY_FILE, (json.dumps(body, indent=2) + "\n").encode("utf-8"), make_dirs=True)

@@ -23,8 +23,11 @@ from memverbs.server.errors import BrainError, MemverbsError, VerbError
 from memverbs.server.files import OutsideFolder, read_inside, stat_inside
 from memverbs.server.pages.markdown import PageFormatError, parse_page
 from memverbs.server.sync import scan
+from memverbs.server.sync.crossing import Crossing
 from memverbs.server.sync.facts_file import read_facts
+from memverbs.server.sync.identity import read_id, write_id
 from memverbs.server.sync.moves import Moves, PassMoves
+from memverbs.server.sync.presence import why_unavailable
 from memverbs.server.sync.render import render_page
 from memverbs.server.sync.report import Report
 from memverbs.server.sync.slugs import note_name, slug_for_path
@@ -101,6 +104,7 @@ class FolderPass:
         self.dry_run = dry_run
         self.max_bytes = max_bytes
         self._failing: set[str] | None = None  # files failing as they stand (sync_failures), read once
+        self.crossing = Crossing(brain, source, folder)  # notes moved between synced folders
 
     # -- a whole pass --------------------------------------------------------
 
@@ -110,6 +114,15 @@ class FolderPass:
     def run(self, entries: list[scan.Entry], *, follow_deletes: bool, progress: Progress | None = None) -> Report:
         report = Report(self.folder.root, self.folder.prefix, self.dry_run)
         known = self.state.files(self.folder)
+        if self.folder.id > 0:  # a folder the brain keeps (a dry run's first look at one has no row yet)
+            why = why_unavailable(self.folder, entries, had_notes=any(f.slug for f in known.values()))
+            if not self.dry_run:
+                self.state.unavailable(self.folder, why)
+            if why is not None:
+                report.unavailable = why  # nothing is applied and nothing deleted: its pages stay as they are
+                return report
+            if self.folder.uid is not None and not self.dry_run and read_id(self.folder.root) is None:
+                write_id(self.folder.root, self.folder.uid)  # its identity file was removed: the folder keeps its id
         # A file still there but skipped this time (grown too large, an editor's half-written save) is
         # not gone; nor is anything below a folder that could not be read, or that became a symlink
         # (not followed, so not read: its pages stay as they were, and write-back refuses them).
@@ -247,12 +260,19 @@ class FolderPass:
                 return "renamed", f"from {renamed_from.rel_path}"
             self.move(renamed_from, rel, slug, got, report)
             return "renamed", f"from {renamed_from.rel_path}"
+        came = self.crossing.came_from(got.digest) if prev is None and page is None and not self.dry_run else None
+        if came is not None:
+            # A note moved here from another folder: its page comes with it (server/sync/crossing.py).
+            self.brain.rename_page(self.source, came, slug, now_ms())
+            self._put(slug, got.text, rel)
+            self._record(rel, slug, got, self._updated_at(slug))
+            return "renamed", f"from another synced folder (the page {came})"
         if prev is not None and page is not None and prev.page_updated_at is not None and page["updated_at"] > prev.page_updated_at:
             # Both sides changed since the last sync: the file wins, the brain's version is kept.
             if not self.dry_run:
                 brain_version = render_page(self.brain, self.source, slug) or ""
                 self.state.add_conflict(self.folder, rel, slug, brain_version)
-            report.conflicts.append((rel, slug))
+            report.conflicts.append((rel, slug, "file_won"))
         if self.dry_run:
             self._check(slug, got.text)
             return ("created" if page is None else "updated"), ""
@@ -268,13 +288,23 @@ class FolderPass:
         if not others:
             return
         other = others[0]
-        where = f"{other['root']}/{other['rel_path']}" + (f" on {other['host']}" if other["host"] else "")
+        if other["root"] is not None:
+            where = f"{other['root']}/{other['rel_path']}" + (f" on {other['host']}" if other["host"] else "")
+        else:  # another person's folder: named by whose and where, never by its path
+            where = f"a note of {self._person_name(other['person'])}'s" + (f" on {other['host']}" if other["host"] else "")
         if not self.dry_run and not any(c["rel_path"] == rel and c["slug"] == slug for c in self.state.conflicts(self.folder)):
-            self.state.add_conflict(self.folder, rel, slug, render_page(self.brain, self.source, slug) or "")
+            self.state.add_conflict(self.folder, rel, slug, render_page(self.brain, self.source, slug) or "", "slug_taken")
         raise Failure(
             f'maps to the slug "{slug}", which {where} (another synced folder) holds; not applied, so neither note '
             "overwrites the other. Rename this file, or sync this folder with a --prefix of its own"
         )
+
+    def _person_name(self, person: int) -> str:
+        from memverbs.server.people import OWNER, OWNER_NAME  # noqa: PLC0415
+
+        if person == OWNER:
+            return OWNER_NAME
+        return next((r["name"] for r in self.brain.people() if r["id"] == person), f"person {person}")
 
     def move(self, old: FileState, rel: str, slug: str, got: Read, report: Report) -> None:
         """A gone note is this new file: its page moves to the file's slug with its facts, aliases, links and
@@ -290,7 +320,7 @@ class FolderPass:
                 self.brain.rename_page(self.source, old.slug, slug, now_ms(), title=retitle)
             if old.page_updated_at is not None and page["updated_at"] > old.page_updated_at:
                 self.state.add_conflict(self.folder, rel, slug, render_page(self.brain, self.source, slug) or "")
-                report.conflicts.append((rel, slug))
+                report.conflicts.append((rel, slug, "file_won"))
                 self._put(slug, got.text, rel)
             elif got.digest != old.file_hash:
                 self._put(slug, got.text, rel)
@@ -351,10 +381,12 @@ class FolderPass:
     # -- deletes and facts ---------------------------------------------------
 
     def remove(self, rel: str, prev: FileState, report: Report) -> None:
-        """The file is gone: soft-delete its page (put_page revives it) and forget the file."""
+        """The file is gone: soft-delete its page (put_page revives it) and forget the file. A note whose
+        bytes are another folder's note now moved there: what hangs off its page goes with it first."""
         if self.dry_run:
             report.add("deleted", rel)
             return
+        self.crossing.moved_away(prev)
         if self.brain.page(self.source, prev.slug) is not None:
             outcome = self.dispatcher.call("delete_page", {"slug": prev.slug})
             if outcome.is_error:

@@ -122,13 +122,13 @@ def _collision(fp: FolderPass, report: Report, rel: str, slug: str, text: str) -
     """A file that maps to the page's slug is there already: the brain's version is kept as a conflict
     (once: a conflict for that file and page, open or settled, is not recorded again)."""
     if fp.dry_run:
-        report.conflicts.append((rel, slug))
+        report.conflicts.append((rel, slug, "file_won"))
         return
     seen = fp.state.conflicts(fp.folder, open_only=False)
     if any(c["rel_path"] == rel and c["slug"] == slug for c in seen):
         return
     fp.state.add_conflict(fp.folder, rel, slug, text)
-    report.conflicts.append((rel, slug))
+    report.conflicts.append((rel, slug, "file_won"))
 
 
 def place(root: str, prefix: str, slug: str, title: str | None) -> tuple[str | None, str | None]:

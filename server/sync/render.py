@@ -33,13 +33,13 @@ from memverbs.server.pages.markdown import (
     frontmatter_block,
     link_slug,
     parse_page,
-    sealed_body,
+    sealed_source,
     stored_markdown,
     with_visibility,
 )
 
 if TYPE_CHECKING:
-    from memverbs.server.brain.base import Brain
+    from memverbs.server.brain.base import Brain, Row
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _TIMELINE_ROW = re.compile(r"^\s*[-*+]\s+(?:\*\*|__)?\d{4}-\d{2}-\d{2}")
@@ -65,9 +65,16 @@ def render_page(brain: Brain, source: str, slug: str, *, include_private: bool =
         # instead of dropping them (docs/sync.md, "Private material"). Another person's world page
         # is written without its private rows, as for a reader who did not ask for them: they are
         # its owner's (docs/postgres.md, "People and privacy").
-        head = frontmatter_block(text)
-        text = head + sealed_body(text[len(head) :])
+        text = sealed_source(text)
     return text
+
+
+def readable_source(brain: Brain, row: Row) -> str:
+    """A page's stored source as the brain's person may read it (`get-page --raw`, the inspector's page
+    and editor): whole for the page's owner, its private facts-fence rows sealed for anyone else (a
+    save of what they were shown keeps those rows for the owner)."""
+    text = stored_markdown(json.loads(row["frontmatter"] or "{}"), row["body"], row["markdown"])
+    return text if row["owner"] == brain.session_person() else sealed_source(text)
 
 
 def with_additions(text: str, *, aliases: list[str], links: list[tuple[str, str]], timeline: list[tuple[str, str]],

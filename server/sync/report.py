@@ -15,10 +15,12 @@ class Report:
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why)
     errors: list[tuple[str, str]] = field(default_factory=list)  # (file, why)
-    conflicts: list[tuple[str, str]] = field(default_factory=list)  # (file, slug)
+    conflicts: list[tuple[str, str, str]] = field(default_factory=list)  # (file, slug, cause: conflicts.CAUSES)
     facts: dict[str, int] = field(default_factory=lambda: {"inserted": 0, "duplicate": 0, "superseded": 0, "errors": 0})
     # A full export's backup restored first (server/sync/restore.py): migrate's per-table verify, after the notes pass.
     restore: dict | None = None
+    # Why the folder could not be read (server/sync/presence.py): nothing was applied or deleted.
+    unavailable: str | None = None
 
     def add(self, outcome: str, rel: str = "", why: str = "") -> None:
         self.counts[outcome] += 1
@@ -47,7 +49,8 @@ class Report:
             **self.counts,
             "skipped_files": [{"file": f, "reason": r} for f, r in self.skipped],
             "error_files": [{"file": f, "reason": r} for f, r in self.errors],
-            "conflicts": [{"file": f, "slug": s} for f, s in self.conflicts],
+            "conflicts": [{"file": f, "slug": s, "cause": c} for f, s, c in self.conflicts],
+            **({"unavailable": self.unavailable} if self.unavailable is not None else {}),
             "facts": self.facts,
             **({"restore": self.restore} if self.restore is not None else {}),
         }

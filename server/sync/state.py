@@ -35,6 +35,9 @@ class Folder:
     host: str | None = None  # the machine it is synced from (None: a row from before hosts were kept)
     watcher_host: str | None = None
     uid: str | None = None  # the id in its .memverbs/folder.json (None: known by path, from before ids)
+    owner: int = 1  # the person who syncs it (its row, files and conflicts are theirs alone)
+    unavailable_at: int | None = None  # since when it cannot be read (gone, unmounted, unreadable); None: it can
+    unavailable_reason: str | None = None
 
     def here(self) -> bool:
         """Whether this machine syncs it: only then is `root` a path to read here."""
@@ -132,6 +135,9 @@ def _folder(row: Row) -> Folder:
         host=row["host"] if "host" in cols else None,
         watcher_host=row["watcher_host"] if "watcher_host" in cols else None,
         uid=row["folder_uid"] if "folder_uid" in cols else None,
+        owner=row["owner"] if "owner" in cols else 1,
+        unavailable_at=row["unavailable_at"] if "unavailable_at" in cols else None,
+        unavailable_reason=row["unavailable_reason"] if "unavailable_reason" in cols else None,
     )
 
 
@@ -155,14 +161,20 @@ class SyncState:
 
         A folder is its id (`.memverbs/folder.json`, given on its first sync) on this host, never its path
         alone: a teammate's folder at the same path is another folder, and a moved folder is still this one.
-        A synced folder claims its slug prefix: a second folder claiming one already claimed is refused
+        A synced folder claims its slug prefix: a second folder claiming one already claimed, by anyone, is refused
         (SlugSpaceTaken), with the fix. `prefix` None (no --prefix given) is the folder's own from before
         (none for a new folder); a synced folder asked for another is refused (PrefixChanged): its notes
         would be filed again under other slugs."""
         root = os.path.realpath(root)
         host = this_host()
-        uid = identity.ensure_id(root) if mode == "sync" else identity.read_id(root)
         rows = [_folder(r) for r in self.brain.sync_folder_rows(self.source)]
+        uid = identity.read_id(root)
+        if uid is None:
+            # A folder synced from this path that has lost its identity file (emptied, made anew, a drive not
+            # mounted): the same folder, until its pass finds out whether it is really there
+            # (server/sync/presence.py), not a new folder given a new id over the old one's notes.
+            lost = next((f for f in rows if f.uid is not None and f.root == root and f.host == host), None)
+            uid = lost.uid if lost is not None else (identity.write_id(root) if mode == "sync" else None)
         mine = next((f for f in rows if uid is not None and f.uid == uid and f.host == host), None)
         if mine is not None and mine.root != root and os.path.isdir(mine.root) and identity.read_id(mine.root) == uid:
             # The same id in two places on this machine: a copy of a synced folder (`cp -r notes notes2`),
@@ -174,6 +186,7 @@ class SyncState:
         prefix = _prefix_for(mine, root, prefix)
         if mode == "sync":
             mine = self._claim_prefix(rows, mine, root, prefix, host)
+            self._refuse_others_prefix(mine, root, prefix, {f.prefix for f in rows})
         return _folder(self.brain.sync_folder(self.source, root, prefix, mode, now_ms(), host, uid, mine.id if mine else None))
 
     def _claim_prefix(self, rows: list[Folder], mine: Folder | None, root: str, prefix: str, host: str) -> Folder | None:
@@ -195,6 +208,20 @@ class SyncState:
             )
         return mine
 
+    def _refuse_others_prefix(self, mine: Folder | None, root: str, prefix: str, taken: set[str]) -> None:
+        """A teammate's synced folder claims its prefix too, though its row is not this person's to read."""
+        claims = self.brain.sync_prefix_claims(self.source)
+        for other in claims:
+            if other["mine"] or other["slug_prefix"] != prefix or (mine is not None and other["folder_id"] == mine.id):
+                continue
+            said = f'--prefix "{prefix}"' if prefix else "no --prefix"
+            raise SlugSpaceTaken(
+                f"{root} cannot be synced with {said}: another person's folder (on {other['host'] or 'an unknown host'}) "
+                "is synced with it already, and the two folders' notes would overwrite each other's pages",
+                f"Give this folder a prefix of its own: `memverbs sync {root} --prefix NAME` (e.g. --prefix "
+                f"{_suggest(root, taken | {c['slug_prefix'] for c in claims})}).",
+            )
+
     def folders(self, mode: str | None = None) -> list[Folder]:
         return [_folder(r) for r in self.brain.sync_folder_rows(self.source, mode)]
 
@@ -204,6 +231,18 @@ class SyncState:
 
     def changed(self, folder: Folder) -> None:
         self.brain.sync_folder_stamp(folder.id, changed_at=now_ms())
+
+    def unavailable(self, folder: Folder, reason: str | None) -> None:
+        """Mark the folder unavailable, with why (`reason` None: it is back). Its pages stay as they are."""
+        if reason is None:
+            if folder.unavailable_at is not None:
+                self.brain.sync_folder_unavailable(folder.id, None)
+            folder.unavailable_at = folder.unavailable_reason = None
+            return
+        if folder.unavailable_reason != reason:
+            at = folder.unavailable_at or now_ms()
+            self.brain.sync_folder_unavailable(folder.id, at, reason)
+            folder.unavailable_at, folder.unavailable_reason = at, reason
 
     # -- the one watcher per folder --------------------------------------------
 
@@ -272,8 +311,8 @@ class SyncState:
 
     # -- conflicts -----------------------------------------------------------
 
-    def add_conflict(self, folder: Folder, rel_path: str, slug: str, brain_content: str) -> int:
-        return self.brain.sync_add_conflict(folder.id, rel_path, slug, brain_content, now_ms())
+    def add_conflict(self, folder: Folder, rel_path: str, slug: str, brain_content: str, cause: str = "file_won") -> int:
+        return self.brain.sync_add_conflict(folder.id, rel_path, slug, brain_content, now_ms(), cause)
 
     def conflicts(self, folder: Folder | None = None, *, open_only: bool = True) -> list:
         return self.brain.sync_conflict_rows(self.source, folder.id if folder else None, open_only=open_only)

@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 from memverbs.server.sync import scan
-from memverbs.server.sync.conflicts import describe
+from memverbs.server.sync.conflicts import cause_of, describe, said
 from memverbs.server.sync.new_files import unfiled
 from memverbs.server.sync.state import FileState, Folder, SyncState, live_holder
 from memverbs.server.timeparse import iso, now_ms
@@ -59,10 +59,12 @@ def folder_status(brain: Brain, source: str, *, scan_files: bool = True, with_si
         deletes = len([r for r in known if r not in present]) if scan_files and here else 0
         conflicts = state.conflicts(folder)
         orphaned: list[dict] = []
+        left: list[dict] = []
         if folder.mode == "sync" and failures:
             if file_slugs is None:
                 file_slugs = brain.sync_all_file_slugs(source)
             orphaned = orphans(brain, source, folder, known, file_slugs)
+            left = stranded(brain, source, folder, now)
         out.append(
             {
                 "root": folder.root,
@@ -71,6 +73,9 @@ def folder_status(brain: Brain, source: str, *, scan_files: bool = True, with_si
                 "host": folder.host,
                 "here": here,
                 "exists": os.path.isdir(folder.root) if here else None,
+                # Marked by the last pass or watcher that could not read it: nothing in it is deleted meanwhile.
+                "unavailable_since": iso(folder.unavailable_at),
+                "unavailable": folder.unavailable_reason if folder.unavailable_at is not None else None,
                 "files": len([f for f in known.values() if f.slug]),
                 "watching": watching(folder),
                 "watcher_pid": folder.watcher_pid,
@@ -79,14 +84,17 @@ def folder_status(brain: Brain, source: str, *, scan_files: bool = True, with_si
                 "pending_files": pending,
                 "pending_deletes": deletes,
                 # Pages to write to their files, and pages born in the brain waiting for a file of their own.
-                "pending_write_back": len(brain.sync_due(source, folder.id)) + len(unfiled(brain, source, folder, folders)),
+                "pending_write_back": len(brain.sync_due(source, folder.id))
+                + (len(unfiled(brain, source, folder, folders)) if failures else 0),
                 "lag_ms": max(0, now - oldest) if oldest is not None else 0,
                 "lag": _human(max(0, now - oldest)) if oldest is not None else "none",
                 "failing_files": failing,
                 "orphans": orphaned,
+                "stranded_facts": left,
                 "conflicts": [
                     {"id": c["id"], "file": c["rel_path"], "slug": c["slug"], "detected_at": iso(c["detected_at"]),
-                     **(describe(folder.root, c) if with_sides else {})}
+                     "cause": cause_of(c), "said": said(cause_of(c), c["slug"]),
+                     **(describe(folder.root, c, elsewhere=None if here else folder.host) if with_sides else {})}
                     for c in conflicts
                 ],
             }
@@ -120,6 +128,19 @@ def orphans(brain: Brain, source: str, folder: Folder, known: dict[str, FileStat
         facts = brain.active_fact_count(source, slug, world_only=False, now=now_ms())
         out.append({"slug": slug, "facts": facts, "moved_to": moved_to,
                     "moved_to_slug": known[moved_to].slug})
+    return out
+
+
+def stranded(brain: Brain, source: str, folder: Folder, now: int) -> list[dict]:
+    """Facts of the folder's slug space filed under a slug that has no page at all: its page moved away
+    with a note that went into another synced folder, and these are the facts its new folder's person
+    could not see to take along (another person's private facts: server/sync/crossing.py)."""
+    if not folder.prefix:
+        return []  # a folder without a prefix shares the slug space with every entity of the brain
+    out = []
+    for row in brain.entities(source, now, with_page=False, prefix=folder.prefix + "/"):
+        if row["active"] and not brain.page_changes(source, 0, entity=row["slug"], limit=1):
+            out.append({"slug": row["slug"], "facts": int(row["active"])})
     return out
 
 
@@ -165,8 +186,12 @@ def sync_checks(where: BrainLocation, source: str) -> list[tuple[str, str, str, 
         if not r["here"]:
             out.append((name, "ok", f"{r['mode']}, synced from {r['host']} (not this machine), {r['files']} files", None))
             continue
-        if not r["exists"]:
-            out.append((name, "warn", "the folder is gone", f"Recreate {r['root']}, or ignore this if it was moved on purpose."))
+        if r["unavailable"] or not r["exists"]:
+            why = r["unavailable"] or "the folder is gone"
+            out.append((name, "warn", f"{why}; its notes' pages ({r['files']}) are kept as they are (nothing is deleted "
+                        "while it cannot be read)",
+                        f"Put the folder back at {r['root']} (mount its drive, restore its permissions): the next pass "
+                        "or the watcher takes it up again. If it is gone for good, delete its pages yourself."))
             continue
         watch = "watched" if r["watching"] else "not watched"
         pending = r["pending_files"] + r["pending_deletes"] + r["pending_write_back"]
@@ -184,6 +209,11 @@ def sync_checks(where: BrainLocation, source: str) -> list[tuple[str, str, str, 
                 fixes.append("fix each failing file (the reason is given) and save it: the next pass applies it")
             fix = "; ".join(fixes)
             out.append((name, "fail", f"{detail}; " + "; ".join(said), fix[0].upper() + fix[1:] + "."))
+        elif r["stranded_facts"]:
+            named = _some(f"{x['slug']} ({x['facts']} fact{'' if x['facts'] == 1 else 's'})" for x in r["stranded_facts"])
+            out.append((name, "warn", f"{detail}; facts filed under a page that left with its note: {named}",
+                        f"Refile them under the note's new page: `memverbs move-facts {r['stranded_facts'][0]['slug']} "
+                        "NEW-SLUG` (`memverbs search` finds the note by its words)."))
         elif r["orphans"]:
             named = _some(f"{o['slug']} ({o['facts']} fact{'' if o['facts'] == 1 else 's'}, its note now {o['moved_to']})"
                           for o in r["orphans"])

@@ -10,6 +10,8 @@ On start it runs one full pass, which is how a restart (or a `kill -9`) resumes.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import threading
 import time
@@ -20,6 +22,7 @@ from memverbs.server.errors import BrainLocked, MemverbsError
 from memverbs.server.sync import scan
 from memverbs.server.sync.importer import FolderPass
 from memverbs.server.sync.moves import HOLD_S, WatchMoves
+from memverbs.server.sync.presence import why_unavailable
 from memverbs.server.sync.report import Report
 from memverbs.server.sync.state import HEARTBEAT_MS
 from memverbs.server.sync.writeback import LOOK_BACK_MS, write_back
@@ -30,6 +33,7 @@ if TYPE_CHECKING:
     from watchdog.observers.api import BaseObserver
 
 DEBOUNCE_S = 0.15
+PRESENCE_EVERY_S = 1.0  # how often a watched folder is looked at: is it still there (or back)?
 TICK_S = 0.05
 WRITE_BACK_EVERY_S = 0.5
 LOCKED_FIRST_WAIT_S = 0.5  # another writer's transaction usually ends within a busy timeout or two
@@ -123,14 +127,16 @@ def start_observer(
     warn: Callable[[str], None],
     native: Callable[[], BaseObserver] | None = None,
 ) -> BaseObserver:
-    """A native observer (inotify on Linux); when the OS runs out of watches, a polling one, said so."""
+    """A native observer (inotify on Linux); when the OS runs out of watches, a polling one, said so. A
+    root that is not there yet is watched once it is (`rearm`)."""
     from watchdog.observers import Observer  # noqa: PLC0415
     from watchdog.observers.polling import PollingObserver  # noqa: PLC0415
 
     def build(make: Callable[[], BaseObserver]) -> BaseObserver:
         obs = make()
         for root in roots:
-            obs.schedule(make_handler(root, changes_by_root[root]), root, recursive=True)
+            if os.path.isdir(root):
+                obs.schedule(make_handler(root, changes_by_root[root]), root, recursive=True)
         obs.start()
         return obs
 
@@ -144,8 +150,24 @@ def start_observer(
         return build(PollingObserver)
 
 
+def rearm(observer: BaseObserver, root: str, changes: Changes) -> bool:
+    """Watch `root` anew: a folder removed (or unmounted) took its watch with it, and one put back is
+    a new folder to the OS. False when it cannot be watched (yet)."""
+    from watchdog.observers.api import ObservedWatch  # noqa: PLC0415
+
+    with contextlib.suppress(KeyError, OSError):
+        observer.unschedule(ObservedWatch(root, recursive=True))
+    try:
+        observer.schedule(make_handler(root, changes), root, recursive=True)
+    except OSError:
+        return False
+    return True
+
+
 class FolderWatch:
-    """One synced folder under watch: applies settled changes and writes back."""
+    """One synced folder under watch: applies settled changes and writes back. A folder that is not
+    there to read (server/sync/presence.py) deletes nothing: its changes wait, its pages stay, and
+    when it is back it is watched anew and compared whole (`present`)."""
 
     def __init__(self, folder_pass: FolderPass, changes: Changes, on_report: Callable[[Report, str], None]) -> None:
         self.fp = folder_pass
@@ -156,6 +178,8 @@ class FolderWatch:
         self.last_beat = 0.0
         self.lost = False  # another watcher holds the folder now
         self.held: dict[str, float] = {}  # deleted notes, by when: their pages wait HOLD_S for a move to pair
+        self.rearm: Callable[[], bool] | None = None  # watches the folder anew (given by `watch`)
+        self.last_look = 0.0
 
     def full_pass(self, why: str, beat: Callable[[], None] | None = None) -> None:
         """A whole pass; `beat` keeps the watchers' claims alive through a long one (a big folder's first)."""
@@ -163,7 +187,36 @@ class FolderWatch:
         write_back(self.fp, report)
         self.on_report(report, why)
 
+    def present(self) -> bool:
+        """Whether the folder is there to read; looked at every PRESENCE_EVERY_S (and said when it changes).
+        One that comes back is watched anew and passed whole: what changed meanwhile is found then."""
+        folder = self.fp.folder
+        now = time.monotonic()
+        if now - self.last_look < PRESENCE_EVERY_S:
+            return folder.unavailable_at is None
+        self.last_look = now
+        was_gone = folder.unavailable_at is not None
+        why = why_unavailable(folder)
+        if why is not None:
+            if not was_gone or folder.unavailable_reason != why:
+                self.fp.state.unavailable(folder, why)
+                report = Report(folder.root, folder.prefix)
+                report.unavailable = why
+                self.on_report(report, "unavailable")
+            self.held.clear()  # a note cannot be told gone while its folder is: nothing is deleted
+            return False
+        if was_gone:
+            if self.rearm is not None and not self.rearm():
+                return False  # there, but not watchable yet: looked at again soon
+            self.changes.settled(0)  # what was noted while it was gone is in the pass below
+            self.full_pass("the folder is back")  # clears the mark, compares every note with its page
+            return folder.unavailable_at is None
+        return True
+
     def tick(self) -> None:
+        if not self.present():
+            self.beat()
+            return
         settled = self.changes.settled(DEBOUNCE_S)
         if any(rel == "" for rel, _ in settled):
             self.full_pass("a folder changed")
@@ -240,6 +293,9 @@ class FolderWatch:
         prev = fp.state.file(fp.folder, rel)
         if prev is None:
             return  # it moved: its row went with it
+        if why_unavailable(fp.folder) is not None:
+            self.last_look = 0.0  # the whole folder went: the next tick says so, and nothing is deleted
+            return
         if os.path.lexists(os.path.join(fp.folder.root, rel)):
             fp.apply(rel, report, prev)  # it is back
             return
@@ -292,6 +348,8 @@ class Retry:
 def watch(watches: list[FolderWatch], warn: Callable[[str], None], stop: threading.Event) -> None:
     changes_by_root = {w.fp.folder.root: w.changes for w in watches}
     observer = start_observer(list(changes_by_root), changes_by_root, warn)
+    for w in watches:
+        w.rearm = functools.partial(rearm, observer, w.fp.folder.root, w.changes)
     retries = {w.fp.folder.root: Retry() for w in watches}
     try:
         def beat_all() -> None:

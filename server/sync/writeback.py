@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from memverbs.server.files import OutsideFolder, read_inside, replace_inside, stat_inside
 from memverbs.server.sync.new_files import file_new_pages
+from memverbs.server.sync.presence import why_unavailable
 from memverbs.server.sync.render import render_page
 from memverbs.server.sync.report import Report
 from memverbs.server.sync.state import FileState
@@ -40,6 +41,8 @@ def write_back(folder_pass: FolderPass, report: Report, since: int = 0) -> None:
     from memverbs.server.sync.importer import file_hash  # noqa: PLC0415 - importer imports this module's users
 
     fp = folder_pass
+    if fp.folder.unavailable_at is not None or why_unavailable(fp.folder) is not None:
+        return  # a folder that is not there gets nothing written into it: that would make it anew, half empty
     for row in fp.brain.sync_due(fp.source, fp.folder.id, since):
         rel, slug = row["rel_path"], row["slug"]
         prev = fp.state.file(fp.folder, rel)

@@ -8,7 +8,7 @@ from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, invalid
 from memverbs.server.names import estimate_tokens, looks_like_slug
 from memverbs.server.protocol.params import budget as parse_budget
-from memverbs.server.timeparse import now_ms, parse_instant
+from memverbs.server.timeparse import now_ms, parse_instant, parse_when
 from memverbs.server.verbs.budget import budget_fields, pack_two
 from memverbs.server.verbs.cards import build_card, card_threads, find_entity
 from memverbs.server.verbs.hot import hot_facts
@@ -18,13 +18,15 @@ from memverbs.server.verbs.shapes import split_entities
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Row
 
-SINCE_SUGGESTION = 'Pass an ISO 8601 datetime, e.g. since: "2026-08-11T00:00:00Z".'
+SINCE_SUGGESTION = 'Pass an ISO 8601 datetime, e.g. since: "2026-08-11T00:00:00Z", or a time ago such as "30d" or "24h".'
 
 
 def parse_window_since(verb: str, raw: str | None) -> int | None:
+    """`since` as ISO 8601, or as the CLI's `--since` takes it ("30d", "-7d", "2w", "yesterday"): a
+    leniency on the wire (docs/protocol.md Part B), read by the one parser both use."""
     if raw is None or not raw.strip():
         return None
-    at = parse_instant(raw)
+    at = parse_when(raw)
     if at is None:
         raise invalid(f'{verb}: since is not a parseable timestamp: "{raw[:60]}"', SINCE_SUGGESTION)
     return at

@@ -1,5 +1,8 @@
 """Slugs, aliases, the token estimate and the budget packer."""
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from memverbs.server.names import estimate_tokens, normalize_alias, slugify, slugify_path
 from memverbs.server.verbs.budget import pack, pack_two
 
@@ -46,3 +49,10 @@ def test_pack_two_gives_arm_b_only_the_remainder():
     assert b.kept == ["c"] and b.dropped == 1
     a, b = pack_two(["aa"], len, ["b"], len, 2)  # nothing left: arm B dropped entirely
     assert b.kept == [] and b.used == 0 and b.dropped == 1
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=40))
+def test_an_ascii_segment_is_spelled_as_the_rule_for_every_script_spells_it(segment):
+    from memverbs.server.names import _ascii_segment, _spelled_segment
+
+    assert _ascii_segment(segment) == _spelled_segment(segment)

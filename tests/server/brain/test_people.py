@@ -208,15 +208,28 @@ def test_people_add_refuses_a_name_twice(team):
 
 
 
-def test_a_world_fact_made_private_is_the_private_fact_of_who_hid_it(team):
+def test_a_world_fact_is_not_a_teammates_to_take_private(team):
+    """Only a fact's owner changes its visibility: a teammate's world fact is the team's to forget, never
+    to hide from the team as their own (it was, before: the fact became the private fact of who hid it)."""
+    from memverbs.server.errors import FactEditRefused
+
     _cli(team, "owner").ok("remember", fact="the team offsite is in Lisbon", kind="event", entity="offsite",
                            provenance="test")
     bob_brain = team["runtimes"]["bob"].brain()
     fact_id = int(_cli(team, "bob").ok("recall", query="Lisbon")["facts"][0]["id"])
-    assert bob_brain.set_fact_visibility(team["runtimes"]["bob"].source, fact_id, "private", widen=False,
-                                         reason="test", actor="bob", now=2)
-    assert "Lisbon" in repr(_cli(team, "bob").ok("recall", query="Lisbon"))
-    assert "Lisbon" not in repr(_cli(team, "owner").ok("recall", query="Lisbon"))
+    with pytest.raises(FactEditRefused) as refused:
+        bob_brain.set_fact_visibility(team["runtimes"]["bob"].source, fact_id, "private", widen=False,
+                                      reason="test", actor="bob", now=2)
+    assert refused.value.code == "not_yours"
+    with psycopg.connect(team["urls"]["bob"], autocommit=True) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+        conn.execute("UPDATE facts SET visibility = 'private', owner = (SELECT id FROM people WHERE name = 'bob') "
+                     "WHERE id = %s", (fact_id,))
+    assert "Lisbon" in repr(_cli(team, "carol").ok("recall", query="Lisbon"))
+    owner_brain = team["runtimes"]["owner"].brain()
+    assert owner_brain.set_fact_visibility(team["runtimes"]["owner"].source, fact_id, "private", widen=False,
+                                           reason="test", actor="owner", now=3)
+    assert "Lisbon" in repr(_cli(team, "owner").ok("recall", query="Lisbon"))
+    assert "Lisbon" not in repr(_cli(team, "bob").ok("recall", query="Lisbon"))
     assert "Lisbon" not in _raw(team, "carol", ("facts",))
 
 

@@ -365,12 +365,12 @@ def test_a_write_begun_inside_a_write_joins_it(brain_url):
     fact = NewFact("joined the outer write", "joined the outer write", "fact", None, "world", "p", None)
     try:
         with pytest.raises(RuntimeError), brain.write() as db:
-            db.execute("INSERT INTO timeline (source_id, slug, date, summary, origin, created_at) "
-                       "VALUES ('default', 'a', '2026-01-01', 'outer', 'manual', 1)")
+            db.execute("INSERT INTO projects (source_id, key, slug, name, root, created_at, updated_at) "
+                       "VALUES ('default', 'path:/a', 'projects/a', 'a', '/a', 1, 1)")
             assert brain.remember_fact("default", fact, now_ms())[0] == "inserted"  # batched or one statement
             assert brain.one("SELECT count(*) FROM facts")[0] == 1  # a read sees the write's own rows
             raise RuntimeError("roll the outer write back")
         assert brain.one("SELECT count(*) FROM facts")[0] == 0
-        assert brain.one("SELECT count(*) FROM timeline")[0] == 0
+        assert brain.one("SELECT count(*) FROM projects")[0] == 0
     finally:
         brain.close()

@@ -73,7 +73,8 @@ def test_search_op_shares_the_result_shape(local):
 
 def test_whoami(remote):
     me = remote.ok("whoami")
-    assert me == {"source_id": "default", "client_id": "remote", "remote": True, "scopes": ["read", "write"], "surface": "full", "protocol_version": 1}
+    assert me == {"source_id": "default", "client_id": "remote", "remote": True, "scopes": ["read", "write"], "surface": "full",
+                  "person": "owner", "protocol_version": 1}
 
 
 def test_sources_are_isolated(local, runtime, monkeypatch):

@@ -62,7 +62,7 @@ def test_a_file_in_the_way_is_a_conflict_never_overwritten(tmp_path, cli_json, l
     cli_json("sync", root, "--prefix", "notes")
     local.ok("put_page", slug="notes/plan", content="# Plan\n\nThe agent's plan.\n")
     _code, rep = cli_json("sync", root, "--prefix", "notes")
-    assert rep["conflicts"] == [{"file": "Plan.md", "slug": "notes/plan"}], rep
+    assert rep["conflicts"] == [{"file": "Plan.md", "slug": "notes/plan", "cause": "file_won"}], rep
     assert (root / "Plan.md").read_text() == broken and files_below(root) == {"Plan.md"}
     _code, status = cli_json("sync", "--status")
     [conflict] = status["folders"][0]["conflicts"]

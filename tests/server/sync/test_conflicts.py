@@ -15,7 +15,7 @@ def conflicted(tmp_path, cli_json, local):
     cli_json("sync", root)
     local.ok("put_page", slug="alice", content="# Alice\nRuns payments and billing.\nLikes tea.\n")
     write(root / "alice.md", "# Alice\nRuns payments.\nLikes tea.\nMoved to Lisbon.\n")
-    assert cli_json("sync", root)[1]["conflicts"] == [{"file": "alice.md", "slug": "alice"}]
+    assert cli_json("sync", root)[1]["conflicts"] == [{"file": "alice.md", "slug": "alice", "cause": "file_won"}]
     return root
 
 

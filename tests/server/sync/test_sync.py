@@ -48,7 +48,7 @@ def test_both_sides_changed_the_file_wins_and_the_brain_version_is_kept(tmp_path
     local.ok("put_page", slug="alice", content="# Alice\nfrom the agent\n")
     write(root / "alice.md", "# Alice\nfrom the editor\n")
     _code, rep = cli_json("sync", root)
-    assert rep["conflicts"] == [{"file": "alice.md", "slug": "alice"}]
+    assert rep["conflicts"] == [{"file": "alice.md", "slug": "alice", "cause": "file_won"}]
     assert "from the editor" in local.ok("get_page", slug="alice")["body"]
     assert (root / "alice.md").read_text() == "# Alice\nfrom the editor\n"
     _code, status = cli_json("sync", "--status")

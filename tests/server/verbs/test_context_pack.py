@@ -62,7 +62,7 @@ def test_since_filters_top_level_threads_only(local):
 def test_bad_since(remote):
     err = remote.err("context_pack", entities="x", since="whenever")
     assert err["message"] == 'context_pack: since is not a parseable timestamp: "whenever"'
-    assert err["suggestion"] == 'Pass an ISO 8601 datetime, e.g. since: "2026-08-11T00:00:00Z".'
+    assert err["suggestion"] == 'Pass an ISO 8601 datetime, e.g. since: "2026-08-11T00:00:00Z", or a time ago such as "30d" or "24h".'
 
 
 def test_entity_facts_rank_first(local):

@@ -30,6 +30,18 @@ def test_since_is_normalised_and_bad_since_rejected(remote):
     assert err["message"] == f'delta: since is not a parseable timestamp: "{"x" * 60}"'
 
 
+def test_since_takes_what_the_cli_takes(local, remote):
+    """`since: "30d"` over MCP (which the CLI's --since always took) was invalid_params: the wire reads it
+    with the CLI's own parser now, an additive leniency (docs/protocol.md Part B)."""
+    page(local, "notes/fresh", "Fresh")
+    for since in ("30d", "-30d", "4w", "30 days ago", "yesterday"):
+        body = remote.ok("delta", since=since)
+        assert now_ms() - 31 * 86_400_000 <= parse_instant(body["since"]) <= now_ms(), since
+        assert "notes/fresh" in [p["slug"] for p in body["pages"]], since
+    assert remote.err("delta", since="30 parsecs")["error"] == "invalid_params"
+    assert remote.ok("context_pack", entities="notes/fresh", since="30d")["protocol_version"] == 1
+
+
 def test_response_shape_and_text(local, remote):
     page(local, "people/alice", "Alice")
     local.ok("remember", fact="alice moved", provenance="p", entity="people/alice")

@@ -56,6 +56,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 E2E_CALLS = (
     "require_cli(", "require_openclaw(",  # tests/support/harnesses.py: a harness's real CLI
     "RemoteServer(",  # benchmarks/http_load.py: a real `serve --http` process
+    'getfixturevalue("pg_servers")',  # a fixture that starts its own brain on a Postgres server
 )
 E2E_FIXTURES = {"browser", "pg_servers", "pg"}  # Chromium; a Postgres server
 

@@ -23,6 +23,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -73,10 +74,16 @@ def test_the_clock_is_really_moved_in_every_kind_of_process(tmp_path):
 def test_the_fast_tier_passes_with_the_clock_a_year_ahead(tmp_path):
     library = _wall_clock_only_libfaketime(tmp_path / "libfaketime")
     root = Path(__file__).resolve().parent.parent
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-m", "not e2e and not real_clock", "-q", "-p", "no:cacheprovider",
-         "--numprocesses=2", "--basetemp", str(tmp_path / "run")],
-        cwd=root, env=_clock_env(library), capture_output=True, text=True, timeout=1800,
-    )
+    # The inner run's own temporary root, as short as a plain run's (/tmp/pytest-of-…): a few tests hold
+    # paths to a length a user's would have (a hook command of at most 160 characters).
+    basetemp = Path(tempfile.mkdtemp(prefix="mv-year-"))
+    try:
+        run = subprocess.run(
+            [sys.executable, "-m", "pytest", "-m", "not e2e and not real_clock", "-q", "-p", "no:cacheprovider",
+             "--numprocesses=2", "--basetemp", str(basetemp)],
+            cwd=root, env=_clock_env(library), capture_output=True, text=True, timeout=1800,
+        )
+    finally:
+        shutil.rmtree(basetemp, ignore_errors=True)
     tail = "\n".join((run.stdout + run.stderr).splitlines()[-60:])
     assert run.returncode == 0, f"the fast tier fails with the clock {YEAR_AHEAD}:\n{tail}"

@@ -177,7 +177,8 @@ def test_a_gateway_shutdown_ends_its_sessions_and_they_are_captured(world, fake_
     assert captured == [("openclaw", "ok")], world.capture_log()
     # OpenClaw 2026.9 names a `sessionFile` only when a file exists; its sessions live in SQLite, so the
     # worker read the session's rows from the agent's store.
-    [state] = (Path(world.env["MEMVERBS_HOME"]) / "capture" / "sessions").glob("openclaw-*.json")
+    sessions = Path(world.env["MEMVERBS_HOME"]) / "capture" / "sessions"
+    [state] = [p for p in sessions.glob("openclaw-*.json") if not p.name.endswith(".resume.json")]  # not its checkpoint
     assert json.loads(state.read_text())["path"].endswith("/agent/openclaw-agent.sqlite"), state.read_text()
     facts = json.loads(world.memverbs("capture", "--harness", "openclaw", "--dry-run", "--json"))["sessions"]
     assert [f["fact"] for s in facts for f in s["facts"]] == [decision], facts

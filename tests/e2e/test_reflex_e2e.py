@@ -9,6 +9,7 @@ turn that names nothing, then a turn that names it. The fake model on loopback l
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from harness_e2e import CODEX_KEY_VAR, codex_provider_config, describe
 from harnesses import require_cli
 from openclaw_support import installed_openclaw
 
+from memverbs.server.verbs.delta import IN_FLIGHT_LAG_MS
 from memverbs.server.verbs.render import NAMED_SECTION
 
 SLUG = "companies/kelpforge"
@@ -31,6 +33,9 @@ NAMING = "What is the latest on Kelpforge?"
 @pytest.fixture
 def kelpforge(world):
     world.memverbs("put-page", SLUG, input=PAGE)
+    # History before the session, not news in it: a page written within delta's in-flight lag of the
+    # session's start is delivered by its first heartbeat (delta.IN_FLIGHT_LAG_MS).
+    time.sleep(IN_FLIGHT_LAG_MS / 1000 + 0.2)
     return world
 
 

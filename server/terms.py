@@ -21,6 +21,7 @@ steps (`query_terms`), so what matches is decided here, once:
 
 from __future__ import annotations
 
+import _thread
 import re
 from functools import lru_cache
 
@@ -63,27 +64,43 @@ def _spaceless() -> re.Pattern[str]:
     return re.compile(_SPACELESS_CLASS)
 
 
+# The HTTP server's worker threads may stem their first word at the same instant, and lru_cache does not
+# serialize the loads: one thread's stand-in package (below) would be another's half-made
+# `snowballstemmer`. `_thread` is built in, so the hooks' start-up pays nothing for the lock.
+_STEMMER_LOAD = _thread.allocate_lock()
+_LEAN_PACKAGE = "_memverbs_snowball"
+
+
 @lru_cache(maxsize=1)
 def _stemmer() -> _Stemmer:
+    with _STEMMER_LOAD:
+        return _load_stemmer()
+
+
+def _load_stemmer() -> _Stemmer:
     """Snowball's English stemmer, loaded alone: the package's `__init__` imports all of its ~30
-    languages (most of a CLI search's start-up), so its English module is imported under the package
-    without running it; a later `import snowballstemmer` runs the package as usual."""
-    import importlib.util  # noqa: PLC0415 - only where text is indexed or searched
+    languages (most of a CLI search's start-up), so its English module is imported from the package's
+    folder under a private package name whose `__init__` never runs. The name is ours alone: an
+    `import snowballstemmer` elsewhere, in this thread or another, runs the real package as usual."""
+    import importlib  # noqa: PLC0415 - only where text is indexed or searched
+    import importlib.util  # noqa: PLC0415
     import sys  # noqa: PLC0415
 
-    if "snowballstemmer" not in sys.modules:
-        spec = importlib.util.find_spec("snowballstemmer")
-        if spec is not None and spec.submodule_search_locations is not None:
-            sys.modules["snowballstemmer"] = importlib.util.module_from_spec(spec)  # its __init__ not run
-            try:
-                from snowballstemmer.english_stemmer import EnglishStemmer  # noqa: PLC0415
-
-                return EnglishStemmer()
-            finally:
-                del sys.modules["snowballstemmer"]
+    found = importlib.util.find_spec("snowballstemmer")
+    if found is not None and found.submodule_search_locations:
+        if _LEAN_PACKAGE not in sys.modules:
+            lean = importlib.util.spec_from_file_location(
+                _LEAN_PACKAGE, found.origin, submodule_search_locations=list(found.submodule_search_locations)
+            )
+            if lean is not None:
+                sys.modules[_LEAN_PACKAGE] = importlib.util.module_from_spec(lean)  # its __init__ not run
+        if _LEAN_PACKAGE in sys.modules:
+            english = importlib.import_module(f"{_LEAN_PACKAGE}.english_stemmer")
+            stemmer: _Stemmer = english.EnglishStemmer()
+            return stemmer
     import snowballstemmer  # noqa: PLC0415
 
-    stemmer: _Stemmer = snowballstemmer.stemmer("english")
+    stemmer = snowballstemmer.stemmer("english")
     return stemmer
 
 

@@ -263,7 +263,7 @@ class World:
         prefix of its own, synced with one, and A's pages never touched."""
         from memverbs.server.context import SYNC_LANE
         from memverbs.server.sync.importer import FolderPass
-        from memverbs.server.sync.state import SlugSpaceTaken, SyncState
+        from memverbs.server.sync.state import PrefixChanged, SlugSpaceTaken, SyncState
 
         a = self.roots["A"]
         aside, theirs = self.base / "A-aside", self.base / "theirs"
@@ -282,7 +282,7 @@ class World:
                 state.folder(str(a), "", "sync")
                 self.tally.other_host_damage += 1
                 self.tally.why.append("a second folder took the slug space of A")
-            except SlugSpaceTaken:
+            except (SlugSpaceTaken, PrefixChanged):  # the first time A's slugs; after, its own "h2"
                 pass
             folder = state.folder(str(a), "h2", "sync")
             fp = FolderPass(self.rt.local_dispatcher(lane=SYNC_LANE), self.brain, self.rt.source, folder)

@@ -1,0 +1,111 @@
+"""The brain's store concepts, declared once: each concept's store, the tables it keeps, and whose
+their rows are.
+
+A table's columns, key and references are its schema step's SQL (read back by tables.py); what a
+table *is* is said here, once, in server/brain/rows.py's words: whose its rows are, and what a
+backup does with it. Everything else is derived from the two:
+
+* `migrate` (transfer.py) copies every table the steps create but a rebuilt one, column for column;
+* `export --full` and `import` (server/sync/backup*.py) hold the kept tables, each cut for one
+  person's backup as its kind says (backup_view.py), and name why the others are left out;
+* Postgres secures a table with the row policies its kind derives (postgres_policies.policies_for,
+  written by the step that creates it: migrations.Secure) and grants a teammate's role what the
+  kind grants (postgres.py); its size counts every declared table.
+
+A table the steps create and no concept declares is refused by tests/server/brain/test_stores.py,
+which also holds a Postgres brain's live policies equal to the derived ones.
+"""
+
+from __future__ import annotations
+
+from memverbs.server.brain.browse_store import BrowseStore
+from memverbs.server.brain.cursors_store import CursorStore
+from memverbs.server.brain.facts_store import FactStore
+from memverbs.server.brain.names_store import NameStore
+from memverbs.server.brain.oauth_store import OAuthStore
+from memverbs.server.brain.pages_store import PageStore
+from memverbs.server.brain.people_store import PeopleStore
+from memverbs.server.brain.projects_store import ProjectStore
+from memverbs.server.brain.rows import (
+    ALIAS,
+    CHUNK,
+    CREDENTIAL,
+    CREDENTIALS,
+    CURSORS,
+    EMBEDDINGS,
+    FACT,
+    FOLDER,
+    FOLDER_FILE,
+    NAMES,
+    OF_FOLDER,
+    OWNER,
+    PAGE,
+    PEOPLE,
+    SYNC_STATE,
+    TEAM,
+    TRAIL,
+    VERSIONS,
+    WITH_FACT,
+    Declared,
+    Kept,
+    LeftOut,
+    Rebuilt,
+    page_row,
+)
+from memverbs.server.brain.sync_store import SyncStore
+from memverbs.server.brain.tokens_store import TokenStore
+from memverbs.server.brain.vectors_store import VectorStore
+
+
+class Concept:
+    """One store concept: its store (written once for both backends) and the tables it keeps."""
+
+    def __init__(self, store: type, **tables: Declared) -> None:
+        self.store = store
+        self.tables = tables
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+
+class Stores:
+    """Every store concept of a brain, named as the brain reaches it."""
+
+    pages = Concept(PageStore, pages=Kept(PAGE), aliases=Kept(ALIAS), links=Kept(page_row("from_slug")),
+                    timeline=Kept(page_row("slug")), page_versions=Kept(VERSIONS))
+    names = Concept(NameStore, entity_names=Rebuilt(NAMES))
+    facts = Concept(FactStore, facts=Kept(FACT))
+    browse = Concept(BrowseStore, fact_moves=Kept(TRAIL), fact_audit=Kept(TRAIL))
+    projects = Concept(ProjectStore, projects=Kept(TEAM))
+    people = Concept(PeopleStore, people=Kept(PEOPLE))
+    tokens = Concept(TokenStore, access_tokens=LeftOut(CREDENTIAL, CREDENTIALS))
+    oauth = Concept(OAuthStore, oauth_clients=LeftOut(OWNER, CREDENTIALS), oauth_tokens=LeftOut(OWNER, CREDENTIALS),
+                    oauth_owner_secrets=LeftOut(OWNER, CREDENTIALS))
+    cursors = Concept(CursorStore, session_cursors=LeftOut(TEAM, CURSORS))
+    vectors = Concept(VectorStore, vector_spaces=LeftOut(TEAM, EMBEDDINGS), chunks=Kept(CHUNK),
+                      text_vectors=LeftOut(TEAM, EMBEDDINGS), fact_vectors=LeftOut(WITH_FACT, EMBEDDINGS))
+    sync = Concept(SyncStore, sync_folders=LeftOut(FOLDER, SYNC_STATE), sync_files=LeftOut(FOLDER_FILE, SYNC_STATE),
+                   sync_conflicts=LeftOut(OF_FOLDER, SYNC_STATE), sync_failures=LeftOut(OF_FOLDER, SYNC_STATE))
+
+
+def concepts() -> tuple[Concept, ...]:
+    return tuple(c for c in vars(Stores).values() if isinstance(c, Concept))
+
+
+def declared_tables() -> dict[str, Declared]:
+    """Every table a concept keeps, with what it is, in the order the concepts declare them."""
+    return {name: declared for concept in concepts() for name, declared in concept.tables.items()}
+
+
+def kept() -> frozenset[str]:
+    return frozenset(name for name, declared in declared_tables().items() if isinstance(declared, Kept))
+
+
+def rebuilt() -> frozenset[str]:
+    return frozenset(name for name, declared in declared_tables().items() if isinstance(declared, Rebuilt))
+
+
+def left_out() -> dict[str, str]:
+    """The tables no backup holds, and why."""
+    return {name: declared.why for name, declared in declared_tables().items() if isinstance(declared, LeftOut)}

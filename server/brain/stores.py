@@ -18,6 +18,9 @@ which also holds a Postgres brain's live policies equal to the derived ones.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import Generic, TypeVar, cast
+
 from memverbs.server.brain.browse_store import BrowseStore
 from memverbs.server.brain.cursors_store import CursorStore
 from memverbs.server.brain.facts_store import FactStore
@@ -55,18 +58,30 @@ from memverbs.server.brain.rows import (
 from memverbs.server.brain.sync_store import SyncStore
 from memverbs.server.brain.tokens_store import TokenStore
 from memverbs.server.brain.vectors_store import VectorStore
+from memverbs.server.errors import BrainError
+
+S = TypeVar("S")
 
 
-class Concept:
+class Concept(Generic[S]):
     """One store concept: its store (written once for both backends) and the tables it keeps."""
 
-    def __init__(self, store: type, **tables: Declared) -> None:
+    def __init__(self, store: type[S], **tables: Declared) -> None:
         self.store = store
         self.tables = tables
         self.name = ""
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
+
+    def of(self, brain: object) -> S:
+        """This concept's store on `brain`, typed as the store alone: the brain itself while the
+        concept is one of the brain's bases (the concepts below, for now), else the store built on
+        the brain (`store(brain)`: a concept added as docs/architecture.md's recipe says, which
+        reads and writes through the brain's `Store` members and touches no backend class)."""
+        if isinstance(brain, self.store):
+            return brain
+        return cast("Callable[[object], S]", self.store)(brain)
 
 
 class Stores:
@@ -94,8 +109,16 @@ def concepts() -> tuple[Concept, ...]:
 
 
 def declared_tables() -> dict[str, Declared]:
-    """Every table a concept keeps, with what it is, in the order the concepts declare them."""
-    return {name: declared for concept in concepts() for name, declared in concept.tables.items()}
+    """Every table a concept keeps, with what it is, in the order the concepts declare them (a
+    table is one concept's: declared twice, it is refused)."""
+    out: dict[str, Declared] = {}
+    for concept in concepts():
+        for name, declared in concept.tables.items():
+            if name in out:
+                raise BrainError(f"the table {name} is declared twice (again by the store concept {concept.name})",
+                                 "Declare each table once, under the concept whose store keeps it (server/brain/stores.py).")
+            out[name] = declared
+    return out
 
 
 def kept() -> frozenset[str]:
@@ -109,3 +132,19 @@ def rebuilt() -> frozenset[str]:
 def left_out() -> dict[str, str]:
     """The tables no backup holds, and why."""
     return {name: declared.why for name, declared in declared_tables().items() if isinstance(declared, LeftOut)}
+
+
+def check(created: Iterable[str]) -> None:
+    """Refuse a schema whose tables and this declaration disagree: a table the steps create that no
+    concept declares (nobody has said whose its rows are, so nothing may copy or secure them), or one
+    a concept declares that no step creates (a migration step is missing)."""
+    made, said = set(created), set(declared_tables())
+    undeclared, unmigrated = sorted(made - said), sorted(said - made)
+    if undeclared or unmigrated:
+        problems = ([f"created by a schema step but declared by no store concept: {', '.join(undeclared)}"] * bool(undeclared)
+                    + [f"declared by a store concept but created by no schema step: {', '.join(unmigrated)}"] * bool(unmigrated))
+        raise BrainError(
+            f"the brain's tables and their declaration disagree ({'; '.join(problems)})",
+            "Declare each table under its concept in server/brain/stores.py and create it in a step of "
+            "server/brain/migrations.py (docs/architecture.md, \"Add a storage concept\").",
+        )

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memverbs.server.brain.names_store import rebuild_all
-from memverbs.server.brain.tables import DERIVED_COLUMNS, DERIVED_TABLES, Table, declared
+from memverbs.server.brain.tables import DERIVED_COLUMNS, Table, declared, derived_tables
 from memverbs.server.errors import BrainError
 
 if TYPE_CHECKING:
@@ -237,7 +237,7 @@ def check_compatible(source: _Side, target: _Side) -> None:
             f"the two brains are at different schema versions (source {s['applied']}, target {t['applied']})",
             "Run `memverbs init` on the source with this memverbs first (or upgrade memverbs).",
         )
-    known = {table.name for table in declared()} | DERIVED_TABLES
+    known = {table.name for table in declared()} | derived_tables()
     for side, label in ((source, "source"), (target, "target")):
         extra = side.tables() - known
         if extra:
@@ -289,7 +289,7 @@ def transfer(source_brain: Brain, target_brain: Brain, *, resume: bool = False, 
             for column in table.self_references:
                 target.set_later(table, column, _later_links(source, table, column))
         with target.brain.write() as db, target.brain.whole_brain():
-            rebuild_all(db)  # the name index, from the rows copied (tables.DERIVED_TABLES)
+            rebuild_all(db)  # the name index, from the rows copied (tables.derived_tables)
         target.finish()
         with target.whole():
             for table in tables:

@@ -31,6 +31,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from memverbs.server.brain.rows import Kept
 from memverbs.server.brain.stores import declared_tables
 from memverbs.server.pages.markdown import frontmatter_block, sealed_body
 
@@ -46,7 +47,7 @@ _EVERYONES = frozenset({"team", "people"})
 # Each kind's rule (a PersonView method): which of its rows a person's backup keeps, and how cut.
 _RULES = {"page": "_page", "versions": "_version", "with_page": "_with_page", "page_row": "_row_of_page",
           "fact": "_fact", "trail": "_of_fact", "with_fact": "_of_fact"}
-_DECLARED = declared_tables()
+_DECLARED = {name: d for name, d in declared_tables().items() if isinstance(d, Kept)}  # what a backup holds
 EVERYONES = frozenset(name for name, d in _DECLARED.items() if d.whose.kind in _EVERYONES)
 RULED = frozenset(name for name, d in _DECLARED.items() if d.whose.kind in _RULES) | EVERYONES  # every table a rule here speaks for
 

@@ -191,7 +191,7 @@ def test_every_step_is_spelled_for_both_dialects():
         for dialect in ("sqlite", "postgres"):
             work = step.work(dialect)
             for part in work:
-                assert callable(part) or not re.search(r"\{\w+\}", part), (step.name, dialect, part)
+                assert not isinstance(part, str) or not re.search(r"\{\w+\}", part), (step.name, dialect, part)
             # Only Postgres's trigram step and SQLite's GIN option and whole-brain steps are empty: each
             # has no twin on the other backend (migrations.py says why).
             assert work or (step.name, dialect) in {("0016_page_trigrams", "postgres"), ("0020_fact_ranking", "sqlite"),

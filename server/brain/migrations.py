@@ -115,15 +115,6 @@ def fill_entity_names(conn: Any) -> None:
     rebuild_all(conn)
 
 
-_PAGE_LABELS = """
-    CREATE TABLE page_labels (
-        source_id TEXT NOT NULL,
-        slug      {keytext} NOT NULL,
-        label     {keytext} NOT NULL,
-        PRIMARY KEY (source_id, slug, label)
-    );
-"""
-
 MIGRATIONS: tuple[Step, ...] = (
     Step("0001_core_tables", sqlite=(schema.CORE_TABLES,), postgres=(schema.CORE_TABLES, pg.LINKS_FROM)),
     Step("0002_keyword_index", sqlite=(sq.KEYWORD_INDEX,), postgres=(pg.KEYWORD_INDEX,)),
@@ -171,7 +162,6 @@ MIGRATIONS: tuple[Step, ...] = (
     Step("0025_entity_names", sqlite=(schema.ENTITY_NAMES, sq.ENTITY_NAMES_FROM_FACTS, fill_entity_names),
          postgres=(schema.ENTITY_NAMES, Secure("entity_names", teammates=True), pg.ENTITY_NAMES_FROM_FACTS,
                    fill_entity_names)),
-    Step("0027_page_labels", sqlite=(_PAGE_LABELS,), postgres=(_PAGE_LABELS, Secure("page_labels", teammates=True))),
 )
 
 

@@ -24,7 +24,6 @@ from typing import Generic, TypeVar, cast
 from memverbs.server.brain.browse_store import BrowseStore
 from memverbs.server.brain.cursors_store import CursorStore
 from memverbs.server.brain.facts_store import FactStore
-from memverbs.server.brain.labels_store import LabelStore
 from memverbs.server.brain.names_store import NameStore
 from memverbs.server.brain.oauth_store import OAuthStore
 from memverbs.server.brain.pages_store import PageStore
@@ -103,7 +102,6 @@ class Stores:
                       text_vectors=LeftOut(TEAM, EMBEDDINGS), fact_vectors=LeftOut(WITH_FACT, EMBEDDINGS))
     sync = Concept(SyncStore, sync_folders=LeftOut(FOLDER, SYNC_STATE), sync_files=LeftOut(FOLDER_FILE, SYNC_STATE),
                    sync_conflicts=LeftOut(OF_FOLDER, SYNC_STATE), sync_failures=LeftOut(OF_FOLDER, SYNC_STATE))
-    labels = Concept(LabelStore, page_labels=Kept(ALIAS))
 
 
 def concepts() -> tuple[Concept, ...]:

@@ -12,15 +12,18 @@ backup does with it. Everything else is derived from the two:
   written by the step that creates it: migrations.Secure) and grants a teammate's role what the
   kind grants (postgres.py); its size counts every declared table.
 
-A table the steps create and no concept declares is refused by tests/server/brain/test_stores.py,
-which also holds a Postgres brain's live policies equal to the derived ones.
+A table the steps create and no concept declares, or one a concept declares and no step creates,
+is refused (`check`, run by `copied` before any row is copied); tests/server/brain/test_stores.py
+also holds every table whose kind has policies to a step's `Secure`, and a live Postgres brain to
+them. docs/architecture.md, "Add a storage concept", is the recipe.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
+from memverbs.server.brain import tables
 from memverbs.server.brain.browse_store import BrowseStore
 from memverbs.server.brain.cursors_store import CursorStore
 from memverbs.server.brain.facts_store import FactStore
@@ -59,6 +62,9 @@ from memverbs.server.brain.sync_store import SyncStore
 from memverbs.server.brain.tokens_store import TokenStore
 from memverbs.server.brain.vectors_store import VectorStore
 from memverbs.server.errors import BrainError
+
+if TYPE_CHECKING:
+    from memverbs.server.brain.tables import Table
 
 S = TypeVar("S")
 
@@ -132,6 +138,16 @@ def rebuilt() -> frozenset[str]:
 def left_out() -> dict[str, str]:
     """The tables no backup holds, and why."""
     return {name: declared.why for name, declared in declared_tables().items() if isinstance(declared, LeftOut)}
+
+
+def copied() -> tuple[Table, ...]:
+    """The tables whose rows are copied (`migrate`, backups and their restores), in an order that
+    satisfies their foreign keys: every table the steps create but a rebuilt one, once the steps and
+    this declaration agree (`check`)."""
+    made = tables.declared()
+    check(t.name for t in made)
+    skip = rebuilt()
+    return tuple(t for t in made if t.name not in skip)
 
 
 def check(created: Iterable[str]) -> None:

@@ -10,13 +10,12 @@ the next run with no other change.
 
 What the database keeps for itself is not declared here: SQLite's FTS5 tables (the triggers fill
 them) and `_migrations`; Postgres's generated `tsvector` columns and pgvector's `embedding`
-(`DERIVED_COLUMNS`), and `fact_totals` (its trigger's); nor the name index (`derived_tables`),
-written again from the copied rows.
+(`DERIVED_COLUMNS`), and `fact_totals` (its trigger's).
 
-What each table *is* — whose its rows are, whether a backup keeps it — is declared once with its
-store concept (server/brain/stores.py). A table the steps create and no concept declares, or one a
-concept declares and no step creates, is refused here: nothing copies, backs up or restores rows
-until the declaration and the steps agree.
+What each table *is* — whose its rows are, whether a backup keeps it, whether it is copied at all
+(the name index is written again from the copied rows) — is declared once with its store concept
+(server/brain/stores.py); what copies rows asks `stores.copied()`, which refuses a schema whose
+tables and that declaration disagree.
 """
 
 from __future__ import annotations
@@ -60,31 +59,19 @@ class Table(NamedTuple):
 @functools.cache
 def declared() -> tuple[Table, ...]:
     """Every table the schema steps create, in an order that satisfies their foreign keys."""
-    from memverbs.server.brain import sqlite_migrate, stores  # noqa: PLC0415 - the steps, only when rows are copied
+    from memverbs.server.brain import sqlite_migrate  # noqa: PLC0415 - the steps, only when rows are copied
 
     db = sqlite3.connect(":memory:", isolation_level=None)
     try:
         sqlite_migrate.migrate(db, "the schema declaration")
         rows = db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY rowid").fetchall()
         virtual = [name for name, sql in rows if sql.upper().startswith("CREATE VIRTUAL TABLE")]
-        created = [name for name, _ in rows
-                   if not name.startswith(("sqlite_", "_migrations")) and not any(name.startswith(v) for v in virtual)]
-        stores.check(created)
-        rebuilt = derived_tables()
-        names = [name for name in created if name not in rebuilt]
+        names = [name for name, _ in rows
+                 if not name.startswith(("sqlite_", "_migrations")) and not any(name.startswith(v) for v in virtual)]
         tables = {name: _table(db, name) for name in names}
     finally:
         db.close()
     return _in_key_order(tables, names)
-
-
-def derived_tables() -> frozenset[str]:
-    """Tables the brain derives from its other rows (the declaration's `Rebuilt`: the name index),
-    written again after a copy or a restore instead of copied: a copy of them would collide with the
-    rows the copied facts' triggers already wrote."""
-    from memverbs.server.brain import stores  # noqa: PLC0415 - the stores import this module's users
-
-    return stores.rebuilt()
 
 
 def _table(db: sqlite3.Connection, name: str) -> Table:

@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memverbs.server.brain.stores import kept, left_out
-from memverbs.server.brain.tables import Table, declared
+from memverbs.server.brain.stores import copied, kept, left_out
+from memverbs.server.brain.tables import Table
 from memverbs.server.brain.transfer import _Side, digest_rows, table_batches
 from memverbs.server.errors import BrainError
 from memverbs.server.files import OutsideFolder, read_inside, replace_inside
@@ -65,7 +65,7 @@ def backup_tables() -> tuple[Table, ...]:
     """Every table a backup holds, in an order that satisfies the foreign keys: those the declaration
     keeps (server/brain/stores.py), all the schema steps create but what is left out or rebuilt."""
     holds = kept()
-    return tuple(t for t in declared() if t.name in holds)
+    return tuple(t for t in copied() if t.name in holds)
 
 
 @dataclass

@@ -44,7 +44,7 @@ class TagStore:
 
 @pytest.fixture
 def fresh_declaration():
-    """tables.declared() read again for each change a test makes (and once more after it)."""
+    """The schema read again for each change a test makes (and once more after it)."""
     tables.declared.cache_clear()
     yield
     tables.declared.cache_clear()
@@ -61,8 +61,8 @@ def _migrate_tags(monkeypatch) -> None:
 
 def test_every_table_the_steps_create_is_declared_by_one_concept(fresh_declaration):
     declared = stores.declared_tables()
-    copied = {t.name for t in tables.declared()}  # refuses a disagreement (stores.check)
-    assert copied == set(declared) - stores.rebuilt()
+    assert {t.name for t in tables.declared()} == set(declared)
+    assert {t.name for t in stores.copied()} == set(declared) - stores.rebuilt()
     assert sum(len(c.tables) for c in stores.concepts()) == len(declared)  # each table once
     assert all(c.name and c.tables for c in stores.concepts())
 
@@ -89,7 +89,7 @@ def test_every_table_whose_kind_has_row_policies_is_secured_by_a_step():
 def test_a_declared_table_no_step_creates_is_refused(monkeypatch, fresh_declaration):
     _declare_tags(monkeypatch)
     with pytest.raises(BrainError) as exc:
-        tables.declared()
+        stores.copied()
     assert "declared by a store concept but created by no schema step: page_tags" in str(exc.value)
     assert "Add a storage concept" in exc.value.fix
 
@@ -97,7 +97,7 @@ def test_a_declared_table_no_step_creates_is_refused(monkeypatch, fresh_declarat
 def test_a_table_a_step_creates_and_no_concept_declares_is_refused(monkeypatch, fresh_declaration):
     _migrate_tags(monkeypatch)
     with pytest.raises(BrainError) as exc:
-        tables.declared()
+        stores.copied()
     assert "created by a schema step but declared by no store concept: page_tags" in str(exc.value)
 
 
@@ -118,7 +118,7 @@ def test_a_concept_added_as_the_recipe_says_is_migrated_copied_backed_up_and_sec
 
     _declare_tags(monkeypatch)
     _migrate_tags(monkeypatch)
-    assert "page_tags" in {t.name for t in tables.declared()}
+    assert "page_tags" in {t.name for t in stores.copied()}
     assert "page_tags" in {t.name for t in backup_tables()}
     assert "page_tags" in teammate_tables()[0]
     secure = secure_sql(migrations.Secure("page_tags", teammates=True))

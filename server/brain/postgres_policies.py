@@ -32,6 +32,10 @@ the caller could not already see. Inside such a function (and only there: it set
 while it reads, which counts only for the tables' owner) the sync tables and pages show every row
 (`memverbs_unrestricted()`).
 
+A table's four policies are never written per table: they follow from the kind of rows its store
+concept declares (server/brain/stores.py, in server/brain/rows.py's words; `policies_for`), and a
+schema step names the tables it secures (`migrations.Secure`).
+
 The owner's login is a person like the others under these policies (FORCE ROW LEVEL SECURITY). As
 the owner of the tables it may still lift them for one transaction (`ALTER TABLE … NO FORCE ROW
 LEVEL SECURITY`, restored before commit), which is how an owner's restore writes everyone's rows.
@@ -330,5 +334,3 @@ DEFAULTS = """
     ALTER TABLE fact_moves ALTER COLUMN by_person SET DEFAULT memverbs_person();
     ALTER TABLE page_versions ALTER COLUMN by_person SET DEFAULT memverbs_person();
 """
-
-

@@ -162,5 +162,5 @@ def check(created: Iterable[str]) -> None:
         raise BrainError(
             f"the brain's tables and their declaration disagree ({'; '.join(problems)})",
             "Declare each table under its concept in server/brain/stores.py and create it in a step of "
-            "server/brain/migrations.py (docs/architecture.md, \"Add a storage concept\").",
+            "server/brain/migrations.py (`memverbs docs architecture`, \"Add a storage concept\").",
         )

@@ -90,3 +90,22 @@ def test_the_oauth_routes_limits_are_documented_as_they_are():
     flat = " ".join(section.split())
     missing = [s for s in said if " ".join(s.split()) not in flat]
     assert missing == []
+
+
+def test_every_module_path_the_architecture_names_exists():
+    """docs/architecture.md names modules by path (`server/brain/stores.py`, `hooks/launcher.py`,
+    `memverbs/cli/`) and by file name within a folder it has named (`main.py`): each path is there,
+    and each file name is some module's, so a move or a rename cannot leave the map behind. A
+    placeholder (`installers/<harness>.py`) is a recipe's, not a module."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    rooms = "|".join(("server", "hooks", "installers", "memverbs", "tests", "benchmarks", "plugin", "templates", "docs"))
+    paths = {m.rstrip(".,:;") for m in re.findall(rf"(?<![\w./$~-])((?:{rooms})/[\w./<>*-]*)", text)}
+    paths = {p for p in paths if "<" not in p and "*" not in p}
+    assert len(paths) > 40  # the map names modules by path throughout
+    assert sorted(p for p in paths if not (ROOT / p).exists()) == [], "paths the map names that do not exist"
+
+    files = {p.name for p in ROOT.rglob("*") if ".venv" not in p.parts and "node_modules" not in p.parts}
+    named = set(re.findall(r"`([A-Za-z_][\w-]*\.(?:py|js|md))`", text)) | set(re.findall(r"\]\(([\w-]+\.md)[#)]", text))
+    assert sorted(n for n in named if n not in files) == [], "file names the map gives that no file has"
+    links = set(re.findall(r"\]\(([\w-]+\.md)[#)]", text))
+    assert sorted(n for n in links if not (ROOT / "docs" / n).exists()) == [], "docs the map links that are not there"

@@ -12,7 +12,9 @@ A step's work on a dialect is a sequence of SQL scripts and Python functions, ru
 step's transaction: SQL in `schema.py`'s column-type vocabulary (the tables both backends share
 are written once there; what only one has is in `sqlite_schema.py` or `postgres_schema.py`), and a
 function for data SQL cannot compute, given the backend's connection (sqlite3's, or the Postgres
-brain's, which reads the same `?` statements and has the same `executemany`).
+brain's, which reads the same `?` statements and has the same `executemany`). On Postgres a step
+names the tables it puts under row-level security (`Secure`): their policies are derived from the
+declaration of what each table is (server/brain/stores.py), never written here.
 """
 
 from __future__ import annotations
@@ -28,7 +30,23 @@ from memverbs.server.errors import BrainError
 from memverbs.server.names import restatement_key, title_key
 from memverbs.server.record import Frozen
 
-Work = str | Callable[[Any], None]  # SQL (a script of statements), or a function of the connection
+
+class Secure(Frozen):
+    """On Postgres, the named tables put under the row-level security their declared kind derives
+    (server/brain/stores.py says the kind, postgres_policies.policies_for its policies), written by
+    the runner when the step runs. `teammates`: a table made after `0023_whole_brain` also gets the
+    owner's whole-brain policy, and is granted to the teammates' roles already mapped as its kind
+    grants (`people add` grants it to the next ones)."""
+
+    __slots__ = ("tables", "teammates")
+    tables: tuple[str, ...]
+    teammates: bool
+
+    def __init__(self, *tables: str, teammates: bool = False) -> None:
+        super().__init__(tables=tables, teammates=teammates)
+
+
+Work = str | Callable[[Any], None] | Secure  # SQL (a script of statements), a function of the connection, policies
 
 _COLUMN_TYPES = {"sqlite": sq.COLUMN_TYPES, "postgres": pg.COLUMN_TYPES}
 
@@ -48,6 +66,7 @@ class Step(Frozen):
 
     def work(self, dialect: str) -> list[Work]:
         """The step on `dialect` ("sqlite" or "postgres"): its SQL spelled in that dialect's column types."""
+        assert dialect == "postgres" or not any(isinstance(part, Secure) for part in self.sqlite), "SQLite has no row policies"
         types = _COLUMN_TYPES[dialect]
         return [part.format_map(types) if isinstance(part, str) else part for part in getattr(self, dialect)]
 
@@ -124,7 +143,11 @@ MIGRATIONS: tuple[Step, ...] = (
     # facts at once, and only Postgres keeps BM25's corpus totals in a table.
     Step("0020_fact_ranking", sqlite=(), postgres=(pg.FACT_INDEX_DIRECT, pg.FACT_TOTALS)),
     Step("0021_team_privacy", sqlite=(schema.TEAM_PRIVACY, schema.FOLDER_OWNERS),
-         postgres=(schema.TEAM_PRIVACY, policies.FOLDER_OWNERS, policies.TEAM_ROW_SECURITY)),
+         postgres=(schema.TEAM_PRIVACY, policies.FOLDER_OWNERS, policies.FUNCTIONS + policies.DEFAULTS + policies.SYNC_CLAIMS,
+                   Secure("pages", "facts", "links", "timeline", "page_versions", "aliases", "chunks", "fact_vectors",
+                          "fact_audit", "fact_moves", "sync_folders", "sync_files", "sync_conflicts", "sync_failures",
+                          "access_tokens"),
+                   policies.GUARDS)),
     # The world view: what an untrusted caller's keyword ranking reads (brain/page_search.py), and the
     # privacy a frontmatter behind a blank line declared.
     Step("0022_world_view", sqlite=(sq.WORLD_INDEX, private_behind_a_blank_line),
@@ -137,7 +160,8 @@ MIGRATIONS: tuple[Step, ...] = (
     Step("0023_whole_brain", sqlite=(), postgres=(pg.WHOLE_BRAIN,)),
     Step("0024_project_statements", schema.PROJECT_STATEMENTS),
     Step("0025_entity_names", sqlite=(schema.ENTITY_NAMES, sq.ENTITY_NAMES_FROM_FACTS, fill_entity_names),
-         postgres=(schema.ENTITY_NAMES, pg.ENTITY_NAMES_SECURITY, fill_entity_names)),
+         postgres=(schema.ENTITY_NAMES, Secure("entity_names", teammates=True), pg.ENTITY_NAMES_FROM_FACTS,
+                   fill_entity_names)),
 )
 
 

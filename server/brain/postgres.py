@@ -43,19 +43,16 @@ from memverbs.server.brain.postgres_base import (
     BrainConnection,
     translate,
 )
-from memverbs.server.brain.postgres_migrate import applied, has_pgvector, migrate, owns_brain
-from memverbs.server.brain.postgres_schema import READ_ONLY_TABLES, TEAMMATE_TABLES
+from memverbs.server.brain.postgres_migrate import applied, has_pgvector, migrate, owns_brain, teammate_tables
+from memverbs.server.brain.postgres_schema import BACKEND_READ_ONLY
 from memverbs.server.brain.postgres_vector_index import PostgresVectors
 from memverbs.server.brain.projects_store import ProjectStore
 from memverbs.server.brain.store import first
+from memverbs.server.brain.stores import declared_tables
 from memverbs.server.brain.sync_store import SyncStore
 from memverbs.server.brain.tokens_store import TokenStore
 from memverbs.server.errors import BrainError, BrainMissing
 
-# The tables a brain owns, for its size on the server (the database may hold others).
-_OWN_TABLES = ("pages", "aliases", "links", "timeline", "facts", "fact_moves", "fact_audit", "session_cursors", "access_tokens",
-               "vector_spaces", "chunks", "text_vectors", "fact_vectors", "sync_folders", "sync_files",
-               "sync_conflicts", "_migrations")
 _login_person: dict[str, int] = {}  # brain URL → the person its login is (session_person)
 
 
@@ -142,12 +139,13 @@ class PostgresBrain(PageStore, NameStore, FactStore, ProjectStore, CursorStore, 
                     conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(ident))
                     done.append(f"created the login role {role!r} (no password yet: ALTER ROLE \"{role}\" PASSWORD '…')")
                 with conn.transaction():
+                    both, read = teammate_tables()
                     schema = first(conn.execute("SELECT current_schema()"))[0]
                     conn.execute(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(sql.Identifier(schema), ident))
                     conn.execute(sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(
-                        sql.SQL(", ").join(sql.Identifier(t) for t in TEAMMATE_TABLES), ident))
+                        sql.SQL(", ").join(sql.Identifier(t) for t in both), ident))
                     conn.execute(sql.SQL("GRANT SELECT ON {} TO {}").format(
-                        sql.SQL(", ").join(sql.Identifier(t) for t in READ_ONLY_TABLES), ident))
+                        sql.SQL(", ").join(sql.Identifier(t) for t in read), ident))
                     conn.execute(sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}").format(sql.Identifier(schema), ident))
                 done.append(f"granted {role!r} the brain's tables (row-level security: world rows and its own private rows)")
                 if role != conn.info.user:
@@ -176,7 +174,7 @@ class PostgresBrain(PageStore, NameStore, FactStore, ProjectStore, CursorStore, 
         return int(self.aggregate(
             "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c "
             "WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace AND c.relname = ANY(?)",
-            (list(_OWN_TABLES),),
+            ([*declared_tables(), *BACKEND_READ_ONLY],),
         )[0])
 
     def server_info(self) -> dict:

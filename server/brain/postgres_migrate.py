@@ -16,10 +16,13 @@ from __future__ import annotations
 import psycopg
 
 from memverbs.server.brain import migrations
+from memverbs.server.brain import postgres_policies as policies
 from memverbs.server.brain.postgres_base import WRITE_LOCK, Conn
-from memverbs.server.brain.postgres_schema import PGVECTOR_COLUMN
+from memverbs.server.brain.postgres_schema import BACKEND_READ_ONLY, PGVECTOR_COLUMN
 from memverbs.server.brain.postgres_vector_index import hnsw_index_sql, vector_literal
+from memverbs.server.brain.rows import READ, RW
 from memverbs.server.brain.store import first
+from memverbs.server.brain.stores import declared_tables
 from memverbs.server.timeparse import now_ms
 
 MIGRATE_LOCK = WRITE_LOCK + 1
@@ -56,11 +59,37 @@ def migrate(conn: Conn, where: str) -> list[str]:
             for work in step.work("postgres"):
                 if isinstance(work, str):
                     conn.execute(work)
+                elif isinstance(work, migrations.Secure):
+                    conn.execute(secure_sql(work))
                 else:
                     work(conn)
         ran.append(step.name)
     _enable_pgvector(conn)
     return ran
+
+
+def secure_sql(secure: migrations.Secure) -> str:
+    """A step's `Secure`: each table's row policies as its declared kind derives them; with
+    `teammates`, also the owner's whole-brain policy and the teammates' grants."""
+    declared = declared_tables()
+    sql = []
+    for table in secure.tables:
+        whose = declared[table].whose
+        policies_sql = policies.policies_for(table, whose)
+        sql.append(policies_sql)
+        if secure.teammates:
+            sql.append(policies.grant_teammates(table, whose))
+            if policies_sql:
+                sql.append(policies.whole_brain_policy(table))
+    return "".join(sql)
+
+
+def teammate_tables() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What `people add NAME --role ROLE` grants the role: (the tables it reads and writes, those it
+    only reads), as each table's declared kind grants; row-level security decides which rows."""
+    declared = declared_tables()
+    return (tuple(t for t, d in declared.items() if d.whose.grant == RW),
+            tuple(t for t, d in declared.items() if d.whose.grant == READ) + BACKEND_READ_ONLY)
 
 
 def _enable_pgvector(conn: Conn) -> None:

@@ -32,6 +32,10 @@ the caller could not already see. Inside such a function (and only there: it set
 while it reads, which counts only for the tables' owner) the sync tables and pages show every row
 (`memverbs_unrestricted()`).
 
+A table's four policies are never written per table: they follow from the kind of rows its store
+concept declares (server/brain/stores.py, in server/brain/rows.py's words; `policies_for`), and a
+schema step names the tables it secures (`migrations.Secure`).
+
 The owner's login is a person like the others under these policies (FORCE ROW LEVEL SECURITY). As
 the owner of the tables it may still lift them for one transaction (`ALTER TABLE … NO FORCE ROW
 LEVEL SECURITY`, restored before commit), which is how an owner's restore writes everyone's rows.
@@ -41,7 +45,8 @@ from __future__ import annotations
 
 from memverbs.server.brain import schema
 from memverbs.server.brain.base import PAGE_HISTORY_KEEP
-from memverbs.server.brain.postgres_schema import ME, OWN, OWN_ROW
+from memverbs.server.brain.postgres_schema import ME, OWN, OWN_ROW, WHOLE_BRAIN_POLICY
+from memverbs.server.brain.rows import READ, RW, Whose
 
 # The tables' owner, as memverbs_person() finds it.
 _OWNER_ROLE = "pg_get_userbyid((SELECT relowner FROM pg_class WHERE oid = 'people'::regclass))"
@@ -71,8 +76,9 @@ FUNCTIONS = f"""
 FREE = "(SELECT memverbs_unrestricted())"
 
 
-def _replace(table: str, *, read: str, add: str, change: str, change_check: str, remove: str) -> str:
+def _replace(table: str, *, read: str, add: str, change: str, change_check: str | None, remove: str) -> str:
     """A table's four policies, replacing 0018's where it had them (and forcing security on it)."""
+    check = "" if change_check is None else f" WITH CHECK ({change_check})"
     return f"""
     ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;
     ALTER TABLE {table} FORCE ROW LEVEL SECURITY;
@@ -82,7 +88,7 @@ def _replace(table: str, *, read: str, add: str, change: str, change_check: str,
     DROP POLICY IF EXISTS people_remove ON {table};
     CREATE POLICY people_read ON {table} FOR SELECT USING ({read});
     CREATE POLICY people_add ON {table} FOR INSERT WITH CHECK ({add});
-    CREATE POLICY people_change ON {table} FOR UPDATE USING ({change}) WITH CHECK ({change_check});
+    CREATE POLICY people_change ON {table} FOR UPDATE USING ({change}){check};
     CREATE POLICY people_remove ON {table} FOR DELETE USING ({remove});
 """
 
@@ -106,56 +112,91 @@ def _folder(table: str) -> str:
     return f"EXISTS (SELECT 1 FROM sync_folders f WHERE f.id = {table}.folder_id AND f.owner = {ME})"
 
 
-_LINK_PAGE = "p.source_id = links.source_id AND p.slug = links.from_slug"
-_TIMELINE_PAGE = "p.source_id = timeline.source_id AND p.slug = timeline.slug"
-_VERSION_PAGE = "p.id = page_versions.page_id"
 # A version past the newest PAGE_HISTORY_KEEP of its page: what a rewrite prunes (the newest it
 # sees; versions hidden from the session only make the count smaller, never the prune deeper). The
 # newest is read by a function: a policy's own subquery on its table would be recursion to Postgres.
 _PRUNED = f"version <= memverbs_last_version(page_id) - {PAGE_HISTORY_KEEP}"
 _TOKEN_HOLDER = f"person = {ME} OR {ME} = 1"
 _NOT_HIDDEN = "NOT memverbs_slug_hidden(folder_id, slug)"
+_EVERY = ("read", "add", "change", "change_check", "remove")
 
 
-def _page_row(table: str, match: str) -> dict[str, str]:
-    """A link or timeline row: shown with its page (a private one to its owner only); written by
-    whoever may write the page, always in the page's owner's name, a private one by that owner."""
-    seen = f"{_page(match)} AND ({OWN_ROW})"
-    written = f"{_page(match, f'p.owner = {table}.owner')} AND ({OWN_ROW})"
-    return {"read": seen, "add": written, "change": seen, "change_check": written, "remove": seen}
+def _rules(table: str, whose: Whose) -> dict[str, str | None] | None:
+    """Who reads, adds, changes (and what a change may leave) and removes a row of `table`, as its kind
+    says (server/brain/rows.py); None for a kind the policies leave alone (the team's, the owner's)."""
+    kind = whose.kind
+    if kind == "page":
+        return {"read": f"{OWN} OR {FREE}", "add": MINE, "change": OWN, "change_check": OWN, "remove": MINE}
+    if kind == "fact":
+        return {"read": OWN, "add": MINE, "change": OWN, "change_check": OWN, "remove": MINE}
+    if kind == "page_row":
+        # Shown with its page (a private one to its owner only); written by whoever may write the
+        # page, always in the page's owner's name, a private one by that owner.
+        match = whose.page_match(table)
+        seen = f"{_page(match)} AND ({OWN_ROW})"
+        written = f"{_page(match, f'p.owner = {table}.owner')} AND ({OWN_ROW})"
+        return {"read": seen, "add": written, "change": seen, "change_check": written, "remove": seen}
+    if kind == "versions":
+        match = whose.page_match(table)
+        return {"read": f"{_page(match)} AND ({OWN})",
+                "add": f"{_page(match, f'p.owner = {table}.owner')} AND ({OWN}) AND {BY_ME}",
+                "change": NOBODY, "change_check": NOBODY, "remove": f"{_page(match)} AND ({MINE} OR {_PRUNED})"}
+    if kind == "with_page":
+        return dict.fromkeys(_EVERY, _page(whose.page_match(table)))
+    if kind == "with_fact":
+        return dict.fromkeys(_EVERY, _fact(table))
+    if kind == "trail":
+        return {"read": _fact(table), "add": f"{_fact(table)} AND {BY_ME}", "change": NOBODY, "change_check": NOBODY,
+                "remove": NOBODY}
+    if kind == "folder":
+        return {"read": f"{MINE} OR {FREE}", "add": MINE, "change": MINE, "change_check": MINE, "remove": MINE}
+    if kind == "folder_file":
+        # A synced file names no page its person cannot see: one planted under another person's private
+        # page would claim that page's slug (and block the note that is that page) though its folder never held it.
+        mine = _folder(table)
+        return {"read": f"{mine} OR {FREE}", "add": f"{mine} AND {_NOT_HIDDEN}", "change": mine,
+                "change_check": f"{mine} AND {_NOT_HIDDEN}", "remove": mine}
+    if kind == "of_folder":
+        mine = _folder(table)
+        return {"read": f"{mine} OR {FREE}", "add": mine, "change": mine, "change_check": mine, "remove": mine}
+    if kind == "credential":
+        return dict.fromkeys(_EVERY, _TOKEN_HOLDER)
+    if kind == "names":
+        facts = (f"EXISTS (SELECT 1 FROM facts f WHERE f.source_id = {table}.source_id "
+                 f"AND f.entity_slug = {table}.slug)")
+        return {"read": f"{_page(whose.page_match(table))} OR {facts}", "add": "true", "change": "true",
+                "change_check": None, "remove": "true"}
+    if kind in ("team", "people", "owner"):
+        return None
+    raise ValueError(f"no row policies for the kind {kind!r} of {table}: say them here")
 
 
-POLICIES = "".join((
-    _replace("pages", read=f"{OWN} OR {FREE}", add=MINE, change=OWN, change_check=OWN, remove=MINE),
-    _replace("facts", read=OWN, add=MINE, change=OWN, change_check=OWN, remove=MINE),
-    _replace("links", **_page_row("links", _LINK_PAGE)),
-    _replace("timeline", **_page_row("timeline", _TIMELINE_PAGE)),
-    _replace(
-        "page_versions",
-        read=f"{_page(_VERSION_PAGE)} AND ({OWN})",
-        add=f"{_page(_VERSION_PAGE, 'p.owner = page_versions.owner')} AND ({OWN}) AND {BY_ME}",
-        change=NOBODY, change_check=NOBODY,
-        remove=f"{_page(_VERSION_PAGE)} AND ({MINE} OR {_PRUNED})",
-    ),
-    _replace("aliases", **dict.fromkeys(("read", "add", "change", "change_check", "remove"),
-                                        _page("p.source_id = aliases.source_id AND p.slug = aliases.slug"))),
-    _replace("chunks", **dict.fromkeys(("read", "add", "change", "change_check", "remove"), _page("p.id = chunks.page_id"))),
-    _replace("fact_vectors", **dict.fromkeys(("read", "add", "change", "change_check", "remove"), _fact("fact_vectors"))),
-    _replace("fact_audit", read=_fact("fact_audit"), add=f"{_fact('fact_audit')} AND {BY_ME}",
-             change=NOBODY, change_check=NOBODY, remove=NOBODY),
-    _replace("fact_moves", read=_fact("fact_moves"), add=f"{_fact('fact_moves')} AND {BY_ME}",
-             change=NOBODY, change_check=NOBODY, remove=NOBODY),
-    _replace("sync_folders", read=f"{MINE} OR {FREE}", add=MINE, change=MINE, change_check=MINE, remove=MINE),
-    # A synced file names no page its person cannot see: one planted under another person's private page
-    # would claim that page's slug (and block the note that is that page) though its folder never held it.
-    _replace("sync_files", read=f"{_folder('sync_files')} OR {FREE}", add=f"{_folder('sync_files')} AND {_NOT_HIDDEN}",
-             change=_folder("sync_files"), change_check=f"{_folder('sync_files')} AND {_NOT_HIDDEN}",
-             remove=_folder("sync_files")),
-    *(_replace(t, read=f"{_folder(t)} OR {FREE}", add=_folder(t), change=_folder(t), change_check=_folder(t),
-               remove=_folder(t)) for t in ("sync_conflicts", "sync_failures")),
-    _replace("access_tokens", read=_TOKEN_HOLDER, add=_TOKEN_HOLDER, change=_TOKEN_HOLDER, change_check=_TOKEN_HOLDER,
-             remove=_TOKEN_HOLDER),
-))
+def policies_for(table: str, whose: Whose) -> str:
+    """The row-level security `table`'s kind derives (none for a kind without policies)."""
+    rules = _rules(table, whose)
+    return "" if rules is None else _replace(table, **rules)  # type: ignore[arg-type]
+
+
+def whole_brain_policy(table: str) -> str:
+    """The owner's way to every row of a secured table, one transaction at a time (step 0023)."""
+    return WHOLE_BRAIN_POLICY.replace("%I", table) + ";\n"
+
+
+def grant_teammates(table: str, whose: Whose) -> str:
+    """`table` granted to the teammates' roles already mapped (`people add` grants it from now on)."""
+    rights = {RW: "SELECT, INSERT, UPDATE, DELETE", READ: "SELECT"}.get(whose.grant)
+    if rights is None:
+        return ""
+    return f"""
+    DO $$
+    DECLARE r text;
+    BEGIN
+        FOR r IN SELECT role FROM people WHERE role IS NOT NULL AND EXISTS (SELECT 1 FROM pg_roles WHERE rolname = role) LOOP
+            EXECUTE format('GRANT {rights} ON {table} TO %I', r);
+        END LOOP;
+    END $$;
+"""
+
 
 # What another person may change of a world fact: what forget, supersession, restore, move-facts and a
 # page's rename change. Everything else a fact says is its writer's.
@@ -293,5 +334,3 @@ DEFAULTS = """
     ALTER TABLE fact_moves ALTER COLUMN by_person SET DEFAULT memverbs_person();
     ALTER TABLE page_versions ALTER COLUMN by_person SET DEFAULT memverbs_person();
 """
-
-TEAM_ROW_SECURITY = FUNCTIONS + DEFAULTS + SYNC_CLAIMS + POLICIES + GUARDS

@@ -204,14 +204,10 @@ WHOLE_BRAIN = f"""
     END $$;
 """
 
-# The name index's rows show only with their page (as the aliases they are made of do) or, for an
-# entity with facts and no page, with a fact the session may see; the teammates added before this
-# step get the table too (`people add` grants it from now on: TEAMMATE_TABLES). Its trigger is
-# sqlite_schema.ENTITY_NAMES_FROM_FACTS's twin.
-ENTITY_NAMES_SECURITY = _policies(
-    "entity_names", read=_with_page("p.source_id = entity_names.source_id AND p.slug = entity_names.slug")
-    + " OR EXISTS (SELECT 1 FROM facts f WHERE f.source_id = entity_names.source_id AND f.entity_slug = entity_names.slug)"
-) + """
+# The name index's rows of an entity with facts and no page are written by a trigger on the facts
+# (sqlite_schema.ENTITY_NAMES_FROM_FACTS's twin); its row policies and the teammates' grant are the
+# step's `Secure` (the declaration's kind for entity_names).
+ENTITY_NAMES_FROM_FACTS = """
     CREATE FUNCTION memverbs_fact_entity_name() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
         IF NEW.entity_slug IS NOT NULL THEN
@@ -229,14 +225,7 @@ ENTITY_NAMES_SECURITY = _policies(
     CREATE TRIGGER facts_entity_name AFTER INSERT ON facts FOR EACH ROW EXECUTE FUNCTION memverbs_fact_entity_name();
     CREATE TRIGGER facts_entity_name_moved AFTER UPDATE OF entity_slug ON facts
         FOR EACH ROW WHEN (NEW.entity_slug IS DISTINCT FROM OLD.entity_slug) EXECUTE FUNCTION memverbs_fact_entity_name();
-    DO $$
-    DECLARE r text;
-    BEGIN
-        FOR r IN SELECT role FROM people WHERE role IS NOT NULL AND EXISTS (SELECT 1 FROM pg_roles WHERE rolname = role) LOOP
-            EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON entity_names TO %I', r);
-        END LOOP;
-    END $$;
-""" + WHOLE_BRAIN_POLICY.replace("%I", "entity_names") + ";\n"  # a table secured after WHOLE_BRAIN gets its policy here
+"""
 
 
 # Postgres drops the one-row-per-path key of sync_folders in place (schema.FOLDER_IDENTITY).
@@ -245,16 +234,9 @@ FOLDER_IDENTITY = """
     ALTER TABLE sync_folders ADD COLUMN folder_uid TEXT;
 """
 
-# What a teammate's role is granted (`memverbs people add NAME --role ROLE`): the brain's rows, under
-# row-level security; the people table to read; nothing of OAuth (the owner's server) or of the
-# schema (only the owner migrates). Run again by every `people add`, so a table a later step adds
-# is granted by the next one.
-TEAMMATE_TABLES = (
-    "pages", "facts", "links", "timeline", "aliases", "chunks", "page_versions", "fact_vectors", "fact_moves",
-    "fact_audit", "session_cursors", "projects", "vector_spaces", "text_vectors", "sync_folders", "sync_files",
-    "sync_conflicts", "sync_failures", "access_tokens", "entity_names",
-)
-READ_ONLY_TABLES = ("people", "_migrations", "fact_totals")
+# What a teammate's role reads of what the database keeps for itself (`people add`); the brain's own
+# tables are granted as their declared kind says (postgres_migrate.teammate_tables).
+BACKEND_READ_ONLY = ("_migrations", "fact_totals")
 
 # Not a numbered step: whether pgvector can be used depends on the server, not on the schema's
 # age. Applied (idempotently) whenever the extension is there; without it the column is absent

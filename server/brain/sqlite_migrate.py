@@ -51,7 +51,7 @@ def migrate(db: sqlite3.Connection, path: object = "brain") -> list[str]:
                 if isinstance(work, str):
                     for statement in statements(work):
                         db.execute(statement)
-                else:
+                elif not isinstance(work, migrations.Secure):  # row policies are Postgres's (Step.work)
                     work(db)
             db.execute("COMMIT")
         except sqlite3.IntegrityError:

@@ -10,8 +10,12 @@ the next run with no other change.
 
 What the database keeps for itself is not declared here: SQLite's FTS5 tables (the triggers fill
 them) and `_migrations`; Postgres's generated `tsvector` columns and pgvector's `embedding`
-(`DERIVED_COLUMNS`), and `fact_totals` (its trigger's); nor the name index (`DERIVED_TABLES`),
-written again from the copied rows.
+(`DERIVED_COLUMNS`), and `fact_totals` (its trigger's).
+
+What each table *is* — whose its rows are, whether a backup keeps it, whether it is copied at all
+(the name index is written again from the copied rows) — is declared once with its store concept
+(server/brain/stores.py); what copies rows asks `stores.copied()`, which refuses a schema whose
+tables and that declaration disagree.
 """
 
 from __future__ import annotations
@@ -22,10 +26,6 @@ from typing import NamedTuple
 
 # Postgres-only columns its triggers and generated expressions keep: never copied, never restored.
 DERIVED_COLUMNS = frozenset({"search", "search_len", "embedding"})
-# Tables the brain derives from its other rows, written again after a copy or a restore instead of
-# copied (a copy of them would collide with the rows the copied facts' triggers already wrote): the
-# name index, from the pages, their aliases and the facts (names_store.rebuild_all).
-DERIVED_TABLES = frozenset({"entity_names"})
 
 # SQLite's declared type → the kind of value a row holds there (a flag is an INTEGER too).
 _KINDS = {"INTEGER": "int", "REAL": "float", "TEXT": "text", "BLOB": "bytes"}
@@ -67,8 +67,7 @@ def declared() -> tuple[Table, ...]:
         rows = db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY rowid").fetchall()
         virtual = [name for name, sql in rows if sql.upper().startswith("CREATE VIRTUAL TABLE")]
         names = [name for name, _ in rows
-                 if not name.startswith(("sqlite_", "_migrations")) and not any(name.startswith(v) for v in virtual)
-                 and name not in DERIVED_TABLES]
+                 if not name.startswith(("sqlite_", "_migrations")) and not any(name.startswith(v) for v in virtual)]
         tables = {name: _table(db, name) for name in names}
     finally:
         db.close()

@@ -26,8 +26,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from memverbs.server.brain import stores
 from memverbs.server.brain.names_store import rebuild_all
-from memverbs.server.brain.tables import DERIVED_COLUMNS, DERIVED_TABLES, Table, declared
+from memverbs.server.brain.tables import DERIVED_COLUMNS, Table
 from memverbs.server.errors import BrainError
 
 if TYPE_CHECKING:
@@ -171,7 +172,7 @@ class _Side:
 def restart_sequences(db: object) -> None:
     """Inside a Postgres write as the whole brain: each id sequence past the ids its table holds (a
     copy keeps its ids), so the next row gets a new one."""
-    for table in declared():
+    for table in stores.copied():
         if table.key == ("id",):
             db.execute(  # type: ignore[attr-defined]
                 f"SELECT setval(pg_get_serial_sequence('{table.name}', 'id'), COALESCE(max(id), 1), max(id) IS NOT NULL) "
@@ -237,7 +238,7 @@ def check_compatible(source: _Side, target: _Side) -> None:
             f"the two brains are at different schema versions (source {s['applied']}, target {t['applied']})",
             "Run `memverbs init` on the source with this memverbs first (or upgrade memverbs).",
         )
-    known = {table.name for table in declared()} | DERIVED_TABLES
+    known = {table.name for table in stores.copied()} | stores.rebuilt()
     for side, label in ((source, "source"), (target, "target")):
         extra = side.tables() - known
         if extra:
@@ -245,7 +246,7 @@ def check_compatible(source: _Side, target: _Side) -> None:
                 f"the {label} brain has tables this memverbs cannot copy ({', '.join(sorted(extra))})",
                 "Upgrade memverbs; nothing was copied.",
             )
-        for table in declared():
+        for table in stores.copied():
             unknown = set(side.columns(table.name)) - set(table.column_names) - DERIVED_COLUMNS
             if unknown:
                 raise BrainError(
@@ -259,7 +260,7 @@ def transfer(source_brain: Brain, target_brain: Brain, *, resume: bool = False, 
     source, target = _Side(source_brain), _Side(target_brain)
     tell = progress or (lambda stage, done, total: None)
     check_compatible(source, target)
-    tables = declared()
+    tables = stores.copied()
     with target.whole():
         held = sum(target.count(table) for table in tables)
         resumed = {table.name: (target.count(table), target.last_key(table)) for table in tables} if resume else {}
@@ -289,7 +290,7 @@ def transfer(source_brain: Brain, target_brain: Brain, *, resume: bool = False, 
             for column in table.self_references:
                 target.set_later(table, column, _later_links(source, table, column))
         with target.brain.write() as db, target.brain.whole_brain():
-            rebuild_all(db)  # the name index, from the rows copied (tables.DERIVED_TABLES)
+            rebuild_all(db)  # the name index, from the rows copied (stores.rebuilt)
         target.finish()
         with target.whole():
             for table in tables:

@@ -21,9 +21,10 @@ every private fact and page, and only other people's `[private]` page rows are c
 SQLite) it is the whole brain, every person's private rows included, and a restore gives the
 brain back exactly. Either way the manifest and the report say what was left out and why.
 
-Left out of every backup, on purpose (`LEFT_OUT` says why): credentials (access tokens, OAuth
-clients and their tokens: mint new ones), session cursors (where each agent last read),
-embeddings (`memverbs reindex` computes them again) and sync state (this machine's folders).
+Left out of every backup, on purpose (`LEFT_OUT` says why, as server/brain/stores.py declares each
+table): credentials (access tokens, OAuth clients and their tokens: mint new ones), session
+cursors (where each agent last read), embeddings (`memverbs reindex` computes them again) and sync
+state (this machine's folders); the name index is written again from the pages restored.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memverbs.server.brain.tables import Table, declared
+from memverbs.server.brain.stores import copied, kept, left_out
+from memverbs.server.brain.tables import Table
 from memverbs.server.brain.transfer import _Side, digest_rows, table_batches
 from memverbs.server.errors import BrainError
 from memverbs.server.files import OutsideFolder, read_inside, replace_inside
@@ -49,23 +51,8 @@ if TYPE_CHECKING:
 
 MANIFEST = "manifest.json"
 FORMAT = 2  # 2: people, who made it and what it left out; 1 had neither
-_TOKENS = "credentials never go into a folder of notes: mint new ones (`memverbs auth create`, the OAuth consent)"
-_VECTORS = "embeddings: `memverbs reindex` computes them again"
-_SYNC = "this machine's synced folders: `memverbs sync` them again"
-LEFT_OUT = {
-    "access_tokens": _TOKENS,
-    "oauth_clients": _TOKENS,
-    "oauth_tokens": _TOKENS,
-    "oauth_owner_secrets": _TOKENS,
-    "session_cursors": "where each agent last read: agents start afresh",
-    "vector_spaces": _VECTORS,
-    "text_vectors": _VECTORS,
-    "fact_vectors": _VECTORS,
-    "sync_folders": _SYNC,
-    "sync_files": _SYNC,
-    "sync_conflicts": _SYNC,
-    "sync_failures": _SYNC,
-}
+# What every backup leaves out, and why: the declaration's (server/brain/stores.py: `LeftOut`).
+LEFT_OUT = left_out()
 # The tables every backup of a format holds: a backup without one of them is not a backup of a brain.
 FORMAT_TABLES = {
     1: frozenset({"pages", "page_versions", "aliases", "links", "timeline", "facts", "fact_moves", "fact_audit",
@@ -75,8 +62,10 @@ FORMAT_TABLES[2] = FORMAT_TABLES[1] | {"people"}
 
 
 def backup_tables() -> tuple[Table, ...]:
-    """Every table a backup holds, in an order that satisfies the foreign keys: all the schema declares but `LEFT_OUT`."""
-    return tuple(t for t in declared() if t.name not in LEFT_OUT)
+    """Every table a backup holds, in an order that satisfies the foreign keys: those the declaration
+    keeps (server/brain/stores.py), all the schema steps create but what is left out or rebuilt."""
+    holds = kept()
+    return tuple(t for t in copied() if t.name in holds)
 
 
 @dataclass

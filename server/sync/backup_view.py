@@ -19,8 +19,10 @@ docs/postgres.md, "People and privacy"), so the owner's backup of a SQLite brain
 only the `[private]` rows of another person's page text, and the links and timeline rows they
 declare, are cut there, as every reader but the page's owner has them cut.
 
-A table no rule here speaks for is left out whole (fail closed), and counted. Every cut is
-counted per table, with whose rows they were, for the manifest and the report.
+Which rule cuts a table is its declared kind (server/brain/stores.py, in server/brain/rows.py's
+words), never its name: a kept table of a kind no rule here speaks for is left out whole (fail
+closed), and counted. Every cut is counted per table, with whose rows they were, for the manifest
+and the report.
 """
 
 from __future__ import annotations
@@ -29,20 +31,25 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from memverbs.server.brain.rows import Kept
+from memverbs.server.brain.stores import declared_tables
 from memverbs.server.pages.markdown import frontmatter_block, sealed_body
 
 if TYPE_CHECKING:
+    from memverbs.server.brain.rows import Whose
     from memverbs.server.brain.tables import Table
 
 Row = dict[str, Any]
 WHY = ("other people's private rows are theirs: a person's backup holds world rows and their own private rows "
        "(the brain's owner takes every person's with --all-people)")
-EVERYONES = frozenset({"people", "projects"})
-# Each table's rule (a PersonView method): which of its rows a person's backup keeps, and how cut.
-_RULES = {"pages": "_page", "page_versions": "_version", "aliases": "_alias", "links": "_row_of_page",
-          "timeline": "_row_of_page", "chunks": "_chunk", "facts": "_fact", "fact_moves": "_of_fact",
-          "fact_audit": "_of_fact"}
-RULED = frozenset(_RULES) | EVERYONES  # every table a rule here speaks for
+# The kinds whose rows are everyone's (names and repositories, never private material): kept whole.
+_EVERYONES = frozenset({"team", "people"})
+# Each kind's rule (a PersonView method): which of its rows a person's backup keeps, and how cut.
+_RULES = {"page": "_page", "versions": "_version", "with_page": "_with_page", "page_row": "_row_of_page",
+          "fact": "_fact", "trail": "_of_fact", "with_fact": "_of_fact"}
+_DECLARED = {name: d for name, d in declared_tables().items() if isinstance(d, Kept)}  # what a backup holds
+EVERYONES = frozenset(name for name, d in _DECLARED.items() if d.whose.kind in _EVERYONES)
+RULED = frozenset(name for name, d in _DECLARED.items() if d.whose.kind in _RULES) | EVERYONES  # every table a rule here speaks for
 
 
 class PersonView:
@@ -66,14 +73,16 @@ class PersonView:
         cols = table.column_names
         if table.name in EVERYONES:
             return [tuple(r) for r in batch]
-        rule: Callable[[Row], Row | None] | None = getattr(self, _RULES[table.name]) if table.name in _RULES else None
-        if rule is None:
+        declared = _DECLARED.get(table.name)
+        rule: Callable[[Row, Whose], Row | None] | None = (
+            getattr(self, _RULES[declared.whose.kind]) if declared is not None and declared.whose.kind in _RULES else None)
+        if rule is None or declared is None:
             self.unruled.add(table.name)
             self.rows[table.name] += len(batch)
             return []
         out = []
         for values in batch:
-            kept = rule(dict(zip(cols, values, strict=True)))
+            kept = rule(dict(zip(cols, values, strict=True)), declared.whose)
             if kept is None:
                 self.rows[table.name] += 1
             else:
@@ -122,31 +131,32 @@ class PersonView:
             self.owners.add(r["owner"])
         return cut
 
-    def _page(self, r: Row) -> Row | None:
+    def _page(self, r: Row, whose: Whose) -> Row | None:
         if not self._mine(r):
             self.cut_pages.add(r["id"])
             self.cut_slugs.add((r["source_id"], r["slug"]))
             return None
         return self._sealed("pages", r, "body", "markdown")
 
-    def _version(self, r: Row) -> Row | None:
+    def _version(self, r: Row, whose: Whose) -> Row | None:
         if r["page_id"] in self.cut_pages or not self._mine(r):
             return None
         return self._sealed("page_versions", r, "markdown")
 
-    def _alias(self, r: Row) -> Row | None:
-        return None if (r["source_id"], r["slug"]) in self.cut_slugs else r
+    def _of_a_cut_page(self, r: Row, whose: Whose) -> bool:
+        """Whether the row's page (found as its kind names it: rows.Whose.page) was left out."""
+        how, _, column = whose.page.partition(":")
+        return (r["source_id"], r[column]) in self.cut_slugs if how == "slug" else r[column] in self.cut_pages
 
-    def _row_of_page(self, r: Row) -> Row | None:
-        slug = r.get("from_slug", r.get("slug"))
-        if (r["source_id"], slug) in self.cut_slugs or not self._mine(r, "private_row"):
+    def _with_page(self, r: Row, whose: Whose) -> Row | None:
+        return None if self._of_a_cut_page(r, whose) else r
+
+    def _row_of_page(self, r: Row, whose: Whose) -> Row | None:
+        if self._of_a_cut_page(r, whose) or not self._mine(r, "private_row"):
             return None
         return r
 
-    def _chunk(self, r: Row) -> Row | None:
-        return None if r["page_id"] in self.cut_pages else r
-
-    def _fact(self, r: Row) -> Row | None:
+    def _fact(self, r: Row, whose: Whose) -> Row | None:
         kept = self._kept_facts()
         if r["id"] not in kept:
             self.owners.add(r["owner"])
@@ -156,7 +166,7 @@ class PersonView:
             return dict(r, superseded_by=None)
         return r
 
-    def _of_fact(self, r: Row) -> Row | None:
+    def _of_fact(self, r: Row, whose: Whose) -> Row | None:
         return r if r["fact_id"] in self._kept_facts() else None
 
     def _kept_facts(self) -> set[int]:

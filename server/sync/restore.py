@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memverbs.server.brain.names_store import rebuild_all
-from memverbs.server.brain.tables import declared
+from memverbs.server.brain.stores import copied
 from memverbs.server.brain.transfer import TableReport, TransferReport, _Side, restart_sequences, table_hash
 from memverbs.server.errors import BrainError
 from memverbs.server.sync.backup_check import CheckedBackup, PeopleMap, TableRows, read_backup
@@ -86,7 +86,7 @@ def _read_back(side: _Side, t: TableRows) -> tuple[int, str, str]:
 
 def _check_target(brain: Brain, checked: CheckedBackup) -> None:
     side = _Side(brain)
-    held = {t.name: n for t in declared() if (n := side.count(t))}
+    held = {t.name: n for t in copied() if (n := side.count(t))}
     if held:
         busy = ", ".join(f"{n} {name}" for name, n in held.items())
         raise BrainError(

@@ -17,7 +17,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from memverbs.server.brain.tables import declared
+from memverbs.server.brain.stores import copied as declared
 from memverbs.server.brain.transfer import _Side, digest_rows, table_hash
 
 DIR = ".memverbs-backup"

@@ -13,7 +13,7 @@ from provider_fakes import hashing_runtime
 from memverbs.cli.main import main
 from memverbs.server.brain.factory import open_brain
 from memverbs.server.brain.location import BrainLocation
-from memverbs.server.brain.tables import declared
+from memverbs.server.brain.stores import copied as declared
 from memverbs.server.brain.transfer import transfer
 from memverbs.server.home import Home
 from memverbs.server.runtime import Runtime

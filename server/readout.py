@@ -1,0 +1,893 @@
+"""What the model reads: the pack, the pointers and the delta text, decided in one place.
+
+Every text memverbs puts before a model is chosen here, and nowhere else:
+
+* **The pack** — at a session's start and after a compaction (the hooks), for every `context_pack`
+  call (an MCP client, the CLI), and for the inspector's preview. Whom it is about (`standing`:
+  the configured entities, the project's, what the session touched, the user's, then what the brain
+  learned about recently), their cards (cards.py builds one), their open threads, the hot facts
+  (`hot_facts`), cut to the budget (budget.py), in one text (render.py).
+* **A heartbeat's text** — what changed since the session's cursor: `delta`'s keyset picks the
+  pages and facts (verbs/delta.py: the cursor is the protocol's); here, its entities' threads
+  (`threads_of`), this project's news first (`project_first`), and for a hook's session what it was
+  not shown yet, with another project's news left out (`beat`).
+* **The pointers** a prompt earns (the reflex): which of the entities it names are news to the
+  session (name_index.py says which it names), and which one or two of their facts the prompt is about.
+
+**One entry point**, `read_out(side, ask, session)`: each moment that tells a model something — a
+session's start, a compaction, a prompt, Grok's tool call, the inspector's preview — asks it,
+whichever brain it reaches. A `Side` is that brain: the local brain through the dispatcher (the
+same verbs every caller calls, on the trusted `'local'` lane), or a remote brain over HTTP. The verbs
+`context_pack` and `delta` are its server half: their handlers build their bodies with `pack` and
+`threads_of`, on the brain's named operations. A trusted in-process caller (a local hook, the
+inspector) hands its `Ask` to a verb beside the wire parameters (the dispatcher's `extras`), so the
+verb does the reads the moment needs in the same call — the standing entities, the project's slug
+once, the cards' page times, whether the session has a cursor — and says what it found in the
+outcome's `aside`, never on the wire. A remote brain cannot be asked that (its wire is the protocol's):
+there the pack's standing entities are chosen without reads (`standing` with no project reads), which
+is the one difference between the two, decided here.
+
+**Kept packs.** A pack stays true while nothing it was chosen from changes: the brain's change stamp
+(`Brain.change_stamp`, moved by every write to the pages, facts, links, aliases, timeline, projects and
+people — forgets, visibility edits and deletions included) and time, which only expires facts, moves
+the 24-hour window of recent facts, ages the open threads' 90-day horizon and re-orders facts of
+different half-lives. `pack` computes, beside a hook's pack, the first instant time alone could change
+it (`good_until`); the hooks keep the pack with its stamp (hooks/kept.py) and give it to the next
+session start that asks for the same pack while both hold (hooks/fastpath.py), with the same
+bookkeeping (`after_pack`).
+
+Imports only `math` and `time` at module level: the hooks' fast path reads the pointers and the kept
+pack's bookkeeping from here; what the server half needs is imported where it is used.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from memverbs.server.record import Record
+
+# Not `typing.TYPE_CHECKING`: the hooks' fast path loads this module, and typing would cost it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Protocol
+
+    from memverbs.server.brain.base import Brain, Row
+    from memverbs.server.context import VerbContext
+    from memverbs.server.name_index import Named
+
+    class Session(Protocol):
+        """What a hook's session was shown (hooks/state.SessionState): digests, never text."""
+
+        entities: list[str]  # banked: what it touched, most recent first
+        pending: list[str]  # slugs whose pointers wait for a moment that reaches the model (Grok)
+        cursor_set: bool  # a remote brain's delta cursor for the session exists
+
+        def given(self, key: str) -> bool: ...
+        def unseen(self, items: list[dict], key: Callable[[dict], str]) -> list[dict]: ...
+        def bank(self, slugs: list[str]) -> None: ...
+
+    class Reads(Protocol):
+        """The pointers' reads (a plain connection, server/brain/plain.py, or an open brain: `BrainReads`)."""
+
+        def named(self, source: str, keys: list[str]) -> Iterable[tuple]: ...
+        def pages(self, source: str, slugs: list[str]) -> dict[str, tuple]: ...
+        def facts(self, source: str, slug: str, now: int, limit: int) -> list[tuple]: ...
+
+    class Side(Protocol):
+        """A brain as a moment reaches it: the local brain through the dispatcher, or a remote one over HTTP."""
+
+        in_process: bool  # a verb it calls reads the `Ask` beside its parameters and answers an `aside`
+        source: str
+
+        def call(self, verb: str, params: dict, ask: Ask | None = None) -> tuple[dict, dict]: ...
+        def reads(self) -> Reads | None: ...
+
+
+# -- the moments ---------------------------------------------------------------------------------
+
+START = "start"  # a session's start, after a compaction, the inspector's preview: the pack
+BEAT = "beat"  # a prompt or a tool call: what changed, and what the prompt names
+
+PACK_BUDGET_TOKENS = 2_000  # ~8,000 chars of text: inside every harness's injection limit
+DELTA_BUDGET_TOKENS = 1_500
+
+MAX_STANDING = 8
+MAX_LINKED = 3  # a project's people and components: room stays for the session's own and the user
+
+
+class Ask(Record):
+    """What a moment asks beside a verb's parameters: whom the session is, what it has, what it says.
+
+    `configured` and `user`: the `hooks.entities` and `hooks.user` settings; `banked`: what the session
+    touched, most recent first (its state's); `project`: the project's
+    own slug where the brain's registry cannot be read (a remote brain; the local verbs read it);
+    `prompt`: the user's prompt, read for the pointers and dropped; `changed`: False when a change
+    check already found nothing new (no delta is asked for); `delivers`: whether what this moment
+    prints reaches the model (Grok's prompt hook does not: its pointers wait); `waiting`: give the
+    pointers that waited; `keep`: say when a pack would stop being true (a hook keeps it)."""
+
+    __slots__ = ("banked", "changed", "configured", "delivers", "keep", "moment", "now_ms", "project", "prompt",
+                 "session_id", "user", "waiting")
+    moment: str
+    session_id: str
+    configured: str
+    user: str
+    banked: list[str]
+    project: str | None
+    prompt: str | None
+    now_ms: int
+    changed: bool
+    delivers: bool
+    waiting: bool
+    keep: bool
+
+    def __init__(self, moment: str, session_id: str, *, configured: str = "", user: str = "", banked: list[str] | None = None,
+                 project: str | None = None, prompt: str | None = None, now_ms: int = 0, changed: bool = True,
+                 delivers: bool = True, waiting: bool = False, keep: bool = False) -> None:
+        super().__init__(moment=moment, session_id=session_id, configured=configured, user=user,
+                         banked=[] if banked is None else banked, project=project, prompt=prompt, now_ms=now_ms,
+                         changed=changed, delivers=delivers, waiting=waiting, keep=keep)
+
+
+class Readout(Record):
+    """What a moment reads out: the text (empty: say nothing), the body it came from, and what the verb
+    said beside it (`aside`: the pack's project slug, cards' page times, its kept-pack record)."""
+
+    __slots__ = ("aside", "body", "text")
+    text: str
+    body: dict
+    aside: dict
+
+    def __init__(self, text: str, body: dict | None = None, aside: dict | None = None) -> None:
+        super().__init__(text=text, body={} if body is None else body, aside={} if aside is None else aside)
+
+
+def read_out(side: Side, ask: Ask, session: Session | None = None) -> Readout:
+    """The one entry point: what `ask`'s moment tells the model, read from `side`, with `session` (a
+    hook's; None for the inspector's preview, which banks nothing) brought up to date."""
+    if ask.moment == START:
+        return _start(side, ask, session)
+    if ask.moment == BEAT and session is not None:
+        return _beat(side, ask, session)
+    raise ValueError(f"no such moment: {ask.moment}")
+
+
+def _start(side: Side, ask: Ask, session: Session | None) -> Readout:
+    """The pack. Through the local dispatcher the verb chooses the standing entities itself, with the
+    brain's reads; a remote brain is sent them, chosen without reads."""
+    params: dict = {"budget_tokens": PACK_BUDGET_TOKENS, "session_id": ask.session_id}
+    if not side.in_process:
+        own = [ask.project] if ask.project else None
+        params["entities"] = ",".join(standing(ask.configured, ask.banked, project=own, user=ask.user))
+    body, aside = side.call("context_pack", params, ask)
+    if session is None:
+        return Readout(body["text"], body, aside)
+    has_cursor = aside.get("cursor") if side.in_process else session.cursor_set
+    if not has_cursor:
+        side.call("delta", {"session_id": ask.session_id})  # a first wake: establishes the cursor, reports nothing
+        session.cursor_set = True
+    kept = kept_record(body, aside.get("stamps", []))
+    after_pack(session, kept)
+    if "stamp" in aside:
+        aside["kept"] = dict(kept, stamp=aside["stamp"], good_until=aside["good_until"], session_facts=aside["session_facts"])
+    text = body["text"]
+    if ask.waiting and session.pending:  # a prompt's pointers that waited for this moment (Grok's first tool call)
+        text = _render().with_named(text, _named_lines(side, ask, session))
+    return Readout(text, body, aside)
+
+
+def kept_record(body: dict, stamps: list[dict]) -> dict:
+    """What a session start keeps of its pack: the text, and what its bookkeeping marks as shown."""
+    return {
+        "text": body["text"],
+        "touched": touched(body),
+        "facts": [{"entity_slug": f["entity_slug"], "fact": f["fact"], "valid_from": f["valid_from"]} for f in body["facts"]],
+        "stamps": stamps,
+    }
+
+
+def after_pack(session: Session, kept: dict) -> None:
+    """A pack shown: bank what it is about; what it showed, the next heartbeat and pointer need not repeat
+    (delta re-delivers the last moments before a wake, at least once)."""
+    session.bank(kept["touched"])
+    session.unseen(kept["facts"], fact_key)
+    session.unseen(kept["stamps"], page_key)
+    session.unseen(kept["stamps"], card_key)
+
+
+def _beat(side: Side, ask: Ask, session: Session) -> Readout:
+    """The delta's news this session was not shown, and the pointers the prompt earns: one message.
+    `ask.changed` False: the brain said nothing changed since the cursor, so no delta is asked for."""
+    if not ask.changed:
+        named = _named_lines(side, ask, session)
+        return Readout(delta_text("", [], [], [], named=named) if named else "")
+    params = {"session_id": ask.session_id, "entities": ",".join(session.entities[:8]), "budget_tokens": DELTA_BUDGET_TOKENS}
+    body, aside = side.call("delta", params, ask)
+    project = aside.get("project") if side.in_process else ask.project
+    pages, facts, threads = beat(body, session, project, ask.configured)
+    # The pointers come after the delta's lines, so what it just showed is not pointed to again.
+    named = _named_lines(side, ask, session)
+    if not (pages or facts or threads or named):
+        return Readout("", body, aside)
+    return Readout(delta_text(body["since"], pages, facts, threads, named=named), body, aside)
+
+
+def beat(body: dict, session: Session, project: str | None, configured: str) -> tuple[list, list, list]:
+    """A delta's pages, facts and threads this session was not shown. In a project, what is about another
+    project's entity — one this session never asked about — stays out of its context as it stays out of
+    its pack (the brain keeps it)."""
+    from memverbs.server.projects import PROJECT_PREFIX  # noqa: PLC0415
+    from memverbs.server.verbs.shapes import split_entities  # noqa: PLC0415
+
+    facts = body["facts"]
+    if project is not None:
+        asked = {project, *session.entities, *split_entities(configured)}
+        facts = [f for f in facts if not (f.get("entity_slug") or "").startswith(PROJECT_PREFIX) or f["entity_slug"] in asked]
+    session.bank(touched({"facts": facts}))
+    pages = session.unseen(body["pages"], page_key)
+    facts = session.unseen(facts, fact_key)
+    threads = session.unseen(body["threads"], lambda t: f"thread\0{t['kind']}\0{t['text']}\0{t['date']}")
+    return pages, facts, threads
+
+
+def _named_lines(side: Side, ask: Ask, session: Session) -> list[str]:
+    """The pointers' lines for this moment: the prompt's, or those that waited for a moment whose output
+    reaches the model (Grok's tool call)."""
+    reads = side.reads()
+    if reads is None:
+        return []
+    if ask.prompt:
+        if not ask.delivers:
+            wait(session, pointers(reads, side.source, ask.prompt, session, ask.now_ms, mark=False))
+            return []
+        return lines(pointers(reads, side.source, ask.prompt, session, ask.now_ms))
+    if ask.waiting and session.pending:
+        given = pointers_for(reads, side.source, session.pending, session, ask.now_ms)
+        give(session, given)
+        session.pending = []
+        return lines(given)
+    return []
+
+
+def _render():  # noqa: ANN202 - the module, imported where a text is written
+    from memverbs.server.verbs import render  # noqa: PLC0415
+
+    return render
+
+
+# -- whom a pack is about ------------------------------------------------------------------------
+
+
+def standing(configured: str, banked: list[str], recent: Callable[[], list[str]] | None = None, *,
+             project: list[str] | None = None, user: str = "") -> list[str]:
+    """Standing entities, in order, capped at context_pack's 8:
+
+    1. the configured ones (`memverbs config set hooks.entities "people/me,projects/x"`);
+    2. in a project: the project's entity and what hangs off it (`project`: with the brain's reads,
+       `project_standing`; a remote brain gives the project's own slug alone — its registry, linked and
+       recent entities would each be a round trip, and the pack's hot facts warm a new session anyway);
+    3. what this session touched (banked), so after a compaction the pack brings back what the summary dropped;
+    4. the user's own entity (`hooks.user`, default `people/me`);
+    5. outside a project only, while room is left: what the brain learned about most recently (`recent()`),
+       so a new session on a brain with no configuration still starts warm. In a project that would be any
+       repository's news; the project's own facts lead the pack's facts arm instead.
+    """
+    from memverbs.server.verbs.shapes import split_entities  # noqa: PLC0415
+
+    chosen = split_entities(configured, cap=MAX_STANDING)
+    ahead = [s for s in dict.fromkeys(project or []) if s not in chosen]
+    user_slugs = [s for s in split_entities(user, cap=1) if s not in chosen and s not in ahead]
+    # The session's banked entities fill what the user's own entity leaves: it keeps its place.
+    room = MAX_STANDING - len(chosen) - len(ahead) - len(user_slugs)
+    taken = {*chosen, *ahead, *user_slugs}
+    kept = [s for s in dict.fromkeys(banked) if s and s not in taken][: max(0, room)]
+    chosen = [*chosen, *ahead, *kept, *user_slugs][:MAX_STANDING]
+    if project is None and len(chosen) < MAX_STANDING and recent is not None:
+        for slug in recent():
+            if len(chosen) >= MAX_STANDING:
+                break
+            if slug not in chosen:
+                chosen.append(slug)
+    return chosen
+
+
+def project_standing(brain: Brain, source: str, slug: str) -> list[str]:
+    """The project's entity, then what hangs off it: the entities most of its facts are about, then its
+    page's links (world-visible pages only: the pack is world-only)."""
+    linked = brain.project_entity_slugs(source, slug, limit=MAX_LINKED)
+    if len(linked) < MAX_LINKED:
+        edges = brain.edges_out(source, slug, MAX_LINKED, allow_private=False, private_rows=False)
+        edges += brain.edges_in(source, slug, MAX_LINKED, allow_private=False, private_rows=False)
+        linked += [e["slug"] for e in edges]
+    return [slug, *[s for s in dict.fromkeys(linked) if s != slug][:MAX_LINKED]]
+
+
+def touched(body: dict) -> list[str]:
+    """Entity slugs a pack or delta showed: its cards, then its facts' entities."""
+    slugs = [c["slug"] for c in body.get("cards", [])]
+    slugs += [f["entity_slug"] for f in body.get("facts", []) if f.get("entity_slug")]
+    return list(dict.fromkeys(slugs))
+
+
+# -- the pack (context_pack's body) --------------------------------------------------------------
+
+
+def pack(ctx: VerbContext, params: dict, since: int | None = None) -> dict:
+    """context_pack's body: cards, open threads (after `since`, when given), hot facts and their text. A trusted in-process caller's
+    `Ask` (ctx.extras["ask"]) has the verb choose the standing entities, and puts in
+    ctx.extras["aside"] what that caller needs besides: the project's slug, the cards' page times,
+    whether the session has a cursor, and for a kept pack the brain's change stamp and `good_until`."""
+    from memverbs.server.errors import PROTOCOL_VERSION  # noqa: PLC0415
+    from memverbs.server.names import estimate_tokens, looks_like_slug  # noqa: PLC0415
+    from memverbs.server.protocol.params import budget as parse_budget  # noqa: PLC0415
+    from memverbs.server.timeparse import iso, now_ms  # noqa: PLC0415
+    from memverbs.server.verbs.budget import budget_fields, pack_two  # noqa: PLC0415
+    from memverbs.server.verbs.shapes import split_entities  # noqa: PLC0415
+
+    asked: Ask | None = ctx.extras.get("ask")
+    brain, source = ctx.brain, ctx.source
+    # Read before anything the pack is chosen from: a write that lands meanwhile moves the stamp past it.
+    stamp = brain.change_stamp() if asked is not None and asked.keep else None
+    project = ctx.project_slug()
+    if asked is not None:
+        own = project_standing(brain, source, project) if project else None
+        names = standing(asked.configured, asked.banked, lambda: brain.recent_entity_slugs(source, limit=MAX_STANDING),
+                         project=own, user=asked.user)
+    else:
+        names = split_entities(params["entities"])
+    include_private = params.get("include_private") is True and ctx.caller.reads_private
+    now = now_ms()
+    until = Until(now)
+    pages = pack_pages(ctx, names, allow_private=include_private or ctx.remote_private_pages)
+    cards = [_pack_card(ctx, page, include_private=include_private, now=now, until=until) for page in pages]
+    session = (params.get("session_id") or "").strip() or None
+    # Facts about every requested entity, a page or not (a project's entity often has none).
+    about = list(dict.fromkeys([c["slug"] for c in cards] + [n for n in names if looks_like_slug(n)]))
+    threaded = frozenset(t["text"] for c in cards for t in c["open_threads"] if t["kind"] == "commitment")
+    arms = fact_arms(ctx, about, session, world_only=not include_private, now=now, project=project)
+    facts = hot_facts(arms, about, now=now, project=project, threaded=threaded, until=until)
+
+    budget = parse_budget(params.get("budget_tokens"))
+    fields: dict = {}
+    if budget is not None:
+        a, b = pack_two(
+            cards,
+            lambda c: estimate_tokens(f"{c['title']} {c['summary']} {' '.join(t['text'] for t in c['open_threads'])}"),
+            facts,
+            lambda f: estimate_tokens(f["fact"]),
+            budget,
+        )
+        cards, facts = a.kept, b.kept
+        fields = budget_fields(budget, a, b)
+    threads = [t for c in cards for t in c["open_threads"] if thread_after(t, since)]
+    named = (ctx.caller.project.name, project) if ctx.caller.project is not None and project is not None else None
+    body = {
+        "protocol_version": PROTOCOL_VERSION,
+        "entities": names,
+        "cards": cards,
+        "open_threads": threads,
+        "facts": facts,
+        "text": _render().render_pack(cards, threads, facts, project=named),
+    }
+    body.update(fields)
+    if asked is not None:
+        updated = {p["slug"]: p["updated_at"] for p in pages}
+        aside: dict = {"project": project, "stamps": [{"slug": c["slug"], "updated_at": iso(updated[c["slug"]])} for c in cards]}
+        if session is not None:
+            aside["cursor"] = brain.cursor(source, ctx.caller.client_id, session) is not None
+        if stamp is not None:
+            aside.update(stamp=stamp, good_until=until.at, session_facts=bool(arms.session))
+        ctx.extras["aside"] = aside
+    return body
+
+
+def pack_pages(ctx: VerbContext, names: list[str], *, allow_private: bool) -> list[Row]:
+    """The page of each resolvable name, in order; a miss adds nothing, a repeat adds nothing twice."""
+    from memverbs.server.verbs.cards import find_entity  # noqa: PLC0415
+
+    pages: list[Row] = []
+    seen: set[str] = set()
+    for name in names:
+        found = find_entity(ctx, name, allow_private=allow_private)
+        if not found or found[0].page["slug"] in seen:
+            continue
+        seen.add(found[0].page["slug"])
+        pages.append(found[0].page)
+    return pages
+
+
+def _pack_card(ctx: VerbContext, page: Row, *, include_private: bool, now: int, until: Until) -> dict:
+    from memverbs.server.verbs.cards import build_card  # noqa: PLC0415
+
+    ends: list[int | None] = []
+    c = build_card(ctx, page, include_private=include_private, allow_private=include_private or ctx.remote_private_pages,
+                   now=now, ends=ends)
+    until.threads(c["open_threads"], ends)
+    return {
+        "slug": c["entity"]["slug"],
+        "title": c["entity"]["title"],
+        "type": c["entity"]["type"],
+        "summary": c["summary"],
+        "open_threads": c["open_threads"],
+        "edges": c["edges"],
+        "backlink_count": c["backlink_count"],
+    }
+
+
+def threads_of(ctx: VerbContext, names: list[str], *, include_private: bool, now: int, since: int | None) -> list[dict]:
+    """delta's threads: the open threads of its entities' cards after `since`, in order, without the rest
+    of each card (its edges, aliases and counts): what a heartbeat that delivers reports for them."""
+    from memverbs.server.verbs.cards import card_threads  # noqa: PLC0415
+
+    pages = pack_pages(ctx, names, allow_private=include_private or ctx.remote_private_pages)
+    return [t for page in pages for t in card_threads(ctx, page["slug"], include_private=include_private, now=now)
+            if thread_after(t, since)]
+
+
+def delta_text(since: str, pages: list[dict], facts: list[dict], threads: list[dict], named: list[str] | None = None) -> str:
+    """What changed since `since`, as the model reads it; `named`: the pointers' lines, in the same message
+    under their own heading, so a prompt gets one block of memory, not two."""
+    return _render().render_delta(since, pages, facts, threads, named=named)
+
+
+def thread_after(thread: dict, since: int | None) -> bool:
+    from memverbs.server.timeparse import parse_instant  # noqa: PLC0415
+
+    if since is None:
+        return True
+    at = parse_instant(thread["date"]) if thread.get("date") else None
+    return at is not None and at > since
+
+
+def project_first(facts: list[dict], rows: list[Row], project: str | None) -> list[dict]:
+    """delta's facts with this project's news first (server/projects.py), each part in delivery order."""
+    if project is None or not facts:
+        return facts
+    ours = [project in (r["project"], r["entity_slug"]) for r in rows[: len(facts)]]
+    return ([f for f, mine in zip(facts, ours, strict=True) if mine]
+            + [f for f, mine in zip(facts, ours, strict=True) if not mine])
+
+
+# -- hot memory: the facts a pack carries ---------------------------------------------------------
+#
+# Facts about the requested entities first, then facts recorded in the caller's session, then what
+# the whole brain learned in the last 24 hours (PROTOCOL.md B7), each group ordered by decayed
+# confidence: `confidence × exp(−age_days / half_life)` with a half-life per kind.
+#
+# In a project (server/projects.py) the project's own facts lead (remembered in it or about its
+# entity; open commitments first), and another project's material is left out unless the caller
+# asked for its entity: facts remembered in another project, and facts about another project's
+# entity. What a session needs is its own repository's memory and the user's; the rest of the brain
+# is one `recall` away.
+#
+# Two shares keep one kind of fact from taking every place:
+# * What the user said gets the first USER_SHARE places: their preferences (standing rules: "use uv,
+#   never pip", "PRs under 300 lines") and the statements capture took from their own words
+#   (`_the_users`). A rule stated once holds until it is replaced, so a preference decays no faster
+#   than a plain fact (365 days), and a project's statements are read by themselves
+#   (`project_statements`), however many commits were captured since.
+# * Events (captured commits, releases) take at most EVENTS_SHARE places while anything else waits: a
+#   busy day of commits must not push out what was said and decided. Places nothing else wants still
+#   go to them.
+
+HOT_CAP = 10
+USER_SHARE = 5  # of HOT_CAP (half): the user's standing rules, preferences and own statements
+EVENTS_SHARE = 3  # of HOT_CAP, while other facts wait
+RECENT_WINDOW_MS = 24 * 3600 * 1000
+# A preference is a standing rule: it holds until replaced, so it fades no faster than a plain fact.
+HALF_LIFE_DAYS = {"event": 7, "commitment": 90, "preference": 365, "belief": 365, "fact": 365}
+DAY_MS = 86_400_000
+_PROJECT_FETCH = 3 * HOT_CAP  # what a project's filter may drop, fetched up front
+# Capture's provenance (server/capture/engine.py): `capture:<harness> session <id>`, and `, proposed by
+# <model>` for what its optional LLM pass suggested rather than what the user said.
+_CAPTURED = "capture:"
+_PROPOSED = ", proposed by "
+
+
+def decayed(row: Row, now: int) -> float:
+    if row["expired_at"] is not None or (row["valid_until"] is not None and row["valid_until"] <= now):
+        return 0.0
+    age_days = max(0, now - row["valid_from"]) / DAY_MS
+    value = row["confidence"] * math.exp(-age_days / HALF_LIFE_DAYS.get(row["kind"], 365))
+    return min(1.0, max(0.0, value))
+
+
+class Arms(Record):
+    """The pack's fact arms as read: the project's own (None outside a project), the asked entities', the
+    session's and the brain's last 24 hours."""
+
+    __slots__ = ("entities", "own", "recent", "session")
+    own: list[Row] | None
+    entities: list[Row]
+    session: list[Row]
+    recent: list[Row]
+
+    def __init__(self, own: list[Row] | None, entities: list[Row], session: list[Row], recent: list[Row]) -> None:
+        super().__init__(own=own, entities=entities, session=session, recent=recent)
+
+
+def fact_arms(ctx: VerbContext, entity_slugs: list[str], session_id: str | None, *, world_only: bool, now: int,
+              project: str | None) -> Arms:
+    brain, source = ctx.brain, ctx.source
+    fetch = HOT_CAP if project is None else _PROJECT_FETCH
+    own = None
+    if project is not None:
+        own = brain.project_statements(source, project, world_only=world_only, now=now, limit=fetch)
+        own += brain.project_facts(source, project, world_only=world_only, now=now, limit=fetch)
+        own += brain.entity_facts(source, [project], world_only=world_only, now=now, limit=fetch)
+    # The project's own facts are the arm above: asked again here, its newest would take every place the
+    # other entities' (the user's own among them) could have.
+    others = [s for s in entity_slugs if s != project]
+    return Arms(
+        own,
+        brain.entity_facts(source, others, world_only=world_only, now=now, limit=fetch),
+        brain.session_facts(source, session_id, world_only=world_only, now=now, limit=fetch) if session_id else [],
+        brain.recent_facts(source, now - RECENT_WINDOW_MS, world_only=world_only, now=now, limit=fetch),
+    )
+
+
+def hot_facts(arms: Arms, entity_slugs: list[str], *, now: int, project: str | None = None,
+              threaded: frozenset[str] = frozenset(), until: Until | None = None) -> list[dict]:
+    """The pack's facts, at most HOT_CAP. `threaded`: commitments the pack's cards already list as open
+    threads; in a project they take no place of the 10 (the project's commitments would otherwise crowd
+    out the user's own facts). `until` learns when time alone would change the choice."""
+    from memverbs.server.verbs.shapes import brief_fact  # noqa: PLC0415
+
+    def by_decay(r: Row) -> tuple:
+        return -decayed(r, now), -r["id"]
+
+    groups: list[list[Row]] = []
+    if arms.own is not None:
+        # Open commitments first: they are what a session in this repository must not drop.
+        groups.append(sorted(arms.own, key=lambda r: (r["kind"] != "commitment", *by_decay(r))))
+    groups += [sorted(rows, key=by_decay) for rows in (arms.entities, arms.session, arms.recent)]
+    asked = set(entity_slugs)
+    ranked = [r for rows in groups for r in rows]
+    candidates = [r for r in {r["id"]: r for r in ranked}.values()
+                  if not (project is not None and (_elsewhere(r, project, asked) or r["fact"] in threaded))]
+
+    picked: dict[int, Row] = {}
+    users = sorted((r for r in candidates if _the_users(r)), key=by_decay)
+    for r in users[:USER_SHARE]:
+        picked[r["id"]] = r
+    events = 0
+    for r in candidates:  # in the groups' order
+        if len(picked) >= HOT_CAP:
+            break
+        if r["id"] in picked or (r["kind"] == "event" and events >= EVENTS_SHARE):
+            continue
+        events += r["kind"] == "event"
+        picked[r["id"]] = r
+    for r in candidates:  # the events that waited, where nothing else wants the place
+        if len(picked) >= HOT_CAP:
+            break
+        picked.setdefault(r["id"], r)
+    if until is not None:
+        until.facts(groups, users, arms.recent, now, own_first=arms.own is not None)
+    return [brief_fact(r, round(decayed(r, now), 3)) for r in picked.values()]
+
+
+def _the_users(row: Row) -> bool:
+    """What the user said: a preference (a standing rule, whoever wrote it down), or a statement capture
+    took from their own words (not an event it saw, nor what its LLM pass proposed)."""
+    if row["kind"] == "preference":
+        return True
+    said = row["provenance"] or ""
+    return row["kind"] != "event" and said.startswith(_CAPTURED) and _PROPOSED not in said
+
+
+def _elsewhere(row: Row, project: str, asked: set[str]) -> bool:
+    """Another project's material, not linked to this one: remembered in another project (unless it is
+    about this one), or about another project's entity that was not asked for."""
+    from memverbs.server.projects import PROJECT_PREFIX  # noqa: PLC0415
+
+    entity = row["entity_slug"]
+    if entity == project:
+        return False
+    if row["project"] not in (None, project):
+        return True
+    return bool(entity) and entity.startswith(PROJECT_PREFIX) and entity not in asked
+
+
+class Until:
+    """The first instant at which time alone could change a pack: a kept pack is good until then.
+
+    What time changes: a fact's end (`valid_until`) takes it out of its arm and lets the next one in; a fact
+    dated ahead (`valid_from` after now) starts to decay then; a recent fact leaves the 24-hour window; two
+    facts of different half-lives trade places where their decayed confidences cross (only neighbours in an
+    order can trade first, so each order's neighbours are enough); an open thread's event leaves the
+    90-day horizon at a UTC midnight, and a commitment ends. Never later than KEEP_MS after now."""
+
+    KEEP_MS = 7 * DAY_MS
+
+    def __init__(self, now: int) -> None:
+        self.now = now
+        self.at = now + self.KEEP_MS
+
+    def by(self, instant: int | float | None) -> None:
+        """Good no later than `instant` (one in the past or now says nothing: it has happened)."""
+        if instant is not None and instant > self.now:
+            self.at = min(self.at, max(self.now + 1, math.floor(instant)))
+
+    def threads(self, threads: list[dict], ends: Iterable[int | None]) -> None:
+        for end in ends:  # a commitment's valid_until
+            self.by(end)
+        for t in threads:
+            if t["kind"] == "recent_event":
+                self.by(_horizon_exit(t["date"], self.now))
+
+    def facts(self, groups: list[list[Row]], users: list[Row], recent: list[Row], now: int, *, own_first: bool) -> None:
+        for rows in groups:
+            for r in rows:
+                self.by(r["valid_until"])
+                self.by(r["valid_from"])  # ahead of now: its decay starts then
+                self.by(_clamp_exit(r))
+        for r in recent:
+            self.by(r["created_at"] + RECENT_WINDOW_MS)
+        for i, rows in enumerate(groups):
+            if i == 0 and own_first:  # commitments first, then the rest: each part its own order
+                self._neighbours([r for r in rows if r["kind"] == "commitment"], now)
+                self._neighbours([r for r in rows if r["kind"] != "commitment"], now)
+            else:
+                self._neighbours(rows, now)
+        self._neighbours(users, now)
+
+    def _neighbours(self, rows: list[Row], now: int) -> None:
+        """Where two neighbours of an order (by decayed confidence, highest first) would trade places."""
+        lines = [_line(r, now) for r in rows]
+        for (la, sa), (lb, sb) in zip(lines, lines[1:]):
+            if lb == -math.inf or sb <= sa:
+                continue  # the one behind never catches up: a lower or equal rate of decay it does not have
+            self.by(max(now + 1, now + (la - lb) / (sb - sa)))  # tied now (by id): the next millisecond
+
+
+def _line(row: Row, now: int) -> tuple[float, float]:
+    """A row's decayed confidence as a line in log space: its value now, and its slope per millisecond
+    until the next event `Until` already holds (a decaying row; a row dated ahead or held at 1 is flat)."""
+    value = decayed(row, now)
+    if value <= 0:
+        return -math.inf, 0.0
+    if row["valid_from"] > now or _clamp_exit(row) is not None:
+        return math.log(value), 0.0
+    return math.log(value), -1 / (HALF_LIFE_DAYS.get(row["kind"], 365) * DAY_MS)
+
+
+def _clamp_exit(row: Row) -> float | None:
+    """When a confidence above 1, held at 1, starts to show its decay."""
+    if row["confidence"] <= 1:
+        return None
+    return row["valid_from"] + math.log(row["confidence"]) * HALF_LIFE_DAYS.get(row["kind"], 365) * DAY_MS
+
+
+def _horizon_exit(date: str | None, now: int) -> int:
+    """When a recent event dated `date` leaves the cards' 90-day horizon (cards.RECENT_EVENT_DAYS): the UTC
+    midnight after which the horizon's date passes it; the next UTC midnight when its date does not parse."""
+    from memverbs.server.verbs.cards import RECENT_EVENT_DAYS  # noqa: PLC0415
+
+    try:
+        day = time.strptime((date or "")[:10], "%Y-%m-%d")
+    except ValueError:
+        return (now // DAY_MS + 1) * DAY_MS
+    import calendar  # noqa: PLC0415 - only a pack that is kept
+
+    return calendar.timegm(day) * 1000 + (RECENT_EVENT_DAYS + 1) * DAY_MS
+
+
+# -- the pointers a prompt earns (the reflex) -----------------------------------------------------
+#
+# For each page the prompt names that this session has not been shown yet: the slug, its title and
+# one-line summary, and at most the one or two of its facts most related to the prompt.
+# * Nothing named, nothing said. A name two pages share is never guessed (name_index's rules).
+# * A pointer already given in this session, or a page whose card its pack showed, is not given again
+#   while nothing about it changed (the page, or its newest fact): a re-mention is not news. Named
+#   beside new ones, only the new ones get pointers.
+# * World-visible pages and facts of the session's source only, as the packs read them.
+# * The prompt is read here and dropped: never stored, logged or sent anywhere. The session's state
+#   keeps digests of what was given, never text.
+# * Bounded: at most MAX_POINTERS pointers (further names as bare slugs, up to MAX_MORE), MAX_FACTS facts
+#   in all; cost by the prompt's length, not the brain's size.
+
+MAX_POINTERS = 5
+MAX_MORE = 8
+MAX_FACTS = 4
+FACTS_PER_POINTER = 2
+FACTS_READ = 24  # an entity's newest facts read to pick the related ones from
+SUMMARY_CHARS = 160
+FACT_CHARS = 180
+MIN_RELATED = 1  # content words a fact must share with the prompt to be shown
+
+# Word endings stripped before comparing a prompt's words with a fact's ("pricing" ~ "priced"). The
+# index's Snowball stemmer would cost the hook its import (~35 ms); a rough root is enough to rank a
+# handful of facts.
+_ENDINGS = ("ations", "ation", "ments", "ment", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "ly", "s", "e")
+
+
+class BrainReads:
+    """The pointers' reads on an open brain, either backend (a heartbeat that also delivers a delta)."""
+
+    def __init__(self, brain: Brain) -> None:
+        self.brain = brain
+
+    def named(self, source: str, keys: list[str]) -> list[tuple]:
+        return [tuple(r) for r in self.brain.named_pages(source, keys, allow_private=False)]
+
+    def pages(self, source: str, slugs: list[str]) -> dict[str, tuple]:
+        rows = self.brain.pages_by_slugs(source, slugs, allow_private=False)
+        return {s: (r["title"], r["summary"], None if r["summary"] else r["body"][:2000], r["updated_at"])
+                for s, r in rows.items()}
+
+    def facts(self, source: str, slug: str, now: int, limit: int) -> list[tuple]:
+        rows = self.brain.entity_facts(source, [slug], world_only=True, now=now, limit=limit)
+        return [(r["id"], r["fact"], r["kind"], r["valid_from"]) for r in rows]
+
+
+def iso(ms: int) -> str:
+    """server/timeparse.iso, without its imports (typing): the keys below must read as its."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
+
+
+def find_named(reads: Reads, source: str, prompt: str) -> Named:
+    """The prompt's mentions (server/name_index.py), looked up through `reads`."""
+    from memverbs.server.name_index import find  # noqa: PLC0415
+
+    return find(prompt, lambda keys: reads.named(source, keys))
+
+
+def pointers(reads: Reads, source: str, prompt: str, session: Session, now_ms: int, *, mark: bool = True,
+             named: Named | None = None) -> list[dict]:
+    """The pointers this prompt earns, in the order it names their pages; each `{slug, title, summary,
+    facts: [{fact, kind, valid_from}], key}`. With `mark` they are recorded in the session as given (and
+    their pages banked); without it (a harness that cannot show them now) the caller keeps their slugs for
+    `pointers_for` to give later. `named`: the prompt's mentions, when already found."""
+    from memverbs.server.name_index import key_of  # noqa: PLC0415
+
+    named = named or find_named(reads, source, prompt)
+    if not named.mentions:
+        return []
+    drop = {w for m in named.mentions for w in key_of(f"{m.title or ''} {m.text}").split()}
+    given = pointers_for(reads, source, [m.slug for m in named.mentions], session, now_ms, _roots(prompt, drop))
+    if mark:
+        give(session, given)
+    return given
+
+
+def pointers_for(reads: Reads, source: str, slugs: list[str], session: Session, now_ms: int,
+                 asked: set[str] | None = None) -> list[dict]:
+    """Pointers to `slugs` this session has not been given; `asked`: the prompt's content words, which
+    choose each pointer's related facts (None: no facts)."""
+    pages = reads.pages(source, slugs[: MAX_POINTERS + MAX_MORE])
+    out: list[dict] = []
+    facts_left = MAX_FACTS
+    for slug in slugs[: MAX_POINTERS + MAX_MORE]:
+        rows = reads.facts(source, slug, now_ms, FACTS_READ)
+        # An entity with facts and no page is pointed to by its slug, its facts speaking for it.
+        page = pages.get(slug) or ((None, None, None, 0) if rows else None)
+        if page is None:
+            continue
+        title, summary, body_head, updated_at = page
+        key = pointer_key(slug, updated_at, max((r[0] for r in rows), default=0))
+        if session.given(key) or (session.given(card_key_of(slug, updated_at)) and not _news(rows, slug, session)):
+            continue
+        shown = len(out) < MAX_POINTERS
+        related = _related(rows, slug, asked or set(), session, min(FACTS_PER_POINTER, facts_left)) if shown else []
+        if shown and not related and title is None and facts_left > 0:  # no page to sum it up: its newest fact
+            related = [{"fact": rows[0][1], "kind": rows[0][2], "valid_from": rows[0][3]}]
+        facts_left -= len(related)
+        out.append({"slug": slug, "title": title or slug.rsplit("/", 1)[-1],
+                    "summary": _summary(summary, body_head) if shown else "", "facts": related, "key": key})
+    return out
+
+
+def _root(word: str) -> str:
+    for ending in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            return word[: -len(ending)]
+    return word
+
+
+def _roots(text: str, drop: set[str]) -> set[str]:
+    from memverbs.server.name_index import key_of  # noqa: PLC0415
+    from memverbs.server.terms import STOP_WORDS  # noqa: PLC0415
+
+    return {_root(w) for w in key_of(text).split() if w not in STOP_WORDS and w not in drop and len(w) > 2}
+
+
+def _clip(text: str, size: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= size else text[: size - 1].rstrip() + "…"
+
+
+def _summary(summary: str | None, body_head: str | None) -> str:
+    if summary:
+        return _clip(summary, SUMMARY_CHARS)
+    if not body_head:
+        return ""
+    from memverbs.server.pages.synopsis import safe_summary  # noqa: PLC0415 - only for a page without a summary
+
+    return _clip(safe_summary(body_head, None, include_private=False), SUMMARY_CHARS)
+
+
+def _news(rows: list[tuple], slug: str, session: Session) -> bool:
+    """Whether the entity has a fact this session was not shown (its pack showed the page before it)."""
+    return any(not session.given(fact_key_of(slug, r[1], r[3])) for r in rows[:FACTS_PER_POINTER])
+
+
+def _related(rows: list[tuple], slug: str, asked: set[str], session: Session, room: int) -> list[dict]:
+    """The entity's facts sharing the most content words with the prompt, newest first among equals,
+    leaving out what this session was shown already."""
+    if room <= 0 or not asked:
+        return []
+    scored = []
+    for order, (_, fact, kind, valid_from) in enumerate(rows):
+        shared = len(asked & _roots(fact, set()))
+        if shared >= MIN_RELATED and not session.given(fact_key_of(slug, fact, valid_from)):
+            scored.append((-shared, order, {"fact": fact, "kind": kind, "valid_from": valid_from}))
+    scored.sort(key=lambda s: (s[0], s[1]))
+    return [f for _, _, f in scored[:room]]
+
+
+def give(session: Session, given: list[dict]) -> None:
+    """Record the pointers as given in this session, their facts as shown, and bank their pages."""
+    if not given:
+        return
+    session.unseen([{"k": p["key"]} for p in given], lambda item: item["k"])
+    session.unseen([{"k": fact_key_of(p["slug"], f["fact"], f["valid_from"])} for p in given for f in p["facts"]],
+                   lambda item: item["k"])
+    session.bank([p["slug"] for p in given])
+
+
+def wait(session: Session, later: list[dict]) -> None:
+    """Keep the pointers' slugs for the harness's next moment that reaches the model (Grok's PostToolUse)."""
+    session.pending = list(dict.fromkeys([*session.pending, *(p["slug"] for p in later)]))[: MAX_POINTERS + MAX_MORE]
+
+
+def lines(given: list[dict]) -> list[str]:
+    """The section's lines: a pointer per page, its related facts beneath it; past MAX_POINTERS, bare slugs."""
+    render = _render()
+    out = []
+    for p in given[:MAX_POINTERS]:
+        out.append(render.card_line({"title": p["title"], "slug": p["slug"], "summary": p["summary"]}))
+        for f in p["facts"]:
+            line = render.fact_line({"fact": _clip(f["fact"], FACT_CHARS), "kind": f["kind"], "valid_from": iso(f["valid_from"])})
+            out.append("  " + line)
+    rest = [p["slug"] for p in given[MAX_POINTERS:]]
+    if rest:
+        out.append("- also named: " + ", ".join(f"`{s}`" for s in rest[:MAX_MORE]))
+    return out
+
+
+def pointers_text(given: list[dict]) -> str:
+    """The pointers' message on its own (a heartbeat with no delta to send)."""
+    return delta_text("", [], [], [], named=lines(given))
+
+
+# -- what a session was shown: the keys its digests are of ----------------------------------------
+
+
+def page_key(page: dict) -> str:
+    return f"page\0{page['slug']}\0{page['updated_at']}"
+
+
+def card_key(page: dict) -> str:
+    """A page whose card (title, summary, facts) a pack showed: the reflex need not point to it again."""
+    return f"card\0{page['slug']}\0{page['updated_at']}"
+
+
+def fact_key(fact: dict) -> str:
+    return f"fact\0{fact['entity_slug']}\0{fact['fact']}\0{fact['valid_from']}"
+
+
+def card_key_of(slug: str, updated_at: int) -> str:
+    """card_key of a page row (its time in milliseconds), as a pack showed its card."""
+    return f"card\0{slug}\0{iso(updated_at)}"
+
+
+def fact_key_of(slug: str, fact: str, valid_from: int) -> str:
+    """fact_key of a fact row (its time in milliseconds), as a pack or delta showed it."""
+    return f"fact\0{slug}\0{fact}\0{iso(valid_from)}"
+
+
+def pointer_key(slug: str, updated_at: int, newest_fact: int) -> str:
+    return f"pointer\0{slug}\0{updated_at}\0{newest_fact}"

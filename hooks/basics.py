@@ -1,36 +1,14 @@
 """What every hook module may use: stdlib only, and no other hook module imported, so any of them can.
 
-An owner-only atomic write (the session state, the parsed config copy, capture's stamps), the
-user's prompt in a payload, and the reflex's switch.
+The user's prompt in a payload, and the reflex's switch. (An owner-only atomic write, which capture
+shares, is `server/private_files.py`.)
 """
 
 from __future__ import annotations
 
 import os
-import time
 
 OFF = {"off", "0", "false", "no", "disabled"}
-
-
-def write_private(path: str, text: str) -> None:
-    """Write `text` atomically, readable by the owner only, making its folder if missing.
-
-    A name only this process uses, opened exclusively: `tempfile` would cost the hook's start-up its
-    imports (random, shutil).
-    """
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def prompt_of(payload: dict) -> str:

@@ -13,7 +13,7 @@ and leaves a checkpoint the session's next capture resumes from). The hook waits
 transcript, and parses config.toml only when it mentions capture. It prints nothing and exits 0
 whatever happens.
 
-Only `os`, `json`, `time`, hooks/fastpath.py and hooks/capture_paths.py are imported here: the engine (transcript readers,
+Only `os`, `json`, `time`, hooks/fastpath.py and server/capture/paths.py are imported here: the engine (transcript readers,
 the secret detector, the dispatcher) is imported by the worker alone.
 """
 
@@ -23,8 +23,8 @@ import json
 import os
 import time
 
-from memverbs.hooks.capture_paths import state_file
 from memverbs.hooks.fastpath import config_tables, deadline_s, hooks_off, log_line, parse_args, read_raw_stdin
+from memverbs.server.capture.paths import state_file
 
 STOP_INTERVAL_S = 300  # `Stop` fires after every turn: capture a live session at most this often
 TURN_END_EVENTS = {"stop", "session.idle"}  # each turn's end (opencode has no session end: session.idle is its Stop)

@@ -29,8 +29,7 @@ import select
 import sys
 import time
 
-# write_private stays importable from here (capture's stamps import it so).
-from memverbs.hooks.basics import OFF, prompt_of, reflex_on, write_private
+from memverbs.hooks.basics import OFF, prompt_of, reflex_on
 
 DEFAULT_DEADLINE_MS = 2_500  # well inside the 5–10 s timeouts the installers set
 MAX_DEADLINE_MS = 60_000
@@ -250,6 +249,8 @@ def config_tables(root: str) -> dict:
     except (OSError, ValueError, KeyError, TypeError):
         pass  # no copy yet, or a damaged one: parse
     import tomllib  # noqa: PLC0415 - only when the file changed since the last hook
+
+    from memverbs.server.private_files import write_private  # noqa: PLC0415 - only with a copy to write
 
     with open(config, "rb") as fh:
         data = tomllib.load(fh)

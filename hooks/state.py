@@ -17,7 +17,7 @@ import json
 import os
 import time
 
-from memverbs.hooks.basics import write_private
+from memverbs.server.private_files import write_private
 from memverbs.server.record import Record
 
 # Not `typing.TYPE_CHECKING`: the prompt hook's cheap path (hooks/fastpath.py) loads this module.

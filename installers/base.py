@@ -4,7 +4,7 @@ A harness module (claude.py, codex.py, …) only says *which* steps wire memverb
 into that harness. This module runs them: --dry-run prints their diffs, install
 applies them and writes a receipt under `$MEMVERBS_HOME/integrations/<harness>/`,
 and uninstall reverses exactly what the receipt records — and nothing else.
-`memverbs connect --install` (memverbs/remote/connection.py) runs the same
+`memverbs connect --install` (installers/connection.py) runs the same
 machinery with each harness's `remote_plan` and a receipt of its own,
 `remote-receipt.json`, beside the local install's `receipt.json`; the helpers those
 plans share are at the end of this module.

@@ -45,8 +45,8 @@ it would be loaded, or rebuilt, from the whole brain every time.
 * `resolve(scan, rows) -> Named` — `rows` are the index's rows for those keys:
   `(name_key, slug, how, type, title)`, only pages the caller may see.
 * `find(text, lookup) -> Named` — both steps; `lookup(keys)` returns the rows.
-* `named_in(brain, source, text, *, allow_private=False) -> Named` — with a brain open
-  (`Brain.named_pages`).
+  With a brain open, `Brain.named_in(source, text, allow_private=…)` asks it of the brain's index
+  (brain/names_store.py): this module imports nothing of the brain's.
 * `Named.mentions`: `Mention(slug, title, type, how, text, start, end)` in text order, one per page;
   `Named.ambiguous`: `Ambiguous(text, start, end, slugs)`.
 * `named_sql(keys_condition)`: the lookup's SQL, one text for both backends and the hook's own
@@ -69,8 +69,6 @@ from memverbs.server.terms import STOP_WORDS, fold, spaceless
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
-
-    from memverbs.server.brain.base import Brain
 
 TITLE, ALIAS, SLUG, PART = "title", "alias", "slug", "part"
 # Declared names (0) outrank derived ones: the slug (1), then a person's first or last name (2).
@@ -374,8 +372,3 @@ def find(text: str, lookup: Callable[[list[str]], Iterable[Row]]) -> Named:
     if not scanned.keys:
         return Named()
     return resolve(scanned, lookup(list(scanned.keys)), text)
-
-
-def named_in(brain: Brain, source: str, text: str, *, allow_private: bool = False) -> Named:
-    """What `text` names in `source` of an open brain (capture files what a session said under these)."""
-    return find(text, lambda keys: brain.named_pages(source, keys, allow_private=allow_private))

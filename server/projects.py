@@ -151,6 +151,15 @@ def _origin_url(git_dir: str) -> str | None:
     return next(iter(urls.values()), None)
 
 
+def here() -> Project | None:
+    """The project this process runs in (its working directory): the CLI's and the inspector's, so what
+    they remember is that project's, as an agent's would be."""
+    try:
+        return find_project(os.getcwd())
+    except OSError:  # the working directory was removed under us
+        return None
+
+
 def brain_slug(brain: Brain, source: str, project: Project, *, register: bool = False, now: int = 0) -> str:
     """The project's slug in this brain: the one its key was given, else the one it would get.
 
@@ -167,13 +176,4 @@ def brain_slug(brain: Brain, source: str, project: Project, *, register: bool = 
     while brain.slug_taken(source, candidate) and n < 100:
         n += 1
         candidate = f"{project.slug}-{n}"
-    return candidate
-
-
-def free_slug(wanted: str, taken: set[str]) -> str:
-    """`wanted`, or `wanted-2`, `wanted-3`, … the first not in `taken`."""
-    candidate, n = wanted, 1
-    while candidate in taken:
-        n += 1
-        candidate = f"{wanted}-{n}"
     return candidate

@@ -9,19 +9,19 @@ they are CLI views, not MCP tools, so no wire shape changes with them.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from memverbs.cli.output import fail, print_json
 from memverbs.cli.style import day, emit, paint
 from memverbs.cli.target import LocalTarget, TargetError
-from memverbs.cli.words import plural
 from memverbs.server.errors import FactEditRefused
+from memverbs.server.plural import plural
 from memverbs.server.timeparse import iso, now_ms, parse_instant
 
 if TYPE_CHECKING:
     import argparse
 
-    from memverbs.server.brain.base import Brain, FactFilter, Row
+    from memverbs.server.brain.base import Brain, FactFilter
 
 
 def fmt_of(args: argparse.Namespace) -> str:
@@ -196,29 +196,9 @@ def _fact_id(raw: str) -> int | None:
     return parse_fact_ref(raw)
 
 
-def trail_events(row: Row, trail: dict[str, Any], now: int) -> list[tuple[int, str, str]]:
-    """A fact's history as (epoch ms, event, detail), oldest first: what `history` and the inspector show.
-
-    A restore clears the fact's expiry; the audit row kept it, so the trail shows both."""
-    events = [(row["created_at"], "remembered", f"{row['fact']} — {row['provenance']}")]
-    events += [(old["expired_at"], "superseded", f"fact #{old['id']}: {old['fact']}") for old in trail["supersedes"]]
-    for m in trail["moves"]:
-        why = f" ({m['reason']})" if m["reason"] else ""
-        events.append((m["moved_at"], "moved", f"{m['from_slug'] or '(none)'} → {m['to_slug']}{why}"))
-    for a in trail.get("audit", ()):
-        if a["action"] == "restored":
-            events.append((a["old_at"], "expired", a["old_value"] or ""))
-            events.append((a["at"], "restored", f"{a['reason']} — {a['actor']}"))
-        else:
-            events.append((a["at"], "visibility", f"{a['old_value']} → {a['new_value']}: {a['reason']} — {a['actor']}"))
-    if row["expired_at"] is not None:
-        events.append((row["expired_at"], "expired", row["expiry_reason"] or ""))
-    elif row["valid_until"] is not None:
-        events.append((row["valid_until"], "lapsed" if row["valid_until"] <= now else "expires", "ttl"))
-    return sorted(events, key=lambda e: e[0] or 0)
-
-
 def _history(args: argparse.Namespace, target: LocalTarget) -> int:
+    from memverbs.server.brain.fact_edits import trail_events  # noqa: PLC0415
+
     brain = target.brain()
     fact_id = _fact_id(args.id)
     if fact_id is None:

@@ -1,5 +1,5 @@
 """`memverbs connect URL`, `memverbs disconnect` and `memverbs remote-header`: the arguments and
-the output; the workflow is memverbs/remote/connection.py.
+the output; the workflow is installers/connection.py.
 
 connect reads the token from stdin or a hidden prompt (memverbs/cli/token_input.py; `--token`
 too, with a warning), and checks the URL and the token against the server (`whoami`) before
@@ -33,8 +33,8 @@ def _harness_list(args: argparse.Namespace) -> list[str] | None:
 def run_connect(args: argparse.Namespace) -> int:
     import anyio  # noqa: PLC0415
 
-    from memverbs.cli.probe import describe, probe  # noqa: PLC0415
-    from memverbs.remote import connection  # noqa: PLC0415 - only connect pays for the installers
+    from memverbs.installers import connection  # noqa: PLC0415 - only connect pays for the installers
+    from memverbs.remote.probe import describe, probe  # noqa: PLC0415
 
     home = Home.from_env()
     try:
@@ -94,13 +94,13 @@ def run_connect(args: argparse.Namespace) -> int:
 def _token_lines(record: RemoteRecord) -> list[tuple[str, str]]:
     if not record.harnesses:
         return []
-    from memverbs.remote.connection import where_the_token_is  # noqa: PLC0415
+    from memverbs.installers.connection import where_the_token_is  # noqa: PLC0415
 
     return [(h, where_the_token_is(h, record.token_store)) for h in record.harnesses]
 
 
 def run_disconnect(args: argparse.Namespace) -> int:
-    from memverbs.remote import connection  # noqa: PLC0415
+    from memverbs.installers import connection  # noqa: PLC0415
 
     home = Home.from_env()
     try:

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 from memverbs.cli.configfile import read_config, write_config
 from memverbs.cli.output import fail, print_json
-from memverbs.cli.words import plural
 from memverbs.server.errors import MemverbsError
+from memverbs.server.plural import plural
 from memverbs.server.runtime import Runtime
 from memverbs.server.timeparse import iso, now_ms
 

@@ -6,13 +6,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memverbs.cli.output import fail, print_json
-from memverbs.cli.words import plural
 from memverbs.hooks.events import Harness
 from memverbs.installers import registry
 from memverbs.installers.base import Options, read_receipt, run_install, run_uninstall
 from memverbs.installers.spec import HarnessSpec, names
 from memverbs.installers.steps import InstallError
 from memverbs.server.home import REMOTE_RECEIPT
+from memverbs.server.plural import plural
 
 if TYPE_CHECKING:
     import argparse

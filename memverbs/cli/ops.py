@@ -17,9 +17,10 @@ from memverbs.cli.output import fail, print_json
 from memverbs.cli.projects import ProjectArgError
 from memverbs.cli.style import day, emit, paint
 from memverbs.cli.target import LocalTarget, Target, TargetError, open_target
-from memverbs.cli.words import evidence, plural, wire_error
+from memverbs.cli.words import evidence, wire_error
 from memverbs.server.errors import MemverbsError, VerbError
 from memverbs.server.pages.markdown import frontmatter_block
+from memverbs.server.plural import plural
 from memverbs.server.protocol.registry import BY_NAME, Operation
 
 if TYPE_CHECKING:

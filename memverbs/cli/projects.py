@@ -10,7 +10,7 @@ import os
 from typing import TYPE_CHECKING
 
 from memverbs.server.errors import MemverbsError
-from memverbs.server.projects import PROJECT_PREFIX, Project, brain_slug, find_project
+from memverbs.server.projects import PROJECT_PREFIX, brain_slug, find_project
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain
@@ -18,14 +18,6 @@ if TYPE_CHECKING:
 
 class ProjectArgError(MemverbsError):
     """`--project NAME` names no project this brain knows."""
-
-
-def here() -> Project | None:
-    """The project the CLI runs in: what it remembers is that project's, as an agent's would be."""
-    try:
-        return find_project(os.getcwd())
-    except OSError:  # the working directory was removed under us
-        return None
 
 
 def project_slug(brain: Brain, source: str, name: str) -> str:

@@ -11,8 +11,8 @@ import time
 from typing import TYPE_CHECKING
 
 from memverbs.cli.output import fail, print_json
-from memverbs.cli.words import plural
 from memverbs.server.errors import BrainError, ProviderError
+from memverbs.server.plural import plural
 from memverbs.server.runtime import Runtime
 
 if TYPE_CHECKING:

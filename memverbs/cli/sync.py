@@ -12,8 +12,8 @@ import time
 from typing import TYPE_CHECKING
 
 from memverbs.cli.output import fail, print_json
-from memverbs.cli.words import plural
 from memverbs.server.context import SYNC_LANE
+from memverbs.server.plural import plural
 from memverbs.server.runtime import Runtime
 from memverbs.server.sync.conflicts import said
 

@@ -38,7 +38,7 @@ class LocalTarget:
         self.runtime = Runtime.quick()
 
     def call(self, tool: str, params: dict) -> tuple[bool, dict]:
-        from memverbs.cli.projects import here  # noqa: PLC0415
+        from memverbs.server.projects import here  # noqa: PLC0415
 
         # Run in a repository, the CLI is in its project, as an agent there would be (server/projects.py).
         outcome = self.runtime.local_dispatcher(project=here()).call(tool, params)

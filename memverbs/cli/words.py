@@ -1,5 +1,5 @@
-"""The CLI in a person's words: wire errors told in command terms, counts with the right plural,
-and the wire's labels (evidence, fields) as a person reads them.
+"""The CLI in a person's words: wire errors told in command terms (counts with the right plural are
+server/plural.py's), and the wire's labels (evidence, fields) as a person reads them.
 
 The MCP wire keeps the contract's messages (agents and tests read them verbatim); this is the one
 place the CLI turns them into what a person at a terminal types: commands instead of tool names,
@@ -11,16 +11,6 @@ from __future__ import annotations
 import re
 
 from memverbs.server.protocol.registry import OPERATIONS, Operation, Param
-
-
-def plural(n: int, noun: str, many: str | None = None) -> str:
-    """`1 fact`, `2 facts`, `1 timeline entry`, `0 entities`."""
-    if n == 1:
-        return f"{n} {noun}"
-    if many is None:
-        many = noun[:-1] + "ies" if re.search(r"[^aeiou]y$", noun) else noun + ("es" if noun.endswith(("s", "x", "ch", "sh")) else "s")
-    return f"{n} {many}"
-
 
 # search's evidence labels (server/protocol/schemas.py EVIDENCE), as the CLI prints them.
 EVIDENCE = {

@@ -1,11 +1,10 @@
-"""Using a remote brain from this machine: the domain both the CLI and the installers import.
+"""Using a remote brain from this machine: the domain the CLI, the installers and the hooks import.
 
-* `record` — the URL, the token's home (OS keyring or `$MEMVERBS_REMOTE_TOKEN`) and
-  `$MEMVERBS_HOME/remote.json`; stdlib only, so the hooks import it too.
-* `connection` — the connect and disconnect workflows: rehearse every harness
-  registration, store the token, register the remote brain in harnesses (each harness's
-  `remote_plan` in its installer module), and undo it all.
+* `record` — the URL rules and `$MEMVERBS_HOME/remote.json`; stdlib only, so the hooks import it too;
+* `vault` — the token's home, the OS keyring; `credentials` — which token a remote brain gets
+  (`$MEMVERBS_REMOTE_TOKEN`, then the keyring).
 
-The CLI (`memverbs connect`, `disconnect`, `remote-header`) only parses arguments and
-renders what these return.
+It imports none of the rooms above it: the connect and disconnect workflows, which register the
+remote brain in harnesses, are the installers' (installers/connection.py), and the CLI
+(`memverbs connect`, `disconnect`, `remote-header`) only parses arguments and renders.
 """

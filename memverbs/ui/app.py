@@ -2,7 +2,7 @@
 
 One brain connection serves every request, behind a lock (the HTTP server is threaded,
 SQLite's connection is not meant to be shared concurrently). Reads and writes go through
-the runtime's local dispatcher — the trusted caller the CLI uses — or the brain's browse
+the runtime's local dispatcher — the trusted caller the CLI and the hooks use — or the brain's browse
 reads and audited edits (`move_facts`, `restore_fact`, `set_fact_visibility`), exactly as
 `memverbs entities`, `history`, `move-facts`, `restore-fact` and `fact-visibility` do.
 """
@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import threading
 
-from memverbs.cli.target import LocalTarget
 from memverbs.server.errors import FactEditRefused, MemverbsError
+from memverbs.server.projects import here
+from memverbs.server.runtime import Runtime
 from memverbs.server.timeparse import now_ms
 
 PREVIEW_SESSION = "memverbs-ui-preview"
@@ -24,25 +25,28 @@ class ActionError(MemverbsError):
 
 class InspectorApp:
     def __init__(self) -> None:
-        self.target = LocalTarget()
+        # The quick reading of the config, as the CLI's local commands and the hooks start.
+        self.runtime = Runtime.quick()
         self.lock = threading.RLock()
 
     # -- what views read ----------------------------------------------------------------
 
     @property
     def home(self):
-        return self.target.runtime.home
+        return self.runtime.home
 
     @property
     def source(self) -> str:
-        return self.target.source
+        return self.runtime.source
 
     def brain(self):
-        return self.target.brain()
+        return self.runtime.brain()
 
     def call(self, tool: str, params: dict) -> tuple[bool, dict]:
-        """A tool call through the CLI's dispatcher (lane 'local', full surface, not usage-logged)."""
-        return self.target.call(tool, params)
+        """A tool call through the local dispatcher, in the project the inspector runs in, as the CLI's
+        (lane 'local', full surface, not usage-logged)."""
+        outcome = self.runtime.local_dispatcher(project=here()).call(tool, params)
+        return outcome.is_error, outcome.body
 
     def pack_preview(self, harness: str, cwd: str = "") -> dict:
         """What `memverbs hook session-start --harness H` would print for a new session now, started in
@@ -67,7 +71,7 @@ class InspectorApp:
                                   user=settings.hook_user)
         params = pack_params(standing, PREVIEW_SESSION)
         with self.lock:
-            outcome = self.target.runtime.local_dispatcher(project=project).call("context_pack", params)
+            outcome = self.runtime.local_dispatcher(project=project).call("context_pack", params)
         body = outcome.body
         if outcome.is_error:
             raise ActionError(f"{body.get('message')} {body.get('suggestion') or ''}".strip())
@@ -182,7 +186,7 @@ class InspectorApp:
         if not ident.isdigit():
             raise ActionError(f'"{conflict_id}" is not a conflict id: pick one the Conflicts view lists')
         try:
-            settled = settle(self.target.runtime.local_dispatcher(), self.brain(), self.source, "#" + ident, keep)
+            settled = settle(self.runtime.local_dispatcher(), self.brain(), self.source, "#" + ident, keep)
         except MemverbsError as exc:
             raise ActionError(f"{exc.message} {getattr(exc, 'fix', '') or ''}".strip()) from exc
         return f"settled {', '.join(f'#{i}' for i in settled.ids)}: {settled.done}"
@@ -198,7 +202,7 @@ class InspectorApp:
         return f"client {row['name']} revoked: its next request is refused"
 
     def close(self) -> None:
-        self.target.close()
+        self.runtime.close()
 
 
 def _fact_id(raw: str) -> int:

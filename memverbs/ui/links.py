@@ -1,6 +1,6 @@
 """Where a link in a page's text goes in the inspector: where the brain resolves it.
 
-put_page resolves every body link with server/pages/links.py (a slug, a file name or title, an
+put_page resolves every body link with server/verbs/links.py (a slug, a file name or title, an
 alias, a path suffix, a path relative to the page's folder) and stores the page it found, or the
 link's key when no page has that name yet (a later page with the name adopts it). The inspector
 asks the same rule, read-only (`resolve_one`), for each link it draws, so `[[People/Dana Smith|Dana]]` goes to
@@ -21,8 +21,8 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import quote
 
-from memverbs.server.pages.links import resolve_one
 from memverbs.server.pages.markdown import link_target
+from memverbs.server.verbs.links import resolve_one
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain

@@ -601,7 +601,7 @@ def no_entity(slug: str) -> tuple[str, str]:
 
 
 def fact_history(app: InspectorApp, fact_id: int) -> tuple[str, str, str] | None:
-    from memverbs.cli.browse import trail_events  # noqa: PLC0415 - the history `memverbs history` prints
+    from memverbs.server.brain.fact_edits import trail_events  # noqa: PLC0415 - the history `memverbs history` prints
 
     brain = app.brain()
     row = brain.fact(fact_id)
@@ -853,7 +853,7 @@ def _search_hint(app: InspectorApp) -> str:
 
 
 def health(app: InspectorApp) -> tuple[str, str, str]:
-    from memverbs.cli.doctor import run_checks  # noqa: PLC0415
+    from memverbs.doctor import run_checks  # noqa: PLC0415
     from memverbs.server.usage import read_events  # noqa: PLC0415
 
     checks = run_checks(app.home)
@@ -903,7 +903,7 @@ def health(app: InspectorApp) -> tuple[str, str, str]:
 
 def access(app: InspectorApp) -> tuple[str, str, str]:
     """Who can reach this brain over `serve --http`: OAuth clients (with what they hold now) and static tokens."""
-    from memverbs.cli.oauth import client_rows  # noqa: PLC0415
+    from memverbs.server.oauth.clients import client_rows  # noqa: PLC0415
 
     clients = client_rows(app.brain())
     rows = "".join(

@@ -24,6 +24,8 @@ from memverbs.server.record import Frozen, Record
 if TYPE_CHECKING:
     import numpy as np
 
+    from memverbs.server.name_index import Named
+
 Row = Any  # a mapping-like row: row["column"] and row[index]; sqlite3.Row or the Postgres row type
 
 
@@ -61,7 +63,7 @@ class SearchQuery(Frozen):
 
 
 class LinkQuestions(Frozen):
-    """What the link rule (server/pages/links.py) asks the brain about a page's links, all at once: which
+    """What the link rule (server/verbs/links.py) asks the brain about a page's links, all at once: which
     of `slugs` are live pages, which pages end with '/<suffix>' (up to 50 each), have one of
     `title_keys`, or are named by one of `alias_norms`. Pages a caller with `allow_private` may see."""
 
@@ -326,6 +328,9 @@ class Brain(Protocol):
     def pages_with_suffix(self, source: str, tail: str, *, allow_private: bool, limit: int = 50) -> list[Row]: ...
     def named_pages(self, source: str, keys: list[str], *, allow_private: bool) -> list[Row]:
         """The name index's rows for `keys` (name_key, slug, how, type, title): server/name_index.py."""
+        ...
+    def named_in(self, source: str, text: str, *, allow_private: bool = False) -> Named:
+        """What `text` names in `source`: server/name_index.py's rules over the brain's index."""
         ...
     def rebuild_names(self) -> None:
         """Write the name index again from every live page and its aliases (after a backup's restore)."""

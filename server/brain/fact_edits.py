@@ -1,4 +1,6 @@
-"""Restoring a forgotten fact and changing one fact's visibility: the rules every backend applies.
+"""Restoring a forgotten fact and changing one fact's visibility: the rules every backend applies,
+and a fact's history as those edits leave it (`trail_events`: what `memverbs history` and the
+inspector show).
 
 These are edits by the trusted local caller only (`memverbs restore-fact`, `memverbs
 fact-visibility`, the inspector); no MCP tool reaches them. Each backend reads the fact and
@@ -18,6 +20,8 @@ The rules (docs/ui.md, "Restoring and visibility"):
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from memverbs.server.brain.base import Row
 from memverbs.server.errors import FactEditRefused
@@ -144,3 +148,25 @@ def visibility_refusal(
             f"Say so explicitly: `memverbs fact-visibility {fact_id} world --widen` (the inspector asks you to confirm).",
         )
     return None
+
+
+def trail_events(row: Row, trail: dict[str, Any], now: int) -> list[tuple[int, str, str]]:
+    """A fact's history as (epoch ms, event, detail), oldest first: what `history` and the inspector show.
+
+    A restore clears the fact's expiry; the audit row kept it, so the trail shows both."""
+    events = [(row["created_at"], "remembered", f"{row['fact']} — {row['provenance']}")]
+    events += [(old["expired_at"], "superseded", f"fact #{old['id']}: {old['fact']}") for old in trail["supersedes"]]
+    for m in trail["moves"]:
+        why = f" ({m['reason']})" if m["reason"] else ""
+        events.append((m["moved_at"], "moved", f"{m['from_slug'] or '(none)'} → {m['to_slug']}{why}"))
+    for a in trail.get("audit", ()):
+        if a["action"] == "restored":
+            events.append((a["old_at"], "expired", a["old_value"] or ""))
+            events.append((a["at"], "restored", f"{a['reason']} — {a['actor']}"))
+        else:
+            events.append((a["at"], "visibility", f"{a['old_value']} → {a['new_value']}: {a['reason']} — {a['actor']}"))
+    if row["expired_at"] is not None:
+        events.append((row["expired_at"], "expired", row["expiry_reason"] or ""))
+    elif row["valid_until"] is not None:
+        events.append((row["valid_until"], "lapsed" if row["valid_until"] <= now else "expires", "ttl"))
+    return sorted(events, key=lambda e: e[0] or 0)

@@ -17,6 +17,7 @@ from memverbs.server.brain.store import Store
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Row
     from memverbs.server.brain.store import Tx
+    from memverbs.server.name_index import Named
 
 # Keys per statement: far below either backend's parameter limit (a text gives a few thousand at most).
 KEY_BATCH = 5_000
@@ -87,6 +88,13 @@ class NameStore(Store):
             among, args = self.dialect.any_of("n.name_key", keys[at : at + KEY_BATCH])
             out += self.query(named_sql(among), (source, *args, allow_private, allow_private))
         return out
+
+    def named_in(self, source: str, text: str, *, allow_private: bool = False) -> Named:
+        """What `text` names in `source` (server/name_index.py's rules over this brain's index;
+        capture files what a session said under these)."""
+        from memverbs.server.name_index import find  # noqa: PLC0415
+
+        return find(text, lambda keys: self.named_pages(source, keys, allow_private=allow_private))
 
     def rebuild_names(self) -> None:
         with self.write() as db:

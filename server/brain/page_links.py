@@ -1,7 +1,7 @@
 """A page among the others: what its links name, and what follows a page that moves.
 
 The link rule's questions about a page's links, asked all at once (`link_candidates`; the rule
-itself is server/pages/links.py); dangling links that name a page once it is saved (`adopt_links`);
+itself is server/verbs/links.py); dangling links that name a page once it is saved (`adopt_links`);
 a page moved to another slug with everything that hangs off it (`rename_page`); links pointed at the
 page that took another's place (`repoint_links`). Written once for both backends (store.py); on
 Postgres, row-level security shows a session a page's rows only with their page, which the moves
@@ -35,7 +35,7 @@ class PageLinks(Store):
     _links_answered: tuple[str, LinkQuestions, list[Row]] | None = None
 
     def link_candidates(self, source: str, questions: LinkQuestions) -> list[Row]:
-        """Everything the link rule asks about a page's links, in one statement (server/pages/links.py):
+        """Everything the link rule asks about a page's links, in one statement (server/verbs/links.py):
         rows (kind, key, slug, visibility) — 'slug': a live page at `key`; 'suffix': up to 50 live pages
         whose slug ends with '/<key>'; 'title': the live pages titled `key` (a title key); 'alias': the
         live pages the alias `key` names. Only pages `questions.allow_private` lets the caller see. A

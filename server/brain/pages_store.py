@@ -252,7 +252,7 @@ class PageStore(PageSearch, PageLinks):
             writer = people.current().person
             owner = page_owner(existing, draft, writer)  # None: the owner() the dialect gives
             # The page's private rows are its owner's: another person's rewrite keeps them as they are
-            # (the text keeps them too: pages/ops.py), so only the world rows are written again.
+            # (the text keeps them too: verbs/page_ops.py), so only the world rows are written again.
             own_rows = existing is None or existing["owner"] == (writer if writer is not None else self.session_person())
             values = (
                 draft.title,

@@ -11,13 +11,21 @@ from typing import TYPE_CHECKING
 
 from memverbs.server.brain.facts_store import FACT_COLS
 from memverbs.server.brain.store import Store
-from memverbs.server.projects import free_slug
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Row
 
 _ACTIVE_WORLD = "expired_at IS NULL AND (valid_until IS NULL OR valid_until > ?) AND (NOT ? OR visibility = 'world')"
 PROJECT_SCAN = 500  # the newest facts of a project its most-linked entities are counted over
+
+
+def free_slug(wanted: str, taken: set[str]) -> str:
+    """`wanted`, or `wanted-2`, `wanted-3`, … the first not in `taken`."""
+    candidate, n = wanted, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{wanted}-{n}"
+    return candidate
 
 
 class ProjectStore(Store):

@@ -18,11 +18,9 @@ if TYPE_CHECKING:
 def brain_names(runtime: Runtime) -> Names:
     """`text → mentions` over `runtime`'s brain, private pages included (capture is the trusted local
     caller; a fact keeps its own visibility)."""
-    from memverbs.server.name_index import named_in  # noqa: PLC0415 - only a capture with a brain asks
-
     brain, source = runtime.brain(), runtime.source
 
     def names(text: str) -> list:
-        return list(named_in(brain, source, text, allow_private=True).mentions)
+        return list(brain.named_in(source, text, allow_private=True).mentions)
 
     return names

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from memverbs.server.capture.reading import open_transcript
 from memverbs.server.capture.session import Session
 from memverbs.server.capture.transcript import Transcript, is_sqlite
+from memverbs.server.private_files import write_private
 
 if TYPE_CHECKING:
     from memverbs.server.capture.reports import Names
@@ -41,8 +42,6 @@ def checkpoint_path(state: SessionState) -> str:
 def save(state: SessionState, transcript: Transcript, session: Session) -> None:
     if transcript.harness in _NOT_RESUMABLE:
         return
-    from memverbs.hooks.fastpath import write_private  # noqa: PLC0415
-
     body = {
         "version": VERSION,
         "path": os.path.abspath(transcript.path),

@@ -17,8 +17,9 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from memverbs.hooks.capture_paths import state_file
+from memverbs.server.capture.paths import state_file
 from memverbs.server.capture.stores import session_signature
+from memverbs.server.private_files import write_private
 
 
 class SessionState:
@@ -46,8 +47,6 @@ class SessionState:
             return False
 
     def save(self, transcript: str, stamp: list, counts: dict, llm_spent: dict | None = None) -> None:
-        from memverbs.hooks.fastpath import write_private  # noqa: PLC0415
-
         spent = llm_spent if llm_spent is not None else self.llm_spent()
         write_private(self.path, json.dumps({"path": os.path.abspath(transcript), "stamp": stamp, "facts": counts, "llm": spent}))
 

@@ -30,10 +30,9 @@ import time
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
-from memverbs.server.transport.http_limits import Pace
-
 if TYPE_CHECKING:
     from mcp.shared.auth import OAuthClientInformationFull
+    from starlette.types import Scope
 
 FORM_BODY_BYTES = 8 * 1024  # /token, /revoke, /consent, /authorize: a form of a few fields
 REGISTRATION_BODY_BYTES = 16 * 1024  # /register: RFC 7591 metadata, every field below at its bound fits
@@ -66,6 +65,39 @@ MAX_JWKS_BYTES = 4096
 
 def body_limit(path: str) -> int:
     return BODY_LIMITS.get(path, FORM_BODY_BYTES)
+
+
+class Pace:
+    """At most `limit` requests per key in each window of `window_s` seconds (a fixed window per key).
+
+    `take` counts one request and says how long the key must wait when it is over: refused
+    requests count too, so a client that keeps knocking stays refused until its window ends.
+    At most `keys` keys are remembered, the least recently seen forgotten first, so a flood
+    from many addresses costs a bounded table (and each per-address pace has an overall one
+    beside it that no number of addresses escapes).
+    """
+
+    def __init__(self, limit: int, window_s: float, keys: int = 4096) -> None:
+        self.limit, self.window_s, self.keys = limit, window_s, keys
+        self._seen: OrderedDict[str, tuple[float, int]] = OrderedDict()
+
+    def take(self, key: str, now: float | None = None) -> float:
+        """Count a request of `key`: 0.0 when it is within the pace, else the seconds until its window ends."""
+        now = time.monotonic() if now is None else now
+        start, count = self._seen.pop(key, (now, 0))
+        if now - start >= self.window_s:
+            start, count = now, 0
+        self._seen[key] = (start, count + 1)
+        while len(self._seen) > self.keys:
+            self._seen.popitem(last=False)
+        return 0.0 if count < self.limit else max(0.001, start + self.window_s - now)
+
+
+def peer(scope: Scope) -> str:
+    """The request's source address: the peer's, or the one a trusted proxy in front forwarded
+    (uvicorn rewrites `client` from X-Forwarded-For only for a proxy it trusts, loopback by default)."""
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
 
 
 class Paces:

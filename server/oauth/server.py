@@ -55,7 +55,6 @@ from memverbs.server.oauth.provider import (
 from memverbs.server.protocol.registry import BY_NAME
 from memverbs.server.protocol.surfaces import allowed, narrower
 from memverbs.server.timeparse import now_ms
-from memverbs.server.transport import http_limits
 
 if TYPE_CHECKING:
     from starlette.types import Receive, Scope, Send
@@ -147,7 +146,7 @@ class OAuthServer:
         path = scope["path"]
         if scope["method"] in ("OPTIONS", "HEAD"):
             return None  # CORS preflights: nothing read, stored or hashed
-        wait = self.paces.wait(path, http_limits.peer(scope))
+        wait = self.paces.wait(path, limits.peer(scope))
         if wait > 0:
             await anyio.sleep(min(wait, limits.REFUSAL_DELAY_S))
             seconds = max(1, round(wait))

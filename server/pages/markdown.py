@@ -397,7 +397,7 @@ def _line_start(lines: list[str]) -> str:
 def body_links(body: str) -> list[tuple[str, str, str, str | None]]:
     """The notes the body links to, as Obsidian reads them: `[[target#heading|alias]]` and embeds
     `![[target]]` name `target`; `[x](path.md)` (URL-encoded) names `./path`, a path relative to
-    the page's folder that server/pages/links.py resolves. Links inside fenced or inline code are
+    the page's folder that server/verbs/links.py resolves. Links inside fenced or inline code are
     text, and attachments (`![[img.png]]`, `[x](doc.pdf)`) are not notes."""
     text = _without_code(body)
     found = [link_target(m.group(1), wiki=True) for m in _WIKI_LINK.finditer(text)]

@@ -25,7 +25,7 @@ PUT_PAGE = Operation(
     scope="write",
     mutating=True,
     annotations={"title": "put_page (write a page)", "idempotentHint": True},
-    handler="memverbs.server.pages.ops:put_page",
+    handler="memverbs.server.verbs.page_ops:put_page",
 )
 
 GET_PAGE = Operation(
@@ -35,7 +35,7 @@ GET_PAGE = Operation(
     scope="read",
     mutating=False,
     annotations={"title": "get_page (read a page)", "readOnlyHint": True},
-    handler="memverbs.server.pages.ops:get_page",
+    handler="memverbs.server.verbs.page_ops:get_page",
 )
 
 LIST_PAGES = Operation(
@@ -49,7 +49,7 @@ LIST_PAGES = Operation(
     scope="read",
     mutating=False,
     annotations={"title": "list_pages", "readOnlyHint": True},
-    handler="memverbs.server.pages.ops:list_pages",
+    handler="memverbs.server.verbs.page_ops:list_pages",
 )
 
 SEARCH = Operation(
@@ -62,7 +62,7 @@ SEARCH = Operation(
     scope="read",
     mutating=False,
     annotations={"title": "search (pages)", "readOnlyHint": True},
-    handler="memverbs.server.pages.ops:search",
+    handler="memverbs.server.verbs.page_ops:search",
 )
 
 ADD_TIMELINE_ENTRY = Operation(
@@ -77,7 +77,7 @@ ADD_TIMELINE_ENTRY = Operation(
     scope="write",
     mutating=True,
     annotations={"title": "add_timeline_entry"},
-    handler="memverbs.server.pages.ops:add_timeline_entry",
+    handler="memverbs.server.verbs.page_ops:add_timeline_entry",
 )
 
 WHOAMI = Operation(
@@ -87,7 +87,7 @@ WHOAMI = Operation(
     scope="read",
     mutating=False,
     annotations={"title": "whoami", "readOnlyHint": True},
-    handler="memverbs.server.pages.ops:whoami",
+    handler="memverbs.server.verbs.page_ops:whoami",
 )
 
 DELETE_PAGE = Operation(
@@ -97,7 +97,7 @@ DELETE_PAGE = Operation(
     scope="write",
     mutating=True,
     annotations={"title": "delete_page (soft)", "destructiveHint": True, "idempotentHint": True},
-    handler="memverbs.server.pages.ops:delete_page",
+    handler="memverbs.server.verbs.page_ops:delete_page",
 )
 
 ADD_LINK = Operation(
@@ -113,7 +113,7 @@ ADD_LINK = Operation(
     scope="write",
     mutating=True,
     annotations={"title": "add_link", "idempotentHint": True},
-    handler="memverbs.server.pages.ops:add_link",
+    handler="memverbs.server.verbs.page_ops:add_link",
 )
 
 ADD_ALIAS = Operation(
@@ -126,7 +126,7 @@ ADD_ALIAS = Operation(
     scope="write",
     mutating=True,
     annotations={"title": "add_alias", "idempotentHint": True},
-    handler="memverbs.server.pages.ops:add_alias",
+    handler="memverbs.server.verbs.page_ops:add_alias",
 )
 
 PAGE_OPERATIONS: tuple[Operation, ...] = (

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memverbs.server.errors import BrainError, ProviderError
+from memverbs.server.plural import plural
 from memverbs.server.providers import keys
 from memverbs.server.providers.chat import AnthropicChat, OpenAIChat
 from memverbs.server.providers.config import Providers
@@ -88,16 +89,14 @@ def index_check(providers: Providers, where: BrainLocation) -> Row:
         return (
             "vector_index",
             "warn",
-            f"{_n(missing['chunks'], 'chunk')}, {_n(missing['facts'], 'active fact')} and "
-            f"{_n(missing['unchunked_pages'], 'unchunked page')} have no vector for {embedder.model}: search finds them by "
+            f"{plural(missing['chunks'], 'chunk')}, {plural(missing['facts'], 'active fact')} and "
+            f"{plural(missing['unchunked_pages'], 'unchunked page')} have no vector for {embedder.model}: search finds them by "
             "keyword only",
             "Run `memverbs reindex`.",
         )
     return ("vector_index", "ok", f"every chunk and active fact has a vector for {embedder.model}", None)
 
 
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def llm_check(providers: Providers) -> Row:

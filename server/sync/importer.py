@@ -364,7 +364,7 @@ class FolderPass:
 
     def _check(self, slug: str, text: str) -> None:
         """What `_put` would refuse, found without writing (a dry run): the same checks, the same message."""
-        from memverbs.server.pages.ops import checked_page  # noqa: PLC0415 - only a dry run needs the verb's checks
+        from memverbs.server.verbs.page_ops import checked_page  # noqa: PLC0415 - only a dry run needs the verb's checks
 
         try:
             checked_page(slug, text)

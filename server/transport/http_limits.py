@@ -13,9 +13,8 @@
   frame), a few KiB on the OAuth routes (server/oauth/server.py says which);
   a body that declares more is refused from its head, one that grows past it
   as it comes: 408 or 413, before anything parses it.
-* `Pace`: how many requests a key (a source address, or everyone) may make in
-  a window. The unauthenticated routes that store something or hash a
-  password ask it before they read a body (server/oauth/limits.py).
+* How many requests a source address may make is the OAuth routes' question
+  (server/oauth/limits.py's paces), asked before they read a body.
 * At most MAX_CONNECTIONS connections at once (uvicorn answers 503 above it).
 * The `Host` and `Origin` headers must name this server (MCP's guidance
   against DNS rebinding: a web page must not reach a loopback server through
@@ -27,8 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
-from collections import OrderedDict
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
@@ -202,36 +199,3 @@ def replay(body: bytes, trailing: list[Message], receive: Receive) -> Receive:
         return await receive()
 
     return again
-
-
-class Pace:
-    """At most `limit` requests per key in each window of `window_s` seconds (a fixed window per key).
-
-    `take` counts one request and says how long the key must wait when it is over: refused
-    requests count too, so a client that keeps knocking stays refused until its window ends.
-    At most `keys` keys are remembered, the least recently seen forgotten first, so a flood
-    from many addresses costs a bounded table (and each per-address pace has an overall one
-    beside it that no number of addresses escapes).
-    """
-
-    def __init__(self, limit: int, window_s: float, keys: int = 4096) -> None:
-        self.limit, self.window_s, self.keys = limit, window_s, keys
-        self._seen: OrderedDict[str, tuple[float, int]] = OrderedDict()
-
-    def take(self, key: str, now: float | None = None) -> float:
-        """Count a request of `key`: 0.0 when it is within the pace, else the seconds until its window ends."""
-        now = time.monotonic() if now is None else now
-        start, count = self._seen.pop(key, (now, 0))
-        if now - start >= self.window_s:
-            start, count = now, 0
-        self._seen[key] = (start, count + 1)
-        while len(self._seen) > self.keys:
-            self._seen.popitem(last=False)
-        return 0.0 if count < self.limit else max(0.001, start + self.window_s - now)
-
-
-def peer(scope: Scope) -> str:
-    """The request's source address: the peer's, or the one a trusted proxy in front forwarded
-    (uvicorn rewrites `client` from X-Forwarded-For only for a proxy it trusts, loopback by default)."""
-    client = scope.get("client")
-    return str(client[0]) if client else "unknown"

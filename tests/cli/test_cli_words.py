@@ -17,7 +17,8 @@ import pytest
 
 from memverbs.cli.main import main
 from memverbs.cli.parser import build_parser
-from memverbs.cli.words import for_people, plural
+from memverbs.cli.words import for_people
+from memverbs.server.plural import plural
 from memverbs.server.protocol.registry import BY_NAME, OPERATIONS
 
 ROOT = Path(__file__).resolve().parents[2]

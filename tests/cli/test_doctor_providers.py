@@ -18,7 +18,7 @@ from provider_fakes import (
 )
 from runcli import run_cli
 
-from memverbs.cli.doctor import run_checks
+from memverbs.doctor import run_checks
 
 
 def by_name(home) -> dict:

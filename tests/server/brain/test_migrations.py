@@ -117,7 +117,6 @@ def test_title_keys_are_filled_for_pages_written_before_them(brain_backend, brai
 
 def test_the_name_index_is_filled_for_pages_written_before_it(brain_backend, brain_url, tmp_path):
     """0025_entity_names on a brain that has pages and aliases: each page is named by them, on both backends."""
-    from memverbs.server import name_index
     from memverbs.server.brain.base import NewFact
     from memverbs.server.brain.factory import open_brain
     from memverbs.server.brain.location import BrainLocation
@@ -138,10 +137,10 @@ def test_the_name_index_is_filled_for_pages_written_before_it(brain_backend, bra
     undo_step(where, (*trigger, "DROP TABLE entity_names", "DELETE FROM _migrations WHERE name = '0025_entity_names'"))
     brain = open_brain(where)  # applies the pending step
     try:
-        assert name_index.named_in(brain, "default", "did Alice Example or ally call").slugs == ["people/alice-example"]
-        assert name_index.named_in(brain, "team", "kubernetes upgrade").slugs == ["notes/k8s"]
-        assert name_index.named_in(brain, "default", "kubernetes upgrade").slugs == []
-        assert name_index.named_in(brain, "default", "ask bob marsh").slugs == ["people/bob-marsh"]
+        assert brain.named_in("default", "did Alice Example or ally call").slugs == ["people/alice-example"]
+        assert brain.named_in("team", "kubernetes upgrade").slugs == ["notes/k8s"]
+        assert brain.named_in("default", "kubernetes upgrade").slugs == []
+        assert brain.named_in("default", "ask bob marsh").slugs == ["people/bob-marsh"]
     finally:
         brain.close()
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from memverbs.server import name_index as ni
 from memverbs.server.brain.base import PageDraft
 from tests.support.helpers import Client, page
 
@@ -23,7 +22,7 @@ def rows(brain, source: str = S) -> set[tuple[str, str, str]]:
 
 
 def named(brain, text: str, *, allow_private: bool = False, source: str = S) -> list[str]:
-    return ni.named_in(brain, source, text, allow_private=allow_private).slugs
+    return brain.named_in(source, text, allow_private=allow_private).slugs
 
 
 def test_a_page_is_indexed_when_written_and_again_when_its_names_change(local: Client, brain):

@@ -254,7 +254,7 @@ def test_a_failed_batched_write_releases_the_lock_and_its_connection(brain_url):
 
 
 def test_doctor_reports_connection_schema_and_vector_path(home, brain_backend, monkeypatch):
-    from memverbs.cli.doctor import run_checks
+    from memverbs.doctor import run_checks
 
     checks = {c.name: c for c in run_checks(home)}
     assert checks["brain"].status == "ok" and "Postgres" in checks["brain"].detail
@@ -293,7 +293,7 @@ def test_doctor_says_why_pgvector_is_not_in_use(pg, brain_backend, tmp_path):
 
 def test_doctor_sums_up_what_calls_waited_for(home, monkeypatch):
     """The usage log's wait keys, written by MCP calls on a Postgres brain, are summed up by doctor."""
-    from memverbs.cli.doctor import run_checks
+    from memverbs.doctor import run_checks
     from memverbs.server import usage
 
     rt = Runtime(home)

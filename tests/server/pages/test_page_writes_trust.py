@@ -58,7 +58,7 @@ def writes_on(slug: str) -> list[tuple[str, dict]]:
 
 
 def test_every_write_op_of_the_full_surface_is_covered():
-    page_writes = {op.name for op in OPERATIONS if op.mutating and op.handler.startswith("memverbs.server.pages.")}
+    page_writes = {op.name for op in OPERATIONS if op.mutating and op.handler.startswith("memverbs.server.verbs.page_ops:")}
     assert page_writes == {name for name, _ in writes_on("x")}
 
 

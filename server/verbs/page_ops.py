@@ -16,7 +16,6 @@ from memverbs.server.brain.base import PageDraft, Row, SlugHidden
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, VerbError, invalid
 from memverbs.server.names import normalize_alias, valid_slug
-from memverbs.server.pages.links import adopt_dangling_links, ask, resolve_links
 from memverbs.server.pages.markdown import (
     PageFormatError,
     ParsedPage,
@@ -31,6 +30,7 @@ from memverbs.server.pages.markdown import (
 from memverbs.server.people import owns
 from memverbs.server.timeparse import iso, now_ms
 from memverbs.server.verbs.fact_search import search_facts
+from memverbs.server.verbs.links import adopt_dangling_links, ask, resolve_links
 from memverbs.server.verbs.search import search_pages
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from memverbs.hooks.events import HookEvent
     from memverbs.hooks.state import SessionState
     from memverbs.server.quickconfig import QuickSettings
-    from memverbs.server.readout import Ask, Reads
+    from memverbs.server.verbs.readout import Ask, Reads
 
 
 class BrainSide(Protocol):

@@ -7,7 +7,7 @@ on that connection. Only a change comes here: the full `delta`, and the pointers
 (one block of memory per prompt, not two). Nothing changed and nothing named → nothing printed.
 
 What the message says — which of the delta's news this session was not shown, what another
-project's news it leaves out, which pointers the prompt earns — is server/readout.py's to decide.
+project's news it leaves out, which pointers the prompt earns — is server/verbs/readout.py's to decide.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from memverbs.hooks.adapters import ADAPTERS
 from memverbs.hooks.basics import reflex_on
 from memverbs.hooks.events import Moment
-from memverbs.server import readout
+from memverbs.server.verbs import readout
 
 if TYPE_CHECKING:
     from memverbs.hooks.brain_side import BrainSide

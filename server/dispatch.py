@@ -51,7 +51,7 @@ class Outcome(Record):
     # that act on its type; never encoded.
     cause: MemverbsError | None
     # What a verb told a trusted in-process caller beside its body, when that caller asked through
-    # `extras` (server/readout.py: the reads a hook's moment needs, done in the same call); never encoded.
+    # `extras` (server/verbs/readout.py: the reads a hook's moment needs, done in the same call); never encoded.
     aside: dict
 
     def __init__(self, body: dict, is_error: bool = False, warnings: list[str] | None = None, meta: dict | None = None,

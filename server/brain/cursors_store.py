@@ -1,14 +1,14 @@
-"""delta's session cursors: one row per (source, client lane, session); and the brain's change stamp.
+"""delta's session cursors: one row per (source, client lane, session).
 
-The statements are written once in server/brain/plain.py, which runs the same ones on a hook's plain
-connection (a kept pack's session start establishes its cursor there, without opening the brain).
+The statements are written once in server/brain/plain.py, beside the change check a hook runs on its plain
+connection against the same rows.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memverbs.server.brain.plain import CURSOR, GC_IDLE_CURSORS, GC_LANE_CURSORS, SAVE_CURSOR, STAMP
+from memverbs.server.brain.plain import CURSOR, GC_IDLE_CURSORS, GC_LANE_CURSORS, SAVE_CURSOR
 from memverbs.server.brain.store import Store
 
 if TYPE_CHECKING:
@@ -33,12 +33,3 @@ class CursorStore(Store):
             if source is not None and client is not None:
                 gone += db.execute(GC_LANE_CURSORS, (source, client, source, client, KEEP_PER_LANE)).rowcount
             return gone
-
-    def change_stamp(self) -> int | None:
-        """The brain's change stamp (server/brain/plain.py, STAMP): a new value on every write to what a pack
-        is chosen from, so an equal stamp means none of it changed. A SQLite brain keeps one; a Postgres
-        brain answers None (its packs are not kept)."""
-        if self.dialect.name != "sqlite":
-            return None
-        row = self.one(STAMP, ())
-        return None if row is None else int(row[0])

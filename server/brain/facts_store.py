@@ -201,7 +201,7 @@ class FactStore(Store):
 
     def active_commitments(self, source: str, slug: str, *, world_only: bool, now: int, limit: int) -> list[Row]:
         return self.query(
-            f"SELECT fact, valid_from, valid_until FROM facts WHERE source_id = ? AND entity_slug = ? AND kind = 'commitment' "
+            f"SELECT fact, valid_from FROM facts WHERE source_id = ? AND entity_slug = ? AND kind = 'commitment' "
             f"AND {_ACTIVE} AND {_WORLD} ORDER BY valid_from DESC, id DESC LIMIT ?",
             (source, slug, now, world_only, limit),
         )

@@ -138,8 +138,6 @@ MIGRATIONS: tuple[Step, ...] = (
     Step("0024_project_statements", schema.PROJECT_STATEMENTS),
     Step("0025_entity_names", sqlite=(schema.ENTITY_NAMES, sq.ENTITY_NAMES_FROM_FACTS, fill_entity_names),
          postgres=(schema.ENTITY_NAMES, pg.ENTITY_NAMES_SECURITY, fill_entity_names)),
-    # A SQLite brain's change stamp: a session start's pack is kept while it holds (server/readout.py).
-    Step("0026_change_stamp", sqlite=(sq.CHANGE_STAMP,), postgres=()),
 )
 
 

@@ -11,7 +11,7 @@ the stores write:
   indexed read that walks the `pages_changed` and `facts_created` indexes from the cursor. It errs
   towards "changed": private pages and expired facts count too (delta filters them), and any doubt —
   no cursor yet, an old schema, a lock — answers None, "ask delta", whose path classifies the failure.
-* `named`, `pages`, `facts` — the per-prompt reflex's reads (server/readout.py chooses the pointers):
+* `named`, `pages`, `facts` — the per-prompt reflex's reads (server/verbs/readout.py chooses the pointers):
   the name index's lookup, the named pages' titles and summaries, an entity's newest facts; world-visible
   only, as the packs read them.
 
@@ -79,12 +79,6 @@ GC_LANE_CURSORS = (
     "DELETE FROM session_cursors WHERE source_id = ? AND client_id = ? AND session_id NOT IN ("
     " SELECT session_id FROM session_cursors WHERE source_id = ? AND client_id = ? ORDER BY updated_at DESC LIMIT ?)"
 )
-# The brain's change stamp (SQLite, step 0026_change_stamp): one row, given a new random value by a trigger on
-# every insert, update and delete of the tables a pack is chosen from. Random rather than counted, so a brain
-# restored from a copy and written to again never comes back to a value it had.
-STAMP = "SELECT stamp FROM _stamp"
-# Whether a session has facts of its own (the pack's session arm), through facts_session.
-SESSION_HAS_FACTS = "SELECT EXISTS (SELECT 1 FROM facts WHERE source_id = ? AND source_session = ?)"
 # The reflex's reads, world-visible only. `{among}` is a list of values (`IN (?, …)`, or `= ANY(?)`).
 # A page's body's first stretch only when it has no summary: its first prose sentence stands in.
 PAGES = (
@@ -162,49 +156,6 @@ class PlainBrain:
         except self._errors:
             return None  # an old schema, a lock, a dropped connection: the full path classifies it
         return bool(rows[0][0]) if rows else None
-
-    def stamp(self) -> int | None:
-        """The brain's change stamp (cursors_store.change_stamp); None when it keeps none or cannot say."""
-        if self.postgres:
-            return None
-        try:
-            rows = self._run(STAMP, ())
-        except self._errors:
-            return None
-        return int(rows[0][0]) if rows else None
-
-    def session_has_facts(self, source: str, session: str) -> bool | None:
-        try:
-            return bool(self._run(SESSION_HAS_FACTS, (source, session))[0][0])
-        except self._errors:
-            return None
-
-    def has_cursor(self, source: str, lane: str, session: str) -> bool | None:
-        try:
-            return bool(self._run(CURSOR, (source, lane, session)))
-        except self._errors:
-            return None
-
-    def first_wake(self, source: str, lane: str, session: str, since: int, now: int, keep_per_lane: int,
-                   idle_ms: int) -> bool:
-        """A session's cursor at `since` (delta's first wake: cursors_store.save_cursor, then gc_cursors), in
-        one write transaction; False when the write could not be made (a lock past the busy timeout)."""
-        if self.postgres:
-            return False
-        db = self.db
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                db.execute(SAVE_CURSOR, (source, lane, session, since, "", now, now))
-                db.execute(GC_IDLE_CURSORS, (now - idle_ms,))
-                db.execute(GC_LANE_CURSORS, (source, lane, source, lane, keep_per_lane))
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
-        except sqlite3.Error:
-            return False
-        return True
 
     def named(self, source: str, keys: list[str]) -> list[tuple]:
         """The name index's rows for `keys` (server/name_index.py), world-visible pages and facts only."""

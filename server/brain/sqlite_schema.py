@@ -167,16 +167,3 @@ ENTITY_NAMES_FROM_FACTS = """
                 AND NOT EXISTS (SELECT 1 FROM facts WHERE source_id = old.source_id AND entity_slug = old.entity_slug);
         END;
 """
-
-
-# The brain's change stamp (server/brain/plain.py, STAMP): one row, given a new random value by every insert,
-# update and delete of a table a pack is chosen from (the hooks keep a session start's pack while it holds:
-# server/readout.py). Every way a row is written — a verb, sync, a restore, an edit in the inspector, a
-# statement typed into the sqlite3 shell — moves it. Postgres brains keep no stamp: their packs are not kept.
-STAMPED_TABLES = ("pages", "facts", "links", "aliases", "timeline", "projects", "people")
-CHANGE_STAMP = "\n".join([
-    "CREATE TABLE _stamp (id INTEGER PRIMARY KEY CHECK (id = 1), stamp INTEGER NOT NULL);",
-    "INSERT INTO _stamp (id, stamp) VALUES (1, random());",
-    *(f"CREATE TRIGGER {table}_stamp_{op[0].lower()} AFTER {op} ON {table} BEGIN UPDATE _stamp SET stamp = random(); END;"
-      for table in STAMPED_TABLES for op in ("INSERT", "UPDATE", "DELETE")),
-])

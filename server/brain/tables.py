@@ -9,8 +9,8 @@ steps were applied to, once per process: a column a step adds is copied, checked
 the next run with no other change.
 
 What the database keeps for itself is not declared here: SQLite's FTS5 tables (the triggers fill
-them) and its own bookkeeping, a table whose name starts with `_` (`_migrations`, the change stamp
-`_stamp`); Postgres's generated `tsvector` columns and pgvector's `embedding` (`DERIVED_COLUMNS`), and `fact_totals` (its trigger's); nor the name index (`DERIVED_TABLES`),
+them) and `_migrations`; Postgres's generated `tsvector` columns and pgvector's `embedding`
+(`DERIVED_COLUMNS`), and `fact_totals` (its trigger's); nor the name index (`DERIVED_TABLES`),
 written again from the copied rows.
 """
 
@@ -67,7 +67,7 @@ def declared() -> tuple[Table, ...]:
         rows = db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY rowid").fetchall()
         virtual = [name for name, sql in rows if sql.upper().startswith("CREATE VIRTUAL TABLE")]
         names = [name for name, _ in rows
-                 if not name.startswith(("sqlite_", "_")) and not any(name.startswith(v) for v in virtual)
+                 if not name.startswith(("sqlite_", "_migrations")) and not any(name.startswith(v) for v in virtual)
                  and name not in DERIVED_TABLES]
         tables = {name: _table(db, name) for name in names}
     finally:

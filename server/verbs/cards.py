@@ -103,12 +103,10 @@ def resolve_entity_slug(ctx: VerbContext, raw: str | None) -> str | None:
     return slug_of_name(name) or name
 
 
-def build_card(ctx: VerbContext, page: Row, *, include_private: bool, allow_private: bool, now: int,
-               ends: list[int | None] | None = None) -> dict:
+def build_card(ctx: VerbContext, page: Row, *, include_private: bool, allow_private: bool, now: int) -> dict:
     """The entity card. `include_private` widens facts and the page's private facts-fence rows
     (its summary, and the links and timeline rows they declare: trusted-local only); `allow_private`
-    says whether private pages may appear as its edges and backlinks. `ends` collects when its open
-    commitments end (server/readout.py: when a kept pack stops being true)."""
+    says whether private pages may appear as its edges and backlinks."""
     from memverbs.server.pages.synopsis import safe_summary  # noqa: PLC0415 - delta's threads need no synopsis
 
     brain, source, slug = ctx.brain, ctx.source, page["slug"]
@@ -134,7 +132,7 @@ def build_card(ctx: VerbContext, page: Row, *, include_private: bool, allow_priv
             "last_retrieved_at": iso(page["last_retrieved_at"]),
             "last_timeline_date": timeline[0]["date"] if timeline else None,
         },
-        "open_threads": open_threads(ctx, slug, timeline, include_private=include_private, now=now, ends=ends),
+        "open_threads": open_threads(ctx, slug, timeline, include_private=include_private, now=now),
         "edges": edges,
         "backlink_count": brain.backlink_count(source, slug, allow_private=allow_private, private_rows=include_private),
         "active_fact_count": brain.active_fact_count(source, slug, world_only=not include_private, now=now),
@@ -147,12 +145,13 @@ def card_threads(ctx: VerbContext, slug: str, *, include_private: bool, now: int
     return open_threads(ctx, slug, timeline, include_private=include_private, now=now)
 
 
-def open_threads(ctx: VerbContext, slug: str, timeline: list[Row], *, include_private: bool, now: int,
-                 ends: list[int | None] | None = None) -> list[dict]:
-    commitments = ctx.brain.active_commitments(ctx.source, slug, world_only=not include_private, now=now, limit=MAX_THREADS)
-    if ends is not None:
-        ends += [r["valid_until"] for r in commitments]
-    threads = [{"kind": "commitment", "text": r["fact"], "date": iso(r["valid_from"])} for r in commitments]
+def open_threads(ctx: VerbContext, slug: str, timeline: list[Row], *, include_private: bool, now: int) -> list[dict]:
+    threads = [
+        {"kind": "commitment", "text": r["fact"], "date": iso(r["valid_from"])}
+        for r in ctx.brain.active_commitments(
+            ctx.source, slug, world_only=not include_private, now=now, limit=MAX_THREADS
+        )
+    ]
     horizon = (datetime.fromtimestamp(now / 1000, UTC) - timedelta(days=RECENT_EVENT_DAYS)).strftime("%Y-%m-%d")
     for entry in timeline:
         if len(threads) >= MAX_THREADS:

@@ -1,15 +1,15 @@
 """context_pack: cards + open threads + hot facts for session boundaries. Zero LLM.
 
-What the pack holds is decided in server/readout.py (the one home of what the model reads); this
+What the pack holds is decided in server/verbs/readout.py (the one home of what the model reads); this
 module is the verb's face: its parameters.
 """
 
 from __future__ import annotations
 
-from memverbs.server import readout
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import invalid
 from memverbs.server.timeparse import parse_when
+from memverbs.server.verbs import readout
 
 SINCE_SUGGESTION = 'Pass an ISO 8601 datetime, e.g. since: "2026-08-11T00:00:00Z", or a time ago such as "30d" or "24h".'
 

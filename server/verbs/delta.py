@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from memverbs.server import readout
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, BrainError, invalid
 from memverbs.server.names import estimate_tokens
 from memverbs.server.protocol.params import budget as parse_budget
 from memverbs.server.timeparse import iso, now_ms
+from memverbs.server.verbs import readout
 from memverbs.server.verbs.budget import budget_fields, pack_two
 from memverbs.server.verbs.context_pack import parse_window_since
 from memverbs.server.verbs.shapes import brief_fact, split_entities

@@ -27,25 +27,24 @@ outcome's `aside`, never on the wire. A remote brain cannot be asked that (its w
 there the pack's standing entities are chosen without reads (`standing` with no project reads), which
 is the one difference between the two, decided here.
 
-**Kept packs.** A pack stays true while nothing it was chosen from changes: the brain's change stamp
-(`Brain.change_stamp`, moved by every write to the pages, facts, links, aliases, timeline, projects and
-people — forgets, visibility edits and deletions included) and time, which only expires facts, moves
-the 24-hour window of recent facts, ages the open threads' 90-day horizon and re-orders facts of
-different half-lives. `pack` computes, beside a hook's pack, the first instant time alone could change
-it (`good_until`); the hooks keep the pack with its stamp (hooks/kept.py) and give it to the next
-session start that asks for the same pack while both hold (hooks/fastpath.py), with the same
-bookkeeping (`after_pack`).
-
-Imports only `math` and `time` at module level: the hooks' fast path reads the pointers and the kept
-pack's bookkeeping from here; what the server half needs is imported where it is used.
+Imports only `math` and `time` at module level: the hooks' fast path reads the pointers from here; what the server half needs is imported where it is used.
 """
 
 from __future__ import annotations
 
 import math
-import time
 
 from memverbs.server.record import Record
+from memverbs.server.verbs.pointers import (
+    card_key,
+    fact_key,
+    give,
+    lines,
+    page_key,
+    pointers,
+    pointers_for,
+    wait,
+)
 
 # Not `typing.TYPE_CHECKING`: the hooks' fast path loads this module, and typing would cost it.
 TYPE_CHECKING = False
@@ -55,7 +54,6 @@ if TYPE_CHECKING:
 
     from memverbs.server.brain.base import Brain, Row
     from memverbs.server.context import VerbContext
-    from memverbs.server.name_index import Named
 
     class Session(Protocol):
         """What a hook's session was shown (hooks/state.SessionState): digests, never text."""
@@ -106,9 +104,9 @@ class Ask(Record):
     `prompt`: the user's prompt, read for the pointers and dropped; `changed`: False when a change
     check already found nothing new (no delta is asked for); `delivers`: whether what this moment
     prints reaches the model (Grok's prompt hook does not: its pointers wait); `waiting`: give the
-    pointers that waited; `keep`: say when a pack would stop being true (a hook keeps it)."""
+    pointers that waited."""
 
-    __slots__ = ("banked", "changed", "configured", "delivers", "keep", "moment", "now_ms", "project", "prompt",
+    __slots__ = ("banked", "changed", "configured", "delivers", "moment", "now_ms", "project", "prompt",
                  "session_id", "user", "waiting")
     moment: str
     session_id: str
@@ -121,19 +119,18 @@ class Ask(Record):
     changed: bool
     delivers: bool
     waiting: bool
-    keep: bool
 
     def __init__(self, moment: str, session_id: str, *, configured: str = "", user: str = "", banked: list[str] | None = None,
                  project: str | None = None, prompt: str | None = None, now_ms: int = 0, changed: bool = True,
-                 delivers: bool = True, waiting: bool = False, keep: bool = False) -> None:
+                 delivers: bool = True, waiting: bool = False) -> None:
         super().__init__(moment=moment, session_id=session_id, configured=configured, user=user,
                          banked=[] if banked is None else banked, project=project, prompt=prompt, now_ms=now_ms,
-                         changed=changed, delivers=delivers, waiting=waiting, keep=keep)
+                         changed=changed, delivers=delivers, waiting=waiting)
 
 
 class Readout(Record):
     """What a moment reads out: the text (empty: say nothing), the body it came from, and what the verb
-    said beside it (`aside`: the pack's project slug, cards' page times, its kept-pack record)."""
+    said beside it (`aside`: the pack's project slug, cards' page times, whether the session has a cursor)."""
 
     __slots__ = ("aside", "body", "text")
     text: str
@@ -168,18 +165,15 @@ def _start(side: Side, ask: Ask, session: Session | None) -> Readout:
     if not has_cursor:
         side.call("delta", {"session_id": ask.session_id})  # a first wake: establishes the cursor, reports nothing
         session.cursor_set = True
-    kept = kept_record(body, aside.get("stamps", []))
-    after_pack(session, kept)
-    if "stamp" in aside:
-        aside["kept"] = dict(kept, stamp=aside["stamp"], good_until=aside["good_until"], session_facts=aside["session_facts"])
+    after_pack(session, shown(body, aside.get("stamps", [])))
     text = body["text"]
     if ask.waiting and session.pending:  # a prompt's pointers that waited for this moment (Grok's first tool call)
         text = _render().with_named(text, _named_lines(side, ask, session))
     return Readout(text, body, aside)
 
 
-def kept_record(body: dict, stamps: list[dict]) -> dict:
-    """What a session start keeps of its pack: the text, and what its bookkeeping marks as shown."""
+def shown(body: dict, stamps: list[dict]) -> dict:
+    """What a pack showed, as its bookkeeping marks it: the entities, facts and pages (with their times)."""
     return {
         "text": body["text"],
         "touched": touched(body),
@@ -188,13 +182,13 @@ def kept_record(body: dict, stamps: list[dict]) -> dict:
     }
 
 
-def after_pack(session: Session, kept: dict) -> None:
+def after_pack(session: Session, pack_shown: dict) -> None:
     """A pack shown: bank what it is about; what it showed, the next heartbeat and pointer need not repeat
     (delta re-delivers the last moments before a wake, at least once)."""
-    session.bank(kept["touched"])
-    session.unseen(kept["facts"], fact_key)
-    session.unseen(kept["stamps"], page_key)
-    session.unseen(kept["stamps"], card_key)
+    session.bank(pack_shown["touched"])
+    session.unseen(pack_shown["facts"], fact_key)
+    session.unseen(pack_shown["stamps"], page_key)
+    session.unseen(pack_shown["stamps"], card_key)
 
 
 def _beat(side: Side, ask: Ask, session: Session) -> Readout:
@@ -251,7 +245,7 @@ def _named_lines(side: Side, ask: Ask, session: Session) -> list[str]:
     return []
 
 
-def _render():  # noqa: ANN202 - the module, imported where a text is written
+def _render():
     from memverbs.server.verbs import render  # noqa: PLC0415
 
     return render
@@ -318,7 +312,7 @@ def pack(ctx: VerbContext, params: dict, since: int | None = None) -> dict:
     """context_pack's body: cards, open threads (after `since`, when given), hot facts and their text. A trusted in-process caller's
     `Ask` (ctx.extras["ask"]) has the verb choose the standing entities, and puts in
     ctx.extras["aside"] what that caller needs besides: the project's slug, the cards' page times,
-    whether the session has a cursor, and for a kept pack the brain's change stamp and `good_until`."""
+    whether the session has a cursor."""
     from memverbs.server.errors import PROTOCOL_VERSION  # noqa: PLC0415
     from memverbs.server.names import estimate_tokens, looks_like_slug  # noqa: PLC0415
     from memverbs.server.protocol.params import budget as parse_budget  # noqa: PLC0415
@@ -328,8 +322,6 @@ def pack(ctx: VerbContext, params: dict, since: int | None = None) -> dict:
 
     asked: Ask | None = ctx.extras.get("ask")
     brain, source = ctx.brain, ctx.source
-    # Read before anything the pack is chosen from: a write that lands meanwhile moves the stamp past it.
-    stamp = brain.change_stamp() if asked is not None and asked.keep else None
     project = ctx.project_slug()
     if asked is not None:
         own = project_standing(brain, source, project) if project else None
@@ -339,15 +331,14 @@ def pack(ctx: VerbContext, params: dict, since: int | None = None) -> dict:
         names = split_entities(params["entities"])
     include_private = params.get("include_private") is True and ctx.caller.reads_private
     now = now_ms()
-    until = Until(now)
     pages = pack_pages(ctx, names, allow_private=include_private or ctx.remote_private_pages)
-    cards = [_pack_card(ctx, page, include_private=include_private, now=now, until=until) for page in pages]
+    cards = [_pack_card(ctx, page, include_private=include_private, now=now) for page in pages]
     session = (params.get("session_id") or "").strip() or None
     # Facts about every requested entity, a page or not (a project's entity often has none).
     about = list(dict.fromkeys([c["slug"] for c in cards] + [n for n in names if looks_like_slug(n)]))
     threaded = frozenset(t["text"] for c in cards for t in c["open_threads"] if t["kind"] == "commitment")
     arms = fact_arms(ctx, about, session, world_only=not include_private, now=now, project=project)
-    facts = hot_facts(arms, about, now=now, project=project, threaded=threaded, until=until)
+    facts = hot_facts(arms, about, now=now, project=project, threaded=threaded)
 
     budget = parse_budget(params.get("budget_tokens"))
     fields: dict = {}
@@ -377,8 +368,6 @@ def pack(ctx: VerbContext, params: dict, since: int | None = None) -> dict:
         aside: dict = {"project": project, "stamps": [{"slug": c["slug"], "updated_at": iso(updated[c["slug"]])} for c in cards]}
         if session is not None:
             aside["cursor"] = brain.cursor(source, ctx.caller.client_id, session) is not None
-        if stamp is not None:
-            aside.update(stamp=stamp, good_until=until.at, session_facts=bool(arms.session))
         ctx.extras["aside"] = aside
     return body
 
@@ -398,13 +387,11 @@ def pack_pages(ctx: VerbContext, names: list[str], *, allow_private: bool) -> li
     return pages
 
 
-def _pack_card(ctx: VerbContext, page: Row, *, include_private: bool, now: int, until: Until) -> dict:
+def _pack_card(ctx: VerbContext, page: Row, *, include_private: bool, now: int) -> dict:
     from memverbs.server.verbs.cards import build_card  # noqa: PLC0415
 
-    ends: list[int | None] = []
     c = build_card(ctx, page, include_private=include_private, allow_private=include_private or ctx.remote_private_pages,
-                   now=now, ends=ends)
-    until.threads(c["open_threads"], ends)
+                   now=now)
     return {
         "slug": c["entity"]["slug"],
         "title": c["entity"]["title"],
@@ -529,10 +516,10 @@ def fact_arms(ctx: VerbContext, entity_slugs: list[str], session_id: str | None,
 
 
 def hot_facts(arms: Arms, entity_slugs: list[str], *, now: int, project: str | None = None,
-              threaded: frozenset[str] = frozenset(), until: Until | None = None) -> list[dict]:
+              threaded: frozenset[str] = frozenset()) -> list[dict]:
     """The pack's facts, at most HOT_CAP. `threaded`: commitments the pack's cards already list as open
     threads; in a project they take no place of the 10 (the project's commitments would otherwise crowd
-    out the user's own facts). `until` learns when time alone would change the choice."""
+    out the user's own facts)."""
     from memverbs.server.verbs.shapes import brief_fact  # noqa: PLC0415
 
     def by_decay(r: Row) -> tuple:
@@ -564,8 +551,6 @@ def hot_facts(arms: Arms, entity_slugs: list[str], *, now: int, project: str | N
         if len(picked) >= HOT_CAP:
             break
         picked.setdefault(r["id"], r)
-    if until is not None:
-        until.facts(groups, users, arms.recent, now, own_first=arms.own is not None)
     return [brief_fact(r, round(decayed(r, now), 3)) for r in picked.values()]
 
 
@@ -589,305 +574,3 @@ def _elsewhere(row: Row, project: str, asked: set[str]) -> bool:
     if row["project"] not in (None, project):
         return True
     return bool(entity) and entity.startswith(PROJECT_PREFIX) and entity not in asked
-
-
-class Until:
-    """The first instant at which time alone could change a pack: a kept pack is good until then.
-
-    What time changes: a fact's end (`valid_until`) takes it out of its arm and lets the next one in; a fact
-    dated ahead (`valid_from` after now) starts to decay then; a recent fact leaves the 24-hour window; two
-    facts of different half-lives trade places where their decayed confidences cross (only neighbours in an
-    order can trade first, so each order's neighbours are enough); an open thread's event leaves the
-    90-day horizon at a UTC midnight, and a commitment ends. Never later than KEEP_MS after now."""
-
-    KEEP_MS = 7 * DAY_MS
-
-    def __init__(self, now: int) -> None:
-        self.now = now
-        self.at = now + self.KEEP_MS
-
-    def by(self, instant: int | float | None) -> None:
-        """Good no later than `instant` (one in the past or now says nothing: it has happened)."""
-        if instant is not None and instant > self.now:
-            self.at = min(self.at, max(self.now + 1, math.floor(instant)))
-
-    def threads(self, threads: list[dict], ends: Iterable[int | None]) -> None:
-        for end in ends:  # a commitment's valid_until
-            self.by(end)
-        for t in threads:
-            if t["kind"] == "recent_event":
-                self.by(_horizon_exit(t["date"], self.now))
-
-    def facts(self, groups: list[list[Row]], users: list[Row], recent: list[Row], now: int, *, own_first: bool) -> None:
-        for rows in groups:
-            for r in rows:
-                self.by(r["valid_until"])
-                self.by(r["valid_from"])  # ahead of now: its decay starts then
-                self.by(_clamp_exit(r))
-        for r in recent:
-            self.by(r["created_at"] + RECENT_WINDOW_MS)
-        for i, rows in enumerate(groups):
-            if i == 0 and own_first:  # commitments first, then the rest: each part its own order
-                self._neighbours([r for r in rows if r["kind"] == "commitment"], now)
-                self._neighbours([r for r in rows if r["kind"] != "commitment"], now)
-            else:
-                self._neighbours(rows, now)
-        self._neighbours(users, now)
-
-    def _neighbours(self, rows: list[Row], now: int) -> None:
-        """Where two neighbours of an order (by decayed confidence, highest first) would trade places."""
-        lines = [_line(r, now) for r in rows]
-        for (la, sa), (lb, sb) in zip(lines, lines[1:]):
-            if lb == -math.inf or sb <= sa:
-                continue  # the one behind never catches up: a lower or equal rate of decay it does not have
-            self.by(max(now + 1, now + (la - lb) / (sb - sa)))  # tied now (by id): the next millisecond
-
-
-def _line(row: Row, now: int) -> tuple[float, float]:
-    """A row's decayed confidence as a line in log space: its value now, and its slope per millisecond
-    until the next event `Until` already holds (a decaying row; a row dated ahead or held at 1 is flat)."""
-    value = decayed(row, now)
-    if value <= 0:
-        return -math.inf, 0.0
-    if row["valid_from"] > now or _clamp_exit(row) is not None:
-        return math.log(value), 0.0
-    return math.log(value), -1 / (HALF_LIFE_DAYS.get(row["kind"], 365) * DAY_MS)
-
-
-def _clamp_exit(row: Row) -> float | None:
-    """When a confidence above 1, held at 1, starts to show its decay."""
-    if row["confidence"] <= 1:
-        return None
-    return row["valid_from"] + math.log(row["confidence"]) * HALF_LIFE_DAYS.get(row["kind"], 365) * DAY_MS
-
-
-def _horizon_exit(date: str | None, now: int) -> int:
-    """When a recent event dated `date` leaves the cards' 90-day horizon (cards.RECENT_EVENT_DAYS): the UTC
-    midnight after which the horizon's date passes it; the next UTC midnight when its date does not parse."""
-    from memverbs.server.verbs.cards import RECENT_EVENT_DAYS  # noqa: PLC0415
-
-    try:
-        day = time.strptime((date or "")[:10], "%Y-%m-%d")
-    except ValueError:
-        return (now // DAY_MS + 1) * DAY_MS
-    import calendar  # noqa: PLC0415 - only a pack that is kept
-
-    return calendar.timegm(day) * 1000 + (RECENT_EVENT_DAYS + 1) * DAY_MS
-
-
-# -- the pointers a prompt earns (the reflex) -----------------------------------------------------
-#
-# For each page the prompt names that this session has not been shown yet: the slug, its title and
-# one-line summary, and at most the one or two of its facts most related to the prompt.
-# * Nothing named, nothing said. A name two pages share is never guessed (name_index's rules).
-# * A pointer already given in this session, or a page whose card its pack showed, is not given again
-#   while nothing about it changed (the page, or its newest fact): a re-mention is not news. Named
-#   beside new ones, only the new ones get pointers.
-# * World-visible pages and facts of the session's source only, as the packs read them.
-# * The prompt is read here and dropped: never stored, logged or sent anywhere. The session's state
-#   keeps digests of what was given, never text.
-# * Bounded: at most MAX_POINTERS pointers (further names as bare slugs, up to MAX_MORE), MAX_FACTS facts
-#   in all; cost by the prompt's length, not the brain's size.
-
-MAX_POINTERS = 5
-MAX_MORE = 8
-MAX_FACTS = 4
-FACTS_PER_POINTER = 2
-FACTS_READ = 24  # an entity's newest facts read to pick the related ones from
-SUMMARY_CHARS = 160
-FACT_CHARS = 180
-MIN_RELATED = 1  # content words a fact must share with the prompt to be shown
-
-# Word endings stripped before comparing a prompt's words with a fact's ("pricing" ~ "priced"). The
-# index's Snowball stemmer would cost the hook its import (~35 ms); a rough root is enough to rank a
-# handful of facts.
-_ENDINGS = ("ations", "ation", "ments", "ment", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "ly", "s", "e")
-
-
-class BrainReads:
-    """The pointers' reads on an open brain, either backend (a heartbeat that also delivers a delta)."""
-
-    def __init__(self, brain: Brain) -> None:
-        self.brain = brain
-
-    def named(self, source: str, keys: list[str]) -> list[tuple]:
-        return [tuple(r) for r in self.brain.named_pages(source, keys, allow_private=False)]
-
-    def pages(self, source: str, slugs: list[str]) -> dict[str, tuple]:
-        rows = self.brain.pages_by_slugs(source, slugs, allow_private=False)
-        return {s: (r["title"], r["summary"], None if r["summary"] else r["body"][:2000], r["updated_at"])
-                for s, r in rows.items()}
-
-    def facts(self, source: str, slug: str, now: int, limit: int) -> list[tuple]:
-        rows = self.brain.entity_facts(source, [slug], world_only=True, now=now, limit=limit)
-        return [(r["id"], r["fact"], r["kind"], r["valid_from"]) for r in rows]
-
-
-def iso(ms: int) -> str:
-    """server/timeparse.iso, without its imports (typing): the keys below must read as its."""
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
-
-
-def find_named(reads: Reads, source: str, prompt: str) -> Named:
-    """The prompt's mentions (server/name_index.py), looked up through `reads`."""
-    from memverbs.server.name_index import find  # noqa: PLC0415
-
-    return find(prompt, lambda keys: reads.named(source, keys))
-
-
-def pointers(reads: Reads, source: str, prompt: str, session: Session, now_ms: int, *, mark: bool = True,
-             named: Named | None = None) -> list[dict]:
-    """The pointers this prompt earns, in the order it names their pages; each `{slug, title, summary,
-    facts: [{fact, kind, valid_from}], key}`. With `mark` they are recorded in the session as given (and
-    their pages banked); without it (a harness that cannot show them now) the caller keeps their slugs for
-    `pointers_for` to give later. `named`: the prompt's mentions, when already found."""
-    from memverbs.server.name_index import key_of  # noqa: PLC0415
-
-    named = named or find_named(reads, source, prompt)
-    if not named.mentions:
-        return []
-    drop = {w for m in named.mentions for w in key_of(f"{m.title or ''} {m.text}").split()}
-    given = pointers_for(reads, source, [m.slug for m in named.mentions], session, now_ms, _roots(prompt, drop))
-    if mark:
-        give(session, given)
-    return given
-
-
-def pointers_for(reads: Reads, source: str, slugs: list[str], session: Session, now_ms: int,
-                 asked: set[str] | None = None) -> list[dict]:
-    """Pointers to `slugs` this session has not been given; `asked`: the prompt's content words, which
-    choose each pointer's related facts (None: no facts)."""
-    pages = reads.pages(source, slugs[: MAX_POINTERS + MAX_MORE])
-    out: list[dict] = []
-    facts_left = MAX_FACTS
-    for slug in slugs[: MAX_POINTERS + MAX_MORE]:
-        rows = reads.facts(source, slug, now_ms, FACTS_READ)
-        # An entity with facts and no page is pointed to by its slug, its facts speaking for it.
-        page = pages.get(slug) or ((None, None, None, 0) if rows else None)
-        if page is None:
-            continue
-        title, summary, body_head, updated_at = page
-        key = pointer_key(slug, updated_at, max((r[0] for r in rows), default=0))
-        if session.given(key) or (session.given(card_key_of(slug, updated_at)) and not _news(rows, slug, session)):
-            continue
-        shown = len(out) < MAX_POINTERS
-        related = _related(rows, slug, asked or set(), session, min(FACTS_PER_POINTER, facts_left)) if shown else []
-        if shown and not related and title is None and facts_left > 0:  # no page to sum it up: its newest fact
-            related = [{"fact": rows[0][1], "kind": rows[0][2], "valid_from": rows[0][3]}]
-        facts_left -= len(related)
-        out.append({"slug": slug, "title": title or slug.rsplit("/", 1)[-1],
-                    "summary": _summary(summary, body_head) if shown else "", "facts": related, "key": key})
-    return out
-
-
-def _root(word: str) -> str:
-    for ending in _ENDINGS:
-        if word.endswith(ending) and len(word) - len(ending) >= 3:
-            return word[: -len(ending)]
-    return word
-
-
-def _roots(text: str, drop: set[str]) -> set[str]:
-    from memverbs.server.name_index import key_of  # noqa: PLC0415
-    from memverbs.server.terms import STOP_WORDS  # noqa: PLC0415
-
-    return {_root(w) for w in key_of(text).split() if w not in STOP_WORDS and w not in drop and len(w) > 2}
-
-
-def _clip(text: str, size: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= size else text[: size - 1].rstrip() + "…"
-
-
-def _summary(summary: str | None, body_head: str | None) -> str:
-    if summary:
-        return _clip(summary, SUMMARY_CHARS)
-    if not body_head:
-        return ""
-    from memverbs.server.pages.synopsis import safe_summary  # noqa: PLC0415 - only for a page without a summary
-
-    return _clip(safe_summary(body_head, None, include_private=False), SUMMARY_CHARS)
-
-
-def _news(rows: list[tuple], slug: str, session: Session) -> bool:
-    """Whether the entity has a fact this session was not shown (its pack showed the page before it)."""
-    return any(not session.given(fact_key_of(slug, r[1], r[3])) for r in rows[:FACTS_PER_POINTER])
-
-
-def _related(rows: list[tuple], slug: str, asked: set[str], session: Session, room: int) -> list[dict]:
-    """The entity's facts sharing the most content words with the prompt, newest first among equals,
-    leaving out what this session was shown already."""
-    if room <= 0 or not asked:
-        return []
-    scored = []
-    for order, (_, fact, kind, valid_from) in enumerate(rows):
-        shared = len(asked & _roots(fact, set()))
-        if shared >= MIN_RELATED and not session.given(fact_key_of(slug, fact, valid_from)):
-            scored.append((-shared, order, {"fact": fact, "kind": kind, "valid_from": valid_from}))
-    scored.sort(key=lambda s: (s[0], s[1]))
-    return [f for _, _, f in scored[:room]]
-
-
-def give(session: Session, given: list[dict]) -> None:
-    """Record the pointers as given in this session, their facts as shown, and bank their pages."""
-    if not given:
-        return
-    session.unseen([{"k": p["key"]} for p in given], lambda item: item["k"])
-    session.unseen([{"k": fact_key_of(p["slug"], f["fact"], f["valid_from"])} for p in given for f in p["facts"]],
-                   lambda item: item["k"])
-    session.bank([p["slug"] for p in given])
-
-
-def wait(session: Session, later: list[dict]) -> None:
-    """Keep the pointers' slugs for the harness's next moment that reaches the model (Grok's PostToolUse)."""
-    session.pending = list(dict.fromkeys([*session.pending, *(p["slug"] for p in later)]))[: MAX_POINTERS + MAX_MORE]
-
-
-def lines(given: list[dict]) -> list[str]:
-    """The section's lines: a pointer per page, its related facts beneath it; past MAX_POINTERS, bare slugs."""
-    render = _render()
-    out = []
-    for p in given[:MAX_POINTERS]:
-        out.append(render.card_line({"title": p["title"], "slug": p["slug"], "summary": p["summary"]}))
-        for f in p["facts"]:
-            line = render.fact_line({"fact": _clip(f["fact"], FACT_CHARS), "kind": f["kind"], "valid_from": iso(f["valid_from"])})
-            out.append("  " + line)
-    rest = [p["slug"] for p in given[MAX_POINTERS:]]
-    if rest:
-        out.append("- also named: " + ", ".join(f"`{s}`" for s in rest[:MAX_MORE]))
-    return out
-
-
-def pointers_text(given: list[dict]) -> str:
-    """The pointers' message on its own (a heartbeat with no delta to send)."""
-    return delta_text("", [], [], [], named=lines(given))
-
-
-# -- what a session was shown: the keys its digests are of ----------------------------------------
-
-
-def page_key(page: dict) -> str:
-    return f"page\0{page['slug']}\0{page['updated_at']}"
-
-
-def card_key(page: dict) -> str:
-    """A page whose card (title, summary, facts) a pack showed: the reflex need not point to it again."""
-    return f"card\0{page['slug']}\0{page['updated_at']}"
-
-
-def fact_key(fact: dict) -> str:
-    return f"fact\0{fact['entity_slug']}\0{fact['fact']}\0{fact['valid_from']}"
-
-
-def card_key_of(slug: str, updated_at: int) -> str:
-    """card_key of a page row (its time in milliseconds), as a pack showed its card."""
-    return f"card\0{slug}\0{iso(updated_at)}"
-
-
-def fact_key_of(slug: str, fact: str, valid_from: int) -> str:
-    """fact_key of a fact row (its time in milliseconds), as a pack or delta showed it."""
-    return f"fact\0{slug}\0{fact}\0{iso(valid_from)}"
-
-
-def pointer_key(slug: str, updated_at: int, newest_fact: int) -> str:
-    return f"pointer\0{slug}\0{updated_at}\0{newest_fact}"

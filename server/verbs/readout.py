@@ -154,10 +154,13 @@ def read_out(side: Side, ask: Ask, session: Session | None = None) -> Readout:
 def _start(side: Side, ask: Ask, session: Session | None) -> Readout:
     """The pack. Through the local dispatcher the verb chooses the standing entities itself, with the
     brain's reads; a remote brain is sent them, chosen without reads."""
-    params: dict = {"budget_tokens": PACK_BUDGET_TOKENS, "session_id": ask.session_id}
+    # In process, the verb chooses the standing entities from the `Ask` (the wire's required `entities` is
+    # left empty for it); a remote brain is sent them.
+    entities = ""
     if not side.in_process:
         own = [ask.project] if ask.project else None
-        params["entities"] = ",".join(standing(ask.configured, ask.banked, project=own, user=ask.user))
+        entities = ",".join(standing(ask.configured, ask.banked, project=own, user=ask.user))
+    params = {"entities": entities, "budget_tokens": PACK_BUDGET_TOKENS, "session_id": ask.session_id}
     body, aside = side.call("context_pack", params, ask)
     if session is None:
         return Readout(body["text"], body, aside)

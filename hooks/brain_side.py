@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from memverbs.hooks.events import HookEvent
     from memverbs.hooks.state import SessionState
     from memverbs.server.quickconfig import QuickSettings
-    from memverbs.server.verbs.readout import Ask, Reads
+    from memverbs.server.verbs.pointers import Reads
+    from memverbs.server.verbs.readout import Ask
 
 
 class BrainSide(Protocol):
@@ -24,7 +25,6 @@ class BrainSide(Protocol):
     settings: QuickSettings
     state: SessionState
     now_ms: int
-    home_root: str
     in_process: bool  # the local brain, through the dispatcher: its verbs read the moment's `Ask`
     source: str
 

@@ -20,7 +20,7 @@ from memverbs.server.verbs import pointers as choose
 # Not `typing.TYPE_CHECKING`: the cheap path loads this module, and typing would cost it.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from memverbs.server.verbs.readout import Reads
+    from memverbs.server.verbs.pointers import Reads
 
 
 def answer(reads: Reads, root: str, harness: str, session: str, source: str, prompt: str) -> str:

@@ -77,7 +77,6 @@ class Hook:
         from memverbs.server.projects import find_project  # noqa: PLC0415
 
         self.event, self.settings, self.state, self.now_ms = event, settings, state, now_ms
-        self.home_root = str(home.root)
         # The repository the session runs in (the payload's cwd): its memory leads the pack.
         self.project = find_project(event.cwd)
         self.source = settings.source

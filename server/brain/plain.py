@@ -117,10 +117,10 @@ def open_plain(where: BrainLocation, busy_ms: int = BUSY_MS) -> PlainBrain | Non
         return None  # no driver: the full path says so, classified
     password = keyring_password(where.url, where.keyring)
     try:
-        db = psycopg.connect(where.url, autocommit=True, connect_timeout=PG_CONNECT_TIMEOUT_S, password=password)
+        conn = psycopg.connect(where.url, autocommit=True, connect_timeout=PG_CONNECT_TIMEOUT_S, password=password)
     except (psycopg.Error, OSError, ValueError):
         return None  # unreachable, refused: the full path classifies it
-    return PlainBrain(db, "postgres")
+    return PlainBrain(conn, "postgres")
 
 
 class PlainBrain:

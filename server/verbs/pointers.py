@@ -15,12 +15,34 @@ import time
 # Not `typing.TYPE_CHECKING`: the hooks' fast path loads this module, and typing would cost it.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from types import ModuleType
+    from typing import Protocol
+
     from memverbs.server.brain.base import Brain
     from memverbs.server.name_index import Named
-    from memverbs.server.verbs.readout import Reads, Session
+
+    class Session(Protocol):
+        """What a hook's session was shown (hooks/state.SessionState): digests, never text."""
+
+        entities: list[str]  # banked: what it touched, most recent first
+        pending: list[str]  # slugs whose pointers wait for a moment that reaches the model (Grok)
+        cursor_set: bool  # a remote brain's delta cursor for the session exists
+
+        def given(self, key: str) -> bool: ...
+        def unseen(self, items: list[dict], key: Callable[[dict], str]) -> list[dict]: ...
+        def bank(self, slugs: list[str]) -> None: ...
+
+    class Reads(Protocol):
+        """The pointers' reads (a plain connection, server/brain/plain.py, or an open brain: `BrainReads`)."""
+
+        def named(self, source: str, keys: list[str]) -> Iterable[tuple]: ...
+        def pages(self, source: str, slugs: list[str]) -> dict[str, tuple]: ...
+        def facts(self, source: str, slug: str, now: int, limit: int) -> list[tuple]: ...
 
 
-def _render():
+def _render() -> ModuleType:
+    """server/verbs/render.py, imported where a text is written."""
     from memverbs.server.verbs import render  # noqa: PLC0415
 
     return render

@@ -15,10 +15,10 @@ from helpers import ROOMY_DEADLINE, installed_hook_command, page
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memverbs.server.verbs import pointers
 from memverbs.hooks.events import Harness
 from memverbs.installers.base import Options
 from memverbs.server.timeparse import iso
+from memverbs.server.verbs import pointers
 from memverbs.server.verbs.render import HEADER, NAMED_SECTION
 
 QUIET = "Good morning! Let me grab a coffee first."

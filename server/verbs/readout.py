@@ -12,7 +12,8 @@ Every text memverbs puts before a model is chosen here, and nowhere else:
   (`threads_of`), this project's news first (`project_first`), and for a hook's session what it was
   not shown yet, with another project's news left out (`beat`).
 * **The pointers** a prompt earns (the reflex): which of the entities it names are news to the
-  session (name_index.py says which it names), and which one or two of their facts the prompt is about.
+  session (name_index.py says which it names), and which one or two of their facts the prompt is about
+  (pointers.py, beside this module: small enough for the hooks' fast path to load alone).
 
 **One entry point**, `read_out(side, ask, session)`: each moment that tells a model something — a
 session's start, a compaction, a prompt, Grok's tool call, the inspector's preview — asks it,
@@ -27,7 +28,8 @@ outcome's `aside`, never on the wire. A remote brain cannot be asked that (its w
 there the pack's standing entities are chosen without reads (`standing` with no project reads), which
 is the one difference between the two, decided here.
 
-Imports only `math` and `time` at module level: the hooks' fast path reads the pointers from here; what the server half needs is imported where it is used.
+Imports only `math`, the records and the pointers at module level (a hook's moment loads it before the
+brain is opened); what the server half needs is imported where it is used.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from memverbs.server.verbs.pointers import (
     wait,
 )
 
-# Not `typing.TYPE_CHECKING`: the hooks' fast path loads this module, and typing would cost it.
+# Not `typing.TYPE_CHECKING`: a hook's moment loads this module, and typing would cost it.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -126,6 +126,7 @@ def test_a_moment_it_does_not_know_is_refused():
 
 # Where the lines are chosen and written: only readout (and the verbs it is the server half of) use these.
 _CHOOSERS = {"memverbs.server.verbs.render", "memverbs.server.verbs.cards", "memverbs.server.verbs.budget",
+             "memverbs.server.verbs.hot_facts",
              "memverbs.server.verbs.context_pack", "memverbs.server.verbs.delta"}
 
 

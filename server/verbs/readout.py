@@ -136,10 +136,9 @@ def read_out(side: Side, ask: Ask, session: Session | None = None) -> Readout:
 
 
 def _start(side: Side, ask: Ask, session: Session | None) -> Readout:
-    """The pack. Through the local dispatcher the verb chooses the standing entities itself, with the
-    brain's reads; a remote brain is sent them, chosen without reads."""
-    # In process, the verb chooses the standing entities from the `Ask` (the wire's required `entities` is
-    # left empty for it); a remote brain is sent them.
+    """The pack. In process, the verb chooses the standing entities itself from the `Ask`, with the brain's
+    reads (the wire's required `entities` is left empty for it); a remote brain is sent them, chosen
+    without reads."""
     entities = ""
     if not side.in_process:
         own = [ask.project] if ask.project else None
@@ -162,7 +161,6 @@ def _start(side: Side, ask: Ask, session: Session | None) -> Readout:
 def shown(body: dict, stamps: list[dict]) -> dict:
     """What a pack showed, as its bookkeeping marks it: the entities, facts and pages (with their times)."""
     return {
-        "text": body["text"],
         "touched": touched(body),
         "facts": [{"entity_slug": f["entity_slug"], "fact": f["fact"], "valid_from": f["valid_from"]} for f in body["facts"]],
         "stamps": stamps,

@@ -51,6 +51,7 @@ SIZES = {
     "smoke": size_of("smoke", 300),
     "1k": size_of("1k", 1_000),
     "20k": size_of("20k", 20_000),
+    "40k": size_of("40k", 40_000),  # 40× the 1k brain: the pack's growth target (benchmarks/pack_growth.py)
     "200k": size_of("200k", 200_000),
 }
 

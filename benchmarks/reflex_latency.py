@@ -88,11 +88,12 @@ def in_process(home: Path, size: corpus.Size, rounds: int = 200) -> dict[str, fl
     could move."""
     import sqlite3  # noqa: PLC0415
 
-    from memverbs.hooks.reflex import PlainReads  # noqa: PLC0415
+    from memverbs.server.brain.plain import PlainBrain  # noqa: PLC0415
     from memverbs.server.name_index import find  # noqa: PLC0415
+    from memverbs.server.verbs.pointers import FACTS_READ  # noqa: PLC0415
 
     db = sqlite3.connect(f"file:{home / 'brain.db'}?mode=ro", uri=True)
-    reads = PlainReads(db)
+    reads = PlainBrain(db)
     out = {}
     try:
         for kind, text in prompts(size, 3).items():
@@ -103,7 +104,7 @@ def in_process(home: Path, size: corpus.Size, rounds: int = 200) -> dict[str, fl
                 if named.mentions:
                     reads.pages(corpus.SOURCE, named.slugs)
                     for slug in named.slugs:
-                        reads.facts(corpus.SOURCE, slug, 2**62)
+                        reads.facts(corpus.SOURCE, slug, 2**62, FACTS_READ)
                 walls.append(time.perf_counter() - started)
             out[kind] = round(statistics.median(walls) * 1000, 3)
     finally:

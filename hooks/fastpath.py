@@ -2,7 +2,7 @@
 
 A heartbeat runs on every prompt and almost always finds nothing new. Its answer —
 print nothing — needs the payload's session id, where the brain file is, and one
-indexed read (hooks/changes.py); the runner's imports (dataclasses, pathlib, enum,
+indexed read (server/brain/plain.py); the runner's imports (dataclasses, pathlib, enum,
 hashlib, the adapters) cost several times that. So the launcher asks this module
 first, and it imports only `json`, `os`, `select`, `time`, `sqlite3` and, when the
 home's config file changed since the last hook, `tomllib` (see `config_tables`).
@@ -204,24 +204,25 @@ def _answer(args: dict, raw: bytes, budget_s: float) -> bool | str | None:
     brain, source, reflex_setting = _sqlite_brain(root)
     if brain is None:
         return None
-    from memverbs.hooks.changes import BUSY_MS, changed_on, connect  # noqa: PLC0415
+    from memverbs.server.brain.plain import BUSY_MS, PlainBrain, connect  # noqa: PLC0415
 
     busy_ms = max(10, min(BUSY_MS, int(budget_s * 1000 * 0.2)))  # a lock leaves the runner most of the budget
     db = connect(brain, busy_ms)
     if db is None:
         return None
+    plain = PlainBrain(db)
     try:
-        changed = changed_on(db, source, LOCAL_LANE, session[:200])
+        changed = plain.changed(source, LOCAL_LANE, session[:200])
         if changed is not False:
             return changed
         prompt = payload.get("prompt")
         if not prompt or not reflex_on(reflex_setting):
             return ""
-        from memverbs.hooks.reflex import PlainReads, answer  # noqa: PLC0415 - a prompt may name something: the name index
+        from memverbs.hooks.reflex import answer  # noqa: PLC0415 - a prompt may name something: the name index
 
-        return answer(PlainReads(db), root, args["harness"], session[:200], source, prompt_of(payload))
+        return answer(plain, root, args["harness"], session[:200], source, prompt_of(payload))
     finally:
-        db.close()
+        plain.close()
 
 
 def config_tables(root: str) -> dict:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from memverbs.hooks.events import HookEvent
     from memverbs.hooks.state import SessionState
     from memverbs.server.quickconfig import QuickSettings
+    from memverbs.server.verbs.readout import Ask
 
 MARGIN_S = 0.15
 MAX_REPLY = 4 << 20
@@ -191,40 +192,29 @@ class RemoteHook:
         from memverbs.remote.credentials import token_for  # noqa: PLC0415 - env first; keyring only without it
 
         self.event, self.settings, self.state, self.now_ms = event, settings, state, now_ms
+        self.source = settings.source
         token = token_for(url)
         # A token that cannot go into a header line as it is (a stray newline) is no token to send.
         if not token or not (token.isascii() and token.isprintable()) or " " in token:
             raise RemoteHookError("remote_no_token")
         self.remote = RemoteBrain(url, token, deadline)
 
-    def call(self, verb: str, params: dict) -> dict:
-        return self.remote.call(verb, params)
+    # a `readout.Side`: a remote brain over HTTP, asked only what the protocol's wire carries
+    in_process = False
 
-    def standing(self) -> list[str]:
-        """Configured, the project's own entity, banked, the user's; a remote brain's recent and linked
-        entities are not worth a second round trip (the pack's hot-facts arm warms a new session anyway)."""
-        from memverbs.hooks.standing import standing_entities  # noqa: PLC0415
+    def call(self, verb: str, params: dict, ask: Ask | None = None) -> tuple[dict, dict]:
+        return self.remote.call(verb, params), {}
 
-        slug = self.project_slug()
-        return standing_entities(self.settings.hook_entities, self.state.entities,
-                                 project=[slug] if slug is not None else None, user=self.settings.hook_user)
-
-    def project_slug(self) -> str | None:
+    def own_project(self) -> str | None:
         """The project's own slug: the remote brain's registry is not read from here (a round trip)."""
         from memverbs.server.projects import find_project  # noqa: PLC0415
 
         project = find_project(self.event.cwd)
         return project.slug if project is not None else None
 
-    def has_cursor(self) -> bool:
-        return self.state.cursor_set
-
     def reads(self) -> None:
-        """No reflex on a remote brain: the protocol has no name lookup (its agents pull with `entity`)."""
+        """No pointers on a remote brain: the protocol has no name lookup (its agents pull with `entity`)."""
         return None
-
-    def page_stamps(self, cards: list[dict]) -> list[dict]:
-        return []  # the pack's cards carry no page times; a page edited just before the start may come once more
 
     def close(self) -> None:
         pass

@@ -43,11 +43,12 @@ if TYPE_CHECKING:
     from types import FrameType
 
     from memverbs.hooks.events import HookEvent
-    from memverbs.hooks.reflex import BrainReads
     from memverbs.hooks.remote import RemoteHook
     from memverbs.hooks.state import SessionState
     from memverbs.server.brain.location import BrainLocation
     from memverbs.server.quickconfig import QuickSettings
+    from memverbs.server.verbs.pointers import BrainReads
+    from memverbs.server.verbs.readout import Ask
 
 __all__ = ["DEFAULT_DEADLINE_MS", "HOOK_OPTIONS", "MAX_DEADLINE_MS", "MOMENTS", "exit_now", "parse_args", "read_stdin",
            "run_hook"]
@@ -94,42 +95,25 @@ class Hook:
         # not through Runtime itself, which would add its settings and providers to every hook.
         self.dispatcher = Dispatcher.local(self.source, lambda: self.brain, "verbs", project=self.project)
 
-    def project_slug(self) -> str | None:
-        from memverbs.server.projects import brain_slug  # noqa: PLC0415
+    # a `readout.Side`: the local brain through the dispatcher, whose verbs read the moment's `Ask`
+    in_process = True
 
-        return brain_slug(self.brain, self.source, self.project) if self.project is not None else None
-
-    def standing(self) -> list[str]:
-        from memverbs.hooks.standing import local_standing  # noqa: PLC0415
-
-        slug = self.project_slug()
-        return local_standing(self.brain, self.source, self.settings.hook_entities, self.state.entities,
-                              project_slug=slug, user=self.settings.hook_user)
-
-    def has_cursor(self) -> bool:
-        from memverbs.server.context import LOCAL_LANE  # noqa: PLC0415
-
-        return self.brain.cursor(self.source, LOCAL_LANE, self.event.session_id) is not None
+    def own_project(self) -> None:
+        return None  # the verbs read the project's slug from the brain's registry themselves
 
     def reads(self) -> BrainReads:
-        from memverbs.hooks.reflex import BrainReads  # noqa: PLC0415 - a heartbeat with a prompt only
+        from memverbs.server.verbs.pointers import BrainReads  # noqa: PLC0415 - a heartbeat with a prompt only
 
         return BrainReads(self.brain)
 
-    def page_stamps(self, cards: list[dict]) -> list[dict]:
-        """The cards' pages with their times, so a heartbeat does not repeat a page the pack just showed."""
-        from memverbs.server.timeparse import iso  # noqa: PLC0415
-
-        shown = self.brain.pages_by_slugs(self.source, [c["slug"] for c in cards], allow_private=False)
-        return [{"slug": slug, "updated_at": iso(row["updated_at"])} for slug, row in shown.items()]
-
-    def call(self, verb: str, params: dict) -> dict:
-        outcome = self.dispatcher.call(verb, params)
+    def call(self, verb: str, params: dict, ask: Ask | None = None) -> tuple[dict, dict]:
+        """A verb's body, and what it said beside it for the moment's `ask` (server/verbs/readout.py)."""
+        outcome = self.dispatcher.call(verb, params, extras={"ask": ask} if ask is not None else None)
         if outcome.cause is not None:
             raise outcome.cause  # a locked, missing or corrupt brain is classified by its type
         if outcome.is_error:
             raise HookFailure(outcome.body.get("error", "error"))
-        return outcome.body
+        return outcome.body, outcome.aside
 
     def close(self) -> None:
         self.brain.close()
@@ -150,7 +134,7 @@ def _quiet_driver() -> None:
 
 def _local_brain(home: Home, settings: QuickSettings) -> BrainLocation | None:
     """Where the configured brain lives, for the heartbeat's one-read change check (a SQLite file, or
-    a Postgres URL: hooks/changes.py has a twin for each); None for a bad brain.url, which the full
+    a Postgres URL: server/brain/plain.py has a twin for each); None for a bad brain.url, which the full
     path reports, classified."""
     from memverbs.server.brain.factory import locate  # noqa: PLC0415
     from memverbs.server.errors import ConfigError  # noqa: PLC0415
@@ -167,14 +151,14 @@ def _unchanged(home: Home, where: BrainLocation, settings: QuickSettings, event:
     if so, the moment's whole answer when that connection can give it: "" for silence, or a prompt's
     pointers (hooks/reflex.py); None when the full path must still run (Grok's pointers waiting for
     this PostToolUse, or a repeated session start)."""
-    from memverbs.hooks.changes import changed_on_plain, plain_connection  # noqa: PLC0415
+    from memverbs.server.brain.plain import open_plain  # noqa: PLC0415
     from memverbs.server.context import LOCAL_LANE  # noqa: PLC0415
 
-    db = plain_connection(where)
-    if db is None:
+    plain = open_plain(where)
+    if plain is None:
         return False, None
     try:
-        if changed_on_plain(db, where.backend, settings.source, LOCAL_LANE, event.session_id) is not False:
+        if plain.changed(settings.source, LOCAL_LANE, event.session_id) is not False:
             return False, None
         if repeat:
             return True, None
@@ -186,12 +170,12 @@ def _unchanged(home: Home, where: BrainLocation, settings: QuickSettings, event:
             return True, ""
         if not event.prompt or not reflex_on(settings.hook_reflex):
             return True, ""
-        from memverbs.hooks.reflex import PlainReads, answer  # noqa: PLC0415
+        from memverbs.hooks.reflex import answer  # noqa: PLC0415
 
-        return True, answer(PlainReads(db, where.backend), str(home.root), event.harness.value, event.session_id,
+        return True, answer(plain, str(home.root), event.harness.value, event.session_id,
                             settings.source, event.prompt)
     finally:
-        db.close()
+        plain.close()
 
 
 def read_stdin(deadline: float, raw: bytes | None = None) -> dict:
@@ -343,21 +327,8 @@ def _run(
             text = heartbeat(hook, changed=not unchanged)
         else:
             from memverbs.hooks.session_start import rehydrate  # noqa: PLC0415
-            from memverbs.hooks.state import collect_idle  # noqa: PLC0415
 
-            collect_idle(os.path.dirname(hook.state.path))
-            text = rehydrate(hook)
-            if event.moment is Moment.SESSION_START and text:
-                hook.state.keep_pack(text)
-            # Where the harness drops start output (Grok), the pack waits for the first PostToolUse.
-            hook.state.packed = event.moment is Moment.POST_TOOL or adapter.delivers_start
-            if event.moment is Moment.POST_TOOL:
-                hook.state.last_heartbeat_ms = hook.now_ms
-                if hook.state.pending:  # a Grok prompt's pointers, which waited for this moment too
-                    from memverbs.hooks.heartbeat import named_lines  # noqa: PLC0415
-                    from memverbs.server.verbs.render import with_named  # noqa: PLC0415
-
-                    text = with_named(text, named_lines(hook))
+            text = rehydrate(hook, adapter)
         hook.state.save()
     finally:
         hook.close()

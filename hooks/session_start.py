@@ -1,41 +1,44 @@
 """Session start and after compaction: rehydrate the agent with a context pack.
 
-Both moments do the same thing — the pack is deterministic — except that after a
-compaction the session has banked entities to bring back. The session's delta
-cursor is established here too, so the first heartbeat reports what changed
-since the session began rather than nothing.
+Both moments do the same thing — the pack is deterministic — except that after a compaction the
+session has banked entities to bring back. What the pack holds is server/verbs/readout.py's to
+decide; here the hook asks for it, through the brain the harness is wired to (the local dispatcher,
+or a remote brain over HTTP), and records what the session was given. The session's delta cursor is
+established in the same moment (readout's), so the first heartbeat reports what changed since the
+session began rather than nothing.
 """
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
-from memverbs.hooks.heartbeat import card_key, fact_key, page_key
-from memverbs.hooks.standing import touched
+from memverbs.server.verbs import readout
 
 if TYPE_CHECKING:
+    from memverbs.hooks.adapters import Adapter
     from memverbs.hooks.brain_side import BrainSide
 
-PACK_BUDGET_TOKENS = 2_000  # ~8,000 chars of text: inside every harness's injection limit
 
+def rehydrate(hook: BrainSide, adapter: Adapter) -> str:
+    """The pack, from `hook` (the local `Hook` or a `RemoteHook`), with the session's state brought up to
+    date: what it was shown, the pack itself for a start the harness announces twice (hooks/state.py),
+    and whether the model has seen it (a harness that drops start-up output, Grok, shows it with the
+    first PostToolUse instead, with the pointers a prompt left for that moment)."""
+    from memverbs.hooks.basics import reflex_on  # noqa: PLC0415
+    from memverbs.hooks.events import Moment  # noqa: PLC0415
+    from memverbs.hooks.state import collect_idle  # noqa: PLC0415
 
-def pack_params(standing: list[str], session_id: str) -> dict:
-    """The context_pack call a session start makes (`memverbs ui`'s pack preview makes the same one)."""
-    return {"entities": ",".join(standing), "budget_tokens": PACK_BUDGET_TOKENS, "session_id": session_id}
-
-
-def rehydrate(hook: BrainSide) -> str:
-    """`hook` is the local `Hook` or a `RemoteHook` (brain_side.py): the same four questions, either brain."""
     event, state = hook.event, hook.state
-    body = hook.call("context_pack", pack_params(hook.standing(), event.session_id))
-    if not hook.has_cursor():
-        hook.call("delta", {"session_id": event.session_id})  # a first wake: establishes the cursor, reports nothing
-        state.cursor_set = True
-    state.bank(touched(body))
-    # What the pack just showed, the next heartbeat need not repeat (delta re-delivers
-    # the last moments before a wake, at least once).
-    state.unseen(body["facts"], fact_key)
-    stamps = hook.page_stamps(body["cards"])
-    state.unseen(stamps, page_key)
-    state.unseen(stamps, card_key)
-    return body["text"]
+    collect_idle(os.path.dirname(state.path))
+    tool_call = event.moment is Moment.POST_TOOL
+    ask = readout.Ask(readout.START, event.session_id, configured=hook.settings.hook_entities, user=hook.settings.hook_user,
+                      banked=list(state.entities), project=hook.own_project(), now_ms=hook.now_ms,
+                      waiting=tool_call and reflex_on(hook.settings.hook_reflex))
+    text = readout.read_out(hook, ask, state).text
+    if event.moment is Moment.SESSION_START and text:
+        state.keep_pack(text)
+    state.packed = tool_call or adapter.delivers_start
+    if tool_call:
+        state.last_heartbeat_ms = hook.now_ms
+    return text

@@ -42,7 +42,7 @@ _handlers: dict[str, Callable] = {}
 class Outcome(Record):
     """A tool call's result before a transport encodes it."""
 
-    __slots__ = ("body", "cause", "is_error", "meta", "warnings")
+    __slots__ = ("aside", "body", "cause", "is_error", "meta", "warnings")
     body: dict
     is_error: bool
     warnings: list[str]  # extra text lines (unknown params)
@@ -50,11 +50,14 @@ class Outcome(Record):
     # The brain or config failure behind an `unavailable` body, for in-process callers (hooks)
     # that act on its type; never encoded.
     cause: MemverbsError | None
+    # What a verb told a trusted in-process caller beside its body, when that caller asked through
+    # `extras` (server/verbs/readout.py: the reads a hook's moment needs, done in the same call); never encoded.
+    aside: dict
 
     def __init__(self, body: dict, is_error: bool = False, warnings: list[str] | None = None, meta: dict | None = None,
-                 cause: MemverbsError | None = None) -> None:
+                 cause: MemverbsError | None = None, aside: dict | None = None) -> None:
         super().__init__(body=body, is_error=is_error, warnings=[] if warnings is None else warnings, meta=meta,
-                         cause=cause)
+                         cause=cause, aside={} if aside is None else aside)
 
 
 class Dispatcher(Record):
@@ -132,7 +135,7 @@ class Dispatcher(Record):
 
             logging.getLogger("memverbs.dispatch").exception("internal error in %s", op.name)
             return Outcome(internal(str(exc) or type(exc).__name__), is_error=True)
-        outcome = Outcome(body)
+        outcome = Outcome(body, aside=ctx.extras.get("aside"))
         if checked.unknown:
             outcome.warnings = checked.warning_lines()
             outcome.meta = {"warnings": checked.warnings_meta()}

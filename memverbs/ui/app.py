@@ -10,11 +10,16 @@ reads and audited edits (`move_facts`, `restore_fact`, `set_fact_visibility`), e
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
 from memverbs.server.errors import FactEditRefused, MemverbsError
 from memverbs.server.projects import here
 from memverbs.server.runtime import Runtime
 from memverbs.server.timeparse import now_ms
+
+if TYPE_CHECKING:
+    from memverbs.server.dispatch import Dispatcher
+    from memverbs.server.verbs.readout import Ask
 
 PREVIEW_SESSION = "memverbs-ui-preview"
 
@@ -52,34 +57,28 @@ class InspectorApp:
         """What `memverbs hook session-start --harness H` would print for a new session now, started in
         `cwd` (a working directory: its project chooses the pack, as the payload's cwd does for the hook).
 
-        The same builder (standing entities, budget, session id), the same verb through the
-        same trusted caller, the same adapter: only the session id is the inspector's own, so the
-        preview banks nothing and moves no cursor. `text` is what the model reads (the adapter's cut
-        of the pack), `output` the hook's exact stdout (for Claude Code, that text inside JSON).
+        The pack is what server/verbs/readout.py reads out at a session's start, through the same trusted
+        caller, with the same adapter: only the session id is the inspector's own and no session is
+        given, so the preview banks nothing and moves no cursor. `text` is what the model reads (the
+        adapter's cut of the pack), `output` the hook's exact stdout (for Claude Code, that text inside JSON).
         """
         from memverbs.hooks.adapters import ADAPTERS, cap  # noqa: PLC0415
         from memverbs.hooks.events import Harness, HookEvent, Moment  # noqa: PLC0415
-        from memverbs.hooks.session_start import pack_params  # noqa: PLC0415
-        from memverbs.hooks.standing import local_standing  # noqa: PLC0415
-        from memverbs.server.projects import brain_slug, find_project  # noqa: PLC0415
+        from memverbs.server.projects import find_project  # noqa: PLC0415
         from memverbs.server.quickconfig import quick_settings  # noqa: PLC0415
+        from memverbs.server.verbs import readout  # noqa: PLC0415
 
         settings = quick_settings(self.home)
         project = find_project(cwd) if cwd.strip() else None
-        slug = brain_slug(self.brain(), self.source, project) if project is not None else None
-        standing = local_standing(self.brain(), self.source, settings.hook_entities, [], project_slug=slug,
-                                  user=settings.hook_user)
-        params = pack_params(standing, PREVIEW_SESSION)
+        ask = readout.Ask(readout.START, PREVIEW_SESSION, configured=settings.hook_entities, user=settings.hook_user)
         with self.lock:
-            outcome = self.runtime.local_dispatcher(project=project).call("context_pack", params)
-        body = outcome.body
-        if outcome.is_error:
-            raise ActionError(f"{body.get('message')} {body.get('suggestion') or ''}".strip())
+            out = readout.read_out(_PreviewSide(self.runtime.local_dispatcher(project=project), self.source), ask)
+        body = out.body
         adapter = ADAPTERS[Harness(harness)]
         event = HookEvent(Harness(harness), Moment.SESSION_START, PREVIEW_SESSION, cwd=cwd or None)
         output = adapter.render(body["text"], event) if body["text"] else ""
-        return {"entities": params["entities"].split(",") if params["entities"] else [], "body": body, "output": output,
-                "text": cap(body["text"], adapter.max_chars), "project": slug}
+        return {"entities": body["entities"], "body": body, "output": output,
+                "text": cap(body["text"], adapter.max_chars), "project": out.aside.get("project")}
 
     def project_roots(self) -> list[tuple[str, str]]:
         """(slug, where it was last seen) of every project the brain knows: the preview's choices."""
@@ -228,3 +227,26 @@ def with_visibility(source: str, visibility: str) -> str:
             f"visibility: {visibility} on a line of its own"
         )
     return out
+
+
+class _PreviewSide:
+    """The local brain as the pack preview reaches it (a `readout.Side`): the inspector's dispatcher, whose
+    verbs read the moment's `Ask`, as a local hook's do."""
+
+    in_process = True
+
+    def __init__(self, dispatcher: Dispatcher, source: str) -> None:
+        self.dispatcher, self.source = dispatcher, source
+
+    def call(self, verb: str, params: dict, ask: Ask | None = None) -> tuple[dict, dict]:
+        outcome = self.dispatcher.call(verb, params, extras={"ask": ask} if ask is not None else None)
+        if outcome.is_error:
+            body = outcome.body
+            raise ActionError(f"{body.get('message')} {body.get('suggestion') or ''}".strip())
+        return outcome.body, outcome.aside
+
+    def reads(self) -> None:
+        return None  # a preview names nothing
+
+    def own_project(self) -> None:
+        return None

@@ -20,9 +20,9 @@ from memverbs.server.errors import PROTOCOL_VERSION, BrainError, invalid
 from memverbs.server.names import estimate_tokens
 from memverbs.server.protocol.params import budget as parse_budget
 from memverbs.server.timeparse import iso, now_ms
+from memverbs.server.verbs import readout
 from memverbs.server.verbs.budget import budget_fields, pack_two
-from memverbs.server.verbs.context_pack import pack_threads, parse_window_since, thread_after
-from memverbs.server.verbs.render import render_delta
+from memverbs.server.verbs.context_pack import parse_window_since
 from memverbs.server.verbs.shapes import brief_fact, split_entities
 
 T = TypeVar("T")
@@ -67,11 +67,8 @@ def delta(ctx: VerbContext, params: dict) -> dict:
     fact_rows, fact_overflow = _fact_batch(ctx, effective, include_private, now)
     facts = [brief_fact(r, r["confidence"]) for r in fact_rows]
     fact_times = [r["created_at"] for r in fact_rows]
-    threads = [
-        t
-        for t in pack_threads(ctx, split_entities(params.get("entities")), include_private=include_private, now=now)
-        if thread_after(t, effective)
-    ]
+    threads = readout.threads_of(ctx, split_entities(params.get("entities")), include_private=include_private, now=now,
+                                 since=effective)
 
     fields: dict = {}
     dropped_pages = dropped_facts = 0
@@ -110,11 +107,11 @@ def delta(ctx: VerbContext, params: dict) -> dict:
     if session is not None and advance is not None:
         _fail_open(lambda: brain.save_cursor(source, client, session, advance[0], advance[1], now))
 
-    # This project's news first (server/projects.py); the cursor above was decided on the delivery order.
+    # This project's news first; the cursor above was decided on the delivery order.
     project = ctx.project_slug()
-    if project is not None and facts:
-        ours = [project in (r["project"], r["entity_slug"]) for r in fact_rows[: len(facts)]]
-        facts = [f for f, mine in zip(facts, ours, strict=True) if mine] + [f for f, mine in zip(facts, ours, strict=True) if not mine]
+    facts = readout.project_first(facts, fact_rows, project)
+    if "ask" in ctx.extras:  # a trusted in-process caller (a hook): the slug it would otherwise read again
+        ctx.extras["aside"] = {"project": project}
     since_iso = iso(effective)
     body = {
         "protocol_version": PROTOCOL_VERSION,
@@ -122,7 +119,7 @@ def delta(ctx: VerbContext, params: dict) -> dict:
         "pages": pages,
         "facts": facts,
         "threads": threads,
-        "text": render_delta(since_iso, pages, facts, threads),
+        "text": readout.delta_text(since_iso, pages, facts, threads),
         "has_more": has_more,
         "next_cursor": next_cursor,
     }

@@ -118,7 +118,7 @@ def test_the_password_lives_in_the_keyring_and_every_path_finds_it(memverbs_cmd,
     hook = run(memverbs_cmd, bare, "hook", "session-start", "--harness", "claude",
                stdin=json.dumps({"session_id": "s-kr", "hook_event_name": "SessionStart", "source": "startup"}))
     assert hook.returncode == 0 and "Deploys freeze on Fridays" in hook.stdout, hook.stderr
-    # the heartbeat's change check connects on its own (hooks/changes.py): with the keyring's password too
+    # the heartbeat's change check connects on its own (server/brain/plain.py): with the keyring's password too
     time.sleep(2.2)  # past delta's in-flight lag, which the session-start cursor trails by
     beat = run(memverbs_cmd, bare, "hook", "heartbeat", "--harness", "claude",
                stdin=json.dumps({"session_id": "s-kr", "hook_event_name": "UserPromptSubmit", "prompt": "hi"}))

@@ -57,7 +57,7 @@ def test_a_heartbeat_never_answers_from_a_stale_sqlite_file_beside_a_postgres_br
     assert proc.returncode == 0 and "Atlas moved to Q3" in proc.stdout, (proc.stdout, proc.stderr)
 
 
-# -- the heartbeat's one-read change check, on Postgres (hooks/changes.py) ----------------------------
+# -- the heartbeat's one-read change check, on Postgres (server/brain/plain.py) ----------------------------
 
 
 def last_code(home) -> str:
@@ -93,12 +93,21 @@ def test_an_unchanged_heartbeat_on_postgres_is_one_read_and_a_change_still_comes
 def test_the_change_check_follows_deltas_keyset(local, runtime, home):
     """In-process, the Postgres twin against the cursor states delta distinguishes: no cursor, nothing
     after it, a fact after it, a page in the cursor's own millisecond after its slug."""
-    from memverbs.hooks.changes import changed_in
+    from memverbs.server.brain.plain import open_plain
     from memverbs.server.context import LOCAL_LANE
     from memverbs.server.timeparse import now_ms
 
     where = runtime.brain_location
     assert where.backend == "postgres"
+
+    def changed_in(where, source, lane, session):
+        plain = open_plain(where)
+        assert plain is not None
+        try:
+            return plain.changed(source, lane, session)
+        finally:
+            plain.close()
+
     brain = runtime.brain()
     assert changed_in(where, "default", LOCAL_LANE, "s-none") is None  # no cursor: only delta can tell
     page(local, "people/bea", "Bea", summary="Reviews the infra budget.")
@@ -122,13 +131,13 @@ def test_the_change_check_follows_deltas_keyset(local, runtime, home):
 def test_the_change_check_walks_the_indexes(runtime, local):
     """The check reads the newest entry of pages_changed and of facts_created, walking each index
     backwards (seq scans off: on a brain this small a scan costs the planner the same; on 20K pages
-    and facts it picks this plan itself, 7 buffers, see the comment on _PG_QUERY)."""
-    from memverbs.hooks.changes import _PG_QUERY
+    and facts it picks this plan itself, 7 buffers, see the comment on PG_CHANGED)."""
+    from memverbs.server.brain.plain import PG_CHANGED
 
     brain = runtime.brain()
     with brain.connection() as conn, conn.transaction():
         conn.execute("SET LOCAL enable_seqscan = off")
-        plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + _PG_QUERY, ("default", "local", "s")).fetchall())
+        plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + PG_CHANGED.replace("?", "%s"), ("default", "local", "s")).fetchall())
     assert "Index Only Scan Backward using pages_changed" in plan, plan
     assert "Index Only Scan Backward using facts_created" in plan, plan
 

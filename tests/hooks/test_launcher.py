@@ -234,15 +234,17 @@ def test_the_fast_path_imports_no_runner_module(env, brain, home, lean):
     no_prompt = {k: v for k, v in payloads.CLAUDE_PROMPT.items() if k != "prompt"}
     answered, loaded = fast_path_probe(env, modules, no_prompt)
     assert answered == "True"
-    assert eval(loaded) == ["memverbs", "memverbs.hooks", "memverbs.hooks.basics", "memverbs.hooks.changes",
-                            "memverbs.hooks.fastpath", "memverbs.hooks.launcher"]
+    assert eval(loaded) == ["memverbs", "memverbs.hooks", "memverbs.hooks.basics", "memverbs.hooks.fastpath",
+                            "memverbs.hooks.launcher", "memverbs.server", "memverbs.server.brain",
+                            "memverbs.server.brain.plain"]
     # A prompt adds the reflex's name index (naming nothing here), still none of the runner's modules.
     answered, loaded = fast_path_probe(env, modules)
     assert answered == "True"
-    assert eval(loaded) == ["memverbs", "memverbs.hooks", "memverbs.hooks.basics", "memverbs.hooks.changes",
-                            "memverbs.hooks.fastpath", "memverbs.hooks.launcher", "memverbs.hooks.reflex", "memverbs.server",
-                            "memverbs.server.common_words", "memverbs.server.name_index", "memverbs.server.record",
-                            "memverbs.server.terms"]
+    assert eval(loaded) == ["memverbs", "memverbs.hooks", "memverbs.hooks.basics", "memverbs.hooks.fastpath",
+                            "memverbs.hooks.launcher", "memverbs.hooks.reflex", "memverbs.server", "memverbs.server.brain",
+                            "memverbs.server.brain.plain", "memverbs.server.common_words", "memverbs.server.name_index",
+                            "memverbs.server.record", "memverbs.server.terms", "memverbs.server.verbs",
+                            "memverbs.server.verbs.pointers"]
 
 
 

@@ -15,10 +15,10 @@ from helpers import ROOMY_DEADLINE, installed_hook_command, page
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memverbs.hooks import reflex
 from memverbs.hooks.events import Harness
 from memverbs.installers.base import Options
 from memverbs.server.timeparse import iso
+from memverbs.server.verbs import pointers
 from memverbs.server.verbs.render import HEADER, NAMED_SECTION
 
 QUIET = "Good morning! Let me grab a coffee first."
@@ -183,7 +183,7 @@ def test_the_prompt_is_never_stored_or_logged(brain, prompt, home):
 @settings(max_examples=200, deadline=None)
 @given(ms=st.integers(min_value=0, max_value=253402300799999))
 def test_the_reflexs_own_time_format_is_timeparses(ms):
-    assert reflex.iso(ms) == iso(ms)
+    assert pointers.iso(ms) == iso(ms)
 
 
 def test_a_page_whose_card_the_pack_showed_is_not_pointed_to_until_it_changes(brain, prompt, env, memverbs_cmd, local):

@@ -185,9 +185,9 @@ def test_hot_query_uses_its_index(brains, what, call, expected, stats):
 
 @pytest.mark.parametrize("stats", ["never analysed", "analysed"])
 def test_the_hooks_change_check_reads_a_range_of_the_change_indexes(brains, stats):
-    """hooks/changes.py's one-read check runs on every prompt with its own SQL: a range of pages_changed
-    and facts_created from the session's cursor, never a walk of the source's pages."""
-    from memverbs.hooks.changes import _QUERY
+    """The hooks' one-read change check (server/brain/plain.py) runs on every prompt with its own SQL: a
+    range of pages_changed and facts_created from the session's cursor, never a walk of the source's pages."""
+    from memverbs.server.brain.plain import CHANGED as _QUERY
 
     db = brains[stats].db
     plan = [row[3] for row in db.execute("EXPLAIN QUERY PLAN " + _QUERY.replace("?", "'x'"))]

@@ -127,7 +127,7 @@ def test_in_a_busy_project_the_users_rules_keep_their_share_and_commits_do_not_c
     from helpers import Client
 
     from memverbs.server.projects import find_project
-    from memverbs.server.verbs.hot import EVENTS_SHARE, HOT_CAP, decayed
+    from memverbs.server.verbs.hot_facts import EVENTS_SHARE, HOT_CAP, decayed
 
     repo = tmp_path / "billing"
     repo.mkdir()

@@ -46,6 +46,7 @@ documented, equivalent way in.
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 
@@ -102,7 +103,14 @@ def launcher_script() -> str:
 def main() -> None:
     """Run the hook named by argv: the kill switch, then the fast path (an unchanged heartbeat needs none
     of the runner's imports), then the runner. Whatever goes wrong outside the runner's own boundary,
-    the hook exits 0 and prints nothing."""
+    the hook exits 0 and prints nothing.
+
+    The cyclic garbage collector is off for the process: a hook lives for tens of milliseconds and
+    then exits, so nothing it could reclaim would ever be reused, while its passes over the
+    objects a session start's imports create cost several milliseconds. Reference counting still frees
+    everything that is not a cycle. The session's end hands its transcript to a worker that may run for
+    seconds: it turns the collector back on first."""
+    gc.disable()
     try:
         from memverbs.hooks.fastpath import process_started  # noqa: PLC0415
 
@@ -123,6 +131,7 @@ def main() -> None:
 
             from memverbs.hooks.capture import run_capture_hook  # noqa: PLC0415
 
+            gc.enable()
             run_capture_hook(args, started)
             # Always 0, and nothing to flush (the hook prints nothing; its stdio is /dev/null once it
             # forked): leave without tearing the interpreter down, which after the fork would also

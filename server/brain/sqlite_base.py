@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TypeVar
 
 from memverbs.server.brain.sqlite_dialect import SQLITE
-from memverbs.server.brain.sqlite_fact_rank import rank_in_process
 from memverbs.server.brain.store import Params, Store, check_owner_acts, first
 from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked
 
@@ -117,6 +116,9 @@ class SqliteBase(Store):
         among: list[int] | None, world: bool = False,
     ) -> list[sqlite3.Row] | None:
         """FTS5's bm25 ranking over postings this process keeps per brain file (sqlite_fact_rank.py)."""
+        # Imported by the first ranked recall: its locks and arrays are no part of a hook's start.
+        from memverbs.server.brain.sqlite_fact_rank import rank_in_process  # noqa: PLC0415
+
         return rank_in_process(self, self.path, self.db, terms, where, args, columns, limit=limit, among=among, world=world)
 
     def pipelined(self, db: sqlite3.Connection) -> AbstractContextManager[object]:

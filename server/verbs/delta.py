@@ -172,8 +172,7 @@ def _first_wake(ctx: VerbContext, session: str, budget: int | None, now: int) ->
     rather than never.
     """
     brain, source, client = ctx.brain, ctx.source, ctx.caller.client_id
-    _fail_open(lambda: brain.save_cursor(source, client, session, now - IN_FLIGHT_LAG_MS, "", now))
-    _fail_open(lambda: brain.gc_cursors(now, source, client))
+    _fail_open(lambda: brain.start_cursor(source, client, session, now - IN_FLIGHT_LAG_MS, now))
     at = iso(now)
     body: dict[str, object] = {
         "protocol_version": PROTOCOL_VERSION,

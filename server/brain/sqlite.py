@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from memverbs.server.brain import migrations, sqlite_migrate, sqlite_schema
+from memverbs.server.brain import sqlite_migrate, sqlite_schema
 from memverbs.server.brain.browse_store import BrowseStore
 from memverbs.server.brain.cursors_store import CursorStore
 from memverbs.server.brain.facts_store import FactStore
@@ -58,8 +58,10 @@ class SqliteBrain(PageStore, NameStore, FactStore, ProjectStore, CursorStore, To
             # (a rebuilt parent table would otherwise take its children's rows down with the old one).
             if create:
                 sqlite_migrate.migrate(db, path)
-            else:
-                done = sqlite_migrate.applied(db)  # read once: every open pays for it (a hook's too)
+            elif not sqlite_migrate.current(db):  # one read: every open pays for it (a hook's too)
+                from memverbs.server.brain import migrations  # noqa: PLC0415 - a brain that is not current
+
+                done = sqlite_migrate.applied(db)
                 migrations.check_not_future(done, path)
                 if migrations.pending(done):
                     sqlite_migrate.migrate(db, path)

@@ -22,7 +22,9 @@ file there can shadow a module of ours. The bootstrap puts back, explicitly, the
 two directories the hook imports from: the one holding the `memverbs` package
 (site-packages for a wheel, the checkout for an editable install) and the
 interpreter's site-packages (a keyring backend for a remote brain's token lives
-there). An interpreter path a `#!` line cannot hold (too long, or with spaces)
+there). They go after the standard library's directories, where an ordinary start
+puts site-packages: each of the hundred standard modules a session start imports is
+then found at its first look, not after a look in each of ours. An interpreter path a `#!` line cannot hold (too long, or with spaces)
 gets a `/bin/sh` line that execs it with the same flags instead.
 
 When memverbs moves — a venv rebuilt for a new Python, a wheel replacing an
@@ -73,7 +75,7 @@ def bootstrap_code() -> str:
     # Double quotes only (json.dumps writes a valid Python list), so a shell-quoted command stays readable.
     return (
         f"import os,sys;p={json.dumps(dirs)};"
-        'sys.path[:0]=p if os.path.isfile(p[0]+"/memverbs/__init__.py") else __import__("site").main() or [];'
+        'sys.path+=p if os.path.isfile(p[0]+"/memverbs/__init__.py") else __import__("site").main() or [];'
         "from memverbs.hooks.launcher import main;main()"
     )
 

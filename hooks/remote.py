@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from memverbs.hooks.events import HookFailure, RemoteHookError
 from memverbs.server.home import REMOTE_RECEIPT, Home
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.hooks.events import HookEvent

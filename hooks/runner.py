@@ -21,7 +21,6 @@ import os
 import signal
 import sys
 import time
-from typing import TYPE_CHECKING, NoReturn
 
 from memverbs.hooks.adapters import ADAPTERS
 from memverbs.hooks.basics import reflex_on
@@ -39,8 +38,11 @@ from memverbs.hooks.fastpath import (
 )
 from memverbs.server.home import Home
 
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
+
 if TYPE_CHECKING:
     from types import FrameType
+    from typing import NoReturn
 
     from memverbs.hooks.events import HookEvent
     from memverbs.hooks.remote import RemoteHook

@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from memverbs.server.context import LOCAL_LANE, Caller, VerbContext
 from memverbs.server.errors import (
@@ -30,6 +29,8 @@ from memverbs.server.protocol import params as pipeline
 from memverbs.server.protocol.registry import BY_NAME, Operation
 from memverbs.server.protocol.surfaces import allowed
 from memverbs.server.record import Record
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 import time
 from datetime import UTC, datetime, timedelta
-from typing import overload
 
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _DURATION = r"(\d+)\s*(s|sec|seconds?|m|min|minutes?|h|hr|hours?|d|days?)"
@@ -52,11 +51,7 @@ MIN_MS = -62_135_596_800_000
 MAX_MS = 253_402_300_799_999
 
 
-@overload
-def iso(ms: int) -> str: ...
-@overload
-def iso(ms: int | None) -> str | None: ...
-def iso(ms: int | None) -> str | None:
+def _iso(ms: int | None) -> str | None:
     if ms is None:
         return None
     dt = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=ms)
@@ -65,6 +60,20 @@ def iso(ms: int | None) -> str | None:
         f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T{dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}."
         f"{dt.microsecond // 1000:03d}Z"
     )
+
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
+if TYPE_CHECKING:
+    from typing import overload
+
+    @overload
+    def iso(ms: int) -> str: ...
+    @overload
+    def iso(ms: int | None) -> str | None: ...
+    def iso(ms: int | None) -> str | None:
+        return _iso(ms)
+else:
+    iso = _iso  # an instant on the wire; None for none (the overloads above say so to the type checker)
 
 
 def _to_ms(dt: datetime) -> int:

@@ -6,10 +6,10 @@ connection against the same rows.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from memverbs.server.brain.plain import CURSOR, GC_IDLE_CURSORS, GC_LANE_CURSORS, SAVE_CURSOR
 from memverbs.server.brain.store import Store
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Row

@@ -9,10 +9,10 @@ imports psycopg.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from memverbs.server.brain.location import BrainLocation, redact
 from memverbs.server.errors import ConfigError
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain

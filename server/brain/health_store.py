@@ -7,9 +7,9 @@ How a backend checks its storage's integrity is its own (`integrity()` on each b
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from memverbs.server.brain.store import Store
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 
 class HealthStore(Store):

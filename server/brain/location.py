@@ -7,10 +7,13 @@ that only names or prints a location import this instead.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from memverbs.server.record import Frozen
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
+if TYPE_CHECKING:
+    from typing import Literal
 
 
 class BrainLocation(Frozen):

@@ -13,13 +13,16 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
-from typing import TypeVar
 
 from memverbs.server.brain.sqlite_dialect import SQLITE
 from memverbs.server.brain.store import Params, Store, check_owner_acts, first
 from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 
 class SqliteBase(Store):

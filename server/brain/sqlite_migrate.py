@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from memverbs.server.brain import sqlite_schema
 from memverbs.server.timeparse import now_ms
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.migrations import Step

@@ -10,10 +10,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from memverbs.server.brain.sqlite_base import SqliteBase, translate
 from memverbs.server.brain.vectors_store import VectorStore
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.vector_index import VectorIndex

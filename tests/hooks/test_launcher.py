@@ -298,7 +298,9 @@ def test_the_fast_path_parses_the_config_file_once_per_edit(env, brain, home, le
 HEAVY = ("email", "logging", "decimal", "shutil", "socket", "random", "mcp", "pydantic", "httpx", "dataclasses", "inspect",
          "tomllib", "hashlib", "_hashlib",
          # the in-process fact ranking's locks and arrays: a ranked recall's, not an open's
-         "threading", "bisect", "array")
+         "threading", "bisect", "array",
+         # typing: the type checker's flag is a module constant on the path (TYPE_CHECKING = False)
+         "typing")
 # Our own modules a delivering heartbeat does without (a session start shows cards, so it reads page
 # summaries: the Markdown module is its to import).
 HEAVY_OURS = ("memverbs.server.pages", "memverbs.server.verbs.search", "memverbs.server.protocol.schemas",

@@ -10,7 +10,6 @@ config failure is `unavailable` with the fix, anything else is `internal`
 
 from __future__ import annotations
 
-import importlib
 import time
 from collections.abc import Callable
 
@@ -147,7 +146,9 @@ def handler(op: Operation) -> Callable:
     fn = _handlers.get(op.name)
     if fn is None:
         module, _, attr = op.handler.partition(":")
-        fn = getattr(importlib.import_module(module), attr)
+        # The import statement's own function (importlib would be one more module on a hook's start);
+        # with a fromlist it returns the named module itself, not its top package.
+        fn = getattr(__import__(module, fromlist=[attr]), attr)
         _handlers[op.name] = fn
     return fn
 

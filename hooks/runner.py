@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
 import time
 
@@ -37,6 +36,11 @@ from memverbs.hooks.fastpath import (
     read_raw_stdin,
 )
 from memverbs.server.home import Home
+
+try:  # the C module `signal` wraps: the wrapper builds enums of every signal, half a millisecond of each hook
+    import _signal as signal  # type: ignore[import-not-found,unused-ignore]
+except ImportError:
+    import signal
 
 TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 

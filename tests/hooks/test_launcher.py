@@ -300,7 +300,9 @@ HEAVY = ("email", "logging", "decimal", "shutil", "socket", "random", "mcp", "py
          # the in-process fact ranking's locks and arrays: a ranked recall's, not an open's
          "threading", "bisect", "array",
          # typing: the type checker's flag is a module constant on the path (TYPE_CHECKING = False)
-         "typing")
+         "typing",
+         # pathlib and what it imports: the home, the brain's location and its file are strings there
+         "pathlib", "urllib", "ipaddress")
 # Our own modules a delivering heartbeat does without (a session start shows cards, so it reads page
 # summaries: the Markdown module is its to import).
 HEAVY_OURS = ("memverbs.server.pages", "memverbs.server.verbs.search", "memverbs.server.protocol.schemas",

@@ -19,9 +19,7 @@ pairwise ratios, and the 1-minute load before and after. The quiet-machine targe
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -29,6 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.hook_cpu import _cpu_run as cpu_run
 from memverbs.hooks.launcher import launcher_script
 
 CHECKOUT = Path(__file__).resolve().parent.parent
@@ -76,15 +75,11 @@ def launcher(where: Path, package_parent: Path | None = None) -> list[str]:
 
 
 def run(argv: list[str], env: dict, project: Path) -> tuple[float, float, str]:
+    """One cold session start in `project`: wall ms, CPU ms, what it printed."""
     payload = {"session_id": f"bench-start-{time.time_ns()}", "hook_event_name": "SessionStart", "source": "startup",
                "cwd": str(project)}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    proc = subprocess.run(argv, input=json.dumps(payload), env=env, capture_output=True, text=True, timeout=30)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall * 1000, cpu * 1000, proc.stdout
+    cpu, wall, out = cpu_run(argv, payload, env)
+    return wall, cpu, out
 
 
 def _line(label: str, walls: list[float], cpus: list[float]) -> str:

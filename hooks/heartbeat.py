@@ -12,12 +12,12 @@ project's news it leaves out, which pointers the prompt earns — is server/verb
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from memverbs.hooks.adapters import ADAPTERS
 from memverbs.hooks.basics import reflex_on
 from memverbs.hooks.events import Moment
 from memverbs.server.verbs import readout
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.hooks.brain_side import BrainSide

@@ -22,7 +22,9 @@ file there can shadow a module of ours. The bootstrap puts back, explicitly, the
 two directories the hook imports from: the one holding the `memverbs` package
 (site-packages for a wheel, the checkout for an editable install) and the
 interpreter's site-packages (a keyring backend for a remote brain's token lives
-there). An interpreter path a `#!` line cannot hold (too long, or with spaces)
+there). They go after the standard library's directories, where an ordinary start
+puts site-packages: each of the hundred standard modules a session start imports is
+then found at its first look, not after a look in each of ours. An interpreter path a `#!` line cannot hold (too long, or with spaces)
 gets a `/bin/sh` line that execs it with the same flags instead.
 
 When memverbs moves — a venv rebuilt for a new Python, a wheel replacing an
@@ -46,6 +48,7 @@ documented, equivalent way in.
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 
@@ -72,7 +75,7 @@ def bootstrap_code() -> str:
     # Double quotes only (json.dumps writes a valid Python list), so a shell-quoted command stays readable.
     return (
         f"import os,sys;p={json.dumps(dirs)};"
-        'sys.path[:0]=p if os.path.isfile(p[0]+"/memverbs/__init__.py") else __import__("site").main() or [];'
+        'sys.path+=p if os.path.isfile(p[0]+"/memverbs/__init__.py") else __import__("site").main() or [];'
         "from memverbs.hooks.launcher import main;main()"
     )
 
@@ -102,7 +105,14 @@ def launcher_script() -> str:
 def main() -> None:
     """Run the hook named by argv: the kill switch, then the fast path (an unchanged heartbeat needs none
     of the runner's imports), then the runner. Whatever goes wrong outside the runner's own boundary,
-    the hook exits 0 and prints nothing."""
+    the hook exits 0 and prints nothing.
+
+    The cyclic garbage collector is off for the process: a hook lives for tens of milliseconds and
+    then exits, so nothing it could reclaim would ever be reused, while its passes over the
+    objects a session start's imports create cost several milliseconds. Reference counting still frees
+    everything that is not a cycle. The session's end hands its transcript to a worker that may run for
+    seconds: it turns the collector back on first."""
+    gc.disable()
     try:
         from memverbs.hooks.fastpath import process_started  # noqa: PLC0415
 
@@ -123,6 +133,7 @@ def main() -> None:
 
             from memverbs.hooks.capture import run_capture_hook  # noqa: PLC0415
 
+            gc.enable()
             run_capture_hook(args, started)
             # Always 0, and nothing to flush (the hook prints nothing; its stdio is /dev/null once it
             # forked): leave without tearing the interpreter down, which after the fork would also

@@ -19,12 +19,13 @@ margin, so a slow server ends as `remote_timeout` rather than the runner's `dead
 from __future__ import annotations
 
 import json
+import os
 import time
-from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
 from memverbs.hooks.events import HookFailure, RemoteHookError
 from memverbs.server.home import REMOTE_RECEIPT, Home
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.hooks.events import HookEvent
@@ -43,7 +44,9 @@ def remote_url(home: Home, harness: str) -> str | None:
     `connect --install` records the URL in the harness's remote receipt; while it is
     there, the harness's MCP server is that brain, and so are its hooks."""
     try:
-        receipt = json.loads(home.receipt(harness, REMOTE_RECEIPT).read_text(encoding="utf-8"))
+        # Home.receipt's file, spelled with os.path: a hook's start does without pathlib.
+        with open(os.path.join(home.dir, "integrations", harness, REMOTE_RECEIPT), encoding="utf-8") as fh:
+            receipt = json.load(fh)
     except (OSError, ValueError):
         return None
     url = receipt.get("remote_url") if isinstance(receipt, dict) else None
@@ -58,6 +61,8 @@ class RemoteBrain:
         self._ids = 0
 
     def call(self, verb: str, params: dict) -> dict:
+        from urllib.parse import urlsplit  # noqa: PLC0415 - a remote brain's hook only (a local one asks remote_url alone)
+
         parts = urlsplit(self.url)
         timeout = self.deadline - time.monotonic() - MARGIN_S
         if timeout <= 0:

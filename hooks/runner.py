@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
 import time
-from typing import TYPE_CHECKING, NoReturn
 
 from memverbs.hooks.adapters import ADAPTERS
 from memverbs.hooks.basics import reflex_on
@@ -39,8 +37,16 @@ from memverbs.hooks.fastpath import (
 )
 from memverbs.server.home import Home
 
+try:  # the C module `signal` wraps: the wrapper builds enums of every signal, half a millisecond of each hook
+    import _signal as signal  # type: ignore[import-not-found,unused-ignore]
+except ImportError:
+    import signal
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
+
 if TYPE_CHECKING:
     from types import FrameType
+    from typing import NoReturn
 
     from memverbs.hooks.events import HookEvent
     from memverbs.hooks.remote import RemoteHook
@@ -172,7 +178,7 @@ def _unchanged(home: Home, where: BrainLocation, settings: QuickSettings, event:
             return True, ""
         from memverbs.hooks.reflex import answer  # noqa: PLC0415
 
-        return True, answer(plain, str(home.root), event.harness.value, event.session_id,
+        return True, answer(plain, home.dir, event.harness.value, event.session_id,
                             settings.source, event.prompt)
     finally:
         plain.close()
@@ -287,9 +293,9 @@ def _run(
     from memverbs.server.quickconfig import quick_settings  # noqa: PLC0415
 
     # config.toml through the fast path's parsed-once copy: no TOML parser on a hook's path.
-    settings = quick_settings(home, lambda: config_tables(str(home.root)))
+    settings = quick_settings(home, lambda: config_tables(home.dir))
     url = remote_url(home, event.harness.value)  # a harness wired to a remote brain: its hooks follow it
-    state = SessionState.load(os.path.join(home.root, "hooks", "sessions"), event.harness, event.session_id)
+    state = SessionState.load(os.path.join(home.dir, "hooks", "sessions"), event.harness, event.session_id)
     if event.moment is Moment.POST_TOOL:
         from memverbs.hooks.heartbeat import tool_beat_due  # noqa: PLC0415
 
@@ -363,4 +369,4 @@ def _classify(exc: BaseException) -> str:
 
 def _diagnose(home: Home, harness: str, moment: str, code: str, started: float, chars: int) -> None:
     """One line per run, codes and sizes only: `memverbs doctor` reads it, nothing else does."""
-    log_line(str(home.root), harness, moment, code, started, chars)
+    log_line(home.dir, harness, moment, code, started, chars)

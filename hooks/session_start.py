@@ -11,9 +11,10 @@ session began rather than nothing.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from memverbs.server.verbs import readout
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.hooks.adapters import Adapter

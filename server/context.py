@@ -7,10 +7,10 @@ in-process CLI and lifecycle hooks are trusted-local and own the 'local' lane.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from memverbs.server.people import READ_PRIVATE, Actor
 from memverbs.server.record import Frozen, Record
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain, Row

@@ -10,10 +10,8 @@ config failure is `unavailable` with the fix, anything else is `internal`
 
 from __future__ import annotations
 
-import importlib
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from memverbs.server.context import LOCAL_LANE, Caller, VerbContext
 from memverbs.server.errors import (
@@ -30,6 +28,8 @@ from memverbs.server.protocol import params as pipeline
 from memverbs.server.protocol.registry import BY_NAME, Operation
 from memverbs.server.protocol.surfaces import allowed
 from memverbs.server.record import Record
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain
@@ -146,7 +146,9 @@ def handler(op: Operation) -> Callable:
     fn = _handlers.get(op.name)
     if fn is None:
         module, _, attr = op.handler.partition(":")
-        fn = getattr(importlib.import_module(module), attr)
+        # The import statement's own function (importlib would be one more module on a hook's start);
+        # with a fromlist it returns the named module itself, not its top package.
+        fn = getattr(__import__(module, fromlist=[attr]), attr)
         _handlers[op.name] = fn
     return fn
 

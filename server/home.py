@@ -1,15 +1,20 @@
 """Where a brain lives: `$MEMVERBS_HOME` (default `~/.memverbs`) and the files in it.
 
 Every path inside the home is relative to it, so a copied home keeps working.
-Stdlib only: the hook path reads this on every session start.
+Stdlib only: the hook path reads this on every session start, through the string forms (`dir`,
+`place`): `pathlib` (with the `urllib.parse` and `ipaddress` it imports) is loaded by the first
+`Path` a caller asks for, not by the hooks.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from memverbs.server.record import Frozen
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
+if TYPE_CHECKING:
+    from pathlib import Path
 
 DEFAULT_SOURCE = "default"
 CONFIG_NAME = "config.toml"
@@ -19,25 +24,37 @@ REMOTE_RECEIPT = "remote-receipt.json"  # `memverbs connect --install <harness>`
 
 
 class Home(Frozen):
-    __slots__ = ("root",)
-    root: Path
+    __slots__ = ("dir",)
+    dir: str  # the home's folder; `root` is the same as a Path
 
-    def __init__(self, root: Path) -> None:
-        super().__init__(root=root)
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        super().__init__(dir=os.fspath(root))
 
     @classmethod
     def from_env(cls) -> Home:
         raw = os.environ.get("MEMVERBS_HOME", "").strip()
-        return cls(Path(raw).expanduser() if raw else Path.home() / ".memverbs")
+        return cls(os.path.expanduser(raw) if raw else os.path.join(os.path.expanduser("~"), ".memverbs"))
+
+    @property
+    def root(self) -> Path:
+        from pathlib import Path  # noqa: PLC0415 - see the module's docstring
+
+        return Path(self.dir)
+
+    def place(self, relative: str | os.PathLike[str]) -> str:
+        """`resolve`'s answer as a string."""
+        p = os.path.expanduser(os.fspath(relative))
+        return p if os.path.isabs(p) else os.path.join(self.dir, p)
 
     @property
     def config_path(self) -> Path:
         return self.root / CONFIG_NAME
 
-    def resolve(self, relative: str | Path) -> Path:
+    def resolve(self, relative: str | os.PathLike[str]) -> Path:
         """A path from the config, anchored at the home unless it is absolute."""
-        p = Path(relative).expanduser()
-        return p if p.is_absolute() else self.root / p
+        from pathlib import Path  # noqa: PLC0415
+
+        return Path(self.place(relative))
 
     @property
     def integrations(self) -> Path:

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING
 
 from memverbs.server.names import slugify
 from memverbs.server.record import Frozen
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain

@@ -14,11 +14,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any
 
 from memverbs.server.errors import ConfigError
 from memverbs.server.home import DEFAULT_BRAIN_NAME, DEFAULT_SOURCE, Home
 from memverbs.server.record import Frozen
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
+if TYPE_CHECKING:
+    from typing import Any
 
 SURFACES = ("verbs", "starter", "full")  # the MCP surfaces, narrowest first (protocol/surfaces.py says what each lists)
 STRICT_PARAMS = ("warn", "reject")

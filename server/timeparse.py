@@ -12,16 +12,19 @@ from __future__ import annotations
 import re
 import time
 from datetime import UTC, datetime, timedelta
-from typing import overload
 
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _DURATION = r"(\d+)\s*(s|sec|seconds?|m|min|minutes?|h|hr|hours?|d|days?)"
-DURATION_RE = re.compile(rf"^{_DURATION}$", re.IGNORECASE)
-AGO_RE = re.compile(rf"^{_DURATION}(?:\s+ago)?$", re.IGNORECASE)
-ISO_DURATION_START = re.compile(r"^P(T|\d)", re.IGNORECASE)
-ISO_DURATION_FULL = re.compile(r"^P(?:\d+[YMWD])*(?:T(?:\d+[HMS])+)?$", re.IGNORECASE)
+# The forms below are pattern strings, matched case-blind through `re`'s own cache of compiled
+# patterns: compiled at their first use, not at import. Most processes that import this module (a
+# hook's session start among them) write instants and never parse one, and compiling the five cost
+# a millisecond of every start.
+DURATION = rf"^{_DURATION}$"
+AGO = rf"^{_DURATION}(?:\s+ago)?$"
+ISO_DURATION_START = r"^P(T|\d)"
+ISO_DURATION_FULL = r"^P(?:\d+[YMWD])*(?:T(?:\d+[HMS])+)?$"
 
-_ISO_RE = re.compile(
+_ISO = (
     r"^(?P<y>[+-]\d{6}|\d{4})(?:-(?P<mo>\d{2})(?:-(?P<d>\d{2}))?)?"
     r"(?:[T ](?P<h>\d{2}):(?P<mi>\d{2})(?::(?P<s>\d{2})(?:[.,](?P<f>\d+))?)?"
     r"\s*(?P<tz>Z|z|[+-]\d{2}(?::?\d{2})?)?)?$"
@@ -48,11 +51,7 @@ MIN_MS = -62_135_596_800_000
 MAX_MS = 253_402_300_799_999
 
 
-@overload
-def iso(ms: int) -> str: ...
-@overload
-def iso(ms: int | None) -> str | None: ...
-def iso(ms: int | None) -> str | None:
+def _iso(ms: int | None) -> str | None:
     if ms is None:
         return None
     dt = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=ms)
@@ -61,6 +60,20 @@ def iso(ms: int | None) -> str | None:
         f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T{dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}."
         f"{dt.microsecond // 1000:03d}Z"
     )
+
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
+if TYPE_CHECKING:
+    from typing import overload
+
+    @overload
+    def iso(ms: int) -> str: ...
+    @overload
+    def iso(ms: int | None) -> str | None: ...
+    def iso(ms: int | None) -> str | None:
+        return _iso(ms)
+else:
+    iso = _iso  # an instant on the wire; None for none (the overloads above say so to the type checker)
 
 
 def _to_ms(dt: datetime) -> int:
@@ -75,7 +88,7 @@ def parse_instant(text: str) -> int | None:
     s = text.strip()
     if not s:
         return None
-    m = _ISO_RE.match(s)
+    m = re.match(_ISO, s)
     if m:
         try:
             return _in_range(_iso_ms(m))
@@ -137,7 +150,7 @@ def duration_ms(match: re.Match) -> int:
 
 WHEN_FORMS = ("a date (2026-08-11), a month (2026-08), a datetime (2026-08-11T09:30:00Z), a time ago (24h, 7d, -7d, "
               "30m ago, 2w) or today / yesterday")
-_WEEKS = re.compile(r"^(\d+)\s*(w|wk|weeks?)(?:\s+ago)?$", re.IGNORECASE)
+_WEEKS = r"^(\d+)\s*(w|wk|weeks?)(?:\s+ago)?$"
 
 
 def parse_when(text: str, now: int | None = None) -> int | None:
@@ -158,7 +171,7 @@ def parse_when(text: str, now: int | None = None) -> int | None:
     raw = text.strip()
     if re.match(r"^-\s*\d+\s*[a-z]", s):  # -5d: five days back, as a person writes it
         s, raw = s[1:].strip(), raw[1:].strip()
-    m = _WEEKS.match(s)
+    m = re.match(_WEEKS, s, re.IGNORECASE)
     if m:
         at = now - int(m.group(1)) * 7 * 86_400_000
         return at if MIN_MS <= at <= MAX_MS else None
@@ -171,7 +184,7 @@ def parse_since(text: str, now: int | None = None) -> int | None:
     at = parse_instant(text)
     if at is not None:
         return at
-    m = AGO_RE.match(text.strip())
+    m = re.match(AGO, text.strip(), re.IGNORECASE)
     if m:
         at = (now if now is not None else now_ms()) - duration_ms(m)
         return at if MIN_MS <= at <= MAX_MS else None

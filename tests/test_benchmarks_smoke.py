@@ -249,3 +249,11 @@ def test_cli_latency_runs_each_read_command_for_real_and_renders(smoke):
     report["machine"] = {"nproc": 2, "python": "3", "date": "today"}
     text = cli_latency.render(report)
     assert text.startswith(cli_latency.BEGIN) and text.endswith(cli_latency.END) and "`recall --query`" in text
+
+
+def test_session_start_pairs_two_commits_that_print_the_same_pack(capsys):
+    from benchmarks import session_start
+
+    assert session_start.main(["--pairs", "1", "--vs", "HEAD"]) == 0
+    out = capsys.readouterr().out
+    assert "| this checkout |" in out and "| HEAD |" in out and "median of the pairs" in out

@@ -12,12 +12,12 @@ Postgres answers as numeric).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from memverbs.server import people
 from memverbs.server.brain.fact_edits import restore_refusal, visibility_refusal
 from memverbs.server.brain.facts_store import FACT_COLS
 from memverbs.server.brain.store import Store, first
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import FactFilter, Row

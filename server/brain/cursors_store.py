@@ -6,13 +6,14 @@ connection against the same rows.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from memverbs.server.brain.plain import CURSOR, GC_IDLE_CURSORS, GC_LANE_CURSORS, SAVE_CURSOR
 from memverbs.server.brain.store import Store
 
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
+
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Row
+    from memverbs.server.brain.store import Tx
 
 IDLE_MS = 7 * 24 * 3600 * 1000
 KEEP_PER_LANE = 1000
@@ -26,10 +27,21 @@ class CursorStore(Store):
         with self.write() as db:
             db.execute(SAVE_CURSOR, (source, client, session, last_wake_at, slug, now, now))
 
+    def start_cursor(self, source: str, client: str, session: str, last_wake_at: int, now: int) -> None:
+        """A new session's cursor, and the collection `gc_cursors` makes, in one write: a session start
+        commits (and later checkpoints) once, not twice."""
+        with self.write() as db:
+            db.execute(SAVE_CURSOR, (source, client, session, last_wake_at, "", now, now))
+            self._collect(db, now, source, client)
+
     def gc_cursors(self, now: int, source: str | None = None, client: str | None = None) -> int:
         """Drop cursors idle for 7 days, and all but the newest 1000 of a lane."""
         with self.write() as db:
-            gone = db.execute(GC_IDLE_CURSORS, (now - IDLE_MS,)).rowcount
-            if source is not None and client is not None:
-                gone += db.execute(GC_LANE_CURSORS, (source, client, source, client, KEEP_PER_LANE)).rowcount
-            return gone
+            return self._collect(db, now, source, client)
+
+    @staticmethod
+    def _collect(db: Tx, now: int, source: str | None, client: str | None) -> int:
+        gone = db.execute(GC_IDLE_CURSORS, (now - IDLE_MS,)).rowcount
+        if source is not None and client is not None:
+            gone += db.execute(GC_LANE_CURSORS, (source, client, source, client, KEEP_PER_LANE)).rowcount
+        return gone

@@ -9,9 +9,10 @@ fragment (a class attribute) or, where its text depends on the call, a method th
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 if TYPE_CHECKING:
+    from typing import Any
+
     from memverbs.server.brain.base import Row, SearchQuery
 
 

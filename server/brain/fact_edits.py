@@ -21,11 +21,13 @@ The rules (docs/ui.md, "Restoring and visibility"):
 
 from __future__ import annotations
 
-from typing import Any
-
 from memverbs.server.brain.base import Row
 from memverbs.server.errors import FactEditRefused
 from memverbs.server.timeparse import iso
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
+if TYPE_CHECKING:
+    from typing import Any
 
 VISIBILITIES = ("world", "private")
 

@@ -9,10 +9,10 @@ imports psycopg.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from memverbs.server.brain.location import BrainLocation, redact
 from memverbs.server.errors import ConfigError
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Brain
@@ -25,7 +25,7 @@ def locate(url: str, home: Home, default_path: str) -> BrainLocation:
     """The brain named by `brain.url` (empty: the file `brain.path`), relative paths under the home."""
     url = (url or "").strip()
     if not url:
-        return BrainLocation("sqlite", path=home.resolve(default_path))
+        return BrainLocation("sqlite", path=home.place(default_path))
     scheme = url.split(":", 1)[0].lower() if "://" in url else ""
     if scheme in POSTGRES_SCHEMES:
         from memverbs.server.brain.password import keyring_backend_for  # noqa: PLC0415 - stdlib; one small file read
@@ -36,13 +36,13 @@ def locate(url: str, home: Home, default_path: str) -> BrainLocation:
         rest = url.split("://", 1)[1]
         if not rest.startswith("/") or rest == "/":
             raise ConfigError(f"brain.url {url!r} names no file", "Write sqlite:///brain.db (home-relative) or sqlite:////abs/path.db.")
-        return BrainLocation("sqlite", path=home.resolve(rest[1:]))
+        return BrainLocation("sqlite", path=home.place(rest[1:]))
     if scheme:
         raise ConfigError(
             f"brain.url {redact(url)!r} has an unknown scheme {scheme!r}",
             "Use a file path, sqlite:///brain.db, or postgresql://user@host/dbname.",
         )
-    return BrainLocation("sqlite", path=home.resolve(url))
+    return BrainLocation("sqlite", path=home.place(url))
 
 
 def open_brain(
@@ -79,8 +79,10 @@ def open_brain(
         )
     from memverbs.server.brain.sqlite import SqliteBrain  # noqa: PLC0415
 
+    file = location.sqlite_file
+    assert file is not None, "a sqlite location has a file"
     if read_only:
-        return SqliteBrain.open_read_only(location.file)
-    brain = SqliteBrain.open(location.file, create=create, busy_timeout_ms=busy_timeout_ms, deadline=deadline)
+        return SqliteBrain.open_read_only(file)
+    brain = SqliteBrain.open(file, create=create, busy_timeout_ms=busy_timeout_ms, deadline=deadline)
     brain.build_graphs = build_graphs
     return brain

@@ -13,12 +13,13 @@ facts_fts, Postgres's tsvector) and entity_facts' planner hint. SQLite's in-proc
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from memverbs.server import people
 from memverbs.server.brain.pages_store import LIVE_PAGE
 from memverbs.server.brain.store import Store
 from memverbs.server.terms import index_text
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import FactFilter, NewFact, Row, SearchQuery

@@ -6,11 +6,14 @@ that only names or prints a location import this instead.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Literal
-from urllib.parse import urlsplit, urlunsplit
+import os
 
 from memverbs.server.record import Frozen
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Literal
 
 
 class BrainLocation(Frozen):
@@ -21,18 +24,24 @@ class BrainLocation(Frozen):
     the password itself is read only when the brain is opened.
     """
 
-    __slots__ = ("backend", "keyring", "path", "url")
+    __slots__ = ("backend", "keyring", "sqlite_file", "url")
     backend: Literal["sqlite", "postgres"]
-    path: Path | None
+    sqlite_file: str | None  # a SQLite brain's file, as a string (what a hook opens: no pathlib); `path` as a Path
     url: str | None
     keyring: str | None
 
-    def __init__(self, backend: Literal["sqlite", "postgres"], path: Path | None = None, url: str | None = None,
-                 keyring: str | None = None) -> None:
-        super().__init__(backend=backend, path=path, url=url, keyring=keyring)
+    def __init__(self, backend: Literal["sqlite", "postgres"], path: str | os.PathLike[str] | None = None,
+                 url: str | None = None, keyring: str | None = None) -> None:
+        super().__init__(backend=backend, sqlite_file=None if path is None else os.fspath(path), url=url, keyring=keyring)
 
     def __str__(self) -> str:
         return str(self.path) if self.backend == "sqlite" else redact(self.url or "")
+
+    @property
+    def path(self) -> Path | None:
+        from pathlib import Path  # noqa: PLC0415 - a hook's start reads `sqlite_file`
+
+        return None if self.sqlite_file is None else Path(self.sqlite_file)
 
     def exists(self) -> bool | None:
         """Whether the brain is already there; None when only opening it can tell (a server database)."""
@@ -41,8 +50,9 @@ class BrainLocation(Frozen):
     @property
     def file(self) -> Path:
         """A SQLite brain's file (`locate` sets it for every sqlite location)."""
-        assert self.path is not None, "a sqlite location has a path"
-        return self.path
+        path = self.path
+        assert path is not None, "a sqlite location has a path"
+        return path
 
     @property
     def dsn(self) -> str:
@@ -53,6 +63,8 @@ class BrainLocation(Frozen):
 
 def redact(url: str) -> str:
     """A connection URL fit to print: the password, if any, replaced by ***."""
+    from urllib.parse import urlsplit, urlunsplit  # noqa: PLC0415 - a Postgres brain's; not a SQLite hook's
+
     try:
         parts = urlsplit(url)
     except ValueError:

@@ -115,6 +115,8 @@ def fill_entity_names(conn: Any) -> None:
     rebuild_all(conn)
 
 
+# Steps are appended, never renamed; with each, sqlite_migrate.STEP_COUNT and LAST_STEP follow (the one read
+# that finds a brain current without this list).
 MIGRATIONS: tuple[Step, ...] = (
     Step("0001_core_tables", sqlite=(schema.CORE_TABLES,), postgres=(schema.CORE_TABLES, pg.LINKS_FROM)),
     Step("0002_keyword_index", sqlite=(sq.KEYWORD_INDEX,), postgres=(pg.KEYWORD_INDEX,)),

@@ -10,9 +10,9 @@ table and for a restored backup.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from memverbs.server.brain.store import Store
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Row

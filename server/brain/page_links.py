@@ -10,11 +10,11 @@ below allow for.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from memverbs.server.brain.names_store import drop_names, write_names
 from memverbs.server.brain.store import Store
 from memverbs.server.names import title_key
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import LinkQuestions, Row

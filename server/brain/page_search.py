@@ -17,10 +17,10 @@ either): `Dialect.pages_ranked`, and `_body` for the substring scan.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from memverbs.server.brain.store import Store
 from memverbs.server.terms import around, spaceless
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Row, SearchQuery

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from memverbs.server import people
 from memverbs.server.brain.base import PAGE_HISTORY_KEEP, SlugHidden, draft_aliases, page_owner, replaced_text
@@ -19,6 +18,8 @@ from memverbs.server.brain.page_links import PageLinks, prefix_upper, reverse
 from memverbs.server.brain.page_search import PageSearch
 from memverbs.server.brain.store import first
 from memverbs.server.names import title_key
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import LinkQuestions, PageDraft, Row

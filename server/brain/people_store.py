@@ -8,11 +8,11 @@ Postgres role, and granting that role what a teammate needs, is the Postgres bra
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from memverbs.server.brain.store import Store
 from memverbs.server.errors import BrainError
 from memverbs.server.people import OWNER, OWNER_NAME
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Row

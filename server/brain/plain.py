@@ -105,7 +105,7 @@ def open_plain(where: BrainLocation, busy_ms: int = BUSY_MS) -> PlainBrain | Non
     """The configured brain on a plain connection (the brain's keyring password given on Postgres): no
     brain object, no pool. None when it cannot be had; the full path says why, classified. Close it."""
     if where.backend != "postgres":
-        db = connect(where.path, busy_ms) if where.path is not None else None
+        db = connect(where.sqlite_file, busy_ms) if where.sqlite_file is not None else None
         return PlainBrain(db) if db is not None else None
     if not where.url:
         return None

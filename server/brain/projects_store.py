@@ -7,10 +7,10 @@ Two projects with the same name get `projects/<name>` and `projects/<name>-2`, i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from memverbs.server.brain.facts_store import FACT_COLS
 from memverbs.server.brain.store import Store
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Row

@@ -9,10 +9,10 @@ acknowledged. Storage errors become BrainError once, with the fix (`sqlite_base.
 
 from __future__ import annotations
 
+import os
 import sqlite3
-from pathlib import Path
 
-from memverbs.server.brain import migrations, sqlite_migrate, sqlite_schema
+from memverbs.server.brain import sqlite_migrate, sqlite_schema
 from memverbs.server.brain.browse_store import BrowseStore
 from memverbs.server.brain.cursors_store import CursorStore
 from memverbs.server.brain.facts_store import FactStore
@@ -28,25 +28,31 @@ from memverbs.server.brain.sync_store import SyncStore
 from memverbs.server.brain.tokens_store import TokenStore
 from memverbs.server.errors import BrainError, BrainMissing
 
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
+if TYPE_CHECKING:
+    pass
+
 
 class SqliteBrain(PageStore, NameStore, FactStore, ProjectStore, CursorStore, TokenStore, SqliteVectors, BrowseStore, SyncStore, OAuthStore,
                   PeopleStore, HealthStore):
     @classmethod
     def open(
-        cls, path: Path, *, create: bool = False, busy_timeout_ms: int = 10_000, deadline: float | None = None
+        cls, path: str | os.PathLike[str], *, create: bool = False, busy_timeout_ms: int = 10_000,
+        deadline: float | None = None
     ) -> SqliteBrain:
         """Open (and with `create`, initialise) the brain at `path`, schema current or refused; with a
         `deadline` (a time.monotonic()), no later lock wait outlives it."""
-        if not create and not path.is_file():
+        folder = os.path.dirname(os.fspath(path)) or "."  # os.path, not pathlib: a hook's every start opens it
+        if not create and not os.path.isfile(path):
             raise BrainMissing(
                 f"no brain at {path}",
                 "Run `memverbs init` to create one (or point MEMVERBS_HOME at the home that has it).",
             )
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            os.makedirs(folder, exist_ok=True)
             db = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout_ms / 1000, check_same_thread=False)
         except (sqlite3.Error, OSError) as exc:
-            raise BrainError(f"cannot open brain {path}: {exc}", f"Check that {path.parent} is writable.") from exc
+            raise BrainError(f"cannot open brain {path}: {exc}", f"Check that {folder} is writable.") from exc
         try:
             db.row_factory = sqlite3.Row
             sqlite_schema.register(db)  # before any step or write: the pages' triggers call it
@@ -58,8 +64,10 @@ class SqliteBrain(PageStore, NameStore, FactStore, ProjectStore, CursorStore, To
             # (a rebuilt parent table would otherwise take its children's rows down with the old one).
             if create:
                 sqlite_migrate.migrate(db, path)
-            else:
-                done = sqlite_migrate.applied(db)  # read once: every open pays for it (a hook's too)
+            elif not sqlite_migrate.current(db):  # one read: every open pays for it (a hook's too)
+                from memverbs.server.brain import migrations  # noqa: PLC0415 - a brain that is not current
+
+                done = sqlite_migrate.applied(db)
                 migrations.check_not_future(done, path)
                 if migrations.pending(done):
                     sqlite_migrate.migrate(db, path)
@@ -70,7 +78,7 @@ class SqliteBrain(PageStore, NameStore, FactStore, ProjectStore, CursorStore, To
         return cls(db, path, busy_timeout_ms=busy_timeout_ms, deadline=deadline)
 
     @classmethod
-    def open_read_only(cls, path: Path) -> SqliteBrain:
+    def open_read_only(cls, path: str | os.PathLike[str]) -> SqliteBrain:
         """A look without writing anything (doctor): no migrations, no journal-mode change."""
         try:
             db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5, check_same_thread=False)
@@ -92,7 +100,7 @@ class SqliteBrain(PageStore, NameStore, FactStore, ProjectStore, CursorStore, To
         try:
             return sqlite_migrate.applied(self.db)
         except sqlite3.DatabaseError as exc:
-            raise translate(exc, self.path) from exc
+            raise translate(exc, self.file) from exc
 
     def integrity(self) -> str:
         return self.db.execute("PRAGMA quick_check").fetchone()[0]

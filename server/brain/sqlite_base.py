@@ -8,19 +8,22 @@ concern. Each store inherits `SqliteBase`, so it is typed on its own: the connec
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from pathlib import Path
-from typing import TypeVar
 
 from memverbs.server.brain.sqlite_dialect import SQLITE
-from memverbs.server.brain.sqlite_fact_rank import rank_in_process
 from memverbs.server.brain.store import Params, Store, check_owner_acts, first
 from memverbs.server.errors import BrainCorrupt, BrainError, BrainLocked
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 
 class SqliteBase(Store):
@@ -28,13 +31,21 @@ class SqliteBase(Store):
     backend = "sqlite"
 
     def __init__(
-        self, db: sqlite3.Connection, path: Path, *, busy_timeout_ms: int = 10_000, deadline: float | None = None
+        self, db: sqlite3.Connection, path: str | os.PathLike[str], *, busy_timeout_ms: int = 10_000,
+        deadline: float | None = None
     ) -> None:
         self.db = db
-        self.path = path
+        self.file = os.fspath(path)  # the brain's file as a string: a hook's start does without pathlib
         self.busy_timeout_ms = busy_timeout_ms
         self.deadline = deadline  # a time.monotonic() no lock is waited for past (a hook's); None: no such time
         self._busy_set = busy_timeout_ms  # the connection's busy timeout now (open() set it)
+
+    @property
+    def path(self) -> Path:
+        """The brain's file as a Path (pathlib is loaded by the first caller that wants one)."""
+        from pathlib import Path  # noqa: PLC0415
+
+        return Path(self.file)
 
     def _bound_wait(self) -> None:
         """Give the next lock wait what is left before the deadline, if there is one.
@@ -56,7 +67,7 @@ class SqliteBase(Store):
             self._bound_wait()
             self.db.execute("BEGIN IMMEDIATE")
         except sqlite3.DatabaseError as exc:
-            raise translate(exc, self.path) from exc
+            raise translate(exc, self.file) from exc
         try:
             yield self.db
         except BaseException:
@@ -67,7 +78,7 @@ class SqliteBase(Store):
         except sqlite3.DatabaseError as exc:
             if self.db.in_transaction:
                 self.db.execute("ROLLBACK")
-            raise translate(exc, self.path) from exc
+            raise translate(exc, self.file) from exc
 
     # The hot writes' transactions, as the shared stores ask for them (store.Store): SQLite runs
     # in this process, so nothing is gained by batching statements and a write is `write()`.
@@ -85,7 +96,7 @@ class SqliteBase(Store):
         except sqlite3.DatabaseError as exc:
             if self.db.in_transaction:
                 self.db.execute("ROLLBACK")
-            raise translate(exc, self.path) from exc
+            raise translate(exc, self.file) from exc
         try:
             yield self.db
         finally:
@@ -117,7 +128,10 @@ class SqliteBase(Store):
         among: list[int] | None, world: bool = False,
     ) -> list[sqlite3.Row] | None:
         """FTS5's bm25 ranking over postings this process keeps per brain file (sqlite_fact_rank.py)."""
-        return rank_in_process(self, self.path, self.db, terms, where, args, columns, limit=limit, among=among, world=world)
+        # Imported by the first ranked recall: its locks and arrays are no part of a hook's start.
+        from memverbs.server.brain.sqlite_fact_rank import rank_in_process  # noqa: PLC0415
+
+        return rank_in_process(self, self.file, self.db, terms, where, args, columns, limit=limit, among=among, world=world)
 
     def pipelined(self, db: sqlite3.Connection) -> AbstractContextManager[object]:
         """The statements a write sends from here as one batch where the driver can (Postgres's
@@ -129,14 +143,14 @@ class SqliteBase(Store):
             self._bound_wait()  # a reader waits too, on a rollback-journal brain's exclusive lock
             return self.db.execute(sql, params).fetchall()
         except sqlite3.DatabaseError as exc:
-            raise translate(exc, self.path) from exc
+            raise translate(exc, self.file) from exc
 
     def one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
         try:
             self._bound_wait()
             row: sqlite3.Row | None = self.db.execute(sql, params).fetchone()
         except sqlite3.DatabaseError as exc:
-            raise translate(exc, self.path) from exc
+            raise translate(exc, self.file) from exc
         return row
 
 
@@ -145,7 +159,7 @@ _CORRUPT = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
 _UNWRITABLE = {sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM}
 
 
-def translate(exc: sqlite3.Error, path: Path) -> BrainError:
+def translate(exc: sqlite3.Error, path: str | os.PathLike[str]) -> BrainError:
     """The storage failure as memverbs's own type, decided by SQLite's result code (its primary
     code: the low byte), never by the message's words. An error without a code (one the sqlite3
     module raises itself, e.g. on a closed connection) is a plain BrainError."""

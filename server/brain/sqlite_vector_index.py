@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from memverbs.server.brain.sqlite_base import SqliteBase, translate
 from memverbs.server.brain.vectors_store import VectorStore
 
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
+
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from memverbs.server.brain.vector_index import VectorIndex
 
 
@@ -41,13 +43,13 @@ class SqliteVectors(VectorStore, SqliteBase):
             while rows := cur.fetchmany(block):
                 yield [r[0] for r in rows], [r[1] for r in rows]
         except sqlite3.DatabaseError as exc:
-            raise translate(exc, self.path) from exc
+            raise translate(exc, self.file) from exc
 
     def vector_index(self, space_id: int, dims: int) -> VectorIndex:
         """This process's index of a space's page vectors, brought up to date through this connection."""
         from memverbs.server.brain.vector_index import shared_index  # noqa: PLC0415 - numpy behind it
 
-        return shared_index(self, str(self.path), space_id, dims, self.vector_snapshot_dir, build_graphs=self.build_graphs)
+        return shared_index(self, self.file, space_id, dims, self.vector_snapshot_dir, build_graphs=self.build_graphs)
 
     def build_vector_index(self, space_id: int, dims: int) -> bool:
         """Write the shared snapshot now, so no search pays for reading every vector out of SQLite, and

@@ -24,18 +24,24 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from memverbs.server.errors import BrainError
 
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
+
 if TYPE_CHECKING:
+    from typing import Any, Protocol, TypeVar
+
     from memverbs.server.brain.base import FactFilter, Row
     from memverbs.server.brain.dialect import Dialect
 
-Params = tuple[Any, ...] | list[Any] | dict[str, Any]
+    Params = tuple[Any, ...] | list[Any] | dict[str, Any]
+    T = TypeVar("T")
+else:
+    Protocol = object  # the statement interfaces are the type checker's (as in base.py)
+    Params = object
 # last_used_at is for people, to the minute; a write per request would only add lock traffic.
 TOUCH_EVERY_MS = 60_000
-T = TypeVar("T")
 
 
 class Cursor(Protocol):

@@ -8,10 +8,11 @@ here, so SQL stays inside the brain. Rows come back as mapping-like rows;
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from memverbs.server import people
 from memverbs.server.brain.store import Store, first
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Row

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from memverbs.server.brain.base import TokenNameTaken
 from memverbs.server.brain.store import Store, first
 from memverbs.server.people import OWNER
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Row

@@ -15,9 +15,9 @@ only by the code that decodes vectors, which runs only when an embedding provide
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from memverbs.server.brain.store import Store, first
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Row

@@ -6,12 +6,14 @@ as plain data.
 
 from __future__ import annotations
 
-from typing import Literal
-
 from memverbs.server.record import Frozen
 
-ParamType = Literal["string", "number", "boolean", "object", "array"]
-Scope = Literal["read", "write"]
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
+if TYPE_CHECKING:
+    from typing import Literal
+
+    ParamType = Literal["string", "number", "boolean", "object", "array"]
+    Scope = Literal["read", "write"]
 
 
 class Param(Frozen):

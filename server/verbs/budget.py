@@ -7,12 +7,15 @@ prefix is what keeps delta's cursor exact and recall's order honest.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeVar
 
 from memverbs.server.record import Record
 
-T = TypeVar("T")
-U = TypeVar("U")
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
+    U = TypeVar("U")
 
 
 class Packed(Record):

@@ -10,12 +10,13 @@ brain as on an empty one.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
 
 from memverbs.server.context import VerbContext
 from memverbs.server.names import looks_like_slug, normalize_alias, slug_of_name, slugify, title_key
 from memverbs.server.record import Record
 from memverbs.server.timeparse import iso
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Row

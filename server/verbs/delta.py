@@ -13,7 +13,6 @@ following has_more drains them all.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
 
 from memverbs.server.context import VerbContext
 from memverbs.server.errors import PROTOCOL_VERSION, BrainError, invalid
@@ -25,7 +24,11 @@ from memverbs.server.verbs.budget import budget_fields, pack_two
 from memverbs.server.verbs.context_pack import parse_window_since
 from memverbs.server.verbs.shapes import brief_fact, split_entities
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 PAGE_LIMIT = 50
 FACT_LIMIT = 50
@@ -172,8 +175,7 @@ def _first_wake(ctx: VerbContext, session: str, budget: int | None, now: int) ->
     rather than never.
     """
     brain, source, client = ctx.brain, ctx.source, ctx.caller.client_id
-    _fail_open(lambda: brain.save_cursor(source, client, session, now - IN_FLIGHT_LAG_MS, "", now))
-    _fail_open(lambda: brain.gc_cursors(now, source, client))
+    _fail_open(lambda: brain.start_cursor(source, client, session, now - IN_FLIGHT_LAG_MS, now))
     at = iso(now)
     body: dict[str, object] = {
         "protocol_version": PROTOCOL_VERSION,

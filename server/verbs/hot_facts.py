@@ -24,9 +24,10 @@ Two shares keep one kind of fact from taking every place:
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from memverbs.server.record import Record
+
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.base import Row

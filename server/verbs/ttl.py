@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from memverbs.server.errors import invalid
 from memverbs.server.timeparse import (
-    DURATION_RE,
+    DURATION,
     ISO_DURATION_FULL,
     ISO_DURATION_START,
     MAX_MS,
@@ -20,14 +22,14 @@ def parse_ttl(raw: str | None, now: int) -> int | None:
     if raw is None or not raw.strip():
         return None
     s = raw.strip()
-    if ISO_DURATION_START.match(s) and ISO_DURATION_FULL.match(s):
+    if re.match(ISO_DURATION_START, s, re.IGNORECASE) and re.match(ISO_DURATION_FULL, s, re.IGNORECASE):
         shorthand = s[2:] if s[:2].upper() == "PT" else s[1:]
         raise invalid(
             f'ttl "{raw}" looks like an ISO-8601 duration, which is not accepted.',
             f'ttl takes the shorthand form: "{shorthand.lower()}" instead of "{raw}" '
             '(e.g. "30d", "12h"), or an absolute ISO 8601 expiry timestamp.',
         )
-    m = DURATION_RE.match(s)
+    m = re.match(DURATION, s, re.IGNORECASE)
     at = now + duration_ms(m) if m else parse_instant(s)
     if at is not None and at > MAX_MS:
         raise invalid(

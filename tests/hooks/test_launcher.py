@@ -1,6 +1,7 @@
 """The lean hook launcher the installers write (hooks/launcher.py) and its fast path (hooks/fastpath.py):
 real cold processes started exactly as a harness starts them, through a shell."""
 
+import gc
 import json
 import os
 import re
@@ -18,7 +19,8 @@ from helpers import ROOMY_DEADLINE, installed_hook_command, page
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memverbs.hooks import fastpath
+from memverbs.hooks import capture as capture_hook
+from memverbs.hooks import fastpath, launcher
 from memverbs.hooks.events import Harness
 from memverbs.hooks.launcher import LAUNCHER_MARK, bootstrap_argv, bootstrap_code
 from memverbs.installers.base import Options, hook_command, hook_moment, launcher_step
@@ -294,11 +296,20 @@ def test_the_fast_path_parses_the_config_file_once_per_edit(env, brain, home, le
 # the hook's records are server/record.py's —, a TOML file the hooks read through their parsed copy,
 # a page's Markdown, OpenSSL's digests).
 HEAVY = ("email", "logging", "decimal", "shutil", "socket", "random", "mcp", "pydantic", "httpx", "dataclasses", "inspect",
-         "tomllib", "hashlib", "_hashlib")
+         "tomllib", "hashlib", "_hashlib",
+         # the in-process fact ranking's locks and arrays: a ranked recall's, not an open's
+         "threading", "bisect", "array",
+         # typing: the type checker's flag is a module constant on the path (TYPE_CHECKING = False)
+         "typing",
+         # pathlib and what it imports: the home, the brain's location and its file are strings there
+         "pathlib", "urllib", "ipaddress")
 # Our own modules a delivering heartbeat does without (a session start shows cards, so it reads page
 # summaries: the Markdown module is its to import).
 HEAVY_OURS = ("memverbs.server.pages", "memverbs.server.verbs.search", "memverbs.server.protocol.schemas",
-              "memverbs.server.brain.vector_index", "memverbs.server.sync", "memverbs.remote")
+              "memverbs.server.brain.vector_index", "memverbs.server.sync", "memverbs.remote",
+              # a current brain is opened without its list of schema steps and the Postgres modules it is
+              # written with (server/brain/sqlite_migrate.py, `current`), and ranks no fact
+              "memverbs.server.brain.migrations", "memverbs.server.brain.postgres", "memverbs.server.brain.sqlite_fact_rank")
 
 
 def test_a_delivering_heartbeat_and_a_session_start_skip_the_heavy_modules(env, brain, home):
@@ -317,11 +328,41 @@ def test_a_delivering_heartbeat_and_a_session_start_skip_the_heavy_modules(env, 
         return set(eval(proc.stderr))
 
     started = run("session-start", dict(payload, hook_event_name="SessionStart"))
+    assert {"memverbs.server.brain.sqlite", "memverbs.server.verbs.readout"} <= started  # the probe saw a real start
     brain.ok("remember", fact="Alice moved the standup to Fridays", provenance="chat", entity="people/alice")
     delivered = run("heartbeat", payload)
     assert not started & set(HEAVY) and not delivered & set(HEAVY), (started & set(HEAVY), delivered & set(HEAVY))
     assert not {m for m in delivered if m.startswith(HEAVY_OURS)}, delivered
     assert not {m for m in started if m.startswith(HEAVY_OURS[1:])}, started
+
+
+def test_a_hook_process_runs_without_the_cyclic_collector(env, brain, home, monkeypatch):
+    """A hook lives for milliseconds and exits: the collector's passes over a session start's imports
+    are time the harness waits for (hooks/launcher.py). The session's end hands a transcript to a
+    worker that may live for seconds: the collector is on again before it starts."""
+    argv = bootstrap_argv()
+    probe = argv[4].replace("main()", "main() if False else None") + (
+        ";import gc;_exit=os._exit;os._exit=lambda c:(sys.stderr.write(repr(gc.isenabled())),sys.stderr.flush(),_exit(c));main()"
+    )
+    proc = subprocess.run([*argv[:4], probe, "hook", "session-start", "--harness", "claude"],
+                          input=json.dumps(dict(payloads.CLAUDE_PROMPT, session_id="gc-1", hook_event_name="SessionStart")),
+                          capture_output=True, text=True, env=env, timeout=30)
+    assert log_lines(home)[-1]["code"] == "ok" and proc.stderr == "False", proc.stderr
+
+    enabled = []
+
+    def leave(code: int) -> None:
+        raise SystemExit(code)
+
+    monkeypatch.setattr(sys, "argv", ["memverbs-hook", "capture", "--harness", "claude"])
+    monkeypatch.setattr(capture_hook, "run_capture_hook", lambda *_: enabled.append(gc.isenabled()))
+    monkeypatch.setattr(os, "_exit", leave)
+    try:
+        with pytest.raises(SystemExit):
+            launcher.main()
+    finally:
+        gc.enable()
+    assert enabled == [True]
 
 
 KEYS = st.sampled_from(["source", "brain.path", "brain.url"])

@@ -53,6 +53,15 @@ def test_idle_cursors_are_collected_and_fresh_ones_kept(brain):
     assert brain.cursor(S, "cli", "new") is not None
 
 
+def test_a_new_sessions_cursor_is_saved_and_the_idle_ones_collected_in_one_write(brain):
+    brain.save_cursor(S, "local", "old", 1, "", NOW - 8 * DAY_MS)
+    brain.save_cursor(S, "local", "kept", 1, "", NOW - 1 * DAY_MS)
+    brain.start_cursor(S, "local", "started", 42, NOW)
+    row = brain.cursor(S, "local", "started")
+    assert (row["last_wake_at"], row["cursor_slug"]) == (42, "")
+    assert brain.cursor(S, "local", "old") is None and brain.cursor(S, "local", "kept") is not None
+
+
 # -- tokens: hashes only, revoked rather than deleted ----------------------------------------
 
 

@@ -14,7 +14,7 @@ import sqlite3
 import pytest
 from helpers import Client
 
-from memverbs.server.brain import sqlite_base
+from memverbs.server.brain import sqlite_fact_rank
 from memverbs.server.brain.base import FactFilter, SearchQuery
 from memverbs.server.brain.sqlite_dialect import fts5_match
 from memverbs.server.brain.sqlite_fact_rank import FactPostings, postings_for
@@ -82,7 +82,7 @@ def _warm(brain, world: bool = False) -> bool:
 
 def _fts5_only(monkeypatch, brain, f, q, limit):
     with monkeypatch.context() as m:
-        m.setattr(sqlite_base, "rank_in_process", lambda *a, **k: None)
+        m.setattr(sqlite_fact_rank, "rank_in_process", lambda *a, **k: None)
         return [(r["id"], r["score"]) for r in brain.facts_ranked(S, f, q, limit=limit)]
 
 

@@ -2,6 +2,8 @@
 
 import re
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 
@@ -180,6 +182,37 @@ def test_step_names_are_the_ones_brains_record_in_order():
     names = [step.name for step in migrations.MIGRATIONS]
     assert names[: len(RECORDED)] == list(RECORDED)
     assert names == sorted(set(names))  # each once, and in the order the runners read them back (by name)
+
+
+def test_the_one_read_that_finds_a_brain_current_knows_the_last_step(tmp_path):
+    """`sqlite_migrate.current` spares a current brain's open the list of steps: it must say current
+    for exactly the record the list makes, and defer to the list for anything else."""
+    assert (len(migrations.MIGRATIONS), migrations.MIGRATIONS[-1].name) == (sqlite_migrate.STEP_COUNT, sqlite_migrate.LAST_STEP), (
+        "a schema step was added: set STEP_COUNT and LAST_STEP in server/brain/sqlite_migrate.py to the list's")
+    db = sqlite3.connect(tmp_path / "b.db", isolation_level=None)
+    assert not sqlite_migrate.current(db)  # no record yet
+    sqlite_migrate.migrate(db)
+    assert sqlite_migrate.current(db)
+    db.execute("INSERT INTO _migrations VALUES ('9999_from_the_future', 0)")
+    assert not sqlite_migrate.current(db)
+    db.execute("DELETE FROM _migrations WHERE name IN ('9999_from_the_future', '0002_keyword_index')")
+    assert not sqlite_migrate.current(db)  # a step missing
+    db.execute("INSERT INTO _migrations VALUES ('0002_keyword_index', 0)")
+    db.execute(f"DELETE FROM _migrations WHERE name = '{migrations.MIGRATIONS[-1].name}'")
+    db.execute("INSERT INTO _migrations VALUES ('9999_from_the_future', 0)")
+    assert not sqlite_migrate.current(db)  # as many steps, but the last one is another's
+    db.close()
+
+
+def test_opening_a_current_brain_reads_no_step_list(tmp_path):
+    """A hook opens the brain on every session start: a current one is recognised by one read, without
+    the list of steps and the Postgres modules it is written with."""
+    SqliteBrain.open(tmp_path / "b.db", create=True).close()
+    code = ("import sys;from pathlib import Path;from memverbs.server.brain.sqlite import SqliteBrain;"
+            f"SqliteBrain.open(Path({str(tmp_path / 'b.db')!r})).close();"
+            "print(sorted(m for m in sys.modules if 'migrations' in m or 'postgres' in m))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60).stdout
+    assert out.strip() == "[]"
 
 
 def test_every_step_is_spelled_for_both_dialects():

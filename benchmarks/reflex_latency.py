@@ -65,10 +65,15 @@ def session_ids(home: Path, count: int, tag: str) -> list[str]:
 
 
 def hook_cmd(home: Path) -> str:
+    """The prompt hook's command `memverbs install claude` writes for this home, and its launcher file."""
     from memverbs.hooks.events import Harness  # noqa: PLC0415
-    from memverbs.installers.base import Options, hook_command  # noqa: PLC0415
+    from memverbs.installers.base import Options, hook_command, launcher_step  # noqa: PLC0415
+    from memverbs.installers.steps import Context  # noqa: PLC0415
+    from memverbs.server.home import Home  # noqa: PLC0415
 
-    return hook_command(Options(Harness.CLAUDE, env={"MEMVERBS_HOME": str(home)}), "heartbeat")
+    opts = Options(Harness.CLAUDE, home=Home(home), env={"MEMVERBS_HOME": str(home)})
+    launcher_step(opts).apply(Context(backups=opts.home.backups / "bench"))
+    return hook_command(opts, "heartbeat")
 
 
 def one(cmd: str, home: Path, session: str, prompt: str) -> tuple[float, str, int]:

@@ -257,3 +257,18 @@ def test_session_start_pairs_two_commits_that_print_the_same_pack(capsys):
     assert session_start.main(["--pairs", "1", "--vs", "HEAD"]) == 0
     out = capsys.readouterr().out
     assert "| this checkout |" in out and "| HEAD |" in out and "median of the pairs" in out
+
+
+def test_the_reflex_benchmark_runs_the_installed_prompt_hook_and_reads_its_code(smoke, tmp_path):
+    """The benchmark drives the command `memverbs install claude` writes (the launcher file in the
+    benchmark's own home): a prompt naming a target gets its pointer, one naming nothing stays silent."""
+    from benchmarks import reflex_latency
+
+    home = copy(smoke, tmp_path / "home")
+    corpus.settle()  # the smoke brain was grown just now: its writes must be history before the sessions start
+    sessions = reflex_latency.session_ids(home, 2, "smoke")
+    cmd = reflex_latency.hook_cmd(home)
+    asks = reflex_latency.prompts(TINY, 0)
+    _, named_code, named_chars = reflex_latency.one(cmd, home, sessions[0], asks["one person by title"])
+    _, quiet_code, quiet_chars = reflex_latency.one(cmd, home, sessions[1], asks["names nothing"])
+    assert (named_code, quiet_code, quiet_chars) == ("reflex", "unchanged", 0) and named_chars > 0

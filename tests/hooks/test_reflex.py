@@ -6,17 +6,21 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import time
+from pathlib import Path
 
 import payloads
 import pytest
-from helpers import ROOMY_DEADLINE, installed_hook_command, page
+from helpers import ROOMY_DEADLINE, Client, installed_hook_command, page
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memverbs.hooks.events import Harness
 from memverbs.installers.base import Options
+from memverbs.server.home import Home
+from memverbs.server.runtime import Runtime
 from memverbs.server.timeparse import iso
 from memverbs.server.verbs import pointers
 from memverbs.server.verbs.render import HEADER, NAMED_SECTION
@@ -68,8 +72,7 @@ def settle(prompt, session: str = "reflex-1", **kw) -> None:
     raise AssertionError("the session never settled")
 
 
-@pytest.fixture
-def brain(local):
+def seed(local: Client) -> None:
     page(local, "companies/widget-co", "Widget Co", type="company", summary="Seed-stage widget marketplace.")
     page(local, "companies/kelpforge", "Kelpforge", type="company", summary="Marine robotics; the round closes in March.")
     page(local, "people/yuki-quincewood", "Yuki Quincewood", type="person", aliases=["yuki"], summary="Founder of Orchardbyte.")
@@ -81,8 +84,41 @@ def brain(local):
              entity="people/soren-hartwhistle")
     local.ok("remember", fact="Soren's private number is 555-0100 for pricing calls", provenance="chat",
              entity="people/soren-hartwhistle", visibility="private")
-    # Past delta's in-flight lag: the session's first wake reports none of these as changed.
+
+
+@pytest.fixture(scope="module")
+def seeded_home(tmp_path_factory, empty_sqlite_home) -> Path:
+    """A home holding `seed`'s pages and facts, written once per module and then left past delta's
+    in-flight lag, so a session's first wake reports none of them as changed. Each test copies it:
+    one wait for the module instead of one for every test."""
+    root = tmp_path_factory.mktemp("reflex-seed") / "home"
+    shutil.copytree(empty_sqlite_home, root)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("MEMVERBS_HOME", str(root))
+        mp.delenv("MEMVERBS_BRAIN__URL", raising=False)
+        rt = Runtime(Home(root))
+        try:
+            seed(Client(rt.local_dispatcher()))
+        finally:
+            rt.close()
     time.sleep(2.2)
+    return root
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch, seeded_home) -> Home:
+    """The conftest's home (the environment pointed at it), holding the seeded brain."""
+    root = tmp_path / "home"
+    monkeypatch.setenv("MEMVERBS_HOME", str(root))
+    for var in ("MEMVERBS_SOURCE", "MEMVERBS_MCP_SURFACE", "MEMVERBS_MCP_FORCE_SURFACE", "MEMVERBS_REMOTE_PRIVATE_PAGES",
+                "MEMVERBS_BRAIN__URL"):
+        monkeypatch.delenv(var, raising=False)
+    shutil.copytree(seeded_home, root)
+    return Home(root)
+
+
+@pytest.fixture
+def brain(local):
     return local
 
 

@@ -19,16 +19,19 @@ declaration of what each table is (server/brain/stores.py), never written here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
-from typing import Any
-
-from memverbs.server.brain import postgres_policies as policies
-from memverbs.server.brain import postgres_schema as pg
-from memverbs.server.brain import schema
-from memverbs.server.brain import sqlite_schema as sq
 from memverbs.server.errors import BrainError
 from memverbs.server.names import restatement_key, title_key
 from memverbs.server.record import Frozen
+
+# The list of steps is built at its first use (`steps()`, or `MIGRATIONS` from outside), with the schema
+# modules it is written in: opening a current SQLite brain (every hook's open) asks only `STEP_COUNT`
+# and `LAST_STEP` (sqlite_migrate.current), so this module stays as light as the records it defines.
+TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection
+    from typing import Any
+
+    MIGRATIONS: tuple[Step, ...]
 
 
 class Secure(Frozen):
@@ -46,9 +49,9 @@ class Secure(Frozen):
         super().__init__(tables=tables, teammates=teammates)
 
 
-Work = str | Callable[[Any], None] | Secure  # SQL (a script of statements), a function of the connection, policies
 
-_COLUMN_TYPES = {"sqlite": sq.COLUMN_TYPES, "postgres": pg.COLUMN_TYPES}
+if TYPE_CHECKING:
+    Work = str | Callable[[Any], None] | Secure  # SQL (a script of statements), a function of the connection, policies
 
 
 class Step(Frozen):
@@ -67,7 +70,9 @@ class Step(Frozen):
     def work(self, dialect: str) -> list[Work]:
         """The step on `dialect` ("sqlite" or "postgres"): its SQL spelled in that dialect's column types."""
         assert dialect == "postgres" or not any(isinstance(part, Secure) for part in self.sqlite), "SQLite has no row policies"
-        types = _COLUMN_TYPES[dialect]
+        from memverbs.server.brain import postgres_schema, sqlite_schema  # noqa: PLC0415 - see the imports
+
+        types = (postgres_schema if dialect == "postgres" else sqlite_schema).COLUMN_TYPES
         return [part.format_map(types) if isinstance(part, str) else part for part in getattr(self, dialect)]
 
 
@@ -115,56 +120,83 @@ def fill_entity_names(conn: Any) -> None:
     rebuild_all(conn)
 
 
-# Steps are appended, never renamed; with each, sqlite_migrate.STEP_COUNT and LAST_STEP follow (the one read
-# that finds a brain current without this list).
-MIGRATIONS: tuple[Step, ...] = (
-    Step("0001_core_tables", sqlite=(schema.CORE_TABLES,), postgres=(schema.CORE_TABLES, pg.LINKS_FROM)),
-    Step("0002_keyword_index", sqlite=(sq.KEYWORD_INDEX,), postgres=(pg.KEYWORD_INDEX,)),
-    Step("0003_access_tokens", schema.ACCESS_TOKENS),
-    Step("0004_chunks_and_vectors", schema.VECTORS),
-    Step("0005_fact_moves", schema.FACT_MOVES),
-    Step("0006_page_markdown", schema.PAGE_MARKDOWN),
-    Step("0007_plan_indexes", schema.PLAN_INDEXES),
-    Step("0008_markdown_sync_state", schema.MARKDOWN_SYNC_STATE),
-    Step("0009_change_feed_indexes", schema.CHANGE_FEED),
-    Step("0010_fact_audit", schema.FACT_AUDIT),
-    Step("0011_private_rows", schema.PRIVATE_ROWS),
-    Step("0012_projects", schema.PROJECTS),
-    Step("0013_oauth", schema.OAUTH),
-    Step("0014_title_keys", schema.TITLE_KEYS, fill_title_keys),
-    Step("0015_fact_terms", sqlite=(sq.FACT_TERMS, fill_fact_terms, sq.FACT_TERMS_INDEX),
-         postgres=(pg.FACT_TERMS, fill_fact_terms, pg.FACT_TERMS_INDEX)),
-    # Postgres has no twin of SQLite's trigram index: a word of a script written without spaces is found
-    # by a scan of the source's pages (strpos), the same answers without an extension (pg_trgm).
-    Step("0016_page_trigrams", sqlite=(sq.PAGE_TRIGRAMS,), postgres=()),
-    Step("0017_page_history", schema.PAGE_HISTORY),
-    Step("0018_people", sqlite=(schema.PEOPLE,), postgres=(schema.PEOPLE, pg.ROW_SECURITY)),
-    Step("0019_folder_identity", sqlite=(sq.FOLDER_IDENTITY, schema.FOLDER_IDENTITY),
-         postgres=(pg.FOLDER_IDENTITY, schema.FOLDER_IDENTITY)),
-    # FTS5 keeps no pending list and its own totals: only Postgres's GIN index is told to take new
-    # facts at once, and only Postgres keeps BM25's corpus totals in a table.
-    Step("0020_fact_ranking", sqlite=(), postgres=(pg.FACT_INDEX_DIRECT, pg.FACT_TOTALS)),
-    Step("0021_team_privacy", sqlite=(schema.TEAM_PRIVACY, schema.FOLDER_OWNERS),
-         postgres=(schema.TEAM_PRIVACY, policies.FOLDER_OWNERS, policies.FUNCTIONS + policies.DEFAULTS + policies.SYNC_CLAIMS,
-                   Secure("pages", "facts", "links", "timeline", "page_versions", "aliases", "chunks", "fact_vectors",
-                          "fact_audit", "fact_moves", "sync_folders", "sync_files", "sync_conflicts", "sync_failures",
-                          "access_tokens"),
-                   policies.GUARDS)),
-    # The world view: what an untrusted caller's keyword ranking reads (brain/page_search.py), and the
-    # privacy a frontmatter behind a blank line declared.
-    Step("0022_world_view", sqlite=(sq.WORLD_INDEX, private_behind_a_blank_line),
-         postgres=(pg.WORLD_SEARCH, "ALTER TABLE pages NO FORCE ROW LEVEL SECURITY",
-                   # The guard (0021) lets only a page's owner change its visibility; this is the writer's
-                   # own word, read again, so the step is not a person's change of someone else's page.
-                   "ALTER TABLE pages DISABLE TRIGGER guard", private_behind_a_blank_line,
-                   "ALTER TABLE pages ENABLE TRIGGER guard", "ALTER TABLE pages FORCE ROW LEVEL SECURITY")),
-    # SQLite's file's user reads every row already: only Postgres's owner needs a way to the whole brain.
-    Step("0023_whole_brain", sqlite=(), postgres=(pg.WHOLE_BRAIN,)),
-    Step("0024_project_statements", schema.PROJECT_STATEMENTS),
-    Step("0025_entity_names", sqlite=(schema.ENTITY_NAMES, sq.ENTITY_NAMES_FROM_FACTS, fill_entity_names),
-         postgres=(schema.ENTITY_NAMES, Secure("entity_names", teammates=True), pg.ENTITY_NAMES_FROM_FACTS,
-                   fill_entity_names)),
-)
+# Steps are appended, never renamed. With each, these two follow: how many steps the list holds and the
+# last one's name. A brain that records exactly that many, the last among them this one, is current
+# (names are numbered, and a newer memverbs only appends): sqlite_migrate.current answers that with one
+# read, without building the list. A stale pair only sends every open the long way round, through the
+# list (tests/server/brain/test_migrations.py holds the pair equal to it).
+STEP_COUNT = 25
+LAST_STEP = "0025_entity_names"
+
+
+def steps() -> tuple[Step, ...]:
+    """The list, built once (a test may put another in its place: `MIGRATIONS` is what is used)."""
+    built = globals().get("MIGRATIONS")
+    if built is None:
+        built = globals()["MIGRATIONS"] = _build()
+    return built
+
+
+def __getattr__(name: str) -> object:  # `migrations.MIGRATIONS` from outside builds it on first use
+    if name == "MIGRATIONS":
+        return steps()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _build() -> tuple[Step, ...]:
+    from memverbs.server.brain import postgres_policies as policies  # noqa: PLC0415 - see the imports
+    from memverbs.server.brain import postgres_schema as pg  # noqa: PLC0415
+    from memverbs.server.brain import schema  # noqa: PLC0415
+    from memverbs.server.brain import sqlite_schema as sq  # noqa: PLC0415
+
+    return (
+        Step("0001_core_tables", sqlite=(schema.CORE_TABLES,), postgres=(schema.CORE_TABLES, pg.LINKS_FROM)),
+        Step("0002_keyword_index", sqlite=(sq.KEYWORD_INDEX,), postgres=(pg.KEYWORD_INDEX,)),
+        Step("0003_access_tokens", schema.ACCESS_TOKENS),
+        Step("0004_chunks_and_vectors", schema.VECTORS),
+        Step("0005_fact_moves", schema.FACT_MOVES),
+        Step("0006_page_markdown", schema.PAGE_MARKDOWN),
+        Step("0007_plan_indexes", schema.PLAN_INDEXES),
+        Step("0008_markdown_sync_state", schema.MARKDOWN_SYNC_STATE),
+        Step("0009_change_feed_indexes", schema.CHANGE_FEED),
+        Step("0010_fact_audit", schema.FACT_AUDIT),
+        Step("0011_private_rows", schema.PRIVATE_ROWS),
+        Step("0012_projects", schema.PROJECTS),
+        Step("0013_oauth", schema.OAUTH),
+        Step("0014_title_keys", schema.TITLE_KEYS, fill_title_keys),
+        Step("0015_fact_terms", sqlite=(sq.FACT_TERMS, fill_fact_terms, sq.FACT_TERMS_INDEX),
+             postgres=(pg.FACT_TERMS, fill_fact_terms, pg.FACT_TERMS_INDEX)),
+        # Postgres has no twin of SQLite's trigram index: a word of a script written without spaces is found
+        # by a scan of the source's pages (strpos), the same answers without an extension (pg_trgm).
+        Step("0016_page_trigrams", sqlite=(sq.PAGE_TRIGRAMS,), postgres=()),
+        Step("0017_page_history", schema.PAGE_HISTORY),
+        Step("0018_people", sqlite=(schema.PEOPLE,), postgres=(schema.PEOPLE, pg.ROW_SECURITY)),
+        Step("0019_folder_identity", sqlite=(sq.FOLDER_IDENTITY, schema.FOLDER_IDENTITY),
+             postgres=(pg.FOLDER_IDENTITY, schema.FOLDER_IDENTITY)),
+        # FTS5 keeps no pending list and its own totals: only Postgres's GIN index is told to take new
+        # facts at once, and only Postgres keeps BM25's corpus totals in a table.
+        Step("0020_fact_ranking", sqlite=(), postgres=(pg.FACT_INDEX_DIRECT, pg.FACT_TOTALS)),
+        Step("0021_team_privacy", sqlite=(schema.TEAM_PRIVACY, schema.FOLDER_OWNERS),
+             postgres=(schema.TEAM_PRIVACY, policies.FOLDER_OWNERS, policies.FUNCTIONS + policies.DEFAULTS + policies.SYNC_CLAIMS,
+                       Secure("pages", "facts", "links", "timeline", "page_versions", "aliases", "chunks", "fact_vectors",
+                              "fact_audit", "fact_moves", "sync_folders", "sync_files", "sync_conflicts", "sync_failures",
+                              "access_tokens"),
+                       policies.GUARDS)),
+        # The world view: what an untrusted caller's keyword ranking reads (brain/page_search.py), and the
+        # privacy a frontmatter behind a blank line declared.
+        Step("0022_world_view", sqlite=(sq.WORLD_INDEX, private_behind_a_blank_line),
+             postgres=(pg.WORLD_SEARCH, "ALTER TABLE pages NO FORCE ROW LEVEL SECURITY",
+                       # The guard (0021) lets only a page's owner change its visibility; this is the writer's
+                       # own word, read again, so the step is not a person's change of someone else's page.
+                       "ALTER TABLE pages DISABLE TRIGGER guard", private_behind_a_blank_line,
+                       "ALTER TABLE pages ENABLE TRIGGER guard", "ALTER TABLE pages FORCE ROW LEVEL SECURITY")),
+        # SQLite's file's user reads every row already: only Postgres's owner needs a way to the whole brain.
+        Step("0023_whole_brain", sqlite=(), postgres=(pg.WHOLE_BRAIN,)),
+        Step("0024_project_statements", schema.PROJECT_STATEMENTS),
+        Step("0025_entity_names", sqlite=(schema.ENTITY_NAMES, sq.ENTITY_NAMES_FROM_FACTS, fill_entity_names),
+             postgres=(schema.ENTITY_NAMES, Secure("entity_names", teammates=True), pg.ENTITY_NAMES_FROM_FACTS,
+                       fill_entity_names)),
+    )
 
 
 # -- the rules both runners keep ---------------------------------------------------------------
@@ -172,12 +204,12 @@ MIGRATIONS: tuple[Step, ...] = (
 
 def pending(done: Collection[str]) -> list[Step]:
     """The steps not yet applied to a brain that records `done`, in order."""
-    return [step for step in MIGRATIONS if step.name not in done]
+    return [step for step in steps() if step.name not in done]
 
 
 def unknown(done: Collection[str]) -> list[str]:
     """Steps recorded in the brain that this code does not know: a newer memverbs wrote them."""
-    known = {step.name for step in MIGRATIONS}
+    known = {step.name for step in steps()}
     return sorted(name for name in done if name not in known)
 
 

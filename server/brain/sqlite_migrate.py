@@ -11,22 +11,13 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
-from memverbs.server.brain import sqlite_schema
+from memverbs.server.brain import migrations, sqlite_schema
 from memverbs.server.timeparse import now_ms
 
 TYPE_CHECKING = False  # typing's flag, without importing typing on a hook's start
 
 if TYPE_CHECKING:
     from memverbs.server.brain.migrations import Step
-
-# How many schema steps `migrations.MIGRATIONS` holds, and the last one's name: a brain that records
-# exactly that many, the last among them this one, is current (names are numbered, and a newer
-# memverbs only appends). `current` answers that with one read, so opening a current brain (every
-# hook's open) needs neither the list of steps nor the Postgres modules it is written with. A stale
-# pair only sends every open the long way round, through the list itself
-# (tests/server/brain/test_migrations.py holds the pair equal to the list).
-STEP_COUNT = 25
-LAST_STEP = "0025_entity_names"
 
 
 def current(db: sqlite3.Connection) -> bool:
@@ -37,7 +28,7 @@ def current(db: sqlite3.Connection) -> bool:
         count, last = db.execute("SELECT count(*), max(name) FROM _migrations").fetchone()
     except sqlite3.OperationalError:  # no record table: a new brain
         return False
-    return bool(count == STEP_COUNT and last == LAST_STEP)
+    return bool(count == migrations.STEP_COUNT and last == migrations.LAST_STEP)
 
 
 def applied(db: sqlite3.Connection) -> list[str]:
@@ -48,27 +39,23 @@ def applied(db: sqlite3.Connection) -> list[str]:
 
 
 def pending(db: sqlite3.Connection) -> list[Step]:
-    from memverbs.server.brain import migrations  # noqa: PLC0415 - the list, only when a brain is not current
 
     return migrations.pending(applied(db))
 
 
 def unknown(db: sqlite3.Connection) -> list[str]:
     """Steps recorded in the brain that this code does not know: a newer memverbs wrote them."""
-    from memverbs.server.brain import migrations  # noqa: PLC0415
 
     return migrations.unknown(applied(db))
 
 
 def check_not_future(db: sqlite3.Connection, path: object) -> None:
-    from memverbs.server.brain import migrations  # noqa: PLC0415
 
     migrations.check_not_future(applied(db), path)
 
 
 def migrate(db: sqlite3.Connection, path: object = "brain") -> list[str]:
     """Apply pending steps, each in one transaction; returns the names applied here."""
-    from memverbs.server.brain import migrations  # noqa: PLC0415
 
     check_not_future(db, path)
     sqlite_schema.register(db)  # the functions a step's triggers and fills call

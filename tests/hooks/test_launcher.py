@@ -307,9 +307,10 @@ HEAVY = ("email", "logging", "decimal", "shutil", "socket", "random", "mcp", "py
 # summaries: the Markdown module is its to import).
 HEAVY_OURS = ("memverbs.server.pages", "memverbs.server.verbs.search", "memverbs.server.protocol.schemas",
               "memverbs.server.brain.vector_index", "memverbs.server.sync", "memverbs.remote",
-              # a current brain is opened without its list of schema steps and the Postgres modules it is
-              # written with (server/brain/sqlite_migrate.py, `current`), and ranks no fact
-              "memverbs.server.brain.migrations", "memverbs.server.brain.postgres", "memverbs.server.brain.sqlite_fact_rank")
+              # a current brain is opened without building its list of schema steps, nor importing the
+              # schema modules it is written in (server/brain/migrations.py, `steps`; sqlite_migrate.current),
+              # and ranks no fact
+              "memverbs.server.brain.schema", "memverbs.server.brain.postgres", "memverbs.server.brain.sqlite_fact_rank")
 
 
 def test_a_delivering_heartbeat_and_a_session_start_skip_the_heavy_modules(env, brain, home):

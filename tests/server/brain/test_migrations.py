@@ -187,8 +187,8 @@ def test_step_names_are_the_ones_brains_record_in_order():
 def test_the_one_read_that_finds_a_brain_current_knows_the_last_step(tmp_path):
     """`sqlite_migrate.current` spares a current brain's open the list of steps: it must say current
     for exactly the record the list makes, and defer to the list for anything else."""
-    assert (len(migrations.MIGRATIONS), migrations.MIGRATIONS[-1].name) == (sqlite_migrate.STEP_COUNT, sqlite_migrate.LAST_STEP), (
-        "a schema step was added: set STEP_COUNT and LAST_STEP in server/brain/sqlite_migrate.py to the list's")
+    assert (len(migrations.MIGRATIONS), migrations.MIGRATIONS[-1].name) == (migrations.STEP_COUNT, migrations.LAST_STEP), (
+        "a schema step was added: set STEP_COUNT and LAST_STEP above the list in server/brain/migrations.py")
     db = sqlite3.connect(tmp_path / "b.db", isolation_level=None)
     assert not sqlite_migrate.current(db)  # no record yet
     sqlite_migrate.migrate(db)
@@ -206,13 +206,15 @@ def test_the_one_read_that_finds_a_brain_current_knows_the_last_step(tmp_path):
 
 def test_opening_a_current_brain_reads_no_step_list(tmp_path):
     """A hook opens the brain on every session start: a current one is recognised by one read, without
-    the list of steps and the Postgres modules it is written with."""
+    building the list of steps or importing the schema and Postgres modules it is written in."""
     SqliteBrain.open(tmp_path / "b.db", create=True).close()
     code = ("import sys;from pathlib import Path;from memverbs.server.brain.sqlite import SqliteBrain;"
+            "from memverbs.server.brain import migrations;"
             f"SqliteBrain.open(Path({str(tmp_path / 'b.db')!r})).close();"
-            "print(sorted(m for m in sys.modules if 'migrations' in m or 'postgres' in m))")
+            "print(sorted(m for m in sys.modules if m.endswith('.schema') or 'postgres' in m),"
+            " 'MIGRATIONS' in vars(migrations))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60).stdout
-    assert out.strip() == "[]"
+    assert out.strip() == "[] False"
 
 
 def test_every_step_is_spelled_for_both_dialects():

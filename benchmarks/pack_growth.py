@@ -55,34 +55,16 @@ class _Session:
         self.entities = list(dict.fromkeys([*slugs, *self.entities]))[:32]
 
 
-class _LocalSide:
-    """The local brain as a hook's runner reaches it: the trusted dispatcher, its verbs reading the `Ask`."""
-
-    in_process = True
-    source = "default"
-
-    def __init__(self, dispatcher) -> None:
-        self.dispatcher = dispatcher
-
-    def call(self, verb: str, params: dict, ask=None) -> tuple[dict, dict]:
-        outcome = self.dispatcher.call(verb, params, extras={"ask": ask} if ask is not None else None)
-        if outcome.is_error:
-            raise RuntimeError(f"{verb} failed: {outcome.body}")
-        return outcome.body, outcome.aside
-
-    def reads(self) -> None:
-        return None
-
-
 def _brain(name: str, tmp: Path) -> dict:
     from memverbs.server.context import Caller  # noqa: PLC0415
     from memverbs.server.home import Home  # noqa: PLC0415
     from memverbs.server.runtime import Runtime  # noqa: PLC0415
+    from memverbs.server.verbs.readout import LocalSide  # noqa: PLC0415
 
     size = corpus.SIZES[name]
     runtime = Runtime(Home(corpus.working_copy(size, tmp / name)))
     return {"size": size, "runtime": runtime, "wire": runtime.mcp_dispatcher("full", Caller.mcp("default")),
-            "side": _LocalSide(runtime.local_dispatcher())}
+            "side": LocalSide(runtime.local_dispatcher())}
 
 
 def _wire(brain: dict, k: int) -> float:

@@ -18,8 +18,7 @@ from memverbs.server.runtime import Runtime
 from memverbs.server.timeparse import now_ms
 
 if TYPE_CHECKING:
-    from memverbs.server.dispatch import Dispatcher
-    from memverbs.server.verbs.readout import Ask
+    pass
 
 PREVIEW_SESSION = "memverbs-ui-preview"
 
@@ -72,7 +71,8 @@ class InspectorApp:
         project = find_project(cwd) if cwd.strip() else None
         ask = readout.Ask(readout.START, PREVIEW_SESSION, configured=settings.hook_entities, user=settings.hook_user)
         with self.lock:
-            out = readout.read_out(_PreviewSide(self.runtime.local_dispatcher(project=project), self.source), ask)
+            side = readout.LocalSide(self.runtime.local_dispatcher(project=project), self.source, refused=_refused)
+            out = readout.read_out(side, ask)
         body = out.body
         adapter = ADAPTERS[Harness(harness)]
         event = HookEvent(Harness(harness), Moment.SESSION_START, PREVIEW_SESSION, cwd=cwd or None)
@@ -229,24 +229,6 @@ def with_visibility(source: str, visibility: str) -> str:
     return out
 
 
-class _PreviewSide:
-    """The local brain as the pack preview reaches it (a `readout.Side`): the inspector's dispatcher, whose
-    verbs read the moment's `Ask`, as a local hook's do."""
-
-    in_process = True
-
-    def __init__(self, dispatcher: Dispatcher, source: str) -> None:
-        self.dispatcher, self.source = dispatcher, source
-
-    def call(self, verb: str, params: dict, ask: Ask | None = None) -> tuple[dict, dict]:
-        outcome = self.dispatcher.call(verb, params, extras={"ask": ask} if ask is not None else None)
-        if outcome.is_error:
-            body = outcome.body
-            raise ActionError(f"{body.get('message')} {body.get('suggestion') or ''}".strip())
-        return outcome.body, outcome.aside
-
-    def reads(self) -> None:
-        return None  # a preview names nothing
-
-    def own_project(self) -> None:
-        return None
+def _refused(body: dict) -> ActionError:
+    """A verb the pack preview called said no: its message and the fix, as the inspector shows an error."""
+    return ActionError(f"{body.get('message')} {body.get('suggestion') or ''}".strip())

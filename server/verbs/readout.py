@@ -51,11 +51,17 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from types import ModuleType
-    from typing import Protocol
+    from typing import Any, Protocol
 
     from memverbs.server.brain.base import Brain, Row
     from memverbs.server.context import VerbContext
     from memverbs.server.verbs.pointers import Reads, Session
+
+    class Calls(Protocol):
+        """A dispatcher as a side calls it (server/dispatch.py's, a room above this one): its outcome has
+        `is_error`, `body` and `aside`."""
+
+        def call(self, name: str, arguments: dict | None, *, extras: dict | None = None) -> Any: ...
 
     class Side(Protocol):
         """A brain as a moment reaches it: the local brain through the dispatcher, or a remote one over HTTP."""
@@ -123,6 +129,32 @@ class Readout(Record):
 
     def __init__(self, text: str, body: dict | None = None, aside: dict | None = None) -> None:
         super().__init__(text=text, body={} if body is None else body, aside={} if aside is None else aside)
+
+
+class LocalSide:
+    """The local brain through a trusted dispatcher, as an in-process caller reaches it (a `Side`): its verbs
+    read the moment's `Ask` and answer an `aside`. A refused verb raises `refused(body)`; a caller with its own
+    error family (the inspector) passes its own. A local hook's `Hook` (hooks/runner.py) is the same side with
+    the hook's failure classes and the pointers' reads."""
+
+    in_process = True
+
+    def __init__(self, dispatcher: Calls, source: str = "default", *,
+                 refused: Callable[[dict], Exception] | None = None) -> None:
+        self.dispatcher, self.source = dispatcher, source
+        self._refused = refused or (lambda body: RuntimeError(f"{body.get('error')}: {body.get('message')}"))
+
+    def call(self, verb: str, params: dict, ask: Ask | None = None) -> tuple[dict, dict]:
+        outcome = self.dispatcher.call(verb, params, extras={"ask": ask} if ask is not None else None)
+        if outcome.is_error:
+            raise self._refused(outcome.body)
+        return outcome.body, outcome.aside
+
+    def reads(self) -> None:
+        return None  # no pointers' reads: a preview or a test names nothing through the fast path
+
+    def own_project(self) -> None:
+        return None  # the verbs read the project's slug from the brain's registry themselves
 
 
 def read_out(side: Side, ask: Ask, session: Session | None = None) -> Readout:

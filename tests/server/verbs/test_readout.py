@@ -40,22 +40,9 @@ class Session:
         self.entities = list(dict.fromkeys([*slugs, *self.entities]))
 
 
-class LocalSide:
-    """The local brain as a hook's runner reaches it: the trusted dispatcher, its verbs reading the `Ask`."""
-
-    in_process = True
-    source = "default"
-
-    def __init__(self, dispatcher) -> None:
-        self.dispatcher = dispatcher
-
-    def call(self, verb: str, params: dict, ask=None) -> tuple[dict, dict]:
-        outcome = self.dispatcher.call(verb, params, extras={"ask": ask} if ask is not None else None)
-        assert not outcome.is_error, outcome.body
-        return outcome.body, outcome.aside
-
-    def reads(self) -> None:
-        return None
+def local_side(dispatcher) -> readout.LocalSide:
+    """The local side a hook's runner is, refusing with an assertion (a test's failure shows the body)."""
+    return readout.LocalSide(dispatcher, refused=lambda body: AssertionError(body))
 
 
 def seed(local) -> None:
@@ -91,7 +78,7 @@ def test_a_hooks_pack_is_the_wire_pack_of_the_entities_it_chose(runtime, local, 
     project = find_project(repo) if in_project else None
     dispatcher = runtime.local_dispatcher(project=project)
     ask = readout.Ask(readout.START, "readout-session", configured=",".join(configured), user=user, banked=banked)
-    out = readout.read_out(LocalSide(dispatcher), ask, Session(banked))
+    out = readout.read_out(local_side(dispatcher), ask, Session(banked))
     assert out.text == out.body["text"] and out.body["entities"]
     wire = dispatcher.call("context_pack", {"entities": ",".join(out.body["entities"]), "session_id": "readout-session",
                                             "budget_tokens": readout.PACK_BUDGET_TOKENS})
@@ -104,13 +91,13 @@ def test_a_hooks_pack_is_the_wire_pack_of_the_entities_it_chose(runtime, local, 
 def test_a_session_start_banks_what_it_showed_and_sets_the_cursor(runtime, local):
     seed(local)
     session = Session()
-    out = readout.read_out(LocalSide(runtime.local_dispatcher()), readout.Ask(readout.START, "s-bank", user="people/me"),
+    out = readout.read_out(local_side(runtime.local_dispatcher()), readout.Ask(readout.START, "s-bank", user="people/me"),
                            session)
     assert session.cursor_set and runtime.brain().cursor("default", "local", "s-bank") is not None
     assert set(readout.touched(out.body)) <= set(session.entities) and session.entities
     # What the pack showed is not news to the session's first heartbeat (delta re-delivers the moments
     # before its first wake, at least once): its cards' pages and its facts are not said again.
-    beat = readout.read_out(LocalSide(runtime.local_dispatcher()), readout.Ask(readout.BEAT, "s-bank"), session)
+    beat = readout.read_out(local_side(runtime.local_dispatcher()), readout.Ask(readout.BEAT, "s-bank"), session)
     cards = {c["slug"] for c in out.body["cards"]}
     facts = {f["fact"] for f in out.body["facts"]}
     again = ({p["slug"] for p in beat.body["pages"]} & cards) | ({f["fact"] for f in beat.body["facts"]} & facts)
@@ -121,7 +108,7 @@ def test_a_session_start_banks_what_it_showed_and_sets_the_cursor(runtime, local
 
 def test_a_moment_it_does_not_know_is_refused():
     with pytest.raises(ValueError, match="no such moment"):
-        readout.read_out(LocalSide(None), readout.Ask("lunch", "s"), Session())
+        readout.read_out(local_side(None), readout.Ask("lunch", "s"), Session())
 
 
 # Where the lines are chosen and written: only readout (and the verbs it is the server half of) use these.

@@ -102,6 +102,16 @@ def call_body(request_id: int, tool: str, arguments: dict) -> dict:
     return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
 
 
+def tool_reply(response, limit: int = 200) -> tuple[dict, dict]:
+    """A `tools/call` reply's JSON-RPC result and its parsed payload; ValueError (the status and the start of
+    the body) when the reply is not one."""
+    try:
+        result = response.json()["result"]
+        return result, json.loads(result["content"][0]["text"])
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        raise ValueError(f"HTTP {response.status_code}: {response.text[:limit]}") from exc
+
+
 def mix(client: int, k: int) -> tuple[str, dict]:
     """The k-th call of a client: four reads to one write, over the seeded entities."""
     target = f"people/load-target-{(client * 7 + k) % ENTITIES}"

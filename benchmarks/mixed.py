@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmarks.http_load import HEADERS, call_body, percentile
+from benchmarks.http_load import HEADERS, call_body, percentile, tool_reply
 
 PATTERN = ("remember", "remember", "recall", "remember", "put_page", "remember", "remember", "entity", "remember",
            "remember")  # 7 remember, 1 put_page, 2 reads in every ten
@@ -63,10 +63,9 @@ def _call(http, url: str, tool: str, arguments: dict) -> dict:
     except httpx.HTTPError as exc:
         raise Failed(f"{type(exc).__name__}: {exc}") from exc
     try:
-        result = response.json()["result"]
-        payload = json.loads(result["content"][0]["text"])
-    except (ValueError, KeyError, IndexError, TypeError) as exc:
-        raise Failed(f"HTTP {response.status_code}: {response.text[:300]}") from exc
+        result, payload = tool_reply(response, limit=300)
+    except ValueError as exc:
+        raise Failed(str(exc)) from exc
     if result.get("isError"):
         raise Failed(json.dumps(payload)[:300])
     return payload

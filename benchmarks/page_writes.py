@@ -34,7 +34,7 @@ import uuid
 from pathlib import Path
 
 from benchmarks.corpus import SIZES
-from benchmarks.http_load import HEADERS, call_body, make_token, percentile
+from benchmarks.http_load import HEADERS, call_body, make_token, percentile, tool_reply
 from benchmarks.results_file import replace_section
 from benchmarks.two_hosts import BenchFailure, Servers, prepare
 
@@ -79,10 +79,9 @@ def _writer(url: str, token: str, client: int, run: str, sizes: tuple[int, int],
             response = http.post(url, json=call_body(n, "put_page", {"slug": slug, "content": text}))
             latencies.append((time.perf_counter() - started) * 1000)
             try:
-                result = response.json()["result"]
-                payload = json.loads(result["content"][0]["text"])
-            except (ValueError, KeyError, IndexError, TypeError):
-                errors.append(f"HTTP {response.status_code}: {response.text[:200]}")
+                result, payload = tool_reply(response)
+            except ValueError as exc:
+                errors.append(str(exc))
                 continue
             if result.get("isError") or payload.get("status") != "created" or payload.get("links") != LINKS:
                 errors.append(json.dumps(payload)[:200])

@@ -46,7 +46,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.corpus import SIZES, TARGETS, working_copy
-from benchmarks.http_load import HEADERS, RemoteServer, call_body, make_token, percentile
+from benchmarks.http_load import HEADERS, RemoteServer, call_body, make_token, percentile, tool_reply
 from benchmarks.results_file import replace_section
 
 BEGIN, END = "<!-- two-hosts:begin -->", "<!-- two-hosts:end -->"
@@ -83,10 +83,9 @@ def _writer(url: str, token: str, client: int, run: str, clock: dict, out: dict,
             response = http.post(url, json=body)
             latencies.append((time.perf_counter() - started) * 1000)
             try:
-                result = response.json()["result"]
-                payload = json.loads(result["content"][0]["text"])
-            except (ValueError, KeyError, IndexError, TypeError):
-                errors.append(f"HTTP {response.status_code}: {response.text[:200]}")
+                result, payload = tool_reply(response)
+            except ValueError as exc:
+                errors.append(str(exc))
                 continue
             if result.get("isError") or payload.get("status") != "inserted":
                 errors.append(json.dumps(payload)[:200])

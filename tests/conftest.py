@@ -188,8 +188,14 @@ def home(request, tmp_path, monkeypatch, brain_url) -> Home:
         monkeypatch.setenv("MEMVERBS_BRAIN__URL", brain_url)
         return init_home(root)
     monkeypatch.delenv("MEMVERBS_BRAIN__URL", raising=False)
-    shutil.copytree(request.getfixturevalue("empty_sqlite_home"), root)
+    shutil.copytree(request.getfixturevalue("home_template"), root)
     return Home(root)
+
+
+@pytest.fixture
+def home_template(empty_sqlite_home) -> Path:
+    """The SQLite home `home` copies: the empty one, unless a module brings one with its own seed."""
+    return empty_sqlite_home
 
 
 @pytest.fixture

@@ -106,15 +106,8 @@ def seeded_home(tmp_path_factory, empty_sqlite_home) -> Path:
 
 
 @pytest.fixture
-def home(tmp_path, monkeypatch, seeded_home) -> Home:
-    """The conftest's home (the environment pointed at it), holding the seeded brain."""
-    root = tmp_path / "home"
-    monkeypatch.setenv("MEMVERBS_HOME", str(root))
-    for var in ("MEMVERBS_SOURCE", "MEMVERBS_MCP_SURFACE", "MEMVERBS_MCP_FORCE_SURFACE", "MEMVERBS_REMOTE_PRIVATE_PAGES",
-                "MEMVERBS_BRAIN__URL"):
-        monkeypatch.delenv(var, raising=False)
-    shutil.copytree(seeded_home, root)
-    return Home(root)
+def home_template(seeded_home) -> Path:
+    return seeded_home  # the conftest's `home` copies it for each test
 
 
 @pytest.fixture
